@@ -1,0 +1,46 @@
+package dev.tether.protocol;
+
+/** The frame types of protocol v1 and their wire codes. */
+public enum FrameType {
+  /** Client's first frame after its preface. */
+  HELLO(1),
+  /** Server's answer to HELLO: identity, limits, topology. */
+  WELCOME(2),
+  /** A call. */
+  REQUEST(3),
+  /** The answer to a twoway REQUEST with the same request id. */
+  RESPONSE(4),
+  /** The client no longer wants the answer to a request. */
+  CANCEL(5),
+  /** Liveness probe; the peer answers PONG with the same data. */
+  PING(6),
+  /** Answer to PING. */
+  PONG(7),
+  /** The sender will accept no request above {@code lastAcceptedId} and is closing. */
+  GOAWAY(8),
+  /** Several oneway requests sent together. */
+  BATCH(9);
+
+  private static final FrameType[] BY_CODE = new FrameType[16];
+
+  static {
+    for (FrameType t : values()) {
+      BY_CODE[t.code] = t;
+    }
+  }
+
+  private final int code;
+
+  FrameType(int code) {
+    this.code = code;
+  }
+
+  public int code() {
+    return code;
+  }
+
+  /** The type for a wire code, or null when the code is unknown. */
+  public static FrameType fromCode(int code) {
+    return code >= 0 && code < BY_CODE.length ? BY_CODE[code] : null;
+  }
+}

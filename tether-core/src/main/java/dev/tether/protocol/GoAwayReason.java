@@ -1,0 +1,30 @@
+package dev.tether.protocol;
+
+/** Why a GOAWAY was sent, with its wire code. */
+public enum GoAwayReason {
+  /** Graceful shutdown: in-flight requests finish, new ones go elsewhere. */
+  SHUTDOWN(0),
+  /** The peer sent something that breaks the protocol; the connection closes now. */
+  PROTOCOL_ERROR(1),
+  /** The connection was silent for too long. */
+  IDLE_TIMEOUT(2),
+  /** Handshake rejected: unsupported protocol version. */
+  UNSUPPORTED_VERSION(3);
+
+  private static final GoAwayReason[] BY_CODE = values();
+
+  private final int code;
+
+  GoAwayReason(int code) {
+    this.code = code;
+  }
+
+  public int code() {
+    return code;
+  }
+
+  /** The reason for a wire code, or null when the code is unknown. */
+  public static GoAwayReason fromCode(int code) {
+    return code >= 0 && code < BY_CODE.length ? BY_CODE[code] : null;
+  }
+}

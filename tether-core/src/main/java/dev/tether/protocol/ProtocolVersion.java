@@ -1,0 +1,15 @@
+package dev.tether.protocol;
+
+/** The protocol version this implementation speaks and the 8-byte preface that announces it. */
+public final class ProtocolVersion {
+  /** The ASCII magic "TETH" as a big-endian int. */
+  public static final int MAGIC = 0x54455448;
+  public static final int MAJOR = 1;
+  public static final int MINOR = 0;
+  /** Bytes in a preface: magic, major, minor, two reserved. */
+  public static final int PREFACE_LENGTH = 8;
+  /** Default largest accepted frame, header included: 16 MiB. */
+  public static final int DEFAULT_MAX_FRAME_SIZE = 16 * 1024 * 1024;
+
+  private ProtocolVersion() {}
+}

@@ -1,0 +1,43 @@
+package dev.tether.protocol;
+
+import java.util.Map;
+
+/**
+ * A call: which service and operation, how it may be treated, and its argument bytes.
+ *
+ * @param requestId the id its RESPONSE will carry; 0 for oneway requests is allowed
+ * @param flags a combination of {@link #ONEWAY}, {@link #IDEMPOTENT}, {@link #COMPRESSED}
+ * @param deadlineMillis milliseconds left before the caller gives up; 0 means no deadline
+ * @param metadata string headers; empty map when none
+ * @param body the encoded arguments
+ */
+public record Request(
+    int requestId,
+    int flags,
+    String service,
+    String operation,
+    long deadlineMillis,
+    Map<String, String> metadata,
+    byte[] body)
+    implements Frame {
+
+  /** No RESPONSE is expected. */
+  public static final int ONEWAY = 0x01;
+  /** Running the request twice is harmless. */
+  public static final int IDEMPOTENT = 0x02;
+  /** The body is compressed. */
+  public static final int COMPRESSED = 0x04;
+
+  @Override
+  public FrameType type() {
+    return FrameType.REQUEST;
+  }
+
+  public boolean isOneway() {
+    return (flags & ONEWAY) != 0;
+  }
+
+  public boolean isIdempotent() {
+    return (flags & IDEMPOTENT) != 0;
+  }
+}
