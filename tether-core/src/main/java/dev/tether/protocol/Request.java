@@ -28,6 +28,12 @@ public record Request(
   /** The body is compressed. */
   public static final int COMPRESSED = 0x04;
 
+  /**
+   * The operation a ping sends: the server answers OK when the service exists and runs no service
+   * code. Not a Java identifier, so no typed operation can collide with it.
+   */
+  public static final String PING_OPERATION = "tether.ping";
+
   @Override
   public FrameType type() {
     return FrameType.REQUEST;

@@ -1,0 +1,124 @@
+package dev.tether;
+
+import dev.tether.client.ClientConfig;
+import dev.tether.client.ClientRuntime;
+import dev.tether.client.ProxySettings;
+import dev.tether.codec.Codec;
+import dev.tether.codec.JacksonCodec;
+import dev.tether.internal.Ticker;
+import dev.tether.transport.TlsContexts;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.Random;
+
+/**
+ * The client runtime: owns event loops, resolver and connection cache. One per application is
+ * the norm; it is thread-safe. {@link #close()} closes every connection and frees the threads.
+ */
+public final class Tether implements AutoCloseable {
+  private final ClientRuntime runtime;
+  private final Codec codec;
+
+  private Tether(Builder b) {
+    Properties merged = new Properties();
+    for (String name : System.getProperties().stringPropertyNames()) {
+      if (name.startsWith("tether.")) {
+        merged.setProperty(name, System.getProperty(name));
+      }
+    }
+    merged.putAll(b.properties);
+    this.codec = b.codec;
+    this.runtime = new ClientRuntime(
+        ClientConfig.from(merged),
+        b.resolver,
+        b.tls == null ? null : TlsContexts.forClient(b.tls),
+        b.ticker,
+        b.random);
+  }
+
+  /** A runtime with defaults and {@code -Dtether.*} system properties. */
+  public static Tether create() {
+    return builder().build();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A proxy for a string in proxy grammar, e.g. {@code "echo:tcp -h 127.0.0.1 -p 7000"}. */
+  public Proxy proxy(String proxyString) {
+    ParsedProxy parsed = ProxyGrammar.parseProxy(proxyString);
+    return new Proxy(this, ProxySettings.of(parsed.identity(), parsed.mode(), parsed.secure(), parsed.endpoints()));
+  }
+
+  ClientRuntime runtime() {
+    return runtime;
+  }
+
+  Codec codec() {
+    return codec;
+  }
+
+  /** Closes every connection at once and stops the event loops. */
+  @Override
+  public void close() {
+    runtime.shutdown().syncUninterruptibly();
+  }
+
+  /** Settings for a {@link Tether}; properties given here win over system properties. */
+  public static final class Builder {
+    private final Properties properties = new Properties();
+    private Resolver resolver = Resolver.system();
+    private TlsConfig tls;
+    private Codec codec = new JacksonCodec();
+    private Ticker ticker = Ticker.system();
+    private Random random = new Random();
+
+    private Builder() {}
+
+    /** {@code tether.*} settings (DESIGN.md section 3). */
+    public Builder properties(Properties p) {
+      properties.putAll(p);
+      return this;
+    }
+
+    /** One setting, e.g. {@code property("tether.retry.intervals", "0 100")}. */
+    public Builder property(String key, String value) {
+      properties.setProperty(key, value);
+      return this;
+    }
+
+    public Builder resolver(Resolver r) {
+      resolver = Objects.requireNonNull(r);
+      return this;
+    }
+
+    /** Enables the ssl transport for this client. */
+    public Builder tls(TlsConfig config) {
+      tls = config;
+      return this;
+    }
+
+    /** The codec for typed proxies; servers must use the same one. */
+    public Builder codec(Codec c) {
+      codec = Objects.requireNonNull(c);
+      return this;
+    }
+
+    /** The clock every timing decision reads; tests pass a fake one. */
+    public Builder ticker(Ticker t) {
+      ticker = Objects.requireNonNull(t);
+      return this;
+    }
+
+    /** The source of randomness (endpoint shuffling, jitter); tests pass a seeded one. */
+    public Builder random(Random r) {
+      random = Objects.requireNonNull(r);
+      return this;
+    }
+
+    public Tether build() {
+      return new Tether(this);
+    }
+  }
+}

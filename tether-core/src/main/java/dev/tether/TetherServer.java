@@ -1,0 +1,199 @@
+package dev.tether;
+
+import dev.tether.codec.Codec;
+import dev.tether.codec.JacksonCodec;
+import dev.tether.protocol.ProtocolVersion;
+import dev.tether.protocol.Welcome;
+import dev.tether.server.Dispatcher;
+import dev.tether.server.RawServiceHandler;
+import dev.tether.server.ServerRuntime;
+import dev.tether.server.ServiceHandler;
+import dev.tether.server.TypedServiceHandler;
+import dev.tether.transport.TlsContexts;
+import dev.tether.transport.TransportSet;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A server: listens on its endpoints and serves registered services. Build it, {@link #start()} it,
+ * then read {@link #endpoints()} for the real ports. Stop with {@link #shutdownGracefully} (drain)
+ * or {@link #close()} (drop connections now).
+ */
+public final class TetherServer implements AutoCloseable {
+  private final Builder config;
+  private final String serverId = UUID.randomUUID().toString();
+  private final ServerRuntime runtime;
+  private volatile boolean started;
+
+  private TetherServer(Builder b) {
+    this.config = b;
+    ExecutorService owned = b.executor == null && b.mode == ExecutionMode.EXECUTOR ? defaultExecutor() : null;
+    Executor executor = b.executor != null ? b.executor : owned;
+    TransportSet transports = new TransportSet(
+        "tether-server", b.threads, b.forceNio, null, b.tls == null ? null : TlsContexts.forServer(b.tls));
+    this.runtime = new ServerRuntime(
+        b.endpoints, transports, new Dispatcher(b.services, b.mode, executor), this::welcome, b.maxFrameSize, owned);
+  }
+
+  private static ExecutorService defaultExecutor() {
+    int cores = Runtime.getRuntime().availableProcessors();
+    // A full pool answers REFUSED rather than queueing without bound: the client then knows the
+    // request did not run and may send it elsewhere.
+    return new ThreadPoolExecutor(
+        Math.max(4, 2 * cores), 256, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
+        new DefaultThreadFactory("tether-service", true));
+  }
+
+  private Welcome welcome() {
+    return new Welcome(serverId, config.version, 0, config.maxFrameSize, config.maxConcurrentRequests, "", List.of());
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Binds every endpoint; throws if one cannot be bound (nothing stays bound then). */
+  public synchronized TetherServer start() {
+    if (!started) {
+      runtime.start();
+      started = true;
+    }
+    return this;
+  }
+
+  /** The endpoints really listened on, with real ports after {@code -p 0}. */
+  public List<Endpoint> endpoints() {
+    return runtime.boundEndpoints();
+  }
+
+  /** {@code service + ":" + every bound endpoint}, ready for {@link Tether#proxy(String)}. */
+  public String proxyString(String service) {
+    StringBuilder sb = new StringBuilder(new ParsedProxy(service, InvocationMode.TWOWAY, false, List.of()).toString());
+    for (Endpoint e : endpoints()) {
+      sb.append(':').append(e);
+    }
+    return sb.toString();
+  }
+
+  public String serverId() {
+    return serverId;
+  }
+
+  /** How many client connections are open now. */
+  public int connectionCount() {
+    return runtime.connectionCount();
+  }
+
+  /**
+   * Stops accepting, sends GOAWAY on every connection, finishes accepted requests, waits for
+   * clients to close (at most {@code grace}), then frees threads. Returns when done.
+   */
+  public void shutdownGracefully(Duration grace) {
+    runtime.shutdownGracefully(grace);
+  }
+
+  /** Drops every connection at once, without draining, and frees threads. */
+  @Override
+  public void close() {
+    runtime.close();
+  }
+
+  /** Settings of a server; {@link #build()} makes an unstarted server. */
+  public static final class Builder {
+    private final List<Endpoint> endpoints = new ArrayList<>();
+    private final Map<String, ServiceHandler> services = new LinkedHashMap<>();
+    private Codec codec = new JacksonCodec();
+    private ExecutionMode mode = ExecutionMode.EXECUTOR;
+    private Executor executor;
+    private TlsConfig tls;
+    private String version = "0.0.0";
+    private int threads;
+    private boolean forceNio = Boolean.getBoolean("tether.transport.nio");
+    private int maxFrameSize = ProtocolVersion.DEFAULT_MAX_FRAME_SIZE;
+    private int maxConcurrentRequests = 10_000;
+
+    private Builder() {}
+
+    /** Endpoints in grammar form, ':'-separated, e.g. {@code "tcp -h 127.0.0.1 -p 0"}. */
+    public Builder endpoints(String endpointList) {
+      endpoints.addAll(Endpoint.parseList(endpointList));
+      return this;
+    }
+
+    /** A typed service: each interface method is an operation of that name. */
+    public <T> Builder service(String name, Class<T> iface, T implementation) {
+      return register(name, new TypedServiceHandler(iface, implementation, codec));
+    }
+
+    /** An untyped service receiving every operation of its name. */
+    public Builder service(String name, RawService service) {
+      return register(name, new RawServiceHandler(service));
+    }
+
+    private Builder register(String name, ServiceHandler handler) {
+      if (services.putIfAbsent(Objects.requireNonNull(name), handler) != null) {
+        throw new IllegalArgumentException("service \"" + name + "\" is registered twice");
+      }
+      return this;
+    }
+
+    /** The codec typed services use; set it before registering them. */
+    public Builder codec(Codec c) {
+      codec = Objects.requireNonNull(c);
+      return this;
+    }
+
+    /** Where service code runs: the executor (default) or the event loop (DIRECT). */
+    public Builder executionMode(ExecutionMode m) {
+      mode = Objects.requireNonNull(m);
+      return this;
+    }
+
+    /** Runs service code on this executor instead of the server's own pool. */
+    public Builder executor(Executor e) {
+      executor = e;
+      return this;
+    }
+
+    /** Enables ssl endpoints. */
+    public Builder tls(TlsConfig config) {
+      tls = config;
+      return this;
+    }
+
+    /** The application version sent to clients in WELCOME. */
+    public Builder version(String v) {
+      version = Objects.requireNonNull(v);
+      return this;
+    }
+
+    /** Event-loop threads; 0 (default) lets Netty choose. */
+    public Builder threads(int n) {
+      threads = n;
+      return this;
+    }
+
+    public Builder maxFrameSize(int bytes) {
+      maxFrameSize = bytes;
+      return this;
+    }
+
+    public TetherServer build() {
+      if (endpoints.isEmpty()) {
+        throw new IllegalStateException("a server needs at least one endpoint");
+      }
+      return new TetherServer(this);
+    }
+  }
+}

@@ -1,0 +1,354 @@
+package dev.tether;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.TrustManagerFactory;
+
+/**
+ * How one side of a connection does TLS: its own certificate and private key (a server needs
+ * them, a client only when the server asks for one), the certificates it trusts to identify the
+ * other side, the protocol versions it offers, and a side-specific check: {@linkplain
+ * #withClientAuth client authentication} on a server, {@linkplain #withHostnameVerification
+ * hostname verification} on a client.
+ *
+ * <p>Key material comes either from PEM (a certificate chain, an unencrypted PKCS#8 private key,
+ * and trusted CA certificates) or from JSSE {@link KeyManagerFactory} and {@link
+ * TrustManagerFactory} instances. Without trusted certificates the JDK's default trust store
+ * applies. PEM files are read each time a TLS context is built from this config, so a server
+ * started again with the same config picks up a renewed certificate.
+ *
+ * <p>Immutable and thread-safe; each {@code with*} method returns a new config. Defaults: no
+ * client authentication, protocols {@code TLSv1.3} and {@code TLSv1.2}, no hostname
+ * verification.
+ *
+ * <pre>{@code
+ * TlsConfig server = TlsConfig.fromPem(Path.of("server.pem"), Path.of("server.key"), Path.of("ca.pem"))
+ *     .withClientAuth(ClientAuth.REQUIRE);
+ * TlsConfig client = TlsConfig.fromPem(null, null, Path.of("ca.pem"));
+ * }</pre>
+ */
+public final class TlsConfig {
+  private static final List<String> DEFAULT_PROTOCOLS = List.of("TLSv1.3", "TLSv1.2");
+
+  private final Pem certificateChain; // non-null exactly when privateKey is
+  private final Pem privateKey;
+  private final Pem trustedCertificates;
+  private final KeyManagerFactory keyManagerFactory; // set only by fromFactories, never with PEM
+  private final TrustManagerFactory trustManagerFactory;
+  private final ClientAuth clientAuth;
+  private final List<String> protocols;
+  private final boolean hostnameVerification;
+
+  private TlsConfig(
+      Pem certificateChain,
+      Pem privateKey,
+      Pem trustedCertificates,
+      KeyManagerFactory keyManagerFactory,
+      TrustManagerFactory trustManagerFactory,
+      ClientAuth clientAuth,
+      List<String> protocols,
+      boolean hostnameVerification) {
+    this.certificateChain = certificateChain;
+    this.privateKey = privateKey;
+    this.trustedCertificates = trustedCertificates;
+    this.keyManagerFactory = keyManagerFactory;
+    this.trustManagerFactory = trustManagerFactory;
+    this.clientAuth = clientAuth;
+    this.protocols = protocols;
+    this.hostnameVerification = hostnameVerification;
+  }
+
+  /**
+   * TLS from PEM files, read whenever a TLS context is built.
+   *
+   * @param certificateChain this side's certificate followed by any intermediates, or null for a
+   *     client without a certificate of its own; given exactly when {@code privateKey} is
+   * @param privateKey the unencrypted PKCS#8 private key of that certificate
+   *     ({@code -----BEGIN PRIVATE KEY-----}), or null
+   * @param trustedCertificates the CA certificates that may vouch for the other side, or null for
+   *     the JDK's default trust store
+   * @throws IllegalArgumentException when only one of certificate chain and private key is given
+   */
+  public static TlsConfig fromPem(Path certificateChain, Path privateKey, Path trustedCertificates) {
+    requireBothOrNeither(certificateChain, privateKey);
+    return fromPemSources(
+        certificateChain == null ? null : Pem.ofFile("certificate chain", certificateChain),
+        privateKey == null ? null : Pem.ofFile("private key", privateKey),
+        trustedCertificates == null ? null : Pem.ofFile("trusted certificates", trustedCertificates));
+  }
+
+  /**
+   * TLS from PEM text in streams, read to the end now (parsed when a TLS context is built). The
+   * streams stay open: the caller closes them.
+   *
+   * @param certificateChain this side's certificate chain, or null; given exactly when {@code
+   *     privateKey} is
+   * @param privateKey the unencrypted PKCS#8 private key of that certificate, or null
+   * @param trustedCertificates CA certificates, or null for the JDK's default trust store
+   * @throws IllegalArgumentException when only one of certificate chain and private key is given
+   * @throws UncheckedIOException when a stream cannot be read
+   */
+  public static TlsConfig fromPem(
+      InputStream certificateChain, InputStream privateKey, InputStream trustedCertificates) {
+    requireBothOrNeither(certificateChain, privateKey);
+    return fromPemSources(
+        certificateChain == null ? null : Pem.ofStream("certificate chain", certificateChain),
+        privateKey == null ? null : Pem.ofStream("private key", privateKey),
+        trustedCertificates == null
+            ? null
+            : Pem.ofStream("trusted certificates", trustedCertificates));
+  }
+
+  /**
+   * TLS from initialized JSSE factories, for key stores, hardware tokens or custom trust logic.
+   *
+   * @param keyManagerFactory supplies this side's certificate and key, or null for a client
+   *     without one
+   * @param trustManagerFactory decides whom to trust, or null for the JDK's default trust store
+   */
+  public static TlsConfig fromFactories(
+      KeyManagerFactory keyManagerFactory, TrustManagerFactory trustManagerFactory) {
+    return new TlsConfig(
+        null,
+        null,
+        null,
+        keyManagerFactory,
+        trustManagerFactory,
+        ClientAuth.NONE,
+        DEFAULT_PROTOCOLS,
+        false);
+  }
+
+  private static TlsConfig fromPemSources(Pem chain, Pem key, Pem trusted) {
+    return new TlsConfig(
+        chain, key, trusted, null, null, ClientAuth.NONE, DEFAULT_PROTOCOLS, false);
+  }
+
+  private static void requireBothOrNeither(Object certificateChain, Object privateKey) {
+    if ((certificateChain == null) != (privateKey == null)) {
+      throw new IllegalArgumentException(
+          "a certificate chain and its private key go together: give both or neither");
+    }
+  }
+
+  /**
+   * Whether a server asks clients for certificates, checked against the trusted certificates.
+   * Ignored on a client. Default {@link ClientAuth#NONE}.
+   */
+  public TlsConfig withClientAuth(ClientAuth clientAuth) {
+    Objects.requireNonNull(clientAuth, "clientAuth");
+    return new TlsConfig(
+        certificateChain,
+        privateKey,
+        trustedCertificates,
+        keyManagerFactory,
+        trustManagerFactory,
+        clientAuth,
+        protocols,
+        hostnameVerification);
+  }
+
+  /**
+   * The TLS protocol versions to offer, by their JSSE names; a handshake uses the highest one
+   * both sides enable. Default {@code TLSv1.3, TLSv1.2}.
+   *
+   * @throws IllegalArgumentException when no protocol is given, or one is blank
+   */
+  public TlsConfig withProtocols(String... protocols) {
+    List<String> list = List.of(protocols); // rejects null elements
+    if (list.isEmpty() || list.stream().anyMatch(String::isBlank)) {
+      throw new IllegalArgumentException("at least one TLS protocol, none blank: " + list);
+    }
+    return new TlsConfig(
+        certificateChain,
+        privateKey,
+        trustedCertificates,
+        keyManagerFactory,
+        trustManagerFactory,
+        clientAuth,
+        list,
+        hostnameVerification);
+  }
+
+  /**
+   * Whether a client checks that the server's certificate names the host it dialled (a DNS name
+   * or IP address in the subject alternative names), by the same rules as HTTPS (endpoint
+   * identification algorithm {@code "HTTPS"}). Ignored on a server.
+   *
+   * <p>Off by default, because RPC endpoints are often bare IP addresses and certificates of
+   * internal services often do not list them. Without it the client accepts <em>any</em>
+   * certificate issued by a trusted CA, so trust only a CA that issues certificates to your own
+   * servers, and turn verification on whenever the trusted CAs also vouch for others (the JDK's
+   * default trust store of public CAs, for one).
+   */
+  public TlsConfig withHostnameVerification(boolean hostnameVerification) {
+    return new TlsConfig(
+        certificateChain,
+        privateKey,
+        trustedCertificates,
+        keyManagerFactory,
+        trustManagerFactory,
+        clientAuth,
+        protocols,
+        hostnameVerification);
+  }
+
+  /** This side's certificate chain in PEM, when configured from PEM with one. */
+  public Optional<Pem> certificateChain() {
+    return Optional.ofNullable(certificateChain);
+  }
+
+  /** The private key of {@link #certificateChain()}, present exactly when it is. */
+  public Optional<Pem> privateKey() {
+    return Optional.ofNullable(privateKey);
+  }
+
+  /** The trusted CA certificates in PEM, when configured from PEM with them. */
+  public Optional<Pem> trustedCertificates() {
+    return Optional.ofNullable(trustedCertificates);
+  }
+
+  /** The key manager factory, when configured from factories with one. */
+  public Optional<KeyManagerFactory> keyManagerFactory() {
+    return Optional.ofNullable(keyManagerFactory);
+  }
+
+  /** The trust manager factory, when configured from factories with one. */
+  public Optional<TrustManagerFactory> trustManagerFactory() {
+    return Optional.ofNullable(trustManagerFactory);
+  }
+
+  /** True when this side has a certificate to present, from PEM or a key manager factory. */
+  public boolean hasOwnCertificate() {
+    return certificateChain != null || keyManagerFactory != null;
+  }
+
+  /** Whether a server asks for client certificates. */
+  public ClientAuth clientAuth() {
+    return clientAuth;
+  }
+
+  /** The protocol versions offered, in the order given; unmodifiable. */
+  public List<String> protocols() {
+    return protocols;
+  }
+
+  /** Whether a client checks that the server's certificate names the dialled host. */
+  public boolean hostnameVerification() {
+    return hostnameVerification;
+  }
+
+  /** Describes where the material comes from; never prints key contents. */
+  @Override
+  public String toString() {
+    return "TlsConfig{certificate="
+        + describeOwnCertificate()
+        + ", trust="
+        + describeTrust()
+        + ", clientAuth="
+        + clientAuth
+        + ", protocols="
+        + protocols
+        + ", hostnameVerification="
+        + hostnameVerification
+        + "}";
+  }
+
+  private String describeOwnCertificate() {
+    if (certificateChain != null) {
+      return certificateChain.origin() + " with " + privateKey.origin();
+    }
+    if (keyManagerFactory != null) {
+      return "key manager factory " + keyManagerFactory.getAlgorithm();
+    }
+    return "none";
+  }
+
+  private String describeTrust() {
+    if (trustedCertificates != null) {
+      return trustedCertificates.origin();
+    }
+    if (trustManagerFactory != null) {
+      return "trust manager factory " + trustManagerFactory.getAlgorithm();
+    }
+    return "JDK default";
+  }
+
+  /**
+   * One piece of PEM material and where it comes from: a file, read on each {@link #read()}, or
+   * the contents of a stream, captured when the config was made.
+   */
+  public static final class Pem {
+    private final String role;
+    private final Path file; // non-null for a file
+    private final byte[] contents; // non-null for a stream
+
+    private Pem(String role, Path file, byte[] contents) {
+      this.role = role;
+      this.file = file;
+      this.contents = contents;
+    }
+
+    static Pem ofFile(String role, Path file) {
+      return new Pem(role, file, null);
+    }
+
+    static Pem ofStream(String role, InputStream stream) {
+      try {
+        return new Pem(role, null, stream.readAllBytes());
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read TLS " + role + " stream", e);
+      }
+    }
+
+    /** What this is and where it comes from, e.g. {@code private key file /etc/tether/server.key}. */
+    public String origin() {
+      return file != null ? role + " file " + file : role + " from a stream";
+    }
+
+    /** The file, when this material comes from one. */
+    public Optional<Path> file() {
+      return Optional.ofNullable(file);
+    }
+
+    /**
+     * The PEM text as bytes: the file's current contents, or a copy of the stream's.
+     *
+     * @throws IllegalArgumentException naming the file when it cannot be read
+     */
+    public byte[] read() {
+      if (file == null) {
+        return contents.clone();
+      }
+      try {
+        return Files.readAllBytes(file);
+      } catch (IOException e) {
+        throw new IllegalArgumentException("cannot read TLS " + origin() + ": " + reason(e), e);
+      }
+    }
+
+    private static String reason(IOException e) {
+      if (e instanceof NoSuchFileException) {
+        return "no such file";
+      }
+      if (e instanceof AccessDeniedException) {
+        return "access denied";
+      }
+      return e.toString();
+    }
+
+    @Override
+    public String toString() {
+      return origin();
+    }
+  }
+}

@@ -1,0 +1,427 @@
+package dev.tether.client;
+
+import dev.tether.ConnectFailedException;
+import dev.tether.ConnectTimeoutException;
+import dev.tether.ConnectionState;
+import dev.tether.ProtocolException;
+import dev.tether.TetherException;
+import dev.tether.protocol.FrameCodec;
+import dev.tether.protocol.FrameDecoder;
+import dev.tether.protocol.FrameEncoder;
+import dev.tether.protocol.GoAway;
+import dev.tether.protocol.GoAwayReason;
+import dev.tether.protocol.Hello;
+import dev.tether.protocol.Ping;
+import dev.tether.protocol.Pong;
+import dev.tether.protocol.ProtocolViolation;
+import dev.tether.protocol.Response;
+import dev.tether.protocol.Welcome;
+import dev.tether.protocol.WriteBatcher;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelProgressiveFuture;
+import io.netty.channel.ChannelProgressiveFutureListener;
+import io.netty.util.collection.IntObjectHashMap;
+import java.net.SocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One multiplexed stream connection (tcp, ssl, local) to a server: it owns the channel, the
+ * handshake and every call in flight on it, matched by request id. All state changes happen on
+ * the channel's event loop; other threads only enqueue requests.
+ */
+public final class ClientConnection extends ChannelInboundHandlerAdapter implements RequestChannel {
+  private static final Logger log = LoggerFactory.getLogger("dev.tether.trace.connection");
+
+  private final ClientRuntime runtime;
+  private final ConnectionKey key;
+  private final Candidate candidate;
+  private final CompletableFuture<RequestChannel> ready = new CompletableFuture<>();
+  private final IntObjectHashMap<Invocation> pending = new IntObjectHashMap<>();
+  private volatile ConnectionState state = ConnectionState.CONNECTING;
+
+  /** Non-null once {@link #connect()} ran. */
+  private Channel channel;
+  /** Non-null once {@link #connect()} ran. */
+  private RequestWriter writer;
+  /** Non-null only while CONNECTING with a connect timeout. */
+  private ScheduledFuture<?> handshakeTimeout;
+  /** Non-null once ACTIVE. */
+  private Welcome welcome;
+  /** Why the connection closed or is closing; null while healthy. */
+  private Throwable closeCause;
+  private int nextRequestId = 1;
+
+  ClientConnection(ClientRuntime runtime, ConnectionKey key, Candidate candidate) {
+    this.runtime = runtime;
+    this.key = key;
+    this.candidate = candidate;
+  }
+
+  /** Starts the transport connect; the handshake follows once the channel is active. */
+  @Override
+  public void connect() {
+    ChannelFuture f = candidate.transport().connect(candidate.address(), candidate.connectTimeout(), new Initializer());
+    channel = f.channel();
+    writer = new RequestWriter(channel);
+    f.addListener(done -> {
+      if (!done.isSuccess()) {
+        onConnectFailed(done.cause());
+      } else if (candidate.connectTimeout() != null) {
+        handshakeTimeout = channel.eventLoop().schedule(
+            this::onHandshakeTimeout, candidate.connectTimeout().toNanos(), TimeUnit.NANOSECONDS);
+      }
+    });
+  }
+
+  private final class Initializer extends ChannelInitializer<Channel> {
+    @Override
+    protected void initChannel(Channel ch) {
+      ch.pipeline()
+          .addLast("frame-decoder", new FrameDecoder(FrameDecoder.Side.CLIENT, runtime.maxFrameSize()))
+          .addLast("frame-encoder", FrameEncoder.INSTANCE)
+          .addLast("connection", ClientConnection.this);
+    }
+  }
+
+  // ---- events from the channel (event loop) ----
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) {
+    ByteBuf opening = ctx.alloc().ioBuffer(64);
+    FrameCodec.writePreface(opening);
+    FrameCodec.encode(new Hello(runtime.clientId(), runtime.maxFrameSize()), opening);
+    ctx.writeAndFlush(opening, ctx.voidPromise());
+    ctx.fireChannelActive();
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (msg instanceof Response r) {
+      handleResponse(r);
+    } else if (msg instanceof Welcome w) {
+      handleWelcome(w);
+    } else if (msg instanceof Ping p) {
+      ctx.writeAndFlush(new Pong(p.data()), ctx.voidPromise());
+    } else if (msg instanceof GoAway g) {
+      handleGoAway(g);
+    } else if (!(msg instanceof Pong)) {
+      closeCause = new ProtocolException("unexpected " + msg.getClass().getSimpleName() + " from the server");
+      ctx.close();
+    }
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt instanceof ProtocolViolation v) {
+      closeCause = v.cause();
+    }
+    ctx.fireUserEventTriggered(evt);
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (closeCause == null) {
+      closeCause = cause;
+    }
+    log.debug("{} failed: {}", this, cause.toString());
+    ctx.close();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    onClosed();
+    ctx.fireChannelInactive();
+  }
+
+  private void handleWelcome(Welcome w) {
+    if (state != ConnectionState.CONNECTING) {
+      return;
+    }
+    welcome = w;
+    cancelHandshakeTimeout();
+    transitionTo(ConnectionState.ACTIVE);
+    ready.complete(this);
+  }
+
+  private void handleResponse(Response r) {
+    Invocation inv = pending.remove(r.requestId());
+    if (inv != null) {
+      inv.onResponse(r);
+    }
+    closeIfDrained();
+  }
+
+  /** Requests above the server's last accepted id never ran: refuse them so they retry elsewhere. */
+  private void handleGoAway(GoAway g) {
+    if (g.reason() != GoAwayReason.SHUTDOWN && g.reason() != GoAwayReason.IDLE_TIMEOUT) {
+      closeCause = new ProtocolException("server sent GOAWAY(" + g.reason() + "): " + g.message());
+    }
+    transitionTo(ConnectionState.DRAINING);
+    List<Invocation> refused = new ArrayList<>();
+    pending.entrySet().removeIf(e -> {
+      boolean above = Integer.compareUnsigned(e.getKey(), g.lastAcceptedId()) > 0;
+      if (above) {
+        refused.add(e.getValue());
+      }
+      return above;
+    });
+    for (Invocation inv : refused) {
+      inv.onRefused("the server is going away (" + g.reason() + ") and never accepted the request");
+    }
+    closeIfDrained();
+  }
+
+  private void closeIfDrained() {
+    if (state == ConnectionState.DRAINING && pending.isEmpty()) {
+      channel.close();
+    }
+  }
+
+  private void onConnectFailed(Throwable cause) {
+    closeCause = cause;
+    onClosed();
+  }
+
+  private void onHandshakeTimeout() {
+    if (state == ConnectionState.CONNECTING) {
+      closeCause = new ConnectTimeoutException(
+          "no handshake from " + candidate.endpoint() + " within " + candidate.connectTimeout().toMillis() + " ms");
+      channel.close();
+    }
+  }
+
+  private void cancelHandshakeTimeout() {
+    if (handshakeTimeout != null) {
+      handshakeTimeout.cancel(false);
+      handshakeTimeout = null;
+    }
+  }
+
+  /** Decide under the loop, act after: change state, then fail the calls and leave the pool. */
+  private void onClosed() {
+    if (state == ConnectionState.CLOSED) {
+      return;
+    }
+    boolean wasConnecting = state == ConnectionState.CONNECTING;
+    transitionTo(ConnectionState.CLOSED);
+    cancelHandshakeTimeout();
+    Throwable cause = closeCause != null ? closeCause : new TetherException("connection closed by the server");
+    runtime.pool().remove(key, this);
+    if (wasConnecting) {
+      ready.completeExceptionally(connectFailure(cause));
+    }
+    writer.discardQueued();
+    List<Invocation> lost = new ArrayList<>(pending.values());
+    pending.clear();
+    for (Invocation inv : lost) {
+      inv.onConnectionLost(cause);
+    }
+  }
+
+  private TetherException connectFailure(Throwable cause) {
+    if (cause instanceof ConnectTimeoutException cte) {
+      return cte;
+    }
+    if (cause instanceof io.netty.channel.ConnectTimeoutException) {
+      return new ConnectTimeoutException(
+          "connect to " + candidate.endpoint() + " timed out after " + candidate.connectTimeout().toMillis() + " ms", cause);
+    }
+    return new ConnectFailedException("cannot connect to " + candidate.endpoint() + ": " + cause, cause);
+  }
+
+  private void transitionTo(ConnectionState next) {
+    ConnectionState previous = state;
+    if (previous == ConnectionState.CLOSED || previous == next) {
+      return;
+    }
+    state = next;
+    if (runtime.config().traceConnection()) {
+      log.info("{} {} -> {}", this, previous, next);
+    }
+  }
+
+  // ---- requests (any thread) ----
+
+  @Override
+  public void send(Invocation invocation) {
+    invocation.attachedTo(this);
+    if (state == ConnectionState.CLOSED || state == ConnectionState.DRAINING) {
+      invocation.onNotSent(new TetherException(this + " is " + state));
+      return;
+    }
+    writer.enqueue(invocation);
+  }
+
+  @Override
+  public void abandon(Invocation invocation) {
+    channel.eventLoop().execute(() -> {
+      if (pending.get(invocation.requestId) == invocation) {
+        pending.remove(invocation.requestId);
+        closeIfDrained();
+      }
+    });
+  }
+
+  private int nextRequestId() {
+    int id = nextRequestId++;
+    if (nextRequestId == 0) {
+      nextRequestId = 1;
+    }
+    return id;
+  }
+
+  /** Encodes queued calls into one batch per loop turn and learns which of them left whole. */
+  private final class RequestWriter extends WriteBatcher<Invocation> {
+    private List<Invocation> batch = new ArrayList<>();
+
+    RequestWriter(Channel channel) {
+      super(channel);
+    }
+
+    @Override
+    protected void encode(Invocation inv, ByteBuf out) {
+      if (inv.isDone()) {
+        return;
+      }
+      if (state != ConnectionState.ACTIVE && state != ConnectionState.CONNECTING) {
+        inv.onNotSent(new TetherException(ClientConnection.this + " is " + state));
+        return;
+      }
+      inv.requestId = nextRequestId();
+      if (!inv.isOneway()) {
+        pending.put(inv.requestId, inv);
+      }
+      FrameCodec.encode(inv.toRequest(), out);
+      inv.batchEndOffset = out.writerIndex();
+      batch.add(inv);
+    }
+
+    @Override
+    protected void writeBatch(ByteBuf buffer) {
+      if (batch.isEmpty()) {
+        buffer.release();
+        return;
+      }
+      BatchOutcome outcome = new BatchOutcome(batch);
+      batch = new ArrayList<>();
+      channel.write(buffer, channel.newProgressivePromise()).addListener(outcome);
+    }
+
+    @Override
+    protected void discard(Invocation inv) {
+      inv.onNotSent(closeCause != null ? closeCause : new TetherException(ClientConnection.this + " closed"));
+    }
+  }
+
+  /**
+   * Marks the calls of one written batch as sent. On a failed write, only the calls whose frame
+   * ended within the bytes the kernel took count as sent; the rest never reached the server whole.
+   */
+  private final class BatchOutcome implements ChannelProgressiveFutureListener {
+    private final List<Invocation> calls;
+    private long bytesWritten;
+
+    BatchOutcome(List<Invocation> calls) {
+      this.calls = calls;
+    }
+
+    @Override
+    public void operationProgressed(ChannelProgressiveFuture future, long progress, long total) {
+      bytesWritten = progress;
+    }
+
+    @Override
+    public void operationComplete(ChannelProgressiveFuture future) {
+      boolean all = future.isSuccess();
+      for (Invocation inv : calls) {
+        if (all || inv.batchEndOffset <= bytesWritten) {
+          inv.onSent();
+        }
+      }
+      if (!all) {
+        if (closeCause == null) {
+          closeCause = future.cause();
+        }
+        channel.close();
+      }
+    }
+  }
+
+  // ---- the public view ----
+
+  @Override
+  public CompletableFuture<RequestChannel> ready() {
+    return ready;
+  }
+
+  @Override
+  public boolean isUsable() {
+    ConnectionState s = state;
+    return s == ConnectionState.ACTIVE || s == ConnectionState.CONNECTING;
+  }
+
+  @Override
+  public ConnectionKey key() {
+    return key;
+  }
+
+  @Override
+  public void close() {
+    if (channel != null) {
+      channel.close();
+    }
+  }
+
+  @Override
+  public SocketAddress remoteAddress() {
+    return candidate.address();
+  }
+
+  @Override
+  public String connectionId() {
+    return key.connectionId();
+  }
+
+  @Override
+  public Duration timeout() {
+    return key.timeout();
+  }
+
+  @Override
+  public ConnectionState state() {
+    return state;
+  }
+
+  @Override
+  public boolean isSecure() {
+    return candidate.transport().isSecure();
+  }
+
+  @Override
+  public String transport() {
+    return candidate.transport().name();
+  }
+
+  /** The server's WELCOME, or null before the handshake completed. */
+  public Welcome welcome() {
+    return welcome;
+  }
+
+  @Override
+  public String toString() {
+    return candidate.endpoint()
+        + (key.connectionId().isEmpty() ? "" : " [connection id " + key.connectionId() + "]");
+  }
+}

@@ -1,0 +1,231 @@
+package dev.tether.client;
+
+import dev.tether.ConnectFailedException;
+import dev.tether.ConnectTimeoutException;
+import dev.tether.Resolver;
+import dev.tether.TetherException;
+import dev.tether.internal.Ticker;
+import dev.tether.protocol.ProtocolVersion;
+import dev.tether.transport.TransportSet;
+import io.netty.handler.ssl.SslContext;
+import io.netty.util.concurrent.Future;
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The client half of a {@code Tether} instance: event loops, endpoint selection, the connection
+ * pool, and the path of every invocation from proxy to connection. Thread-safe.
+ */
+public final class ClientRuntime {
+  private static final Logger retryLog = LoggerFactory.getLogger("dev.tether.trace.retry");
+
+  private final ClientConfig config;
+  private final TransportSet transports;
+  private final EndpointSelector selector;
+  private final ConnectionPool pool;
+  private final Ticker ticker;
+  private final String clientId = "tether-" + UUID.randomUUID();
+
+  public ClientRuntime(ClientConfig config, Resolver resolver, SslContext tls, Ticker ticker, Random random) {
+    this.config = config;
+    this.ticker = ticker;
+    this.transports = new TransportSet("tether-client", config.eventLoopThreads(), config.forceNio(), tls, null);
+    this.selector = new EndpointSelector(transports, resolver, config, random);
+    this.pool = new ConnectionPool(this::newConnection);
+  }
+
+  private RequestChannel newConnection(Candidate candidate, ConnectionKey key) {
+    return candidate.transport().isDatagram()
+        ? new DatagramConnection(this, key, candidate)
+        : new ClientConnection(this, key, candidate);
+  }
+
+  /** Starts a new call; the returned invocation is its future. */
+  public Invocation invoke(ProxySettings settings, ProxyBinding binding, String operation, byte[] body, int flags) {
+    Invocation inv = new Invocation(this, settings, binding, operation, body, flags);
+    inv.armTimeout();
+    start(inv);
+    return inv;
+  }
+
+  /** Sends an invocation (first attempt or retry) on the proxy's connection, finding one first if needed. */
+  void start(Invocation inv) {
+    RequestChannel cached = inv.settings.connectionCached() ? inv.binding.usable() : null;
+    if (cached != null) {
+      cached.send(inv);
+      return;
+    }
+    establish(inv.settings, inv.binding).whenComplete((connection, failure) -> {
+      if (failure != null) {
+        inv.fail(unwrap(failure));
+      } else {
+        connection.send(inv);
+      }
+    });
+  }
+
+  /**
+   * Finds or opens a connection for the proxy (seed 000, 36.3): a cached proxy reuses any pooled
+   * connection to one of its endpoints; otherwise the endpoints are tried in selection order, each
+   * reusing a pooled connection or opening one, round after round per {@code tether.retry.intervals}.
+   */
+  public CompletableFuture<RequestChannel> establish(ProxySettings settings, ProxyBinding binding) {
+    List<Candidate> candidates;
+    try {
+      candidates = selector.select(settings);
+    } catch (TetherException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    if (settings.connectionCached()) {
+      for (Candidate c : candidates) {
+        RequestChannel existing = pool.existing(c.key(settings.connectionId()));
+        if (existing != null) {
+          return bind(existing.ready(), binding);
+        }
+      }
+    }
+    Establishment attempt = new Establishment(settings, candidates);
+    attempt.tryNext();
+    return bind(attempt.result, binding);
+  }
+
+  private static CompletableFuture<RequestChannel> bind(CompletableFuture<RequestChannel> f, ProxyBinding binding) {
+    return f.thenApply(c -> {
+      binding.cache(c);
+      return c;
+    });
+  }
+
+  /** One walk over a proxy's endpoints, in rounds, until a connection is ready. */
+  private final class Establishment {
+    final CompletableFuture<RequestChannel> result = new CompletableFuture<>();
+    final ProxySettings settings;
+    List<Candidate> candidates;
+    int index;
+    int round;
+    TetherException first;
+    TetherException last;
+    final StringBuilder tried = new StringBuilder();
+
+    Establishment(ProxySettings settings, List<Candidate> candidates) {
+      this.settings = settings;
+      this.candidates = candidates;
+    }
+
+    void tryNext() {
+      if (index == candidates.size()) {
+        nextRound();
+        return;
+      }
+      Candidate c = candidates.get(index++);
+      pool.obtain(c, settings.connectionId()).ready().whenComplete((conn, failure) -> {
+        if (failure == null) {
+          trace(2, "connected to {} for {}", c.endpoint(), settings.identity());
+          result.complete(conn);
+        } else {
+          recordFailure(c, unwrap(failure));
+          tryNext();
+        }
+      });
+    }
+
+    private void recordFailure(Candidate c, TetherException failure) {
+      trace(2, "connect to {} failed: {}", c.endpoint(), failure.getMessage());
+      tried.append(tried.length() == 0 ? "" : ", ").append(c.endpoint());
+      if (first == null) {
+        first = failure;
+      } else if (failure != first) {
+        first.addSuppressed(failure);
+      }
+      last = failure;
+    }
+
+    private void nextRound() {
+      if (round >= config.retryIntervals().size()) {
+        trace(1, "giving up on {} after {} round(s)", settings.identity(), round + 1);
+        result.completeExceptionally(finalFailure());
+        return;
+      }
+      Duration wait = config.retryIntervals().get(round++);
+      Runnable again = () -> {
+        try {
+          candidates = selector.select(settings);
+        } catch (TetherException e) {
+          result.completeExceptionally(e);
+          return;
+        }
+        index = 0;
+        tryNext();
+      };
+      if (wait.isZero()) {
+        again.run();
+      } else {
+        schedule(again, wait);
+      }
+    }
+
+    private TetherException finalFailure() {
+      String message = "cannot connect " + settings.identity() + " after " + (round + 1)
+          + " round(s); tried " + tried + "; last cause: " + last.getMessage();
+      TetherException ex = last instanceof ConnectTimeoutException
+          ? new ConnectTimeoutException(message, last)
+          : new ConnectFailedException(message, last);
+      if (first != last) {
+        ex.addSuppressed(first);
+      }
+      return ex;
+    }
+  }
+
+  private void trace(int level, String format, Object... args) {
+    if (config.traceRetry() >= level) {
+      retryLog.info(format, args);
+    }
+  }
+
+  static TetherException unwrap(Throwable t) {
+    Throwable cause = t;
+    while ((cause instanceof java.util.concurrent.CompletionException
+        || cause instanceof java.util.concurrent.ExecutionException) && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return cause instanceof TetherException te ? te : new TetherException(String.valueOf(cause), cause);
+  }
+
+  ScheduledFuture<?> schedule(Runnable task, Duration delay) {
+    return transports.ioGroup().next().schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  public ClientConfig config() {
+    return config;
+  }
+
+  public ConnectionPool pool() {
+    return pool;
+  }
+
+  public Ticker ticker() {
+    return ticker;
+  }
+
+  String clientId() {
+    return clientId;
+  }
+
+  int maxFrameSize() {
+    return ProtocolVersion.DEFAULT_MAX_FRAME_SIZE;
+  }
+
+  /** Closes every connection and stops the event loops. */
+  public Future<?> shutdown() {
+    pool.closeAll();
+    return transports.shutdown();
+  }
+}

@@ -1,0 +1,148 @@
+package dev.tether.client;
+
+import dev.tether.Endpoint;
+import dev.tether.EndpointSelection;
+import dev.tether.InvocationMode;
+import dev.tether.NoEndpointException;
+import dev.tether.Resolver;
+import dev.tether.transport.Transport;
+import dev.tether.transport.TransportSet;
+import io.netty.util.NetUtil;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * Derives the ordered list of endpoints a proxy may connect to, in seed 000's five steps: drop
+ * unknown or unavailable transports, drop those unfit for the mode, resolve names (one candidate
+ * per address), shuffle or keep order, then apply the security rules. An empty result raises
+ * {@link NoEndpointException} naming the step that emptied the list.
+ */
+public final class EndpointSelector {
+  private final TransportSet transports;
+  private final Resolver resolver;
+  private final ClientConfig config;
+  private final Random random;
+
+  public EndpointSelector(TransportSet transports, Resolver resolver, ClientConfig config, Random random) {
+    this.transports = transports;
+    this.resolver = resolver;
+    this.config = config;
+    this.random = random;
+  }
+
+  public List<Candidate> select(ProxySettings proxy) {
+    List<Endpoint> known = knownTransports(proxy);
+    List<Endpoint> fit = fitForMode(known, proxy.mode(), proxy);
+    List<Candidate> resolved = resolve(fit, proxy);
+    order(resolved, proxy.selection());
+    return applySecurity(resolved, proxy);
+  }
+
+  private List<Endpoint> knownTransports(ProxySettings proxy) {
+    List<Endpoint> out = new ArrayList<>();
+    for (Endpoint e : proxy.endpoints()) {
+      if (transports.find(e.transport()) != null) {
+        out.add(e);
+      }
+    }
+    if (out.isEmpty()) {
+      throw new NoEndpointException(
+          "no usable endpoint in " + describe(proxy)
+              + ": step 1 dropped every endpoint (unknown transport, or ssl without TLS configured)");
+    }
+    return out;
+  }
+
+  private static List<Endpoint> fitForMode(List<Endpoint> endpoints, InvocationMode mode, ProxySettings proxy) {
+    List<Endpoint> out = new ArrayList<>();
+    for (Endpoint e : endpoints) {
+      if (e.isDatagram() == mode.isDatagram()) {
+        out.add(e);
+      }
+    }
+    if (out.isEmpty()) {
+      throw new NoEndpointException(
+          "no usable endpoint in " + describe(proxy) + ": step 2 dropped every endpoint ("
+              + (mode.isDatagram() ? "only datagram endpoints fit mode " : "datagram endpoints do not fit mode ")
+              + mode + ")");
+    }
+    return out;
+  }
+
+  private List<Candidate> resolve(List<Endpoint> endpoints, ProxySettings proxy) {
+    List<Candidate> out = new ArrayList<>();
+    UnknownHostException lastFailure = null;
+    for (Endpoint e : endpoints) {
+      Transport t = transports.find(e.transport());
+      if (t.name().equals("local") || NetUtil.isValidIpV4Address(e.host()) || NetUtil.isValidIpV6Address(e.host())) {
+        out.add(candidate(e, t));
+        continue;
+      }
+      try {
+        for (InetAddress a : resolver.resolve(e.host())) {
+          out.add(candidate(e.withHost(a.getHostAddress()), t));
+        }
+      } catch (UnknownHostException ex) {
+        lastFailure = ex;
+      }
+    }
+    if (out.isEmpty()) {
+      NoEndpointException ex =
+          new NoEndpointException(
+              "no usable endpoint in " + describe(proxy) + ": step 3 resolved no address"
+                  + (lastFailure == null ? "" : " (" + lastFailure.getMessage() + ")"));
+      if (lastFailure != null) {
+        ex.initCause(lastFailure);
+      }
+      throw ex;
+    }
+    return out;
+  }
+
+  private Candidate candidate(Endpoint e, Transport t) {
+    Duration timeout = config.overrideTimeout() != null ? config.overrideTimeout() : e.timeout();
+    Duration connectTimeout =
+        config.overrideConnectTimeout() != null ? config.overrideConnectTimeout() : timeout;
+    return new Candidate(e, t, t.address(e.host(), e.port()), timeout, connectTimeout);
+  }
+
+  private void order(List<Candidate> candidates, EndpointSelection selection) {
+    if (selection == EndpointSelection.RANDOM) {
+      Collections.shuffle(candidates, random);
+    }
+  }
+
+  private List<Candidate> applySecurity(List<Candidate> candidates, ProxySettings proxy) {
+    if (config.overrideSecure() || proxy.secure()) {
+      List<Candidate> secure = new ArrayList<>();
+      for (Candidate c : candidates) {
+        if (c.transport().isSecure()) {
+          secure.add(c);
+        }
+      }
+      if (secure.isEmpty()) {
+        throw new NoEndpointException(
+            "no usable endpoint in " + describe(proxy) + ": step 5 kept only secure endpoints ("
+                + (config.overrideSecure() ? "tether.override.secure" : "proxy is secure") + ") and there are none");
+      }
+      return secure;
+    }
+    boolean secureFirst = proxy.preferSecure();
+    List<Candidate> first = new ArrayList<>();
+    List<Candidate> second = new ArrayList<>();
+    for (Candidate c : candidates) {
+      (c.transport().isSecure() == secureFirst ? first : second).add(c);
+    }
+    first.addAll(second);
+    return first;
+  }
+
+  private static String describe(ProxySettings proxy) {
+    return "proxy " + proxy.identity() + " " + proxy.endpoints();
+  }
+}

@@ -1,0 +1,31 @@
+package dev.tether.client;
+
+/**
+ * The connection one proxy caches (seed 000, 36.3.4): set after the proxy's first successful
+ * selection, used until it stops being usable, then selection runs again.
+ */
+public final class ProxyBinding {
+  private volatile RequestChannel cached;
+
+  /** The cached connection when it can still take requests, else null. */
+  public RequestChannel usable() {
+    RequestChannel c = cached;
+    return c != null && c.isUsable() ? c : null;
+  }
+
+  void cache(RequestChannel c) {
+    cached = c;
+  }
+
+  /** Drops the cached connection if it is still {@code c}; null forgets whatever is cached. */
+  /** Drops whatever is cached. */
+  public void forgetAll() {
+    cached = null;
+  }
+
+  void forget(RequestChannel c) {
+    if (c == null || cached == c) {
+      cached = null;
+    }
+  }
+}

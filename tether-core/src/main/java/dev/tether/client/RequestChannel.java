@@ -1,0 +1,31 @@
+package dev.tether.client;
+
+import dev.tether.Connection;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A connection as the invocation path sees it: something that takes requests. Stream connections
+ * multiplex twoway calls; datagram ones only send.
+ */
+public interface RequestChannel extends Connection {
+
+  /** Starts opening the connection; called once, by the pool. */
+  void connect();
+
+  /** Hands the invocation to this connection; safe from any thread. */
+  void send(Invocation invocation);
+
+  /** True while new requests may be sent on it. */
+  boolean isUsable();
+
+  /** Completes with this connection once it can carry requests, or fails with why it cannot. */
+  CompletableFuture<RequestChannel> ready();
+
+  ConnectionKey key();
+
+  /** Forgets a call that gave up waiting (invocation timeout); the connection stays open. */
+  default void abandon(Invocation invocation) {}
+
+  /** Closes at once; pending calls fail as a lost connection. */
+  void close();
+}

@@ -1,0 +1,85 @@
+package dev.tether.codec;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.smile.SmileFactory;
+import com.fasterxml.jackson.dataformat.smile.SmileGenerator;
+import java.io.IOException;
+import java.lang.reflect.Type;
+
+/**
+ * The default codec: Jackson's binary Smile format. Records and POJOs work as Jackson maps them;
+ * arguments travel as one Smile array and are read back element by element into the method's
+ * parameter types, with no intermediate tree.
+ */
+public final class JacksonCodec implements Codec {
+  private final ObjectMapper mapper;
+
+  public JacksonCodec() {
+    this(defaultMapper());
+  }
+
+  public JacksonCodec(ObjectMapper mapper) {
+    this.mapper = mapper;
+  }
+
+  private static ObjectMapper defaultMapper() {
+    SmileFactory factory =
+        SmileFactory.builder().disable(SmileGenerator.Feature.WRITE_HEADER).build();
+    return new ObjectMapper(factory)
+        .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+        .findAndRegisterModules();
+  }
+
+  @Override
+  public byte[] encodeArguments(Object[] args) {
+    return encodeValue(args == null ? new Object[0] : args);
+  }
+
+  @Override
+  public Object[] decodeArguments(byte[] bytes, Type[] types) {
+    try (JsonParser parser = mapper.createParser(bytes)) {
+      if (parser.nextToken() != JsonToken.START_ARRAY) {
+        throw new IOException("arguments are not an array");
+      }
+      Object[] args = new Object[types.length];
+      for (int i = 0; i < types.length; i++) {
+        if (parser.nextToken() == JsonToken.END_ARRAY) {
+          throw new IOException("expected " + types.length + " arguments, got " + i);
+        }
+        args[i] = mapper.readValue(parser, javaType(types[i]));
+      }
+      if (parser.nextToken() != JsonToken.END_ARRAY) {
+        throw new IOException("more than " + types.length + " arguments");
+      }
+      return args;
+    } catch (IOException e) {
+      throw new CodecException("cannot decode arguments: " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public byte[] encodeValue(Object value) {
+    try {
+      return mapper.writeValueAsBytes(value);
+    } catch (IOException e) {
+      throw new CodecException("cannot encode " + value.getClass().getName() + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public Object decodeValue(byte[] bytes, Type type) {
+    try {
+      return mapper.readValue(bytes, javaType(type));
+    } catch (IOException e) {
+      throw new CodecException("cannot decode a " + type.getTypeName() + ": " + e.getMessage(), e);
+    }
+  }
+
+  private JavaType javaType(Type type) {
+    return mapper.getTypeFactory().constructType(type);
+  }
+}

@@ -1,0 +1,56 @@
+package dev.tether.codec;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The operations of one service interface, by method and by name. Built once per interface and
+ * cached; overloaded method names are rejected because the wire names operations only by name.
+ */
+public final class OperationTable {
+  private static final Map<Class<?>, OperationTable> CACHE = new ConcurrentHashMap<>();
+
+  private final Class<?> iface;
+  private final Map<Method, Operation> byMethod = new HashMap<>();
+  private final Map<String, Operation> byName = new HashMap<>();
+
+  private OperationTable(Class<?> iface) {
+    if (!iface.isInterface()) {
+      throw new IllegalArgumentException(iface.getName() + " is not an interface");
+    }
+    this.iface = iface;
+    for (Method m : iface.getMethods()) {
+      if (m.isDefault() || Modifier.isStatic(m.getModifiers()) || m.getDeclaringClass() == Object.class) {
+        continue;
+      }
+      Operation op = new Operation(m);
+      if (byName.put(op.name(), op) != null) {
+        throw new IllegalArgumentException(
+            iface.getName() + " overloads " + op.name() + "; operations are named by method name");
+      }
+      byMethod.put(m, op);
+    }
+  }
+
+  /** The table for an interface, built on first use. */
+  public static OperationTable of(Class<?> iface) {
+    return CACHE.computeIfAbsent(iface, OperationTable::new);
+  }
+
+  public Class<?> serviceInterface() {
+    return iface;
+  }
+
+  /** The operation for a method, or null when the method is not remote (default or Object's). */
+  public Operation forMethod(Method method) {
+    return byMethod.get(method);
+  }
+
+  /** The operation of that name, or null. */
+  public Operation forName(String name) {
+    return byName.get(name);
+  }
+}

@@ -1,0 +1,85 @@
+package dev.tether.codec;
+
+import dev.tether.TetherException;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.Method;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * The client side of a typed service: a {@link java.lang.reflect.Proxy} whose methods become
+ * requests. Blocking methods wait and rethrow Tether's exceptions unwrapped; methods returning
+ * CompletableFuture complete with the decoded result.
+ */
+public final class TypedStub implements InvocationHandler {
+  private final OperationTable table;
+  private final Codec codec;
+  private final RemoteCall call;
+  private final String description;
+
+  private TypedStub(OperationTable table, Codec codec, RemoteCall call, String description) {
+    this.table = table;
+    this.codec = codec;
+    this.call = call;
+    this.description = description;
+  }
+
+  /** A stub implementing {@code iface} whose calls go through {@code call}. */
+  public static <T> T create(Class<T> iface, Codec codec, RemoteCall call, String description) {
+    TypedStub handler = new TypedStub(OperationTable.of(iface), codec, call, description);
+    Object stub =
+        java.lang.reflect.Proxy.newProxyInstance(iface.getClassLoader(), new Class<?>[] {iface}, handler);
+    return iface.cast(stub);
+  }
+
+  @Override
+  public Object invoke(Object self, Method method, Object[] args) throws Throwable {
+    Operation op = table.forMethod(method);
+    if (op == null) {
+      return invokeObjectMethod(self, method, args);
+    }
+    byte[] body = op.encodeArguments(codec, args);
+    CompletableFuture<byte[]> reply = call.send(op.name(), body, op.isIdempotent());
+    if (op.isAsync()) {
+      return reply.thenApply(bytes -> op.decodeResult(codec, bytes));
+    }
+    return op.decodeResult(codec, await(reply));
+  }
+
+  /** Waits for a reply, rethrowing Tether's own exceptions as they are. */
+  public static byte[] await(CompletableFuture<byte[]> reply) {
+    try {
+      return reply.get();
+    } catch (ExecutionException | CompletionException e) {
+      throw unwrap(e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      reply.cancel(false);
+      throw new TetherException("interrupted while waiting for a reply", e);
+    }
+  }
+
+  private static RuntimeException unwrap(Throwable cause) {
+    if (cause instanceof RuntimeException re) {
+      return re;
+    }
+    return new TetherException(String.valueOf(cause), cause);
+  }
+
+  private Object invokeObjectMethod(Object self, Method method, Object[] args) throws Throwable {
+    switch (method.getName()) {
+      case "toString":
+        return table.serviceInterface().getSimpleName() + "[" + description + "]";
+      case "hashCode":
+        return System.identityHashCode(self);
+      case "equals":
+        return self == args[0];
+      default:
+        if (method.isDefault()) {
+          return java.lang.reflect.InvocationHandler.invokeDefault(self, method, args);
+        }
+        throw new UnsupportedOperationException(method.toString());
+    }
+  }
+}

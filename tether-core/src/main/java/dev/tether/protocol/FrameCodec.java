@@ -1,0 +1,424 @@
+package dev.tether.protocol;
+
+import static dev.tether.protocol.PayloadReader.readCount;
+import static dev.tether.protocol.PayloadReader.readMetadata;
+import static dev.tether.protocol.PayloadReader.readRest;
+import static dev.tether.protocol.PayloadReader.readString;
+import static dev.tether.protocol.PayloadReader.readU32;
+import static dev.tether.protocol.PayloadReader.readU64;
+import static dev.tether.protocol.PayloadReader.readU8;
+import static dev.tether.protocol.PayloadReader.readVarint32;
+import static dev.tether.protocol.PayloadReader.readVarint64;
+import static dev.tether.protocol.PayloadReader.requireEnd;
+import static dev.tether.protocol.PayloadWriter.metadataSize;
+import static dev.tether.protocol.PayloadWriter.stringSize;
+import static dev.tether.protocol.PayloadWriter.varint32Size;
+import static dev.tether.protocol.PayloadWriter.varint64Size;
+import static dev.tether.protocol.PayloadWriter.writeMetadata;
+import static dev.tether.protocol.PayloadWriter.writeString;
+import static dev.tether.protocol.PayloadWriter.writeVarint32;
+import static dev.tether.protocol.PayloadWriter.writeVarint64;
+
+import dev.tether.ProtocolException;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Encodes frames into, and decodes them from, the v1 wire layout of {@code docs/protocol.md}.
+ * Encoding writes header and payload straight into the caller's buffer and rejects frames the
+ * protocol cannot carry with {@link IllegalArgumentException}; decoding reads exactly one frame
+ * and throws {@link ProtocolException} naming the malformed field. Stateless and thread-safe.
+ */
+public final class FrameCodec {
+  /** Bytes of the length field that opens every frame. */
+  public static final int LENGTH_FIELD_LENGTH = 4;
+  /** Bytes counted by the length field before the payload: type, flags, request id. */
+  public static final int HEADER_LENGTH = 6;
+  /** Every flag bit a REQUEST may carry; the rest are reserved. */
+  public static final int REQUEST_FLAGS = Request.ONEWAY | Request.IDEMPOTENT | Request.COMPRESSED;
+
+  // A batched REQUEST is at least its length field, its header and four one-byte fields.
+  private static final int MIN_BATCH_ENTRY = LENGTH_FIELD_LENGTH + HEADER_LENGTH + 4;
+  private static final int MIN_STRING = 1;
+  // Presizing lists by a peer-supplied count would let a small frame ask for a large array.
+  private static final int MAX_PRESIZE = 16;
+
+  private FrameCodec() {}
+
+  /** Writes this side's 8-byte preface: "TETH", major, minor, two reserved zero bytes. */
+  public static void writePreface(ByteBuf out) {
+    out.writeInt(ProtocolVersion.MAGIC);
+    out.writeByte(ProtocolVersion.MAJOR);
+    out.writeByte(ProtocolVersion.MINOR);
+    out.writeShort(0);
+  }
+
+  /** The bytes {@link #encode(Frame, ByteBuf)} writes for {@code frame}, length field included. */
+  public static int encodedSize(Frame frame) {
+    long size = LENGTH_FIELD_LENGTH + HEADER_LENGTH + payloadSize(frame);
+    if (size > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(
+          frame.type() + " frame of " + size + " bytes does not fit in a buffer");
+    }
+    return (int) size;
+  }
+
+  /** Encodes {@code frame} into a new I/O buffer of exactly its size, owned by the caller. */
+  public static ByteBuf encode(Frame frame, ByteBufAllocator alloc) {
+    ByteBuf out = alloc.ioBuffer(encodedSize(frame));
+    try {
+      encode(frame, out);
+      return out;
+    } catch (RuntimeException e) {
+      out.release();
+      throw e;
+    }
+  }
+
+  /**
+   * Appends {@code frame}, length field included, to {@code out}.
+   *
+   * @throws IllegalArgumentException if a field is outside what the protocol carries; then
+   *     {@code out} is left as it was
+   */
+  public static void encode(Frame frame, ByteBuf out) {
+    int start = out.writerIndex();
+    try {
+      out.writeInt(0); // patched below, once the payload is written
+      out.writeByte(frame.type().code());
+      out.writeByte(headerFlags(frame));
+      out.writeInt(frame.requestId());
+      writePayload(frame, out);
+      out.setInt(start, out.writerIndex() - start - LENGTH_FIELD_LENGTH);
+    } catch (RuntimeException e) {
+      out.writerIndex(start);
+      throw e;
+    }
+  }
+
+  /**
+   * Decodes one whole frame: {@code frame}'s readable bytes are everything the length field
+   * counts (type, flags, request id, payload). Consumes them all.
+   *
+   * @throws ProtocolException if the bytes are not exactly one well-formed frame
+   */
+  public static Frame decode(ByteBuf frame) {
+    if (frame.readableBytes() < HEADER_LENGTH) {
+      throw new ProtocolException(
+          "frame of " + frame.readableBytes() + " bytes is shorter than the 6-byte header");
+    }
+    int typeCode = frame.readUnsignedByte();
+    FrameType type = FrameType.fromCode(typeCode);
+    if (type == null) {
+      throw new ProtocolException("unknown frame type " + typeCode);
+    }
+    int flags = frame.readUnsignedByte();
+    int requestId = frame.readInt();
+    checkHeader(type, flags, requestId);
+    return switch (type) {
+      case HELLO -> readHello(frame);
+      case WELCOME -> readWelcome(frame);
+      case REQUEST -> readRequest(frame, flags, requestId);
+      case RESPONSE -> readResponse(frame, requestId);
+      case CANCEL -> readCancel(frame, requestId);
+      case PING -> new Ping(readData(frame, type));
+      case PONG -> new Pong(readData(frame, type));
+      case GOAWAY -> readGoAway(frame);
+      case BATCH -> readBatch(frame);
+    };
+  }
+
+  // ---- encoding
+
+  private static long payloadSize(Frame frame) {
+    return switch (frame.type()) {
+      case HELLO -> stringSize(((Hello) frame).clientId()) + 4;
+      case WELCOME -> welcomeSize((Welcome) frame);
+      case REQUEST -> requestSize((Request) frame);
+      case RESPONSE -> responseSize((Response) frame);
+      case CANCEL -> 0;
+      case PING, PONG -> 8;
+      case GOAWAY -> 1 + 4 + stringSize(((GoAway) frame).message());
+      case BATCH -> batchSize((Batch) frame);
+    };
+  }
+
+  private static long welcomeSize(Welcome welcome) {
+    long size =
+        stringSize(welcome.serverId())
+            + stringSize(welcome.serverVersion())
+            + varint32Size(welcome.heartbeatMillis())
+            + 4
+            + varint32Size(welcome.maxConcurrentRequests())
+            + stringSize(welcome.primary())
+            + varint32Size(welcome.alternates().size());
+    for (String alternate : welcome.alternates()) {
+      size += stringSize(alternate);
+    }
+    return size;
+  }
+
+  private static long requestSize(Request request) {
+    return stringSize(request.service())
+        + stringSize(request.operation())
+        + varint64Size(request.deadlineMillis())
+        + metadataSize(request.metadata())
+        + request.body().length;
+  }
+
+  private static long responseSize(Response response) {
+    return 1 + metadataSize(response.metadata()) + response.body().length;
+  }
+
+  private static long batchSize(Batch batch) {
+    long size = varint32Size(batch.requests().size());
+    for (Request request : batch.requests()) {
+      size += LENGTH_FIELD_LENGTH + HEADER_LENGTH + requestSize(request);
+    }
+    return size;
+  }
+
+  private static int headerFlags(Frame frame) {
+    if (!(frame instanceof Request request)) {
+      return 0;
+    }
+    if ((request.flags() & ~REQUEST_FLAGS) != 0) {
+      throw new IllegalArgumentException(
+          "REQUEST flags 0x" + Integer.toHexString(request.flags()) + " set reserved bits");
+    }
+    return request.flags();
+  }
+
+  private static void writePayload(Frame frame, ByteBuf out) {
+    switch (frame.type()) {
+      case HELLO -> writeHello((Hello) frame, out);
+      case WELCOME -> writeWelcome((Welcome) frame, out);
+      case REQUEST -> writeRequest((Request) frame, out);
+      case RESPONSE -> writeResponse((Response) frame, out);
+      case CANCEL -> {}
+      case PING -> out.writeLong(((Ping) frame).data());
+      case PONG -> out.writeLong(((Pong) frame).data());
+      case GOAWAY -> writeGoAway((GoAway) frame, out);
+      case BATCH -> writeBatch((Batch) frame, out);
+    }
+  }
+
+  private static void writeHello(Hello hello, ByteBuf out) {
+    writeString(out, hello.clientId());
+    out.writeInt(requireFrameSizeLimit(hello.maxFrameSize(), "HELLO.maxFrameSize"));
+  }
+
+  private static void writeWelcome(Welcome welcome, ByteBuf out) {
+    writeString(out, welcome.serverId());
+    writeString(out, welcome.serverVersion());
+    writeVarint32(out, requireNonNegative(welcome.heartbeatMillis(), "WELCOME.heartbeatMillis"));
+    out.writeInt(requireFrameSizeLimit(welcome.maxFrameSize(), "WELCOME.maxFrameSize"));
+    writeVarint32(
+        out,
+        requireNonNegative(welcome.maxConcurrentRequests(), "WELCOME.maxConcurrentRequests"));
+    writeString(out, welcome.primary());
+    writeVarint32(out, welcome.alternates().size());
+    for (String alternate : welcome.alternates()) {
+      writeString(out, alternate);
+    }
+  }
+
+  private static void writeRequest(Request request, ByteBuf out) {
+    if (request.deadlineMillis() < 0) {
+      throw new IllegalArgumentException(
+          "REQUEST.deadlineMillis must not be negative: " + request.deadlineMillis());
+    }
+    writeString(out, request.service());
+    writeString(out, request.operation());
+    writeVarint64(out, request.deadlineMillis());
+    writeMetadata(out, request.metadata());
+    out.writeBytes(request.body());
+  }
+
+  private static void writeResponse(Response response, ByteBuf out) {
+    out.writeByte(response.status().code());
+    writeMetadata(out, response.metadata());
+    out.writeBytes(response.body());
+  }
+
+  private static void writeGoAway(GoAway goAway, ByteBuf out) {
+    out.writeByte(goAway.reason().code());
+    out.writeInt(goAway.lastAcceptedId());
+    writeString(out, goAway.message());
+  }
+
+  private static void writeBatch(Batch batch, ByteBuf out) {
+    writeVarint32(out, batch.requests().size());
+    for (Request request : batch.requests()) {
+      if (!request.isOneway()) {
+        throw new IllegalArgumentException("a BATCH may hold only ONEWAY requests");
+      }
+      encode(request, out);
+    }
+  }
+
+  private static int requireNonNegative(int value, String field) {
+    if (value < 0) {
+      throw new IllegalArgumentException(field + " must not be negative: " + value);
+    }
+    return value;
+  }
+
+  private static int requireFrameSizeLimit(int value, String field) {
+    if (value < HEADER_LENGTH) {
+      throw new IllegalArgumentException(field + " must be at least 6: " + value);
+    }
+    return value;
+  }
+
+  // ---- decoding
+
+  private static void checkHeader(FrameType type, int flags, int requestId) {
+    if (type == FrameType.REQUEST) {
+      if ((flags & ~REQUEST_FLAGS) != 0) {
+        throw new ProtocolException("REQUEST: reserved flag bits set in 0x" + hex(flags));
+      }
+    } else if (flags != 0) {
+      throw new ProtocolException(type + ": flags must be 0, got 0x" + hex(flags));
+    }
+    if (requestId != 0 && !carriesRequestId(type)) {
+      throw new ProtocolException(
+          type + ": request id must be 0, got " + Integer.toUnsignedString(requestId));
+    }
+  }
+
+  private static boolean carriesRequestId(FrameType type) {
+    return type == FrameType.REQUEST || type == FrameType.RESPONSE || type == FrameType.CANCEL;
+  }
+
+  private static Hello readHello(ByteBuf in) {
+    String clientId = readString(in, "HELLO.clientId");
+    int maxFrameSize = readFrameSizeLimit(in, "HELLO.maxFrameSize");
+    requireEnd(in, FrameType.HELLO);
+    return new Hello(clientId, maxFrameSize);
+  }
+
+  private static Welcome readWelcome(ByteBuf in) {
+    String serverId = readString(in, "WELCOME.serverId");
+    String serverVersion = readString(in, "WELCOME.serverVersion");
+    int heartbeatMillis = readVarint32(in, "WELCOME.heartbeatMillis");
+    int maxFrameSize = readFrameSizeLimit(in, "WELCOME.maxFrameSize");
+    int maxConcurrentRequests = readVarint32(in, "WELCOME.maxConcurrentRequests");
+    String primary = readString(in, "WELCOME.primary");
+    List<String> alternates = readStrings(in, "WELCOME.alternates");
+    requireEnd(in, FrameType.WELCOME);
+    return new Welcome(
+        serverId,
+        serverVersion,
+        heartbeatMillis,
+        maxFrameSize,
+        maxConcurrentRequests,
+        primary,
+        alternates);
+  }
+
+  private static Request readRequest(ByteBuf in, int flags, int requestId) {
+    String service = readString(in, "REQUEST.service");
+    String operation = readString(in, "REQUEST.operation");
+    long deadlineMillis = readVarint64(in, "REQUEST.deadlineMillis");
+    var metadata = readMetadata(in, "REQUEST.metadata");
+    return new Request(
+        requestId, flags, service, operation, deadlineMillis, metadata, readRest(in));
+  }
+
+  private static Response readResponse(ByteBuf in, int requestId) {
+    int code = readU8(in, "RESPONSE.status");
+    Status status = Status.fromCode(code);
+    if (status == null) {
+      throw new ProtocolException("RESPONSE.status: unknown status code " + code);
+    }
+    var metadata = readMetadata(in, "RESPONSE.metadata");
+    return new Response(requestId, status, metadata, readRest(in));
+  }
+
+  private static Cancel readCancel(ByteBuf in, int requestId) {
+    requireEnd(in, FrameType.CANCEL);
+    return new Cancel(requestId);
+  }
+
+  private static long readData(ByteBuf in, FrameType type) {
+    long data = readU64(in, type + ".data");
+    requireEnd(in, type);
+    return data;
+  }
+
+  private static GoAway readGoAway(ByteBuf in) {
+    int code = readU8(in, "GOAWAY.reason");
+    GoAwayReason reason = GoAwayReason.fromCode(code);
+    if (reason == null) {
+      throw new ProtocolException("GOAWAY.reason: unknown reason code " + code);
+    }
+    int lastAcceptedId = readU32(in, "GOAWAY.lastAcceptedId");
+    String message = readString(in, "GOAWAY.message");
+    requireEnd(in, FrameType.GOAWAY);
+    return new GoAway(reason, lastAcceptedId, message);
+  }
+
+  private static Batch readBatch(ByteBuf in) {
+    int count = readCount(in, MIN_BATCH_ENTRY, "BATCH.count");
+    List<Request> requests = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      requests.add(readBatchEntry(in, i));
+    }
+    requireEnd(in, FrameType.BATCH);
+    return new Batch(requests);
+  }
+
+  private static Request readBatchEntry(ByteBuf in, int index) {
+    long length = Integer.toUnsignedLong(readU32(in, "BATCH.length"));
+    if (length < HEADER_LENGTH || length > in.readableBytes()) {
+      throw new ProtocolException(
+          "BATCH: entry " + index + " has length " + length + ", outside 6.."
+              + in.readableBytes() + " (what is left of the batch)");
+    }
+    ByteBuf entry = in.readSlice((int) length);
+    int typeCode = entry.getUnsignedByte(entry.readerIndex());
+    if (typeCode != FrameType.REQUEST.code()) {
+      throw new ProtocolException(
+          "BATCH: entry " + index + " has frame type " + typeCode + "; only REQUEST is allowed");
+    }
+    Request request;
+    try {
+      request = (Request) decode(entry);
+    } catch (ProtocolException e) {
+      throw new ProtocolException("BATCH: entry " + index + ": " + e.getMessage(), e);
+    }
+    if (!request.isOneway()) {
+      throw new ProtocolException("BATCH: entry " + index + " is not ONEWAY");
+    }
+    return request;
+  }
+
+  private static List<String> readStrings(ByteBuf in, String field) {
+    int count = readCount(in, MIN_STRING, field);
+    if (count == 0) {
+      return List.of();
+    }
+    List<String> strings = new ArrayList<>(Math.min(count, MAX_PRESIZE));
+    for (int i = 0; i < count; i++) {
+      strings.add(readString(in, field));
+    }
+    return strings;
+  }
+
+  private static int readFrameSizeLimit(ByteBuf in, String field) {
+    int value = readU32(in, field);
+    // Unsigned values of 2^31 and above read as negative: out of range as well.
+    if (value < HEADER_LENGTH) {
+      throw PayloadReader.malformed(
+          field, Integer.toUnsignedString(value) + " is outside 6..2^31-1");
+    }
+    return value;
+  }
+
+  private static String hex(int flags) {
+    return String.format("%02x", flags);
+  }
+}

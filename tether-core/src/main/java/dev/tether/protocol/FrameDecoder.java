@@ -1,0 +1,238 @@
+package dev.tether.protocol;
+
+import dev.tether.ProtocolException;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Reads one side of a stream connection: the peer's preface, its handshake frame, then frames,
+ * emitting each as a {@link Frame} once its last byte has arrived. On any violation it stops
+ * decoding for good, writes GOAWAY (encoded here, so no encoder is needed in the pipeline), closes
+ * the channel and fires a {@link ProtocolViolation} event; it never throws. One per channel; all
+ * methods are called on the channel's event loop.
+ */
+public final class FrameDecoder extends ByteToMessageDecoder {
+
+  /** Which end of the connection this decoder reads for. */
+  public enum Side {
+    /** Reads what a server sends: WELCOME (or GOAWAY) first, then RESPONSE, PING, PONG, GOAWAY. */
+    CLIENT,
+    /** Reads what a client sends: HELLO first, then REQUEST, BATCH, CANCEL, PING, PONG, GOAWAY. */
+    SERVER
+  }
+
+  private enum State {
+    /** Waiting for the peer's 8-byte preface. */
+    AWAIT_PREFACE,
+    /** Preface read; the next frame must open the handshake. */
+    AWAIT_HANDSHAKE,
+    /** Handshake frame emitted; every frame this side may receive is accepted. */
+    FRAMES,
+    /** A violation was answered with GOAWAY; input is discarded from now on. Terminal. */
+    FAILED
+  }
+
+  private static final int TYPE_OFFSET = FrameCodec.LENGTH_FIELD_LENGTH;
+
+  private final Side side;
+  private int maxFrameSize;
+  private State state = State.AWAIT_PREFACE;
+  private int highestRequestId;
+
+  /**
+   * @param side the end of the connection this decoder reads for
+   * @param maxFrameSize the largest length field accepted, i.e. header plus payload in bytes
+   */
+  public FrameDecoder(Side side, int maxFrameSize) {
+    if (side == null) {
+      throw new NullPointerException("side");
+    }
+    this.side = side;
+    this.maxFrameSize = checkMaxFrameSize(maxFrameSize);
+  }
+
+  /** Changes the largest accepted frame, typically once the handshake has agreed on limits. */
+  public void setMaxFrameSize(int maxFrameSize) {
+    this.maxFrameSize = checkMaxFrameSize(maxFrameSize);
+  }
+
+  public int maxFrameSize() {
+    return maxFrameSize;
+  }
+
+  public Side side() {
+    return side;
+  }
+
+  /**
+   * The highest request id, compared unsigned, of the REQUEST frames emitted so far (batched ones
+   * included); 0 before the first. It is the {@code lastAcceptedId} of a GOAWAY sent now.
+   */
+  public int highestRequestId() {
+    return highestRequestId;
+  }
+
+  @Override
+  protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+    try {
+      switch (state) {
+        case AWAIT_PREFACE -> readPreface(ctx, in);
+        case AWAIT_HANDSHAKE, FRAMES -> readFrame(in, out);
+        case FAILED -> in.skipBytes(in.readableBytes());
+      }
+    } catch (ProtocolException e) {
+      handleViolation(ctx, in, GoAwayReason.PROTOCOL_ERROR, e);
+    }
+  }
+
+  private void readPreface(ChannelHandlerContext ctx, ByteBuf in) {
+    int start = in.readerIndex();
+    // Checked at 4 bytes so that a peer speaking another protocol is turned away at once.
+    if (in.readableBytes() >= 4 && in.getInt(start) != ProtocolVersion.MAGIC) {
+      throw new ProtocolException(
+          "preface does not start with \"TETH\": 0x" + Integer.toHexString(in.getInt(start)));
+    }
+    if (in.readableBytes() < ProtocolVersion.PREFACE_LENGTH) {
+      return;
+    }
+    int major = in.getUnsignedByte(start + 4);
+    int minor = in.getUnsignedByte(start + 5);
+    // The reserved bytes are ignored so that a later minor version may use them.
+    in.skipBytes(ProtocolVersion.PREFACE_LENGTH);
+    if (major != ProtocolVersion.MAJOR) {
+      ProtocolException cause = new ProtocolException(
+          "peer speaks protocol " + major + "." + minor
+              + ", this side speaks " + ProtocolVersion.MAJOR + ".x");
+      handleViolation(ctx, in, GoAwayReason.UNSUPPORTED_VERSION, cause);
+      return;
+    }
+    transitionTo(State.AWAIT_HANDSHAKE);
+  }
+
+  private void readFrame(ByteBuf in, List<Object> out) {
+    int readable = in.readableBytes();
+    if (readable < FrameCodec.LENGTH_FIELD_LENGTH) {
+      return;
+    }
+    int start = in.readerIndex();
+    long length = in.getUnsignedInt(start);
+    checkLength(length);
+    if (readable <= TYPE_OFFSET) {
+      return;
+    }
+    // Judged before the body arrives: nothing is buffered for a frame that will be refused.
+    FrameType type = checkAdmissible(in.getUnsignedByte(start + TYPE_OFFSET));
+    if (readable < FrameCodec.LENGTH_FIELD_LENGTH + length) {
+      return;
+    }
+    in.skipBytes(FrameCodec.LENGTH_FIELD_LENGTH);
+    Frame frame = FrameCodec.decode(in.readSlice((int) length));
+    onFrameDecoded(type, frame);
+    out.add(frame);
+  }
+
+  private void checkLength(long length) {
+    if (length < FrameCodec.HEADER_LENGTH) {
+      throw new ProtocolException("frame length " + length + " is below the 6-byte header");
+    }
+    if (length > maxFrameSize) {
+      throw new ProtocolException(
+          "frame length " + length + " exceeds the maximum of " + maxFrameSize);
+    }
+  }
+
+  private FrameType checkAdmissible(int typeCode) {
+    FrameType type = FrameType.fromCode(typeCode);
+    if (type == null) {
+      throw new ProtocolException("unknown frame type " + typeCode);
+    }
+    if (state == State.AWAIT_HANDSHAKE) {
+      if (!opensHandshake(type)) {
+        throw new ProtocolException(type + " frame before handshake");
+      }
+    } else if (type == FrameType.HELLO || type == FrameType.WELCOME) {
+      throw new ProtocolException(type + " frame after the handshake");
+    } else if (!receivable(type)) {
+      throw new ProtocolException(type + " frame sent to a " + side.name().toLowerCase(Locale.ROOT));
+    }
+    return type;
+  }
+
+  private boolean opensHandshake(FrameType type) {
+    return switch (side) {
+      case SERVER -> type == FrameType.HELLO;
+      // A server that refuses the client answers GOAWAY instead of WELCOME.
+      case CLIENT -> type == FrameType.WELCOME || type == FrameType.GOAWAY;
+    };
+  }
+
+  private boolean receivable(FrameType type) {
+    return switch (type) {
+      case REQUEST, BATCH, CANCEL -> side == Side.SERVER;
+      case RESPONSE -> side == Side.CLIENT;
+      case PING, PONG, GOAWAY -> true;
+      case HELLO, WELCOME -> false;
+    };
+  }
+
+  private void onFrameDecoded(FrameType type, Frame frame) {
+    if (state == State.AWAIT_HANDSHAKE) {
+      transitionTo(State.FRAMES);
+    }
+    if (type == FrameType.REQUEST) {
+      noteRequestId(frame.requestId());
+    } else if (type == FrameType.BATCH) {
+      for (Request request : ((Batch) frame).requests()) {
+        noteRequestId(request.requestId());
+      }
+    }
+  }
+
+  private void noteRequestId(int requestId) {
+    if (Integer.compareUnsigned(requestId, highestRequestId) > 0) {
+      highestRequestId = requestId;
+    }
+  }
+
+  private void handleViolation(
+      ChannelHandlerContext ctx, ByteBuf in, GoAwayReason reason, ProtocolException cause) {
+    // A server that fails before the handshake has written nothing yet, and the client's decoder
+    // expects a preface before any frame, GOAWAY included.
+    boolean prefaceOwed = side == Side.SERVER && state != State.FRAMES;
+    transitionTo(State.FAILED);
+    in.skipBytes(in.readableBytes());
+    GoAway goAway = new GoAway(reason, highestRequestId, cause.getMessage());
+    ctx.writeAndFlush(encodeGoAway(ctx.alloc(), goAway, prefaceOwed))
+        .addListener(ChannelFutureListener.CLOSE);
+    ctx.fireUserEventTriggered(new ProtocolViolation(cause, reason));
+  }
+
+  private static ByteBuf encodeGoAway(ByteBufAllocator alloc, GoAway goAway, boolean prefaceOwed) {
+    int prefaceLength = prefaceOwed ? ProtocolVersion.PREFACE_LENGTH : 0;
+    ByteBuf out = alloc.ioBuffer(prefaceLength + FrameCodec.encodedSize(goAway));
+    if (prefaceOwed) {
+      FrameCodec.writePreface(out);
+    }
+    FrameCodec.encode(goAway, out);
+    return out;
+  }
+
+  private void transitionTo(State next) {
+    // FAILED is terminal: nothing may revive a connection that has been told GOAWAY.
+    if (state != State.FAILED) {
+      state = next;
+    }
+  }
+
+  private static int checkMaxFrameSize(int maxFrameSize) {
+    if (maxFrameSize < FrameCodec.HEADER_LENGTH) {
+      throw new IllegalArgumentException("maxFrameSize must be at least 6: " + maxFrameSize);
+    }
+    return maxFrameSize;
+  }
+}

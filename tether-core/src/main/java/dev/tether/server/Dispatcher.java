@@ -1,0 +1,99 @@
+package dev.tether.server;
+
+import dev.tether.ExecutionMode;
+import dev.tether.protocol.Request;
+import dev.tether.protocol.Response;
+import dev.tether.protocol.Status;
+import java.net.SocketAddress;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Routes a request to its service and runs it where the execution mode says: on the event loop
+ * (DIRECT) or on the server's executor. Answers SERVICE_NOT_FOUND / OPERATION_NOT_FOUND without
+ * running anything, REMOTE_ERROR with the thrown type and message, REFUSED when the executor is
+ * full, so the client knows the request did not run.
+ */
+public final class Dispatcher {
+  private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
+  private static final byte[] EMPTY = new byte[0];
+
+  private final Map<String, ServiceHandler> services;
+  private final ExecutionMode mode;
+  private final Executor executor;
+
+  public Dispatcher(Map<String, ServiceHandler> services, ExecutionMode mode, Executor executor) {
+    this.services = Map.copyOf(services);
+    this.mode = mode;
+    this.executor = executor;
+  }
+
+  void dispatch(Request request, SocketAddress remote, Responder responder) {
+    ServiceHandler service = services.get(request.service());
+    if (service == null) {
+      reject(request, responder, Status.SERVICE_NOT_FOUND);
+    } else if (Request.PING_OPERATION.equals(request.operation())) {
+      answer(request, responder, Status.OK, EMPTY, Map.of());
+    } else if (!service.hasOperation(request.operation())) {
+      reject(request, responder, Status.OPERATION_NOT_FOUND);
+    } else if (mode == ExecutionMode.DIRECT) {
+      execute(service, request, remote, responder);
+    } else {
+      try {
+        executor.execute(() -> execute(service, request, remote, responder));
+      } catch (RejectedExecutionException e) {
+        reject(request, responder, Status.REFUSED);
+      }
+    }
+  }
+
+  private void execute(ServiceHandler service, Request request, SocketAddress remote, Responder responder) {
+    Object result;
+    try {
+      result = service.handle(request.operation(), request.body(), new RequestContext(request, remote));
+    } catch (Throwable t) {
+      answerError(request, responder, t);
+      return;
+    }
+    if (result instanceof CompletionStage<?> stage) {
+      stage.whenComplete((value, failure) -> {
+        if (failure != null) {
+          answerError(request, responder, unwrap(failure));
+        } else {
+          answer(request, responder, Status.OK, (byte[]) value, Map.of());
+        }
+      });
+    } else {
+      answer(request, responder, Status.OK, result == null ? EMPTY : (byte[]) result, Map.of());
+    }
+  }
+
+  private static Throwable unwrap(Throwable t) {
+    return t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
+  }
+
+  private void answerError(Request request, Responder responder, Throwable t) {
+    if (request.isOneway()) {
+      log.debug("oneway {}.{} failed", request.service(), request.operation(), t);
+    }
+    answer(request, responder, Status.REMOTE_ERROR, EMPTY, Map.of(
+        Response.ERROR_TYPE, t.getClass().getName(),
+        Response.ERROR_MESSAGE, t.getMessage() == null ? "" : t.getMessage()));
+  }
+
+  private static void reject(Request request, Responder responder, Status status) {
+    answer(request, responder, status, EMPTY, Map.of());
+  }
+
+  private static void answer(Request request, Responder responder, Status status, byte[] body, Map<String, String> metadata) {
+    if (request.isOneway()) {
+      responder.onewayDone();
+    } else {
+      responder.respond(new Response(request.requestId(), status, metadata, body));
+    }
+  }
+}

@@ -1,0 +1,169 @@
+package dev.tether.server;
+
+import dev.tether.protocol.Batch;
+import dev.tether.protocol.FrameCodec;
+import dev.tether.protocol.GoAway;
+import dev.tether.protocol.GoAwayReason;
+import dev.tether.protocol.Hello;
+import dev.tether.protocol.Ping;
+import dev.tether.protocol.Pong;
+import dev.tether.protocol.Request;
+import dev.tether.protocol.Response;
+import dev.tether.protocol.Status;
+import dev.tether.protocol.Welcome;
+import dev.tether.protocol.WriteBatcher;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The server end of one stream connection: answers the handshake, hands requests to the
+ * dispatcher, writes responses in batches, and drains on graceful shutdown. Its state changes on
+ * the channel's event loop only.
+ */
+final class ServerConnection extends ChannelInboundHandlerAdapter implements Responder {
+  private static final Logger log = LoggerFactory.getLogger("dev.tether.trace.connection");
+
+  /** The life of a server connection. */
+  enum State {
+    /** Waiting for HELLO. */
+    HANDSHAKING,
+    /** Serving requests. */
+    ACTIVE,
+    /** GOAWAY sent: finishing accepted requests, refusing new ones. */
+    DRAINING,
+    /** Closed; terminal. */
+    CLOSED
+  }
+
+  private final ServerRuntime server;
+  private final Channel channel;
+  private final ResponseWriter writer;
+  private State state = State.HANDSHAKING;
+  private int highestAcceptedId;
+  /** Accepted requests not yet answered (twoway) or finished (oneway). */
+  private int inFlight;
+
+  ServerConnection(ServerRuntime server, Channel channel) {
+    this.server = server;
+    this.channel = channel;
+    this.writer = new ResponseWriter(channel);
+  }
+
+  Channel channel() {
+    return channel;
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (msg instanceof Request r) {
+      handleRequest(r);
+    } else if (msg instanceof Batch b) {
+      for (Request r : b.requests()) {
+        handleRequest(r);
+      }
+    } else if (msg instanceof Hello) {
+      handleHello(ctx);
+    } else if (msg instanceof Ping p) {
+      ctx.writeAndFlush(new Pong(p.data()), ctx.voidPromise());
+    } else if (msg instanceof GoAway) {
+      ctx.close();
+    }
+  }
+
+  private void handleHello(ChannelHandlerContext ctx) {
+    Welcome welcome = server.welcome();
+    ByteBuf out = ctx.alloc().ioBuffer(128);
+    FrameCodec.writePreface(out);
+    FrameCodec.encode(welcome, out);
+    ctx.writeAndFlush(out, ctx.voidPromise());
+    state = State.ACTIVE;
+  }
+
+  private void handleRequest(Request r) {
+    if (state == State.DRAINING) {
+      // Above the last accepted id: the client already knows this one did not run.
+      if (!r.isOneway()) {
+        respond(new Response(r.requestId(), Status.REFUSED, Map.of(), new byte[0]));
+        inFlight++;
+      }
+      return;
+    }
+    if (Integer.compareUnsigned(r.requestId(), highestAcceptedId) > 0) {
+      highestAcceptedId = r.requestId();
+    }
+    inFlight++;
+    server.dispatcher().dispatch(r, channel.remoteAddress(), this);
+  }
+
+  @Override
+  public void respond(Response response) {
+    writer.enqueue(response);
+  }
+
+  @Override
+  public void onewayDone() {
+    if (channel.eventLoop().inEventLoop()) {
+      requestFinished();
+    } else {
+      channel.eventLoop().execute(this::requestFinished);
+    }
+  }
+
+  private void requestFinished() {
+    inFlight--;
+    if (state == State.DRAINING && inFlight == 0) {
+      server.connectionDrained(this);
+    }
+  }
+
+  /** Graceful shutdown, step one: tell the client which requests will still be answered. */
+  void beginDrain() {
+    channel.eventLoop().execute(() -> {
+      if (state == State.CLOSED || state == State.DRAINING) {
+        return;
+      }
+      state = State.DRAINING;
+      channel.writeAndFlush(new GoAway(GoAwayReason.SHUTDOWN, highestAcceptedId, "server is shutting down"));
+      if (inFlight == 0) {
+        server.connectionDrained(this);
+      }
+    });
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    state = State.CLOSED;
+    writer.discardQueued();
+    server.connectionClosed(this);
+    ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    log.debug("server connection from {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
+    ctx.close();
+  }
+
+  /** Responses from any thread, encoded and flushed in batches on the loop. */
+  private final class ResponseWriter extends WriteBatcher<Response> {
+    ResponseWriter(Channel channel) {
+      super(channel);
+    }
+
+    @Override
+    protected void encode(Response response, ByteBuf out) {
+      FrameCodec.encode(response, out);
+      requestFinished();
+    }
+
+    @Override
+    protected void discard(Response response) {
+      // The client is gone; it will learn from the closed connection.
+    }
+  }
+}

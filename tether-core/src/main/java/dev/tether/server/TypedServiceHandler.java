@@ -1,0 +1,45 @@
+package dev.tether.server;
+
+import dev.tether.CallContext;
+import dev.tether.codec.Codec;
+import dev.tether.codec.Operation;
+import dev.tether.codec.OperationTable;
+import java.lang.reflect.InvocationTargetException;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Serves an implementation of a service interface: decodes the arguments of the named method,
+ * calls it, and encodes its result (or the result its CompletableFuture completes with).
+ */
+public final class TypedServiceHandler implements ServiceHandler {
+  private final OperationTable table;
+  private final Object implementation;
+  private final Codec codec;
+
+  public <T> TypedServiceHandler(Class<T> iface, T implementation, Codec codec) {
+    this.table = OperationTable.of(iface);
+    this.implementation = iface.cast(implementation);
+    this.codec = codec;
+  }
+
+  @Override
+  public boolean hasOperation(String operation) {
+    return table.forName(operation) != null;
+  }
+
+  @Override
+  public Object handle(String operation, byte[] payload, CallContext context) throws Exception {
+    Operation op = table.forName(operation);
+    Object[] args = op.decodeArguments(codec, payload);
+    Object result;
+    try {
+      result = op.method().invoke(implementation, args);
+    } catch (InvocationTargetException e) {
+      throw e.getCause() instanceof Exception ex ? ex : e;
+    }
+    if (op.isAsync()) {
+      return ((CompletionStage<?>) result).thenApply(value -> op.encodeResult(codec, value));
+    }
+    return op.encodeResult(codec, result);
+  }
+}

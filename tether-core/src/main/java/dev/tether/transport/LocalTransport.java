@@ -1,0 +1,68 @@
+package dev.tether.transport;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.local.LocalAddress;
+import io.netty.channel.local.LocalChannel;
+import io.netty.channel.local.LocalServerChannel;
+import java.net.SocketAddress;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * In-JVM channels: same protocol and pipeline as tcp without sockets. Addresses are named
+ * {@code host:port}; port 0 picks a fresh number, as a TCP bind would.
+ */
+public final class LocalTransport implements Transport {
+  private static final AtomicInteger NEXT_PORT = new AtomicInteger(1);
+
+  private final EventLoopGroup group;
+
+  public LocalTransport(EventLoopGroup group) {
+    this.group = group;
+  }
+
+  @Override
+  public String name() {
+    return "local";
+  }
+
+  @Override
+  public boolean isSecure() {
+    return false;
+  }
+
+  @Override
+  public boolean isDatagram() {
+    return false;
+  }
+
+  @Override
+  public SocketAddress address(String host, int port) {
+    int real = port == 0 ? NEXT_PORT.getAndIncrement() : port;
+    return new LocalAddress("tether-local:" + host + ":" + real);
+  }
+
+  /** The port part of a local address made by {@link #address}. */
+  public static int portOf(SocketAddress address) {
+    String id = ((LocalAddress) address).id();
+    return Integer.parseInt(id.substring(id.lastIndexOf(':') + 1));
+  }
+
+  @Override
+  public ChannelFuture connect(SocketAddress remote, Duration connectTimeout, ChannelHandler handler) {
+    return new Bootstrap().group(group).channel(LocalChannel.class).handler(handler).connect(remote);
+  }
+
+  @Override
+  public ChannelFuture bind(SocketAddress local, ChannelHandler childHandler) {
+    return new ServerBootstrap()
+        .group(group)
+        .channel(LocalServerChannel.class)
+        .childHandler(childHandler)
+        .bind(local);
+  }
+}

@@ -1,0 +1,56 @@
+package dev.tether.transport;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.handler.ssl.SslContext;
+import java.net.InetSocketAddress;
+
+/**
+ * TCP with TLS in front of Tether's handlers. Either context may be null: a client runtime has
+ * only the client one, a server only the server one.
+ */
+public final class SslTransport extends TcpTransport {
+  private final SslContext clientContext;
+  private final SslContext serverContext;
+
+  public SslTransport(
+      IoFlavor flavor, EventLoopGroup group, SslContext clientContext, SslContext serverContext) {
+    super(flavor, group);
+    this.clientContext = clientContext;
+    this.serverContext = serverContext;
+  }
+
+  @Override
+  public String name() {
+    return "ssl";
+  }
+
+  @Override
+  public boolean isSecure() {
+    return true;
+  }
+
+  @Override
+  protected ChannelHandler wrap(ChannelHandler handler, boolean serverSide) {
+    SslContext context = serverSide ? serverContext : clientContext;
+    if (context == null) {
+      throw new IllegalStateException("TLS is not configured for the " + (serverSide ? "server" : "client"));
+    }
+    return new ChannelInitializer<Channel>() {
+      @Override
+      protected void initChannel(Channel ch) {
+        if (serverSide) {
+          ch.pipeline().addLast("tls", context.newHandler(ch.alloc()));
+        } else {
+          InetSocketAddress remote = (InetSocketAddress) ch.remoteAddress();
+          String peerHost = remote == null ? null : remote.getHostString();
+          int peerPort = remote == null ? -1 : remote.getPort();
+          ch.pipeline().addLast("tls", context.newHandler(ch.alloc(), peerHost, peerPort));
+        }
+        ch.pipeline().addLast(handler);
+      }
+    };
+  }
+}

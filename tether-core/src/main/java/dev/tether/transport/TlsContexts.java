@@ -1,0 +1,154 @@
+package dev.tether.transport;
+
+import dev.tether.ClientAuth;
+import dev.tether.TlsConfig;
+import dev.tether.TlsConfig.Pem;
+import io.netty.handler.ssl.JdkSslContext;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.util.List;
+import java.util.Set;
+import java.util.function.BiFunction;
+import javax.net.ssl.SSLException;
+
+/**
+ * Builds Netty {@link SslContext}s from {@link TlsConfig}s, for the ssl transport. Contexts use
+ * the JDK's TLS implementation, so behaviour does not change when a native library happens to be
+ * on the class path.
+ *
+ * <p>Every problem with the configuration surfaces here, as an {@link IllegalArgumentException}
+ * naming the file or setting at fault: unreadable or empty PEM, a server without a certificate,
+ * a protocol the JDK does not support. Building reads PEM files anew, so call it when a server or
+ * client starts, not per connection.
+ *
+ * <p>Client handlers must be made with {@link SslContext#newHandler(io.netty.buffer.ByteBufAllocator,
+ * String, int)} and the dialled host: hostname verification checks the server's certificate
+ * against that host.
+ */
+public final class TlsContexts {
+  private static final String HOSTNAME_VERIFICATION = "HTTPS";
+
+  private TlsContexts() {}
+
+  /**
+   * A server context: the config's certificate and key, its client authentication checked
+   * against its trusted certificates, its protocols.
+   *
+   * @throws IllegalArgumentException when the config has no certificate of its own, or its
+   *     material cannot be read or used
+   */
+  public static SslContext forServer(TlsConfig config) {
+    SslContextBuilder builder = serverBuilderWithKey(config);
+    builder.clientAuth(toNetty(config.clientAuth()));
+    return build(builder, config, "server");
+  }
+
+  /**
+   * A client context: the config's certificate and key if it has them, its trusted certificates,
+   * its protocols, and hostname verification when the config asks for it.
+   *
+   * @throws IllegalArgumentException when the config's material cannot be read or used
+   */
+  public static SslContext forClient(TlsConfig config) {
+    SslContextBuilder builder = SslContextBuilder.forClient();
+    config.keyManagerFactory().ifPresent(builder::keyManager);
+    if (config.certificateChain().isPresent()) {
+      withPemKey(config, builder::keyManager);
+    }
+    builder.endpointIdentificationAlgorithm(
+        config.hostnameVerification() ? HOSTNAME_VERIFICATION : null);
+    return build(builder, config, "client");
+  }
+
+  private static SslContextBuilder serverBuilderWithKey(TlsConfig config) {
+    if (config.keyManagerFactory().isPresent()) {
+      return SslContextBuilder.forServer(config.keyManagerFactory().get());
+    }
+    if (config.certificateChain().isPresent()) {
+      return withPemKey(config, SslContextBuilder::forServer);
+    }
+    throw new IllegalArgumentException(
+        "a TLS server needs a certificate and private key of its own: " + config);
+  }
+
+  /**
+   * Reads the config's PEM certificate chain and private key and hands them to {@code install}.
+   * The chain is parsed here first, so that a failure inside Netty can only be the key's.
+   */
+  private static SslContextBuilder withPemKey(
+      TlsConfig config, BiFunction<InputStream, InputStream, SslContextBuilder> install) {
+    Pem chainPem = config.certificateChain().orElseThrow();
+    Pem keyPem = config.privateKey().orElseThrow();
+    byte[] chain = chainPem.read();
+    byte[] key = keyPem.read();
+    parseCertificates(chainPem, chain);
+    try {
+      return install.apply(new ByteArrayInputStream(chain), new ByteArrayInputStream(key));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          "TLS " + keyPem.origin() + " holds no unencrypted PKCS#8 PEM private key", e);
+    }
+  }
+
+  private static SslContext build(SslContextBuilder builder, TlsConfig config, String side) {
+    config.trustManagerFactory().ifPresent(builder::trustManager);
+    config.trustedCertificates().ifPresent(pem -> builder.trustManager(parseCertificates(pem)));
+    builder.sslProvider(SslProvider.JDK).protocols(config.protocols());
+    SslContext context;
+    try {
+      context = builder.build();
+    } catch (SSLException | RuntimeException e) {
+      throw new IllegalArgumentException(
+          "cannot build a TLS " + side + " context from " + config + ": " + e.getMessage(), e);
+    }
+    requireSupported(config.protocols(), (JdkSslContext) context);
+    return context;
+  }
+
+  /** Netty would otherwise accept an unknown protocol and fail each connection's handshake. */
+  private static void requireSupported(List<String> protocols, JdkSslContext context) {
+    Set<String> supported =
+        Set.of(context.context().getSupportedSSLParameters().getProtocols());
+    for (String protocol : protocols) {
+      if (!supported.contains(protocol)) {
+        throw new IllegalArgumentException(
+            "TLS protocol " + protocol + " is not supported here; supported: " + supported);
+      }
+    }
+  }
+
+  private static X509Certificate[] parseCertificates(Pem pem) {
+    return parseCertificates(pem, pem.read());
+  }
+
+  private static X509Certificate[] parseCertificates(Pem pem, byte[] text) {
+    X509Certificate[] certificates;
+    try {
+      certificates =
+          CertificateFactory.getInstance("X.509")
+              .generateCertificates(new ByteArrayInputStream(text))
+              .toArray(new X509Certificate[0]);
+    } catch (CertificateException e) {
+      throw new IllegalArgumentException(
+          "TLS " + pem.origin() + " holds no valid PEM certificates: " + e.getMessage(), e);
+    }
+    if (certificates.length == 0) {
+      throw new IllegalArgumentException("TLS " + pem.origin() + " holds no PEM certificate");
+    }
+    return certificates;
+  }
+
+  private static io.netty.handler.ssl.ClientAuth toNetty(ClientAuth clientAuth) {
+    return switch (clientAuth) {
+      case NONE -> io.netty.handler.ssl.ClientAuth.NONE;
+      case OPTIONAL -> io.netty.handler.ssl.ClientAuth.OPTIONAL;
+      case REQUIRE -> io.netty.handler.ssl.ClientAuth.REQUIRE;
+    };
+  }
+}

@@ -1,0 +1,65 @@
+package dev.tether.transport;
+
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.local.LocalIoHandler;
+import io.netty.handler.ssl.SslContext;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.Future;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The transports one runtime (client or server) can use, with the event loops they run on. Owns
+ * those loops: {@link #shutdown()} frees them. ssl is present only when a TLS context is given.
+ */
+public final class TransportSet {
+  private final IoFlavor flavor;
+  private final EventLoopGroup ioGroup;
+  private final EventLoopGroup localGroup;
+  private final Map<String, Transport> byName = new LinkedHashMap<>();
+
+  /**
+   * @param threads event-loop threads; 0 means Netty's default (two per core)
+   * @param name thread-name prefix, e.g. "tether-client"
+   */
+  public TransportSet(
+      String name, int threads, boolean forceNio, SslContext clientTls, SslContext serverTls) {
+    this.flavor = IoFlavor.best(forceNio);
+    this.ioGroup =
+        new MultiThreadIoEventLoopGroup(
+            threads, new DefaultThreadFactory(name, true), flavor.ioHandlerFactory());
+    this.localGroup =
+        new MultiThreadIoEventLoopGroup(
+            1, new DefaultThreadFactory(name + "-local", true), LocalIoHandler.newFactory());
+    add(new TcpTransport(flavor, ioGroup));
+    if (clientTls != null || serverTls != null) {
+      add(new SslTransport(flavor, ioGroup, clientTls, serverTls));
+    }
+    add(new UdpTransport(flavor, ioGroup));
+    add(new LocalTransport(localGroup));
+  }
+
+  private void add(Transport t) {
+    byName.put(t.name(), t);
+  }
+
+  /** The transport of that name, or null when unknown or unavailable here (ssl without TLS). */
+  public Transport find(String name) {
+    return byName.get(name);
+  }
+
+  public IoFlavor flavor() {
+    return flavor;
+  }
+
+  public EventLoopGroup ioGroup() {
+    return ioGroup;
+  }
+
+  /** Stops the event loops; the returned future completes when their threads have ended. */
+  public Future<?> shutdown() {
+    localGroup.shutdownGracefully(0, 0, java.util.concurrent.TimeUnit.MILLISECONDS);
+    return ioGroup.shutdownGracefully(0, 0, java.util.concurrent.TimeUnit.MILLISECONDS);
+  }
+}
