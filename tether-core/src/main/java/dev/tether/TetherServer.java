@@ -41,7 +41,7 @@ public final class TetherServer implements AutoCloseable {
     ExecutorService owned = b.executor == null && b.mode == ExecutionMode.EXECUTOR ? defaultExecutor() : null;
     Executor executor = b.executor != null ? b.executor : owned;
     TransportSet transports = new TransportSet(
-        "tether-server", b.threads, b.forceNio, null, b.tls == null ? null : TlsContexts.forServer(b.tls));
+        "tether-server", b.threads, b.forceNio(), null, b.tls == null ? null : TlsContexts.forServer(b.tls));
     this.runtime = new ServerRuntime(
         b.endpoints, transports, new Dispatcher(b.services, b.mode, executor), this::welcome, b.maxFrameSize, owned);
   }
@@ -119,7 +119,7 @@ public final class TetherServer implements AutoCloseable {
     private TlsConfig tls;
     private String version = "0.0.0";
     private int threads;
-    private boolean forceNio = Boolean.getBoolean("tether.transport.nio");
+    private final java.util.Properties properties = new java.util.Properties();
     private int maxFrameSize = ProtocolVersion.DEFAULT_MAX_FRAME_SIZE;
     private int maxConcurrentRequests = 10_000;
 
@@ -176,6 +176,26 @@ public final class TetherServer implements AutoCloseable {
     public Builder version(String v) {
       version = Objects.requireNonNull(v);
       return this;
+    }
+
+    /** {@code tether.*} settings; these win over {@code -Dtether.*} system properties. */
+    public Builder properties(java.util.Properties p) {
+      properties.putAll(p);
+      return this;
+    }
+
+    /** One setting, e.g. {@code property("tether.transport.nio", "true")}. */
+    public Builder property(String key, String value) {
+      properties.setProperty(key, value);
+      return this;
+    }
+
+    private String setting(String key, String fallback) {
+      return properties.getProperty(key, System.getProperty(key, fallback));
+    }
+
+    private boolean forceNio() {
+      return Boolean.parseBoolean(setting("tether.transport.nio", "false"));
     }
 
     /** Event-loop threads; 0 (default) lets Netty choose. */

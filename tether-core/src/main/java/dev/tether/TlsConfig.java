@@ -14,11 +14,11 @@ import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.TrustManagerFactory;
 
 /**
- * How one side of a connection does TLS: its own certificate and private key (a server needs
- * them, a client only when the server asks for one), the certificates it trusts to identify the
- * other side, the protocol versions it offers, and a side-specific check: {@linkplain
- * #withClientAuth client authentication} on a server, {@linkplain #withHostnameVerification
- * hostname verification} on a client.
+ * How one side of a connection does TLS: its own certificate and private key (a server needs them,
+ * a client only when the server asks for one), the certificates it trusts to identify the other
+ * side, the protocol versions it offers, and a side-specific check: {@linkplain #withClientAuth
+ * client authentication} on a server, {@linkplain #withHostnameVerification hostname verification}
+ * on a client.
  *
  * <p>Key material comes either from PEM (a certificate chain, an unencrypted PKCS#8 private key,
  * and trusted CA certificates) or from JSSE {@link KeyManagerFactory} and {@link
@@ -26,14 +26,15 @@ import javax.net.ssl.TrustManagerFactory;
  * applies. PEM files are read each time a TLS context is built from this config, so a server
  * started again with the same config picks up a renewed certificate.
  *
- * <p>Immutable and thread-safe; each {@code with*} method returns a new config. Defaults: no
- * client authentication, protocols {@code TLSv1.3} and {@code TLSv1.2}, no hostname
- * verification.
+ * <p>Immutable and thread-safe; each {@code with*} method returns a new config. Defaults: no client
+ * authentication, protocols {@code TLSv1.3} and {@code TLSv1.2}, no hostname verification.
  *
  * <pre>{@code
- * TlsConfig server = TlsConfig.fromPem(Path.of("server.pem"), Path.of("server.key"), Path.of("ca.pem"))
- *     .withClientAuth(ClientAuth.REQUIRE);
- * TlsConfig client = TlsConfig.fromPem(null, null, Path.of("ca.pem"));
+ * Path ca = Path.of("/etc/tether/ca.pem");
+ * TlsConfig server =
+ *     TlsConfig.fromPem(Path.of("/etc/tether/server.pem"), Path.of("/etc/tether/server.key"), ca)
+ *         .withClientAuth(ClientAuth.REQUIRE);
+ * TlsConfig client = TlsConfig.fromPem(null, null, ca);
  * }</pre>
  */
 public final class TlsConfig {
@@ -72,18 +73,21 @@ public final class TlsConfig {
    *
    * @param certificateChain this side's certificate followed by any intermediates, or null for a
    *     client without a certificate of its own; given exactly when {@code privateKey} is
-   * @param privateKey the unencrypted PKCS#8 private key of that certificate
-   *     ({@code -----BEGIN PRIVATE KEY-----}), or null
+   * @param privateKey the unencrypted PKCS#8 private key of that certificate ({@code -----BEGIN
+   *     PRIVATE KEY-----}), or null
    * @param trustedCertificates the CA certificates that may vouch for the other side, or null for
    *     the JDK's default trust store
    * @throws IllegalArgumentException when only one of certificate chain and private key is given
    */
-  public static TlsConfig fromPem(Path certificateChain, Path privateKey, Path trustedCertificates) {
+  public static TlsConfig fromPem(
+      Path certificateChain, Path privateKey, Path trustedCertificates) {
     requireBothOrNeither(certificateChain, privateKey);
     return fromPemSources(
         certificateChain == null ? null : Pem.ofFile("certificate chain", certificateChain),
         privateKey == null ? null : Pem.ofFile("private key", privateKey),
-        trustedCertificates == null ? null : Pem.ofFile("trusted certificates", trustedCertificates));
+        trustedCertificates == null
+            ? null
+            : Pem.ofFile("trusted certificates", trustedCertificates));
   }
 
   /**
@@ -111,8 +115,8 @@ public final class TlsConfig {
   /**
    * TLS from initialized JSSE factories, for key stores, hardware tokens or custom trust logic.
    *
-   * @param keyManagerFactory supplies this side's certificate and key, or null for a client
-   *     without one
+   * @param keyManagerFactory supplies this side's certificate and key, or null for a client without
+   *     one
    * @param trustManagerFactory decides whom to trust, or null for the JDK's default trust store
    */
   public static TlsConfig fromFactories(
@@ -126,6 +130,15 @@ public final class TlsConfig {
         ClientAuth.NONE,
         DEFAULT_PROTOCOLS,
         false);
+  }
+
+  /**
+   * A client with no certificate of its own that trusts the JDK's default trust store, as a browser
+   * would; consider {@link #withHostnameVerification} with it. Same as {@code fromFactories(null,
+   * null)}.
+   */
+  public static TlsConfig defaultClient() {
+    return fromFactories(null, null);
   }
 
   private static TlsConfig fromPemSources(Pem chain, Pem key, Pem trusted) {
@@ -158,8 +171,8 @@ public final class TlsConfig {
   }
 
   /**
-   * The TLS protocol versions to offer, by their JSSE names; a handshake uses the highest one
-   * both sides enable. Default {@code TLSv1.3, TLSv1.2}.
+   * The TLS protocol versions to offer, by their JSSE names; a handshake uses the highest one both
+   * sides enable. Default {@code TLSv1.3, TLSv1.2}.
    *
    * @throws IllegalArgumentException when no protocol is given, or one is blank
    */
@@ -180,8 +193,8 @@ public final class TlsConfig {
   }
 
   /**
-   * Whether a client checks that the server's certificate names the host it dialled (a DNS name
-   * or IP address in the subject alternative names), by the same rules as HTTPS (endpoint
+   * Whether a client checks that the server's certificate names the host it dialled (a DNS name or
+   * IP address in the subject alternative names), by the same rules as HTTPS (endpoint
    * identification algorithm {@code "HTTPS"}). Ignored on a server.
    *
    * <p>Off by default, because RPC endpoints are often bare IP addresses and certificates of
@@ -284,8 +297,8 @@ public final class TlsConfig {
   }
 
   /**
-   * One piece of PEM material and where it comes from: a file, read on each {@link #read()}, or
-   * the contents of a stream, captured when the config was made.
+   * One piece of PEM material and where it comes from: a file, read on each {@link #read()}, or the
+   * contents of a stream, captured when the config was made.
    */
   public static final class Pem {
     private final String role;
@@ -310,7 +323,7 @@ public final class TlsConfig {
       }
     }
 
-    /** What this is and where it comes from, e.g. {@code private key file /etc/tether/server.key}. */
+    /** What this is and where it comes from, e.g. {@code private key file /etc/server.key}. */
     public String origin() {
       return file != null ? role + " file " + file : role + " from a stream";
     }

@@ -378,10 +378,10 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
   }
 
   @Override
-  public void close() {
-    if (channel != null) {
-      channel.close();
-    }
+  public io.netty.util.concurrent.Future<?> close() {
+    return channel != null
+        ? channel.close()
+        : io.netty.util.concurrent.ImmediateEventExecutor.INSTANCE.newSucceededFuture(null);
   }
 
   @Override

@@ -225,7 +225,7 @@ public final class ClientRuntime {
 
   /** Closes every connection and stops the event loops. */
   public Future<?> shutdown() {
-    pool.closeAll();
+    pool.closeAll(2_000);
     return transports.shutdown();
   }
 }

@@ -56,9 +56,15 @@ public final class ConnectionPool {
     return new ArrayList<>(connections.values());
   }
 
-  void closeAll() {
+  /** Closes every connection and waits (at most {@code maxWaitMillis}) until they are closed. */
+  void closeAll(long maxWaitMillis) {
+    List<io.netty.util.concurrent.Future<?>> closing = new ArrayList<>();
     for (RequestChannel c : all()) {
-      c.close();
+      closing.add(c.close());
+    }
+    long deadline = System.nanoTime() + maxWaitMillis * 1_000_000;
+    for (io.netty.util.concurrent.Future<?> f : closing) {
+      f.awaitUninterruptibly(Math.max(0, (deadline - System.nanoTime()) / 1_000_000));
     }
   }
 }

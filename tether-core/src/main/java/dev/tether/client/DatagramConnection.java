@@ -89,10 +89,10 @@ final class DatagramConnection extends ChannelInboundHandlerAdapter implements R
   }
 
   @Override
-  public void close() {
-    if (channel != null) {
-      channel.close();
-    }
+  public io.netty.util.concurrent.Future<?> close() {
+    return channel != null
+        ? channel.close()
+        : io.netty.util.concurrent.ImmediateEventExecutor.INSTANCE.newSucceededFuture(null);
   }
 
   @Override

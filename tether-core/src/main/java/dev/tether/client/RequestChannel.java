@@ -26,6 +26,6 @@ public interface RequestChannel extends Connection {
   /** Forgets a call that gave up waiting (invocation timeout); the connection stays open. */
   default void abandon(Invocation invocation) {}
 
-  /** Closes at once; pending calls fail as a lost connection. */
-  void close();
+  /** Closes at once; pending calls fail as a lost connection. The future completes when closed. */
+  io.netty.util.concurrent.Future<?> close();
 }

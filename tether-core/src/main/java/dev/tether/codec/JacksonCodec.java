@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.smile.SmileFactory;
 import com.fasterxml.jackson.dataformat.smile.SmileGenerator;
+import com.fasterxml.jackson.dataformat.smile.SmileParser;
 import java.io.IOException;
 import java.lang.reflect.Type;
 
@@ -27,8 +28,12 @@ public final class JacksonCodec implements Codec {
   }
 
   private static ObjectMapper defaultMapper() {
+    // No 4-byte header per payload: both ends know the format, and small calls stay small.
     SmileFactory factory =
-        SmileFactory.builder().disable(SmileGenerator.Feature.WRITE_HEADER).build();
+        SmileFactory.builder()
+            .disable(SmileGenerator.Feature.WRITE_HEADER)
+            .disable(SmileParser.Feature.REQUIRE_HEADER)
+            .build();
     return new ObjectMapper(factory)
         .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
         .findAndRegisterModules();

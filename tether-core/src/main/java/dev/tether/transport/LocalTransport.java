@@ -5,6 +5,9 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.local.LocalIoHandler;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.channel.local.LocalAddress;
 import io.netty.channel.local.LocalChannel;
 import io.netty.channel.local.LocalServerChannel;
@@ -14,16 +17,19 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * In-JVM channels: same protocol and pipeline as tcp without sockets. Addresses are named
- * {@code host:port}; port 0 picks a fresh number, as a TCP bind would.
+ * {@code host:port}; port 0 picks a fresh number, as a TCP bind would. Every runtime in the JVM
+ * shares one daemon loop, because a local channel's close reaches into its peer's loop, and a
+ * runtime that stopped its own loop first would leave its peers failing.
  */
 public final class LocalTransport implements Transport {
   private static final AtomicInteger NEXT_PORT = new AtomicInteger(1);
 
-  private final EventLoopGroup group;
-
-  public LocalTransport(EventLoopGroup group) {
-    this.group = group;
+  private static final class SharedGroup {
+    static final EventLoopGroup INSTANCE = new MultiThreadIoEventLoopGroup(
+        1, new DefaultThreadFactory("tether-local", true), LocalIoHandler.newFactory());
   }
+
+  private final EventLoopGroup group = SharedGroup.INSTANCE;
 
   @Override
   public String name() {

@@ -6,6 +6,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 
 /**
  * TCP with TLS in front of Tether's handlers. Either context may be null: a client runtime has
@@ -33,7 +34,8 @@ public final class SslTransport extends TcpTransport {
   }
 
   @Override
-  protected ChannelHandler wrap(ChannelHandler handler, boolean serverSide) {
+  protected ChannelHandler wrap(ChannelHandler handler, SocketAddress remote) {
+    boolean serverSide = remote == null;
     SslContext context = serverSide ? serverContext : clientContext;
     if (context == null) {
       throw new IllegalStateException("TLS is not configured for the " + (serverSide ? "server" : "client"));
@@ -44,10 +46,9 @@ public final class SslTransport extends TcpTransport {
         if (serverSide) {
           ch.pipeline().addLast("tls", context.newHandler(ch.alloc()));
         } else {
-          InetSocketAddress remote = (InetSocketAddress) ch.remoteAddress();
-          String peerHost = remote == null ? null : remote.getHostString();
-          int peerPort = remote == null ? -1 : remote.getPort();
-          ch.pipeline().addLast("tls", context.newHandler(ch.alloc(), peerHost, peerPort));
+          // The dialled host, so hostname verification and SNI see the name the user gave.
+          InetSocketAddress peer = (InetSocketAddress) remote;
+          ch.pipeline().addLast("tls", context.newHandler(ch.alloc(), peer.getHostString(), peer.getPort()));
         }
         ch.pipeline().addLast(handler);
       }

@@ -49,7 +49,7 @@ public class TcpTransport implements Transport {
             .channel(flavor.socketChannel())
             .option(ChannelOption.TCP_NODELAY, true)
             .option(ChannelOption.SO_KEEPALIVE, true)
-            .handler(wrap(handler, false));
+            .handler(wrap(handler, remote));
     if (connectTimeout != null) {
       bootstrap.option(ChannelOption.CONNECT_TIMEOUT_MILLIS, clampMillis(connectTimeout));
     }
@@ -64,7 +64,7 @@ public class TcpTransport implements Transport {
         .option(ChannelOption.SO_REUSEADDR, true)
         .childOption(ChannelOption.TCP_NODELAY, true)
         .childOption(ChannelOption.SO_KEEPALIVE, true)
-        .childHandler(wrap(childHandler, true))
+        .childHandler(wrap(childHandler, null))
         .bind(local);
   }
 
@@ -73,8 +73,12 @@ public class TcpTransport implements Transport {
     return listener.localAddress();
   }
 
-  /** Lets a subclass put its own handlers (TLS) in front of Tether's. */
-  protected ChannelHandler wrap(ChannelHandler handler, boolean serverSide) {
+  /**
+   * Lets a subclass put its own handlers (TLS) in front of Tether's.
+   *
+   * @param remote the address dialled for a client channel; null for accepted server channels
+   */
+  protected ChannelHandler wrap(ChannelHandler handler, SocketAddress remote) {
     return handler;
   }
 

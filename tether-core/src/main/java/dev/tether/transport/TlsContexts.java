@@ -12,24 +12,24 @@ import java.io.InputStream;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Set;
 import java.util.function.BiFunction;
 import javax.net.ssl.SSLException;
 
 /**
- * Builds Netty {@link SslContext}s from {@link TlsConfig}s, for the ssl transport. Contexts use
- * the JDK's TLS implementation, so behaviour does not change when a native library happens to be
- * on the class path.
+ * Builds Netty {@link SslContext}s from {@link TlsConfig}s, for the ssl transport. Contexts use the
+ * JDK's TLS implementation, so behaviour does not change when a native library happens to be on the
+ * class path.
  *
  * <p>Every problem with the configuration surfaces here, as an {@link IllegalArgumentException}
- * naming the file or setting at fault: unreadable or empty PEM, a server without a certificate,
- * a protocol the JDK does not support. Building reads PEM files anew, so call it when a server or
+ * naming the file or setting at fault: unreadable or empty PEM, a server without a certificate, a
+ * protocol the JDK does not support. Building reads PEM files anew, so call it when a server or
  * client starts, not per connection.
  *
- * <p>Client handlers must be made with {@link SslContext#newHandler(io.netty.buffer.ByteBufAllocator,
- * String, int)} and the dialled host: hostname verification checks the server's certificate
- * against that host.
+ * <p>Client handlers must be made with {@link
+ * SslContext#newHandler(io.netty.buffer.ByteBufAllocator, String, int)} and the dialled host:
+ * hostname verification checks the server's certificate against that host.
  */
 public final class TlsContexts {
   private static final String HOSTNAME_VERIFICATION = "HTTPS";
@@ -37,11 +37,11 @@ public final class TlsContexts {
   private TlsContexts() {}
 
   /**
-   * A server context: the config's certificate and key, its client authentication checked
-   * against its trusted certificates, its protocols.
+   * A server context: the config's certificate and key, its client authentication checked against
+   * its trusted certificates, its protocols.
    *
-   * @throws IllegalArgumentException when the config has no certificate of its own, or its
-   *     material cannot be read or used
+   * @throws IllegalArgumentException when the config has no certificate of its own, or its material
+   *     cannot be read or used
    */
   public static SslContext forServer(TlsConfig config) {
     SslContextBuilder builder = serverBuilderWithKey(config);
@@ -78,8 +78,8 @@ public final class TlsContexts {
   }
 
   /**
-   * Reads the config's PEM certificate chain and private key and hands them to {@code install}.
-   * The chain is parsed here first, so that a failure inside Netty can only be the key's.
+   * Reads the config's PEM certificate chain and private key and hands them to {@code install}. The
+   * chain is parsed here first, so that a failure inside Netty can only be the key's.
    */
   private static SslContextBuilder withPemKey(
       TlsConfig config, BiFunction<InputStream, InputStream, SslContextBuilder> install) {
@@ -111,10 +111,10 @@ public final class TlsContexts {
     return context;
   }
 
-  /** Netty would otherwise accept an unknown protocol and fail each connection's handshake. */
+  /** Netty builds a context with an unknown protocol, then fails each engine made from it. */
   private static void requireSupported(List<String> protocols, JdkSslContext context) {
-    Set<String> supported =
-        Set.of(context.context().getSupportedSSLParameters().getProtocols());
+    List<String> supported =
+        Arrays.asList(context.context().getSupportedSSLParameters().getProtocols());
     for (String protocol : protocols) {
       if (!supported.contains(protocol)) {
         throw new IllegalArgumentException(

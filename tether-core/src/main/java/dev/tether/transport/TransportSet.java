@@ -2,7 +2,6 @@ package dev.tether.transport;
 
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.local.LocalIoHandler;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Future;
@@ -16,7 +15,6 @@ import java.util.Map;
 public final class TransportSet {
   private final IoFlavor flavor;
   private final EventLoopGroup ioGroup;
-  private final EventLoopGroup localGroup;
   private final Map<String, Transport> byName = new LinkedHashMap<>();
 
   /**
@@ -29,15 +27,12 @@ public final class TransportSet {
     this.ioGroup =
         new MultiThreadIoEventLoopGroup(
             threads, new DefaultThreadFactory(name, true), flavor.ioHandlerFactory());
-    this.localGroup =
-        new MultiThreadIoEventLoopGroup(
-            1, new DefaultThreadFactory(name + "-local", true), LocalIoHandler.newFactory());
     add(new TcpTransport(flavor, ioGroup));
     if (clientTls != null || serverTls != null) {
       add(new SslTransport(flavor, ioGroup, clientTls, serverTls));
     }
     add(new UdpTransport(flavor, ioGroup));
-    add(new LocalTransport(localGroup));
+    add(new LocalTransport());
   }
 
   private void add(Transport t) {
@@ -59,7 +54,6 @@ public final class TransportSet {
 
   /** Stops the event loops; the returned future completes when their threads have ended. */
   public Future<?> shutdown() {
-    localGroup.shutdownGracefully(0, 0, java.util.concurrent.TimeUnit.MILLISECONDS);
     return ioGroup.shutdownGracefully(0, 0, java.util.concurrent.TimeUnit.MILLISECONDS);
   }
 }

@@ -1,0 +1,105 @@
+package dev.tether;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tether.transport.IoFlavor;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class TransportsTest {
+  public record Greeting(String to, int times) {}
+
+  public interface Greeter {
+    String greet(Greeting g);
+
+    void note(Greeting g);
+  }
+
+  static final class GreeterImpl implements Greeter {
+    final List<Greeting> notes = new CopyOnWriteArrayList<>();
+
+    @Override
+    public String greet(Greeting g) {
+      return ("hello " + g.to() + " ").repeat(g.times()).trim();
+    }
+
+    @Override
+    public void note(Greeting g) {
+      notes.add(g);
+    }
+  }
+
+  private final GreeterImpl impl = new GreeterImpl();
+  private TetherServer server;
+  private Tether tether;
+
+  @AfterEach
+  void stop() {
+    if (tether != null) {
+      tether.close();
+    }
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  private Greeter start(String endpoints, boolean nio) {
+    server = TetherServer.builder()
+        .endpoints(endpoints)
+        .property("tether.transport.nio", String.valueOf(nio))
+        .service("greeter", Greeter.class, impl)
+        .build()
+        .start();
+    tether = Tether.builder().property("tether.transport.nio", String.valueOf(nio)).build();
+    return tether.proxy(server.proxyString("greeter")).as(Greeter.class);
+  }
+
+  @ParameterizedTest(name = "nio={0}")
+  @ValueSource(booleans = {false, true})
+  void tcpCarriesATypedCallOnEpollAndNio(boolean nio) {
+    Greeter g = start("tcp -h 127.0.0.1 -p 0", nio);
+    assertThat(g.greet(new Greeting("tcp", 2))).isEqualTo("hello tcp hello tcp");
+  }
+
+  @Test
+  void epollIsUsedWhenAvailable() {
+    assertThat(IoFlavor.best(false)).isEqualTo(io.netty.channel.epoll.Epoll.isAvailable() ? IoFlavor.EPOLL : IoFlavor.NIO);
+    assertThat(IoFlavor.best(true)).isEqualTo(IoFlavor.NIO);
+  }
+
+  @Test
+  void localTransportCarriesATypedCallInsideTheJvm() {
+    Greeter g = start("local -h inproc -p 0", false);
+    assertThat(server.endpoints().get(0).toString()).startsWith("local -h inproc -p ");
+    assertThat(g.greet(new Greeting("local", 1))).isEqualTo("hello local");
+  }
+
+  @ParameterizedTest(name = "nio={0}")
+  @ValueSource(booleans = {false, true})
+  void udpCarriesATypedOnewayCallAsADatagram(boolean nio) {
+    start("udp -h 127.0.0.1 -p 0", nio);
+    Greeter g = tether.proxy(server.proxyString("greeter") ).withMode(InvocationMode.DATAGRAM).as(Greeter.class);
+    assertThat(server.endpoints().get(0).isDatagram()).isTrue();
+    // Datagrams may be dropped; send a few until one lands, bounded in count and time.
+    await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20)).until(() -> {
+      g.note(new Greeting("udp", 3));
+      return !impl.notes.isEmpty();
+    });
+    assertThat(impl.notes.get(0)).isEqualTo(new Greeting("udp", 3));
+  }
+
+  @Test
+  void serverOnSeveralTransportsAnswersOnEach() {
+    start("tcp -h 127.0.0.1 -p 0:local -h multi -p 0", false);
+    for (Endpoint e : server.endpoints()) {
+      Greeter g = tether.proxy("greeter:" + e).as(Greeter.class);
+      assertThat(g.greet(new Greeting(e.transport(), 1))).isEqualTo("hello " + e.transport());
+    }
+  }
+}
