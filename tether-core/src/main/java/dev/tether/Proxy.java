@@ -123,6 +123,11 @@ public final class Proxy {
     TypedStub.await(send(Request.PING_OPERATION, EMPTY, true));
   }
 
+  /** Sends the requests this proxy queued in BATCH_ONEWAY or BATCH_DATAGRAM mode. */
+  public void flushBatch() {
+    tether.runtime().flushBatches(binding);
+  }
+
   /** Opens (or reuses) this proxy's connection now instead of at the first call. */
   public CompletableFuture<Void> connectAsync() {
     return tether.runtime().establish(settings, binding).thenApply(c -> null);

@@ -51,8 +51,12 @@ public record ClientConfig(
     return v == null || v.isBlank() ? null : DurationParser.parse(key, v);
   }
 
+  /** Ice's convention: {@code -1} alone means a single round, no retry. */
   private static List<Duration> intervals(String text) {
     List<Duration> out = new ArrayList<>();
+    if (text.trim().equals("-1")) {
+      return out;
+    }
     for (String part : text.trim().split("\\s+")) {
       if (!part.isEmpty()) {
         out.add(DurationParser.parse("tether.retry.intervals", part));

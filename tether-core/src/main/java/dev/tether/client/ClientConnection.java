@@ -5,6 +5,7 @@ import dev.tether.ConnectTimeoutException;
 import dev.tether.ConnectionState;
 import dev.tether.ProtocolException;
 import dev.tether.TetherException;
+import dev.tether.protocol.Batch;
 import dev.tether.protocol.FrameCodec;
 import dev.tether.protocol.FrameDecoder;
 import dev.tether.protocol.FrameEncoder;
@@ -41,7 +42,8 @@ import org.slf4j.LoggerFactory;
  * handshake and every call in flight on it, matched by request id. All state changes happen on
  * the channel's event loop; other threads only enqueue requests.
  */
-public final class ClientConnection extends ChannelInboundHandlerAdapter implements RequestChannel {
+public final class ClientConnection extends ChannelInboundHandlerAdapter
+    implements RequestChannel, ProgressWatch.Owner {
   private static final Logger log = LoggerFactory.getLogger("dev.tether.trace.connection");
 
   private final ClientRuntime runtime;
@@ -49,12 +51,15 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
   private final Candidate candidate;
   private final CompletableFuture<RequestChannel> ready = new CompletableFuture<>();
   private final IntObjectHashMap<Invocation> pending = new IntObjectHashMap<>();
+  private final BatchQueue batchQueue = new BatchQueue();
   private volatile ConnectionState state = ConnectionState.CONNECTING;
 
   /** Non-null once {@link #connect()} ran. */
   private Channel channel;
   /** Non-null once {@link #connect()} ran. */
   private RequestWriter writer;
+  /** Non-null once connected when the connection has a transport timeout. */
+  private ProgressWatch progressWatch;
   /** Non-null only while CONNECTING with a connect timeout. */
   private ScheduledFuture<?> handshakeTimeout;
   /** Non-null once ACTIVE. */
@@ -108,6 +113,9 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (progressWatch != null) {
+      progressWatch.onRead();
+    }
     if (msg instanceof Response r) {
       handleResponse(r);
     } else if (msg instanceof Welcome w) {
@@ -151,6 +159,9 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
     }
     welcome = w;
     cancelHandshakeTimeout();
+    if (key.timeout() != null) {
+      progressWatch = new ProgressWatch(key.timeout(), runtime.ticker(), channel.eventLoop(), this);
+    }
     transitionTo(ConnectionState.ACTIVE);
     ready.complete(this);
   }
@@ -217,6 +228,9 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
     boolean wasConnecting = state == ConnectionState.CONNECTING;
     transitionTo(ConnectionState.CLOSED);
     cancelHandshakeTimeout();
+    if (progressWatch != null) {
+      progressWatch.stop();
+    }
     Throwable cause = closeCause != null ? closeCause : new TetherException("connection closed by the server");
     runtime.pool().remove(key, this);
     if (wasConnecting) {
@@ -265,6 +279,19 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
   }
 
   @Override
+  public void queueBatch(Invocation invocation) {
+    batchQueue.add(invocation);
+  }
+
+  @Override
+  public void flushBatch() {
+    Batch batch = batchQueue.drain();
+    if (batch != null) {
+      channel.writeAndFlush(batch, channel.voidPromise());
+    }
+  }
+
+  @Override
   public void abandon(Invocation invocation) {
     channel.eventLoop().execute(() -> {
       if (pending.get(invocation.requestId) == invocation) {
@@ -272,6 +299,21 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
         closeIfDrained();
       }
     });
+  }
+
+  @Override
+  public boolean hasOutstandingRequests() {
+    return !pending.isEmpty();
+  }
+
+  /** The transport timeout passed with calls outstanding and nothing read: the peer is gone. */
+  @Override
+  public void onNoProgress(long silentNanos) {
+    if (closeCause == null) {
+      closeCause = new TetherException("transport timeout: nothing read from " + candidate.endpoint()
+          + " for " + silentNanos / 1_000_000 + " ms with " + pending.size() + " request(s) outstanding");
+    }
+    channel.close();
   }
 
   private int nextRequestId() {
@@ -302,6 +344,9 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
       inv.requestId = nextRequestId();
       if (!inv.isOneway()) {
         pending.put(inv.requestId, inv);
+        if (progressWatch != null) {
+          progressWatch.onRequestSent();
+        }
       }
       FrameCodec.encode(inv.toRequest(), out);
       inv.batchEndOffset = out.writerIndex();
@@ -369,7 +414,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter impleme
   @Override
   public boolean isUsable() {
     ConnectionState s = state;
-    return s == ConnectionState.ACTIVE || s == ConnectionState.CONNECTING;
+    // The channel check covers the moment between a close and its channelInactive event.
+    return s == ConnectionState.CONNECTING || (s == ConnectionState.ACTIVE && channel.isActive());
   }
 
   @Override

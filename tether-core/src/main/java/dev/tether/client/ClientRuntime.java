@@ -59,16 +59,39 @@ public final class ClientRuntime {
   void start(Invocation inv) {
     RequestChannel cached = inv.settings.connectionCached() ? inv.binding.usable() : null;
     if (cached != null) {
-      cached.send(inv);
+      hand(inv, cached);
       return;
     }
     establish(inv.settings, inv.binding).whenComplete((connection, failure) -> {
       if (failure != null) {
         inv.fail(unwrap(failure));
       } else {
-        connection.send(inv);
+        hand(inv, connection);
       }
     });
+  }
+
+  private static void hand(Invocation inv, RequestChannel connection) {
+    if (inv.settings.mode().isBatch()) {
+      connection.queueBatch(inv);
+    } else {
+      connection.send(inv);
+    }
+  }
+
+  /**
+   * Sends the batch requests queued for a proxy: on its cached connection, or, for a proxy that
+   * does not cache, on every pooled connection (its calls may have gone to any of them).
+   */
+  public void flushBatches(ProxyBinding binding) {
+    RequestChannel cached = binding.usable();
+    if (cached != null) {
+      cached.flushBatch();
+      return;
+    }
+    for (RequestChannel c : pool.all()) {
+      c.flushBatch();
+    }
   }
 
   /**

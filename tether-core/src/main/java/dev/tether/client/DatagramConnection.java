@@ -2,6 +2,8 @@ package dev.tether.client;
 
 import dev.tether.ConnectFailedException;
 import dev.tether.ConnectionState;
+import dev.tether.protocol.Batch;
+import dev.tether.protocol.Frame;
 import dev.tether.protocol.FrameCodec;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -21,6 +23,7 @@ final class DatagramConnection extends ChannelInboundHandlerAdapter implements R
   private final ConnectionKey key;
   private final Candidate candidate;
   private final CompletableFuture<RequestChannel> ready = new CompletableFuture<>();
+  private final BatchQueue batchQueue = new BatchQueue();
   private volatile ConnectionState state = ConnectionState.CONNECTING;
   /** Non-null once {@link #connect()} ran. */
   private Channel channel;
@@ -56,15 +59,32 @@ final class DatagramConnection extends ChannelInboundHandlerAdapter implements R
   @Override
   public void send(Invocation invocation) {
     invocation.attachedTo(this);
-    ByteBuf datagram = channel.alloc().ioBuffer(64 + invocation.body.length);
-    FrameCodec.encode(invocation.toRequest(), datagram);
-    channel.writeAndFlush(datagram).addListener(done -> {
+    writeDatagram(invocation.toRequest()).addListener(done -> {
       if (done.isSuccess()) {
         invocation.onSent();
       } else {
         invocation.onNotSent(done.cause());
       }
     });
+  }
+
+  @Override
+  public void queueBatch(Invocation invocation) {
+    batchQueue.add(invocation);
+  }
+
+  @Override
+  public void flushBatch() {
+    Batch batch = batchQueue.drain();
+    if (batch != null) {
+      writeDatagram(batch);
+    }
+  }
+
+  private ChannelFuture writeDatagram(Frame frame) {
+    ByteBuf datagram = channel.alloc().ioBuffer(FrameCodec.encodedSize(frame));
+    FrameCodec.encode(frame, datagram);
+    return channel.writeAndFlush(datagram);
   }
 
   @Override

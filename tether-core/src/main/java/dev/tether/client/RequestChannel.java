@@ -23,6 +23,12 @@ public interface RequestChannel extends Connection {
 
   ConnectionKey key();
 
+  /** Queues a batch-oneway call until {@link #flushBatch()}. */
+  void queueBatch(Invocation invocation);
+
+  /** Sends every queued batch call as one BATCH frame (one datagram on udp). */
+  void flushBatch();
+
   /** Forgets a call that gave up waiting (invocation timeout); the connection stays open. */
   default void abandon(Invocation invocation) {}
 
