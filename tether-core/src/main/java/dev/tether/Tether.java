@@ -5,6 +5,7 @@ import dev.tether.client.ClientRuntime;
 import dev.tether.client.ProxySettings;
 import dev.tether.codec.Codec;
 import dev.tether.codec.JacksonCodec;
+import dev.tether.internal.Scheduler;
 import dev.tether.internal.Ticker;
 import dev.tether.transport.TlsContexts;
 import java.util.Objects;
@@ -33,6 +34,7 @@ public final class Tether implements AutoCloseable {
         b.resolver,
         b.tls == null ? null : TlsContexts.forClient(b.tls),
         b.ticker,
+        b.scheduler,
         b.random);
   }
 
@@ -59,7 +61,10 @@ public final class Tether implements AutoCloseable {
     return codec;
   }
 
-  /** Closes every connection at once and stops the event loops. */
+  /**
+   * Drains, then frees threads: no new calls, pending calls get their answers (at most
+   * {@code tether.close.grace}, 10 s), then every connection closes and the event loops stop.
+   */
   @Override
   public void close() {
     runtime.shutdown().syncUninterruptibly();
@@ -73,6 +78,7 @@ public final class Tether implements AutoCloseable {
     private Codec codec = new JacksonCodec();
     private Ticker ticker = Ticker.system();
     private Random random = new Random();
+    private Scheduler scheduler;
 
     private Builder() {}
 
@@ -114,6 +120,12 @@ public final class Tether implements AutoCloseable {
     /** The source of randomness (endpoint shuffling, jitter); tests pass a seeded one. */
     public Builder random(Random r) {
       random = Objects.requireNonNull(r);
+      return this;
+    }
+
+    /** Runs timed work (retry rounds, timeouts, reconnects); tests pass a fake clock. */
+    public Builder scheduler(Scheduler s) {
+      scheduler = Objects.requireNonNull(s);
       return this;
     }
 

@@ -43,7 +43,8 @@ public final class TetherServer implements AutoCloseable {
     TransportSet transports = new TransportSet(
         "tether-server", b.threads, b.forceNio(), null, b.tls == null ? null : TlsContexts.forServer(b.tls));
     this.runtime = new ServerRuntime(
-        b.endpoints, transports, new Dispatcher(b.services, b.mode, executor), this::welcome, b.maxFrameSize, owned);
+        b.endpoints, transports, new Dispatcher(b.services, b.mode, executor), this::welcome, b.maxFrameSize,
+        b.readerIdle(), owned);
   }
 
   private static ExecutorService defaultExecutor() {
@@ -56,7 +57,8 @@ public final class TetherServer implements AutoCloseable {
   }
 
   private Welcome welcome() {
-    return new Welcome(serverId, config.version, 0, config.maxFrameSize, config.maxConcurrentRequests, "", List.of());
+    return new Welcome(serverId, config.version, (int) config.readerIdle().toMillis(), config.maxFrameSize,
+        config.maxConcurrentRequests, "", List.of());
   }
 
   public static Builder builder() {
@@ -192,6 +194,11 @@ public final class TetherServer implements AutoCloseable {
 
     private String setting(String key, String fallback) {
       return properties.getProperty(key, System.getProperty(key, fallback));
+    }
+
+    /** {@code tether.server.readerIdle}: close a connection silent this long (20 s; 0 = never). */
+    private Duration readerIdle() {
+      return dev.tether.internal.DurationParser.parse("tether.server.readerIdle", setting("tether.server.readerIdle", "20s"));
     }
 
     private boolean forceNio() {

@@ -1,22 +1,31 @@
 package dev.tether.client;
 
+import dev.tether.internal.Backoff;
 import dev.tether.internal.DurationParser;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Properties;
 
 /**
  * The client runtime's settings, read once from {@code tether.*} properties (DESIGN.md section 3).
- * Durations accept {@code 3000}, {@code 200ms}, {@code 3s}, {@code 15min}.
+ * Durations accept {@code 3000}, {@code 200ms}, {@code 3s}, {@code 15min}; a zero duration turns
+ * its rule off.
  *
  * @param overrideTimeout replaces every endpoint's {@code -t} when set; null otherwise
  * @param overrideConnectTimeout the connect timeout for every endpoint when set; null otherwise
  * @param overrideSecure keep only secure endpoints
- * @param retryIntervals waits before each extra round of connection attempts; {@code [0]} means
- *     one more round right away
+ * @param retryIntervals waits before each extra round of attempts; {@code [0]} (the default)
+ *     means one more round right away, {@code -1} none
  * @param traceRetry 0 silent, 1 failures, 2 every attempt with its reason
- * @param traceConnection log connection opening and closing
+ * @param traceConnection log connection state changes
+ * @param heartbeatReaderIdle ping a connection that read nothing for this long (3 s)
+ * @param heartbeatIdleTimeout a connection that read nothing for this long is dead (10 s)
+ * @param reconnect backoff of the background reconnection of broken connections
+ * @param retryBudgetRatio retries allowed as a fraction of recent calls (0.2)
+ * @param retryBudgetFloorPerSecond retries allowed per second on top of the ratio (10)
+ * @param closeGrace how long {@code Tether.close()} waits for pending calls (10 s)
  * @param eventLoopThreads 0 for Netty's default
  * @param forceNio use NIO even where epoll is available
  */
@@ -27,6 +36,12 @@ public record ClientConfig(
     List<Duration> retryIntervals,
     int traceRetry,
     boolean traceConnection,
+    Duration heartbeatReaderIdle,
+    Duration heartbeatIdleTimeout,
+    Backoff reconnect,
+    double retryBudgetRatio,
+    double retryBudgetFloorPerSecond,
+    Duration closeGrace,
     int eventLoopThreads,
     boolean forceNio) {
 
@@ -36,19 +51,55 @@ public record ClientConfig(
 
   public static ClientConfig from(Properties p) {
     return new ClientConfig(
-        duration(p, "tether.override.timeout"),
-        duration(p, "tether.override.connectTimeout"),
-        Boolean.parseBoolean(p.getProperty("tether.override.secure", "false")),
+        duration(p, "tether.override.timeout", null),
+        duration(p, "tether.override.connectTimeout", null),
+        bool(p, "tether.override.secure", false),
         intervals(p.getProperty("tether.retry.intervals", "0")),
-        Integer.parseInt(p.getProperty("tether.trace.retry", "0").trim()),
-        Boolean.parseBoolean(p.getProperty("tether.trace.connection", "false")),
-        Integer.parseInt(p.getProperty("tether.client.threads", "0").trim()),
-        Boolean.parseBoolean(p.getProperty("tether.transport.nio", "false")));
+        integer(p, "tether.trace.retry", 0),
+        bool(p, "tether.trace.connection", false),
+        duration(p, "tether.heartbeat.readerIdle", Duration.ofSeconds(3)),
+        duration(p, "tether.heartbeat.idleTimeout", Duration.ofSeconds(10)),
+        reconnect(p),
+        Double.parseDouble(p.getProperty("tether.retry.budget.ratio", "0.2").trim()),
+        Double.parseDouble(p.getProperty("tether.retry.budget.floorPerSecond", "10").trim()),
+        duration(p, "tether.close.grace", Duration.ofSeconds(10)),
+        integer(p, "tether.client.threads", 0),
+        bool(p, "tether.transport.nio", false));
   }
 
-  private static Duration duration(Properties p, String key) {
+  /**
+   * {@code tether.reconnect.policy}: {@code standard} (100 ms doubling to 30 s, ±20%),
+   * {@code fixed} (every {@code tether.reconnect.initial}, 5 s by default, as SCF) or
+   * {@code exponential} (30 s doubling to 15 min, as RethinkDB); the {@code initial},
+   * {@code multiplier}, {@code max} and {@code jitter} keys adjust the chosen preset.
+   */
+  private static Backoff reconnect(Properties p) {
+    String policy = p.getProperty("tether.reconnect.policy", "standard").trim().toLowerCase(Locale.ROOT);
+    Backoff preset = switch (policy) {
+      case "standard" -> Backoff.standard();
+      case "fixed" -> Backoff.fixed(duration(p, "tether.reconnect.initial", Duration.ofSeconds(5)));
+      case "exponential" -> Backoff.exponential();
+      default -> throw new IllegalArgumentException(
+          "tether.reconnect.policy: \"" + policy + "\" is not standard, fixed or exponential");
+    };
+    return new Backoff(
+        duration(p, "tether.reconnect.initial", preset.initial()),
+        Double.parseDouble(p.getProperty("tether.reconnect.multiplier", String.valueOf(preset.multiplier())).trim()),
+        duration(p, "tether.reconnect.max", preset.max()),
+        Double.parseDouble(p.getProperty("tether.reconnect.jitter", String.valueOf(preset.jitter())).trim()));
+  }
+
+  private static Duration duration(Properties p, String key, Duration fallback) {
     String v = p.getProperty(key);
-    return v == null || v.isBlank() ? null : DurationParser.parse(key, v);
+    return v == null || v.isBlank() ? fallback : DurationParser.parse(key, v);
+  }
+
+  private static boolean bool(Properties p, String key, boolean fallback) {
+    return Boolean.parseBoolean(p.getProperty(key, String.valueOf(fallback)).trim());
+  }
+
+  private static int integer(Properties p, String key, int fallback) {
+    return Integer.parseInt(p.getProperty(key, String.valueOf(fallback)).trim());
   }
 
   /** Ice's convention: {@code -1} alone means a single round, no retry. */

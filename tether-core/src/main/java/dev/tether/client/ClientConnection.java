@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * the channel's event loop; other threads only enqueue requests.
  */
 public final class ClientConnection extends ChannelInboundHandlerAdapter
-    implements RequestChannel, ProgressWatch.Owner {
+    implements RequestChannel, LivenessMonitor.Owner {
   private static final Logger log = LoggerFactory.getLogger("dev.tether.trace.connection");
 
   private final ClientRuntime runtime;
@@ -58,8 +58,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter
   private Channel channel;
   /** Non-null once {@link #connect()} ran. */
   private RequestWriter writer;
-  /** Non-null once connected when the connection has a transport timeout. */
-  private ProgressWatch progressWatch;
+  /** Non-null once ACTIVE when heartbeats or a transport timeout apply. */
+  private LivenessMonitor liveness;
   /** Non-null only while CONNECTING with a connect timeout. */
   private ScheduledFuture<?> handshakeTimeout;
   /** Non-null once ACTIVE. */
@@ -67,6 +67,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter
   /** Why the connection closed or is closing; null while healthy. */
   private Throwable closeCause;
   private int nextRequestId = 1;
+  /** True once the close was asked for (drain, GOAWAY, runtime close): no background reconnect then. */
+  private volatile boolean closedOnPurpose;
 
   ClientConnection(ClientRuntime runtime, ConnectionKey key, Candidate candidate) {
     this.runtime = runtime;
@@ -113,8 +115,8 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    if (progressWatch != null) {
-      progressWatch.onRead();
+    if (liveness != null) {
+      liveness.onRead();
     }
     if (msg instanceof Response r) {
       handleResponse(r);
@@ -159,8 +161,10 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter
     }
     welcome = w;
     cancelHandshakeTimeout();
-    if (key.timeout() != null) {
-      progressWatch = new ProgressWatch(key.timeout(), runtime.ticker(), channel.eventLoop(), this);
+    LivenessMonitor.Settings rules = runtime.livenessSettings(key.timeout());
+    if (!rules.isOff()) {
+      liveness = new LivenessMonitor(rules, runtime.ticker(), channel.eventLoop(), this);
+      liveness.start();
     }
     transitionTo(ConnectionState.ACTIVE);
     ready.complete(this);
@@ -196,8 +200,27 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter
 
   private void closeIfDrained() {
     if (state == ConnectionState.DRAINING && pending.isEmpty()) {
+      closedOnPurpose = true;
       channel.close();
     }
+  }
+
+  /** The client's own graceful close: no new calls, close once every pending call is answered. */
+  @Override
+  public io.netty.util.concurrent.Future<?> drain() {
+    if (channel == null) {
+      return close();
+    }
+    channel.eventLoop().execute(() -> {
+      closedOnPurpose = true;
+      if (state == ConnectionState.CONNECTING) {
+        channel.close();
+        return;
+      }
+      transitionTo(ConnectionState.DRAINING);
+      closeIfDrained();
+    });
+    return channel.closeFuture();
   }
 
   private void onConnectFailed(Throwable cause) {
@@ -226,10 +249,11 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter
       return;
     }
     boolean wasConnecting = state == ConnectionState.CONNECTING;
+    boolean broke = state == ConnectionState.ACTIVE && !closedOnPurpose;
     transitionTo(ConnectionState.CLOSED);
     cancelHandshakeTimeout();
-    if (progressWatch != null) {
-      progressWatch.stop();
+    if (liveness != null) {
+      liveness.stop();
     }
     Throwable cause = closeCause != null ? closeCause : new TetherException("connection closed by the server");
     runtime.pool().remove(key, this);
@@ -241,6 +265,9 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter
     pending.clear();
     for (Invocation inv : lost) {
       inv.onConnectionLost(cause);
+    }
+    if (broke) {
+      runtime.onConnectionBroken(candidate, key);
     }
   }
 
@@ -306,12 +333,16 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter
     return !pending.isEmpty();
   }
 
-  /** The transport timeout passed with calls outstanding and nothing read: the peer is gone. */
   @Override
-  public void onNoProgress(long silentNanos) {
+  public void sendPing() {
+    channel.writeAndFlush(new Ping(runtime.ticker().nanoTime()), channel.voidPromise());
+  }
+
+  /** The liveness rules declared the peer gone: close, failing calls per the retry rules. */
+  @Override
+  public void onPeerSilent(String reason) {
     if (closeCause == null) {
-      closeCause = new TetherException("transport timeout: nothing read from " + candidate.endpoint()
-          + " for " + silentNanos / 1_000_000 + " ms with " + pending.size() + " request(s) outstanding");
+      closeCause = new TetherException(reason + " from " + candidate.endpoint());
     }
     channel.close();
   }
@@ -343,10 +374,10 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter
       }
       inv.requestId = nextRequestId();
       if (!inv.isOneway()) {
-        pending.put(inv.requestId, inv);
-        if (progressWatch != null) {
-          progressWatch.onRequestSent();
+        if (pending.isEmpty() && liveness != null) {
+          liveness.onBecameBusy();
         }
+        pending.put(inv.requestId, inv);
       }
       FrameCodec.encode(inv.toRequest(), out);
       inv.batchEndOffset = out.writerIndex();
@@ -425,6 +456,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter
 
   @Override
   public io.netty.util.concurrent.Future<?> close() {
+    closedOnPurpose = true;
     return channel != null
         ? channel.close()
         : io.netty.util.concurrent.ImmediateEventExecutor.INSTANCE.newSucceededFuture(null);

@@ -4,6 +4,8 @@ import dev.tether.ConnectFailedException;
 import dev.tether.ConnectTimeoutException;
 import dev.tether.Resolver;
 import dev.tether.TetherException;
+import dev.tether.internal.RetryBudget;
+import dev.tether.internal.Scheduler;
 import dev.tether.internal.Ticker;
 import dev.tether.protocol.ProtocolVersion;
 import dev.tether.transport.TransportSet;
@@ -14,8 +16,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,14 +31,26 @@ public final class ClientRuntime {
   private final EndpointSelector selector;
   private final ConnectionPool pool;
   private final Ticker ticker;
+  private final RetryBudget retryBudget;
+  private final Scheduler scheduler;
+  private final Reconnector reconnector;
+  private volatile boolean closing;
   private final String clientId = "tether-" + UUID.randomUUID();
 
-  public ClientRuntime(ClientConfig config, Resolver resolver, SslContext tls, Ticker ticker, Random random) {
+  /**
+   * @param scheduler runs timed work (retry rounds, invocation timeouts, reconnects); null for the
+   *     runtime's own event loops
+   */
+  public ClientRuntime(
+      ClientConfig config, Resolver resolver, SslContext tls, Ticker ticker, Scheduler scheduler, Random random) {
     this.config = config;
     this.ticker = ticker;
+    this.retryBudget = new RetryBudget(config.retryBudgetRatio(), config.retryBudgetFloorPerSecond());
     this.transports = new TransportSet("tether-client", config.eventLoopThreads(), config.forceNio(), tls, null);
+    this.scheduler = scheduler != null ? scheduler : Scheduler.on(transports.ioGroup());
     this.selector = new EndpointSelector(transports, resolver, config, random);
     this.pool = new ConnectionPool(this::newConnection);
+    this.reconnector = new Reconnector(pool, config.reconnect(), this.scheduler, random);
   }
 
   private RequestChannel newConnection(Candidate candidate, ConnectionKey key) {
@@ -50,6 +62,11 @@ public final class ClientRuntime {
   /** Starts a new call; the returned invocation is its future. */
   public Invocation invoke(ProxySettings settings, ProxyBinding binding, String operation, byte[] body, int flags) {
     Invocation inv = new Invocation(this, settings, binding, operation, body, flags);
+    if (closing) {
+      inv.fail(new TetherException("this Tether runtime is closed"));
+      return inv;
+    }
+    retryBudget.recordCall(ticker.nanoTime());
     inv.armTimeout();
     start(inv);
     return inv;
@@ -64,7 +81,7 @@ public final class ClientRuntime {
     }
     establish(inv.settings, inv.binding).whenComplete((connection, failure) -> {
       if (failure != null) {
-        inv.fail(unwrap(failure));
+        inv.onConnectFailed(unwrap(failure));
       } else {
         hand(inv, connection);
       }
@@ -207,6 +224,28 @@ public final class ClientRuntime {
     }
   }
 
+  /** One round tries every endpoint once; there is one round plus one per retry interval. */
+  int maxRetries(ProxySettings settings) {
+    return Math.max(1, settings.endpoints().size()) * (1 + config.retryIntervals().size());
+  }
+
+  RetryBudget retryBudget() {
+    return retryBudget;
+  }
+
+  void traceRetry(Invocation inv, dev.tether.Attempt.Outcome outcome, TetherException cause) {
+    trace(2, "retrying {} of {} (retry {}) after {}: {}",
+        inv.operation, inv.settings.identity(), inv.retries(), outcome, cause.getMessage());
+  }
+
+  /** The liveness rules for a connection opened with transport timeout {@code timeout}. */
+  LivenessMonitor.Settings livenessSettings(Duration timeout) {
+    return new LivenessMonitor.Settings(
+        config.heartbeatReaderIdle().toNanos(),
+        config.heartbeatIdleTimeout().toNanos(),
+        timeout == null ? 0 : timeout.toNanos());
+  }
+
   private void trace(int level, String format, Object... args) {
     if (config.traceRetry() >= level) {
       retryLog.info(format, args);
@@ -222,8 +261,24 @@ public final class ClientRuntime {
     return cause instanceof TetherException te ? te : new TetherException(String.valueOf(cause), cause);
   }
 
-  ScheduledFuture<?> schedule(Runnable task, Duration delay) {
-    return transports.ioGroup().next().schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
+  Scheduler.Cancellable schedule(Runnable task, Duration delay) {
+    return scheduler.schedule(task, delay.toNanos());
+  }
+
+  /** A connection that was serving broke without being asked to close: reconnect it in the background. */
+  void onConnectionBroken(Candidate candidate, ConnectionKey key) {
+    if (!closing) {
+      reconnector.onBroken(candidate, key);
+    }
+  }
+
+  /** How many broken connections are being re-established now. */
+  public int reconnectingCount() {
+    return reconnector.activeStreaks();
+  }
+
+  boolean isClosing() {
+    return closing;
   }
 
   public ClientConfig config() {
@@ -246,9 +301,14 @@ public final class ClientRuntime {
     return ProtocolVersion.DEFAULT_MAX_FRAME_SIZE;
   }
 
-  /** Closes every connection and stops the event loops. */
+  /**
+   * Drains like a server's graceful shutdown: no new calls, pending calls get their answers (at
+   * most {@code tether.close.grace}), then every connection closes and the event loops stop.
+   */
   public Future<?> shutdown() {
-    pool.closeAll(2_000);
+    closing = true;
+    reconnector.close();
+    pool.drainAll(config.closeGrace().toMillis());
     return transports.shutdown();
   }
 }

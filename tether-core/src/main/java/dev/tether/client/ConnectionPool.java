@@ -56,15 +56,21 @@ public final class ConnectionPool {
     return new ArrayList<>(connections.values());
   }
 
-  /** Closes every connection and waits (at most {@code maxWaitMillis}) until they are closed. */
-  void closeAll(long maxWaitMillis) {
+  /**
+   * Lets every connection finish its pending calls and close, waiting at most
+   * {@code maxWaitMillis}; whatever is still open then is closed at once.
+   */
+  void drainAll(long maxWaitMillis) {
     List<io.netty.util.concurrent.Future<?>> closing = new ArrayList<>();
     for (RequestChannel c : all()) {
-      closing.add(c.close());
+      closing.add(c.drain());
     }
     long deadline = System.nanoTime() + maxWaitMillis * 1_000_000;
     for (io.netty.util.concurrent.Future<?> f : closing) {
       f.awaitUninterruptibly(Math.max(0, (deadline - System.nanoTime()) / 1_000_000));
+    }
+    for (RequestChannel c : all()) {
+      c.close().awaitUninterruptibly(1_000);
     }
   }
 }

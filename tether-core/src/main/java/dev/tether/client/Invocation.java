@@ -1,5 +1,6 @@
 package dev.tether.client;
 
+import dev.tether.Attempt;
 import dev.tether.ConnectionLostException;
 import dev.tether.InvocationTimeoutException;
 import dev.tether.OperationNotFoundException;
@@ -9,9 +10,11 @@ import dev.tether.ServiceNotFoundException;
 import dev.tether.TetherException;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Response;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledFuture;
+import dev.tether.internal.Scheduler;
 
 /**
  * One call from the moment a proxy makes it until it completes; it is its own future. It knows
@@ -21,8 +24,6 @@ import java.util.concurrent.ScheduledFuture;
  */
 public final class Invocation extends CompletableFuture<byte[]> {
   static final byte[] EMPTY = new byte[0];
-  /** Attempts after the first that a call whose request surely did not run may make. */
-  private static final int MAX_TRANSPARENT_RETRIES = 4;
 
   private final ClientRuntime runtime;
   final ProxySettings settings;
@@ -39,8 +40,10 @@ public final class Invocation extends CompletableFuture<byte[]> {
   /** Where the request frame ends in its write batch; set while the batch is written. */
   int batchEndOffset;
   private int retries;
+  /** Failed attempts so far; null until the first failure, so a call that succeeds allocates none. */
+  private List<Attempt> attempts;
   /** Non-null only while an invocation timeout is armed. */
-  private volatile ScheduledFuture<?> timeoutTask;
+  private volatile Scheduler.Cancellable timeoutTask;
   /** Non-null only while an attempt is on a connection. */
   private volatile RequestChannel connection;
 
@@ -118,13 +121,19 @@ public final class Invocation extends CompletableFuture<byte[]> {
 
   /** The server proved it did not run the request: safe to retry, idempotent or not. */
   void onRefused(String why) {
-    retryOrFail(new RequestRefusedException(why + " (" + operation + ")"));
+    attemptFailed(Attempt.Outcome.REFUSED, new RequestRefusedException(why + " (" + operation + ")"));
   }
 
   /** The attempt ended before its frame was whole on the wire: the server cannot have run it. */
   void onNotSent(Throwable cause) {
-    retryOrFail(cause instanceof TetherException te ? te : new ConnectionLostException(
-        "connection failed before " + operation + " was sent: " + cause, false, cause));
+    attemptFailed(Attempt.Outcome.NOT_SENT, new ConnectionLostException(
+        "connection " + describeConnection() + " failed before " + operation + " was sent: " + message(cause),
+        false, cause));
+  }
+
+  /** No connection could be found for the attempt. */
+  void onConnectFailed(TetherException cause) {
+    attemptFailed(Attempt.Outcome.CONNECT_FAILED, cause);
   }
 
   /** The connection closed while this call waited for its answer. */
@@ -133,27 +142,61 @@ public final class Invocation extends CompletableFuture<byte[]> {
       onNotSent(cause);
       return;
     }
-    ConnectionLostException lost = new ConnectionLostException(
-        "connection " + describeConnection() + " lost after " + operation + " was sent: " + cause, true, cause);
-    if (isIdempotent()) {
-      retryOrFail(lost);
-    } else {
-      fail(lost);
-    }
+    attemptFailed(Attempt.Outcome.LOST_AFTER_SEND, new ConnectionLostException(
+        "connection " + describeConnection() + " lost after " + operation + " was sent: " + message(cause),
+        true, cause));
   }
 
-  private void retryOrFail(TetherException cause) {
+  private static String message(Throwable t) {
+    return t.getMessage() != null ? t.getMessage() : t.toString();
+  }
+
+  /**
+   * DESIGN.md section 5, one rule per line. Invocation timeouts and the server's own answers
+   * (REMOTE_ERROR, SERVICE/OPERATION_NOT_FOUND) never come here: they fail the call directly.
+   */
+  private void attemptFailed(Attempt.Outcome outcome, TetherException cause) {
     if (isDone()) {
       return;
     }
-    if (retries >= MAX_TRANSPARENT_RETRIES || deadlinePassed()) {
+    record(outcome, cause.getMessage());
+    // Sent, connection lost, not idempotent: the server may have run it; never run it twice.
+    if (outcome == Attempt.Outcome.LOST_AFTER_SEND && !isIdempotent()) {
+      fail(cause);
+      return;
+    }
+    // Connect failed: establishment already walked every endpoint for every round.
+    if (outcome == Attempt.Outcome.CONNECT_FAILED) {
+      fail(cause);
+      return;
+    }
+    // Not sent, refused, or lost while idempotent: a retry is safe. Is it allowed?
+    if (retries >= runtime.maxRetries(settings) || deadlinePassed()) {
+      fail(cause);
+      return;
+    }
+    if (!runtime.retryBudget().tryRetry(runtime.ticker().nanoTime())) {
+      record(Attempt.Outcome.BUDGET_EXHAUSTED, "retry budget spent; failing with the original cause");
       fail(cause);
       return;
     }
     retries++;
+    runtime.traceRetry(this, outcome, cause);
     binding.forget(connection);
     connection = null;
     runtime.start(this);
+  }
+
+  private void record(Attempt.Outcome outcome, String reason) {
+    if (attempts == null) {
+      attempts = new ArrayList<>(2);
+    }
+    RequestChannel c = connection;
+    attempts.add(new Attempt(c == null ? "" : c.toString(), outcome, reason));
+  }
+
+  int retries() {
+    return retries;
   }
 
   private boolean deadlinePassed() {
@@ -177,13 +220,16 @@ public final class Invocation extends CompletableFuture<byte[]> {
 
   boolean fail(Throwable t) {
     cancelTimeout();
+    if (attempts != null && t instanceof TetherException te) {
+      te.withAttempts(attempts);
+    }
     return completeExceptionally(t);
   }
 
   private void cancelTimeout() {
-    ScheduledFuture<?> t = timeoutTask;
+    Scheduler.Cancellable t = timeoutTask;
     if (t != null) {
-      t.cancel(false);
+      t.cancel();
     }
   }
 

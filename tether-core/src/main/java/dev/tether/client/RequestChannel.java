@@ -32,6 +32,11 @@ public interface RequestChannel extends Connection {
   /** Forgets a call that gave up waiting (invocation timeout); the connection stays open. */
   default void abandon(Invocation invocation) {}
 
+  /** Takes no new calls, closes once pending ones are answered; the future completes when closed. */
+  default io.netty.util.concurrent.Future<?> drain() {
+    return close();
+  }
+
   /** Closes at once; pending calls fail as a lost connection. The future completes when closed. */
   io.netty.util.concurrent.Future<?> close();
 }

@@ -8,6 +8,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 
 /**
  * Reads one side of a stream connection: the peer's preface, its handshake frame, then frames,
@@ -49,10 +50,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
    * @param maxFrameSize the largest length field accepted, i.e. header plus payload in bytes
    */
   public FrameDecoder(Side side, int maxFrameSize) {
-    if (side == null) {
-      throw new NullPointerException("side");
-    }
-    this.side = side;
+    this.side = Objects.requireNonNull(side, "side");
     this.maxFrameSize = checkMaxFrameSize(maxFrameSize);
   }
 
@@ -158,7 +156,8 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     } else if (type == FrameType.HELLO || type == FrameType.WELCOME) {
       throw new ProtocolException(type + " frame after the handshake");
     } else if (!receivable(type)) {
-      throw new ProtocolException(type + " frame sent to a " + side.name().toLowerCase(Locale.ROOT));
+      String receiver = side.name().toLowerCase(Locale.ROOT);
+      throw new ProtocolException(type + " frame sent to a " + receiver);
     }
     return type;
   }

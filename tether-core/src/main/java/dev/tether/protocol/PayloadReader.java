@@ -82,7 +82,7 @@ final class PayloadReader {
     return value;
   }
 
-  /** A varint that counts items of at least {@code minItemBytes} each, checked against the frame. */
+  /** A varint counting items of at least {@code minItemBytes} each, checked against the frame. */
   static int readCount(ByteBuf in, int minItemBytes, String field) {
     int count = readVarint32(in, field);
     if (count > in.readableBytes() / minItemBytes) {

@@ -14,8 +14,11 @@ import dev.tether.protocol.Welcome;
 import dev.tether.protocol.WriteBatcher;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.timeout.IdleState;
+import io.netty.handler.timeout.IdleStateEvent;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -133,6 +136,17 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
         server.connectionDrained(this);
       }
     });
+  }
+
+  /** A client silent for the server's reader idle is gone (it would have pinged): close. */
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt instanceof IdleStateEvent e && e.state() == IdleState.READER_IDLE) {
+      log.debug("closing {}: silent for the server's reader idle", ctx.channel().remoteAddress());
+      ctx.writeAndFlush(new GoAway(GoAwayReason.IDLE_TIMEOUT, highestAcceptedId, "client silent too long"))
+          .addListener(ChannelFutureListener.CLOSE);
+    }
+    ctx.fireUserEventTriggered(evt);
   }
 
   @Override

@@ -22,6 +22,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import io.netty.handler.timeout.IdleStateHandler;
 
 /**
  * The machinery behind a {@code TetherServer}: listeners on every endpoint, the live
@@ -33,6 +34,7 @@ public final class ServerRuntime {
   private final Dispatcher dispatcher;
   private final Supplier<Welcome> welcome;
   private final int maxFrameSize;
+  private final Duration readerIdle;
   /** Non-null only when the runtime created the executor and so must stop it. */
   private final ExecutorService ownedExecutor;
   private final List<Channel> listeners = new ArrayList<>();
@@ -46,12 +48,14 @@ public final class ServerRuntime {
       Dispatcher dispatcher,
       Supplier<Welcome> welcome,
       int maxFrameSize,
+      Duration readerIdle,
       ExecutorService ownedExecutor) {
     this.requested = List.copyOf(endpoints);
     this.transports = transports;
     this.dispatcher = dispatcher;
     this.welcome = welcome;
     this.maxFrameSize = maxFrameSize;
+    this.readerIdle = readerIdle;
     this.ownedExecutor = ownedExecutor;
   }
 
@@ -95,6 +99,9 @@ public final class ServerRuntime {
       @Override
       protected void initChannel(Channel ch) {
         ServerConnection connection = new ServerConnection(ServerRuntime.this, ch);
+        if (readerIdle.toNanos() > 0) {
+          ch.pipeline().addLast("reader-idle", new IdleStateHandler(readerIdle.toNanos(), 0, 0, TimeUnit.NANOSECONDS));
+        }
         ch.pipeline()
             .addLast("frame-decoder", new FrameDecoder(FrameDecoder.Side.SERVER, maxFrameSize))
             .addLast("frame-encoder", FrameEncoder.INSTANCE)

@@ -1,0 +1,29 @@
+package dev.tether;
+
+/**
+ * One try of a call that did not succeed, as recorded by the runtime: where it went, what
+ * happened, and why. A failed call's exception lists them in {@link TetherException#attempts()}.
+ *
+ * @param endpoint the endpoint tried, in grammar form ("" when no connection was reached)
+ */
+public record Attempt(String endpoint, Outcome outcome, String reason) {
+
+  /** What became of one attempt. */
+  public enum Outcome {
+    /** No connection could be opened or found. */
+    CONNECT_FAILED,
+    /** The connection failed before the whole request was written: the server cannot have run it. */
+    NOT_SENT,
+    /** The server proved it did not run the request (REFUSED, or GOAWAY below its id). */
+    REFUSED,
+    /** The connection broke after the request was sent: the server may have run it. */
+    LOST_AFTER_SEND,
+    /** A retry was due but the retry budget was spent. */
+    BUDGET_EXHAUSTED
+  }
+
+  @Override
+  public String toString() {
+    return outcome + (endpoint.isEmpty() ? "" : " on " + endpoint) + ": " + reason;
+  }
+}

@@ -1,0 +1,138 @@
+package dev.tether.client;
+
+import dev.tether.internal.Ticker;
+import io.netty.channel.EventLoop;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Decides whether one connection's peer is still there, from what the connection has read:
+ * <ul>
+ *   <li>heartbeat: nothing read for {@code readerIdle} → send PING (again every readerIdle);
+ *   <li>heartbeat: nothing read for {@code idleTimeout} → the peer is frozen or gone;
+ *   <li>transport timeout ({@code -t}): requests outstanding and nothing read for that long,
+ *       counted from the request that made an idle connection busy → the peer is gone.
+ * </ul>
+ * A zero duration turns its rule off. Confined to the connection's event loop; every decision
+ * reads the injected ticker, and {@link #runOnce(long)} can be driven with literal times.
+ */
+final class LivenessMonitor {
+  /** What the monitor asks of its connection. */
+  interface Owner {
+    boolean hasOutstandingRequests();
+
+    void sendPing();
+
+    void onPeerSilent(String reason);
+  }
+
+  /**
+   * @param readerIdleNanos ping after this much silence; 0 = never
+   * @param idleTimeoutNanos dead after this much silence; 0 = never
+   * @param transportTimeoutNanos dead after this much silence with requests outstanding; 0 = never
+   */
+  record Settings(long readerIdleNanos, long idleTimeoutNanos, long transportTimeoutNanos) {
+    boolean isOff() {
+      return readerIdleNanos == 0 && idleTimeoutNanos == 0 && transportTimeoutNanos == 0;
+    }
+  }
+
+  private final Settings settings;
+  private final Ticker ticker;
+  private final EventLoop loop;
+  private final Owner owner;
+  private long lastReadNanos;
+  private long lastPingNanos;
+  /** When the connection last went from no outstanding requests to some. */
+  private long busySinceNanos;
+  /** Non-null only while a check is scheduled. */
+  private ScheduledFuture<?> check;
+  private boolean stopped;
+
+  LivenessMonitor(Settings settings, Ticker ticker, EventLoop loop, Owner owner) {
+    this.settings = settings;
+    this.ticker = ticker;
+    this.loop = loop;
+    this.owner = owner;
+    long now = ticker.nanoTime();
+    this.lastReadNanos = now;
+    this.lastPingNanos = now;
+    this.busySinceNanos = now;
+  }
+
+  /** Starts the checks; the connection counts as just heard from. */
+  void start() {
+    reschedule(runOnce(ticker.nanoTime()));
+  }
+
+  void onRead() {
+    lastReadNanos = ticker.nanoTime();
+  }
+
+  /** Call when a request goes out while none was outstanding. */
+  void onBecameBusy() {
+    busySinceNanos = ticker.nanoTime();
+    if (check == null && !stopped) {
+      reschedule(runOnce(busySinceNanos));
+    }
+  }
+
+  void stop() {
+    stopped = true;
+    if (check != null) {
+      check.cancel(false);
+      check = null;
+    }
+  }
+
+  /** Applies the rules at {@code now}; returns the delay until the next check, or -1 for none. */
+  long runOnce(long nowNanos) {
+    long silent = nowNanos - lastReadNanos;
+    if (settings.transportTimeoutNanos() > 0 && owner.hasOutstandingRequests()) {
+      long busySilent = nowNanos - Math.max(lastReadNanos, busySinceNanos);
+      if (busySilent >= settings.transportTimeoutNanos()) {
+        owner.onPeerSilent("transport timeout: nothing read for " + busySilent / 1_000_000
+            + " ms with requests outstanding");
+        return -1;
+      }
+    }
+    if (settings.idleTimeoutNanos() > 0 && silent >= settings.idleTimeoutNanos()) {
+      owner.onPeerSilent("heartbeat: nothing read for " + silent / 1_000_000 + " ms");
+      return -1;
+    }
+    if (settings.readerIdleNanos() > 0 && silent >= settings.readerIdleNanos()
+        && nowNanos - lastPingNanos >= settings.readerIdleNanos()) {
+      lastPingNanos = nowNanos;
+      owner.sendPing();
+    }
+    return nextCheckDelay(nowNanos);
+  }
+
+  private long nextCheckDelay(long nowNanos) {
+    long next = Long.MAX_VALUE;
+    if (settings.readerIdleNanos() > 0) {
+      next = Math.min(next, Math.max(lastReadNanos, lastPingNanos) + settings.readerIdleNanos());
+    }
+    if (settings.idleTimeoutNanos() > 0) {
+      next = Math.min(next, lastReadNanos + settings.idleTimeoutNanos());
+    }
+    if (settings.transportTimeoutNanos() > 0 && owner.hasOutstandingRequests()) {
+      next = Math.min(next, Math.max(lastReadNanos, busySinceNanos) + settings.transportTimeoutNanos());
+    }
+    return next == Long.MAX_VALUE ? -1 : Math.max(0, next - nowNanos);
+  }
+
+  private void reschedule(long delayNanos) {
+    check = null;
+    if (delayNanos >= 0 && !stopped) {
+      check = loop.schedule(this::runScheduled, delayNanos, TimeUnit.NANOSECONDS);
+    }
+  }
+
+  private void runScheduled() {
+    check = null;
+    if (!stopped) {
+      reschedule(runOnce(ticker.nanoTime()));
+    }
+  }
+}
