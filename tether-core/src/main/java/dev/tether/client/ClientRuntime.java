@@ -123,6 +123,11 @@ public final class ClientRuntime {
     } catch (TetherException e) {
       return CompletableFuture.failedFuture(e);
     }
+    return connect(settings, binding, candidates, 1 + config.retryIntervals().size());
+  }
+
+  private CompletableFuture<RequestChannel> connect(
+      ProxySettings settings, ProxyBinding binding, List<Candidate> candidates, int rounds) {
     if (settings.connectionCached()) {
       for (Candidate c : candidates) {
         RequestChannel existing = pool.existing(c.key(settings.connectionId()));
@@ -131,10 +136,53 @@ public final class ClientRuntime {
         }
       }
     }
-    Establishment attempt = new Establishment(settings, candidates);
+    Establishment attempt = new Establishment(settings, candidates, rounds);
     attempt.tryNext();
     return bind(attempt.result, binding);
   }
+
+  /**
+   * Sends a call again after a retryable failure: to the endpoints this round has not tried yet,
+   * and once every endpoint was tried, after the next retry interval, to all of them again
+   * (re-resolved); when no round is left, the call fails with its latest cause.
+   */
+  void retry(Invocation inv) {
+    List<Candidate> untried;
+    try {
+      untried = inv.untried(selector.select(inv.settings));
+    } catch (TetherException e) {
+      inv.fail(e);
+      return;
+    }
+    if (untried.isEmpty()) {
+      startNextRound(inv);
+      return;
+    }
+    connect(inv.settings, inv.binding, untried, 1).whenComplete((connection, failure) -> {
+      if (failure == null) {
+        hand(inv, connection);
+      } else {
+        inv.onRetryConnectFailed(untried, unwrap(failure));
+      }
+    });
+  }
+
+  private void startNextRound(Invocation inv) {
+    if (inv.round() >= config.retryIntervals().size()) {
+      inv.failWithLatestCause();
+      return;
+    }
+    Duration wait = config.retryIntervals().get(inv.round());
+    inv.beginNextRound();
+    trace(2, "{} of {}: every endpoint tried, round {} in {} ms", inv.operation, inv.settings.identity(),
+        inv.round() + 1, wait.toMillis());
+    if (wait.isZero()) {
+      retry(inv);
+    } else {
+      schedule(() -> retry(inv), wait);
+    }
+  }
+
 
   private static CompletableFuture<RequestChannel> bind(CompletableFuture<RequestChannel> f, ProxyBinding binding) {
     return f.thenApply(c -> {
@@ -154,9 +202,12 @@ public final class ClientRuntime {
     TetherException last;
     final StringBuilder tried = new StringBuilder();
 
-    Establishment(ProxySettings settings, List<Candidate> candidates) {
+    final int rounds;
+
+    Establishment(ProxySettings settings, List<Candidate> candidates, int rounds) {
       this.settings = settings;
       this.candidates = candidates;
+      this.rounds = rounds;
     }
 
     void tryNext() {
@@ -188,7 +239,7 @@ public final class ClientRuntime {
     }
 
     private void nextRound() {
-      if (round >= config.retryIntervals().size()) {
+      if (round + 1 >= rounds) {
         trace(1, "giving up on {} after {} round(s)", settings.identity(), round + 1);
         result.completeExceptionally(finalFailure());
         return;
@@ -222,11 +273,6 @@ public final class ClientRuntime {
       }
       return ex;
     }
-  }
-
-  /** One round tries every endpoint once; there is one round plus one per retry interval. */
-  int maxRetries(ProxySettings settings) {
-    return Math.max(1, settings.endpoints().size()) * (1 + config.retryIntervals().size());
   }
 
   RetryBudget retryBudget() {

@@ -40,6 +40,12 @@ public final class Invocation extends CompletableFuture<byte[]> {
   /** Where the request frame ends in its write batch; set while the batch is written. */
   int batchEndOffset;
   private int retries;
+  /** Connections this round's attempts failed on; null until the first retryable failure. */
+  private java.util.Set<ConnectionKey> triedThisRound;
+  /** Which round of attempts runs: 0 first, one more per retry interval. */
+  private int round;
+  /** Why the latest attempt failed; null until one did. */
+  private TetherException latestCause;
   /** Failed attempts so far; null until the first failure, so a call that succeeds allocates none. */
   private List<Attempt> attempts;
   /** Non-null only while an invocation timeout is armed. */
@@ -171,7 +177,7 @@ public final class Invocation extends CompletableFuture<byte[]> {
       return;
     }
     // Not sent, refused, or lost while idempotent: a retry is safe. Is it allowed?
-    if (retries >= runtime.maxRetries(settings) || deadlinePassed()) {
+    if (deadlinePassed()) {
       fail(cause);
       return;
     }
@@ -182,9 +188,59 @@ public final class Invocation extends CompletableFuture<byte[]> {
     }
     retries++;
     runtime.traceRetry(this, outcome, cause);
-    binding.forget(connection);
+    RequestChannel failedOn = connection;
+    if (failedOn != null) {
+      tried().add(failedOn.key());
+    }
+    binding.forget(failedOn);
     connection = null;
-    runtime.start(this);
+    latestCause = cause;
+    runtime.retry(this);
+  }
+
+  private java.util.Set<ConnectionKey> tried() {
+    if (triedThisRound == null) {
+      triedThisRound = new java.util.HashSet<>();
+    }
+    return triedThisRound;
+  }
+
+  /** The candidates this round has not failed on yet, in selection order. */
+  List<Candidate> untried(List<Candidate> candidates) {
+    List<Candidate> out = new ArrayList<>(candidates.size());
+    for (Candidate c : candidates) {
+      if (!tried().contains(c.key(settings.connectionId()))) {
+        out.add(c);
+      }
+    }
+    return out;
+  }
+
+  /** A retry could not connect to any untried endpoint: they count as tried; go on or give up. */
+  void onRetryConnectFailed(List<Candidate> candidates, TetherException cause) {
+    record(Attempt.Outcome.CONNECT_FAILED, cause.getMessage());
+    latestCause = cause;
+    for (Candidate c : candidates) {
+      tried().add(c.key(settings.connectionId()));
+    }
+    if (deadlinePassed()) {
+      fail(cause);
+    } else {
+      runtime.retry(this);
+    }
+  }
+
+  int round() {
+    return round;
+  }
+
+  void beginNextRound() {
+    round++;
+    tried().clear();
+  }
+
+  void failWithLatestCause() {
+    fail(latestCause);
   }
 
   private void record(Attempt.Outcome outcome, String reason) {

@@ -41,6 +41,7 @@ public final class ServerRuntime {
   private final List<Endpoint> bound = new ArrayList<>();
   private final Set<ServerConnection> connections = ConcurrentHashMap.newKeySet();
   private volatile boolean shuttingDown;
+  private boolean closed;
 
   public ServerRuntime(
       List<Endpoint> endpoints,
@@ -177,7 +178,11 @@ public final class ServerRuntime {
   }
 
   /** Closes every listener and connection at once, without draining, and frees the threads. */
-  public void close() {
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
     shuttingDown = true;
     closeListeners();
     for (ServerConnection c : new ArrayList<>(connections)) {

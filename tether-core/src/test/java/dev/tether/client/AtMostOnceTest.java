@@ -1,0 +1,340 @@
+package dev.tether.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.tether.Attempt;
+import dev.tether.Connection;
+import dev.tether.ConnectionLostException;
+import dev.tether.ConnectionState;
+import dev.tether.EndpointSelection;
+import dev.tether.Idempotency;
+import dev.tether.OperationNotFoundException;
+import dev.tether.Proxy;
+import dev.tether.RemoteException;
+import dev.tether.Tether;
+import dev.tether.TetherServer;
+import dev.tether.protocol.Frame;
+import dev.tether.protocol.FrameCodec;
+import dev.tether.protocol.GoAway;
+import dev.tether.protocol.GoAwayReason;
+import dev.tether.protocol.ProtocolVersion;
+import dev.tether.protocol.Welcome;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * DESIGN.md section 5 against real servers: a call is retried only when the server cannot have
+ * run it or it is idempotent, and a non-idempotent call never runs twice. Executions are counted
+ * in the service.
+ */
+class AtMostOnceTest {
+  private final List<TetherServer> servers = new ArrayList<>();
+  private final List<AutoCloseable> closeables = new ArrayList<>();
+  private final ConcurrentHashMap<String, AtomicLong> executions = new ConcurrentHashMap<>();
+  private final CountDownLatch release = new CountDownLatch(1);
+
+  @AfterEach
+  void stop() throws Exception {
+    release.countDown();
+    for (AutoCloseable c : closeables) {
+      c.close();
+    }
+    for (TetherServer s : servers) {
+      s.close();
+    }
+  }
+
+  private long executed(String server) {
+    return executions.computeIfAbsent(server, k -> new AtomicLong()).get();
+  }
+
+  private long executedEverywhere() {
+    return executions.values().stream().mapToLong(AtomicLong::get).sum();
+  }
+
+  private TetherServer server(String name, String endpoints, TetherServer.Builder builder) {
+    TetherServer s = builder
+        .endpoints(endpoints)
+        .service("bank", (op, payload, ctx) -> {
+          executions.computeIfAbsent(name, k -> new AtomicLong()).incrementAndGet();
+          return switch (op) {
+            case "withdraw" -> name.getBytes(StandardCharsets.UTF_8);
+            case "slowWithdraw" -> {
+              release.await(30, TimeUnit.SECONDS);
+              yield name.getBytes(StandardCharsets.UTF_8);
+            }
+            case "fail" -> throw new IllegalStateException("insufficient funds");
+            default -> throw new IllegalArgumentException(op);
+          };
+        })
+        .build()
+        .start();
+    servers.add(s);
+    return s;
+  }
+
+  private TetherServer server(String name) {
+    return server(name, "tcp -h 127.0.0.1 -p 0", TetherServer.builder());
+  }
+
+  private Tether tether(String... properties) {
+    Tether.Builder b = Tether.builder();
+    for (int i = 0; i < properties.length; i += 2) {
+      b.property(properties[i], properties[i + 1]);
+    }
+    Tether t = b.build();
+    closeables.add(t);
+    return t;
+  }
+
+  private static String endpoint(TetherServer s) {
+    return s.endpoints().get(0).toString();
+  }
+
+  private static String call(Proxy p, String op) {
+    return new String(p.invoke(op, new byte[0]), StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void refusedRequestIsRetriedElsewhereEvenWhenNotIdempotent() {
+    TetherServer full = server("full", "tcp -h 127.0.0.1 -p 0", TetherServer.builder().executor(task -> {
+      throw new RejectedExecutionException("no thread free");
+    }));
+    TetherServer spare = server("spare");
+    Proxy p = tether().proxy("bank:" + endpoint(full) + ":" + endpoint(spare))
+        .withEndpointSelection(EndpointSelection.ORDERED);
+    assertThat(call(p, "withdraw")).isEqualTo("spare");
+    assertThat(executed("spare")).isEqualTo(1);
+    assertThat(executed("full")).isZero();
+  }
+
+  @Test
+  void requestAboveGoAwaysLastAcceptedIdIsRetriedElsewhereEvenWhenNotIdempotent() throws Exception {
+    TetherServer spare = server("spare");
+    try (GoAwayOnFirstRequestServer draining = new GoAwayOnFirstRequestServer()) {
+      Proxy p = tether().proxy("bank:tcp -h 127.0.0.1 -p " + draining.port() + ":" + endpoint(spare))
+          .withEndpointSelection(EndpointSelection.ORDERED);
+      assertThat(call(p, "withdraw")).isEqualTo("spare");
+      assertThat(executed("spare")).isEqualTo(1);
+      assertThat(draining.requestsSeen()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void connectionLostAfterSendFailsANonIdempotentCallThatMayHaveRun() throws Exception {
+    TetherServer victim = server("victim");
+    Proxy p = tether().proxy(victim.proxyString("bank"));
+    CompletableFuture<byte[]> call = p.invokeAsync("slowWithdraw", new byte[0]);
+    await().atMost(Duration.ofSeconds(5)).until(() -> executed("victim") == 1);
+    victim.close();
+    assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(ConnectionLostException.class)
+        .cause()
+        .satisfies(e -> {
+          ConnectionLostException lost = (ConnectionLostException) e;
+          assertThat(lost.mayHaveExecuted()).isTrue();
+          assertThat(lost.attempts()).extracting(Attempt::outcome).containsExactly(Attempt.Outcome.LOST_AFTER_SEND);
+        });
+    assertThat(executed("victim")).isEqualTo(1);
+  }
+
+  @Test
+  void connectionLostAfterSendRetriesAnIdempotentCallElsewhere() throws Exception {
+    TetherServer victim = server("victim");
+    TetherServer spare = server("spare");
+    Proxy p = tether().proxy("bank:" + endpoint(victim) + ":" + endpoint(spare))
+        .withEndpointSelection(EndpointSelection.ORDERED);
+    CompletableFuture<byte[]> call = p.invokeAsync("slowWithdraw", new byte[0], Idempotency.IDEMPOTENT);
+    await().atMost(Duration.ofSeconds(5)).until(() -> executed("victim") == 1);
+    victim.close();
+    release.countDown();
+    assertThat(new String(call.get(10, TimeUnit.SECONDS), StandardCharsets.UTF_8)).isEqualTo("spare");
+  }
+
+  @Test
+  void staleCachedConnectionToARestartedServerIsReplacedTransparently() {
+    TetherServer first = server("first");
+    int port = first.endpoints().get(0).port();
+    Proxy p = tether().proxy(first.proxyString("bank"));
+    assertThat(call(p, "withdraw")).isEqualTo("first");
+    Connection stale = p.connection();
+    first.close();
+    servers.remove(first);
+    server("restarted", "tcp -h 127.0.0.1 -p " + port, TetherServer.builder());
+    await().atMost(Duration.ofSeconds(5)).until(() -> stale.state() == ConnectionState.CLOSED);
+    assertThat(call(p, "withdraw")).isEqualTo("restarted");
+    assertThat(executed("restarted")).isEqualTo(1);
+    assertThat(executed("first")).isEqualTo(1);
+  }
+
+  @Test
+  void remoteErrorIsNeverRetried() {
+    TetherServer a = server("a");
+    TetherServer b = server("b");
+    Proxy p = tether().proxy("bank:" + endpoint(a) + ":" + endpoint(b));
+    assertThatThrownBy(() -> p.invoke("fail", new byte[0], Idempotency.IDEMPOTENT)).isInstanceOf(RemoteException.class);
+    assertThat(executedEverywhere()).isEqualTo(1);
+  }
+
+  @Test
+  void operationNotFoundIsNeverRetried() {
+    TetherServer a = server("a");
+    Proxy p = tether().proxy("bank:" + endpoint(a)).withIdentity("nobody");
+    assertThatThrownBy(() -> p.invoke("withdraw", new byte[0], Idempotency.IDEMPOTENT))
+        .isInstanceOf(dev.tether.ServiceNotFoundException.class);
+    assertThatThrownBy(() -> p.withIdentity("bank").invoke("unknown", new byte[0]))
+        .isInstanceOf(RemoteException.class);
+    assertThat(OperationNotFoundException.class).isNotNull();
+  }
+
+  @Test
+  void spentRetryBudgetFailsWithTheOriginalCause() {
+    TetherServer full = server("full", "tcp -h 127.0.0.1 -p 0", TetherServer.builder().executor(task -> {
+      throw new RejectedExecutionException("no thread free");
+    }));
+    Proxy p = tether("tether.retry.budget.ratio", "0", "tether.retry.budget.floorPerSecond", "0")
+        .proxy("bank:" + endpoint(full));
+    assertThatThrownBy(() -> call(p, "withdraw"))
+        .isInstanceOfSatisfying(dev.tether.RequestRefusedException.class, e ->
+            assertThat(e.attempts()).extracting(Attempt::outcome)
+                .containsExactly(Attempt.Outcome.REFUSED, Attempt.Outcome.BUDGET_EXHAUSTED));
+    assertThat(executed("full")).isZero();
+  }
+
+  @Test
+  void gracefulRollingRestartUnderLoadFailsNoCallAndRunsNoneTwice() throws Exception {
+    List<TetherServer> nodes = new ArrayList<>();
+    List<Integer> ports = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      TetherServer s = server("node" + i);
+      nodes.add(s);
+      ports.add(s.endpoints().get(0).port());
+    }
+    String proxyString = "bank:" + endpoint(nodes.get(0)) + ":" + endpoint(nodes.get(1)) + ":" + endpoint(nodes.get(2));
+    Proxy p = tether().proxy(proxyString).withConnectionCached(false);
+    LoadResult load = LoadResult.run(p, 8, Duration.ofSeconds(20), 4_000, () -> {
+      for (int i = 0; i < 3; i++) {
+        TetherServer old = nodes.get(i);
+        old.shutdownGracefully(Duration.ofSeconds(10));
+        servers.remove(old);
+        nodes.set(i, server("node" + i, "tcp -h 127.0.0.1 -p " + ports.get(i), TetherServer.builder()));
+      }
+    });
+    assertThat(load.failures()).as("failed calls: %s", load.firstFailure()).isZero();
+    assertThat(executedEverywhere()).isEqualTo(load.successes());
+    assertThat(load.successes()).isGreaterThan(100);
+  }
+
+  @Test
+  void abruptKillsUnderLoadNeverFailAnIdempotentCallAndNeverRunANonIdempotentOneTwice() throws Exception {
+    List<TetherServer> nodes = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      nodes.add(server("node" + i));
+    }
+    String proxyString = "bank:" + endpoint(nodes.get(0)) + ":" + endpoint(nodes.get(1)) + ":" + endpoint(nodes.get(2));
+    Tether t = tether();
+    Proxy p = t.proxy(proxyString).withConnectionCached(false);
+    AtomicInteger idempotentFailures = new AtomicInteger();
+    LoadResult load = LoadResult.run(p, 8, Duration.ofSeconds(20), 4_000, () -> {
+      nodes.get(0).close();
+      for (int i = 0; i < 50; i++) {
+        try {
+          p.invoke("withdraw", new byte[0], Idempotency.IDEMPOTENT);
+        } catch (RuntimeException e) {
+          idempotentFailures.incrementAndGet();
+        }
+      }
+      nodes.get(1).close();
+    });
+    assertThat(idempotentFailures).hasValue(0);
+    assertThat(load.failuresOtherThanMayHaveExecuted()).as("first failure: %s", load.firstFailure()).isZero();
+    long idempotentRuns = 50;
+    assertThat(executedEverywhere() - idempotentRuns).isLessThanOrEqualTo(load.successes() + load.mayHaveExecutedFailures());
+  }
+
+  /**
+   * A server that completes the handshake, then answers the first request with GOAWAY saying it
+   * accepted nothing: the client must treat that request as never run.
+   */
+  private static final class GoAwayOnFirstRequestServer implements AutoCloseable {
+    private final ServerSocket listener = new ServerSocket(0, 10, InetAddress.getByName("127.0.0.1"));
+    private final AtomicInteger requests = new AtomicInteger();
+    private final Thread acceptor = new Thread(this::serve, "goaway-server");
+
+    GoAwayOnFirstRequestServer() throws IOException {
+      acceptor.setDaemon(true);
+      acceptor.start();
+    }
+
+    int port() {
+      return listener.getLocalPort();
+    }
+
+    int requestsSeen() {
+      return requests.get();
+    }
+
+    private void serve() {
+      while (!listener.isClosed()) {
+        try (Socket s = listener.accept()) {
+          s.setSoTimeout(10_000);
+          InputStream in = s.getInputStream();
+          OutputStream out = s.getOutputStream();
+          in.readNBytes(ProtocolVersion.PREFACE_LENGTH);
+          readFrame(in);
+          out.write(bytes(new Welcome("fake", "1", 0, 1 << 20, 100, "", List.of()), true));
+          readFrame(in);
+          requests.incrementAndGet();
+          out.write(bytes(new GoAway(GoAwayReason.SHUTDOWN, 0, "draining"), false));
+          out.flush();
+          in.read();
+        } catch (IOException e) {
+          // Closed by the test, or the client went away: either way this connection is over.
+        }
+      }
+    }
+
+    private static void readFrame(InputStream in) throws IOException {
+      int length = ByteBuffer.wrap(in.readNBytes(4)).getInt();
+      in.readNBytes(length);
+    }
+
+    private static byte[] bytes(Frame f, boolean withPreface) {
+      ByteBuf b = Unpooled.buffer();
+      if (withPreface) {
+        FrameCodec.writePreface(b);
+      }
+      FrameCodec.encode(f, b);
+      byte[] out = new byte[b.readableBytes()];
+      b.readBytes(out);
+      return out;
+    }
+
+    @Override
+    public void close() throws IOException {
+      listener.close();
+    }
+  }
+}
