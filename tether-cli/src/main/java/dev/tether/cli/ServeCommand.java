@@ -1,0 +1,115 @@
+package dev.tether.cli;
+
+import dev.tether.Endpoint;
+import dev.tether.ExecutionMode;
+import dev.tether.ProxyParseException;
+import dev.tether.cli.kv.DemoServer;
+import dev.tether.cli.kv.KeyValueStore;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.stream.Collectors;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ExitCode;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code tether serve}: a demo server with services {@code echo} and {@code kv}, until Ctrl-C. */
+@Command(
+    name = "serve",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+        "Runs a demo server until Ctrl-C, then shuts it down gracefully.",
+        "",
+        "Services: echo (operation echo returns the payload) and kv (typed: put, get, increment,"
+            + " whoami; every result names the server). It prints the proxy strings to call them with.",
+        ""
+    })
+public final class ServeCommand implements Callable<Integer> {
+  @Spec
+  private CommandSpec spec;
+
+  @Option(names = "--endpoints", defaultValue = "tcp -h 127.0.0.1 -p 7000", paramLabel = "<endpoints>",
+      description = "Where to listen, ':'-separated (default: ${DEFAULT-VALUE}); -p 0 picks a free port.")
+  private String endpoints;
+
+  @Option(names = "--name", defaultValue = "server-1",
+      description = "The name results report (default: ${DEFAULT-VALUE}).")
+  private String name;
+
+  @Option(names = "--direct",
+      description = "Run service code on the event loop (ExecutionMode.DIRECT) instead of a thread pool.")
+  private boolean direct;
+
+  @Option(names = "--grace", defaultValue = "10s", converter = DurationConverter.class, paramLabel = "<duration>",
+      description = "How long shutdown may wait for calls in flight and clients to leave (default: ${DEFAULT-VALUE}).")
+  private Duration grace;
+
+  private final StopSignal stopSignal;
+
+  /** Stops on JVM shutdown (Ctrl-C). */
+  public ServeCommand() {
+    this(StopSignal.jvmShutdown());
+  }
+
+  /** Stops when {@code stopSignal} says so. */
+  public ServeCommand(StopSignal stopSignal) {
+    this.stopSignal = stopSignal;
+  }
+
+  @Override
+  public Integer call() throws InterruptedException {
+    // "--grace infinite" waits as long as calls take; a day stands in for forever.
+    Duration drain = grace == null ? Duration.ofDays(1) : grace;
+    DemoServer server = start();
+    PrintWriter out = spec.commandLine().getOut();
+    printGreeting(out, server);
+    CountDownLatch stopped = new CountDownLatch(1);
+    stopSignal.onStopRequested(() -> {
+      out.println(name + ": shutting down gracefully (up to " + drain.toSeconds() + " s for calls in flight)");
+      out.flush();
+      server.shutdownGracefully(drain);
+      out.println(name + ": stopped after serving " + server.stats().served() + " call(s)");
+      out.flush();
+      stopped.countDown();
+    });
+    stopped.await();
+    return ExitCode.OK;
+  }
+
+  private DemoServer start() {
+    ExecutionMode mode = direct ? ExecutionMode.DIRECT : ExecutionMode.EXECUTOR;
+    try {
+      return DemoServer.start(name, endpoints, mode, new KeyValueStore());
+    } catch (ProxyParseException e) {
+      throw CliException.badProxyString("--endpoints", endpoints, e);
+    } catch (IllegalArgumentException | IllegalStateException e) {
+      throw CliException.badInput("cannot serve on " + endpoints + ": " + e.getMessage(), e);
+    } catch (Exception e) {
+      // Netty rethrows bind failures (port in use, unknown host) as they are, checked or not.
+      throw CliException.failed("cannot listen on " + endpoints + ": " + e.getMessage(), e);
+    }
+  }
+
+  private void printGreeting(PrintWriter out, DemoServer server) {
+    String where = server.endpoints().stream().map(Endpoint::toString).collect(Collectors.joining(", "));
+    String echo = server.proxyString(DemoServer.ECHO);
+    String kv = server.proxyString(DemoServer.KV);
+    out.println(name + " is serving on " + where
+        + (direct ? " (service code on the event loop)" : ""));
+    out.println("proxies:");
+    out.println("  " + echo);
+    out.println("  " + kv);
+    out.println("try:");
+    out.println("  ./tether call '" + echo + "' echo hello");
+    out.println("  ./tether call --json --idempotent '" + kv + "' put '[\"color\",\"blue\"]'");
+    out.println("  ./tether call --json --idempotent '" + kv + "' get '[\"color\"]'");
+    out.println("  ./tether call --json '" + kv + "' increment '[\"visits\"]'");
+    out.println("  ./tether call --json --idempotent '" + kv + "' whoami");
+    out.println("Ctrl-C stops it gracefully.");
+    out.flush();
+  }
+}

@@ -1,0 +1,159 @@
+package dev.tether.cli.demo;
+
+import dev.tether.Tether;
+import dev.tether.cli.kv.DemoServer;
+import dev.tether.cli.kv.KeyValue;
+import dev.tether.cli.kv.KeyValueStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+
+/**
+ * One run of the demo: starts the servers, points one client at all of them with per-request
+ * balancing, lets the callers call while the scenario disrupts the cluster, then stops everything
+ * and reports. Every loop in it ends by time, and the callers also by a call budget.
+ */
+public final class DemoRun {
+  /** Generous enough never to bind on loopback (a call takes tens of microseconds), yet finite. */
+  private static final long MAX_CALLS_PER_CALLER_PER_SECOND = 200_000;
+  /** Rounds of every operation on every server before the clock starts; not counted. */
+  private static final int WARM_UP_ROUNDS = 50;
+
+  /**
+   * What to run.
+   *
+   * @param servers how many servers (scenarios pick on server-2, so at least 2)
+   * @param callTimeout the invocation timeout of each call; bounds how long a caller can hang
+   */
+  public record Settings(Scenario scenario, int servers, int callers, Duration duration, Duration callTimeout) {
+    public Settings {
+      Objects.requireNonNull(scenario);
+      if (servers < 2 || callers < 1 || duration.isNegative() || duration.isZero()
+          || callTimeout.isNegative() || callTimeout.isZero()) {
+        throw new IllegalArgumentException("servers >= 2, callers >= 1 and positive durations are required");
+      }
+    }
+  }
+
+  private final Settings settings;
+  private final LongSupplier nanoClock;
+  private final Consumer<Timeline.Event> live;
+
+  /** A run on the system clock; {@code live} sees each timeline event as it happens. */
+  public DemoRun(Settings settings, Consumer<Timeline.Event> live) {
+    this(settings, System::nanoTime, live);
+  }
+
+  DemoRun(Settings settings, LongSupplier nanoClock, Consumer<Timeline.Event> live) {
+    this.settings = settings;
+    this.nanoClock = nanoClock;
+    this.live = live;
+  }
+
+  public DemoReport run() throws InterruptedException {
+    KeyValueStore store = new KeyValueStore();
+    ClientTally tally = new ClientTally();
+    Timeline timeline = new Timeline(nanoClock, live);
+    // Resources close in reverse order: the client first. Its callers have stopped by then, so
+    // nothing is in flight when the servers go.
+    try (DemoCluster cluster = DemoCluster.start(settings.servers(), store, timeline);
+        Tether tether = Tether.create()) {
+      String proxy = cluster.proxyString(DemoServer.KV);
+      KeyValue kv = tether.proxy(proxy)
+          .withConnectionCached(false)
+          .withInvocationTimeout(settings.callTimeout())
+          .as(KeyValue.class);
+      int warmUpCallsPerServer = cluster.warmUp(tether, WARM_UP_ROUNDS);
+      long durationNanos = settings.duration().toNanos();
+      timeline.start();
+      long start = timeline.startNanos();
+      Workload workload = new Workload(
+          kv,
+          settings.callers(),
+          MAX_CALLS_PER_CALLER_PER_SECOND * Math.max(1, settings.duration().toSeconds()),
+          start + durationNanos + settings.callTimeout().toNanos(),
+          nanoClock,
+          tally);
+      workload.start();
+      try {
+        timeline.record(settings.servers() + " servers up, " + settings.callers() + " callers calling");
+        for (Scenario.Step step : settings.scenario().steps()) {
+          sleepUntil(start + (long) (step.atFraction() * durationNanos));
+          perform(step, cluster, timeline);
+        }
+        sleepUntil(start + durationNanos);
+      } finally {
+        // Also when interrupted: callers must not outlive the run.
+        workload.requestStop();
+      }
+      boolean stoppedInTime = workload.awaitStopped(settings.callTimeout().plusSeconds(5));
+      Duration elapsed = timeline.elapsed();
+      timeline.record(stoppedInTime ? "callers stopped" : "callers told to stop; some are still inside a call");
+      return report(proxy, cluster, store, tally, timeline, elapsed, stoppedInTime, warmUpCallsPerServer);
+    }
+  }
+
+  /** A step that fails is part of the story, not the end of the demo. */
+  private static void perform(Scenario.Step step, DemoCluster cluster, Timeline timeline) {
+    try {
+      step.action().perform(cluster);
+    } catch (RuntimeException e) {
+      timeline.record("scenario step failed: " + e);
+    }
+  }
+
+  private void sleepUntil(long targetNanos) throws InterruptedException {
+    for (long left = targetNanos - nanoClock.getAsLong(); left > 0; left = targetNanos - nanoClock.getAsLong()) {
+      TimeUnit.NANOSECONDS.sleep(left);
+    }
+  }
+
+  private DemoReport report(String proxy, DemoCluster cluster, KeyValueStore store, ClientTally tally,
+      Timeline timeline, Duration elapsed, boolean stoppedInTime, int warmUpCallsPerServer) {
+    List<DemoReport.OperationCounts> operations = new ArrayList<>();
+    for (Operation op : Operation.values()) {
+      operations.add(new DemoReport.OperationCounts(op.label, op.idempotent, tally.ok(op), tally.failed(op)));
+    }
+    Map<String, Long> answeredBy = tally.answeredBy();
+    List<DemoReport.ServerCounts> servers = new ArrayList<>();
+    for (DemoCluster.Node node : cluster.nodes()) {
+      servers.add(new DemoReport.ServerCounts(
+          node.name(),
+          describeState(node),
+          node.served(),
+          answeredBy.getOrDefault(node.name(), 0L),
+          node.incrementsExecuted()));
+    }
+    return new DemoReport(
+        settings.scenario(),
+        settings.callers(),
+        settings.duration(),
+        elapsed,
+        settings.callTimeout(),
+        warmUpCallsPerServer,
+        proxy,
+        timeline.events(),
+        operations,
+        tally.failuresByKind(),
+        servers,
+        tally.incrementFailuresThatMayHaveExecuted(),
+        store.counter(Workload.COUNTER),
+        tally.getsChecked(),
+        tally.getsMismatched(),
+        stoppedInTime);
+  }
+
+  private static String describeState(DemoCluster.Node node) {
+    return switch (node.state) {
+      case RUNNING -> "running";
+      case CLOSED_ABRUPTLY -> String.format(Locale.ROOT, "closed at %.1f s", node.stoppedAt.toNanos() / 1e9);
+      case STOPPED_GRACEFULLY -> String.format(Locale.ROOT, "drained at %.1f s", node.stoppedAt.toNanos() / 1e9);
+    };
+  }
+}

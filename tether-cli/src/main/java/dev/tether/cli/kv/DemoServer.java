@@ -1,0 +1,138 @@
+package dev.tether.cli.kv;
+
+import dev.tether.Endpoint;
+import dev.tether.ExecutionMode;
+import dev.tether.TetherServer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A started {@link TetherServer} serving the demo services under a name, with its server-side
+ * counters:
+ *
+ * <ul>
+ *   <li>{@code echo} (untyped): operation {@code echo} returns the payload;
+ *   <li>{@code kv} (typed, {@link KeyValue}): a key-value store with counters.
+ * </ul>
+ */
+public final class DemoServer {
+  /** The identity of the untyped echo service. */
+  public static final String ECHO = "echo";
+  /** The identity of the typed {@link KeyValue} service. */
+  public static final String KV = "kv";
+
+  private final String name;
+  private final TetherServer server;
+  private final ServerStats stats;
+  /** Null in DIRECT mode, where service code runs on the event loop. */
+  private final ServiceExecutor executor;
+  // A node may be stopped twice (by a scenario, then by the cluster's close): only the first stop,
+  // abrupt or graceful, acts.
+  private final AtomicBoolean stopped = new AtomicBoolean();
+
+  private DemoServer(String name, TetherServer server, ServerStats stats, ServiceExecutor executor) {
+    this.name = name;
+    this.server = server;
+    this.stats = stats;
+    this.executor = executor;
+  }
+
+  /**
+   * Builds and starts a server.
+   *
+   * @param name the name results report, e.g. "server-1"
+   * @param endpoints where to listen, in grammar form, e.g. {@code "tcp -h 127.0.0.1 -p 0"}
+   * @param mode where service code runs; DIRECT is safe here because no operation blocks
+   * @param store the state behind {@code kv}; servers sharing one store act as one database
+   */
+  public static DemoServer start(String name, String endpoints, ExecutionMode mode, KeyValueStore store) {
+    return start(name, endpoints, mode, store, () -> {});
+  }
+
+  /**
+   * As {@link #start(String, String, ExecutionMode, KeyValueStore)}, running {@code afterIncrement}
+   * on the service thread after each increment changed the store and before its reply is sent: the
+   * demo uses it to stop a server at the worst moment for a non-idempotent call.
+   */
+  public static DemoServer start(
+      String name, String endpoints, ExecutionMode mode, KeyValueStore store, Runnable afterIncrement) {
+    Objects.requireNonNull(name);
+    ServerStats stats = new ServerStats();
+    ServiceExecutor executor = mode == ExecutionMode.EXECUTOR ? new ServiceExecutor(name) : null;
+    TetherServer.Builder builder = TetherServer.builder()
+        .endpoints(endpoints)
+        .executionMode(mode)
+        .service(ECHO, (operation, payload, context) -> {
+          if (!"echo".equals(operation)) {
+            throw new IllegalArgumentException("echo has one operation, \"echo\"; got \"" + operation + "\"");
+          }
+          stats.callServed();
+          return payload;
+        })
+        .service(KV, KeyValue.class, new KeyValueService(name, store, stats, afterIncrement));
+    if (executor != null) {
+      builder.executor(executor);
+    }
+    try {
+      return new DemoServer(name, builder.build().start(), stats, executor);
+    } catch (RuntimeException e) {
+      if (executor != null) {
+        executor.stopNow();
+      }
+      throw e;
+    }
+  }
+
+  public String name() {
+    return name;
+  }
+
+  /** The running Tether server. */
+  public TetherServer server() {
+    return server;
+  }
+
+  public ServerStats stats() {
+    return stats;
+  }
+
+  /** The endpoints really listened on. */
+  public List<Endpoint> endpoints() {
+    return server.endpoints();
+  }
+
+  /** {@code service + ":" + endpoints}, ready for {@code tether.proxy}. */
+  public String proxyString(String service) {
+    return server.proxyString(service);
+  }
+
+  /** Stops at once: connections dropped, calls in flight interrupted, their replies lost. Idempotent. */
+  public void close() {
+    if (!stopped.compareAndSet(false, true)) {
+      return;
+    }
+    server.close();
+    if (executor != null) {
+      executor.stopNow();
+    }
+  }
+
+  /** Drains (GOAWAY, calls in flight finish) for at most {@code grace}, then stops; no-op once stopped. */
+  public void shutdownGracefully(Duration grace) {
+    if (!stopped.compareAndSet(false, true)) {
+      return;
+    }
+    server.shutdownGracefully(grace);
+    if (executor != null) {
+      try {
+        // The server has stopped dispatching, so only calls already running are left.
+        executor.stop(Duration.ofSeconds(1));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      executor.stopNow();
+    }
+  }
+}
