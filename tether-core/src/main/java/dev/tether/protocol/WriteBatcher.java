@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.util.internal.PlatformDependent;
 import java.util.Queue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -29,7 +30,12 @@ public abstract class WriteBatcher<T> implements Runnable {
   public final void enqueue(T item) {
     queue.offer(item);
     if (drainScheduled.compareAndSet(false, true)) {
-      channel.eventLoop().execute(this);
+      try {
+        channel.eventLoop().execute(this);
+      } catch (RejectedExecutionException loopStopped) {
+        // The runtime closed while the item was being produced (a late reply): it cannot be sent.
+        discardQueued();
+      }
     }
   }
 

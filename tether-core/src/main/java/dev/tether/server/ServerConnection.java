@@ -112,8 +112,12 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
   public void onewayDone() {
     if (channel.eventLoop().inEventLoop()) {
       requestFinished();
-    } else {
+      return;
+    }
+    try {
       channel.eventLoop().execute(this::requestFinished);
+    } catch (java.util.concurrent.RejectedExecutionException loopStopped) {
+      // The server closed while the oneway call ran; there is nothing left to account for.
     }
   }
 

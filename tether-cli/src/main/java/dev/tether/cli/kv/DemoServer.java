@@ -27,16 +27,14 @@ public final class DemoServer {
   private final TetherServer server;
   private final ServerStats stats;
   /** Null in DIRECT mode, where service code runs on the event loop. */
-  private final ServiceExecutor executor;
   // A node may be stopped twice (by a scenario, then by the cluster's close): only the first stop,
   // abrupt or graceful, acts.
   private final AtomicBoolean stopped = new AtomicBoolean();
 
-  private DemoServer(String name, TetherServer server, ServerStats stats, ServiceExecutor executor) {
+  private DemoServer(String name, TetherServer server, ServerStats stats) {
     this.name = name;
     this.server = server;
     this.stats = stats;
-    this.executor = executor;
   }
 
   /**
@@ -60,7 +58,6 @@ public final class DemoServer {
       String name, String endpoints, ExecutionMode mode, KeyValueStore store, Runnable afterIncrement) {
     Objects.requireNonNull(name);
     ServerStats stats = new ServerStats();
-    ServiceExecutor executor = mode == ExecutionMode.EXECUTOR ? new ServiceExecutor(name) : null;
     TetherServer.Builder builder = TetherServer.builder()
         .endpoints(endpoints)
         .executionMode(mode)
@@ -72,17 +69,7 @@ public final class DemoServer {
           return payload;
         })
         .service(KV, KeyValue.class, new KeyValueService(name, store, stats, afterIncrement));
-    if (executor != null) {
-      builder.executor(executor);
-    }
-    try {
-      return new DemoServer(name, builder.build().start(), stats, executor);
-    } catch (RuntimeException e) {
-      if (executor != null) {
-        executor.stopNow();
-      }
-      throw e;
-    }
+    return new DemoServer(name, builder.build().start(), stats);
   }
 
   public String name() {
@@ -114,9 +101,6 @@ public final class DemoServer {
       return;
     }
     server.close();
-    if (executor != null) {
-      executor.stopNow();
-    }
   }
 
   /** Drains (GOAWAY, calls in flight finish) for at most {@code grace}, then stops; no-op once stopped. */
@@ -125,14 +109,5 @@ public final class DemoServer {
       return;
     }
     server.shutdownGracefully(grace);
-    if (executor != null) {
-      try {
-        // The server has stopped dispatching, so only calls already running are left.
-        executor.stop(Duration.ofSeconds(1));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      executor.stopNow();
-    }
   }
 }
