@@ -357,7 +357,9 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter
 
   /** Encodes queued calls into one batch per loop turn and learns which of them left whole. */
   private final class RequestWriter extends WriteBatcher<Invocation> {
-    private List<Invocation> batch = new ArrayList<>();
+    /** The calls encoded into the batch being built; the first apart, since most batches hold one. */
+    private Invocation first;
+    private List<Invocation> more;
 
     RequestWriter(Channel channel) {
       super(channel);
@@ -379,19 +381,27 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter
         }
         pending.put(inv.requestId, inv);
       }
-      FrameCodec.encode(inv.toRequest(), out);
+      inv.encodeRequest(out);
       inv.batchEndOffset = out.writerIndex();
-      batch.add(inv);
+      if (first == null) {
+        first = inv;
+      } else {
+        if (more == null) {
+          more = new ArrayList<>();
+        }
+        more.add(inv);
+      }
     }
 
     @Override
     protected void writeBatch(ByteBuf buffer) {
-      if (batch.isEmpty()) {
+      if (first == null) {
         buffer.release();
         return;
       }
-      BatchOutcome outcome = new BatchOutcome(batch);
-      batch = new ArrayList<>();
+      BatchOutcome outcome = new BatchOutcome(first, more);
+      first = null;
+      more = null;
       channel.write(buffer, channel.newProgressivePromise()).addListener(outcome);
     }
 
@@ -406,11 +416,14 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter
    * ended within the bytes the kernel took count as sent; the rest never reached the server whole.
    */
   private final class BatchOutcome implements ChannelProgressiveFutureListener {
-    private final List<Invocation> calls;
+    private final Invocation first;
+    /** The batch's other calls; null when it held one. */
+    private final List<Invocation> more;
     private long bytesWritten;
 
-    BatchOutcome(List<Invocation> calls) {
-      this.calls = calls;
+    BatchOutcome(Invocation first, List<Invocation> more) {
+      this.first = first;
+      this.more = more;
     }
 
     @Override
@@ -421,9 +434,10 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter
     @Override
     public void operationComplete(ChannelProgressiveFuture future) {
       boolean all = future.isSuccess();
-      for (Invocation inv : calls) {
-        if (all || inv.batchEndOffset <= bytesWritten) {
-          inv.onSent();
+      markIfWritten(first, all);
+      if (more != null) {
+        for (Invocation inv : more) {
+          markIfWritten(inv, all);
         }
       }
       if (!all) {
@@ -431,6 +445,12 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter
           closeCause = future.cause();
         }
         channel.close();
+      }
+    }
+
+    private void markIfWritten(Invocation inv, boolean all) {
+      if (all || inv.batchEndOffset <= bytesWritten) {
+        inv.onSent();
       }
     }
   }

@@ -8,7 +8,9 @@ import dev.tether.RemoteException;
 import dev.tether.RequestRefusedException;
 import dev.tether.ServiceNotFoundException;
 import dev.tether.TetherException;
+import dev.tether.protocol.FrameCodec;
 import dev.tether.protocol.Request;
+import io.netty.buffer.ByteBuf;
 import dev.tether.protocol.Response;
 import java.util.ArrayList;
 import java.util.List;
@@ -82,6 +84,11 @@ public final class Invocation extends CompletableFuture<byte[]> {
       return 0;
     }
     return Math.max(1, (deadlineNanos - runtime.ticker().nanoTime()) / 1_000_000);
+  }
+
+  /** Appends this call's REQUEST frame; the hot path, so no Request object is built. */
+  void encodeRequest(ByteBuf out) {
+    FrameCodec.encodeRequest(requestId, flags, settings.identity(), operation, remainingMillis(), Map.of(), body, out);
   }
 
   Request toRequest() {

@@ -1,9 +1,12 @@
 package dev.tether.internal;
 
+import java.util.concurrent.atomic.AtomicLongArray;
+
 /**
  * Bounds retries so a failing cluster is not hit by a retry storm: over a sliding window (ten
  * one-second buckets), retries may not exceed {@code ratio} of the calls made plus
- * {@code floorPerSecond} per second of the window. Thread-safe; time comes from the caller.
+ * {@code floorPerSecond} per second of the window. Thread-safe; counting a call takes no lock,
+ * since every call does it. Time comes from the caller.
  */
 public final class RetryBudget {
   private static final int BUCKETS = 10;
@@ -11,13 +14,17 @@ public final class RetryBudget {
 
   private final double ratio;
   private final double floorPerSecond;
-  private final long[] calls = new long[BUCKETS];
-  private final long[] retries = new long[BUCKETS];
-  private final long[] bucketEpoch = new long[BUCKETS];
+  private final AtomicLongArray calls = new AtomicLongArray(BUCKETS);
+  private final AtomicLongArray retries = new AtomicLongArray(BUCKETS);
+  /** The second each bucket counts; a bucket found holding an older second is emptied first. */
+  private final AtomicLongArray bucketEpoch = new AtomicLongArray(BUCKETS);
 
   public RetryBudget(double ratio, double floorPerSecond) {
     this.ratio = ratio;
     this.floorPerSecond = floorPerSecond;
+    for (int i = 0; i < BUCKETS; i++) {
+      bucketEpoch.set(i, Long.MIN_VALUE);
+    }
   }
 
   /** 20% of recent calls plus 10 retries a second. */
@@ -26,38 +33,45 @@ public final class RetryBudget {
   }
 
   /** Counts a first attempt. */
-  public synchronized void recordCall(long nowNanos) {
-    calls[bucket(nowNanos)]++;
+  public void recordCall(long nowNanos) {
+    calls.incrementAndGet(bucket(nowNanos));
   }
 
   /** Takes one retry from the budget; false when the budget is spent (the retry must not happen). */
   public synchronized boolean tryRetry(long nowNanos) {
     int current = bucket(nowNanos);
-    long oldestEpoch = bucketEpoch[current] - BUCKETS + 1;
+    long oldestEpoch = bucketEpoch.get(current) - BUCKETS + 1;
     long windowCalls = 0;
     long windowRetries = 0;
     for (int i = 0; i < BUCKETS; i++) {
-      if (bucketEpoch[i] >= oldestEpoch) {
-        windowCalls += calls[i];
-        windowRetries += retries[i];
+      if (bucketEpoch.get(i) >= oldestEpoch) {
+        windowCalls += calls.get(i);
+        windowRetries += retries.get(i);
       }
     }
     if (windowRetries + 1 > ratio * windowCalls + floorPerSecond * BUCKETS) {
       return false;
     }
-    retries[current]++;
+    retries.incrementAndGet(current);
     return true;
   }
 
-  /** The bucket for now, emptied first if it last counted an older second. */
   private int bucket(long nowNanos) {
     long epoch = Math.floorDiv(nowNanos, BUCKET_NANOS);
     int i = (int) Math.floorMod(epoch, (long) BUCKETS);
-    if (bucketEpoch[i] != epoch) {
-      bucketEpoch[i] = epoch;
-      calls[i] = 0;
-      retries[i] = 0;
+    long seen = bucketEpoch.get(i);
+    if (seen != epoch) {
+      roll(i, seen, epoch);
     }
     return i;
+  }
+
+  /** Empties a bucket for a new second; a count racing with the roll may land in either second. */
+  private synchronized void roll(int i, long seen, long epoch) {
+    if (bucketEpoch.get(i) == seen && seen < epoch) {
+      calls.set(i, 0);
+      retries.set(i, 0);
+      bucketEpoch.set(i, epoch);
+    }
   }
 }

@@ -24,6 +24,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Encodes frames into, and decodes them from, the v1 wire layout of {@code docs/protocol.md}.
@@ -84,11 +85,15 @@ public final class FrameCodec {
    *     {@code out} is left as it was
    */
   public static void encode(Frame frame, ByteBuf out) {
+    if (frame instanceof Request r) {
+      encodeRequest(r.requestId(), r.flags(), r.service(), r.operation(), r.deadlineMillis(), r.metadata(), r.body(), out);
+      return;
+    }
     int start = out.writerIndex();
     try {
       out.writeInt(0); // patched below, once the payload is written
       out.writeByte(frame.type().code());
-      out.writeByte(headerFlags(frame));
+      out.writeByte(0); // only REQUEST carries flags, and encodeRequest writes those
       out.writeInt(frame.requestId());
       writePayload(frame, out);
       out.setInt(start, out.writerIndex() - start - LENGTH_FIELD_LENGTH);
@@ -180,22 +185,11 @@ public final class FrameCodec {
     return size;
   }
 
-  private static int headerFlags(Frame frame) {
-    if (!(frame instanceof Request request)) {
-      return 0;
-    }
-    if ((request.flags() & ~REQUEST_FLAGS) != 0) {
-      throw new IllegalArgumentException(
-          "REQUEST flags 0x" + Integer.toHexString(request.flags()) + " set reserved bits");
-    }
-    return request.flags();
-  }
-
   private static void writePayload(Frame frame, ByteBuf out) {
     switch (frame.type()) {
       case HELLO -> writeHello((Hello) frame, out);
       case WELCOME -> writeWelcome((Welcome) frame, out);
-      case REQUEST -> writeRequest((Request) frame, out);
+      case REQUEST -> throw new AssertionError("requests are written by encodeRequest");
       case RESPONSE -> writeResponse((Response) frame, out);
       case CANCEL -> {}
       case PING -> out.writeLong(((Ping) frame).data());
@@ -225,16 +219,41 @@ public final class FrameCodec {
     }
   }
 
-  private static void writeRequest(Request request, ByteBuf out) {
-    if (request.deadlineMillis() < 0) {
-      throw new IllegalArgumentException(
-          "REQUEST.deadlineMillis must not be negative: " + request.deadlineMillis());
+  /**
+   * Appends a REQUEST frame built from its fields, with no {@link Request} object in between: the
+   * client's hot path. Same checks and layout as {@link #encode(Frame, ByteBuf)}.
+   */
+  public static void encodeRequest(
+      int requestId,
+      int flags,
+      String service,
+      String operation,
+      long deadlineMillis,
+      Map<String, String> metadata,
+      byte[] body,
+      ByteBuf out) {
+    if ((flags & ~REQUEST_FLAGS) != 0) {
+      throw new IllegalArgumentException("REQUEST flags 0x" + Integer.toHexString(flags) + " set reserved bits");
     }
-    writeString(out, request.service());
-    writeString(out, request.operation());
-    writeVarint64(out, request.deadlineMillis());
-    writeMetadata(out, request.metadata());
-    out.writeBytes(request.body());
+    if (deadlineMillis < 0) {
+      throw new IllegalArgumentException("REQUEST.deadlineMillis must not be negative: " + deadlineMillis);
+    }
+    int start = out.writerIndex();
+    try {
+      out.writeInt(0); // patched below, once the payload is written
+      out.writeByte(FrameType.REQUEST.code());
+      out.writeByte(flags);
+      out.writeInt(requestId);
+      writeString(out, service);
+      writeString(out, operation);
+      writeVarint64(out, deadlineMillis);
+      writeMetadata(out, metadata);
+      out.writeBytes(body);
+      out.setInt(start, out.writerIndex() - start - LENGTH_FIELD_LENGTH);
+    } catch (RuntimeException e) {
+      out.writerIndex(start);
+      throw e;
+    }
   }
 
   private static void writeResponse(Response response, ByteBuf out) {
