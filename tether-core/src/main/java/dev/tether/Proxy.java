@@ -34,43 +34,81 @@ public final class Proxy {
   }
 
   public Proxy withConnectionId(String connectionId) {
-    return with(settings.withConnectionId(connectionId == null ? "" : connectionId));
+    return with(settings.with(c -> c.connectionId(connectionId)));
   }
 
   public Proxy withConnectionCached(boolean cached) {
-    return with(settings.withConnectionCached(cached));
+    return with(settings.with(c -> c.connectionCached(cached)));
   }
 
   public Proxy withEndpointSelection(EndpointSelection selection) {
-    return with(settings.withSelection(selection));
+    return with(settings.with(c -> c.selection(selection)));
   }
 
   /** Only secure endpoints when true (like Ice's {@code ice_secure}). */
   public Proxy withSecure(boolean secure) {
-    return with(settings.withSecure(secure));
+    return with(settings.with(c -> c.secure(secure)));
   }
 
   /** Secure endpoints first when true; non-secure first otherwise. */
   public Proxy withPreferSecure(boolean preferSecure) {
-    return with(settings.withPreferSecure(preferSecure));
+    return with(settings.with(c -> c.preferSecure(preferSecure)));
   }
 
   public Proxy withMode(InvocationMode mode) {
-    return with(settings.withMode(mode));
+    return with(settings.with(c -> c.mode(mode)));
   }
 
   /** How long a call may wait for its answer; null for no limit. The connection stays open. */
   public Proxy withInvocationTimeout(Duration timeout) {
-    return with(settings.withInvocationTimeout(timeout));
+    return with(settings.with(c -> c.invocationTimeout(timeout)));
   }
 
   public Proxy withCompression(boolean compress) {
-    return with(settings.withCompress(compress));
+    return with(settings.with(c -> c.compress(compress)));
+  }
+
+  /** How calls spread over the proxy's nodes; PINNED (one cached connection) by default. */
+  public Proxy withLoadBalancing(LoadBalancing strategy) {
+    return with(settings.with(c -> c.loadBalancing(strategy)));
+  }
+
+  /** When every node is dead, wait (up to the invocation timeout) for one to return instead of failing at once. */
+  public Proxy withWaitForReady(boolean wait) {
+    return with(settings.with(c -> c.waitForReady(wait)));
+  }
+
+  /**
+   * Binds calls to one connection, because the server keeps state for the session there. If that
+   * connection is lost and replaced, the session's next call fails with {@link SessionLostException}.
+   */
+  public Proxy withSession(String name) {
+    return with(settings.with(c -> c.session(name)));
+  }
+
+  /** Under a cluster view: how many more rounds over primary and alternates after the first (3). */
+  public Proxy withMaxRerouteRetries(int retries) {
+    return with(settings.with(c -> c.maxRerouteRetries(retries)));
+  }
+
+  /** Under a cluster view: the wait between reroute rounds (none by default). */
+  public Proxy withRerouteRetryInterval(Duration interval) {
+    return with(settings.with(c -> c.rerouteRetryInterval(interval)));
+  }
+
+  /** Only servers whose version is in {@code range} (e.g. {@code "[2.0,3.0)"}) are used. */
+  public Proxy withServerVersion(String range) {
+    return with(settings.with(c -> c.serverVersion(range == null ? null : dev.tether.client.VersionRange.parse(range))));
+  }
+
+  /** True when this proxy's connection goes to an alternate rather than the cluster's primary (seed 002). */
+  public boolean alternateWasUsed() {
+    return binding.alternateWasUsed();
   }
 
   /** The same endpoints and settings for another service identity. */
   public Proxy withIdentity(String identity) {
-    return with(settings.withIdentity(identity));
+    return with(settings.with(c -> c.identity(identity)));
   }
 
   public String identity() {
@@ -130,7 +168,7 @@ public final class Proxy {
 
   /** Opens (or reuses) this proxy's connection now instead of at the first call. */
   public CompletableFuture<Void> connectAsync() {
-    return tether.runtime().establish(settings, binding).thenApply(c -> null);
+    return tether.runtime().connectAsync(settings, binding);
   }
 
   /** The connection this proxy uses now, establishing it if needed. */

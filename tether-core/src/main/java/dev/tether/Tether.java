@@ -3,11 +3,14 @@ package dev.tether;
 import dev.tether.client.ClientConfig;
 import dev.tether.client.ClientRuntime;
 import dev.tether.client.ProxySettings;
+import dev.tether.cluster.Discovery;
+import dev.tether.cluster.NodeGroups;
 import dev.tether.codec.Codec;
 import dev.tether.codec.JacksonCodec;
 import dev.tether.internal.Scheduler;
 import dev.tether.internal.Ticker;
 import dev.tether.transport.TlsContexts;
+import java.util.List;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.Random;
@@ -35,7 +38,8 @@ public final class Tether implements AutoCloseable {
         b.tls == null ? null : TlsContexts.forClient(b.tls),
         b.ticker,
         b.scheduler,
-        b.random);
+        b.random,
+        new NodeGroups());
   }
 
   /** A runtime with defaults and {@code -Dtether.*} system properties. */
@@ -51,6 +55,16 @@ public final class Tether implements AutoCloseable {
   public Proxy proxy(String proxyString) {
     ParsedProxy parsed = ProxyGrammar.parseProxy(proxyString);
     return new Proxy(this, ProxySettings.of(parsed.identity(), parsed.mode(), parsed.secure(), parsed.endpoints()));
+  }
+
+  /**
+   * A proxy whose endpoints come from {@code discovery}: nodes it adds or removes are used or
+   * dropped without recreating the proxy.
+   */
+  public Proxy proxy(String identity, Discovery discovery) {
+    ProxySettings settings = ProxySettings.of(identity, InvocationMode.TWOWAY, false, List.of())
+        .with(c -> c.source(discovery));
+    return new Proxy(this, settings);
   }
 
   ClientRuntime runtime() {

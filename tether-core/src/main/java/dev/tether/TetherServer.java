@@ -35,9 +35,11 @@ public final class TetherServer implements AutoCloseable {
   private final String serverId = UUID.randomUUID().toString();
   private final ServerRuntime runtime;
   private volatile boolean started;
+  private volatile Topology topology;
 
   private TetherServer(Builder b) {
     this.config = b;
+    this.topology = b.topology;
     ExecutorService owned = b.executor == null && b.mode == ExecutionMode.EXECUTOR ? defaultExecutor() : null;
     Executor executor = b.executor != null ? b.executor : owned;
     TransportSet transports = new TransportSet(
@@ -57,8 +59,18 @@ public final class TetherServer implements AutoCloseable {
   }
 
   private Welcome welcome() {
+    Topology t = topology;
     return new Welcome(serverId, config.version, (int) config.readerIdle().toMillis(), config.maxFrameSize,
-        config.maxConcurrentRequests, "", List.of());
+        config.maxConcurrentRequests, t == null ? "" : t.primary(), t == null ? List.of() : t.alternates());
+  }
+
+  /** The cluster view sent to clients that connect from now on; null for none. */
+  public void setTopology(Topology t) {
+    topology = t;
+  }
+
+  public Topology topology() {
+    return topology;
   }
 
   public static Builder builder() {
@@ -124,6 +136,7 @@ public final class TetherServer implements AutoCloseable {
     private final java.util.Properties properties = new java.util.Properties();
     private int maxFrameSize = ProtocolVersion.DEFAULT_MAX_FRAME_SIZE;
     private int maxConcurrentRequests = 10_000;
+    private Topology topology;
 
     private Builder() {}
 
@@ -171,6 +184,12 @@ public final class TetherServer implements AutoCloseable {
     /** Enables ssl endpoints. */
     public Builder tls(TlsConfig config) {
       tls = config;
+      return this;
+    }
+
+    /** The cluster view (primary, alternates) sent to clients in WELCOME (seed 002). */
+    public Builder topology(Topology t) {
+      topology = t;
       return this;
     }
 

@@ -23,6 +23,8 @@ import java.util.Properties;
  * @param heartbeatReaderIdle ping a connection that read nothing for this long (3 s)
  * @param heartbeatIdleTimeout a connection that read nothing for this long is dead (10 s)
  * @param reconnect backoff of the background reconnection of broken connections
+ * @param nodeReconnect backoff of the node supervisor reconnecting dead cluster nodes (30 s
+ *     doubling to 15 min, as RethinkDB's; {@code tether.cluster.reconnect.*})
  * @param retryBudgetRatio retries allowed as a fraction of recent calls (0.2)
  * @param retryBudgetFloorPerSecond retries allowed per second on top of the ratio (10)
  * @param closeGrace how long {@code Tether.close()} waits for pending calls (10 s)
@@ -39,6 +41,7 @@ public record ClientConfig(
     Duration heartbeatReaderIdle,
     Duration heartbeatIdleTimeout,
     Backoff reconnect,
+    Backoff nodeReconnect,
     double retryBudgetRatio,
     double retryBudgetFloorPerSecond,
     Duration closeGrace,
@@ -59,7 +62,8 @@ public record ClientConfig(
         bool(p, "tether.trace.connection", false),
         duration(p, "tether.heartbeat.readerIdle", Duration.ofSeconds(3)),
         duration(p, "tether.heartbeat.idleTimeout", Duration.ofSeconds(10)),
-        reconnect(p),
+        reconnect(p, "tether.reconnect", "standard"),
+        reconnect(p, "tether.cluster.reconnect", "exponential"),
         Double.parseDouble(p.getProperty("tether.retry.budget.ratio", "0.2").trim()),
         Double.parseDouble(p.getProperty("tether.retry.budget.floorPerSecond", "10").trim()),
         duration(p, "tether.close.grace", Duration.ofSeconds(10)),
@@ -73,20 +77,20 @@ public record ClientConfig(
    * {@code exponential} (30 s doubling to 15 min, as RethinkDB); the {@code initial},
    * {@code multiplier}, {@code max} and {@code jitter} keys adjust the chosen preset.
    */
-  private static Backoff reconnect(Properties p) {
-    String policy = p.getProperty("tether.reconnect.policy", "standard").trim().toLowerCase(Locale.ROOT);
+  private static Backoff reconnect(Properties p, String prefix, String defaultPolicy) {
+    String policy = p.getProperty(prefix + ".policy", defaultPolicy).trim().toLowerCase(Locale.ROOT);
     Backoff preset = switch (policy) {
       case "standard" -> Backoff.standard();
-      case "fixed" -> Backoff.fixed(duration(p, "tether.reconnect.initial", Duration.ofSeconds(5)));
+      case "fixed" -> Backoff.fixed(duration(p, prefix + ".initial", Duration.ofSeconds(5)));
       case "exponential" -> Backoff.exponential();
       default -> throw new IllegalArgumentException(
-          "tether.reconnect.policy: \"" + policy + "\" is not standard, fixed or exponential");
+          prefix + ".policy: \"" + policy + "\" is not standard, fixed or exponential");
     };
     return new Backoff(
-        duration(p, "tether.reconnect.initial", preset.initial()),
-        Double.parseDouble(p.getProperty("tether.reconnect.multiplier", String.valueOf(preset.multiplier())).trim()),
-        duration(p, "tether.reconnect.max", preset.max()),
-        Double.parseDouble(p.getProperty("tether.reconnect.jitter", String.valueOf(preset.jitter())).trim()));
+        duration(p, prefix + ".initial", preset.initial()),
+        Double.parseDouble(p.getProperty(prefix + ".multiplier", String.valueOf(preset.multiplier())).trim()),
+        duration(p, prefix + ".max", preset.max()),
+        Double.parseDouble(p.getProperty(prefix + ".jitter", String.valueOf(preset.jitter())).trim()));
   }
 
   private static Duration duration(Properties p, String key, Duration fallback) {

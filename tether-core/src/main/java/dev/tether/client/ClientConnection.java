@@ -5,6 +5,7 @@ import dev.tether.ConnectTimeoutException;
 import dev.tether.ConnectionState;
 import dev.tether.ProtocolException;
 import dev.tether.TetherException;
+import dev.tether.internal.IntMap;
 import dev.tether.protocol.Batch;
 import dev.tether.protocol.FrameCodec;
 import dev.tether.protocol.FrameDecoder;
@@ -26,7 +27,6 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelProgressiveFuture;
 import io.netty.channel.ChannelProgressiveFutureListener;
-import io.netty.util.collection.IntObjectHashMap;
 import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -50,7 +50,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter
   private final ConnectionKey key;
   private final Candidate candidate;
   private final CompletableFuture<RequestChannel> ready = new CompletableFuture<>();
-  private final IntObjectHashMap<Invocation> pending = new IntObjectHashMap<>();
+  private final IntMap<Invocation> pending = new IntMap<>();
   private final BatchQueue batchQueue = new BatchQueue();
   private volatile ConnectionState state = ConnectionState.CONNECTING;
 
@@ -184,14 +184,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter
       closeCause = new ProtocolException("server sent GOAWAY(" + g.reason() + "): " + g.message());
     }
     transitionTo(ConnectionState.DRAINING);
-    List<Invocation> refused = new ArrayList<>();
-    pending.entrySet().removeIf(e -> {
-      boolean above = Integer.compareUnsigned(e.getKey(), g.lastAcceptedId()) > 0;
-      if (above) {
-        refused.add(e.getValue());
-      }
-      return above;
-    });
+    List<Invocation> refused = pending.removeKeys(id -> Integer.compareUnsigned(id, g.lastAcceptedId()) > 0);
     for (Invocation inv : refused) {
       inv.onRefused("the server is going away (" + g.reason() + ") and never accepted the request");
     }
@@ -261,8 +254,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter
       ready.completeExceptionally(connectFailure(cause));
     }
     writer.discardQueued();
-    List<Invocation> lost = new ArrayList<>(pending.values());
-    pending.clear();
+    List<Invocation> lost = pending.removeAll();
     for (Invocation inv : lost) {
       inv.onConnectionLost(cause);
     }
@@ -326,6 +318,11 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter
         closeIfDrained();
       }
     });
+  }
+
+  @Override
+  public int outstandingRequests() {
+    return pending.size();
   }
 
   @Override
@@ -472,6 +469,11 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter
   @Override
   public ConnectionKey key() {
     return key;
+  }
+
+  @Override
+  public io.netty.util.concurrent.Future<?> closeFuture() {
+    return channel.closeFuture();
   }
 
   @Override

@@ -35,6 +35,11 @@ public final class ClientRuntime {
   private final Scheduler scheduler;
   private final Reconnector reconnector;
   private volatile boolean closing;
+  private final TopologyViews topologies = new TopologyViews();
+  private final java.util.concurrent.ConcurrentHashMap<String, Session> sessions = new java.util.concurrent.ConcurrentHashMap<>();
+  private final java.util.concurrent.ConcurrentHashMap<RouterKey, NodeRouter> routers = new java.util.concurrent.ConcurrentHashMap<>();
+  private final NodeRouter.Factory routerFactory;
+  private final Random random;
   private final String clientId = "tether-" + UUID.randomUUID();
 
   /**
@@ -42,8 +47,11 @@ public final class ClientRuntime {
    *     runtime's own event loops
    */
   public ClientRuntime(
-      ClientConfig config, Resolver resolver, SslContext tls, Ticker ticker, Scheduler scheduler, Random random) {
+      ClientConfig config, Resolver resolver, SslContext tls, Ticker ticker, Scheduler scheduler, Random random,
+      NodeRouter.Factory routerFactory) {
     this.config = config;
+    this.random = random;
+    this.routerFactory = routerFactory;
     this.ticker = ticker;
     this.retryBudget = new RetryBudget(config.retryBudgetRatio(), config.retryBudgetFloorPerSecond());
     this.transports = new TransportSet("tether-client", config.eventLoopThreads(), config.forceNio(), tls, null);
@@ -74,6 +82,14 @@ public final class ClientRuntime {
 
   /** Sends an invocation (first attempt or retry) on the proxy's connection, finding one first if needed. */
   void start(Invocation inv) {
+    if (inv.settings.session() != null) {
+      startInSession(inv);
+      return;
+    }
+    if (routesOverNodes(inv.settings)) {
+      startOnNode(inv, java.util.Set.of());
+      return;
+    }
     RequestChannel cached = inv.settings.connectionCached() ? inv.binding.usable() : null;
     if (cached != null) {
       hand(inv, cached);
@@ -82,6 +98,60 @@ public final class ClientRuntime {
     establish(inv.settings, inv.binding).whenComplete((connection, failure) -> {
       if (failure != null) {
         inv.onConnectFailed(unwrap(failure));
+      } else {
+        hand(inv, connection);
+      }
+    });
+  }
+
+  /** True when calls are spread over nodes by a strategy rather than pinned to one connection. */
+  static boolean routesOverNodes(ProxySettings settings) {
+    return settings.loadBalancing() != dev.tether.LoadBalancing.PINNED;
+  }
+
+  private void startOnNode(Invocation inv, java.util.Set<ConnectionKey> exclude) {
+    NodeRouter router = routerFor(inv.settings);
+    router.route(inv.settings, exclude, inv.deadlineNanos()).whenComplete((connection, failure) -> {
+      if (failure != null) {
+        inv.onConnectFailed(unwrap(failure));
+      } else {
+        inv.routedBy(router);
+        hand(inv, connection);
+      }
+    });
+  }
+
+  /** The node router shared by every proxy with the same endpoints, connection id and strategy. */
+  NodeRouter routerFor(ProxySettings settings) {
+    Object source = settings.source() != null ? settings.source() : settings.fixedEndpoints();
+    RouterKey key = new RouterKey(source, settings.connectionId(), settings.loadBalancing(), settings.mode());
+    return routers.computeIfAbsent(key, k -> routerFactory.create(this, settings));
+  }
+
+  private record RouterKey(Object source, String connectionId, dev.tether.LoadBalancing strategy,
+      dev.tether.InvocationMode mode) {}
+
+  /**
+   * A session's calls stay on its connection. When that connection was lost, the next call opens
+   * another and fails with SessionLostException naming the new server; later calls run there.
+   */
+  private void startInSession(Invocation inv) {
+    Session session = sessions.computeIfAbsent(inv.settings.identity() + "/" + inv.settings.session(), k -> new Session());
+    RequestChannel current = session.connection;
+    if (current != null && current.isUsable()) {
+      hand(inv, current);
+      return;
+    }
+    boolean replacing = current != null;
+    establish(inv.settings, inv.binding).whenComplete((connection, failure) -> {
+      if (failure != null) {
+        inv.onConnectFailed(unwrap(failure));
+        return;
+      }
+      session.connection = connection;
+      if (replacing) {
+        inv.fail(new dev.tether.SessionLostException("session " + inv.settings.session() + " reconnected to "
+            + connection + "; the session's work was lost; retry the unit"));
       } else {
         hand(inv, connection);
       }
@@ -117,28 +187,84 @@ public final class ClientRuntime {
    * reusing a pooled connection or opening one, round after round per {@code tether.retry.intervals}.
    */
   public CompletableFuture<RequestChannel> establish(ProxySettings settings, ProxyBinding binding) {
+    if (routesOverNodes(settings) && settings.session() == null) {
+      return routerFor(settings).route(settings, java.util.Set.of(), 0);
+    }
+    ProxySettings effective = withKnownTopology(settings);
     List<Candidate> candidates;
     try {
-      candidates = selector.select(settings);
+      candidates = selector.select(effective);
     } catch (TetherException e) {
       return CompletableFuture.failedFuture(e);
     }
-    return connect(settings, binding, candidates, 1 + config.retryIntervals().size());
+    return connect(settings, binding, candidates, roundWaits(settings, effective));
+  }
+
+  /**
+   * Once a server announced a cluster view, it replaces the proxy's endpoints: primary first, the
+   * alternates after, in that order (seed 002).
+   */
+  private ProxySettings withKnownTopology(ProxySettings settings) {
+    List<dev.tether.Endpoint> order = topologies.failoverOrder(settings.fixedEndpoints());
+    if (order == null) {
+      return settings;
+    }
+    return settings.with(c -> c.endpoints(order).selection(dev.tether.EndpointSelection.ORDERED));
+  }
+
+  /**
+   * The waits before each extra round: {@code tether.retry.intervals}, or under a cluster view
+   * {@code maxRerouteRetries} rounds {@code rerouteRetryInterval} apart.
+   */
+  private List<Duration> roundWaits(ProxySettings settings, ProxySettings effective) {
+    if (effective == settings) {
+      return config.retryIntervals();
+    }
+    return java.util.Collections.nCopies(settings.maxRerouteRetries(), settings.rerouteRetryInterval());
   }
 
   private CompletableFuture<RequestChannel> connect(
-      ProxySettings settings, ProxyBinding binding, List<Candidate> candidates, int rounds) {
+      ProxySettings settings, ProxyBinding binding, List<Candidate> candidates, List<Duration> roundWaits) {
     if (settings.connectionCached()) {
       for (Candidate c : candidates) {
         RequestChannel existing = pool.existing(c.key(settings.connectionId()));
-        if (existing != null) {
-          return bind(existing.ready(), binding);
+        if (existing != null && isCompatible(settings, existing)) {
+          return bind(settings, existing.ready(), binding);
         }
       }
     }
-    Establishment attempt = new Establishment(settings, candidates, rounds);
+    Establishment attempt = new Establishment(settings, candidates, roundWaits);
     attempt.tryNext();
-    return bind(attempt.result, binding);
+    return bind(settings, attempt.result, binding);
+  }
+
+  /** True when the server behind {@code c} satisfies the proxy's version range (or it has none). */
+  public static boolean isCompatible(ProxySettings settings, RequestChannel c) {
+    if (settings.serverVersion() == null || !(c instanceof ClientConnection cc) || cc.welcome() == null) {
+      return true;
+    }
+    return settings.serverVersion().contains(cc.welcome().serverVersion());
+  }
+
+  /**
+   * Connects eagerly: a pinned proxy opens its connection; a load-balanced one connects to every
+   * node and completes once one is connected.
+   */
+  public CompletableFuture<Void> connectAsync(ProxySettings settings, ProxyBinding binding) {
+    if (routesOverNodes(settings)) {
+      return routerFor(settings).connectAny(settings);
+    }
+    return establish(settings, binding).thenApply(c -> null);
+  }
+
+  /** Opens (or reuses) a connection to one candidate, for node routers. */
+  public CompletableFuture<RequestChannel> obtain(Candidate candidate, String connectionId) {
+    return pool.obtain(candidate, connectionId).ready();
+  }
+
+  /** Runs endpoint selection for a proxy, for node routers. */
+  public List<Candidate> select(ProxySettings settings) {
+    return selector.select(settings);
   }
 
   /**
@@ -149,7 +275,7 @@ public final class ClientRuntime {
   void retry(Invocation inv) {
     List<Candidate> untried;
     try {
-      untried = inv.untried(selector.select(inv.settings));
+      untried = inv.untried(selector.select(withKnownTopology(inv.settings)));
     } catch (TetherException e) {
       inv.fail(e);
       return;
@@ -158,7 +284,11 @@ public final class ClientRuntime {
       startNextRound(inv);
       return;
     }
-    connect(inv.settings, inv.binding, untried, 1).whenComplete((connection, failure) -> {
+    if (routesOverNodes(inv.settings) && inv.settings.session() == null) {
+      startOnNode(inv, inv.triedKeys());
+      return;
+    }
+    connect(inv.settings, inv.binding, untried, List.of()).whenComplete((connection, failure) -> {
       if (failure == null) {
         hand(inv, connection);
       } else {
@@ -168,11 +298,12 @@ public final class ClientRuntime {
   }
 
   private void startNextRound(Invocation inv) {
-    if (inv.round() >= config.retryIntervals().size()) {
+    List<Duration> waits = roundWaits(inv.settings, withKnownTopology(inv.settings));
+    if (inv.round() >= waits.size()) {
       inv.failWithLatestCause();
       return;
     }
-    Duration wait = config.retryIntervals().get(inv.round());
+    Duration wait = waits.get(inv.round());
     inv.beginNextRound();
     trace(2, "{} of {}: every endpoint tried, round {} in {} ms", inv.operation, inv.settings.identity(),
         inv.round() + 1, wait.toMillis());
@@ -184,9 +315,12 @@ public final class ClientRuntime {
   }
 
 
-  private static CompletableFuture<RequestChannel> bind(CompletableFuture<RequestChannel> f, ProxyBinding binding) {
+  private CompletableFuture<RequestChannel> bind(
+      ProxySettings settings, CompletableFuture<RequestChannel> f, ProxyBinding binding) {
     return f.thenApply(c -> {
-      binding.cache(c);
+      // Whether the view in force made us use an alternate, before this server's view replaces it.
+      binding.cache(c, topologies.isAlternate(settings.fixedEndpoints(), c));
+      topologies.learn(settings.fixedEndpoints(), c);
       return c;
     });
   }
@@ -201,13 +335,15 @@ public final class ClientRuntime {
     TetherException first;
     TetherException last;
     final StringBuilder tried = new StringBuilder();
+    /** True while every failure so far was a server outside the proxy's version range. */
+    boolean onlyIncompatible = true;
 
-    final int rounds;
+    final List<Duration> roundWaits;
 
-    Establishment(ProxySettings settings, List<Candidate> candidates, int rounds) {
+    Establishment(ProxySettings settings, List<Candidate> candidates, List<Duration> roundWaits) {
       this.settings = settings;
       this.candidates = candidates;
-      this.rounds = rounds;
+      this.roundWaits = roundWaits;
     }
 
     void tryNext() {
@@ -217,7 +353,11 @@ public final class ClientRuntime {
       }
       Candidate c = candidates.get(index++);
       pool.obtain(c, settings.connectionId()).ready().whenComplete((conn, failure) -> {
-        if (failure == null) {
+        if (failure == null && !isCompatible(settings, conn)) {
+          recordFailure(c, new dev.tether.IncompatibleServerException(c.endpoint() + " runs version "
+              + ((ClientConnection) conn).welcome().serverVersion() + ", outside " + settings.serverVersion()));
+          tryNext();
+        } else if (failure == null) {
           trace(2, "connected to {} for {}", c.endpoint(), settings.identity());
           result.complete(conn);
         } else {
@@ -228,6 +368,7 @@ public final class ClientRuntime {
     }
 
     private void recordFailure(Candidate c, TetherException failure) {
+      onlyIncompatible &= failure instanceof dev.tether.IncompatibleServerException;
       trace(2, "connect to {} failed: {}", c.endpoint(), failure.getMessage());
       tried.append(tried.length() == 0 ? "" : ", ").append(c.endpoint());
       if (first == null) {
@@ -239,15 +380,15 @@ public final class ClientRuntime {
     }
 
     private void nextRound() {
-      if (round + 1 >= rounds) {
+      if (round >= roundWaits.size()) {
         trace(1, "giving up on {} after {} round(s)", settings.identity(), round + 1);
         result.completeExceptionally(finalFailure());
         return;
       }
-      Duration wait = config.retryIntervals().get(round++);
+      Duration wait = roundWaits.get(round++);
       Runnable again = () -> {
         try {
-          candidates = selector.select(settings);
+          candidates = selector.select(withKnownTopology(settings));
         } catch (TetherException e) {
           result.completeExceptionally(e);
           return;
@@ -267,6 +408,7 @@ public final class ClientRuntime {
           + " round(s); tried " + tried + "; last cause: " + last.getMessage();
       TetherException ex = last instanceof ConnectTimeoutException
           ? new ConnectTimeoutException(message, last)
+          : onlyIncompatible ? new dev.tether.IncompatibleServerException(message, last)
           : new ConnectFailedException(message, last);
       if (first != last) {
         ex.addSuppressed(first);
@@ -307,7 +449,7 @@ public final class ClientRuntime {
     return cause instanceof TetherException te ? te : new TetherException(String.valueOf(cause), cause);
   }
 
-  Scheduler.Cancellable schedule(Runnable task, Duration delay) {
+  public Scheduler.Cancellable schedule(Runnable task, Duration delay) {
     return scheduler.schedule(task, delay.toNanos());
   }
 
@@ -323,7 +465,7 @@ public final class ClientRuntime {
     return reconnector.activeStreaks();
   }
 
-  boolean isClosing() {
+  public boolean isClosing() {
     return closing;
   }
 
@@ -337,6 +479,16 @@ public final class ClientRuntime {
 
   public Ticker ticker() {
     return ticker;
+  }
+
+  /** The runtime's source of randomness (seeded in tests). */
+  public Random random() {
+    return random;
+  }
+
+  /** The runtime's scheduler, for node supervision. */
+  public Scheduler scheduler() {
+    return scheduler;
   }
 
   String clientId() {

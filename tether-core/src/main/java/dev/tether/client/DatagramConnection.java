@@ -109,6 +109,11 @@ final class DatagramConnection extends ChannelInboundHandlerAdapter implements R
   }
 
   @Override
+  public io.netty.util.concurrent.Future<?> closeFuture() {
+    return channel.closeFuture();
+  }
+
+  @Override
   public io.netty.util.concurrent.Future<?> close() {
     return channel != null
         ? channel.close()

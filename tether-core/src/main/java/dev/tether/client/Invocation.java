@@ -44,6 +44,9 @@ public final class Invocation extends CompletableFuture<byte[]> {
   private int retries;
   /** Connections this round's attempts failed on; null until the first retryable failure. */
   private java.util.Set<ConnectionKey> triedThisRound;
+  /** Non-null while the current attempt was routed to a node by a load-balancing strategy. */
+  private volatile NodeRouter router;
+  private long attemptStartNanos;
   /** Which round of attempts runs: 0 first, one more per retry interval. */
   private int round;
   /** Why the latest attempt failed; null until one did. */
@@ -104,6 +107,34 @@ public final class Invocation extends CompletableFuture<byte[]> {
   void attachedTo(RequestChannel c) {
     connection = c;
     sent = false;
+    NodeRouter r = router;
+    if (r != null) {
+      attemptStartNanos = runtime.ticker().nanoTime();
+      r.onCallStarted(c);
+    }
+  }
+
+  void routedBy(NodeRouter r) {
+    router = r;
+  }
+
+  /** Tells the node router the attempt on its node is over, once. */
+  private void endAttempt() {
+    NodeRouter r = router;
+    RequestChannel c = connection;
+    if (r != null && c != null) {
+      router = null;
+      r.onCallFinished(c, runtime.ticker().nanoTime() - attemptStartNanos);
+    }
+  }
+
+  /** The absolute invocation deadline in ticker nanos, or 0 when there is none. */
+  long deadlineNanos() {
+    return deadlineNanos;
+  }
+
+  java.util.Set<ConnectionKey> triedKeys() {
+    return tried();
   }
 
   /** The whole frame reached the kernel; a oneway call is complete now. */
@@ -173,6 +204,12 @@ public final class Invocation extends CompletableFuture<byte[]> {
       return;
     }
     record(outcome, cause.getMessage());
+    endAttempt();
+    // In a session: the server's state for it lives on that connection; never move silently.
+    if (settings.session() != null) {
+      fail(cause);
+      return;
+    }
     // Sent, connection lost, not idempotent: the server may have run it; never run it twice.
     if (outcome == Attempt.Outcome.LOST_AFTER_SEND && !isIdempotent()) {
       fail(cause);
@@ -278,11 +315,13 @@ public final class Invocation extends CompletableFuture<byte[]> {
 
   void succeed(byte[] result) {
     cancelTimeout();
+    endAttempt();
     complete(result);
   }
 
   boolean fail(Throwable t) {
     cancelTimeout();
+    endAttempt();
     if (attempts != null && t instanceof TetherException te) {
       te.withAttempts(attempts);
     }

@@ -6,6 +6,7 @@ package dev.tether.client;
  */
 public final class ProxyBinding {
   private volatile RequestChannel cached;
+  private volatile boolean alternateUsed;
 
   /** The cached connection when it can still take requests, else null. */
   public RequestChannel usable() {
@@ -13,8 +14,14 @@ public final class ProxyBinding {
     return c != null && c.isUsable() ? c : null;
   }
 
-  void cache(RequestChannel c) {
+  void cache(RequestChannel c, boolean toAlternate) {
     cached = c;
+    alternateUsed = toAlternate;
+  }
+
+  /** True when the cached connection went to an alternate rather than the cluster's primary. */
+  public boolean alternateWasUsed() {
+    return alternateUsed;
   }
 
   /** Drops the cached connection if it is still {@code c}; null forgets whatever is cached. */

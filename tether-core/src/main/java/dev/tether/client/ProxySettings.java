@@ -3,73 +3,168 @@ package dev.tether.client;
 import dev.tether.Endpoint;
 import dev.tether.EndpointSelection;
 import dev.tether.InvocationMode;
+import dev.tether.LoadBalancing;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
- * Everything a proxy decides about its calls; immutable, one per proxy. {@code withX} methods
- * return a copy with one field changed.
- *
- * @param invocationTimeout how long a call may wait for its answer; null for no limit
+ * Everything a proxy decides about its calls; immutable, one per proxy.
+ * {@link #with(Consumer)} returns a copy with the fields the consumer changed.
  */
-public record ProxySettings(
-    String identity,
-    List<Endpoint> endpoints,
-    InvocationMode mode,
-    boolean secure,
-    boolean preferSecure,
-    String connectionId,
-    boolean connectionCached,
-    EndpointSelection selection,
-    Duration invocationTimeout,
-    boolean compress) {
+public final class ProxySettings {
+  private String identity;
+  private List<Endpoint> endpoints;
+  /** Non-null when the endpoints come from a discovery instead of the fixed list. */
+  private EndpointSource source;
+  private InvocationMode mode;
+  private boolean secure;
+  private boolean preferSecure;
+  private String connectionId = "";
+  private boolean connectionCached = true;
+  private EndpointSelection selection = EndpointSelection.RANDOM;
+  /** Null for no limit. */
+  private Duration invocationTimeout;
+  private boolean compress;
+  private LoadBalancing loadBalancing = LoadBalancing.PINNED;
+  private boolean waitForReady;
+  /** Null outside a session. */
+  private String session;
+  private int maxRerouteRetries = 3;
+  private Duration rerouteRetryInterval = Duration.ZERO;
+  /** Null when any server version will do. */
+  private VersionRange serverVersion;
 
-  public ProxySettings {
-    endpoints = List.copyOf(endpoints);
-  }
+  private ProxySettings() {}
 
   public static ProxySettings of(String identity, InvocationMode mode, boolean secure, List<Endpoint> endpoints) {
-    return new ProxySettings(
-        identity, endpoints, mode, secure, false, "", true, EndpointSelection.RANDOM, null, false);
+    ProxySettings s = new ProxySettings();
+    s.identity = identity;
+    s.mode = mode;
+    s.secure = secure;
+    s.endpoints = List.copyOf(endpoints);
+    return s;
   }
 
-  public ProxySettings withIdentity(String v) {
-    return new ProxySettings(v, endpoints, mode, secure, preferSecure, connectionId, connectionCached, selection, invocationTimeout, compress);
+  /** The fields a {@link #with} consumer may change. */
+  public static final class Changes {
+    private final ProxySettings s;
+
+    private Changes(ProxySettings s) {
+      this.s = s;
+    }
+
+    public Changes identity(String v) { s.identity = Objects.requireNonNull(v); return this; }
+
+    public Changes endpoints(List<Endpoint> v) { s.endpoints = List.copyOf(v); return this; }
+
+    public Changes source(EndpointSource v) { s.source = v; return this; }
+
+    public Changes mode(InvocationMode v) { s.mode = Objects.requireNonNull(v); return this; }
+
+    public Changes secure(boolean v) { s.secure = v; return this; }
+
+    public Changes preferSecure(boolean v) { s.preferSecure = v; return this; }
+
+    public Changes connectionId(String v) { s.connectionId = v == null ? "" : v; return this; }
+
+    public Changes connectionCached(boolean v) { s.connectionCached = v; return this; }
+
+    public Changes selection(EndpointSelection v) { s.selection = Objects.requireNonNull(v); return this; }
+
+    public Changes invocationTimeout(Duration v) { s.invocationTimeout = v; return this; }
+
+    public Changes compress(boolean v) { s.compress = v; return this; }
+
+    public Changes loadBalancing(LoadBalancing v) { s.loadBalancing = Objects.requireNonNull(v); return this; }
+
+    public Changes waitForReady(boolean v) { s.waitForReady = v; return this; }
+
+    public Changes session(String v) { s.session = v; return this; }
+
+    public Changes maxRerouteRetries(int v) {
+      if (v < 0) {
+        throw new IllegalArgumentException("maxRerouteRetries must not be negative: " + v);
+      }
+      s.maxRerouteRetries = v;
+      return this;
+    }
+
+    public Changes rerouteRetryInterval(Duration v) { s.rerouteRetryInterval = Objects.requireNonNull(v); return this; }
+
+    public Changes serverVersion(VersionRange v) { s.serverVersion = v; return this; }
   }
 
-  public ProxySettings withEndpoints(List<Endpoint> v) {
-    return new ProxySettings(identity, v, mode, secure, preferSecure, connectionId, connectionCached, selection, invocationTimeout, compress);
+  /** A copy with the changes {@code edit} makes. */
+  public ProxySettings with(Consumer<Changes> edit) {
+    ProxySettings copy = new ProxySettings();
+    copy.identity = identity;
+    copy.endpoints = endpoints;
+    copy.source = source;
+    copy.mode = mode;
+    copy.secure = secure;
+    copy.preferSecure = preferSecure;
+    copy.connectionId = connectionId;
+    copy.connectionCached = connectionCached;
+    copy.selection = selection;
+    copy.invocationTimeout = invocationTimeout;
+    copy.compress = compress;
+    copy.loadBalancing = loadBalancing;
+    copy.waitForReady = waitForReady;
+    copy.session = session;
+    copy.maxRerouteRetries = maxRerouteRetries;
+    copy.rerouteRetryInterval = rerouteRetryInterval;
+    copy.serverVersion = serverVersion;
+    edit.accept(new Changes(copy));
+    return copy;
   }
 
-  public ProxySettings withMode(InvocationMode v) {
-    return new ProxySettings(identity, endpoints, v, secure, preferSecure, connectionId, connectionCached, selection, invocationTimeout, compress);
-  }
+  public String identity() { return identity; }
 
-  public ProxySettings withSecure(boolean v) {
-    return new ProxySettings(identity, endpoints, mode, v, preferSecure, connectionId, connectionCached, selection, invocationTimeout, compress);
-  }
+  /** The endpoints now: the discovery's current list when there is one, else the fixed list. */
+  public List<Endpoint> endpoints() { return source != null ? source.endpoints() : endpoints; }
 
-  public ProxySettings withPreferSecure(boolean v) {
-    return new ProxySettings(identity, endpoints, mode, secure, v, connectionId, connectionCached, selection, invocationTimeout, compress);
-  }
+  /** The fixed endpoints the proxy was made with (a discovery proxy may have none). */
+  public List<Endpoint> fixedEndpoints() { return endpoints; }
 
-  public ProxySettings withConnectionId(String v) {
-    return new ProxySettings(identity, endpoints, mode, secure, preferSecure, v, connectionCached, selection, invocationTimeout, compress);
-  }
+  public EndpointSource source() { return source; }
 
-  public ProxySettings withConnectionCached(boolean v) {
-    return new ProxySettings(identity, endpoints, mode, secure, preferSecure, connectionId, v, selection, invocationTimeout, compress);
-  }
+  public InvocationMode mode() { return mode; }
 
-  public ProxySettings withSelection(EndpointSelection v) {
-    return new ProxySettings(identity, endpoints, mode, secure, preferSecure, connectionId, connectionCached, v, invocationTimeout, compress);
-  }
+  public boolean secure() { return secure; }
 
-  public ProxySettings withInvocationTimeout(Duration v) {
-    return new ProxySettings(identity, endpoints, mode, secure, preferSecure, connectionId, connectionCached, selection, v, compress);
-  }
+  public boolean preferSecure() { return preferSecure; }
 
-  public ProxySettings withCompress(boolean v) {
-    return new ProxySettings(identity, endpoints, mode, secure, preferSecure, connectionId, connectionCached, selection, invocationTimeout, v);
-  }
+  public String connectionId() { return connectionId; }
+
+  public boolean connectionCached() { return connectionCached; }
+
+  public EndpointSelection selection() { return selection; }
+
+  public Duration invocationTimeout() { return invocationTimeout; }
+
+  public boolean compress() { return compress; }
+
+  public LoadBalancing loadBalancing() { return loadBalancing; }
+
+  public boolean waitForReady() { return waitForReady; }
+
+  public String session() { return session; }
+
+  public int maxRerouteRetries() { return maxRerouteRetries; }
+
+  public Duration rerouteRetryInterval() { return rerouteRetryInterval; }
+
+  public VersionRange serverVersion() { return serverVersion; }
+
+  // Convenience copies used across the client.
+
+  public ProxySettings withEndpoints(List<Endpoint> v) { return with(c -> c.endpoints(v).source(null)); }
+
+  public ProxySettings withSelection(EndpointSelection v) { return with(c -> c.selection(v)); }
+
+  public ProxySettings withMode(InvocationMode v) { return with(c -> c.mode(v)); }
+
+  public ProxySettings withPreferSecure(boolean v) { return with(c -> c.preferSecure(v)); }
 }

@@ -23,6 +23,11 @@ public interface RequestChannel extends Connection {
 
   ConnectionKey key();
 
+  /** Calls sent on this connection and not answered yet, by any proxy; a racy read, for balancing. */
+  default int outstandingRequests() {
+    return 0;
+  }
+
   /** Queues a batch-oneway call until {@link #flushBatch()}. */
   void queueBatch(Invocation invocation);
 
@@ -36,6 +41,9 @@ public interface RequestChannel extends Connection {
   default io.netty.util.concurrent.Future<?> drain() {
     return close();
   }
+
+  /** Completes when the connection has closed, for whatever reason. */
+  io.netty.util.concurrent.Future<?> closeFuture();
 
   /** Closes at once; pending calls fail as a lost connection. The future completes when closed. */
   io.netty.util.concurrent.Future<?> close();

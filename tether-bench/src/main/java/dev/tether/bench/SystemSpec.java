@@ -1,0 +1,47 @@
+package dev.tether.bench;
+
+import java.util.Locale;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+/**
+ * A named system and setting the benchmark can run, with a factory for fresh instances.
+ *
+ * @param family the system being compared: {@link #RAW_NETTY}, {@link #GRPC} or {@link #TETHER}
+ * @param setting the variant of the family, such as {@code "direct"} or {@code "default"}; empty
+ *     when the family has a single setting
+ * @param factory creates a new, not yet started instance for each run
+ */
+public record SystemSpec(String family, String setting, Supplier<? extends BenchSystem> factory) {
+
+    /** Hand-written length-prefixed frames over Netty: the practical limit. */
+    public static final String RAW_NETTY = "raw-netty";
+    /** gRPC-java unary calls. */
+    public static final String GRPC = "grpc";
+    /** Tether. */
+    public static final String TETHER = "tether";
+
+    public SystemSpec {
+        Objects.requireNonNull(family, "family");
+        Objects.requireNonNull(setting, "setting");
+        Objects.requireNonNull(factory, "factory");
+    }
+
+    /** The label shown in the results, e.g. {@code "grpc direct"} or {@code "raw-netty"}. */
+    public String name() {
+        return setting.isEmpty() ? family : family + " " + setting;
+    }
+
+    /**
+     * Whether a {@code --systems} token selects this system: the family alone ({@code grpc}) or the
+     * full name, with a space or a hyphen between family and setting ({@code grpc-direct}).
+     */
+    public boolean matches(String token) {
+        String wanted = normalize(token);
+        return wanted.equals(normalize(family)) || wanted.equals(normalize(name()));
+    }
+
+    private static String normalize(String text) {
+        return text.trim().toLowerCase(Locale.ROOT).replace(' ', '-');
+    }
+}

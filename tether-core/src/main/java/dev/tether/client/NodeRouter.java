@@ -1,0 +1,33 @@
+package dev.tether.client;
+
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Chooses the connection for each call of a proxy that balances load over nodes (DESIGN.md 7.2),
+ * and keeps track of the nodes' health. The cluster package implements it; the client only calls
+ * it, so the client never depends on the cluster package.
+ */
+public interface NodeRouter {
+  /**
+   * The connection for a call's next attempt, on a live node not in {@code exclude}. Fails with
+   * {@code NoAvailableNodeException} when no node is alive, at once or, for a proxy that waits
+   * for ready, once {@code deadlineNanos} passes (0: no deadline).
+   */
+  CompletableFuture<RequestChannel> route(ProxySettings settings, Set<ConnectionKey> exclude, long deadlineNanos);
+
+  /** Opens a connection to every node; completes once one is connected. */
+  CompletableFuture<Void> connectAny(ProxySettings settings);
+
+  /** A call went out on {@code c}. */
+  void onCallStarted(RequestChannel c);
+
+  /** The call that went out on {@code c} finished after {@code latencyNanos}. */
+  void onCallFinished(RequestChannel c, long latencyNanos);
+
+  /** Makes the router for one group of proxies sharing endpoints, connection id and strategy. */
+  @FunctionalInterface
+  interface Factory {
+    NodeRouter create(ClientRuntime runtime, ProxySettings settings);
+  }
+}

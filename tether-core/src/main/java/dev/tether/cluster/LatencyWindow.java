@@ -1,0 +1,123 @@
+package dev.tether.cluster;
+
+/**
+ * One node's recent latencies for {@link EpsilonGreedySelector}: a ring of {@value #BUCKETS}
+ * buckets of (call count, total latency), one bucket per period of the caller's clock, whose linearly
+ * weighted average (the current bucket weighs {@value #BUCKETS}, the oldest 1) and epsilon value are
+ * cached so that reading them costs two volatile loads.
+ *
+ * <p>Periods are numbered by the selector ({@code nowNanos / bucketNanos}); a window moves to a later
+ * period lazily, when it is read or written with that number, clearing the buckets it skips. Writers
+ * synchronize on the window; readers of an up-to-date window take no lock.
+ */
+final class LatencyWindow {
+  static final int BUCKETS = 120;
+
+  /** Epsilon values are kept within these bounds so that sums over nodes stay finite and positive. */
+  private static final double MIN_VALUE = 1e-300;
+  private static final double MAX_VALUE = 1e300;
+  /** Averages below one microsecond are read as one microsecond (a zero latency has no epsilon value). */
+  private static final double MIN_LATENCY_MILLIS = 1e-3;
+
+  private final EpsilonCalculator calculator;
+  private final long[] counts = new long[BUCKETS];
+  private final long[] totalNanos = new long[BUCKETS];
+  /** Index of the bucket of {@link #period}. */
+  private int current;
+  /** Sum of weight x mean over the non-empty buckets other than the current one. */
+  private double olderWeightedSum;
+  /** Sum of the weights of the non-empty buckets other than the current one. */
+  private double olderWeights;
+
+  /** Written after the cached values when moving on, so a reader that sees a period sees its values. */
+  private volatile long period;
+  /** NaN while no bucket holds a call. */
+  private volatile double weightedAverageNanos = Double.NaN;
+  /** NaN while no bucket holds a call. */
+  private volatile double epsilonValue = Double.NaN;
+
+  LatencyWindow(EpsilonCalculator calculator, long period) {
+    this.calculator = calculator;
+    this.period = period;
+  }
+
+  /** The latest period this window has been moved to. */
+  long period() {
+    return period;
+  }
+
+  /** The node's epsilon value as of {@code period}, or NaN when the window holds no call. */
+  double epsilonValue(long period) {
+    moveTo(period);
+    return epsilonValue;
+  }
+
+  /** The weighted average latency as of {@code period}, or NaN when the window holds no call. */
+  double weightedAverageNanos(long period) {
+    moveTo(period);
+    return weightedAverageNanos;
+  }
+
+  /** Adds one call to the bucket of {@code period}; a period older than the window's counts as current. */
+  synchronized void record(long latencyNanos, long period) {
+    moveTo(period);
+    counts[current]++;
+    totalNanos[current] += Math.max(0, latencyNanos);
+    refreshCachedValues();
+  }
+
+  private void moveTo(long period) {
+    if (period > this.period) {
+      advance(period);
+    }
+  }
+
+  private synchronized void advance(long period) {
+    long steps = period - this.period;
+    if (steps <= 0) {
+      return; // another thread moved the window meanwhile
+    }
+    for (long step = 0; step < Math.min(steps, BUCKETS); step++) {
+      current = (current + 1) % BUCKETS;
+      counts[current] = 0;
+      totalNanos[current] = 0;
+    }
+    sumOlderBuckets();
+    refreshCachedValues();
+    this.period = period;
+  }
+
+  /** Recomputes the older buckets' share of the average: once per period, not per call. */
+  private void sumOlderBuckets() {
+    double weightedSum = 0;
+    double weights = 0;
+    for (int age = 1; age < BUCKETS; age++) {
+      int index = Math.floorMod(current - age, BUCKETS);
+      if (counts[index] > 0) {
+        int weight = BUCKETS - age;
+        weightedSum += weight * ((double) totalNanos[index] / counts[index]);
+        weights += weight;
+      }
+    }
+    olderWeightedSum = weightedSum;
+    olderWeights = weights;
+  }
+
+  private void refreshCachedValues() {
+    double weightedSum = olderWeightedSum;
+    double weights = olderWeights;
+    if (counts[current] > 0) {
+      weightedSum += BUCKETS * ((double) totalNanos[current] / counts[current]);
+      weights += BUCKETS;
+    }
+    if (weights == 0) {
+      weightedAverageNanos = Double.NaN;
+      epsilonValue = Double.NaN;
+      return;
+    }
+    double average = weightedSum / weights;
+    weightedAverageNanos = average;
+    double value = calculator.valueOf(Math.max(average / 1e6, MIN_LATENCY_MILLIS));
+    epsilonValue = Math.min(Math.max(value, MIN_VALUE), MAX_VALUE);
+  }
+}

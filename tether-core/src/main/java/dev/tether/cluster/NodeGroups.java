@@ -1,0 +1,19 @@
+package dev.tether.cluster;
+
+import dev.tether.client.ClientRuntime;
+import dev.tether.client.NodeRouter;
+import dev.tether.client.ProxySettings;
+
+/** Makes the node group for a load-balanced proxy, with the strategy its LoadBalancing names. */
+public final class NodeGroups implements NodeRouter.Factory {
+  @Override
+  public NodeRouter create(ClientRuntime runtime, ProxySettings settings) {
+    NodeSelector strategy = switch (settings.loadBalancing()) {
+      case PINNED, ROUND_ROBIN -> new RoundRobinSelector();
+      case RANDOM -> new RandomSelector(runtime.random());
+      case EPSILON_GREEDY -> EpsilonGreedySelector.withDefaults(runtime.random());
+      case LEAST_LOADED -> new LeastLoadedSelector(runtime.random());
+    };
+    return new NodeGroup(runtime, settings, strategy);
+  }
+}

@@ -1,0 +1,19 @@
+package dev.tether.cluster;
+
+import java.util.List;
+
+/**
+ * A load-balancing strategy: picks the node for each call among the live ones, and may learn from
+ * finished calls. One instance per node group; implementations are thread-safe and take time and
+ * randomness from their caller or constructor, never from the system.
+ */
+public interface NodeSelector {
+  /**
+   * @param live the nodes that may take the call; never empty, in a stable order
+   * @return the index of the chosen node in {@code live}
+   */
+  int pick(List<? extends NodeStats> live, long nowNanos);
+
+  /** A call on {@code node} finished after {@code latencyNanos}. */
+  default void onCallFinished(NodeStats node, long latencyNanos, long nowNanos) {}
+}

@@ -1,0 +1,14 @@
+package dev.tether.cluster;
+
+import dev.tether.Endpoint;
+
+/** What a selection strategy may read of one node: where it is and how busy and fast it is. */
+public interface NodeStats {
+  Endpoint endpoint();
+
+  /** Calls sent to the node and not finished yet. */
+  int inFlight();
+
+  /** Exponentially weighted moving average of call latency in nanoseconds; 0 before the first call. */
+  double latencyEwmaNanos();
+}

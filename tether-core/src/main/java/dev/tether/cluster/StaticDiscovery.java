@@ -1,0 +1,52 @@
+package dev.tether.cluster;
+
+import dev.tether.Endpoint;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Seeds given by the application, changeable at run time with {@link #add}, {@link #remove} and
+ * {@link #set}. Thread-safe; readers get an immutable snapshot that stays the same object until
+ * the next change.
+ */
+public final class StaticDiscovery implements Discovery {
+  private volatile List<Endpoint> endpoints;
+
+  private StaticDiscovery(List<Endpoint> endpoints) {
+    this.endpoints = List.copyOf(endpoints);
+  }
+
+  /** Seeds in grammar form, each one endpoint, e.g. {@code "tcp -h 127.0.0.1 -p 7000"}. */
+  public static StaticDiscovery of(String... endpoints) {
+    List<Endpoint> parsed = new ArrayList<>();
+    for (String e : endpoints) {
+      parsed.add(Endpoint.parse(e));
+    }
+    return new StaticDiscovery(parsed);
+  }
+
+  public static StaticDiscovery of(List<Endpoint> endpoints) {
+    return new StaticDiscovery(endpoints);
+  }
+
+  @Override
+  public List<Endpoint> endpoints() {
+    return endpoints;
+  }
+
+  public synchronized void add(String endpoint) {
+    List<Endpoint> next = new ArrayList<>(endpoints);
+    next.add(Endpoint.parse(endpoint));
+    endpoints = List.copyOf(next);
+  }
+
+  public synchronized void remove(String endpoint) {
+    List<Endpoint> next = new ArrayList<>(endpoints);
+    next.remove(Endpoint.parse(endpoint));
+    endpoints = List.copyOf(next);
+  }
+
+  public synchronized void set(List<Endpoint> replacement) {
+    endpoints = List.copyOf(replacement);
+  }
+}
