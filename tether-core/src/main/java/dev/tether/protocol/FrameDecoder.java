@@ -129,7 +129,17 @@ public final class FrameDecoder extends ByteToMessageDecoder {
       return;
     }
     in.skipBytes(FrameCodec.LENGTH_FIELD_LENGTH);
-    Frame frame = FrameCodec.decode(in.readSlice((int) length));
+    // Narrow the cumulation to this frame instead of slicing it: no slice object per frame.
+    int writerIndex = in.writerIndex();
+    int frameEnd = in.readerIndex() + (int) length;
+    Frame frame;
+    in.writerIndex(frameEnd);
+    try {
+      frame = FrameCodec.decode(in);
+    } finally {
+      in.writerIndex(writerIndex);
+      in.readerIndex(Math.max(in.readerIndex(), frameEnd));
+    }
     onFrameDecoded(type, frame);
     out.add(frame);
   }
