@@ -41,18 +41,12 @@ public final class Invocation extends CompletableFuture<byte[]> {
   private boolean sent;
   /** Where the request frame ends in its write batch; set while the batch is written. */
   int batchEndOffset;
-  private int retries;
-  /** Connections this round's attempts failed on; null until the first retryable failure. */
-  private java.util.Set<ConnectionKey> triedThisRound;
+  /** What the call learned from failed attempts; null until one fails, so a clean call allocates none. */
+  private RetryState retryState;
   /** Non-null while the current attempt was routed to a node by a load-balancing strategy. */
   private volatile NodeRouter router;
   private long attemptStartNanos;
-  /** Which round of attempts runs: 0 first, one more per retry interval. */
-  private int round;
-  /** Why the latest attempt failed; null until one did. */
-  private TetherException latestCause;
-  /** Failed attempts so far; null until the first failure, so a call that succeeds allocates none. */
-  private List<Attempt> attempts;
+
   /** Non-null only while an invocation timeout is armed. */
   private volatile Scheduler.Cancellable timeoutTask;
   /** Non-null only while an attempt is on a connection. */
@@ -230,7 +224,7 @@ public final class Invocation extends CompletableFuture<byte[]> {
       fail(cause);
       return;
     }
-    retries++;
+    retryState().retries++;
     runtime.traceRetry(this, outcome, cause);
     RequestChannel failedOn = connection;
     if (failedOn != null) {
@@ -238,15 +232,19 @@ public final class Invocation extends CompletableFuture<byte[]> {
     }
     binding.forget(failedOn);
     connection = null;
-    latestCause = cause;
+    retryState().latestCause = cause;
     runtime.retry(this);
   }
 
-  private java.util.Set<ConnectionKey> tried() {
-    if (triedThisRound == null) {
-      triedThisRound = new java.util.HashSet<>();
+  private RetryState retryState() {
+    if (retryState == null) {
+      retryState = new RetryState();
     }
-    return triedThisRound;
+    return retryState;
+  }
+
+  private java.util.Set<ConnectionKey> tried() {
+    return retryState().triedThisRound;
   }
 
   /** The candidates this round has not failed on yet, in selection order. */
@@ -263,7 +261,7 @@ public final class Invocation extends CompletableFuture<byte[]> {
   /** A retry could not connect to any untried endpoint: they count as tried; go on or give up. */
   void onRetryConnectFailed(List<Candidate> candidates, TetherException cause) {
     record(Attempt.Outcome.CONNECT_FAILED, cause.getMessage());
-    latestCause = cause;
+    retryState().latestCause = cause;
     for (Candidate c : candidates) {
       tried().add(c.key(settings.connectionId()));
     }
@@ -275,28 +273,38 @@ public final class Invocation extends CompletableFuture<byte[]> {
   }
 
   int round() {
-    return round;
+    return retryState == null ? 0 : retryState.round;
   }
 
   void beginNextRound() {
-    round++;
+    retryState().round++;
     tried().clear();
   }
 
   void failWithLatestCause() {
-    fail(latestCause);
+    fail(retryState().latestCause);
   }
 
   private void record(Attempt.Outcome outcome, String reason) {
-    if (attempts == null) {
-      attempts = new ArrayList<>(2);
-    }
+    List<Attempt> attempts = retryState().attempts;
     RequestChannel c = connection;
     attempts.add(new Attempt(c == null ? "" : c.toString(), outcome, reason));
   }
 
   int retries() {
-    return retries;
+    return retryState == null ? 0 : retryState.retries;
+  }
+
+  /** The failure history of one call; made on its first failed attempt. */
+  private static final class RetryState {
+    int retries;
+    /** Which round of attempts runs: 0 first, one more per retry interval. */
+    int round;
+    /** Connections this round's attempts failed on. */
+    final java.util.Set<ConnectionKey> triedThisRound = new java.util.HashSet<>();
+    /** Why the latest attempt failed. */
+    TetherException latestCause;
+    final List<Attempt> attempts = new ArrayList<>(2);
   }
 
   private boolean deadlinePassed() {
@@ -322,8 +330,8 @@ public final class Invocation extends CompletableFuture<byte[]> {
   boolean fail(Throwable t) {
     cancelTimeout();
     endAttempt();
-    if (attempts != null && t instanceof TetherException te) {
-      te.withAttempts(attempts);
+    if (retryState != null && t instanceof TetherException te) {
+      te.withAttempts(retryState.attempts);
     }
     return completeExceptionally(t);
   }
