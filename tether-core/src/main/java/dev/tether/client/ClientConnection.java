@@ -23,15 +23,11 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelProgressiveFuture;
 import io.netty.channel.ChannelProgressiveFutureListener;
-import java.net.SocketAddress;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -42,20 +38,11 @@ import org.slf4j.LoggerFactory;
  * handshake and every call in flight on it, matched by request id. All state changes happen on
  * the channel's event loop; other threads only enqueue requests.
  */
-public final class ClientConnection extends ChannelInboundHandlerAdapter
-    implements RequestChannel, LivenessMonitor.Owner {
+public final class ClientConnection extends BaseConnection implements LivenessMonitor.Owner {
   private static final Logger log = LoggerFactory.getLogger("dev.tether.trace.connection");
 
-  private final ClientRuntime runtime;
-  private final ConnectionKey key;
-  private final Candidate candidate;
-  private final CompletableFuture<RequestChannel> ready = new CompletableFuture<>();
   private final IntMap<Invocation> pending = new IntMap<>();
-  private final BatchQueue batchQueue = new BatchQueue();
-  private volatile ConnectionState state = ConnectionState.CONNECTING;
 
-  /** Non-null once {@link #connect()} ran. */
-  private Channel channel;
   /** Non-null once {@link #connect()} ran. */
   private RequestWriter writer;
   /** Non-null once ACTIVE when heartbeats or a transport timeout apply. */
@@ -71,9 +58,7 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter
   private volatile boolean closedOnPurpose;
 
   ClientConnection(ClientRuntime runtime, ConnectionKey key, Candidate candidate) {
-    this.runtime = runtime;
-    this.key = key;
-    this.candidate = candidate;
+    super(runtime, key, candidate);
   }
 
   /** Starts the transport connect; the handshake follows once the channel is active. */
@@ -298,19 +283,6 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter
   }
 
   @Override
-  public void queueBatch(Invocation invocation) {
-    batchQueue.add(invocation);
-  }
-
-  @Override
-  public void flushBatch() {
-    Batch batch = batchQueue.drain();
-    if (batch != null) {
-      channel.writeAndFlush(batch, channel.voidPromise());
-    }
-  }
-
-  @Override
   public void abandon(Invocation invocation) {
     channel.eventLoop().execute(() -> {
       if (pending.get(invocation.requestId) == invocation) {
@@ -455,11 +427,6 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter
   // ---- the public view ----
 
   @Override
-  public CompletableFuture<RequestChannel> ready() {
-    return ready;
-  }
-
-  @Override
   public boolean isUsable() {
     ConnectionState s = state;
     // The channel check covers the moment between a close and its channelInactive event.
@@ -467,51 +434,13 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter
   }
 
   @Override
-  public ConnectionKey key() {
-    return key;
+  protected void writeBatch(Batch batch) {
+    channel.writeAndFlush(batch, channel.voidPromise());
   }
 
   @Override
-  public io.netty.util.concurrent.Future<?> closeFuture() {
-    return channel.closeFuture();
-  }
-
-  @Override
-  public io.netty.util.concurrent.Future<?> close() {
+  protected void onCloseRequested() {
     closedOnPurpose = true;
-    return channel != null
-        ? channel.close()
-        : io.netty.util.concurrent.ImmediateEventExecutor.INSTANCE.newSucceededFuture(null);
-  }
-
-  @Override
-  public SocketAddress remoteAddress() {
-    return candidate.address();
-  }
-
-  @Override
-  public String connectionId() {
-    return key.connectionId();
-  }
-
-  @Override
-  public Duration timeout() {
-    return key.timeout();
-  }
-
-  @Override
-  public ConnectionState state() {
-    return state;
-  }
-
-  @Override
-  public boolean isSecure() {
-    return candidate.transport().isSecure();
-  }
-
-  @Override
-  public String transport() {
-    return candidate.transport().name();
   }
 
   /** The server's WELCOME, or null before the handshake completed. */
@@ -519,9 +448,4 @@ public final class ClientConnection extends ChannelInboundHandlerAdapter
     return welcome;
   }
 
-  @Override
-  public String toString() {
-    return candidate.endpoint()
-        + (key.connectionId().isEmpty() ? "" : " [connection id " + key.connectionId() + "]");
-  }
 }

@@ -6,32 +6,16 @@ import dev.tether.protocol.Batch;
 import dev.tether.protocol.Frame;
 import dev.tether.protocol.FrameCodec;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import java.net.SocketAddress;
-import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * A connected UDP socket for datagram proxies: each request leaves as one datagram holding one
  * REQUEST frame, with no handshake and no response. A call completes once its datagram is written.
  */
-final class DatagramConnection extends ChannelInboundHandlerAdapter implements RequestChannel {
-  private final ClientRuntime runtime;
-  private final ConnectionKey key;
-  private final Candidate candidate;
-  private final CompletableFuture<RequestChannel> ready = new CompletableFuture<>();
-  private final BatchQueue batchQueue = new BatchQueue();
-  private volatile ConnectionState state = ConnectionState.CONNECTING;
-  /** Non-null once {@link #connect()} ran. */
-  private Channel channel;
-
+final class DatagramConnection extends BaseConnection {
   DatagramConnection(ClientRuntime runtime, ConnectionKey key, Candidate candidate) {
-    this.runtime = runtime;
-    this.key = key;
-    this.candidate = candidate;
+    super(runtime, key, candidate);
   }
 
   @Override
@@ -69,16 +53,8 @@ final class DatagramConnection extends ChannelInboundHandlerAdapter implements R
   }
 
   @Override
-  public void queueBatch(Invocation invocation) {
-    batchQueue.add(invocation);
-  }
-
-  @Override
-  public void flushBatch() {
-    Batch batch = batchQueue.drain();
-    if (batch != null) {
-      writeDatagram(batch);
-    }
+  protected void writeBatch(Batch batch) {
+    writeDatagram(batch);
   }
 
   private ChannelFuture writeDatagram(Frame frame) {
@@ -98,60 +74,4 @@ final class DatagramConnection extends ChannelInboundHandlerAdapter implements R
     return s == ConnectionState.ACTIVE || s == ConnectionState.CONNECTING;
   }
 
-  @Override
-  public CompletableFuture<RequestChannel> ready() {
-    return ready;
-  }
-
-  @Override
-  public ConnectionKey key() {
-    return key;
-  }
-
-  @Override
-  public io.netty.util.concurrent.Future<?> closeFuture() {
-    return channel.closeFuture();
-  }
-
-  @Override
-  public io.netty.util.concurrent.Future<?> close() {
-    return channel != null
-        ? channel.close()
-        : io.netty.util.concurrent.ImmediateEventExecutor.INSTANCE.newSucceededFuture(null);
-  }
-
-  @Override
-  public SocketAddress remoteAddress() {
-    return candidate.address();
-  }
-
-  @Override
-  public String connectionId() {
-    return key.connectionId();
-  }
-
-  @Override
-  public Duration timeout() {
-    return key.timeout();
-  }
-
-  @Override
-  public ConnectionState state() {
-    return state;
-  }
-
-  @Override
-  public boolean isSecure() {
-    return false;
-  }
-
-  @Override
-  public String transport() {
-    return candidate.transport().name();
-  }
-
-  @Override
-  public String toString() {
-    return candidate.endpoint().toString();
-  }
 }

@@ -10,7 +10,6 @@ import dev.tether.ConnectionLostException;
 import dev.tether.Idempotency;
 import dev.tether.Proxy;
 import dev.tether.Tether;
-import dev.tether.TetherException;
 import dev.tether.TetherServer;
 import dev.tether.testkit.EchoServer.Ending;
 import dev.tether.testkit.EchoServer.Peer;

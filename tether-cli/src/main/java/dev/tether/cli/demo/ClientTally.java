@@ -21,13 +21,27 @@ import java.util.concurrent.atomic.LongAdder;
  * caller records into it at once.
  */
 final class ClientTally {
+  /**
+   * The kind of a failure that says the connection broke after the whole request was sent: the
+   * only one a non-idempotent call may end with when Tether follows DESIGN.md section 5.
+   */
+  static final String LOST_AFTER_SEND = ConnectionLostException.class.getSimpleName() + " mayHaveExecuted=true";
+
   private final Map<Operation, LongAdder> ok = counters();
-  private final Map<Operation, LongAdder> failed = counters();
-  private final Map<String, LongAdder> failuresByKind = new ConcurrentHashMap<>();
+  /** Per operation, so the summary can show idempotent calls' failures apart from the others'. */
+  private final Map<Operation, Map<String, LongAdder>> failuresByKind = kindCounters();
   private final Map<String, LongAdder> answeredBy = new ConcurrentHashMap<>();
   private final LongAdder incrementFailuresThatMayHaveExecuted = new LongAdder();
   private final LongAdder getsChecked = new LongAdder();
   private final LongAdder getsMismatched = new LongAdder();
+
+  private static Map<Operation, Map<String, LongAdder>> kindCounters() {
+    Map<Operation, Map<String, LongAdder>> m = new EnumMap<>(Operation.class);
+    for (Operation op : Operation.values()) {
+      m.put(op, new ConcurrentHashMap<>());
+    }
+    return m;
+  }
 
   private static Map<Operation, LongAdder> counters() {
     Map<Operation, LongAdder> m = new EnumMap<>(Operation.class);
@@ -43,8 +57,7 @@ final class ClientTally {
   }
 
   void failed(Operation op, RuntimeException e) {
-    failed.get(op).increment();
-    failuresByKind.computeIfAbsent(kindOf(e), k -> new LongAdder()).increment();
+    failuresByKind.get(op).computeIfAbsent(kindOf(e), k -> new LongAdder()).increment();
     if (op == Operation.INCREMENT && mayHaveExecuted(e)) {
       incrementFailuresThatMayHaveExecuted.increment();
     }
@@ -94,11 +107,21 @@ final class ClientTally {
   }
 
   long failed(Operation op) {
-    return failed.get(op).sum();
+    return failuresByKind.get(op).values().stream().mapToLong(LongAdder::sum).sum();
   }
 
+  /** Failures of every operation by kind. */
   Map<String, Long> failuresByKind() {
-    return snapshot(failuresByKind);
+    Map<String, Long> out = new TreeMap<>();
+    for (Operation op : Operation.values()) {
+      failuresByKind(op).forEach((kind, n) -> out.merge(kind, n, Long::sum));
+    }
+    return out;
+  }
+
+  /** Failures of {@code op} by kind. */
+  Map<String, Long> failuresByKind(Operation op) {
+    return snapshot(failuresByKind.get(op));
   }
 
   Map<String, Long> answeredBy() {

@@ -1,6 +1,5 @@
 package dev.tether.cli.demo;
 
-import dev.tether.Endpoint;
 import dev.tether.ExecutionMode;
 import dev.tether.Tether;
 import dev.tether.cli.kv.DemoServer;
@@ -12,15 +11,19 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * The demo's servers: each its own {@code TetherServer} on a free loopback port, all sharing one
- * {@link KeyValueStore} as stateless servers share a database. Scenarios disrupt it through its
- * public methods, each of which records what it did on the timeline.
+ * The demo's servers: each its own {@code TetherServer} on a loopback port, all sharing one
+ * {@link KeyValueStore} as stateless servers share a database. A stopped server can be restarted:
+ * a new {@code TetherServer} on the same port, as a redeployed process would be, so a client's
+ * proxy string stays valid. Scenarios disrupt it through its public methods, each of which
+ * records what it did on the timeline.
  */
 public final class DemoCluster implements AutoCloseable {
   /** The counter warm-up calls increment, apart from the callers' counter. */
   private static final String WARM_UP_COUNTER = "warm-up";
+  private static final String LOOPBACK = "127.0.0.1";
 
   private final List<Node> nodes;
+  private final KeyValueStore store;
   private final Timeline timeline;
 
   /** Where one server is in its life. */
@@ -33,73 +36,102 @@ public final class DemoCluster implements AutoCloseable {
     STOPPED_GRACEFULLY
   }
 
-  /** One server of the cluster; its state changes only on the scenario thread. */
+  /**
+   * One server of the cluster, across restarts: its name and port stay, the process behind them
+   * changes. Changed only on the scenario thread, which also reads the counts for the report.
+   */
   static final class Node {
-    final DemoServer server;
-    final IncrementTrap trap;
+    private final String name;
+    /** The port every incarnation listens on, chosen by the first one. */
+    private final int port;
+    /** Every server that listened on the port, oldest first; the last one is the current one. */
+    private final List<DemoServer> incarnations = new ArrayList<>();
+    /** The current incarnation's trap: a trap catches once, so each incarnation gets its own. */
+    private IncrementTrap trap;
     volatile NodeState state = NodeState.RUNNING;
-    /** Non-null once the node left RUNNING: when, since the callers started. */
+    /** Non-null once the node left RUNNING for the first time: when it last stopped, since the callers started. */
     volatile Duration stoppedAt;
-    /** Server counts before the callers started (warm-up), subtracted from what is reported. */
+    /** Non-null once restarted: when the current incarnation started, since the callers started. */
+    volatile Duration restartedAt;
+    /** The first incarnation's counts before the callers started (warm-up), subtracted from what is reported. */
     private long servedBefore;
     private long incrementsBefore;
 
-    Node(DemoServer server, IncrementTrap trap) {
-      this.server = server;
+    private Node(DemoServer first, IncrementTrap trap) {
+      this.name = first.name();
+      this.port = first.endpoints().get(0).port();
+      this.incarnations.add(first);
       this.trap = trap;
     }
 
     String name() {
-      return server.name();
+      return name;
     }
 
-    /** Calls served since counting started. */
+    int port() {
+      return port;
+    }
+
+    DemoServer server() {
+      return incarnations.get(incarnations.size() - 1);
+    }
+
+    /**
+     * Calls served since counting started, by every incarnation: a stopped server's count stays
+     * part of the total, including calls it finished after the stop was decided.
+     */
     long served() {
-      return server.stats().served() - servedBefore;
+      return incarnations.stream().mapToLong(s -> s.stats().served()).sum() - servedBefore;
     }
 
-    /** Increments executed since counting started. */
+    /** Increments executed since counting started, by every incarnation. */
     long incrementsExecuted() {
-      return server.stats().incrementsExecuted() - incrementsBefore;
+      return incarnations.stream().mapToLong(s -> s.stats().incrementsExecuted()).sum() - incrementsBefore;
     }
 
     void startCounting() {
-      servedBefore = server.stats().served();
-      incrementsBefore = server.stats().incrementsExecuted();
+      servedBefore = server().stats().served();
+      incrementsBefore = server().stats().incrementsExecuted();
     }
   }
 
-  private DemoCluster(List<Node> nodes, Timeline timeline) {
+  private DemoCluster(List<Node> nodes, KeyValueStore store, Timeline timeline) {
     this.nodes = nodes;
+    this.store = store;
     this.timeline = timeline;
   }
 
-  /** Starts {@code size} servers named server-1, server-2, ... on loopback. */
+  /** Starts {@code size} servers named server-1, server-2, ... on free loopback ports. */
   static DemoCluster start(int size, KeyValueStore store, Timeline timeline) {
     List<Node> nodes = new ArrayList<>();
     try {
       for (int i = 1; i <= size; i++) {
         IncrementTrap trap = new IncrementTrap();
-        DemoServer server = DemoServer.start(
-            "server-" + i, "tcp -h 127.0.0.1 -p 0", ExecutionMode.EXECUTOR, store, trap);
-        nodes.add(new Node(server, trap));
+        nodes.add(new Node(startServer("server-" + i, 0, store, trap), trap));
       }
     } catch (RuntimeException e) {
-      nodes.forEach(n -> n.server.close());
+      nodes.forEach(n -> n.server().close());
       throw e;
     }
-    return new DemoCluster(List.copyOf(nodes), timeline);
+    return new DemoCluster(List.copyOf(nodes), store, timeline);
+  }
+
+  private static DemoServer startServer(String name, int port, KeyValueStore store, IncrementTrap trap) {
+    return DemoServer.start(name, "tcp -h " + LOOPBACK + " -p " + port, ExecutionMode.EXECUTOR, store, trap);
   }
 
   List<Node> nodes() {
     return nodes;
   }
 
-  /** A proxy string for {@code service} listing every server's endpoints. */
+  /**
+   * A proxy string for {@code service} listing every server's endpoint. It stays valid across
+   * restarts, which reuse the ports, and lists a server that is down too, as a real client's
+   * configuration would.
+   */
   String proxyString(String service) {
     return service + ":" + nodes.stream()
-        .flatMap(n -> n.server.endpoints().stream())
-        .map(Endpoint::toString)
+        .map(n -> "tcp -h " + LOOPBACK + " -p " + n.port())
         .collect(Collectors.joining(":"));
   }
 
@@ -112,7 +144,7 @@ public final class DemoCluster implements AutoCloseable {
    */
   int warmUp(Tether tether, int rounds) {
     for (Node node : nodes) {
-      KeyValue kv = tether.proxy(node.server.proxyString(DemoServer.KV))
+      KeyValue kv = tether.proxy(node.server().proxyString(DemoServer.KV))
           .withInvocationTimeout(Duration.ofSeconds(30))
           .as(KeyValue.class);
       for (int r = 0; r < rounds; r++) {
@@ -129,7 +161,7 @@ public final class DemoCluster implements AutoCloseable {
   /** Stops a server with {@code close()}: connections drop at once, nothing drains. */
   public void stopAbruptly(String name) {
     Node node = running(name);
-    node.server.close();
+    node.server().close();
     markStopped(node, NodeState.CLOSED_ABRUPTLY);
     timeline.record(name + " closed abruptly (close(): connections dropped, calls in flight lost)");
   }
@@ -149,7 +181,7 @@ public final class DemoCluster implements AutoCloseable {
       Thread.currentThread().interrupt();
       caught = false;
     }
-    node.server.close();
+    node.server().close();
     node.trap.release();
     markStopped(node, NodeState.CLOSED_ABRUPTLY);
     timeline.record(name + (caught
@@ -161,17 +193,48 @@ public final class DemoCluster implements AutoCloseable {
   public void stopGracefully(String name, Duration grace) {
     Node node = running(name);
     timeline.record(name + " shutting down gracefully (GOAWAY, drain up to " + grace.toSeconds() + " s)");
-    node.server.shutdownGracefully(grace);
+    node.server().shutdownGracefully(grace);
     markStopped(node, NodeState.STOPPED_GRACEFULLY);
     timeline.record(name + " stopped gracefully");
   }
 
+  /**
+   * Starts a new server in place of a stopped one, on the same port and over the same store: what
+   * a redeployment does. Its counts add to those of the servers it replaces.
+   *
+   * @throws IllegalStateException if the server is running
+   * @throws RuntimeException if the port cannot be bound again (the node then stays down)
+   */
+  public void restart(String name) {
+    Node node = find(name);
+    if (node.state == NodeState.RUNNING) {
+      throw new IllegalStateException(name + " is running; stop it before restarting it");
+    }
+    IncrementTrap trap = new IncrementTrap();
+    node.incarnations.add(startServer(name, node.port(), store, trap));
+    node.trap = trap;
+    node.restartedAt = timeline.elapsed();
+    node.state = NodeState.RUNNING;
+    timeline.record(name + " restarted on the same port (tcp -h " + LOOPBACK + " -p " + node.port() + ")");
+  }
+
+  /** One step of a rolling restart: {@link #stopGracefully}, then {@link #restart} on the same port. */
+  public void restartGracefully(String name, Duration grace) {
+    stopGracefully(name, grace);
+    restart(name);
+  }
+
   private Node running(String name) {
+    Node n = find(name);
+    if (n.state != NodeState.RUNNING) {
+      throw new IllegalStateException(name + " is not running but " + n.state);
+    }
+    return n;
+  }
+
+  private Node find(String name) {
     for (Node n : nodes) {
       if (n.name().equals(name)) {
-        if (n.state != NodeState.RUNNING) {
-          throw new IllegalStateException(name + " is not running but " + n.state);
-        }
         return n;
       }
     }
@@ -188,7 +251,7 @@ public final class DemoCluster implements AutoCloseable {
   public void close() {
     for (Node n : nodes) {
       if (n.state == NodeState.RUNNING) {
-        n.server.close();
+        n.server().close();
       }
     }
   }

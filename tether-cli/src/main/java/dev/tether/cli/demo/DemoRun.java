@@ -15,9 +15,10 @@ import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
- * One run of the demo: starts the servers, points one client at all of them with per-request
- * balancing, lets the callers call while the scenario disrupts the cluster, then stops everything
- * and reports. Every loop in it ends by time, and the callers also by a call budget.
+ * One run of a cluster scenario: starts the servers, points one client at all of them with
+ * per-request balancing, lets the callers call while the scenario disrupts the cluster, then stops
+ * everything and reports, with the scenario's expectations judged. Every loop in it ends by time,
+ * and the callers also by a call budget.
  */
 public final class DemoRun {
   /** Generous enough never to bind on loopback (a call takes tens of microseconds), yet finite. */
@@ -28,7 +29,9 @@ public final class DemoRun {
   /**
    * What to run.
    *
-   * @param servers how many servers (scenarios pick on server-2, so at least 2)
+   * @param servers how many servers (scenarios pick on server-2, so at least 2; the restart
+   *     scenarios go through server-1 to server-3, and a step naming a missing server is recorded
+   *     as failed)
    * @param callTimeout the invocation timeout of each call; bounds how long a caller can hang
    */
   public record Settings(Scenario scenario, int servers, int callers, Duration duration, Duration callTimeout) {
@@ -118,7 +121,7 @@ public final class DemoRun {
       Timeline timeline, Duration elapsed, boolean stoppedInTime, int warmUpCallsPerServer) {
     List<DemoReport.OperationCounts> operations = new ArrayList<>();
     for (Operation op : Operation.values()) {
-      operations.add(new DemoReport.OperationCounts(op.label, op.idempotent, tally.ok(op), tally.failed(op)));
+      operations.add(new DemoReport.OperationCounts(op.label, op.idempotent, tally.ok(op), tally.failuresByKind(op)));
     }
     Map<String, Long> answeredBy = tally.answeredBy();
     List<DemoReport.ServerCounts> servers = new ArrayList<>();
@@ -140,7 +143,6 @@ public final class DemoRun {
         proxy,
         timeline.events(),
         operations,
-        tally.failuresByKind(),
         servers,
         tally.incrementFailuresThatMayHaveExecuted(),
         store.counter(Workload.COUNTER),
@@ -151,7 +153,9 @@ public final class DemoRun {
 
   private static String describeState(DemoCluster.Node node) {
     return switch (node.state) {
-      case RUNNING -> "running";
+      case RUNNING -> node.restartedAt == null
+          ? "running"
+          : String.format(Locale.ROOT, "restarted at %.1f s", node.restartedAt.toNanos() / 1e9);
       case CLOSED_ABRUPTLY -> String.format(Locale.ROOT, "closed at %.1f s", node.stoppedAt.toNanos() / 1e9);
       case STOPPED_GRACEFULLY -> String.format(Locale.ROOT, "drained at %.1f s", node.stoppedAt.toNanos() / 1e9);
     };

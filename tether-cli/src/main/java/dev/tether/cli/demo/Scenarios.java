@@ -6,7 +6,7 @@ import java.util.Optional;
 
 /** The scenarios {@code tether demo} knows, by name. */
 public final class Scenarios {
-  /** The server every disruptive scenario picks on: the middle one of three. */
+  /** The server the single-disruption scenarios pick on: the middle one of three. */
   static final String VICTIM = "server-2";
 
   /** server-2 is closed abruptly midway: the case the at-most-once rule exists for. */
@@ -30,20 +30,76 @@ public final class Scenarios {
       VICTIM + " shuts down gracefully (shutdownGracefully) midway",
       List.of(new Scenario.Step(0.5, cluster -> cluster.stopGracefully(VICTIM, Duration.ofSeconds(5)))));
 
+  /** How long a rolling restart lets each server drain; calls take microseconds, so far more than enough. */
+  static final Duration RESTART_GRACE = Duration.ofSeconds(5);
+
+  /** The callers of the restart scenarios (issue 5: "8 concurrent callers"). */
+  static final int RESTART_CALLERS = 8;
+
+  /**
+   * Every server in turn shuts down gracefully and comes back on the same port, a quarter of the
+   * run apart: a rolling redeployment. GOAWAY, REFUSED and the retry of refused requests must keep
+   * every call, increments included, from failing or running twice (issue 5, question 2).
+   */
+  public static final Scenario ROLLING_RESTART = new Scenario(
+      "rolling-restart",
+      "server-1, -2, -3 in turn shut down gracefully and restart on the same port, a quarter of the run apart",
+      RESTART_CALLERS,
+      List.of(
+          new Scenario.Step(0.25, cluster -> cluster.restartGracefully("server-1", RESTART_GRACE)),
+          new Scenario.Step(0.50, cluster -> cluster.restartGracefully("server-2", RESTART_GRACE)),
+          new Scenario.Step(0.75, cluster -> cluster.restartGracefully("server-3", RESTART_GRACE))),
+      List.of(Expectation.NO_CALL_FAILS, Expectation.NO_DUPLICATE_INCREMENTS));
+
+  /**
+   * Every server in turn is killed ({@code close()}) and restarted on the same port a tenth of the
+   * run later, never two down at once (issue 5, question 3): idempotent calls must always land on
+   * a live server, and an increment may fail only when it may have run, and then say so.
+   */
+  public static final Scenario ABRUPT_KILLS = new Scenario(
+      "abrupt-kills",
+      "server-1, -2, -3 in turn are closed abruptly (close()) and restart on the same port a tenth of the run"
+          + " later; never two down at once",
+      RESTART_CALLERS,
+      List.of(
+          new Scenario.Step(0.20, cluster -> cluster.stopAbruptly("server-1")),
+          new Scenario.Step(0.30, cluster -> cluster.restart("server-1")),
+          new Scenario.Step(0.45, cluster -> cluster.stopAbruptly("server-2")),
+          new Scenario.Step(0.55, cluster -> cluster.restart("server-2")),
+          new Scenario.Step(0.70, cluster -> cluster.stopAbruptly("server-3")),
+          new Scenario.Step(0.80, cluster -> cluster.restart("server-3"))),
+      List.of(
+          Expectation.IDEMPOTENT_CALLS_NEVER_FAIL,
+          Expectation.INCREMENT_FAILURES_ARE_ONLY_LOST_AFTER_SEND,
+          Expectation.EXECUTIONS_WITHIN_ACKNOWLEDGED_PLUS_LOST));
+
+  /**
+   * One server behind a fault proxy that freezes: no byte moves, no socket closes. Only the
+   * client's heartbeats can tell, within idleTimeout plus readerIdle (issue 5, question 1).
+   */
+  public static final FrozenPeerScenario FROZEN_PEER = new FrozenPeerScenario(
+      "frozen-peer",
+      "the network to the only server freezes (nothing moves, no socket closes); the client's heartbeats"
+          + " must notice",
+      Duration.ofMillis(100),
+      Duration.ofSeconds(2),
+      Duration.ofSeconds(5));
+
   /** Nothing happens: the baseline to compare the others with. */
   public static final Scenario STEADY = new Scenario("steady", "nothing is disrupted", List.of());
 
   /** Every scenario, the default first. */
-  public static final List<Scenario> ALL = List.of(ABRUPT_STOP, CRASH_DURING_INCREMENT, GRACEFUL_STOP, STEADY);
+  public static final List<DemoScenario> ALL = List.of(
+      ABRUPT_STOP, CRASH_DURING_INCREMENT, GRACEFUL_STOP, STEADY, ROLLING_RESTART, ABRUPT_KILLS, FROZEN_PEER);
 
   private Scenarios() {}
 
-  public static Optional<Scenario> byName(String name) {
+  public static Optional<DemoScenario> byName(String name) {
     return ALL.stream().filter(s -> s.name().equals(name)).findFirst();
   }
 
   /** The names, for help text and error messages. */
   public static List<String> names() {
-    return ALL.stream().map(Scenario::name).toList();
+    return ALL.stream().map(DemoScenario::name).toList();
   }
 }

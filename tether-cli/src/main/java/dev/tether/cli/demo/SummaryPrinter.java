@@ -2,6 +2,7 @@ package dev.tether.cli.demo;
 
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -19,9 +20,11 @@ public final class SummaryPrinter {
     printFailures(r, out);
     printServers(r, out);
     printIncrements(r, out);
+    printIdempotentExecutions(r, out);
     printReads(r, out);
     line(out, "elapsed      %s s, %s calls/s%s", seconds(r.elapsed()), count(Math.round(r.callsPerSecond())),
         r.callersStoppedInTime() ? "" : " (a caller was still inside a call at the end)");
+    printVerdicts(r.scenario().name(), r.verdicts(), out);
     out.flush();
   }
 
@@ -47,21 +50,26 @@ public final class SummaryPrinter {
       line(out, "failures     none");
       return;
     }
-    line(out, "failures by exception");
+    // Idempotent calls apart from the others: Tether may retry only the former after a send, so
+    // the two columns tell different stories about the same exception.
+    line(out, "%-48s %10s %14s", "failures by exception", "idempotent", "not idempotent");
+    Map<String, Long> idempotent = r.failuresByKind(true);
+    Map<String, Long> notIdempotent = r.failuresByKind(false);
     // Sorted by name, so the two ConnectionLostException rows sit together.
-    for (Map.Entry<String, Long> e : new java.util.TreeMap<>(r.failuresByKind()).entrySet()) {
-      line(out, "  %-53s %12s", e.getKey(), count(e.getValue()));
+    for (String kind : r.failuresByKind().keySet()) {
+      line(out, "  %-46s %10s %14s", kind,
+          count(idempotent.getOrDefault(kind, 0L)), count(notIdempotent.getOrDefault(kind, 0L)));
     }
   }
 
   private static void printServers(DemoReport r, PrintWriter out) {
     out.println();
-    line(out, "%-12s %-16s %12s %12s %12s", "servers", "state", "served", "answered ok", "no answer");
+    line(out, "%-12s %-18s %12s %12s %12s", "servers", "state", "served", "answered ok", "no answer");
     for (DemoReport.ServerCounts s : r.servers()) {
-      line(out, "  %-10s %-16s %12s %12s %12s", s.name(), s.state(),
+      line(out, "  %-10s %-18s %12s %12s %12s", s.name(), s.state(),
           count(s.served()), count(s.answeredOk()), count(s.unanswered()));
     }
-    line(out, "  %-27s %12s %12s %12s", "all", count(r.served()), count(r.answeredOk()),
+    line(out, "  %-29s %12s %12s %12s", "all", count(r.served()), count(r.answeredOk()),
         count(r.served() - r.answeredOk()));
     line(out, "             served: counted by the server; answered ok: counted by the client");
     if (r.served() != r.answeredOk()) {
@@ -84,6 +92,30 @@ public final class SummaryPrinter {
     } else {
       line(out, "             CHECK FAILED: expected %s, and counter == executed", check);
     }
+  }
+
+  private static void printIdempotentExecutions(DemoReport r, PrintWriter out) {
+    long executed = r.idempotentExecuted();
+    long acknowledged = r.idempotentOk();
+    line(out, "idempotent   executed on servers %s, acknowledged to callers %s%s", count(executed), count(acknowledged),
+        executed > acknowledged ? " (a call retried after its reply was lost ran twice: harmless)" : "");
+  }
+
+  /**
+   * The scenario's verdicts, one line each with its evidence, then one line for the whole run;
+   * nothing for a scenario that expects nothing.
+   */
+  static void printVerdicts(String scenario, List<Verdict> verdicts, PrintWriter out) {
+    if (verdicts.isEmpty()) {
+      return;
+    }
+    out.println();
+    line(out, "expected     what %s must show", scenario);
+    for (Verdict v : verdicts) {
+      line(out, "  %s  %s: %s", v.label(), v.claim(), v.evidence());
+    }
+    long met = verdicts.stream().filter(Verdict::met).count();
+    line(out, "verdict      %s: %d of %d expectations met", met == verdicts.size() ? "PASS" : "FAIL", met, verdicts.size());
   }
 
   private static void printReads(DemoReport r, PrintWriter out) {

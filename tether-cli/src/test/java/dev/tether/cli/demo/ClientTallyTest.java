@@ -7,6 +7,7 @@ import dev.tether.ConnectionLostException;
 import dev.tether.InvocationTimeoutException;
 import dev.tether.RemoteException;
 import dev.tether.RequestRefusedException;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class ClientTallyTest {
@@ -45,5 +46,18 @@ class ClientTallyTest {
 
     assertThat(tally.answeredBy()).containsEntry("server-1", 2L).containsEntry("server-2", 1L);
     assertThat(tally.ok(Operation.GET)).isEqualTo(1);
+  }
+
+  @Test
+  void failuresAreKeptPerOperationSoIdempotentOnesShowApart() {
+    ClientTally tally = new ClientTally();
+
+    tally.failed(Operation.GET, new ConnectFailedException("refused"));
+    tally.failed(Operation.INCREMENT, new ConnectionLostException("lost", true));
+
+    assertThat(tally.failuresByKind(Operation.GET)).containsExactly(Map.entry("ConnectFailedException", 1L));
+    assertThat(tally.failuresByKind(Operation.PUT)).isEmpty();
+    assertThat(tally.failuresByKind(Operation.INCREMENT)).containsOnlyKeys(ClientTally.LOST_AFTER_SEND);
+    assertThat(tally.failed(Operation.GET)).isEqualTo(1);
   }
 }

@@ -17,6 +17,27 @@ class ScenariosTest {
   }
 
   @Test
+  void theIssueFiveScenariosAreKnownByName() {
+    assertThat(Scenarios.byName("rolling-restart")).contains(Scenarios.ROLLING_RESTART);
+    assertThat(Scenarios.byName("abrupt-kills")).contains(Scenarios.ABRUPT_KILLS);
+    assertThat(Scenarios.byName("frozen-peer")).contains(Scenarios.FROZEN_PEER);
+  }
+
+  @Test
+  void theRestartScenariosRunEightCallersAndJudgeWhatTheIssueExpects() {
+    assertThat(Scenarios.ROLLING_RESTART.defaultCallers()).isEqualTo(8);
+    assertThat(Scenarios.ROLLING_RESTART.expectations())
+        .containsExactly(Expectation.NO_CALL_FAILS, Expectation.NO_DUPLICATE_INCREMENTS);
+    assertThat(Scenarios.ABRUPT_KILLS.defaultCallers()).isEqualTo(8);
+    assertThat(Scenarios.ABRUPT_KILLS.expectations()).containsExactly(
+        Expectation.IDEMPOTENT_CALLS_NEVER_FAIL,
+        Expectation.INCREMENT_FAILURES_ARE_ONLY_LOST_AFTER_SEND,
+        Expectation.EXECUTIONS_WITHIN_ACKNOWLEDGED_PLUS_LOST);
+    assertThat(Scenarios.STEADY.defaultCallers()).isEqualTo(Scenario.DEFAULT_CALLERS);
+    assertThat(Scenarios.STEADY.expectations()).isEmpty();
+  }
+
+  @Test
   void stepsMustBeInTimeOrderAndWithinTheRun() {
     Scenario.Action nothing = cluster -> {};
     assertThatThrownBy(() -> new Scenario("x", "x",

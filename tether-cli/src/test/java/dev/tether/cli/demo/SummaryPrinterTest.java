@@ -18,11 +18,11 @@ class SummaryPrinterTest {
         "kv:tcp -h 127.0.0.1 -p 1:tcp -h 127.0.0.1 -p 2",
         List.of(new Timeline.Event(Duration.ZERO, "started")),
         List.of(
-            new DemoReport.OperationCounts("put", true, 400, 0),
-            new DemoReport.OperationCounts("get", true, 400, 0),
-            new DemoReport.OperationCounts("increment", false, incrementsAcknowledged, failedMayHaveExecuted)),
-        failedMayHaveExecuted == 0 ? Map.of()
-            : Map.of("ConnectionLostException mayHaveExecuted=true", failedMayHaveExecuted),
+            new DemoReport.OperationCounts("put", true, 400, Map.of()),
+            new DemoReport.OperationCounts("get", true, 400, Map.of()),
+            new DemoReport.OperationCounts("increment", false, incrementsAcknowledged,
+                failedMayHaveExecuted == 0 ? Map.of()
+                    : Map.of("ConnectionLostException mayHaveExecuted=true", failedMayHaveExecuted))),
         List.of(
             new DemoReport.ServerCounts("server-1", "running", 800, 800, 0),
             new DemoReport.ServerCounts("server-2", "closed at 5.0 s", incrementsExecuted, incrementsAcknowledged,
@@ -64,5 +64,32 @@ class SummaryPrinterTest {
     String text = print(report(200, 200, 0, 200));
 
     assertThat(text).contains("failures     none").doesNotContain("no answer: ran");
+  }
+
+  @Test
+  void failuresAreSplitIntoIdempotentAndNotIdempotentColumns() {
+    String text = print(report(200, 198, 2, 200));
+
+    assertThat(text).containsPattern("failures by exception\\s+idempotent\\s+not idempotent")
+        .containsPattern("\\n  ConnectionLostException mayHaveExecuted=true\\s+0\\s+2\\n");
+  }
+
+  @Test
+  void aScenarioWithoutExpectationsPrintsNoVerdict() {
+    assertThat(print(report(200, 200, 0, 200))).doesNotContain("verdict");
+  }
+
+  @Test
+  void verdictsListEachExpectationWithItsEvidenceThenTheOutcome() {
+    StringWriter text = new StringWriter();
+    SummaryPrinter.printVerdicts("rolling-restart", List.of(
+        new Verdict(true, "no call fails", "0 of 9 calls failed"),
+        new Verdict(false, "no increment runs twice", "1 duplicates")), new PrintWriter(text));
+
+    assertThat(text.toString()).isEqualTo(String.format(
+        "%nexpected     what rolling-restart must show%n"
+            + "  PASS  no call fails: 0 of 9 calls failed%n"
+            + "  FAIL  no increment runs twice: 1 duplicates%n"
+            + "verdict      FAIL: 1 of 2 expectations met%n"));
   }
 }

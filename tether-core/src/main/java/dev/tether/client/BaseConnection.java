@@ -1,0 +1,108 @@
+package dev.tether.client;
+
+import dev.tether.ConnectionState;
+import dev.tether.protocol.Batch;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.ImmediateEventExecutor;
+import java.net.SocketAddress;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What every client connection shares, stream or datagram: where it goes, under which key, its
+ * readiness, its batch queue, and the read-only view users get from {@code proxy.connection()}.
+ */
+abstract class BaseConnection extends ChannelInboundHandlerAdapter implements RequestChannel {
+  protected final ClientRuntime runtime;
+  protected final ConnectionKey key;
+  protected final Candidate candidate;
+  protected final CompletableFuture<RequestChannel> ready = new CompletableFuture<>();
+  private final BatchQueue batchQueue = new BatchQueue();
+  protected volatile ConnectionState state = ConnectionState.CONNECTING;
+  /** Non-null once {@link #connect()} ran. */
+  protected Channel channel;
+
+  BaseConnection(ClientRuntime runtime, ConnectionKey key, Candidate candidate) {
+    this.runtime = runtime;
+    this.key = key;
+    this.candidate = candidate;
+  }
+
+  /** Writes one BATCH frame of queued calls. */
+  protected abstract void writeBatch(Batch batch);
+
+  /** Called when the user or runtime asks for the close, before the channel closes. */
+  protected void onCloseRequested() {}
+
+  @Override
+  public final void queueBatch(Invocation invocation) {
+    batchQueue.add(invocation);
+  }
+
+  @Override
+  public final void flushBatch() {
+    Batch batch = batchQueue.drain();
+    if (batch != null) {
+      writeBatch(batch);
+    }
+  }
+
+  @Override
+  public final CompletableFuture<RequestChannel> ready() {
+    return ready;
+  }
+
+  @Override
+  public final ConnectionKey key() {
+    return key;
+  }
+
+  @Override
+  public final Future<?> closeFuture() {
+    return channel.closeFuture();
+  }
+
+  @Override
+  public final Future<?> close() {
+    onCloseRequested();
+    return channel != null ? channel.close() : ImmediateEventExecutor.INSTANCE.newSucceededFuture(null);
+  }
+
+  @Override
+  public final SocketAddress remoteAddress() {
+    return candidate.address();
+  }
+
+  @Override
+  public final String connectionId() {
+    return key.connectionId();
+  }
+
+  @Override
+  public final Duration timeout() {
+    return key.timeout();
+  }
+
+  @Override
+  public final ConnectionState state() {
+    return state;
+  }
+
+  @Override
+  public final boolean isSecure() {
+    return candidate.transport().isSecure();
+  }
+
+  @Override
+  public final String transport() {
+    return candidate.transport().name();
+  }
+
+  @Override
+  public String toString() {
+    return candidate.endpoint()
+        + (key.connectionId().isEmpty() ? "" : " [connection id " + key.connectionId() + "]");
+  }
+}
