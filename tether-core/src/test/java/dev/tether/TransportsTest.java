@@ -95,6 +95,18 @@ class TransportsTest {
   }
 
   @Test
+  void serverThatCannotBindOneEndpointReleasesTheOthersAndNamesTheEndpoint() throws Exception {
+    try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+      TetherServer.Builder b = TetherServer.builder()
+          .endpoints("tcp -h 127.0.0.1 -p 0:tcp -h 127.0.0.1 -p " + taken.getLocalPort())
+          .service("greeter", Greeter.class, impl);
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> b.build().start())
+          .isInstanceOf(TetherException.class)
+          .hasMessageContaining("-p " + taken.getLocalPort());
+    }
+  }
+
+  @Test
   void serverOnSeveralTransportsAnswersOnEach() {
     start("tcp -h 127.0.0.1 -p 0:local -h multi -p 0", false);
     for (Endpoint e : server.endpoints()) {

@@ -60,15 +60,22 @@ public final class ServerRuntime {
     this.ownedExecutor = ownedExecutor;
   }
 
-  /** Binds every endpoint; on failure unbinds what was bound and rethrows. */
+  /**
+   * Binds every endpoint; on failure unbinds what was bound, frees the threads and throws a
+   * TetherException naming the endpoint.
+   */
   public void start() {
-    try {
-      for (Endpoint e : requested) {
+    for (Endpoint e : requested) {
+      try {
         bind(e);
+      } catch (Throwable failure) {
+        // Netty rethrows bind errors as undeclared checked exceptions: catch them all.
+        close();
+        if (failure instanceof IllegalArgumentException iae) {
+          throw iae;
+        }
+        throw new dev.tether.TetherException("cannot listen on " + e + ": " + failure.getMessage(), failure);
       }
-    } catch (RuntimeException e) {
-      close();
-      throw e;
     }
   }
 
