@@ -5,11 +5,13 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.dataformat.smile.SmileFactory;
 import com.fasterxml.jackson.dataformat.smile.SmileGenerator;
 import com.fasterxml.jackson.dataformat.smile.SmileParser;
 import java.io.IOException;
 import java.lang.reflect.Type;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The default codec: Jackson's binary Smile format. Records and POJOs work as Jackson maps them;
@@ -18,6 +20,8 @@ import java.lang.reflect.Type;
  */
 public final class JacksonCodec implements Codec {
   private final ObjectMapper mapper;
+  /** Readers by target type: a generic type and its deserializer are resolved once, not per call. */
+  private final ConcurrentHashMap<Type, ObjectReader> readers = new ConcurrentHashMap<>();
 
   public JacksonCodec() {
     this(defaultMapper());
@@ -55,7 +59,7 @@ public final class JacksonCodec implements Codec {
         if (parser.nextToken() == JsonToken.END_ARRAY) {
           throw new IOException("expected " + types.length + " arguments, got " + i);
         }
-        args[i] = mapper.readValue(parser, javaType(types[i]));
+        args[i] = reader(types[i]).readValue(parser);
       }
       if (parser.nextToken() != JsonToken.END_ARRAY) {
         throw new IOException("more than " + types.length + " arguments");
@@ -78,13 +82,18 @@ public final class JacksonCodec implements Codec {
   @Override
   public Object decodeValue(byte[] bytes, Type type) {
     try {
-      return mapper.readValue(bytes, javaType(type));
+      return reader(type).readValue(bytes);
     } catch (IOException e) {
       throw new CodecException("cannot decode a " + type.getTypeName() + ": " + e.getMessage(), e);
     }
   }
 
-  private JavaType javaType(Type type) {
-    return mapper.getTypeFactory().constructType(type);
+  private ObjectReader reader(Type type) {
+    ObjectReader r = readers.get(type);
+    if (r == null) {
+      JavaType javaType = mapper.getTypeFactory().constructType(type);
+      r = readers.computeIfAbsent(type, t -> mapper.readerFor(javaType));
+    }
+    return r;
   }
 }
