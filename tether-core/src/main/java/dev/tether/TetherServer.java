@@ -21,7 +21,7 @@ import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
@@ -49,12 +49,16 @@ public final class TetherServer implements AutoCloseable {
         b.readerIdle(), owned);
   }
 
+  /**
+   * A few threads per core serve a steady load from a bounded queue; only when the queue is full
+   * (service code blocking) does the pool grow, to 256 threads. Past that the server answers
+   * REFUSED rather than queueing without bound: the client then knows the request did not run
+   * and may send it elsewhere.
+   */
   private static ExecutorService defaultExecutor() {
     int cores = Runtime.getRuntime().availableProcessors();
-    // A full pool answers REFUSED rather than queueing without bound: the client then knows the
-    // request did not run and may send it elsewhere.
     return new ThreadPoolExecutor(
-        Math.max(4, 2 * cores), 256, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
+        Math.max(8, 4 * cores), 256, 60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(1024),
         new DefaultThreadFactory("tether-service", true));
   }
 

@@ -100,9 +100,6 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    if (liveness != null) {
-      liveness.onRead();
-    }
     if (msg instanceof Response r) {
       handleResponse(r);
     } else if (msg instanceof Welcome w) {
@@ -115,6 +112,15 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
       closeCause = new ProtocolException("unexpected " + msg.getClass().getSimpleName() + " from the server");
       ctx.close();
     }
+  }
+
+  /** Once per read burst rather than per frame: one clock read however many answers arrived. */
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    if (liveness != null) {
+      liveness.onRead();
+    }
+    ctx.fireChannelReadComplete();
   }
 
   @Override
