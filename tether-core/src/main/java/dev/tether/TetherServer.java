@@ -45,7 +45,7 @@ public final class TetherServer implements AutoCloseable {
     TransportSet transports = new TransportSet(
         "tether-server", b.threads, b.forceNio(), null, b.tls == null ? null : TlsContexts.forServer(b.tls));
     this.runtime = new ServerRuntime(
-        b.endpoints, transports, new Dispatcher(b.services, b.mode, executor), this::welcome, b.maxFrameSize,
+        b.endpoints, transports, new Dispatcher(b.services, b.mode, executor, dev.tether.internal.Ticker.system()), this::welcome, b.maxFrameSize,
         b.readerIdle(), owned);
   }
 

@@ -1,6 +1,8 @@
 package dev.tether.server;
 
 import dev.tether.ExecutionMode;
+import dev.tether.codec.CodecException;
+import dev.tether.internal.Ticker;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Response;
 import dev.tether.protocol.Status;
@@ -25,11 +27,13 @@ public final class Dispatcher {
   private final Map<String, ServiceHandler> services;
   private final ExecutionMode mode;
   private final Executor executor;
+  private final Ticker ticker;
 
-  public Dispatcher(Map<String, ServiceHandler> services, ExecutionMode mode, Executor executor) {
+  public Dispatcher(Map<String, ServiceHandler> services, ExecutionMode mode, Executor executor, Ticker ticker) {
     this.services = Map.copyOf(services);
     this.mode = mode;
     this.executor = executor;
+    this.ticker = ticker;
   }
 
   void dispatch(Request request, SocketAddress remote, Responder responder) {
@@ -43,12 +47,24 @@ public final class Dispatcher {
     } else if (mode == ExecutionMode.DIRECT) {
       execute(service, request, remote, responder);
     } else {
+      long receivedNanos = ticker.nanoTime();
       try {
-        executor.execute(() -> execute(service, request, remote, responder));
+        executor.execute(() -> executeUnlessExpired(service, request, remote, responder, receivedNanos));
       } catch (RejectedExecutionException e) {
         reject(request, responder, Status.REFUSED);
       }
     }
+  }
+
+  /** Work that waited in the queue past its caller's deadline is not started: nobody waits for it. */
+  private void executeUnlessExpired(
+      ServiceHandler service, Request request, SocketAddress remote, Responder responder, long receivedNanos) {
+    long deadline = request.deadlineMillis();
+    if (deadline > 0 && ticker.nanoTime() - receivedNanos >= deadline * 1_000_000) {
+      reject(request, responder, Status.DEADLINE_EXCEEDED);
+      return;
+    }
+    execute(service, request, remote, responder);
   }
 
   private void execute(ServiceHandler service, Request request, SocketAddress remote, Responder responder) {
@@ -76,11 +92,16 @@ public final class Dispatcher {
     return t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
   }
 
+  /**
+   * The service threw: REMOTE_ERROR with its type and message. A codec failure happened in the
+   * server's own machinery (arguments or result that do not translate): INTERNAL.
+   */
   private void answerError(Request request, Responder responder, Throwable t) {
     if (request.isOneway()) {
       log.debug("oneway {}.{} failed", request.service(), request.operation(), t);
     }
-    answer(request, responder, Status.REMOTE_ERROR, EMPTY, Map.of(
+    Status status = t instanceof CodecException ? Status.INTERNAL : Status.REMOTE_ERROR;
+    answer(request, responder, status, EMPTY, Map.of(
         Response.ERROR_TYPE, t.getClass().getName(),
         Response.ERROR_MESSAGE, t.getMessage() == null ? "" : t.getMessage()));
   }

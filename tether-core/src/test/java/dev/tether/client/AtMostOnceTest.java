@@ -15,21 +15,8 @@ import dev.tether.Proxy;
 import dev.tether.RemoteException;
 import dev.tether.Tether;
 import dev.tether.TetherServer;
-import dev.tether.protocol.Frame;
-import dev.tether.protocol.FrameCodec;
 import dev.tether.protocol.GoAway;
 import dev.tether.protocol.GoAwayReason;
-import dev.tether.protocol.ProtocolVersion;
-import dev.tether.protocol.Welcome;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -133,7 +120,8 @@ class AtMostOnceTest {
   @Test
   void requestAboveGoAwaysLastAcceptedIdIsRetriedElsewhereEvenWhenNotIdempotent() throws Exception {
     TetherServer spare = server("spare");
-    try (GoAwayOnFirstRequestServer draining = new GoAwayOnFirstRequestServer()) {
+    // Completes the handshake, then answers the first request with GOAWAY saying it accepted none.
+    try (ScriptedServer draining = new ScriptedServer(r -> new GoAway(GoAwayReason.SHUTDOWN, 0, "draining"))) {
       Proxy p = tether().proxy("bank:tcp -h 127.0.0.1 -p " + draining.port() + ":" + endpoint(spare))
           .withEndpointSelection(EndpointSelection.ORDERED);
       assertThat(call(p, "withdraw")).isEqualTo("spare");
@@ -272,69 +260,5 @@ class AtMostOnceTest {
     assertThat(load.failuresOtherThanMayHaveExecuted()).as("first failure: %s", load.firstFailure()).isZero();
     long idempotentRuns = 50;
     assertThat(executedEverywhere() - idempotentRuns).isLessThanOrEqualTo(load.successes() + load.mayHaveExecutedFailures());
-  }
-
-  /**
-   * A server that completes the handshake, then answers the first request with GOAWAY saying it
-   * accepted nothing: the client must treat that request as never run.
-   */
-  private static final class GoAwayOnFirstRequestServer implements AutoCloseable {
-    private final ServerSocket listener = new ServerSocket(0, 10, InetAddress.getByName("127.0.0.1"));
-    private final AtomicInteger requests = new AtomicInteger();
-    private final Thread acceptor = new Thread(this::serve, "goaway-server");
-
-    GoAwayOnFirstRequestServer() throws IOException {
-      acceptor.setDaemon(true);
-      acceptor.start();
-    }
-
-    int port() {
-      return listener.getLocalPort();
-    }
-
-    int requestsSeen() {
-      return requests.get();
-    }
-
-    private void serve() {
-      while (!listener.isClosed()) {
-        try (Socket s = listener.accept()) {
-          s.setSoTimeout(10_000);
-          InputStream in = s.getInputStream();
-          OutputStream out = s.getOutputStream();
-          in.readNBytes(ProtocolVersion.PREFACE_LENGTH);
-          readFrame(in);
-          out.write(bytes(new Welcome("fake", "1", 0, 1 << 20, 100, "", List.of()), true));
-          readFrame(in);
-          requests.incrementAndGet();
-          out.write(bytes(new GoAway(GoAwayReason.SHUTDOWN, 0, "draining"), false));
-          out.flush();
-          in.read();
-        } catch (IOException e) {
-          // Closed by the test, or the client went away: either way this connection is over.
-        }
-      }
-    }
-
-    private static void readFrame(InputStream in) throws IOException {
-      int length = ByteBuffer.wrap(in.readNBytes(4)).getInt();
-      in.readNBytes(length);
-    }
-
-    private static byte[] bytes(Frame f, boolean withPreface) {
-      ByteBuf b = Unpooled.buffer();
-      if (withPreface) {
-        FrameCodec.writePreface(b);
-      }
-      FrameCodec.encode(f, b);
-      byte[] out = new byte[b.readableBytes()];
-      b.readBytes(out);
-      return out;
-    }
-
-    @Override
-    public void close() throws IOException {
-      listener.close();
-    }
   }
 }

@@ -1,0 +1,124 @@
+package dev.tether.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tether.ExecutionMode;
+import dev.tether.codec.CodecException;
+import dev.tether.protocol.Request;
+import dev.tether.protocol.Response;
+import dev.tether.protocol.Status;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** Dispatch decisions on a hand-driven executor and clock: every status the server can answer. */
+class DispatcherTest {
+  private static final long MS = 1_000_000L;
+
+  private final AtomicLong now = new AtomicLong(5_000 * MS);
+  private final Queue<Runnable> queued = new ArrayDeque<>();
+  private final AtomicInteger runs = new AtomicInteger();
+  private final List<Response> answers = new ArrayList<>();
+  private final Responder responder = new Responder() {
+    @Override
+    public void respond(Response response) {
+      answers.add(response);
+    }
+
+    @Override
+    public void onewayDone() {}
+  };
+
+  private Dispatcher dispatcher(ServiceHandler handler) {
+    return new Dispatcher(Map.of("svc", handler), ExecutionMode.EXECUTOR, queued::add, now::get);
+  }
+
+  private final ServiceHandler counting = new RawServiceHandler((op, payload, ctx) -> {
+    runs.incrementAndGet();
+    if (op.equals("codec")) {
+      throw new CodecException("cannot encode a Thread", null);
+    }
+    if (op.equals("boom")) {
+      throw new IllegalStateException("boom");
+    }
+    return payload;
+  });
+
+  private static Request request(String service, String operation, long deadlineMillis) {
+    return new Request(7, 0, service, operation, deadlineMillis, Map.of(), new byte[] {1});
+  }
+
+  private Status answerTo(Request r) {
+    dispatcher(counting).dispatch(r, null, responder);
+    while (!queued.isEmpty()) {
+      queued.poll().run();
+    }
+    return answers.get(answers.size() - 1).status();
+  }
+
+  @Test
+  void requestThatWaitedPastItsDeadlineIsAnsweredDeadlineExceededWithoutRunning() {
+    dispatcher(counting).dispatch(request("svc", "echo", 100), null, responder);
+    now.addAndGet(100 * MS);
+    queued.poll().run();
+    assertThat(answers).singleElement().extracting(Response::status).isEqualTo(Status.DEADLINE_EXCEEDED);
+    assertThat(runs).hasValue(0);
+  }
+
+  @Test
+  void requestStartedWithinItsDeadlineRuns() {
+    dispatcher(counting).dispatch(request("svc", "echo", 100), null, responder);
+    now.addAndGet(99 * MS);
+    queued.poll().run();
+    assertThat(answers).singleElement().extracting(Response::status).isEqualTo(Status.OK);
+    assertThat(runs).hasValue(1);
+  }
+
+  @Test
+  void eachOutcomeHasItsStatus() {
+    assertThat(answerTo(request("svc", "echo", 0))).isEqualTo(Status.OK);
+    assertThat(answerTo(request("nope", "echo", 0))).isEqualTo(Status.SERVICE_NOT_FOUND);
+    assertThat(answerTo(request("svc", "boom", 0))).isEqualTo(Status.REMOTE_ERROR);
+    assertThat(answerTo(request("svc", "codec", 0))).isEqualTo(Status.INTERNAL);
+  }
+
+  @Test
+  void fullExecutorAnswersRefusedWithoutRunning() {
+    Dispatcher full = new Dispatcher(Map.of("svc", counting), ExecutionMode.EXECUTOR, task -> {
+      throw new RejectedExecutionException("full");
+    }, now::get);
+    full.dispatch(request("svc", "echo", 0), null, responder);
+    assertThat(answers).singleElement().extracting(Response::status).isEqualTo(Status.REFUSED);
+    assertThat(runs).hasValue(0);
+  }
+
+  @Test
+  void unknownOperationOfATypedServiceIsOperationNotFound() {
+    ServiceHandler typed = new ServiceHandler() {
+      @Override
+      public boolean hasOperation(String operation) {
+        return false;
+      }
+
+      @Override
+      public Object handle(String operation, byte[] payload, dev.tether.CallContext context) {
+        throw new AssertionError("must not run");
+      }
+    };
+    dispatcher(typed).dispatch(request("svc", "missing", 0), null, responder);
+    assertThat(answers).singleElement().extracting(Response::status).isEqualTo(Status.OPERATION_NOT_FOUND);
+  }
+
+  @Test
+  void pingIsAnsweredWithoutRunningServiceCode() {
+    dispatcher(counting).dispatch(request("svc", Request.PING_OPERATION, 0), null, responder);
+    assertThat(answers).singleElement().extracting(Response::status).isEqualTo(Status.OK);
+    assertThat(runs).hasValue(0);
+  }
+}

@@ -1,0 +1,81 @@
+package dev.tether.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tether.Endpoint;
+import dev.tether.testkit.FakeClock;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/** DNS discovery on a fake resolver and a fake clock: periodic and failure-driven re-resolution. */
+class DnsDiscoveryTest {
+  private final FakeClock clock = new FakeClock();
+  private final AtomicReference<List<String>> answers = new AtomicReference<>(List.of("127.0.0.1", "127.0.0.2"));
+  private final AtomicInteger lookups = new AtomicInteger();
+
+  private DnsDiscovery discovery() {
+    return new DnsDiscovery(Endpoint.parse("tcp -h nodes.test -p 7000"), host -> {
+      lookups.incrementAndGet();
+      if (answers.get() == null) {
+        throw new UnknownHostException(host);
+      }
+      List<InetAddress> out = new java.util.ArrayList<>();
+      for (String ip : answers.get()) {
+        out.add(InetAddress.getByName(ip));
+      }
+      return out;
+    }, Duration.ofSeconds(30), Duration.ofSeconds(1), clock, clock);
+  }
+
+  private static List<String> hosts(DnsDiscovery d) {
+    return d.endpoints().stream().map(e -> e.host() + ":" + e.port()).toList();
+  }
+
+  @Test
+  void eachAddressOfTheNameBecomesAnEndpoint() {
+    assertThat(hosts(discovery())).containsExactly("127.0.0.1:7000", "127.0.0.2:7000");
+  }
+
+  @Test
+  void nameIsResolvedAgainEveryPeriod() {
+    DnsDiscovery d = discovery();
+    answers.set(List.of("127.0.0.1", "127.0.0.2", "127.0.0.3"));
+    clock.forward(Duration.ofSeconds(29));
+    assertThat(hosts(d)).hasSize(2);
+    clock.forward(Duration.ofSeconds(1));
+    assertThat(hosts(d)).containsExactly("127.0.0.1:7000", "127.0.0.2:7000", "127.0.0.3:7000");
+  }
+
+  @Test
+  void connectFailureTriggersAnEarlyRefreshAtMostOncePerMinimumInterval() {
+    DnsDiscovery d = discovery();
+    answers.set(List.of("127.0.0.2"));
+    d.onConnectFailure(Endpoint.parse("tcp -h 127.0.0.1 -p 7000"));
+    assertThat(lookups).hasValue(1);
+    clock.forward(Duration.ofSeconds(1));
+    d.onConnectFailure(Endpoint.parse("tcp -h 127.0.0.1 -p 7000"));
+    assertThat(lookups).hasValue(2);
+    assertThat(hosts(d)).containsExactly("127.0.0.2:7000");
+  }
+
+  @Test
+  void failedLookupKeepsTheLastKnownEndpoints() {
+    DnsDiscovery d = discovery();
+    answers.set(null);
+    clock.forward(Duration.ofSeconds(30));
+    assertThat(hosts(d)).containsExactly("127.0.0.1:7000", "127.0.0.2:7000");
+  }
+
+  @Test
+  void unchangedAnswerKeepsTheSameListObjectSoNodeGroupsNeedNoRebuild() {
+    DnsDiscovery d = discovery();
+    List<Endpoint> before = d.endpoints();
+    clock.forward(Duration.ofSeconds(30));
+    assertThat(d.endpoints()).isSameAs(before);
+  }
+}
