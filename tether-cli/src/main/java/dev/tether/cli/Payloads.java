@@ -3,7 +3,6 @@ package dev.tether.cli;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.tether.codec.CodecException;
 import dev.tether.codec.JacksonCodec;
 import java.io.IOException;
@@ -60,7 +59,8 @@ final class Payloads {
 
   /**
    * JSON text as the arguments of a typed operation: a JSON array lists the arguments in order;
-   * any other JSON value is the only argument. No payload means no arguments.
+   * any other JSON value is the only argument. No payload means no arguments. (A lone argument
+   * that is itself a list must be wrapped: {@code [[1,2]]}.)
    */
   static byte[] jsonArguments(byte[] jsonText) {
     if (jsonText.length == 0) {
@@ -72,10 +72,11 @@ final class Payloads {
     } catch (IOException e) {
       throw CliException.badInput("the payload is not JSON: " + firstLine(e), e);
     }
-    if (!node.isArray()) {
-      ArrayNode single = JSON.createArrayNode();
-      single.add(node);
-      node = single;
+    // The wire carries a lone argument as the value itself and several as one array.
+    if (node.isArray() && node.size() == 1) {
+      node = node.get(0);
+    } else if (node.isArray() && node.size() == 0) {
+      return EMPTY;
     }
     return CODEC.encodeValue(node);
   }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.dataformat.smile.SmileFactory;
 import com.fasterxml.jackson.dataformat.smile.SmileGenerator;
 import com.fasterxml.jackson.dataformat.smile.SmileParser;
@@ -22,6 +23,8 @@ public final class JacksonCodec implements Codec {
   private final ObjectMapper mapper;
   /** Readers by target type: a generic type and its deserializer are resolved once, not per call. */
   private final ConcurrentHashMap<Type, ObjectReader> readers = new ConcurrentHashMap<>();
+  /** Writers by declared type, for the same reason. */
+  private final ConcurrentHashMap<Type, ObjectWriter> writers = new ConcurrentHashMap<>();
 
   public JacksonCodec() {
     this(defaultMapper());
@@ -76,6 +79,20 @@ public final class JacksonCodec implements Codec {
       return mapper.writeValueAsBytes(value);
     } catch (IOException e) {
       throw new CodecException("cannot encode " + value.getClass().getName() + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public byte[] encodeValue(Object value, Type type) {
+    ObjectWriter w = writers.get(type);
+    if (w == null) {
+      JavaType javaType = mapper.getTypeFactory().constructType(type);
+      w = writers.computeIfAbsent(type, t -> mapper.writerFor(javaType));
+    }
+    try {
+      return w.writeValueAsBytes(value);
+    } catch (IOException e) {
+      throw new CodecException("cannot encode a " + type.getTypeName() + ": " + e.getMessage(), e);
     }
   }
 

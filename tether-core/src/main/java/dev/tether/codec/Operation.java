@@ -9,7 +9,8 @@ import java.util.concurrent.CompletableFuture;
 /**
  * How one interface method travels: its operation name, whether it is idempotent or async, and
  * how its arguments and result become bytes. Stubs and skeletons share it, so both sides agree.
- * A lone {@code byte[]} argument and a {@code byte[]} result pass through untouched.
+ * A lone {@code byte[]} argument and a {@code byte[]} result pass through untouched; a lone
+ * argument of another type travels as that value alone, several as one array.
  */
 public final class Operation {
   private static final byte[] EMPTY = new byte[0];
@@ -64,21 +65,29 @@ public final class Operation {
     if (rawArgument) {
       return (byte[]) args[0];
     }
-    return parameterTypes.length == 0 ? EMPTY : codec.encodeArguments(args);
+    return switch (parameterTypes.length) {
+      case 0 -> EMPTY;
+      case 1 -> codec.encodeValue(args[0], parameterTypes[0]);
+      default -> codec.encodeArguments(args);
+    };
   }
 
   public Object[] decodeArguments(Codec codec, byte[] body) {
     if (rawArgument) {
       return new Object[] {body};
     }
-    return parameterTypes.length == 0 ? new Object[0] : codec.decodeArguments(body, parameterTypes);
+    return switch (parameterTypes.length) {
+      case 0 -> new Object[0];
+      case 1 -> new Object[] {codec.decodeValue(body, parameterTypes[0])};
+      default -> codec.decodeArguments(body, parameterTypes);
+    };
   }
 
   public byte[] encodeResult(Codec codec, Object result) {
     if (rawResult) {
       return result == null ? EMPTY : (byte[]) result;
     }
-    return isVoid() ? EMPTY : codec.encodeValue(result);
+    return isVoid() ? EMPTY : codec.encodeValue(result, resultType);
   }
 
   public Object decodeResult(Codec codec, byte[] body) {
