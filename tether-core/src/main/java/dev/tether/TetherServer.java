@@ -179,7 +179,11 @@ public final class TetherServer implements AutoCloseable {
       return this;
     }
 
-    /** Runs service code on this executor instead of the server's own pool. */
+    /**
+     * Runs service code on this executor instead of the server's own pool, which keeps a few
+     * threads per core and queues up to 1,024 calls before it grows: services that block for long
+     * (remote calls, locks) should pass an executor sized for how many may block at once.
+     */
     public Builder executor(Executor e) {
       executor = e;
       return this;

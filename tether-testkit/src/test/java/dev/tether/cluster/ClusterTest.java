@@ -35,6 +35,7 @@ class ClusterTest {
   private final CountDownLatch release = new CountDownLatch(1);
   private final List<TetherServer> nodes = new ArrayList<>();
   private final List<Integer> ports = new ArrayList<>();
+  private final java.util.concurrent.ExecutorService servicePool = java.util.concurrent.Executors.newCachedThreadPool();
 
   @AfterEach
   void stop() throws Exception {
@@ -45,6 +46,7 @@ class ClusterTest {
     for (TetherServer s : nodes) {
       s.close();
     }
+    servicePool.shutdownNow();
   }
 
   private int served(String node) {
@@ -54,6 +56,8 @@ class ClusterTest {
   private TetherServer.Builder builder(String name, int port) {
     return TetherServer.builder()
         .endpoints("tcp -h 127.0.0.1 -p " + port)
+        // Blocking service code: a pool that grows with the calls, so 50 stuck calls all run.
+        .executor(servicePool)
         .service("svc", (op, payload, ctx) -> {
           served.computeIfAbsent(name, k -> new AtomicInteger()).incrementAndGet();
           if (op.equals("stuck") && name.equals("n0")) {
