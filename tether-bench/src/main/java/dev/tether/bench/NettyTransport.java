@@ -16,7 +16,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import java.util.function.Supplier;
 
 /** The Netty socket transport for the benchmark's own servers and clients: native epoll when present, NIO otherwise. */
-enum NettyTransport {
+public enum NettyTransport {
     EPOLL(EpollIoHandler::newFactory, EpollSocketChannel.class, EpollServerSocketChannel.class),
     NIO(NioIoHandler::newFactory, NioSocketChannel.class, NioServerSocketChannel.class);
 
@@ -34,20 +34,20 @@ enum NettyTransport {
     }
 
     /** Epoll when its native library loads on this machine, else NIO. */
-    static NettyTransport best() {
+    public static NettyTransport best() {
         return Epoll.isAvailable() ? EPOLL : NIO;
     }
 
     /** A group of {@code threads} daemon event loops whose threads are named after {@code name}. */
-    EventLoopGroup newGroup(int threads, String name) {
+    public EventLoopGroup newGroup(int threads, String name) {
         return new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory(name, true), ioHandlerFactory.get());
     }
 
-    Class<? extends SocketChannel> socketChannel() {
+    public Class<? extends SocketChannel> socketChannel() {
         return socketChannel;
     }
 
-    Class<? extends ServerChannel> serverChannel() {
+    public Class<? extends ServerChannel> serverChannel() {
         return serverChannel;
     }
 }
