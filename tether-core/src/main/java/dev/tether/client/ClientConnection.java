@@ -17,6 +17,9 @@ import dev.tether.protocol.Ping;
 import dev.tether.protocol.Pong;
 import dev.tether.protocol.ProtocolViolation;
 import dev.tether.protocol.Response;
+import dev.tether.protocol.ResponseSink;
+import dev.tether.protocol.Status;
+import java.util.Map;
 import dev.tether.protocol.Welcome;
 import dev.tether.protocol.WriteBatcher;
 import io.netty.buffer.ByteBuf;
@@ -38,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * handshake and every call in flight on it, matched by request id. All state changes happen on
  * the channel's event loop; other threads only enqueue requests.
  */
-public final class ClientConnection extends BaseConnection implements LivenessMonitor.Owner {
+public final class ClientConnection extends BaseConnection implements LivenessMonitor.Owner, ResponseSink {
   private static final Logger log = LoggerFactory.getLogger("dev.tether.trace.connection");
 
   private final IntMap<Invocation> pending = new IntMap<>();
@@ -80,8 +83,10 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
   private final class Initializer extends ChannelInitializer<Channel> {
     @Override
     protected void initChannel(Channel ch) {
+      FrameDecoder decoder = new FrameDecoder(FrameDecoder.Side.CLIENT, runtime.maxFrameSize());
+      decoder.setResponseSink(ClientConnection.this);
       ch.pipeline()
-          .addLast("frame-decoder", new FrameDecoder(FrameDecoder.Side.CLIENT, runtime.maxFrameSize()))
+          .addLast("frame-decoder", decoder)
           .addLast("frame-encoder", FrameEncoder.INSTANCE)
           .addLast("connection", ClientConnection.this);
     }
@@ -162,9 +167,15 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
   }
 
   private void handleResponse(Response r) {
-    Invocation inv = pending.remove(r.requestId());
+    onResponse(r.requestId(), r.status(), r.metadata(), r.body());
+  }
+
+  /** An answer, straight from the decoder: no frame object on this path. */
+  @Override
+  public void onResponse(int requestId, Status status, Map<String, String> metadata, byte[] body) {
+    Invocation inv = pending.remove(requestId);
     if (inv != null) {
-      inv.onResponse(r);
+      inv.onResponse(status, metadata, body);
     }
     closeIfDrained();
   }
@@ -298,6 +309,14 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
     });
   }
 
+  /** A write failed: the connection is broken; its calls are decided as it closes. */
+  void onWriteFailed(Throwable cause) {
+    if (closeCause == null) {
+      closeCause = cause;
+    }
+    channel.close();
+  }
+
   @Override
   public int outstandingRequests() {
     return pending.size();
@@ -374,6 +393,13 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
         buffer.release();
         return;
       }
+      if (more == null) {
+        // One call: it is its own write listener, and whole-or-not needs no progress count.
+        Invocation only = first;
+        first = null;
+        channel.write(buffer, channel.newPromise()).addListener(only);
+        return;
+      }
       BatchOutcome outcome = new BatchOutcome(first, more);
       first = null;
       more = null;
@@ -416,10 +442,7 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
         }
       }
       if (!all) {
-        if (closeCause == null) {
-          closeCause = future.cause();
-        }
-        channel.close();
+        onWriteFailed(future.cause());
       }
     }
 

@@ -8,10 +8,15 @@ import dev.tether.RemoteException;
 import dev.tether.RequestRefusedException;
 import dev.tether.ServiceNotFoundException;
 import dev.tether.TetherException;
+import dev.tether.codec.BlockingReply;
 import dev.tether.protocol.FrameCodec;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import java.util.concurrent.locks.LockSupport;
 import dev.tether.protocol.Request;
 import io.netty.buffer.ByteBuf;
 import dev.tether.protocol.Response;
+import dev.tether.protocol.Status;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -24,7 +29,8 @@ import dev.tether.internal.Scheduler;
  * failed attempt may be retried (DESIGN.md section 5). Completion runs callbacks on the event
  * loop that delivered the outcome, so they must not block.
  */
-public final class Invocation extends CompletableFuture<byte[]> {
+public final class Invocation extends CompletableFuture<byte[]>
+    implements BlockingReply, ChannelFutureListener {
   static final byte[] EMPTY = new byte[0];
 
   private final ClientRuntime runtime;
@@ -46,6 +52,8 @@ public final class Invocation extends CompletableFuture<byte[]> {
   /** Non-null while the current attempt was routed to a node by a load-balancing strategy. */
   private volatile NodeRouter router;
   private long attemptStartNanos;
+  /** The caller blocked in {@link #awaitReply()}; null when nobody waits that way. */
+  private volatile Thread waiter;
 
   /** Non-null only while an invocation timeout is armed. */
   private volatile Scheduler.Cancellable timeoutTask;
@@ -139,12 +147,12 @@ public final class Invocation extends CompletableFuture<byte[]> {
     }
   }
 
-  void onResponse(Response r) {
-    switch (r.status()) {
-      case OK -> succeed(r.body());
+  void onResponse(Status status, Map<String, String> metadata, byte[] body) {
+    switch (status) {
+      case OK -> succeed(body);
       case REMOTE_ERROR -> fail(new RemoteException(
-          r.metadata().getOrDefault(Response.ERROR_TYPE, "unknown"),
-          r.metadata().getOrDefault(Response.ERROR_MESSAGE, "")));
+          metadata.getOrDefault(Response.ERROR_TYPE, "unknown"),
+          metadata.getOrDefault(Response.ERROR_MESSAGE, "")));
       case SERVICE_NOT_FOUND -> fail(new ServiceNotFoundException(
           "no service \"" + settings.identity() + "\" on " + describeConnection()));
       case OPERATION_NOT_FOUND -> fail(new OperationNotFoundException(
@@ -153,7 +161,7 @@ public final class Invocation extends CompletableFuture<byte[]> {
       case DEADLINE_EXCEEDED -> fail(new InvocationTimeoutException(
           "the server saw the deadline of " + operation + " pass before running it"));
       case INTERNAL -> fail(new TetherException(
-          "the server failed: " + r.metadata().getOrDefault(Response.ERROR_MESSAGE, "internal error")));
+          "the server failed: " + metadata.getOrDefault(Response.ERROR_MESSAGE, "internal error")));
     }
   }
 
@@ -325,6 +333,53 @@ public final class Invocation extends CompletableFuture<byte[]> {
     cancelTimeout();
     endAttempt();
     complete(result);
+    wakeWaiter();
+  }
+
+  private void wakeWaiter() {
+    Thread w = waiter;
+    if (w != null) {
+      LockSupport.unpark(w);
+    }
+  }
+
+  /**
+   * Waits for the answer parked on this call itself, so a blocking call allocates no waiter
+   * node; rethrows Tether's exceptions unwrapped.
+   */
+  @Override
+  public byte[] awaitReply() {
+    if (!isDone()) {
+      waiter = Thread.currentThread();
+      while (!isDone()) {
+        LockSupport.park(this);
+        if (Thread.interrupted()) {
+          waiter = null;
+          Thread.currentThread().interrupt();
+          throw new TetherException("interrupted while waiting for " + operation);
+        }
+      }
+      waiter = null;
+    }
+    try {
+      return join();
+    } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
+      Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+      throw cause instanceof RuntimeException re ? re : new TetherException(String.valueOf(cause), cause);
+    }
+  }
+
+  /**
+   * The write of a batch holding only this call finished: on success the whole frame reached the
+   * kernel; on failure it did not leave whole, and the connection must close.
+   */
+  @Override
+  public void operationComplete(ChannelFuture future) {
+    if (future.isSuccess()) {
+      onSent();
+    } else if (connection instanceof ClientConnection c) {
+      c.onWriteFailed(future.cause());
+    }
   }
 
   boolean fail(Throwable t) {
@@ -333,7 +388,9 @@ public final class Invocation extends CompletableFuture<byte[]> {
     if (retryState != null && t instanceof TetherException te) {
       te.withAttempts(retryState.attempts);
     }
-    return completeExceptionally(t);
+    boolean failed = completeExceptionally(t);
+    wakeWaiter();
+    return failed;
   }
 
   private void cancelTimeout() {

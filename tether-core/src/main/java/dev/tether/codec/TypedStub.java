@@ -49,6 +49,9 @@ public final class TypedStub implements InvocationHandler {
 
   /** Waits for a reply, rethrowing Tether's own exceptions as they are. */
   public static byte[] await(CompletableFuture<byte[]> reply) {
+    if (reply instanceof BlockingReply blocking) {
+      return blocking.awaitReply();
+    }
     try {
       return reply.get();
     } catch (ExecutionException | CompletionException e) {

@@ -348,13 +348,41 @@ public final class FrameCodec {
   }
 
   private static Response readResponse(ByteBuf in, int requestId) {
+    Status status = readStatus(in);
+    var metadata = readMetadata(in, "RESPONSE.metadata");
+    return new Response(requestId, status, metadata, readRest(in));
+  }
+
+  private static Status readStatus(ByteBuf in) {
     int code = readU8(in, "RESPONSE.status");
     Status status = Status.fromCode(code);
     if (status == null) {
       throw new ProtocolException("RESPONSE.status: unknown status code " + code);
     }
-    var metadata = readMetadata(in, "RESPONSE.metadata");
-    return new Response(requestId, status, metadata, readRest(in));
+    return status;
+  }
+
+  /**
+   * Decodes one whole RESPONSE frame, as {@link #decode(ByteBuf)} would, but hands its fields to
+   * {@code sink} instead of building a {@link Response}: the client's hot path.
+   *
+   * @throws ProtocolException if the bytes are not exactly one well-formed RESPONSE frame
+   */
+  public static void decodeResponse(ByteBuf frame, ResponseSink sink) {
+    if (frame.readableBytes() < HEADER_LENGTH) {
+      throw new ProtocolException(
+          "frame of " + frame.readableBytes() + " bytes is shorter than the 6-byte header");
+    }
+    int typeCode = frame.readUnsignedByte();
+    if (typeCode != FrameType.RESPONSE.code()) {
+      throw new ProtocolException("expected a RESPONSE frame, got type " + typeCode);
+    }
+    int flags = frame.readUnsignedByte();
+    int requestId = frame.readInt();
+    checkHeader(FrameType.RESPONSE, flags, requestId);
+    Status status = readStatus(frame);
+    var metadata = readMetadata(frame, "RESPONSE.metadata");
+    sink.onResponse(requestId, status, metadata, readRest(frame));
   }
 
   private static Cancel readCancel(ByteBuf in, int requestId) {

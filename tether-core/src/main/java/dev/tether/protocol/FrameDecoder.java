@@ -44,6 +44,8 @@ public final class FrameDecoder extends ByteToMessageDecoder {
   private int maxFrameSize;
   private State state = State.AWAIT_PREFACE;
   private int highestRequestId;
+  /** Non-null when RESPONSE frames go straight to a client connection. */
+  private ResponseSink responseSink;
 
   /**
    * @param side the end of the connection this decoder reads for
@@ -135,6 +137,10 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     Frame frame;
     in.writerIndex(frameEnd);
     try {
+      if (type == FrameType.RESPONSE && responseSink != null && state == State.FRAMES) {
+        FrameCodec.decodeResponse(in, responseSink);
+        return;
+      }
       frame = FrameCodec.decode(in);
     } finally {
       in.writerIndex(writerIndex);
@@ -142,6 +148,14 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     }
     onFrameDecoded(type, frame);
     out.add(frame);
+  }
+
+  /**
+   * Hands RESPONSE frames after the handshake to {@code sink} as they are decoded, instead of
+   * emitting Response objects down the pipeline.
+   */
+  public void setResponseSink(ResponseSink sink) {
+    this.responseSink = sink;
   }
 
   private void checkLength(long length) {
