@@ -8,6 +8,7 @@ import dev.tether.cluster.NodeGroups;
 import dev.tether.codec.Codec;
 import dev.tether.codec.JacksonCodec;
 import dev.tether.internal.Scheduler;
+import dev.tether.internal.TetherProperties;
 import dev.tether.internal.Ticker;
 import dev.tether.transport.TlsContexts;
 import java.util.List;
@@ -24,16 +25,9 @@ public final class Tether implements AutoCloseable {
   private final Codec codec;
 
   private Tether(Builder b) {
-    Properties merged = new Properties();
-    for (String name : System.getProperties().stringPropertyNames()) {
-      if (name.startsWith("tether.")) {
-        merged.setProperty(name, System.getProperty(name));
-      }
-    }
-    merged.putAll(b.properties);
     this.codec = b.codec;
     this.runtime = new ClientRuntime(
-        ClientConfig.from(merged),
+        ClientConfig.from(b.properties.effective()),
         b.resolver,
         b.tls == null ? null : TlsContexts.forClient(b.tls),
         b.ticker,
@@ -86,7 +80,7 @@ public final class Tether implements AutoCloseable {
 
   /** Settings for a {@link Tether}; properties given here win over system properties. */
   public static final class Builder {
-    private final Properties properties = new Properties();
+    private final TetherProperties properties = new TetherProperties();
     private Resolver resolver = Resolver.system();
     private TlsConfig tls;
     private Codec codec = new JacksonCodec();
@@ -104,7 +98,7 @@ public final class Tether implements AutoCloseable {
 
     /** One setting, e.g. {@code property("tether.retry.intervals", "0 100")}. */
     public Builder property(String key, String value) {
-      properties.setProperty(key, value);
+      properties.put(key, value);
       return this;
     }
 

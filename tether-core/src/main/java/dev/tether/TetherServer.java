@@ -137,7 +137,7 @@ public final class TetherServer implements AutoCloseable {
     private TlsConfig tls;
     private String version = "0.0.0";
     private int threads;
-    private final java.util.Properties properties = new java.util.Properties();
+    private final dev.tether.internal.TetherProperties properties = new dev.tether.internal.TetherProperties();
     private int maxFrameSize = ProtocolVersion.DEFAULT_MAX_FRAME_SIZE;
     private int maxConcurrentRequests = 10_000;
     private Topology topology;
@@ -215,12 +215,12 @@ public final class TetherServer implements AutoCloseable {
 
     /** One setting, e.g. {@code property("tether.transport.nio", "true")}. */
     public Builder property(String key, String value) {
-      properties.setProperty(key, value);
+      properties.put(key, value);
       return this;
     }
 
     private String setting(String key, String fallback) {
-      return properties.getProperty(key, System.getProperty(key, fallback));
+      return properties.get(key, fallback);
     }
 
     /** {@code tether.server.readerIdle}: close a connection silent this long (20 s; 0 = never). */

@@ -163,14 +163,7 @@ public final class FrozenPeerRun {
 
   /** {@code -Dtether.*} system properties overlaid by the settings', as {@code Tether.builder()} merges them. */
   private Properties effectiveClientProperties() {
-    Properties merged = new Properties();
-    for (String name : System.getProperties().stringPropertyNames()) {
-      if (name.startsWith("tether.")) {
-        merged.setProperty(name, System.getProperty(name));
-      }
-    }
-    merged.putAll(settings.clientProperties());
-    return merged;
+    return dev.tether.internal.TetherProperties.effective(settings.clientProperties());
   }
 
   /** "Tether's defaults", or the heartbeat properties that changed them. */
