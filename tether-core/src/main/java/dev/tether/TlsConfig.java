@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.BiFunction;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.TrustManagerFactory;
 
@@ -81,13 +82,7 @@ public final class TlsConfig {
    */
   public static TlsConfig fromPem(
       Path certificateChain, Path privateKey, Path trustedCertificates) {
-    requireBothOrNeither(certificateChain, privateKey);
-    return fromPemSources(
-        certificateChain == null ? null : Pem.ofFile("certificate chain", certificateChain),
-        privateKey == null ? null : Pem.ofFile("private key", privateKey),
-        trustedCertificates == null
-            ? null
-            : Pem.ofFile("trusted certificates", trustedCertificates));
+    return fromPem(certificateChain, privateKey, trustedCertificates, Pem::ofFile);
   }
 
   /**
@@ -103,13 +98,21 @@ public final class TlsConfig {
    */
   public static TlsConfig fromPem(
       InputStream certificateChain, InputStream privateKey, InputStream trustedCertificates) {
+    return fromPem(certificateChain, privateKey, trustedCertificates, Pem::ofStream);
+  }
+
+  /** The two PEM factories differ only in where the text comes from. */
+  private static <T> TlsConfig fromPem(
+      T certificateChain, T privateKey, T trustedCertificates, BiFunction<String, T, Pem> read) {
     requireBothOrNeither(certificateChain, privateKey);
     return fromPemSources(
-        certificateChain == null ? null : Pem.ofStream("certificate chain", certificateChain),
-        privateKey == null ? null : Pem.ofStream("private key", privateKey),
-        trustedCertificates == null
-            ? null
-            : Pem.ofStream("trusted certificates", trustedCertificates));
+        pem("certificate chain", certificateChain, read),
+        pem("private key", privateKey, read),
+        pem("trusted certificates", trustedCertificates, read));
+  }
+
+  private static <T> Pem pem(String role, T source, BiFunction<String, T, Pem> read) {
+    return source == null ? null : read.apply(role, source);
   }
 
   /**

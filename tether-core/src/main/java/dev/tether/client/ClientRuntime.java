@@ -110,7 +110,7 @@ public final class ClientRuntime {
   }
 
   private void startOnNode(Invocation inv, java.util.Set<ConnectionKey> exclude) {
-    NodeRouter router = routerFor(inv.settings);
+    NodeRouter router = routerFor(inv.settings, inv.binding);
     router.route(inv.settings, exclude, inv.deadlineNanos()).whenComplete((connection, failure) -> {
       if (failure != null) {
         inv.onConnectFailed(unwrap(failure));
@@ -122,10 +122,17 @@ public final class ClientRuntime {
   }
 
   /** The node router shared by every proxy with the same endpoints, connection id and strategy. */
-  NodeRouter routerFor(ProxySettings settings) {
+  NodeRouter routerFor(ProxySettings settings, ProxyBinding binding) {
+    // Looked up once per proxy: a proxy's settings never change, so neither does its group.
+    NodeRouter cached = binding.router();
+    if (cached != null) {
+      return cached;
+    }
     Object source = settings.source() != null ? settings.source() : settings.fixedEndpoints();
     RouterKey key = new RouterKey(source, settings.connectionId(), settings.loadBalancing(), settings.mode());
-    return routers.computeIfAbsent(key, k -> routerFactory.create(this, settings));
+    NodeRouter router = routers.computeIfAbsent(key, k -> routerFactory.create(this, settings));
+    binding.router(router);
+    return router;
   }
 
   private record RouterKey(Object source, String connectionId, dev.tether.LoadBalancing strategy,
@@ -188,7 +195,7 @@ public final class ClientRuntime {
    */
   public CompletableFuture<RequestChannel> establish(ProxySettings settings, ProxyBinding binding) {
     if (routesOverNodes(settings) && settings.session() == null) {
-      return routerFor(settings).route(settings, java.util.Set.of(), 0);
+      return routerFor(settings, binding).route(settings, java.util.Set.of(), 0);
     }
     ProxySettings effective = withKnownTopology(settings);
     List<Candidate> candidates;
@@ -252,7 +259,7 @@ public final class ClientRuntime {
    */
   public CompletableFuture<Void> connectAsync(ProxySettings settings, ProxyBinding binding) {
     if (routesOverNodes(settings)) {
-      return routerFor(settings).connectAny(settings);
+      return routerFor(settings, binding).connectAny(settings);
     }
     return establish(settings, binding).thenApply(c -> null);
   }

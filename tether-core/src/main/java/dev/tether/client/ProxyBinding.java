@@ -7,6 +7,8 @@ package dev.tether.client;
 public final class ProxyBinding {
   private volatile RequestChannel cached;
   private volatile boolean alternateUsed;
+  /** The node group of a load-balanced proxy; null until its first call. */
+  private volatile NodeRouter router;
 
   /** The cached connection when it can still take requests, else null. */
   public RequestChannel usable() {
@@ -25,6 +27,14 @@ public final class ProxyBinding {
   }
 
   /** Drops the cached connection if it is still {@code c}; null forgets whatever is cached. */
+  NodeRouter router() {
+    return router;
+  }
+
+  void router(NodeRouter r) {
+    router = r;
+  }
+
   /** Drops whatever is cached. */
   public void forgetAll() {
     cached = null;
