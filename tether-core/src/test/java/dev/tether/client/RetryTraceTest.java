@@ -15,6 +15,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -78,6 +79,30 @@ class RetryTraceTest {
     assertThat(lines.get(0)).contains("connect to").contains("failed").contains("Connection refused");
     assertThat(lines).anySatisfy(l -> assertThat(l).contains("connected to")
         .contains(String.valueOf(server.endpoints().get(0).port())));
+  }
+
+  @Test
+  void traceRetryTwoLogsEachRetryOfAnInvocationWithItsReason() {
+    TetherServer full = TetherServer.builder()
+        .endpoints("tcp -h 127.0.0.1 -p 0")
+        .executor(task -> {
+          throw new RejectedExecutionException("no thread free");
+        })
+        .service("svc", (op, payload, ctx) -> payload)
+        .build()
+        .start();
+    try {
+      tether = Tether.builder().property("tether.trace.retry", "2").build();
+      Proxy p = tether.proxy("svc:" + full.endpoints().get(0) + ":" + server.endpoints().get(0))
+          .withEndpointSelection(EndpointSelection.ORDERED);
+      p.invoke("echo", new byte[] {1});
+
+      await().atMost(Duration.ofSeconds(5)).until(() -> traceLines().stream().anyMatch(l -> l.contains("retrying")));
+      assertThat(traceLines()).anySatisfy(l -> assertThat(l)
+          .contains("retrying echo of svc (retry 1) after REFUSED"));
+    } finally {
+      full.close();
+    }
   }
 
   @Test
