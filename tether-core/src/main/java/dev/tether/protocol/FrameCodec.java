@@ -2,6 +2,7 @@ package dev.tether.protocol;
 
 import static dev.tether.protocol.PayloadReader.readCount;
 import static dev.tether.protocol.PayloadReader.readMetadata;
+import static dev.tether.protocol.PayloadReader.readName;
 import static dev.tether.protocol.PayloadReader.readRest;
 import static dev.tether.protocol.PayloadReader.readString;
 import static dev.tether.protocol.PayloadReader.readU32;
@@ -110,6 +111,11 @@ public final class FrameCodec {
    * @throws ProtocolException if the bytes are not exactly one well-formed frame
    */
   public static Frame decode(ByteBuf frame) {
+    return decode(frame, null);
+  }
+
+  /** {@link #decode(ByteBuf)}, reading REQUEST names through {@code names} (null: no cache). */
+  static Frame decode(ByteBuf frame, NameCache names) {
     if (frame.readableBytes() < HEADER_LENGTH) {
       throw new ProtocolException(
           "frame of " + frame.readableBytes() + " bytes is shorter than the 6-byte header");
@@ -125,13 +131,13 @@ public final class FrameCodec {
     return switch (type) {
       case HELLO -> readHello(frame);
       case WELCOME -> readWelcome(frame);
-      case REQUEST -> readRequest(frame, flags, requestId);
+      case REQUEST -> readRequest(frame, flags, requestId, names);
       case RESPONSE -> readResponse(frame, requestId);
       case CANCEL -> readCancel(frame, requestId);
       case PING -> new Ping(readData(frame, type));
       case PONG -> new Pong(readData(frame, type));
       case GOAWAY -> readGoAway(frame);
-      case BATCH -> readBatch(frame);
+      case BATCH -> readBatch(frame, names);
     };
   }
 
@@ -338,9 +344,9 @@ public final class FrameCodec {
         alternates);
   }
 
-  private static Request readRequest(ByteBuf in, int flags, int requestId) {
-    String service = readString(in, "REQUEST.service");
-    String operation = readString(in, "REQUEST.operation");
+  private static Request readRequest(ByteBuf in, int flags, int requestId, NameCache names) {
+    String service = readName(in, "REQUEST.service", names);
+    String operation = readName(in, "REQUEST.operation", names);
     long deadlineMillis = readVarint64(in, "REQUEST.deadlineMillis");
     var metadata = readMetadata(in, "REQUEST.metadata");
     return new Request(
@@ -408,17 +414,17 @@ public final class FrameCodec {
     return new GoAway(reason, lastAcceptedId, message);
   }
 
-  private static Batch readBatch(ByteBuf in) {
+  private static Batch readBatch(ByteBuf in, NameCache names) {
     int count = readCount(in, MIN_BATCH_ENTRY, "BATCH.count");
     List<Request> requests = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
-      requests.add(readBatchEntry(in, i));
+      requests.add(readBatchEntry(in, i, names));
     }
     requireEnd(in, FrameType.BATCH);
     return new Batch(requests);
   }
 
-  private static Request readBatchEntry(ByteBuf in, int index) {
+  private static Request readBatchEntry(ByteBuf in, int index, NameCache names) {
     long length = Integer.toUnsignedLong(readU32(in, "BATCH.length"));
     if (length < HEADER_LENGTH || length > in.readableBytes()) {
       throw new ProtocolException(
@@ -433,7 +439,7 @@ public final class FrameCodec {
     }
     Request request;
     try {
-      request = (Request) decode(entry);
+      request = (Request) decode(entry, names);
     } catch (ProtocolException e) {
       throw new ProtocolException("BATCH: entry " + index + ": " + e.getMessage(), e);
     }

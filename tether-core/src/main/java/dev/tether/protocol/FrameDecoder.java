@@ -44,6 +44,8 @@ public final class FrameDecoder extends ByteToMessageDecoder {
   private int maxFrameSize;
   private State state = State.AWAIT_PREFACE;
   private int highestRequestId;
+  /** Names of recently received requests; only a server side receives requests. */
+  private final NameCache names;
   /** Non-null when RESPONSE frames go straight to a client connection. */
   private ResponseSink responseSink;
 
@@ -54,6 +56,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
   public FrameDecoder(Side side, int maxFrameSize) {
     this.side = Objects.requireNonNull(side, "side");
     this.maxFrameSize = checkMaxFrameSize(maxFrameSize);
+    this.names = side == Side.SERVER ? new NameCache() : null;
   }
 
   /** Changes the largest accepted frame, typically once the handshake has agreed on limits. */
@@ -141,7 +144,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         FrameCodec.decodeResponse(in, responseSink);
         return;
       }
-      frame = FrameCodec.decode(in);
+      frame = FrameCodec.decode(in, names);
     } finally {
       in.writerIndex(writerIndex);
       in.readerIndex(Math.max(in.readerIndex(), frameEnd));

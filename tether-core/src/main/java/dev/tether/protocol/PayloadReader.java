@@ -93,13 +93,20 @@ final class PayloadReader {
   }
 
   static String readString(ByteBuf in, String field) {
+    return readName(in, field, null);
+  }
+
+  /** {@link #readString}, served from {@code names} when it holds the string (null: no cache). */
+  static String readName(ByteBuf in, String field, NameCache names) {
     int length = readVarint32(in, field);
     if (length > in.readableBytes()) {
       throw malformed(
           field,
           "string of " + length + " bytes overruns the frame (" + in.readableBytes() + " left)");
     }
-    String value = decodeUtf8(in, in.readerIndex(), length, field);
+    String value = names == null
+        ? decodeUtf8(in, in.readerIndex(), length, field)
+        : names.lookup(in, in.readerIndex(), length, field);
     in.skipBytes(length);
     return value;
   }
@@ -156,7 +163,7 @@ final class PayloadReader {
     return in.readUnsignedByte();
   }
 
-  private static String decodeUtf8(ByteBuf in, int index, int length, String field) {
+  static String decodeUtf8(ByteBuf in, int index, int length, String field) {
     if (length == 0) {
       return "";
     }
