@@ -3,6 +3,7 @@ package dev.tether.codec;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -16,6 +17,12 @@ public final class OperationTable {
   private final Class<?> iface;
   private final Map<Method, Operation> byMethod = new HashMap<>();
   private final Map<String, Operation> byName = new HashMap<>();
+  /**
+   * The Method instances callers actually pass (a dynamic proxy passes the same few on every call),
+   * matched by identity: Method.equals compares parameter types on every lookup. Copied on write,
+   * and bounded, since reflection can hand out ever-new copies of one method.
+   */
+  private volatile Map<Method, Operation> byInstance = new IdentityHashMap<>();
 
   private OperationTable(Class<?> iface) {
     if (!iface.isInterface()) {
@@ -46,7 +53,22 @@ public final class OperationTable {
 
   /** The operation for a method, or null when the method is not remote (default or Object's). */
   public Operation forMethod(Method method) {
-    return byMethod.get(method);
+    Operation op = byInstance.get(method);
+    if (op == null) {
+      op = byMethod.get(method);
+      if (op != null) {
+        remember(method, op);
+      }
+    }
+    return op;
+  }
+
+  private synchronized void remember(Method method, Operation op) {
+    if (byInstance.size() < 4 * byMethod.size()) {
+      Map<Method, Operation> next = new IdentityHashMap<>(byInstance);
+      next.put(method, op);
+      byInstance = next;
+    }
   }
 
   /** The operation of that name, or null. */
