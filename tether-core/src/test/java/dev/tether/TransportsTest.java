@@ -80,6 +80,18 @@ class TransportsTest {
     assertThat(g.greet(new Greeting("local", 1))).isEqualTo("hello local");
   }
 
+  @Test
+  void localConnectionsWorkWhenTheServerAnswersBeforeConnectReturns() {
+    // In-JVM connects complete on the event loop at once, so the server's WELCOME can be read
+    // before the connecting thread is back from connect(); each of these is a fresh connection.
+    Greeter first = start("local -h inproc -p 0", false);
+    assertThat(first.greet(new Greeting("x", 1))).isEqualTo("hello x");
+    for (int i = 0; i < 300; i++) {
+      Greeter g = tether.proxy(server.proxyString("greeter")).withConnectionId("c" + i).as(Greeter.class);
+      assertThat(g.greet(new Greeting("n" + i, 1))).isEqualTo("hello n" + i);
+    }
+  }
+
   @ParameterizedTest(name = "nio={0}")
   @ValueSource(booleans = {false, true})
   void udpCarriesATypedOnewayCallAsADatagram(boolean nio) {

@@ -21,8 +21,11 @@ abstract class BaseConnection extends ChannelInboundHandlerAdapter implements Re
   protected final CompletableFuture<RequestChannel> ready = new CompletableFuture<>();
   private final BatchQueue batchQueue = new BatchQueue();
   protected volatile ConnectionState state = ConnectionState.CONNECTING;
-  /** Non-null once {@link #connect()} ran. */
-  protected Channel channel;
+  /**
+   * Non-null once {@link #connect()} ran. Volatile: it is set on the connecting thread and also by
+   * the channel's initializer on the event loop, which may read it before connect() returns.
+   */
+  protected volatile Channel channel;
 
   BaseConnection(ClientRuntime runtime, ConnectionKey key, Candidate candidate) {
     this.runtime = runtime;

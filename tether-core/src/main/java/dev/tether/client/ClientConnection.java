@@ -46,8 +46,8 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
 
   private final IntMap<Invocation> pending = new IntMap<>();
 
-  /** Non-null once {@link #connect()} ran. */
-  private RequestWriter writer;
+  /** Non-null once the channel is initialized, which is before it can become active. */
+  private volatile RequestWriter writer;
   /** Non-null once ACTIVE when heartbeats or a transport timeout apply. */
   private LivenessMonitor liveness;
   /** Non-null only while CONNECTING with a connect timeout. */
@@ -68,8 +68,9 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
   @Override
   public void connect() {
     ChannelFuture f = candidate.transport().connect(candidate.address(), candidate.connectTimeout(), new Initializer());
+    // The initializer already set both on the event loop; a transport that connects at once (local)
+    // may have had the server's WELCOME arrive before connect() returned.
     channel = f.channel();
-    writer = new RequestWriter(channel);
     f.addListener(done -> {
       if (!done.isSuccess()) {
         onConnectFailed(done.cause());
@@ -83,6 +84,8 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
   private final class Initializer extends ChannelInitializer<Channel> {
     @Override
     protected void initChannel(Channel ch) {
+      channel = ch;
+      writer = new RequestWriter(ch);
       FrameDecoder decoder = new FrameDecoder(FrameDecoder.Side.CLIENT, runtime.maxFrameSize());
       decoder.setResponseSink(ClientConnection.this);
       ch.pipeline()
@@ -255,7 +258,9 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
     if (wasConnecting) {
       ready.completeExceptionally(connectFailure(cause));
     }
-    writer.discardQueued();
+    if (writer != null) { // null when the channel failed before it was even initialized
+      writer.discardQueued();
+    }
     List<Invocation> lost = pending.removeAll();
     for (Invocation inv : lost) {
       inv.onConnectionLost(cause);
