@@ -18,6 +18,8 @@ public final class Endpoint {
   private final int port;
   private final Duration timeout;
   private final boolean compress;
+  /** Computed on first use; endpoints key the selector's and the pool's maps on every selection. */
+  private int hash;
 
   /**
    * @param timeout the transport timeout, or null for infinite
@@ -102,7 +104,12 @@ public final class Endpoint {
 
   @Override
   public int hashCode() {
-    return Objects.hash(transport, host, port, timeout, compress);
+    int h = hash;
+    if (h == 0) {
+      h = Objects.hash(transport, host, port, timeout, compress);
+      hash = h;
+    }
+    return h;
   }
 
   @Override

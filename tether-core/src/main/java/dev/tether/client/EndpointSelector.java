@@ -14,7 +14,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Derives the ordered list of endpoints a proxy may connect to, in seed 000's five steps: drop
@@ -23,10 +25,18 @@ import java.util.Random;
  * {@link NoEndpointException} naming the step that emptied the list.
  */
 public final class EndpointSelector {
+  /** Bounds the cache below; a runtime that sees more distinct literal endpoints starts it afresh. */
+  private static final int MAX_CACHED_LITERALS = 4096;
+
   private final TransportSet transports;
   private final Resolver resolver;
   private final ClientConfig config;
   private final Random random;
+  /**
+   * Candidates of endpoints that need no name resolution (IP literals, in-JVM): for one runtime
+   * they never change, so a proxy that selects per call does not rebuild their socket address.
+   */
+  private final Map<Endpoint, Candidate> literals = new ConcurrentHashMap<>();
 
   public EndpointSelector(TransportSet transports, Resolver resolver, ClientConfig config, Random random) {
     this.transports = transports;
@@ -78,9 +88,14 @@ public final class EndpointSelector {
     List<Candidate> out = new ArrayList<>();
     UnknownHostException lastFailure = null;
     for (Endpoint e : endpoints) {
+      Candidate literal = literals.get(e);
+      if (literal != null) {
+        out.add(literal);
+        continue;
+      }
       Transport t = transports.find(e.transport());
       if (t.name().equals("local") || NetUtil.isValidIpV4Address(e.host()) || NetUtil.isValidIpV6Address(e.host())) {
-        out.add(candidate(e, t));
+        out.add(rememberLiteral(candidate(e, t)));
         continue;
       }
       try {
@@ -102,6 +117,14 @@ public final class EndpointSelector {
       throw ex;
     }
     return out;
+  }
+
+  private Candidate rememberLiteral(Candidate c) {
+    if (literals.size() >= MAX_CACHED_LITERALS) {
+      literals.clear();
+    }
+    literals.put(c.endpoint(), c);
+    return c;
   }
 
   private Candidate candidate(Endpoint e, Transport t) {

@@ -115,6 +115,31 @@ class EndpointSelectorTest {
   }
 
   @Test
+  void literalEndpointsAreBuiltOnceAndReusedOnEverySelection() {
+    EndpointSelector selector = selector(withTls);
+    ProxySettings s = proxy("s:tcp -h 127.0.0.1 -p 1:tcp -h 127.0.0.2 -p 2");
+    List<Candidate> first = selector.select(s);
+    List<Candidate> second = selector.select(s);
+    assertThat(second.get(0)).isSameAs(first.get(0));
+    assertThat(second.get(1)).isSameAs(first.get(1));
+  }
+
+  @Test
+  void namedEndpointsAreResolvedAgainOnEverySelection() {
+    List<String> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
+    Resolver counting = host -> {
+      asked.add(host);
+      return FAKE_DNS.resolve(host);
+    };
+    EndpointSelector selector =
+        new EndpointSelector(withTls, counting, ClientConfig.from(new Properties()), new Random(42));
+    ProxySettings s = proxy("s:tcp -h one.test -p 1");
+    selector.select(s);
+    selector.select(s);
+    assertThat(asked).containsExactly("one.test", "one.test");
+  }
+
+  @Test
   void unresolvableNameNamesStepThree() {
     assertThatThrownBy(() -> selector(withTls).select(proxy("s:tcp -h nowhere.test -p 1")))
         .isInstanceOf(NoEndpointException.class)
