@@ -95,7 +95,7 @@ class ConnectionEstablishmentTest {
   }
 
   /** A port nobody listens on: bound once, then released. */
-  private static int deadPort() throws IOException {
+  static int deadPort() throws IOException {
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
       return s.getLocalPort();
     }

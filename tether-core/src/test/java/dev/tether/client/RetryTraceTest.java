@@ -10,8 +10,6 @@ import dev.tether.TetherServer;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -59,14 +57,8 @@ class RetryTraceTest {
 
   private Proxy deadThenLive(String traceLevel) throws IOException {
     tether = Tether.builder().property("tether.trace.retry", traceLevel).build();
-    return tether.proxy("svc:tcp -h 127.0.0.1 -p " + deadPort() + ":" + server.endpoints().get(0))
+    return tether.proxy("svc:tcp -h 127.0.0.1 -p " + ConnectionEstablishmentTest.deadPort() + ":" + server.endpoints().get(0))
         .withEndpointSelection(EndpointSelection.ORDERED);
-  }
-
-  private static int deadPort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-      return s.getLocalPort();
-    }
   }
 
   @Test
