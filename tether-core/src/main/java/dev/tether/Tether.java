@@ -3,13 +3,13 @@ package dev.tether;
 import dev.tether.client.ClientConfig;
 import dev.tether.client.ClientRuntime;
 import dev.tether.client.ProxySettings;
-import dev.tether.cluster.Discovery;
+import dev.tether.spi.Discovery;
 import dev.tether.cluster.NodeGroups;
-import dev.tether.codec.Codec;
+import dev.tether.spi.Codec;
 import dev.tether.codec.JacksonCodec;
-import dev.tether.internal.Scheduler;
+import dev.tether.spi.Scheduler;
 import dev.tether.internal.TetherProperties;
-import dev.tether.internal.Ticker;
+import dev.tether.spi.Ticker;
 import dev.tether.transport.TlsContexts;
 import java.util.List;
 import java.util.Objects;
@@ -33,7 +33,8 @@ public final class Tether implements AutoCloseable {
         b.ticker,
         b.scheduler,
         b.random,
-        new NodeGroups());
+        new NodeGroups(),
+        b.listeners);
   }
 
   /** A runtime with defaults and {@code -Dtether.*} system properties. */
@@ -59,6 +60,11 @@ public final class Tether implements AutoCloseable {
     ProxySettings settings = ProxySettings.of(identity, InvocationMode.TWOWAY, false, List.of())
         .with(c -> c.source(discovery));
     return new Proxy(this, settings);
+  }
+
+  /** A snapshot of this runtime's connections, nodes and retry counters; cheap enough to poll. */
+  public dev.tether.observe.TetherStatus status() {
+    return runtime.status();
   }
 
   ClientRuntime runtime() {
@@ -87,6 +93,7 @@ public final class Tether implements AutoCloseable {
     private Ticker ticker = Ticker.system();
     private Random random = new Random();
     private Scheduler scheduler;
+    private final List<dev.tether.observe.TetherListener> listeners = new java.util.ArrayList<>();
 
     private Builder() {}
 
@@ -134,6 +141,12 @@ public final class Tether implements AutoCloseable {
     /** Runs timed work (retry rounds, timeouts, reconnects); tests pass a fake clock. */
     public Builder scheduler(Scheduler s) {
       scheduler = Objects.requireNonNull(s);
+      return this;
+    }
+
+    /** Receives this runtime's events (DESIGN.md section 9), off the event loops, in order; any number. */
+    public Builder listener(dev.tether.observe.TetherListener l) {
+      listeners.add(Objects.requireNonNull(l));
       return this;
     }
 

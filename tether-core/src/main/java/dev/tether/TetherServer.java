@@ -1,6 +1,6 @@
 package dev.tether;
 
-import dev.tether.codec.Codec;
+import dev.tether.spi.Codec;
 import dev.tether.codec.JacksonCodec;
 import dev.tether.protocol.ProtocolVersion;
 import dev.tether.protocol.Welcome;
@@ -45,8 +45,8 @@ public final class TetherServer implements AutoCloseable {
     TransportSet transports = new TransportSet(
         "tether-server", b.threads, b.forceNio(), null, b.tls == null ? null : TlsContexts.forServer(b.tls));
     this.runtime = new ServerRuntime(
-        b.endpoints, transports, new Dispatcher(b.services, b.mode, executor, dev.tether.internal.Ticker.system()), this::welcome, b.maxFrameSize,
-        b.readerIdle(), owned);
+        b.endpoints, transports, new Dispatcher(b.services, b.mode, executor, b.ticker), this::welcome, b.maxFrameSize,
+        b.readerIdle(), owned, new dev.tether.internal.EventBus(b.listeners, b.ticker, "tether-server-events"));
   }
 
   /**
@@ -108,6 +108,11 @@ public final class TetherServer implements AutoCloseable {
     return serverId;
   }
 
+  /** A snapshot: lifecycle state, open connections, requests in flight, requests served. */
+  public dev.tether.observe.ServerStatus status() {
+    return runtime.status();
+  }
+
   /** How many client connections are open now. */
   public int connectionCount() {
     return runtime.connectionCount();
@@ -141,6 +146,8 @@ public final class TetherServer implements AutoCloseable {
     private int maxFrameSize = ProtocolVersion.DEFAULT_MAX_FRAME_SIZE;
     private int maxConcurrentRequests = 10_000;
     private Topology topology;
+    private final List<dev.tether.observe.TetherListener> listeners = new ArrayList<>();
+    private dev.tether.spi.Ticker ticker = dev.tether.spi.Ticker.system();
 
     private Builder() {}
 
@@ -240,6 +247,18 @@ public final class TetherServer implements AutoCloseable {
 
     public Builder maxFrameSize(int bytes) {
       maxFrameSize = bytes;
+      return this;
+    }
+
+    /** Receives the server's events (ACCEPTED, GOAWAY_SENT, DRAINED, PROTOCOL_ERROR); any number. */
+    public Builder listener(dev.tether.observe.TetherListener l) {
+      listeners.add(Objects.requireNonNull(l));
+      return this;
+    }
+
+    /** The clock deadline checks and events read; tests pass a fake one. */
+    public Builder ticker(dev.tether.spi.Ticker t) {
+      ticker = Objects.requireNonNull(t);
       return this;
     }
 

@@ -13,7 +13,7 @@ import picocli.CommandLine.TypeConversionException;
  * milliseconds ({@code 500}) or a number with a unit ({@code 200ms}, {@code 2s}, {@code 1min},
  * {@code 1h}); also ISO-8601 ({@code PT2S}). {@code infinite} means no limit and converts to null.
  */
-final class DurationConverter implements ITypeConverter<Duration> {
+public final class DurationConverter implements ITypeConverter<Duration> {
   private static final Pattern AMOUNT_AND_UNIT = Pattern.compile("(\\d+)\\s*(ms|s|m|min|h)?");
 
   @Override

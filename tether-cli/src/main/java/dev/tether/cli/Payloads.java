@@ -1,10 +1,11 @@
 package dev.tether.cli;
 
+import dev.tether.spi.Codec;
+import dev.tether.spi.CodecException;
+
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tether.codec.CodecException;
-import dev.tether.codec.JacksonCodec;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -24,7 +25,7 @@ final class Payloads {
   private static final byte[] EMPTY = new byte[0];
   private static final ObjectMapper JSON = new ObjectMapper();
   // The codec typed services use by default; JSON text goes through its tree model.
-  private static final JacksonCodec CODEC = new JacksonCodec();
+  private static final Codec CODEC = Codec.standard();
 
   private Payloads() {}
 

@@ -27,7 +27,11 @@ abstract class BaseConnection extends ChannelInboundHandlerAdapter implements Re
    */
   protected volatile Channel channel;
 
+  /** When the connection was made, on the runtime's ticker. */
+  protected final long createdNanos;
+
   BaseConnection(ClientRuntime runtime, ConnectionKey key, Candidate candidate) {
+    this.createdNanos = runtime.ticker().nanoTime();
     this.runtime = runtime;
     this.key = key;
     this.candidate = candidate;
@@ -101,6 +105,30 @@ abstract class BaseConnection extends ChannelInboundHandlerAdapter implements Re
   @Override
   public final String transport() {
     return candidate.transport().name();
+  }
+
+  /** The endpoint in grammar form, as events and status name it. */
+  protected final String endpointText() {
+    return candidate.endpoint().toString();
+  }
+
+  /** This connection's status; runs on its loop, which owns what it reads. */
+  protected abstract dev.tether.observe.ConnectionStatus statusOnLoop(long nowNanos);
+
+  @Override
+  public final java.util.concurrent.CompletableFuture<dev.tether.observe.ConnectionStatus> status() {
+    long now = runtime.ticker().nanoTime();
+    Channel ch = channel;
+    if (ch == null || ch.eventLoop().inEventLoop()) {
+      return java.util.concurrent.CompletableFuture.completedFuture(statusOnLoop(now));
+    }
+    java.util.concurrent.CompletableFuture<dev.tether.observe.ConnectionStatus> f = new java.util.concurrent.CompletableFuture<>();
+    try {
+      ch.eventLoop().execute(() -> f.complete(statusOnLoop(now)));
+    } catch (java.util.concurrent.RejectedExecutionException stopped) {
+      f.complete(statusOnLoop(now));
+    }
+    return f;
   }
 
   @Override

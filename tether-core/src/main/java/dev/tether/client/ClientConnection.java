@@ -6,6 +6,8 @@ import dev.tether.ConnectionState;
 import dev.tether.ProtocolException;
 import dev.tether.TetherException;
 import dev.tether.internal.IntMap;
+import dev.tether.observe.ConnectionStatus;
+import dev.tether.observe.TetherEvent;
 import dev.tether.protocol.Batch;
 import dev.tether.protocol.FrameCodec;
 import dev.tether.protocol.FrameDecoder;
@@ -57,6 +59,10 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
   /** Why the connection closed or is closing; null while healthy. */
   private Throwable closeCause;
   private int nextRequestId = 1;
+  // Counters for status snapshots; owned by the loop like the pending map.
+  private long callsOk;
+  private long callsFailed;
+  private String lastError;
   /** True once the close was asked for (drain, GOAWAY, runtime close): no background reconnect then. */
   private volatile boolean closedOnPurpose;
 
@@ -67,6 +73,7 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
   /** Starts the transport connect; the handshake follows once the channel is active. */
   @Override
   public void connect() {
+    runtime.events().emit(TetherEvent.Kind.CONNECTING, endpointText(), "opening " + candidate.address(), null);
     ChannelFuture f = candidate.transport().connect(candidate.address(), candidate.connectTimeout(), new Initializer());
     // The initializer already set both on the event loop; a transport that connects at once (local)
     // may have had the server's WELCOME arrive before connect() returned.
@@ -165,7 +172,7 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
       liveness = new LivenessMonitor(rules, runtime.ticker(), channel.eventLoop(), this);
       liveness.start();
     }
-    transitionTo(ConnectionState.ACTIVE);
+    transitionTo(ConnectionState.ACTIVE, "handshake done with server " + w.serverId() + " version " + w.serverVersion(), null);
     ready.complete(this);
   }
 
@@ -178,6 +185,12 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
   public void onResponse(int requestId, Status status, Map<String, String> metadata, byte[] body) {
     Invocation inv = pending.remove(requestId);
     if (inv != null) {
+      if (status == Status.OK) {
+        callsOk++;
+      } else {
+        callsFailed++;
+        lastError = status.name();
+      }
       inv.onResponse(status, metadata, body);
     }
     closeIfDrained();
@@ -188,7 +201,8 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
     if (g.reason() != GoAwayReason.SHUTDOWN && g.reason() != GoAwayReason.IDLE_TIMEOUT) {
       closeCause = new ProtocolException("server sent GOAWAY(" + g.reason() + "): " + g.message());
     }
-    transitionTo(ConnectionState.DRAINING);
+    transitionTo(ConnectionState.DRAINING,
+        "GOAWAY(" + g.reason() + ", last accepted " + g.lastAcceptedId() + "): " + g.message(), null);
     List<Invocation> refused = pending.removeKeys(id -> Integer.compareUnsigned(id, g.lastAcceptedId()) > 0);
     for (Invocation inv : refused) {
       inv.onRefused("the server is going away (" + g.reason() + ") and never accepted the request");
@@ -215,7 +229,7 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
         channel.close();
         return;
       }
-      transitionTo(ConnectionState.DRAINING);
+      transitionTo(ConnectionState.DRAINING, null, null);
       closeIfDrained();
     });
     return channel.closeFuture();
@@ -248,12 +262,14 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
     }
     boolean wasConnecting = state == ConnectionState.CONNECTING;
     boolean broke = state == ConnectionState.ACTIVE && !closedOnPurpose;
-    transitionTo(ConnectionState.CLOSED);
+    Throwable why = closeCause != null ? closeCause : new TetherException("connection closed by the server");
+    transitionTo(ConnectionState.CLOSED, closedOnPurpose && closeCause == null ? "closed on purpose" : message(why),
+        closedOnPurpose && closeCause == null ? null : why);
     cancelHandshakeTimeout();
     if (liveness != null) {
       liveness.stop();
     }
-    Throwable cause = closeCause != null ? closeCause : new TetherException("connection closed by the server");
+    Throwable cause = why;
     runtime.pool().remove(key, this);
     if (wasConnecting) {
       ready.completeExceptionally(connectFailure(cause));
@@ -262,6 +278,10 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
       writer.discardQueued();
     }
     List<Invocation> lost = pending.removeAll();
+    if (!lost.isEmpty()) {
+      callsFailed += lost.size();
+      lastError = message(cause);
+    }
     for (Invocation inv : lost) {
       inv.onConnectionLost(cause);
     }
@@ -281,7 +301,8 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
     return new ConnectFailedException("cannot connect to " + candidate.endpoint() + ": " + cause, cause);
   }
 
-  private void transitionTo(ConnectionState next) {
+  /** Every state change, on the loop; emits the event that says what happened. */
+  private void transitionTo(ConnectionState next, String why, Throwable cause) {
     ConnectionState previous = state;
     if (previous == ConnectionState.CLOSED || previous == next) {
       return;
@@ -289,6 +310,15 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
     state = next;
     if (runtime.config().traceConnection()) {
       log.info("{} {} -> {}", this, previous, next);
+    }
+    TetherEvent.Kind kind = switch (next) {
+      case CONNECTING -> TetherEvent.Kind.CONNECTING;
+      case ACTIVE -> TetherEvent.Kind.CONNECTED;
+      case DRAINING -> TetherEvent.Kind.GOAWAY_RECEIVED;
+      case CLOSED -> previous == ConnectionState.CONNECTING ? TetherEvent.Kind.CONNECT_FAILED : TetherEvent.Kind.CONNECTION_CLOSED;
+    };
+    if (next != ConnectionState.DRAINING || why != null) {
+      runtime.events().emit(kind, endpointText(), why, cause);
     }
   }
 
@@ -340,6 +370,7 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
   /** The liveness rules declared the peer gone: close, failing calls per the retry rules. */
   @Override
   public void onPeerSilent(String reason) {
+    runtime.events().emit(TetherEvent.Kind.HEARTBEAT_TIMEOUT, endpointText(), reason, null);
     if (closeCause == null) {
       closeCause = new TetherException(reason + " from " + candidate.endpoint());
     }
@@ -475,6 +506,16 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
   @Override
   protected void onCloseRequested() {
     closedOnPurpose = true;
+  }
+
+  @Override
+  protected ConnectionStatus statusOnLoop(long nowNanos) {
+    return new ConnectionStatus(endpointText(), key.connectionId(), state, pending.size(),
+        java.time.Duration.ofNanos(nowNanos - createdNanos), callsOk, callsFailed, lastError);
+  }
+
+  private static String message(Throwable t) {
+    return t.getMessage() != null ? t.getMessage() : t.toString();
   }
 
   /** The server's WELCOME, or null before the handshake completed. */

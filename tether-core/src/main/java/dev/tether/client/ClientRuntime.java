@@ -5,8 +5,8 @@ import dev.tether.ConnectTimeoutException;
 import dev.tether.Resolver;
 import dev.tether.TetherException;
 import dev.tether.internal.RetryBudget;
-import dev.tether.internal.Scheduler;
-import dev.tether.internal.Ticker;
+import dev.tether.spi.Scheduler;
+import dev.tether.spi.Ticker;
 import dev.tether.protocol.ProtocolVersion;
 import dev.tether.transport.TransportSet;
 import io.netty.handler.ssl.SslContext;
@@ -46,16 +46,21 @@ public final class ClientRuntime {
    * @param scheduler runs timed work (retry rounds, invocation timeouts, reconnects); null for the
    *     runtime's own event loops
    */
+  private final dev.tether.internal.EventBus events;
+  private final java.util.concurrent.atomic.LongAdder retries = new java.util.concurrent.atomic.LongAdder();
+  private final java.util.concurrent.atomic.LongAdder budgetRefusals = new java.util.concurrent.atomic.LongAdder();
+
   public ClientRuntime(
       ClientConfig config, Resolver resolver, SslContext tls, Ticker ticker, Scheduler scheduler, Random random,
-      NodeRouter.Factory routerFactory) {
+      NodeRouter.Factory routerFactory, List<dev.tether.observe.TetherListener> listeners) {
     this.config = config;
+    this.events = new dev.tether.internal.EventBus(listeners, ticker, "tether-events");
     this.random = random;
     this.routerFactory = routerFactory;
     this.ticker = ticker;
     this.retryBudget = new RetryBudget(config.retryBudgetRatio(), config.retryBudgetFloorPerSecond());
     this.transports = new TransportSet("tether-client", config.eventLoopThreads(), config.forceNio(), tls, null);
-    this.scheduler = scheduler != null ? scheduler : Scheduler.on(transports.ioGroup());
+    this.scheduler = scheduler != null ? scheduler : new dev.tether.internal.EventLoopScheduler(transports.ioGroup());
     this.selector = new EndpointSelector(transports, resolver, config, random);
     this.pool = new ConnectionPool(this::newConnection);
     this.reconnector = new Reconnector(pool, config.reconnect(), this.scheduler, random);
@@ -472,6 +477,43 @@ public final class ClientRuntime {
     return reconnector.activeStreaks();
   }
 
+  /** Where every state machine of this runtime reports its transitions. */
+  public dev.tether.internal.EventBus events() {
+    return events;
+  }
+
+  void countRetry() {
+    retries.increment();
+  }
+
+  void countBudgetRefusal() {
+    budgetRefusals.increment();
+  }
+
+  /**
+   * A snapshot of every connection (each read on its own loop) and every node group; a loop that
+   * does not answer within a second leaves its connection out.
+   */
+  public dev.tether.observe.TetherStatus status() {
+    List<CompletableFuture<dev.tether.observe.ConnectionStatus>> pending = new java.util.ArrayList<>();
+    for (RequestChannel c : pool.all()) {
+      pending.add(c.status());
+    }
+    List<dev.tether.observe.ConnectionStatus> connections = new java.util.ArrayList<>(pending.size());
+    for (CompletableFuture<dev.tether.observe.ConnectionStatus> f : pending) {
+      try {
+        connections.add(f.get(1, java.util.concurrent.TimeUnit.SECONDS));
+      } catch (Exception notAnswered) {
+        // A loop that is shutting down or stuck: this snapshot goes without that connection.
+      }
+    }
+    List<dev.tether.observe.NodeStatus> nodes = new java.util.ArrayList<>();
+    for (NodeRouter r : routers.values()) {
+      nodes.addAll(r.nodeStatus());
+    }
+    return new dev.tether.observe.TetherStatus(connections, nodes, retries.sum(), budgetRefusals.sum());
+  }
+
   public boolean isClosing() {
     return closing;
   }
@@ -514,6 +556,8 @@ public final class ClientRuntime {
     closing = true;
     reconnector.close();
     pool.drainAll(config.closeGrace().toMillis());
-    return transports.shutdown();
+    Future<?> stopped = transports.shutdown();
+    stopped.addListener(f -> events.close());
+    return stopped;
   }
 }

@@ -74,4 +74,10 @@ final class DatagramConnection extends BaseConnection {
     return s == ConnectionState.ACTIVE || s == ConnectionState.CONNECTING;
   }
 
+
+  @Override
+  protected dev.tether.observe.ConnectionStatus statusOnLoop(long nowNanos) {
+    return new dev.tether.observe.ConnectionStatus(endpointText(), key.connectionId(), state, 0,
+        java.time.Duration.ofNanos(nowNanos - createdNanos), 0, 0, null);
+  }
 }

@@ -21,7 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import dev.tether.internal.Scheduler;
+import dev.tether.spi.Scheduler;
 
 /**
  * One call from the moment a proxy makes it until it completes; it is its own future. It knows
@@ -229,10 +229,16 @@ public final class Invocation extends CompletableFuture<byte[]>
     }
     if (!runtime.retryBudget().tryRetry(runtime.ticker().nanoTime())) {
       record(Attempt.Outcome.BUDGET_EXHAUSTED, "retry budget spent; failing with the original cause");
+      runtime.countBudgetRefusal();
+      runtime.events().emit(dev.tether.observe.TetherEvent.Kind.RETRY_BUDGET_EXHAUSTED, endpointText(),
+          "not retrying " + operation + " of " + settings.identity() + " after " + outcome + ": retry budget spent", cause);
       fail(cause);
       return;
     }
     retryState().retries++;
+    runtime.countRetry();
+    runtime.events().emit(dev.tether.observe.TetherEvent.Kind.RETRY, endpointText(),
+        "retrying " + operation + " of " + settings.identity() + " (retry " + retries() + ") after " + outcome, cause);
     runtime.traceRetry(this, outcome, cause);
     RequestChannel failedOn = connection;
     if (failedOn != null) {
@@ -398,6 +404,11 @@ public final class Invocation extends CompletableFuture<byte[]>
     if (t != null) {
       t.cancel();
     }
+  }
+
+  private String endpointText() {
+    RequestChannel c = connection;
+    return c instanceof BaseConnection b ? b.endpointText() : null;
   }
 
   private String describeConnection() {

@@ -1,6 +1,6 @@
 package dev.tether.client;
 
-import dev.tether.internal.Ticker;
+import dev.tether.spi.Ticker;
 import io.netty.channel.EventLoop;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;

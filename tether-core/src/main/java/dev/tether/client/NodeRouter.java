@@ -25,6 +25,9 @@ public interface NodeRouter {
   /** The call that went out on {@code c} finished after {@code latencyNanos}. */
   void onCallFinished(RequestChannel c, long latencyNanos);
 
+  /** The router's nodes as a status snapshot shows them. */
+  java.util.List<dev.tether.observe.NodeStatus> nodeStatus();
+
   /** Makes the router for one group of proxies sharing endpoints, connection id and strategy. */
   @FunctionalInterface
   interface Factory {

@@ -1,5 +1,7 @@
 package dev.tether.client;
 
+import dev.tether.spi.Discovery;
+
 import dev.tether.Endpoint;
 import dev.tether.EndpointSelection;
 import dev.tether.InvocationMode;
@@ -17,7 +19,7 @@ public final class ProxySettings {
   private String identity;
   private List<Endpoint> endpoints;
   /** Non-null when the endpoints come from a discovery instead of the fixed list. */
-  private EndpointSource source;
+  private Discovery source;
   private InvocationMode mode;
   private boolean secure;
   private boolean preferSecure;
@@ -59,7 +61,7 @@ public final class ProxySettings {
 
     public Changes endpoints(List<Endpoint> v) { s.endpoints = List.copyOf(v); return this; }
 
-    public Changes source(EndpointSource v) { s.source = v; return this; }
+    public Changes source(Discovery v) { s.source = v; return this; }
 
     public Changes mode(InvocationMode v) { s.mode = Objects.requireNonNull(v); return this; }
 
@@ -128,7 +130,7 @@ public final class ProxySettings {
   /** The fixed endpoints the proxy was made with (a discovery proxy may have none). */
   public List<Endpoint> fixedEndpoints() { return endpoints; }
 
-  public EndpointSource source() { return source; }
+  public Discovery source() { return source; }
 
   public InvocationMode mode() { return mode; }
 

@@ -1,7 +1,7 @@
 package dev.tether.client;
 
 import dev.tether.internal.Backoff;
-import dev.tether.internal.Scheduler;
+import dev.tether.spi.Scheduler;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;

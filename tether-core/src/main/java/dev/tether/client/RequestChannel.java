@@ -28,6 +28,9 @@ public interface RequestChannel extends Connection {
     return 0;
   }
 
+  /** A snapshot of this connection, taken on the thread that owns it. */
+  CompletableFuture<dev.tether.observe.ConnectionStatus> status();
+
   /** Queues a batch-oneway call until {@link #flushBatch()}. */
   void queueBatch(Invocation invocation);
 

@@ -5,7 +5,7 @@ import dev.tether.client.Candidate;
 import dev.tether.client.ConnectionKey;
 import dev.tether.client.RequestChannel;
 import dev.tether.internal.Backoff;
-import dev.tether.internal.Scheduler;
+import dev.tether.spi.Scheduler;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**

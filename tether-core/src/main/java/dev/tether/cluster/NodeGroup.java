@@ -191,6 +191,7 @@ final class NodeGroup implements NodeRouter {
     }
     if (node.markAlive()) {
       log.debug("node {} is alive", node.endpoint());
+      runtime.events().emit(dev.tether.observe.TetherEvent.Kind.NODE_ALIVE, node.endpoint().toString(), "connected", null);
       synchronized (lock) {
         nodeAlive.complete(null);
         nodeAlive = new CompletableFuture<>();
@@ -204,6 +205,7 @@ final class NodeGroup implements NodeRouter {
       return;
     }
     log.debug("node {} is dead: {}", node.endpoint(), why);
+    runtime.events().emit(dev.tether.observe.TetherEvent.Kind.NODE_DEAD, node.endpoint().toString(), why, null);
     node.delays = supervision.newStreak(runtime.random());
     scheduleReconnect(node);
   }
@@ -269,6 +271,16 @@ final class NodeGroup implements NodeRouter {
       n.callFinished(latencyNanos);
       strategy.onCallFinished(n, latencyNanos, runtime.ticker().nanoTime());
     }
+  }
+
+  @Override
+  public List<dev.tether.observe.NodeStatus> nodeStatus() {
+    List<dev.tether.observe.NodeStatus> out = new ArrayList<>();
+    for (Node n : nodes) {
+      out.add(new dev.tether.observe.NodeStatus(n.endpoint().toString(), n.health().name(), n.inFlight(),
+          n.latencyEwmaNanos() / 1_000.0));
+    }
+    return out;
   }
 
   /** A snapshot of the nodes and their health, for status and tests. */

@@ -1,5 +1,9 @@
 package dev.tether.codec;
 
+import dev.tether.spi.CodecException;
+
+import dev.tether.spi.Codec;
+
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.DeserializationFeature;

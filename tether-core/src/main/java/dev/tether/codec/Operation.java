@@ -1,5 +1,7 @@
 package dev.tether.codec;
 
+import dev.tether.spi.Codec;
+
 import dev.tether.Idempotent;
 import java.lang.reflect.Method;
 import java.lang.reflect.ParameterizedType;

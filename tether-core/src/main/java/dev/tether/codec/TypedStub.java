@@ -1,5 +1,7 @@
 package dev.tether.codec;
 
+import dev.tether.spi.Codec;
+
 import dev.tether.TetherException;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;

@@ -1,8 +1,8 @@
 package dev.tether.server;
 
 import dev.tether.ExecutionMode;
-import dev.tether.codec.CodecException;
-import dev.tether.internal.Ticker;
+import dev.tether.spi.CodecException;
+import dev.tether.spi.Ticker;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Response;
 import dev.tether.protocol.Status;

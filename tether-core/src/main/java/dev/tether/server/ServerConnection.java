@@ -50,6 +50,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
   private int highestAcceptedId;
   /** Accepted requests not yet answered (twoway) or finished (oneway). */
   private int inFlight;
+  /** Requests answered (twoway) or finished (oneway) on this connection. */
+  private long served;
 
   ServerConnection(ServerRuntime server, Channel channel) {
     this.server = server;
@@ -59,6 +61,16 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
 
   Channel channel() {
     return channel;
+  }
+
+  /** Accepted requests not finished yet; read on the loop. */
+  int inFlight() {
+    return inFlight;
+  }
+
+  /** Requests finished on this connection; read on the loop. */
+  long served() {
+    return served;
   }
 
   @Override
@@ -84,7 +96,22 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
     FrameCodec.writePreface(out);
     FrameCodec.encode(welcome, out);
     ctx.writeAndFlush(out, ctx.voidPromise());
-    state = State.ACTIVE;
+    transitionTo(State.ACTIVE, null);
+  }
+
+  /** Every state change goes through here, on the loop, and emits its event. */
+  private void transitionTo(State next, String why) {
+    State previous = state;
+    if (previous == State.CLOSED || previous == next) {
+      return;
+    }
+    state = next;
+    switch (next) {
+      case ACTIVE -> server.emit(dev.tether.observe.TetherEvent.Kind.ACCEPTED, channel, "client handshake done", null);
+      case DRAINING -> server.emit(dev.tether.observe.TetherEvent.Kind.GOAWAY_SENT, channel, why, null);
+      case CLOSED -> server.connectionClosed(this, served);
+      default -> { }
+    }
   }
 
   private void handleRequest(Request r) {
@@ -123,6 +150,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
 
   private void requestFinished() {
     inFlight--;
+    served++;
     if (state == State.DRAINING && inFlight == 0) {
       server.connectionDrained(this);
     }
@@ -134,7 +162,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
       if (state == State.CLOSED || state == State.DRAINING) {
         return;
       }
-      state = State.DRAINING;
+      transitionTo(State.DRAINING, "server is shutting down; last accepted request " + highestAcceptedId);
       channel.writeAndFlush(new GoAway(GoAwayReason.SHUTDOWN, highestAcceptedId, "server is shutting down"));
       if (inFlight == 0) {
         server.connectionDrained(this);
@@ -147,17 +175,20 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
     if (evt instanceof IdleStateEvent e && e.state() == IdleState.READER_IDLE) {
       log.debug("closing {}: silent for the server's reader idle", ctx.channel().remoteAddress());
+      transitionTo(State.DRAINING, "client silent for the server's reader idle");
       ctx.writeAndFlush(new GoAway(GoAwayReason.IDLE_TIMEOUT, highestAcceptedId, "client silent too long"))
           .addListener(ChannelFutureListener.CLOSE);
+    }
+    if (evt instanceof dev.tether.protocol.ProtocolViolation v) {
+      server.emit(dev.tether.observe.TetherEvent.Kind.PROTOCOL_ERROR, channel, v.cause().getMessage(), v.cause());
     }
     ctx.fireUserEventTriggered(evt);
   }
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
-    state = State.CLOSED;
+    transitionTo(State.CLOSED, null);
     writer.discardQueued();
-    server.connectionClosed(this);
     ctx.fireChannelInactive();
   }
 

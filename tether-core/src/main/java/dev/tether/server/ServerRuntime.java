@@ -40,8 +40,13 @@ public final class ServerRuntime {
   private final List<Channel> listeners = new ArrayList<>();
   private final List<Endpoint> bound = new ArrayList<>();
   private final Set<ServerConnection> connections = ConcurrentHashMap.newKeySet();
-  private volatile boolean shuttingDown;
-  private boolean closed;
+  private final dev.tether.internal.EventBus events;
+  /** Requests served by connections that have closed; open ones count their own. */
+  private final java.util.concurrent.atomic.LongAdder servedByClosed = new java.util.concurrent.atomic.LongAdder();
+  private volatile Lifecycle lifecycle = Lifecycle.RUNNING;
+
+  /** The life of a server. */
+  enum Lifecycle { RUNNING, DRAINING, CLOSED }
 
   public ServerRuntime(
       List<Endpoint> endpoints,
@@ -50,7 +55,9 @@ public final class ServerRuntime {
       Supplier<Welcome> welcome,
       int maxFrameSize,
       Duration readerIdle,
-      ExecutorService ownedExecutor) {
+      ExecutorService ownedExecutor,
+      dev.tether.internal.EventBus events) {
+    this.events = events;
     this.requested = List.copyOf(endpoints);
     this.transports = transports;
     this.dispatcher = dispatcher;
@@ -115,7 +122,7 @@ public final class ServerRuntime {
             .addLast("frame-encoder", FrameEncoder.INSTANCE)
             .addLast("connection", connection);
         connections.add(connection);
-        if (shuttingDown) {
+        if (lifecycle != Lifecycle.RUNNING) {
           ch.close();
         }
       }
@@ -150,8 +157,64 @@ public final class ServerRuntime {
     return connections.size();
   }
 
-  void connectionClosed(ServerConnection c) {
+  void connectionClosed(ServerConnection c, long served) {
+    servedByClosed.add(served);
     connections.remove(c);
+  }
+
+  /** Emits a server event about one connection; its endpoint is the listening endpoint it came in on. */
+  void emit(dev.tether.observe.TetherEvent.Kind kind, Channel channel, String detail, Throwable cause) {
+    if (events.isOn()) {
+      events.emit(kind, endpointOf(channel), detail + " (client " + channel.remoteAddress() + ")", cause);
+    }
+  }
+
+  private String endpointOf(Channel channel) {
+    SocketAddress local = channel.localAddress();
+    if (local == null) {
+      return null;
+    }
+    int port = portOf(local);
+    for (Endpoint e : List.copyOf(bound)) {
+      if (e.port() == port) {
+        return e.toString();
+      }
+    }
+    return null;
+  }
+
+  /**
+   * A snapshot gathered on each connection's own loop, so it reads what the loop owns without
+   * locks; a connection whose loop does not answer within a second is left out.
+   */
+  public dev.tether.observe.ServerStatus status() {
+    List<ServerConnection> open = new ArrayList<>(connections);
+    List<java.util.concurrent.CompletableFuture<long[]>> counts = new ArrayList<>(open.size());
+    for (ServerConnection c : open) {
+      java.util.concurrent.CompletableFuture<long[]> f = new java.util.concurrent.CompletableFuture<>();
+      if (c.channel().eventLoop().inEventLoop()) {
+        f.complete(new long[] {c.inFlight(), c.served()});
+      } else {
+        try {
+          c.channel().eventLoop().execute(() -> f.complete(new long[] {c.inFlight(), c.served()}));
+        } catch (java.util.concurrent.RejectedExecutionException stopped) {
+          f.complete(new long[] {0, 0});
+        }
+      }
+      counts.add(f);
+    }
+    long inFlight = 0;
+    long served = servedByClosed.sum();
+    for (java.util.concurrent.CompletableFuture<long[]> f : counts) {
+      try {
+        long[] v = f.get(1, TimeUnit.SECONDS);
+        inFlight += v[0];
+        served += v[1];
+      } catch (Exception notAnswered) {
+        // A closing or stuck loop: its counts are missing from this snapshot.
+      }
+    }
+    return new dev.tether.observe.ServerStatus(lifecycle.name(), open.size(), (int) inFlight, served);
   }
 
   /**
@@ -168,7 +231,12 @@ public final class ServerRuntime {
    * close, and closes whatever is left at the deadline. Then frees the threads.
    */
   public void shutdownGracefully(Duration grace) {
-    shuttingDown = true;
+    synchronized (this) {
+      if (lifecycle != Lifecycle.RUNNING) {
+        return;
+      }
+      lifecycle = Lifecycle.DRAINING;
+    }
     closeListeners();
     List<ServerConnection> open = new ArrayList<>(connections);
     CountDownLatch closed = new CountDownLatch(open.size());
@@ -177,7 +245,10 @@ public final class ServerRuntime {
       c.beginDrain();
     }
     try {
-      closed.await(grace.toNanos(), TimeUnit.NANOSECONDS);
+      boolean all = closed.await(grace.toNanos(), TimeUnit.NANOSECONDS);
+      events.emit(dev.tether.observe.TetherEvent.Kind.DRAINED, null, all
+          ? "every connection closed after draining (" + open.size() + ")"
+          : closed.getCount() + " of " + open.size() + " connections still open at the grace deadline; closing them", null);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
@@ -186,11 +257,10 @@ public final class ServerRuntime {
 
   /** Closes every listener and connection at once, without draining, and frees the threads. */
   public synchronized void close() {
-    if (closed) {
+    if (lifecycle == Lifecycle.CLOSED) {
       return;
     }
-    closed = true;
-    shuttingDown = true;
+    lifecycle = Lifecycle.CLOSED;
     closeListeners();
     for (ServerConnection c : new ArrayList<>(connections)) {
       c.channel().close();
@@ -199,6 +269,7 @@ public final class ServerRuntime {
       ownedExecutor.shutdownNow();
     }
     transports.shutdown().syncUninterruptibly();
+    events.close();
   }
 
   private void closeListeners() {

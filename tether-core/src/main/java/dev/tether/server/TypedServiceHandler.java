@@ -1,7 +1,7 @@
 package dev.tether.server;
 
 import dev.tether.CallContext;
-import dev.tether.codec.Codec;
+import dev.tether.spi.Codec;
 import dev.tether.codec.Operation;
 import dev.tether.codec.OperationTable;
 import java.lang.reflect.InvocationTargetException;

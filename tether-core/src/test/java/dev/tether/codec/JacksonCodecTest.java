@@ -1,5 +1,7 @@
 package dev.tether.codec;
 
+import dev.tether.spi.CodecException;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

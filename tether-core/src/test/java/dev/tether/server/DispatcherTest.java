@@ -3,7 +3,7 @@ package dev.tether.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tether.ExecutionMode;
-import dev.tether.codec.CodecException;
+import dev.tether.spi.CodecException;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Response;
 import dev.tether.protocol.Status;

@@ -1,7 +1,7 @@
 package dev.tether.testkit;
 
-import dev.tether.internal.Scheduler;
-import dev.tether.internal.Ticker;
+import dev.tether.spi.Scheduler;
+import dev.tether.spi.Ticker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

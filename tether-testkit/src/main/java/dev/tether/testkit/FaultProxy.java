@@ -1,6 +1,5 @@
 package dev.tether.testkit;
 
-import dev.tether.transport.IoFlavor;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -88,7 +87,7 @@ public final class FaultProxy implements AutoCloseable {
   private int acceptedConnections;
   private final long[] bytesForwarded = new long[Direction.values().length];
 
-  private FaultProxy(InetSocketAddress target, IoFlavor flavor) {
+  private FaultProxy(InetSocketAddress target, SocketIo flavor) {
     this.target = target;
     this.group = new MultiThreadIoEventLoopGroup(
         1, new DefaultThreadFactory("tether-fault-proxy", true), flavor.ioHandlerFactory());
@@ -120,7 +119,7 @@ public final class FaultProxy implements AutoCloseable {
    * @throws UncheckedIOException if no port can be bound
    */
   public static FaultProxy start(InetSocketAddress target) {
-    return start(target, IoFlavor.best(Boolean.getBoolean("tether.transport.nio")));
+    return start(target, SocketIo.best(Boolean.getBoolean("tether.transport.nio")));
   }
 
   /** Like {@link #start(InetSocketAddress)} with {@code new InetSocketAddress(host, port)}. */
@@ -129,7 +128,7 @@ public final class FaultProxy implements AutoCloseable {
   }
 
   /** Like {@link #start(InetSocketAddress)} on the given socket implementation. */
-  static FaultProxy start(InetSocketAddress target, IoFlavor flavor) {
+  static FaultProxy start(InetSocketAddress target, SocketIo flavor) {
     return new FaultProxy(Objects.requireNonNull(target, "target"), flavor);
   }
 

@@ -1,5 +1,7 @@
 package dev.tether.cluster;
 
+import dev.tether.spi.StaticDiscovery;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;

@@ -1,5 +1,7 @@
 package dev.tether.cluster;
 
+import dev.tether.spi.DnsDiscovery;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tether.Endpoint;

@@ -13,7 +13,6 @@ import dev.tether.Tether;
 import dev.tether.TetherServer;
 import dev.tether.testkit.EchoServer.Ending;
 import dev.tether.testkit.EchoServer.Peer;
-import dev.tether.transport.IoFlavor;
 import io.netty.channel.epoll.Epoll;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -46,14 +45,14 @@ import org.junit.jupiter.params.provider.EnumSource;
  * client and a Netty echo server, and between a Tether client and a Tether server.
  */
 @ParameterizedClass(name = "{0}")
-@EnumSource(IoFlavor.class)
+@EnumSource(SocketIo.class)
 class FaultProxyTest {
   /** How long anything that should happen may take; a bound, not a wait. */
   private static final Duration PATIENCE = Duration.ofSeconds(5);
   /** How long something that must not happen is watched for. */
   private static final Duration WATCH = Duration.ofMillis(300);
 
-  private final IoFlavor flavor;
+  private final SocketIo flavor;
   private final List<AutoCloseable> resources = new ArrayList<>();
   /** The Tether echo service's operation "hold" waits for this; it opens by the test's end. */
   private final CountDownLatch released = new CountDownLatch(1);
@@ -61,13 +60,13 @@ class FaultProxyTest {
   private EchoServer server;
   private FaultProxy proxy;
 
-  FaultProxyTest(IoFlavor flavor) {
+  FaultProxyTest(SocketIo flavor) {
     this.flavor = flavor;
   }
 
   @BeforeEach
   void start() {
-    assumeTrue(flavor != IoFlavor.EPOLL || Epoll.isAvailable(), "no native epoll here");
+    assumeTrue(flavor != SocketIo.EPOLL || Epoll.isAvailable(), "no native epoll here");
     closeLater(released::countDown);
     server = closeLater(EchoServer.start());
     proxy = closeLater(FaultProxy.start(server.address(), flavor));

@@ -8,7 +8,6 @@ import dev.tether.Tether;
 import dev.tether.cli.kv.DemoServer;
 import dev.tether.cli.kv.KeyValue;
 import dev.tether.cli.kv.KeyValueStore;
-import dev.tether.client.ClientConfig;
 import dev.tether.testkit.Direction;
 import dev.tether.testkit.FaultProxy;
 import java.time.Duration;
@@ -69,8 +68,9 @@ public final class FrozenPeerRun {
   public FrozenPeerReport run() throws InterruptedException {
     Properties effective = effectiveClientProperties();
     // The same reading of the same properties the runtime makes, so the bound printed is the one in force.
-    ClientConfig config = ClientConfig.from(effective);
-    Duration watchAfterFreeze = config.heartbeatIdleTimeout().plus(config.heartbeatReaderIdle())
+    Duration readerIdle = heartbeat(effective, "tether.heartbeat.readerIdle", DEFAULT_READER_IDLE);
+    Duration idleTimeout = heartbeat(effective, "tether.heartbeat.idleTimeout", DEFAULT_IDLE_TIMEOUT);
+    Duration watchAfterFreeze = idleTimeout.plus(readerIdle)
         .plus(settings.scenario().slack());
     Timeline timeline = new Timeline(nanoClock, live);
     DemoServer server = DemoServer.start(
@@ -97,7 +97,7 @@ public final class FrozenPeerRun {
         Watch watch = freezeAndWatch(faults, connection, caller, timeline, watchAfterFreeze);
         CallFailure failure = caller.failureAfterFreeze().getNow(null);
         return new FrozenPeerReport(settings.scenario(), proxyString, serverEndpoint,
-            config.heartbeatReaderIdle(), config.heartbeatIdleTimeout(), heartbeatSource(effective),
+            readerIdle, idleTimeout, heartbeatSource(effective),
             timeline.events(), watch.frozenAt(), caller.callsOk(), caller.failedBeforeFreeze(),
             caller.lastReplyBefore(watch.frozenNanos()),
             failure == null ? null : failure.description(),
@@ -162,8 +162,25 @@ public final class FrozenPeerRun {
   }
 
   /** {@code -Dtether.*} system properties overlaid by the settings', as {@code Tether.builder()} merges them. */
+  /** Tether's documented heartbeat defaults (DESIGN.md section 3), for when nothing overrides them. */
+  static final Duration DEFAULT_READER_IDLE = Duration.ofSeconds(3);
+  static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(10);
+
+  /** {@code -Dtether.*} system properties under the run's own, as the runtime reads them. */
   private Properties effectiveClientProperties() {
-    return dev.tether.internal.TetherProperties.effective(settings.clientProperties());
+    Properties effective = new Properties();
+    for (String name : System.getProperties().stringPropertyNames()) {
+      if (name.startsWith("tether.")) {
+        effective.setProperty(name, System.getProperty(name));
+      }
+    }
+    effective.putAll(settings.clientProperties());
+    return effective;
+  }
+
+  private static Duration heartbeat(Properties effective, String key, Duration fallback) {
+    String value = effective.getProperty(key);
+    return value == null ? fallback : new dev.tether.cli.DurationConverter().convert(value);
   }
 
   /** "Tether's defaults", or the heartbeat properties that changed them. */

@@ -1,4 +1,4 @@
-package dev.tether.codec;
+package dev.tether.spi;
 
 import java.lang.reflect.Type;
 
@@ -7,6 +7,11 @@ import java.lang.reflect.Type;
  * array and its result as one value; both sides must use the same codec.
  */
 public interface Codec {
+
+  /** The default codec: Jackson Smile, with byte[] values raw. */
+  static Codec standard() {
+    return new dev.tether.codec.JacksonCodec();
+  }
 
   /** Encodes the arguments of one call, in order, as one array. */
   byte[] encodeArguments(Object[] args);

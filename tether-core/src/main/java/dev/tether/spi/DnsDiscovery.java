@@ -1,9 +1,9 @@
-package dev.tether.cluster;
+package dev.tether.spi;
 
 import dev.tether.Endpoint;
 import dev.tether.Resolver;
-import dev.tether.internal.Scheduler;
-import dev.tether.internal.Ticker;
+import dev.tether.spi.Scheduler;
+import dev.tether.spi.Ticker;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package dev.tether.internal;
+package dev.tether.spi;
 
 /**
  * A source of monotonic nanoseconds. Every time-dependent decision reads one, so tests can put a

@@ -1,4 +1,4 @@
-package dev.tether.codec;
+package dev.tether.spi;
 
 import dev.tether.TetherException;
 

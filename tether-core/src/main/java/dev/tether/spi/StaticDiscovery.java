@@ -1,4 +1,4 @@
-package dev.tether.cluster;
+package dev.tether.spi;
 
 import dev.tether.Endpoint;
 import java.util.ArrayList;

@@ -1,0 +1,20 @@
+package dev.tether.observe;
+
+import dev.tether.ConnectionState;
+import java.time.Duration;
+
+/**
+ * One client connection as a status snapshot saw it.
+ *
+ * @param endpoint where it goes, in grammar form
+ * @param connectionId the connection id it was opened for ("" by default)
+ * @param state its state when the snapshot was taken
+ * @param inFlight calls sent on it and not answered yet
+ * @param age time since it started connecting
+ * @param callsOk calls answered OK on it
+ * @param callsFailed calls that failed on it (errors, lost, refused)
+ * @param lastError why the latest call or the connection failed, or null
+ */
+public record ConnectionStatus(
+    String endpoint, String connectionId, ConnectionState state, int inFlight, Duration age,
+    long callsOk, long callsFailed, String lastError) {}

@@ -1,0 +1,48 @@
+package dev.tether.observe;
+
+/**
+ * One transition of a connection, supervisor, node, invocation or server, as it happened.
+ *
+ * @param kind what happened
+ * @param endpoint the endpoint concerned in grammar form (e.g. {@code "tcp -h 127.0.0.1 -p 7001"}),
+ *     or null when none is
+ * @param detail a human-readable reason
+ * @param cause the failure behind it, or null
+ * @param nanos when, on the runtime's Ticker
+ */
+public record TetherEvent(Kind kind, String endpoint, String detail, Throwable cause, long nanos) {
+
+  /** The kinds of event; the first group comes from clients, the last four from servers. */
+  public enum Kind {
+    /** A connection attempt to an endpoint started. */
+    CONNECTING,
+    /** A connection finished its handshake and carries calls. */
+    CONNECTED,
+    /** A connection attempt failed. */
+    CONNECT_FAILED,
+    /** A connection closed, on purpose or not; the detail says why. */
+    CONNECTION_CLOSED,
+    /** The server announced it is going away. */
+    GOAWAY_RECEIVED,
+    /** Heartbeats or the transport timeout declared the peer gone. */
+    HEARTBEAT_TIMEOUT,
+    /** A failed attempt of a call is tried again. */
+    RETRY,
+    /** A call or connection moved to another server of a cluster view. */
+    REROUTE,
+    /** A node was marked dead and is skipped. */
+    NODE_DEAD,
+    /** A node is alive again (or for the first time). */
+    NODE_ALIVE,
+    /** A retry was refused because the retry budget was spent. */
+    RETRY_BUDGET_EXHAUSTED,
+    /** A server accepted a connection. */
+    ACCEPTED,
+    /** A server sent GOAWAY on a connection. */
+    GOAWAY_SENT,
+    /** A draining server closed its last connection. */
+    DRAINED,
+    /** A peer broke the protocol; its connection was closed. */
+    PROTOCOL_ERROR
+  }
+}
