@@ -73,8 +73,20 @@ abstract class BaseConnection extends ChannelInboundHandlerAdapter implements Re
 
   @Override
   public final Future<?> close() {
-    onCloseRequested();
-    return channel != null ? channel.close() : ImmediateEventExecutor.INSTANCE.newSucceededFuture(null);
+    Channel ch = channel;
+    if (ch == null) {
+      return ImmediateEventExecutor.INSTANCE.newSucceededFuture(null);
+    }
+    try {
+      // The close is decided on the loop, which owns the connection's state.
+      ch.eventLoop().execute(() -> {
+        onCloseRequested();
+        ch.close();
+      });
+      return ch.closeFuture();
+    } catch (java.util.concurrent.RejectedExecutionException loopStopped) {
+      return ch.close();
+    }
   }
 
   @Override

@@ -33,8 +33,6 @@ import io.netty.channel.ChannelProgressiveFuture;
 import io.netty.channel.ChannelProgressiveFutureListener;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,7 +51,7 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
   /** Non-null once ACTIVE when heartbeats or a transport timeout apply. */
   private LivenessMonitor liveness;
   /** Non-null only while CONNECTING with a connect timeout. */
-  private ScheduledFuture<?> handshakeTimeout;
+  private dev.tether.spi.Scheduler.Cancellable handshakeTimeout;
   /** Non-null once ACTIVE. */
   private Welcome welcome;
   /** Why the connection closed or is closing; null while healthy. */
@@ -64,7 +62,7 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
   private long callsFailed;
   private String lastError;
   /** True once the close was asked for (drain, GOAWAY, runtime close): no background reconnect then. */
-  private volatile boolean closedOnPurpose;
+  private boolean closedOnPurpose;
 
   ClientConnection(ClientRuntime runtime, ConnectionKey key, Candidate candidate) {
     super(runtime, key, candidate);
@@ -82,8 +80,8 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
       if (!done.isSuccess()) {
         onConnectFailed(done.cause());
       } else if (candidate.connectTimeout() != null) {
-        handshakeTimeout = channel.eventLoop().schedule(
-            this::onHandshakeTimeout, candidate.connectTimeout().toNanos(), TimeUnit.NANOSECONDS);
+        handshakeTimeout = runtime.scheduleOn(
+            channel.eventLoop(), this::onHandshakeTimeout, candidate.connectTimeout().toNanos());
       }
     });
   }
@@ -169,7 +167,8 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
     cancelHandshakeTimeout();
     LivenessMonitor.Settings rules = runtime.livenessSettings(key.timeout());
     if (!rules.isOff()) {
-      liveness = new LivenessMonitor(rules, runtime.ticker(), channel.eventLoop(), this);
+      liveness = new LivenessMonitor(rules, runtime.ticker(),
+          (task, delayNanos) -> runtime.scheduleOn(channel.eventLoop(), task, delayNanos), this);
       liveness.start();
     }
     transitionTo(ConnectionState.ACTIVE, "handshake done with server " + w.serverId() + " version " + w.serverVersion(), null);
@@ -250,7 +249,7 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
 
   private void cancelHandshakeTimeout() {
     if (handshakeTimeout != null) {
-      handshakeTimeout.cancel(false);
+      handshakeTimeout.cancel();
       handshakeTimeout = null;
     }
   }
@@ -270,7 +269,6 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
       liveness.stop();
     }
     Throwable cause = why;
-    runtime.pool().remove(key, this);
     if (wasConnecting) {
       ready.completeExceptionally(connectFailure(cause));
     }
@@ -285,9 +283,7 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
     for (Invocation inv : lost) {
       inv.onConnectionLost(cause);
     }
-    if (broke) {
-      runtime.onConnectionBroken(candidate, key);
-    }
+    runtime.onConnectionClosed(this, broke, cause);
   }
 
   private TetherException connectFailure(Throwable cause) {
@@ -336,12 +332,27 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
 
   @Override
   public void abandon(Invocation invocation) {
-    channel.eventLoop().execute(() -> {
-      if (pending.get(invocation.requestId) == invocation) {
-        pending.remove(invocation.requestId);
-        closeIfDrained();
-      }
-    });
+    Channel ch = channel;
+    if (ch == null) {
+      return;
+    }
+    try {
+      ch.eventLoop().execute(() -> forget(invocation));
+    } catch (java.util.concurrent.RejectedExecutionException loopStopped) {
+      // The runtime is closing: the connection and its pending map go with it.
+    }
+  }
+
+  /** Frees the call's slot and tells the server it need not answer (on the loop). */
+  private void forget(Invocation invocation) {
+    if (pending.get(invocation.requestId) != invocation) {
+      return; // answered meanwhile, or never written
+    }
+    pending.remove(invocation.requestId);
+    if (state == ConnectionState.ACTIVE || state == ConnectionState.DRAINING) {
+      channel.writeAndFlush(new dev.tether.protocol.Cancel(invocation.requestId), channel.voidPromise());
+    }
+    closeIfDrained();
   }
 
   /** A write failed: the connection is broken; its calls are decided as it closes. */
@@ -397,12 +408,12 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
 
     @Override
     protected void encode(Invocation inv, ByteBuf out) {
-      if (inv.isDone()) {
-        return;
-      }
       if (state != ConnectionState.ACTIVE && state != ConnectionState.CONNECTING) {
         inv.onNotSent(new TetherException(ClientConnection.this + " is " + state));
         return;
+      }
+      if (!inv.beginWriting()) {
+        return; // timed out or cancelled while it waited in the queue: never written
       }
       inv.requestId = nextRequestId();
       if (!inv.isOneway()) {

@@ -1,76 +1,93 @@
 package dev.tether.client;
 
+import dev.tether.internal.Backoff;
+import dev.tether.spi.Ticker;
+import io.netty.util.concurrent.Future;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.BiFunction;
+import java.util.concurrent.TimeUnit;
 
 /**
- * The runtime's open connections by {@link ConnectionKey}. Callers asking for the same key at
- * the same time get the same connection, so concurrent first calls share one connection attempt.
- * A closed or draining connection is replaced on the next request for its key.
+ * The runtime's connections by {@link ConnectionKey}, each behind its {@link ConnectionSupervisor}.
+ * Callers asking for the same key at the same time get the same connection, so concurrent first
+ * calls share one connection attempt. The map only finds supervisors; each owns its own state.
  */
 public final class ConnectionPool {
-  private final ConcurrentHashMap<ConnectionKey, RequestChannel> connections = new ConcurrentHashMap<>();
-  private final BiFunction<Candidate, ConnectionKey, RequestChannel> factory;
+  private final ConcurrentHashMap<ConnectionKey, ConnectionSupervisor> supervisors = new ConcurrentHashMap<>();
+  private final ConnectionSupervisor.Host host;
+  private final Backoff reconnect;
+  private final Ticker ticker;
 
-  /** @param factory makes a not-yet-started connection for a candidate and key */
-  ConnectionPool(BiFunction<Candidate, ConnectionKey, RequestChannel> factory) {
-    this.factory = factory;
+  ConnectionPool(ConnectionSupervisor.Host host, Backoff reconnect, Ticker ticker) {
+    this.host = host;
+    this.reconnect = reconnect;
+    this.ticker = ticker;
+  }
+
+  /** The supervisor of the candidate's key, made on first use. */
+  ConnectionSupervisor supervisor(Candidate candidate, String connectionId) {
+    ConnectionKey key = candidate.key(connectionId);
+    return supervisors.computeIfAbsent(key, k -> new ConnectionSupervisor(host, k, candidate, reconnect));
+  }
+
+  /** The supervisor of a key, if one was made. */
+  java.util.Optional<ConnectionSupervisor> supervisorOf(ConnectionKey key) {
+    return java.util.Optional.ofNullable(supervisors.get(key));
   }
 
   /** A usable connection for the key, or null. */
   public RequestChannel existing(ConnectionKey key) {
-    RequestChannel c = connections.get(key);
-    return c != null && c.isUsable() ? c : null;
+    ConnectionSupervisor s = supervisors.get(key);
+    return s == null ? null : s.usable();
   }
 
-  /**
-   * The usable connection for the candidate's key, opening one when there is none. The returned
-   * connection may still be connecting: wait on {@link RequestChannel#ready()}.
-   */
-  RequestChannel obtain(Candidate candidate, String connectionId) {
-    ConnectionKey key = candidate.key(connectionId);
-    RequestChannel[] created = new RequestChannel[1];
-    RequestChannel c = connections.compute(key, (k, old) -> {
-      if (old != null && old.isUsable()) {
-        return old;
-      }
-      created[0] = factory.apply(candidate, k);
-      return created[0];
-    });
-    // Started outside compute: a connect that fails at once removes itself from this map.
-    if (created[0] != null) {
-      created[0].connect();
-    }
-    return c;
+  /** The usable connection for the candidate's key, opening one when there is none. */
+  java.util.concurrent.CompletableFuture<RequestChannel> obtain(Candidate candidate, String connectionId) {
+    return supervisor(candidate, connectionId).obtain(candidate);
   }
 
-  /** Forgets a connection that closed, unless another already replaced it. */
-  void remove(ConnectionKey key, RequestChannel connection) {
-    connections.remove(key, connection);
-  }
-
-  /** A snapshot of every connection the pool holds. */
+  /** Every connection open now (connecting, ready or draining). */
   public List<RequestChannel> all() {
-    return new ArrayList<>(connections.values());
+    List<RequestChannel> out = new ArrayList<>();
+    for (ConnectionSupervisor s : supervisors.values()) {
+      RequestChannel c = s.current();
+      if (c != null) {
+        out.add(c);
+      }
+    }
+    return out;
+  }
+
+  /** How many keys are in TRANSIENT_FAILURE now (broken and waiting to reconnect). */
+  int reconnecting() {
+    int n = 0;
+    for (ConnectionSupervisor s : supervisors.values()) {
+      if (s.state() == ConnectionSupervisor.State.TRANSIENT_FAILURE) {
+        n++;
+      }
+    }
+    return n;
   }
 
   /**
-   * Lets every connection finish its pending calls and close, waiting at most
-   * {@code maxWaitMillis}; whatever is still open then is closed at once.
+   * Stops every supervisor, lets every connection finish its pending calls and close, waiting at
+   * most {@code maxWaitNanos} on the runtime's ticker; whatever is still open then is closed.
    */
-  void drainAll(long maxWaitMillis) {
-    List<io.netty.util.concurrent.Future<?>> closing = new ArrayList<>();
+  void drainAll(long maxWaitNanos) {
+    for (ConnectionSupervisor s : supervisors.values()) {
+      s.shutdown();
+    }
+    List<Future<?>> closing = new ArrayList<>();
     for (RequestChannel c : all()) {
       closing.add(c.drain());
     }
-    long deadline = System.nanoTime() + maxWaitMillis * 1_000_000;
-    for (io.netty.util.concurrent.Future<?> f : closing) {
-      f.awaitUninterruptibly(Math.max(0, (deadline - System.nanoTime()) / 1_000_000));
+    long deadline = ticker.nanoTime() + maxWaitNanos;
+    for (Future<?> f : closing) {
+      f.awaitUninterruptibly(Math.max(0, deadline - ticker.nanoTime()), TimeUnit.NANOSECONDS);
     }
     for (RequestChannel c : all()) {
-      c.close().awaitUninterruptibly(1_000);
+      c.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
     }
   }
 }

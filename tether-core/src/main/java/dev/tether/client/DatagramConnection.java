@@ -36,13 +36,19 @@ final class DatagramConnection extends BaseConnection {
   }
 
   private void onClosed() {
+    if (state == ConnectionState.CLOSED) {
+      return;
+    }
     state = ConnectionState.CLOSED;
-    runtime.pool().remove(key, this);
+    runtime.onConnectionClosed(this, false, null);
   }
 
   @Override
   public void send(Invocation invocation) {
     invocation.attachedTo(this);
+    if (!invocation.beginWriting()) {
+      return;
+    }
     writeDatagram(invocation.toRequest()).addListener(done -> {
       if (done.isSuccess()) {
         invocation.onSent();

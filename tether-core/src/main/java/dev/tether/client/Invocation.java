@@ -10,28 +10,64 @@ import dev.tether.ServiceNotFoundException;
 import dev.tether.TetherException;
 import dev.tether.codec.BlockingReply;
 import dev.tether.protocol.FrameCodec;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelFutureListener;
-import java.util.concurrent.locks.LockSupport;
 import dev.tether.protocol.Request;
-import io.netty.buffer.ByteBuf;
 import dev.tether.protocol.Response;
 import dev.tether.protocol.Status;
+import dev.tether.spi.Scheduler;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import dev.tether.spi.Scheduler;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.locks.LockSupport;
 
 /**
- * One call from the moment a proxy makes it until it completes; it is its own future. It knows
- * whether its request may have reached the server ({@link #wasSent()}), which decides whether a
- * failed attempt may be retried (DESIGN.md section 5). Completion runs callbacks on the event
- * loop that delivered the outcome, so they must not block.
+ * One call from the moment a proxy makes it until the runtime is done with it; it is also the
+ * future the caller holds. The runtime's view of the call is {@link State}, kept apart from the
+ * future: a caller who completes the future changes only what the caller sees, and a caller who
+ * cancels it cancels the call (CANCEL sent, slot freed). Whether the request may have reached the
+ * server decides whether a failed attempt may be retried (DESIGN.md section 5, {@link RetryPolicy}).
+ *
+ * <p>Ownership: while an attempt is on a connection (WRITING, SENT) the connection's event loop
+ * drives it; between attempts the runtime's control executor does. The deadline and a caller's
+ * cancel may strike from any thread, so every transition is one compare-and-set in
+ * {@link #transition}: exactly one thread makes each, and the attempt's end is reported once.
  */
 public final class Invocation extends CompletableFuture<byte[]>
     implements BlockingReply, ChannelFutureListener {
   static final byte[] EMPTY = new byte[0];
+
+  /** Where the call is, as the runtime sees it. */
+  enum State {
+    /** On no connection: before the first attempt or between attempts; the server cannot have it. */
+    UNSENT,
+    /** Encoded into a connection's write batch; not yet known to have reached the kernel whole. */
+    WRITING,
+    /** The whole frame reached the kernel: the server may run it. */
+    SENT,
+    /** Answered, failed, timed out or cancelled; terminal. */
+    DONE
+  }
+
+  private static final VarHandle STATE;
+  private static final VarHandle ROUTER;
+
+  static {
+    try {
+      STATE = MethodHandles.lookup().findVarHandle(Invocation.class, "state", State.class);
+      ROUTER = MethodHandles.lookup().findVarHandle(Invocation.class, "router", NodeRouter.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
 
   private final ClientRuntime runtime;
   final ProxySettings settings;
@@ -41,24 +77,32 @@ public final class Invocation extends CompletableFuture<byte[]>
   final int flags;
   private final long deadlineNanos;
 
-  // The fields below change on the event loop of the connection carrying the current attempt.
+  /** Changed only through {@link #transition}. */
+  @SuppressWarnings("unused")
+  private volatile State state = State.UNSENT;
+  /** Set on the connection's loop when the attempt is encoded. */
   int requestId;
-  /** True once the whole request frame was handed to the kernel on the current attempt. */
-  private boolean sent;
   /** Where the request frame ends in its write batch; set while the batch is written. */
   int batchEndOffset;
   /** What the call learned from failed attempts; null until one fails, so a clean call allocates none. */
   private RetryState retryState;
-  /** Non-null while the current attempt was routed to a node by a load-balancing strategy. */
+  /**
+   * Non-null while the current attempt was routed to a node by a load-balancing strategy; taken
+   * with getAndSet by whichever thread ends the attempt, so the node hears of its end once.
+   */
+  @SuppressWarnings("unused")
   private volatile NodeRouter router;
   private long attemptStartNanos;
-  /** The caller blocked in {@link #awaitReply()}; null when nobody waits that way. */
-  private volatile Thread waiter;
-
-  /** Non-null only while an invocation timeout is armed. */
-  private volatile Scheduler.Cancellable timeoutTask;
-  /** Non-null only while an attempt is on a connection. */
+  /**
+   * The connection of the current attempt, or null. Written by whichever thread hands the call
+   * over (the caller on the hot path, else the control executor); volatile because the deadline
+   * and a cancel read it from elsewhere to find the loop to abandon the attempt on.
+   */
   private volatile RequestChannel connection;
+  /** The caller blocked in {@link #awaitReply()}; volatile since the completing loop reads it. */
+  private volatile Thread waiter;
+  /** Non-null only while an invocation timeout is armed. */
+  private Scheduler.Cancellable deadlineTask;
 
   Invocation(ClientRuntime runtime, ProxySettings settings, ProxyBinding binding, String operation, byte[] body, int flags) {
     this.runtime = runtime;
@@ -71,6 +115,15 @@ public final class Invocation extends CompletableFuture<byte[]>
         settings.invocationTimeout() == null ? 0 : runtime.ticker().nanoTime() + settings.invocationTimeout().toNanos();
   }
 
+  /** The one place the runtime's view of the call changes; false when another thread got there first. */
+  private boolean transition(State from, State to) {
+    return STATE.compareAndSet(this, from, to);
+  }
+
+  private State state() {
+    return (State) STATE.getVolatile(this);
+  }
+
   public boolean isOneway() {
     return (flags & Request.ONEWAY) != 0;
   }
@@ -79,8 +132,14 @@ public final class Invocation extends CompletableFuture<byte[]>
     return (flags & Request.IDEMPOTENT) != 0;
   }
 
+  /** True once the whole request frame of the current attempt reached the kernel. */
   public boolean wasSent() {
-    return sent;
+    return state() == State.SENT;
+  }
+
+  /** True once the runtime is done with the call, whatever the caller did with the future. */
+  boolean isFinished() {
+    return state() == State.DONE;
   }
 
   /** Milliseconds left before the invocation timeout, 0 when there is none. */
@@ -89,6 +148,11 @@ public final class Invocation extends CompletableFuture<byte[]>
       return 0;
     }
     return Math.max(1, (deadlineNanos - runtime.ticker().nanoTime()) / 1_000_000);
+  }
+
+  /** The absolute invocation deadline in ticker nanos, or 0 when there is none. */
+  long deadlineNanos() {
+    return deadlineNanos;
   }
 
   /** Appends this call's REQUEST frame; the hot path, so no Request object is built. */
@@ -100,16 +164,18 @@ public final class Invocation extends CompletableFuture<byte[]>
     return new Request(requestId, flags, settings.identity(), operation, remainingMillis(), Map.of(), body);
   }
 
-  void armTimeout() {
-    if (settings.invocationTimeout() != null && !isDone()) {
-      timeoutTask = runtime.schedule(this::onTimeout, settings.invocationTimeout());
+  void armDeadline() {
+    if (settings.invocationTimeout() != null) {
+      deadlineTask = runtime.scheduleOnControl(this::onDeadline, settings.invocationTimeout());
     }
   }
 
+  // ---- the attempt on a connection (its event loop) ----
+
+  /** The call is about to be handed to {@code c}; called by the thread handing it over. */
   void attachedTo(RequestChannel c) {
     connection = c;
-    sent = false;
-    NodeRouter r = router;
+    NodeRouter r = (NodeRouter) ROUTER.getVolatile(this);
     if (r != null) {
       attemptStartNanos = runtime.ticker().nanoTime();
       r.onCallStarted(c);
@@ -120,29 +186,17 @@ public final class Invocation extends CompletableFuture<byte[]>
     router = r;
   }
 
-  /** Tells the node router the attempt on its node is over, once. */
-  private void endAttempt() {
-    NodeRouter r = router;
-    RequestChannel c = connection;
-    if (r != null && c != null) {
-      router = null;
-      r.onCallFinished(c, runtime.ticker().nanoTime() - attemptStartNanos);
-    }
-  }
-
-  /** The absolute invocation deadline in ticker nanos, or 0 when there is none. */
-  long deadlineNanos() {
-    return deadlineNanos;
-  }
-
-  java.util.Set<ConnectionKey> triedKeys() {
-    return tried();
+  /**
+   * The connection's writer takes the call into a batch; false when the runtime is already done
+   * with it (timed out or cancelled while queued), and then it must not be written.
+   */
+  boolean beginWriting() {
+    return transition(State.UNSENT, State.WRITING);
   }
 
   /** The whole frame reached the kernel; a oneway call is complete now. */
   void onSent() {
-    sent = true;
-    if (isOneway()) {
+    if (transition(State.WRITING, State.SENT) && isOneway()) {
       succeed(EMPTY);
     }
   }
@@ -177,14 +231,9 @@ public final class Invocation extends CompletableFuture<byte[]>
         false, cause));
   }
 
-  /** No connection could be found for the attempt. */
-  void onConnectFailed(TetherException cause) {
-    attemptFailed(Attempt.Outcome.CONNECT_FAILED, cause);
-  }
-
   /** The connection closed while this call waited for its answer. */
   void onConnectionLost(Throwable cause) {
-    if (!sent) {
+    if (state() != State.SENT) {
       onNotSent(cause);
       return;
     }
@@ -193,62 +242,62 @@ public final class Invocation extends CompletableFuture<byte[]>
         true, cause));
   }
 
+  /** No connection could be found for the attempt (the walk over every endpoint and round failed). */
+  void onConnectFailed(TetherException cause) {
+    attemptFailed(Attempt.Outcome.CONNECT_FAILED, cause);
+  }
+
   private static String message(Throwable t) {
     return t.getMessage() != null ? t.getMessage() : t.toString();
   }
 
   /**
-   * DESIGN.md section 5, one rule per line. Invocation timeouts and the server's own answers
-   * (REMOTE_ERROR, SERVICE/OPERATION_NOT_FOUND) never come here: they fail the call directly.
+   * An attempt failed: the retry policy decides, and this applies the decision. Invocation
+   * timeouts and the server's own answers (REMOTE_ERROR, SERVICE/OPERATION_NOT_FOUND) never come
+   * here: they end the call directly.
    */
   private void attemptFailed(Attempt.Outcome outcome, TetherException cause) {
-    if (isDone()) {
+    State from = state();
+    if (from == State.DONE) {
       return;
     }
-    record(outcome, cause.getMessage());
-    endAttempt();
-    // In a session: the server's state for it lives on that connection; never move silently.
-    if (settings.session() != null) {
-      fail(cause);
-      return;
-    }
-    // Sent, connection lost, not idempotent: the server may have run it; never run it twice.
-    if (outcome == Attempt.Outcome.LOST_AFTER_SEND && !isIdempotent()) {
-      fail(cause);
-      return;
-    }
-    // Connect failed: establishment already walked every endpoint for every round.
-    if (outcome == Attempt.Outcome.CONNECT_FAILED) {
-      fail(cause);
-      return;
-    }
-    // Not sent, refused, or lost while idempotent: a retry is safe. Is it allowed?
-    if (deadlinePassed()) {
-      fail(cause);
-      return;
-    }
-    if (!runtime.retryBudget().tryRetry(runtime.ticker().nanoTime())) {
-      record(Attempt.Outcome.BUDGET_EXHAUSTED, "retry budget spent; failing with the original cause");
-      runtime.countBudgetRefusal();
-      runtime.events().emit(dev.tether.observe.TetherEvent.Kind.RETRY_BUDGET_EXHAUSTED, endpointText(),
-          "not retrying " + operation + " of " + settings.identity() + " after " + outcome + ": retry budget spent", cause);
-      fail(cause);
-      return;
-    }
-    retryState().retries++;
-    runtime.countRetry();
-    runtime.events().emit(dev.tether.observe.TetherEvent.Kind.RETRY, endpointText(),
-        "retrying " + operation + " of " + settings.identity() + " (retry " + retries() + ") after " + outcome, cause);
-    runtime.traceRetry(this, outcome, cause);
     RequestChannel failedOn = connection;
-    if (failedOn != null) {
-      tried().add(failedOn.key());
+    RetryPolicy.Decision decision = RetryPolicy.decide(outcome, isIdempotent(), settings.session() != null,
+        deadlinePassed(), () -> runtime.retryBudget().tryRetry(runtime.ticker().nanoTime()));
+    record(outcome, cause.getMessage());
+    switch (decision) {
+      case FAIL -> fail(cause);
+      case FAIL_BUDGET_SPENT -> {
+        record(Attempt.Outcome.BUDGET_EXHAUSTED, "retry budget spent; failing with the original cause");
+        runtime.onBudgetRefusal(this, outcome, cause, endpointOf(failedOn));
+        fail(cause);
+      }
+      case RETRY -> {
+        if (!transition(from, State.UNSENT)) {
+          return; // the deadline or a cancel ended the call meanwhile
+        }
+        endAttempt(failedOn);
+        retryState().retries++;
+        retryState().latestCause = cause;
+        if (failedOn != null) {
+          tried().add(failedOn.key());
+        }
+        binding.forget(failedOn);
+        connection = null;
+        runtime.onRetry(this, outcome, cause, endpointOf(failedOn));
+      }
     }
-    binding.forget(failedOn);
-    connection = null;
-    retryState().latestCause = cause;
-    runtime.retry(this);
   }
+
+  /** Tells the node router the attempt on its node is over, once however many endings race. */
+  private void endAttempt(RequestChannel on) {
+    NodeRouter r = (NodeRouter) ROUTER.getAndSet(this, (NodeRouter) null);
+    if (r != null && on != null) {
+      r.onCallFinished(on, runtime.ticker().nanoTime() - attemptStartNanos);
+    }
+  }
+
+  // ---- between attempts (control executor) ----
 
   private RetryState retryState() {
     if (retryState == null) {
@@ -257,8 +306,12 @@ public final class Invocation extends CompletableFuture<byte[]>
     return retryState;
   }
 
-  private java.util.Set<ConnectionKey> tried() {
+  private Set<ConnectionKey> tried() {
     return retryState().triedThisRound;
+  }
+
+  Set<ConnectionKey> triedKeys() {
+    return tried();
   }
 
   /** The candidates this round has not failed on yet, in selection order. */
@@ -300,9 +353,8 @@ public final class Invocation extends CompletableFuture<byte[]>
   }
 
   private void record(Attempt.Outcome outcome, String reason) {
-    List<Attempt> attempts = retryState().attempts;
     RequestChannel c = connection;
-    attempts.add(new Attempt(c == null ? "" : c.toString(), outcome, reason));
+    retryState().attempts.add(new Attempt(c == null ? "" : c.toString(), outcome, reason));
   }
 
   int retries() {
@@ -315,7 +367,7 @@ public final class Invocation extends CompletableFuture<byte[]>
     /** Which round of attempts runs: 0 first, one more per retry interval. */
     int round;
     /** Connections this round's attempts failed on. */
-    final java.util.Set<ConnectionKey> triedThisRound = new java.util.HashSet<>();
+    final Set<ConnectionKey> triedThisRound = new HashSet<>();
     /** Why the latest attempt failed. */
     TetherException latestCause;
     final List<Attempt> attempts = new ArrayList<>(2);
@@ -325,21 +377,96 @@ public final class Invocation extends CompletableFuture<byte[]>
     return deadlineNanos != 0 && runtime.ticker().nanoTime() - deadlineNanos >= 0;
   }
 
-  private void onTimeout() {
-    if (fail(new InvocationTimeoutException(
-        operation + " got no answer within " + settings.invocationTimeout().toMillis() + " ms on " + describeConnection()))) {
-      RequestChannel c = connection;
-      if (c != null) {
-        c.abandon(this);
+  // ---- endings ----
+
+  void succeed(byte[] result) {
+    if (finish()) {
+      super.complete(result);
+      wakeWaiter();
+    }
+  }
+
+  void fail(Throwable t) {
+    if (finish()) {
+      if (retryState != null && t instanceof TetherException te) {
+        te.withAttempts(retryState.attempts);
+      }
+      super.completeExceptionally(t);
+      wakeWaiter();
+    }
+  }
+
+  /** Moves to DONE from wherever the call is; false when another ending got there first. */
+  private boolean finish() {
+    while (true) {
+      State from = state();
+      if (from == State.DONE) {
+        return false;
+      }
+      if (transition(from, State.DONE)) {
+        cancelDeadline();
+        endAttempt(connection);
+        return true;
       }
     }
   }
 
-  void succeed(byte[] result) {
-    cancelTimeout();
-    endAttempt();
-    complete(result);
-    wakeWaiter();
+  /** The invocation timeout passed (on the control executor): fail now, and free the attempt's slot. */
+  private void onDeadline() {
+    deadlineTask = null;
+    abandon(new InvocationTimeoutException(
+        operation + " got no answer within " + settings.invocationTimeout().toMillis() + " ms on " + describeConnection()));
+  }
+
+  /**
+   * The caller cancelled the future: the call is cancelled too. Its attempt's slot on the
+   * connection is freed and the server is told with CANCEL.
+   */
+  @Override
+  public boolean cancel(boolean mayInterruptIfRunning) {
+    boolean cancelled = super.cancel(mayInterruptIfRunning);
+    if (cancelled) {
+      abandon(null);
+      wakeWaiter();
+    }
+    return cancelled;
+  }
+
+  /** Ends the call without an answer; {@code cause} null when the caller cancelled it. */
+  private void abandon(TetherException cause) {
+    RequestChannel c = connection;
+    if (!finish()) {
+      return;
+    }
+    if (cause != null) {
+      if (retryState != null) {
+        cause.withAttempts(retryState.attempts);
+      }
+      super.completeExceptionally(cause);
+      wakeWaiter();
+    }
+    if (c != null) {
+      c.abandon(this);
+    }
+  }
+
+  /** Outside callers may not replace the outcome the runtime decides. */
+  @Override
+  public void obtrudeValue(byte[] value) {
+    throw new UnsupportedOperationException("a Tether call's outcome cannot be replaced");
+  }
+
+  @Override
+  public void obtrudeException(Throwable ex) {
+    throw new UnsupportedOperationException("a Tether call's outcome cannot be replaced");
+  }
+
+  private void cancelDeadline() {
+    Scheduler.Cancellable t = deadlineTask;
+    if (t != null) {
+      deadlineTask = null;
+      t.cancel();
+    }
   }
 
   private void wakeWaiter() {
@@ -369,8 +496,8 @@ public final class Invocation extends CompletableFuture<byte[]>
     }
     try {
       return join();
-    } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
-      Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+    } catch (CompletionException | CancellationException e) {
+      Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
       throw cause instanceof RuntimeException re ? re : new TetherException(String.valueOf(cause), cause);
     }
   }
@@ -388,31 +515,17 @@ public final class Invocation extends CompletableFuture<byte[]>
     }
   }
 
-  boolean fail(Throwable t) {
-    cancelTimeout();
-    endAttempt();
-    if (retryState != null && t instanceof TetherException te) {
-      te.withAttempts(retryState.attempts);
-    }
-    boolean failed = completeExceptionally(t);
-    wakeWaiter();
-    return failed;
-  }
-
-  private void cancelTimeout() {
-    Scheduler.Cancellable t = timeoutTask;
-    if (t != null) {
-      t.cancel();
-    }
-  }
-
-  private String endpointText() {
-    RequestChannel c = connection;
+  private static String endpointOf(RequestChannel c) {
     return c instanceof BaseConnection b ? b.endpointText() : null;
   }
 
   private String describeConnection() {
     RequestChannel c = connection;
     return c == null ? "no connection" : c.toString();
+  }
+
+  /** For trace lines and events: what the call is. */
+  String describe() {
+    return operation + " of " + settings.identity();
   }
 }

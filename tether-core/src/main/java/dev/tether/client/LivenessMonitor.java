@@ -1,9 +1,7 @@
 package dev.tether.client;
 
 import dev.tether.spi.Ticker;
-import io.netty.channel.EventLoop;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
+import dev.tether.spi.Scheduler;
 
 /**
  * Decides whether one connection's peer is still there, from what the connection has read:
@@ -39,17 +37,18 @@ final class LivenessMonitor {
 
   private final Settings settings;
   private final Ticker ticker;
-  private final EventLoop loop;
+  /** Runs checks on the connection's event loop, keeping time with the runtime's scheduler. */
+  private final Scheduler loop;
   private final Owner owner;
   private long lastReadNanos;
   private long lastPingNanos;
   /** When the connection last went from no outstanding requests to some. */
   private long busySinceNanos;
   /** Non-null only while a check is scheduled. */
-  private ScheduledFuture<?> check;
+  private Scheduler.Cancellable check;
   private boolean stopped;
 
-  LivenessMonitor(Settings settings, Ticker ticker, EventLoop loop, Owner owner) {
+  LivenessMonitor(Settings settings, Ticker ticker, Scheduler loop, Owner owner) {
     this.settings = settings;
     this.ticker = ticker;
     this.loop = loop;
@@ -80,7 +79,7 @@ final class LivenessMonitor {
   void stop() {
     stopped = true;
     if (check != null) {
-      check.cancel(false);
+      check.cancel();
       check = null;
     }
   }
@@ -125,7 +124,7 @@ final class LivenessMonitor {
   private void reschedule(long delayNanos) {
     check = null;
     if (delayNanos >= 0 && !stopped) {
-      check = loop.schedule(this::runScheduled, delayNanos, TimeUnit.NANOSECONDS);
+      check = loop.schedule(this::runScheduled, delayNanos);
     }
   }
 

@@ -31,6 +31,6 @@ public interface NodeRouter {
   /** Makes the router for one group of proxies sharing endpoints, connection id and strategy. */
   @FunctionalInterface
   interface Factory {
-    NodeRouter create(ClientRuntime runtime, ProxySettings settings);
+    NodeRouter create(NodeHost host, ProxySettings settings);
   }
 }

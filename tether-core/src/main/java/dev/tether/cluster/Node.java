@@ -3,14 +3,13 @@ package dev.tether.cluster;
 import dev.tether.Endpoint;
 import dev.tether.client.Candidate;
 import dev.tether.client.ConnectionKey;
-import dev.tether.client.RequestChannel;
-import dev.tether.internal.Backoff;
-import dev.tether.spi.Scheduler;
+import dev.tether.client.ConnectionSupervisor;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * One server of a node group and what the group knows of it: its health, its connection, how busy
- * and how fast it is. Health changes through the transition methods only.
+ * One server of a node group and what the group knows of it: its health, which follows the
+ * supervisor of its connection, and how busy and fast it is. Health changes on the control
+ * executor only; the load figures are written by the calls themselves.
  */
 final class Node implements NodeStats {
   /** A node's health as the group sees it. */
@@ -19,7 +18,7 @@ final class Node implements NodeStats {
     UNKNOWN,
     /** Connected and answering. */
     ALIVE,
-    /** Its connection failed or broke: skipped until the supervisor reconnects it. */
+    /** Its connection failed or broke: skipped until its supervisor has it up again. */
     DEAD,
     /** Runs a server version outside the proxy's range: skipped for good. */
     INCOMPATIBLE
@@ -30,66 +29,37 @@ final class Node implements NodeStats {
 
   final Candidate candidate;
   final ConnectionKey key;
-  private volatile Health health = Health.UNKNOWN;
+  final ConnectionSupervisor supervisor;
+  /** Changed on the control executor only. */
+  private Health health = Health.UNKNOWN;
   private final AtomicInteger inFlight = new AtomicInteger();
+  /**
+   * Written as calls finish, on the loop of the node's connection; volatile so strategies picking
+   * on callers' threads read a whole value.
+   */
   private volatile double latencyEwmaNanos;
-  /** The connection whose close the node watches; null until the first connect. */
-  private volatile RequestChannel watched;
-  /** Non-null only while DEAD: the supervisor's next reconnect attempt. */
-  volatile Scheduler.Cancellable reconnect;
-  /** Non-null only while DEAD. */
-  volatile Backoff.Streak delays;
-  /** When the node was last marked dead, in ticker nanos. */
-  volatile long diedAtNanos;
 
-  Node(Candidate candidate, String connectionId) {
+  Node(Candidate candidate, ConnectionSupervisor supervisor) {
     this.candidate = candidate;
-    this.key = candidate.key(connectionId);
+    this.key = supervisor.key();
+    this.supervisor = supervisor;
   }
 
   Health health() {
     return health;
   }
 
+  /** Moves to {@code next}; returns true when that changed the health. Control executor only. */
+  boolean becomes(Health next) {
+    if (health == next || health == Health.INCOMPATIBLE) {
+      return false;
+    }
+    health = next;
+    return true;
+  }
+
   boolean isSelectable() {
-    Health h = health;
-    return h == Health.UNKNOWN || h == Health.ALIVE;
-  }
-
-  /** Becomes ALIVE; returns true when it was not before. */
-  boolean markAlive() {
-    Health before = health;
-    health = Health.ALIVE;
-    delays = null;
-    reconnect = null;
-    return before != Health.ALIVE;
-  }
-
-  /** Becomes DEAD; returns true when it was not already (so one supervisor streak starts). */
-  synchronized boolean markDead(long nowNanos) {
-    if (health == Health.DEAD || health == Health.INCOMPATIBLE) {
-      return false;
-    }
-    health = Health.DEAD;
-    diedAtNanos = nowNanos;
-    return true;
-  }
-
-  void markIncompatible() {
-    health = Health.INCOMPATIBLE;
-  }
-
-  /** Starts watching a connection; returns false when it is the one already watched. */
-  boolean watch(RequestChannel c) {
-    if (watched == c) {
-      return false;
-    }
-    watched = c;
-    return true;
-  }
-
-  RequestChannel watched() {
-    return watched;
+    return health == Health.UNKNOWN || health == Health.ALIVE;
   }
 
   void callStarted() {
@@ -113,7 +83,7 @@ final class Node implements NodeStats {
    */
   @Override
   public int inFlight() {
-    RequestChannel c = watched;
+    var c = supervisor.usable();
     return c != null ? Math.max(c.outstandingRequests(), inFlight.get()) : inFlight.get();
   }
 

@@ -6,259 +6,312 @@ import dev.tether.IncompatibleServerException;
 import dev.tether.NoAvailableNodeException;
 import dev.tether.TetherException;
 import dev.tether.client.Candidate;
-import dev.tether.client.ClientRuntime;
 import dev.tether.client.ConnectionKey;
+import dev.tether.client.ConnectionSupervisor;
+import dev.tether.client.NodeHost;
 import dev.tether.client.NodeRouter;
 import dev.tether.client.ProxySettings;
 import dev.tether.client.RequestChannel;
-import dev.tether.internal.Backoff;
-import java.time.Duration;
+import dev.tether.observe.NodeStatus;
+import dev.tether.observe.TetherEvent;
+import dev.tether.spi.Discovery;
+import dev.tether.spi.Scheduler;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * The nodes behind one group of load-balanced proxies (DESIGN.md 7.2, 7.3; seed 004): each call
- * goes to a live node the strategy picks; a node whose connection fails or breaks is marked dead
- * at once and skipped, and a supervisor reconnects it under the node backoff and marks it alive
- * again. With every node dead, calls fail fast with NoAvailableNodeException, or, for proxies that
- * wait for ready, wait until a node is back or their deadline passes.
+ * The nodes behind one group of load-balanced proxies (DESIGN.md 7.2, 7.3; seed 004). Each
+ * node's health follows the supervisor of its connection: dead as soon as the connection fails
+ * or breaks, alive again as soon as it is up, however it came back; the supervisor reconnects it
+ * under the cluster's backoff. With every node dead, calls fail fast with NoAvailableNodeException,
+ * or, for proxies that wait for ready, wait until a node is back or their deadline passes.
+ *
+ * <p>The group's state changes on the runtime's control executor; calls pick from an immutable
+ * {@link Picker} it publishes, so the hot path takes no lock and makes no hop.
  */
-final class NodeGroup implements NodeRouter {
-  private static final Logger log = LoggerFactory.getLogger("dev.tether.trace.nodes");
-
-  private final ClientRuntime runtime;
+final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
+  private final NodeHost host;
   private final NodeSelector strategy;
-  private final Backoff supervision;
   private final String connectionId;
-  private final Object lock = new Object();
-  /** The nodes, in the order selection listed them; replaced when the endpoints change. */
-  private volatile List<Node> nodes = List.of();
-  /** The endpoint list {@link #nodes} was built from; compared by identity on the hot path. */
-  private volatile List<Endpoint> builtFrom;
-  private volatile Map<ConnectionKey, Node> byKey = Map.of();
-  /** Completes when some node becomes alive; replaced once it has. Guarded by lock. */
-  private CompletableFuture<Void> nodeAlive = new CompletableFuture<>();
+  /** The settings the group was made for: its endpoints' source and version range. */
+  private final ProxySettings template;
 
-  NodeGroup(ClientRuntime runtime, ProxySettings settings, NodeSelector strategy) {
-    this.runtime = runtime;
+  // Control executor only.
+  private Map<ConnectionKey, Node> byKey = Map.of();
+  private List<Node> ordered = List.of();
+  private final List<Waiter> waiters = new ArrayList<>();
+  private Discovery.Subscription subscription;
+
+  /**
+   * What callers pick from: rebuilt on the control executor after every change, read anywhere.
+   * Volatile publishes each immutable snapshot whole.
+   */
+  private volatile Picker picker = new Picker(null, List.of(), List.of(), Map.of());
+
+  /** An immutable view of the group for picking: every node, the selectable ones, by key. */
+  private record Picker(List<Endpoint> builtFrom, List<Node> all, List<Node> live, Map<ConnectionKey, Node> byKey) {}
+
+  NodeGroup(NodeHost host, ProxySettings settings, NodeSelector strategy) {
+    this.host = host;
     this.strategy = strategy;
-    this.supervision = runtime.config().nodeReconnect();
     this.connectionId = settings.connectionId();
+    this.template = settings;
   }
+
+  // ---- routing (any thread) ----
 
   @Override
   public CompletableFuture<RequestChannel> route(ProxySettings settings, Set<ConnectionKey> exclude, long deadlineNanos) {
-    List<Node> all;
-    try {
-      all = nodes(settings);
-    } catch (TetherException e) {
-      return CompletableFuture.failedFuture(e);
+    Picker p = picker;
+    List<Endpoint> endpoints = settings.endpoints();
+    if (p.builtFrom() != endpoints && !endpoints.equals(p.builtFrom())) {
+      return onControl(() -> {
+        rebuild(settings.endpoints());
+        return route(settings, exclude, deadlineNanos);
+      });
     }
-    List<Node> live = new ArrayList<>(all.size());
-    for (Node n : all) {
-      if (n.isSelectable() && !exclude.contains(n.key)) {
-        adoptSharedConnection(n, settings);
-        live.add(n);
-      }
+    List<Node> live = p.live();
+    if (!exclude.isEmpty()) {
+      live = new ArrayList<>(live);
+      live.removeIf(n -> exclude.contains(n.key));
     }
     if (live.isEmpty()) {
-      return noLiveNode(settings, all, exclude, deadlineNanos);
+      return onControl(() -> noLiveNode(settings, exclude, deadlineNanos));
     }
-    Node chosen = live.get(strategy.pick(live, runtime.ticker().nanoTime()));
-    return connect(chosen, settings).handle((c, failure) -> {
-      if (failure == null) {
+    Node chosen = live.get(strategy.pick(live, host.ticker().nanoTime()));
+    return chosen.supervisor.obtain(chosen.candidate).handle((c, failure) -> {
+      if (failure == null && host.isCompatible(settings, c)) {
         return CompletableFuture.completedFuture(c);
       }
-      Set<ConnectionKey> more = new java.util.HashSet<>(exclude);
-      more.add(chosen.key);
-      return route(settings, more, deadlineNanos);
+      if (failure != null && settings.source() != null) {
+        settings.source().onConnectFailure(chosen.endpoint());
+      }
+      // The supervisor already told the group the node is dead (or it is incompatible): try another.
+      return onControl(() -> {
+        if (failure == null) {
+          markIncompatible(chosen);
+        }
+        Set<ConnectionKey> more = new HashSet<>(exclude);
+        more.add(chosen.key);
+        return route(settings, more, deadlineNanos);
+      });
     }).thenCompose(f -> f);
   }
 
-  private CompletableFuture<RequestChannel> noLiveNode(
-      ProxySettings settings, List<Node> all, Set<ConnectionKey> exclude, long deadlineNanos) {
-    boolean allIncompatible = !all.isEmpty() && all.stream().allMatch(n -> n.health() == Node.Health.INCOMPATIBLE);
-    if (allIncompatible) {
+  /** Runs {@code step} on the control executor and follows the future it returns. */
+  private <T> CompletableFuture<T> onControl(java.util.function.Supplier<CompletableFuture<T>> step) {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    host.control().execute(() -> step.get().whenComplete((v, e) -> {
+      if (e != null) {
+        result.completeExceptionally(e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+            ? e.getCause() : e);
+      } else {
+        result.complete(v);
+      }
+    }));
+    return result;
+  }
+
+  private CompletableFuture<RequestChannel> noLiveNode(ProxySettings settings, Set<ConnectionKey> exclude, long deadlineNanos) {
+    List<Node> all = ordered;
+    if (!all.isEmpty() && all.stream().allMatch(n -> n.health() == Node.Health.INCOMPATIBLE)) {
       return CompletableFuture.failedFuture(new IncompatibleServerException(
           "no node of " + settings.identity() + " runs a version in " + settings.serverVersion() + ": " + all));
     }
+    // A retry never waits: it goes elsewhere now or fails with its own cause.
     if (!settings.waitForReady() || !exclude.isEmpty()) {
       return CompletableFuture.failedFuture(new NoAvailableNodeException(
           "no live node for " + settings.identity() + ": " + all));
     }
-    CompletableFuture<Void> alive;
-    synchronized (lock) {
-      alive = nodeAlive;
+    long waitNanos = deadlineNanos == 0 ? 0 : deadlineNanos - host.ticker().nanoTime();
+    if (deadlineNanos != 0 && waitNanos <= 0) {
+      return CompletableFuture.failedFuture(new NoAvailableNodeException(
+          "no live node for " + settings.identity() + " before the deadline: " + all));
     }
-    CompletableFuture<Void> bounded = alive;
+    Waiter w = new Waiter(settings, deadlineNanos);
+    waiters.add(w);
     if (deadlineNanos != 0) {
-      long waitNanos = deadlineNanos - runtime.ticker().nanoTime();
-      if (waitNanos <= 0) {
-        return CompletableFuture.failedFuture(new NoAvailableNodeException(
-            "no live node for " + settings.identity() + " before the deadline: " + all));
-      }
-      bounded = alive.copy().orTimeout(waitNanos, TimeUnit.NANOSECONDS);
-    }
-    return bounded.handle((v, failure) -> failure == null
-        ? route(settings, exclude, deadlineNanos)
-        : CompletableFuture.<RequestChannel>failedFuture(new NoAvailableNodeException(
-            "no node of " + settings.identity() + " came back before the deadline: " + nodes)))
-        .thenCompose(f -> f);
-  }
-
-  /** The current nodes, rebuilt (keeping known ones) when the proxy's endpoints changed. */
-  private List<Node> nodes(ProxySettings settings) {
-    List<Endpoint> endpoints = settings.endpoints();
-    if (endpoints == builtFrom) {
-      return nodes;
-    }
-    synchronized (lock) {
-      if (endpoints != builtFrom) {
-        List<Candidate> candidates = runtime.select(settings.withSelection(EndpointSelection.ORDERED));
-        Map<ConnectionKey, Node> next = new HashMap<>();
-        List<Node> ordered = new ArrayList<>();
-        for (Candidate c : candidates) {
-          ConnectionKey key = c.key(connectionId);
-          Node n = byKey.containsKey(key) ? byKey.get(key) : new Node(c, connectionId);
-          if (next.putIfAbsent(key, n) == null) {
-            ordered.add(n);
-          }
+      w.timer = host.scheduleOnControl(() -> {
+        if (waiters.remove(w)) {
+          w.result.completeExceptionally(new NoAvailableNodeException(
+              "no node of " + settings.identity() + " came back before the deadline: " + ordered));
         }
-        for (Node gone : byKey.values()) {
-          if (!next.containsKey(gone.key) && gone.reconnect != null) {
-            gone.reconnect.cancel();
-          }
+      }, waitNanos);
+    }
+    return w.result;
+  }
+
+  /** A call waiting for any node to come back (waitForReady); control executor only. */
+  private static final class Waiter {
+    final ProxySettings settings;
+    final long deadlineNanos;
+    final CompletableFuture<RequestChannel> result = new CompletableFuture<>();
+    /** Non-null only when the call has a deadline. */
+    Scheduler.Cancellable timer;
+
+    Waiter(ProxySettings settings, long deadlineNanos) {
+      this.settings = settings;
+      this.deadlineNanos = deadlineNanos;
+    }
+  }
+
+  // ---- the group's state (control executor) ----
+
+  /** Makes the node list match {@code endpoints}, keeping the nodes it already knows. */
+  private void rebuild(List<Endpoint> endpoints) {
+    host.control().assertInExecutor();
+    if (endpoints.equals(picker.builtFrom())) {
+      if (picker.builtFrom() != endpoints) {
+        publish(endpoints);
+      }
+      return;
+    }
+    subscribeOnce();
+    List<Candidate> candidates = host.select(
+        template.with(c -> c.endpoints(endpoints).source(null).selection(EndpointSelection.ORDERED)));
+    Map<ConnectionKey, Node> next = new HashMap<>();
+    List<Node> nextOrder = new ArrayList<>();
+    List<Node> added = new ArrayList<>();
+    for (Candidate c : candidates) {
+      ConnectionKey key = c.key(connectionId);
+      Node n = byKey.get(key);
+      if (n == null) {
+        n = new Node(c, host.supervisor(c, connectionId));
+        added.add(n);
+      }
+      if (next.putIfAbsent(key, n) == null) {
+        nextOrder.add(n);
+      }
+    }
+    for (Node gone : byKey.values()) {
+      if (!next.containsKey(gone.key)) {
+        gone.supervisor.removeListener(this);
+      }
+    }
+    byKey = next;
+    ordered = List.copyOf(nextOrder);
+    publish(endpoints);
+    for (Node n : added) {
+      // The supervisor tells the node's current state at once: a key other proxies opened counts.
+      n.supervisor.keepConnected(host.nodeBackoff(), this);
+    }
+  }
+
+  /** A discovery that announces changes gets new nodes connected before any call needs them. */
+  private void subscribeOnce() {
+    Discovery source = template.source();
+    if (subscription != null || source == null) {
+      return;
+    }
+    subscription = source.subscribe(() -> host.control().execute(() -> {
+      Set<ConnectionKey> known = new HashSet<>(byKey.keySet());
+      rebuild(source.endpoints());
+      for (Node n : ordered) {
+        if (!known.contains(n.key) && !host.isClosing()) {
+          n.supervisor.obtain(n.candidate);
         }
-        byKey = next;
-        nodes = List.copyOf(ordered);
-        builtFrom = endpoints;
       }
-      return nodes;
+    }));
+  }
+
+  private void publish(List<Endpoint> builtFrom) {
+    List<Node> live = new ArrayList<>(ordered.size());
+    for (Node n : ordered) {
+      if (n.isSelectable()) {
+        live.add(n);
+      }
+    }
+    picker = new Picker(builtFrom, ordered, List.copyOf(live), byKey);
+  }
+
+  /** A node's supervisor changed state: its health follows. */
+  @Override
+  public void onStateChanged(ConnectionSupervisor supervisor, ConnectionSupervisor.State state, Throwable cause) {
+    Node node = byKey.get(supervisor.key());
+    if (node == null || host.isClosing()) {
+      return;
+    }
+    switch (state) {
+      case READY -> {
+        RequestChannel c = supervisor.usable();
+        if (c != null && !host.isCompatible(template, c)) {
+          markIncompatible(node);
+        } else if (node.becomes(Node.Health.ALIVE)) {
+          host.events().emit(TetherEvent.Kind.NODE_ALIVE, node.endpoint().toString(), "connected", null);
+          publish(picker.builtFrom());
+          wakeWaiters();
+        }
+      }
+      case TRANSIENT_FAILURE -> {
+        if (node.becomes(Node.Health.DEAD)) {
+          host.events().emit(TetherEvent.Kind.NODE_DEAD, node.endpoint().toString(),
+              cause == null ? "connection lost" : String.valueOf(cause.getMessage()), cause);
+          publish(picker.builtFrom());
+        }
+      }
+      default -> { }
     }
   }
 
-  /**
-   * A node this group has not connected yet may already have a connection opened by other
-   * proxies; watching it tells how busy the node is before the first call is sent there.
-   */
-  private void adoptSharedConnection(Node n, ProxySettings settings) {
-    if (n.watched() == null) {
-      RequestChannel shared = runtime.pool().existing(n.key);
-      if (shared != null && shared.state() == dev.tether.ConnectionState.ACTIVE
-          && ClientRuntime.isCompatible(settings, shared)) {
-        nodeConnected(n, shared);
-      }
+  private void markIncompatible(Node node) {
+    if (node.becomes(Node.Health.INCOMPATIBLE)) {
+      publish(picker.builtFrom());
     }
   }
 
-  /** The node's connection, opening it if needed; a failure marks the node dead. */
-  private CompletableFuture<RequestChannel> connect(Node node, ProxySettings settings) {
-    return runtime.obtain(node.candidate, connectionId).whenComplete((c, failure) -> {
-      if (failure != null) {
-        nodeFailed(node, failure.getMessage());
-        hintSource(settings, node);
-      } else if (!ClientRuntime.isCompatible(settings, c)) {
-        node.markIncompatible();
-      } else {
-        nodeConnected(node, c);
+  private void wakeWaiters() {
+    List<Waiter> ready = new ArrayList<>(waiters);
+    waiters.clear();
+    for (Waiter w : ready) {
+      if (w.timer != null) {
+        w.timer.cancel();
       }
-    }).thenCompose(c -> node.health() == Node.Health.INCOMPATIBLE
-        ? CompletableFuture.failedFuture(new IncompatibleServerException(node + " is outside " + settings.serverVersion()))
-        : CompletableFuture.completedFuture(c));
-  }
-
-  private static void hintSource(ProxySettings settings, Node node) {
-    if (settings.source() != null) {
-      settings.source().onConnectFailure(node.endpoint());
-    }
-  }
-
-  private void nodeConnected(Node node, RequestChannel c) {
-    if (node.watch(c)) {
-      c.closeFuture().addListener(closed -> {
-        if (node.watched() == c && !runtime.isClosing()) {
-          nodeFailed(node, "connection closed");
+      route(w.settings, Set.of(), w.deadlineNanos).whenComplete((c, e) -> {
+        if (e != null) {
+          w.result.completeExceptionally(e);
+        } else {
+          w.result.complete(c);
         }
       });
     }
-    if (node.markAlive()) {
-      log.debug("node {} is alive", node.endpoint());
-      runtime.events().emit(dev.tether.observe.TetherEvent.Kind.NODE_ALIVE, node.endpoint().toString(), "connected", null);
-      synchronized (lock) {
-        nodeAlive.complete(null);
-        nodeAlive = new CompletableFuture<>();
-      }
-    }
-  }
-
-  /** Marks the node dead and starts its supervisor streak. */
-  private void nodeFailed(Node node, String why) {
-    if (runtime.isClosing() || !node.markDead(runtime.ticker().nanoTime())) {
-      return;
-    }
-    log.debug("node {} is dead: {}", node.endpoint(), why);
-    runtime.events().emit(dev.tether.observe.TetherEvent.Kind.NODE_DEAD, node.endpoint().toString(), why, null);
-    node.delays = supervision.newStreak(runtime.random());
-    scheduleReconnect(node);
-  }
-
-  private void scheduleReconnect(Node node) {
-    Backoff.Streak delays = node.delays;
-    if (delays == null || runtime.isClosing()) {
-      return;
-    }
-    long delay = delays.nextDelayNanos();
-    node.reconnect = runtime.schedule(() -> supervise(node), Duration.ofNanos(delay));
-  }
-
-  /** One supervisor attempt: reconnect the dead node, or wait for the next delay. */
-  private void supervise(Node node) {
-    if (node.health() != Node.Health.DEAD || runtime.isClosing()) {
-      return;
-    }
-    runtime.obtain(node.candidate, connectionId).whenComplete((c, failure) -> {
-      if (failure == null) {
-        nodeConnected(node, c);
-      } else {
-        scheduleReconnect(node);
-      }
-    });
   }
 
   @Override
   public CompletableFuture<Void> connectAny(ProxySettings settings) {
-    List<Node> all;
-    try {
-      all = nodes(settings);
-    } catch (TetherException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-    CompletableFuture<Void> first = new CompletableFuture<>();
-    AtomicInteger failures = new AtomicInteger();
-    for (Node n : all) {
-      connect(n, settings).whenComplete((c, failure) -> {
-        if (failure == null) {
-          first.complete(null);
-        } else if (failures.incrementAndGet() == all.size()) {
-          first.completeExceptionally(new NoAvailableNodeException("no node of " + settings.identity()
-              + " accepted a connection: " + all));
-        }
-      });
-    }
-    return first;
+    return onControl(() -> {
+      rebuild(settings.endpoints());
+      List<Node> all = ordered;
+      CompletableFuture<Void> first = new CompletableFuture<>();
+      if (all.isEmpty()) {
+        first.completeExceptionally(new NoAvailableNodeException("no node of " + settings.identity() + " is known"));
+        return first;
+      }
+      int[] failures = {0};
+      for (Node n : all) {
+        n.supervisor.obtain(n.candidate).whenComplete((c, failure) -> host.control().execute(() -> {
+          if (failure == null) {
+            first.complete(null);
+          } else if (++failures[0] == all.size()) {
+            first.completeExceptionally(new NoAvailableNodeException("no node of " + settings.identity()
+                + " accepted a connection: " + all));
+          }
+        }));
+      }
+      return first;
+    });
   }
+
+  // ---- load figures (any thread) ----
 
   @Override
   public void onCallStarted(RequestChannel c) {
-    Node n = byKey.get(c.key());
+    Node n = picker.byKey().get(c.key());
     if (n != null) {
       n.callStarted();
     }
@@ -266,25 +319,33 @@ final class NodeGroup implements NodeRouter {
 
   @Override
   public void onCallFinished(RequestChannel c, long latencyNanos) {
-    Node n = byKey.get(c.key());
+    Node n = picker.byKey().get(c.key());
     if (n != null) {
       n.callFinished(latencyNanos);
-      strategy.onCallFinished(n, latencyNanos, runtime.ticker().nanoTime());
+      strategy.onCallFinished(n, latencyNanos, host.ticker().nanoTime());
     }
   }
 
+  /** The nodes as status shows them, read on the control executor that owns their health. */
   @Override
-  public List<dev.tether.observe.NodeStatus> nodeStatus() {
-    List<dev.tether.observe.NodeStatus> out = new ArrayList<>();
-    for (Node n : nodes) {
-      out.add(new dev.tether.observe.NodeStatus(n.endpoint().toString(), n.health().name(), n.inFlight(),
-          n.latencyEwmaNanos() / 1_000.0));
+  public List<NodeStatus> nodeStatus() {
+    CompletableFuture<List<NodeStatus>> f = new CompletableFuture<>();
+    host.control().execute(() -> {
+      List<NodeStatus> out = new ArrayList<>();
+      for (Node n : ordered) {
+        out.add(new NodeStatus(n.endpoint().toString(), n.health().name(), n.inFlight(), n.latencyEwmaNanos() / 1_000.0));
+      }
+      f.complete(out);
+    });
+    try {
+      return f.get(1, TimeUnit.SECONDS);
+    } catch (Exception notAnswered) {
+      return List.of();
     }
-    return out;
   }
 
-  /** A snapshot of the nodes and their health, for status and tests. */
+  /** The nodes and their health, for tests; control executor. */
   List<Node> snapshot() {
-    return nodes;
+    return ordered;
   }
 }

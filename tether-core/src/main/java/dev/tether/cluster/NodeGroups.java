@@ -1,13 +1,13 @@
 package dev.tether.cluster;
 
-import dev.tether.client.ClientRuntime;
+import dev.tether.client.NodeHost;
 import dev.tether.client.NodeRouter;
 import dev.tether.client.ProxySettings;
 
 /** Makes the node group for a load-balanced proxy, with the strategy its LoadBalancing names. */
 public final class NodeGroups implements NodeRouter.Factory {
   @Override
-  public NodeRouter create(ClientRuntime runtime, ProxySettings settings) {
+  public NodeRouter create(NodeHost runtime, ProxySettings settings) {
     NodeSelector strategy = switch (settings.loadBalancing()) {
       case PINNED, ROUND_ROBIN -> new RoundRobinSelector();
       case RANDOM -> new RandomSelector(runtime.random());

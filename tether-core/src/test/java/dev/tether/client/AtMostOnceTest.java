@@ -187,14 +187,34 @@ class AtMostOnceTest {
   }
 
   @Test
-  void operationNotFoundIsNeverRetried() {
-    TetherServer a = server("a");
-    Proxy p = tether().proxy("bank:" + endpoint(a)).withIdentity("nobody");
-    assertThatThrownBy(() -> p.invoke("withdraw", new byte[0], Idempotency.IDEMPOTENT))
-        .isInstanceOf(dev.tether.ServiceNotFoundException.class);
-    assertThatThrownBy(() -> p.withIdentity("bank").invoke("unknown", new byte[0]))
-        .isInstanceOf(RemoteException.class);
-    assertThat(OperationNotFoundException.class).isNotNull();
+  void serviceAndOperationNotFoundAreNeverRetriedOnAnotherEndpoint() {
+    AtomicInteger executedOnSecond = new AtomicInteger();
+    TetherServer first = TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0")
+        .service("typed", Teller.class, () -> "first").build().start();
+    TetherServer second = TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0")
+        .service("typed", Teller.class, () -> "second")
+        .service("nobody", (op, payload, ctx) -> {
+          executedOnSecond.incrementAndGet();
+          return payload;
+        })
+        .build().start();
+    servers.add(first);
+    servers.add(second);
+    Proxy p = tether().proxy("typed:" + endpoint(first) + ":" + endpoint(second))
+        .withEndpointSelection(EndpointSelection.ORDERED);
+
+    assertThatThrownBy(() -> p.invoke("unknown", new byte[0], Idempotency.IDEMPOTENT))
+        .isInstanceOfSatisfying(OperationNotFoundException.class, e -> assertThat(e.attempts()).isEmpty());
+    assertThatThrownBy(() -> p.withIdentity("nobody").invoke("withdraw", new byte[0], Idempotency.IDEMPOTENT))
+        .isInstanceOfSatisfying(dev.tether.ServiceNotFoundException.class, e -> assertThat(e.attempts()).isEmpty());
+    assertThat(executedOnSecond).hasValue(0);
+    assertThat(((java.net.InetSocketAddress) p.connection().remoteAddress()).getPort())
+        .isEqualTo(first.endpoints().get(0).port());
+  }
+
+  /** A typed service with one operation, so any other name is OPERATION_NOT_FOUND. */
+  interface Teller {
+    String balance();
   }
 
   @Test

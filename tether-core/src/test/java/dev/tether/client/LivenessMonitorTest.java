@@ -2,7 +2,6 @@ package dev.tether.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.netty.channel.embedded.EmbeddedChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -15,11 +14,17 @@ class LivenessMonitorTest {
   private final AtomicLong now = new AtomicLong(1_000_000 * MS);
   private final List<String> events = new ArrayList<>();
   private boolean outstanding;
+  private final List<Long> scheduledDelaysNanos = new ArrayList<>();
+  private final List<Runnable> scheduled = new ArrayList<>();
 
   private LivenessMonitor monitor(long readerIdleMs, long idleTimeoutMs, long transportTimeoutMs) {
     return new LivenessMonitor(
         new LivenessMonitor.Settings(readerIdleMs * MS, idleTimeoutMs * MS, transportTimeoutMs * MS),
-        now::get, new EmbeddedChannel().eventLoop(), new LivenessMonitor.Owner() {
+        now::get, (task, delayNanos) -> {
+          scheduledDelaysNanos.add(delayNanos);
+          scheduled.add(task);
+          return () -> scheduled.remove(task);
+        }, new LivenessMonitor.Owner() {
           @Override
           public boolean hasOutstandingRequests() {
             return outstanding;
@@ -39,6 +44,19 @@ class LivenessMonitorTest {
 
   private long at(long ms) {
     return now.get() + ms * MS;
+  }
+
+  @Test
+  void startedMonitorSchedulesItsChecksThroughTheInjectedSchedulerAndStopCancelsThem() {
+    LivenessMonitor m = monitor(3_000, 10_000, 0);
+    m.start();
+    assertThat(scheduledDelaysNanos).containsExactly(3_000 * MS);
+    now.addAndGet(3_000 * MS);
+    scheduled.remove(0).run();
+    assertThat(events).containsExactly("ping@1003000");
+    assertThat(scheduledDelaysNanos).hasSize(2);
+    m.stop();
+    assertThat(scheduled).isEmpty();
   }
 
   @Test

@@ -1,0 +1,119 @@
+package dev.tether.client;
+
+import dev.tether.LoadBalancing;
+import dev.tether.TetherException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The path of every call from proxy to connection, first attempt and retries: a pinned proxy's
+ * cached connection, a session's connection, a node a strategy picks, or a connection the
+ * finder opens. Retries walk the endpoints this round has not tried, then wait for the next
+ * round per {@link RetryRounds}; retry decisions and waits run on the control executor.
+ */
+final class CallPath {
+  private final ClientRuntime runtime;
+  private final EndpointSelector selector;
+  private final ConnectionFinder finder;
+  private final RetryRounds rounds;
+  private final Sessions sessions;
+
+  CallPath(ClientRuntime runtime, EndpointSelector selector, ConnectionFinder finder, RetryRounds rounds) {
+    this.runtime = runtime;
+    this.selector = selector;
+    this.finder = finder;
+    this.rounds = rounds;
+    this.sessions = new Sessions(runtime, finder);
+  }
+
+  /** True when calls are spread over nodes by a strategy rather than pinned to one connection. */
+  static boolean routesOverNodes(ProxySettings settings) {
+    return settings.loadBalancing() != LoadBalancing.PINNED && settings.session() == null;
+  }
+
+  /** The first attempt; the hot path when the proxy's cached connection is usable. */
+  void start(Invocation inv) {
+    if (inv.settings.session() != null) {
+      sessions.start(inv);
+      return;
+    }
+    if (routesOverNodes(inv.settings)) {
+      startOnNode(inv, Set.of());
+      return;
+    }
+    RequestChannel cached = inv.settings.connectionCached() ? inv.binding.usable() : null;
+    if (cached != null) {
+      runtime.hand(inv, cached);
+      return;
+    }
+    finder.find(inv.settings, inv.binding).whenComplete((connection, failure) -> {
+      if (failure != null) {
+        inv.onConnectFailed(ClientRuntime.unwrap(failure));
+      } else {
+        runtime.hand(inv, connection);
+      }
+    });
+  }
+
+  private void startOnNode(Invocation inv, Set<ConnectionKey> exclude) {
+    NodeRouter router = runtime.routerFor(inv.settings, inv.binding);
+    router.route(inv.settings, exclude, inv.deadlineNanos()).whenComplete((connection, failure) -> {
+      if (failure != null) {
+        inv.onConnectFailed(ClientRuntime.unwrap(failure));
+      } else {
+        inv.routedBy(router);
+        runtime.hand(inv, connection);
+      }
+    });
+  }
+
+  /**
+   * Sends a call again after a retryable failure (on the control executor): to the endpoints this
+   * round has not tried yet, and once every endpoint was tried, after the next round's wait, to all
+   * of them again (re-resolved); when no round is left, the call fails with its latest cause.
+   */
+  void retry(Invocation inv) {
+    runtime.control().assertInExecutor();
+    if (inv.isFinished()) {
+      return; // the deadline or a cancel ended it while it waited
+    }
+    List<Candidate> untried;
+    try {
+      untried = inv.untried(selector.select(rounds.effective(inv.settings)));
+    } catch (TetherException e) {
+      inv.fail(e);
+      return;
+    }
+    if (untried.isEmpty()) {
+      startNextRound(inv);
+      return;
+    }
+    if (routesOverNodes(inv.settings)) {
+      startOnNode(inv, inv.triedKeys());
+      return;
+    }
+    finder.findAmong(inv.settings, inv.binding, untried).whenComplete((connection, failure) -> {
+      if (failure == null) {
+        runtime.hand(inv, connection);
+      } else {
+        runtime.control().execute(() -> inv.onRetryConnectFailed(untried, ClientRuntime.unwrap(failure)));
+      }
+    });
+  }
+
+  private void startNextRound(Invocation inv) {
+    List<Duration> waits = rounds.waits(inv.settings);
+    if (inv.round() >= waits.size()) {
+      inv.failWithLatestCause();
+      return;
+    }
+    Duration wait = waits.get(inv.round());
+    inv.beginNextRound();
+    if (wait.isZero()) {
+      retry(inv);
+    } else {
+      runtime.scheduleOnControl(() -> retry(inv), wait);
+    }
+  }
+}

@@ -1,0 +1,52 @@
+package dev.tether.client;
+
+import dev.tether.Attempt;
+import java.util.function.BooleanSupplier;
+
+/**
+ * DESIGN.md section 5 as a pure function: given what became of an attempt and what is known of
+ * the call, whether it may run again. One guard clause per table row; the retry budget is asked
+ * last, only when every rule already allows the retry, so a refused retry never spends a token.
+ */
+final class RetryPolicy {
+  /** What to do with a call whose attempt failed. */
+  enum Decision {
+    /** Send it again, on the next endpoint or node. */
+    RETRY,
+    /** Fail with the attempt's cause: a rule forbids another attempt. */
+    FAIL,
+    /** Every rule allows a retry but the retry budget is spent: fail with the attempt's cause. */
+    FAIL_BUDGET_SPENT
+  }
+
+  private RetryPolicy() {}
+
+  /**
+   * @param outcome what became of the attempt (BUDGET_EXHAUSTED is not an attempt outcome)
+   * @param idempotent the call declared that running it twice is harmless
+   * @param inSession the call belongs to a session, whose state lives on its connection
+   * @param deadlinePassed the invocation timeout has passed
+   * @param budget takes one retry token; asked only when the answer decides
+   */
+  static Decision decide(
+      Attempt.Outcome outcome, boolean idempotent, boolean inSession, boolean deadlinePassed, BooleanSupplier budget) {
+    // Establishment already walked every endpoint for every round before reporting a connect failure.
+    if (outcome == Attempt.Outcome.CONNECT_FAILED) {
+      return Decision.FAIL;
+    }
+    // The server keeps a session's state on its connection: never move a session's call silently.
+    if (inSession) {
+      return Decision.FAIL;
+    }
+    // Sent and then the connection broke: the server may have run it; run it twice only if harmless.
+    if (outcome == Attempt.Outcome.LOST_AFTER_SEND && !idempotent) {
+      return Decision.FAIL;
+    }
+    // Not sent, refused, or lost while idempotent: safe. Past the deadline nobody waits for it.
+    if (deadlinePassed) {
+      return Decision.FAIL;
+    }
+    // Safe and wanted; retries are rationed so a sick cluster does not get a storm of them.
+    return budget.getAsBoolean() ? Decision.RETRY : Decision.FAIL_BUDGET_SPENT;
+  }
+}
