@@ -61,7 +61,8 @@ final class LivenessMonitor {
 
   /** Starts the checks; the connection counts as just heard from. */
   void start() {
-    reschedule(runOnce(ticker.nanoTime()));
+    long now = ticker.nanoTime();
+    reschedule(now, runOnce(now));
   }
 
   void onRead() {
@@ -72,7 +73,7 @@ final class LivenessMonitor {
   void onBecameBusy() {
     busySinceNanos = ticker.nanoTime();
     if (check == null && !stopped) {
-      reschedule(runOnce(busySinceNanos));
+      reschedule(busySinceNanos, runOnce(busySinceNanos));
     }
   }
 
@@ -121,17 +122,20 @@ final class LivenessMonitor {
     return next == Long.MAX_VALUE ? -1 : Math.max(0, next - nowNanos);
   }
 
-  private void reschedule(long delayNanos) {
+  /** Schedules the next check {@code delayNanos} after {@code fromNanos}, however late this runs. */
+  private void reschedule(long fromNanos, long delayNanos) {
     check = null;
     if (delayNanos >= 0 && !stopped) {
-      check = loop.schedule(this::runScheduled, delayNanos);
+      long late = ticker.nanoTime() - fromNanos;
+      check = loop.schedule(this::runScheduled, Math.max(0, delayNanos - late));
     }
   }
 
   private void runScheduled() {
     check = null;
     if (!stopped) {
-      reschedule(runOnce(ticker.nanoTime()));
+      long now = ticker.nanoTime();
+      reschedule(now, runOnce(now));
     }
   }
 }

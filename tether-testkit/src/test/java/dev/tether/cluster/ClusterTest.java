@@ -144,13 +144,12 @@ class ClusterTest {
 
   @Test
   void epsilonGreedySendsMoreCallsToTheFastNodeAndStillSomeToTheSlowOne() throws Exception {
-    String proxy = startNodes(2);
+    startNodes(2);
     FaultProxy slow = FaultProxy.start("127.0.0.1", ports.get(1));
     closeables.add(slow);
     slow.latency(Duration.ofMillis(20));
     Proxy p = tether().proxy("svc:" + nodes.get(0).endpoints().get(0) + ":" + slow.endpoint())
         .withLoadBalancing(LoadBalancing.EPSILON_GREEDY);
-    assertThat(proxy).isNotEmpty();
     long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
     for (int i = 0; i < 600 && System.nanoTime() < deadline; i++) {
       call(p);

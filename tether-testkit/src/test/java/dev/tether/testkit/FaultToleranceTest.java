@@ -200,8 +200,11 @@ class FaultToleranceTest {
     await().atMost(Duration.ofSeconds(5)).until(() -> clock.pendingDelays().contains(Duration.ofSeconds(5)));
     fp.restart();
     clock.forward(Duration.ofMillis(4_999));
+    // The reconnect is still waiting, due in exactly one more millisecond: it did not fire early.
+    assertThat(clock.pendingDelays()).contains(Duration.ofMillis(1));
     assertThat(fp.acceptedConnections()).isEqualTo(acceptedBefore);
     clock.forward(Duration.ofMillis(1));
+    assertThat(clock.pendingDelays()).doesNotContain(Duration.ZERO, Duration.ofMillis(1));
     await().atMost(Duration.ofSeconds(5)).until(() -> fp.acceptedConnections() == acceptedBefore + 1);
     await().atMost(Duration.ofSeconds(5)).until(() -> fp.openConnections() == 1);
     // The proxy's next call finds the re-established connection instead of opening another.

@@ -1,0 +1,88 @@
+package dev.tether.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tether.Attempt.Outcome;
+import dev.tether.client.RetryPolicy.Decision;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** DESIGN.md section 5's table, row by row, against the pure decision: no sockets. */
+class RetryPolicyTest {
+  private static final Outcome[] ATTEMPT_OUTCOMES = {
+      Outcome.CONNECT_FAILED, Outcome.NOT_SENT, Outcome.REFUSED, Outcome.LOST_AFTER_SEND};
+
+  private static Decision decide(Outcome o, boolean idempotent, boolean inSession, boolean deadlinePassed, boolean budget) {
+    return RetryPolicy.decide(o, idempotent, inSession, deadlinePassed, () -> budget);
+  }
+
+  @Test
+  void requestThatProvablyDidNotRunIsRetriedIdempotentOrNot() {
+    for (boolean idempotent : new boolean[] {true, false}) {
+      assertThat(decide(Outcome.NOT_SENT, idempotent, false, false, true)).isEqualTo(Decision.RETRY);
+      assertThat(decide(Outcome.REFUSED, idempotent, false, false, true)).isEqualTo(Decision.RETRY);
+    }
+  }
+
+  @Test
+  void requestLostAfterSendIsRetriedOnlyWhenIdempotent() {
+    assertThat(decide(Outcome.LOST_AFTER_SEND, true, false, false, true)).isEqualTo(Decision.RETRY);
+    assertThat(decide(Outcome.LOST_AFTER_SEND, false, false, false, true)).isEqualTo(Decision.FAIL);
+  }
+
+  @Test
+  void connectFailureIsNotRetriedBecauseTheWalkAlreadyTriedEveryEndpointAndRound() {
+    assertThat(decide(Outcome.CONNECT_FAILED, true, false, false, true)).isEqualTo(Decision.FAIL);
+  }
+
+  @Test
+  void sessionCallIsNeverMovedEvenWhenItProvablyDidNotRun() {
+    assertThat(decide(Outcome.REFUSED, true, true, false, true)).isEqualTo(Decision.FAIL);
+  }
+
+  @Test
+  void passedDeadlineEndsEvenASafeRetry() {
+    assertThat(decide(Outcome.NOT_SENT, true, false, true, true)).isEqualTo(Decision.FAIL);
+  }
+
+  @Test
+  void spentBudgetFailsASafeRetryWithItsOwnDecision() {
+    assertThat(decide(Outcome.REFUSED, false, false, false, false)).isEqualTo(Decision.FAIL_BUDGET_SPENT);
+  }
+
+  /**
+   * Every combination: the decision matches the table stated independently, and the budget is
+   * asked exactly when every other rule allows the retry, so a refused retry spends no token.
+   */
+  @Test
+  void everyRowTimesIdempotentInSessionDeadlineAndBudgetMatchesTheTable() {
+    List<String> checked = new ArrayList<>();
+    for (Outcome o : ATTEMPT_OUTCOMES) {
+      for (boolean idempotent : new boolean[] {true, false}) {
+        for (boolean inSession : new boolean[] {true, false}) {
+          for (boolean deadlinePassed : new boolean[] {true, false}) {
+            for (boolean budgetLeft : new boolean[] {true, false}) {
+              boolean cannotHaveRun = o == Outcome.NOT_SENT || o == Outcome.REFUSED;
+              boolean safe = cannotHaveRun || (o == Outcome.LOST_AFTER_SEND && idempotent);
+              boolean allowed = safe && !inSession && !deadlinePassed;
+              Decision expected = !allowed ? Decision.FAIL : budgetLeft ? Decision.RETRY : Decision.FAIL_BUDGET_SPENT;
+              AtomicInteger asked = new AtomicInteger();
+              Decision actual = RetryPolicy.decide(o, idempotent, inSession, deadlinePassed, () -> {
+                asked.incrementAndGet();
+                return budgetLeft;
+              });
+              String row = o + " idempotent=" + idempotent + " session=" + inSession + " deadline=" + deadlinePassed
+                  + " budget=" + budgetLeft;
+              assertThat(actual).as(row).isEqualTo(expected);
+              assertThat(asked.get()).as(row + ": budget asked").isEqualTo(allowed ? 1 : 0);
+              checked.add(row);
+            }
+          }
+        }
+      }
+    }
+    assertThat(checked).hasSize(4 * 2 * 2 * 2 * 2);
+  }
+}
