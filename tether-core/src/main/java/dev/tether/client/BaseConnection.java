@@ -20,6 +20,7 @@ abstract class BaseConnection extends ChannelInboundHandlerAdapter implements Re
   protected final Candidate candidate;
   protected final CompletableFuture<RequestChannel> ready = new CompletableFuture<>();
   private final BatchQueue batchQueue = new BatchQueue();
+  /** Changed on the channel's loop only; volatile because callers on any thread ask isUsable(). */
   protected volatile ConnectionState state = ConnectionState.CONNECTING;
   /**
    * Non-null once {@link #connect()} ran. Volatile: it is set on the connecting thread and also by

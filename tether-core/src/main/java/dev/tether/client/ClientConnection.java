@@ -46,7 +46,10 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
 
   private final IntMap<Invocation> pending = new IntMap<>();
 
-  /** Non-null once the channel is initialized, which is before it can become active. */
+  /**
+   * Non-null once the channel is initialized, which is before it can become active. Set on the
+   * loop; volatile because callers enqueue through it from their own threads.
+   */
   private volatile RequestWriter writer;
   /** Non-null once ACTIVE when heartbeats or a transport timeout apply. */
   private LivenessMonitor liveness;
@@ -72,18 +75,30 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
   @Override
   public void connect() {
     runtime.events().emit(TetherEvent.Kind.CONNECTING, endpointText(), "opening " + candidate.address(), null);
-    ChannelFuture f = candidate.transport().connect(candidate.address(), candidate.connectTimeout(), new Initializer());
+    ChannelFuture f = candidate.transport().connect(candidate.address(), candidate.connectTimeout(), initializer());
     // The initializer already set both on the event loop; a transport that connects at once (local)
     // may have had the server's WELCOME arrive before connect() returned.
     channel = f.channel();
     f.addListener(done -> {
       if (!done.isSuccess()) {
         onConnectFailed(done.cause());
-      } else if (candidate.connectTimeout() != null) {
-        handshakeTimeout = runtime.scheduleOn(
-            channel.eventLoop(), this::onHandshakeTimeout, candidate.connectTimeout().toNanos());
+      } else {
+        onTransportConnected();
       }
     });
+  }
+
+  /** The pipeline of this connection's channel. */
+  ChannelInitializer<Channel> initializer() {
+    return new Initializer();
+  }
+
+  /** The transport connected (on the loop): the handshake must now finish within the connect timeout. */
+  void onTransportConnected() {
+    if (candidate.connectTimeout() != null && state == ConnectionState.CONNECTING) {
+      handshakeTimeout = runtime.scheduleOn(
+          channel.eventLoop(), this::onHandshakeTimeout, candidate.connectTimeout().toNanos());
+    }
   }
 
   private final class Initializer extends ChannelInitializer<Channel> {

@@ -2,7 +2,9 @@ package dev.tether.client;
 
 /**
  * The connection one proxy caches (seed 000, 36.3.4): set after the proxy's first successful
- * selection, used until it stops being usable, then selection runs again.
+ * selection, used until it stops being usable, then selection runs again. Calls of one proxy
+ * come from any thread and a connection may be found on any loop, so the cached values are
+ * published through volatile fields; each is replaced whole, never updated in place.
  */
 public final class ProxyBinding {
   private volatile RequestChannel cached;

@@ -5,7 +5,9 @@ import java.util.List;
 /**
  * A load-balancing strategy: picks the node for each call among the live ones, and may learn from
  * finished calls. One instance per node group; implementations are thread-safe and take time and
- * randomness from their caller or constructor, never from the system.
+ * randomness from their caller or constructor, never from the system. Picking runs on the callers'
+ * threads from the group's published snapshot (as gRPC's pickers do), so a strategy that learns
+ * guards its own small state rather than hopping onto the control executor on every call.
  */
 public interface NodeSelector {
   /**
