@@ -7,10 +7,11 @@ import java.util.List;
 /**
  * Seeds given by the application, changeable at run time with {@link #add}, {@link #remove} and
  * {@link #set}. Thread-safe; readers get an immutable snapshot that stays the same object until
- * the next change.
+ * the next change, and subscribers hear of each change after it is made.
  */
 public final class StaticDiscovery implements Discovery {
   private volatile List<Endpoint> endpoints;
+  private final java.util.List<Runnable> subscribers = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   private StaticDiscovery(List<Endpoint> endpoints) {
     this.endpoints = List.copyOf(endpoints);
@@ -34,19 +35,41 @@ public final class StaticDiscovery implements Discovery {
     return endpoints;
   }
 
-  public synchronized void add(String endpoint) {
-    List<Endpoint> next = new ArrayList<>(endpoints);
-    next.add(Endpoint.parse(endpoint));
-    endpoints = List.copyOf(next);
+  public void add(String endpoint) {
+    synchronized (this) {
+      List<Endpoint> next = new ArrayList<>(endpoints);
+      next.add(Endpoint.parse(endpoint));
+      endpoints = List.copyOf(next);
+    }
+    notifySubscribers();
   }
 
-  public synchronized void remove(String endpoint) {
-    List<Endpoint> next = new ArrayList<>(endpoints);
-    next.remove(Endpoint.parse(endpoint));
-    endpoints = List.copyOf(next);
+  public void remove(String endpoint) {
+    synchronized (this) {
+      List<Endpoint> next = new ArrayList<>(endpoints);
+      next.remove(Endpoint.parse(endpoint));
+      endpoints = List.copyOf(next);
+    }
+    notifySubscribers();
   }
 
-  public synchronized void set(List<Endpoint> replacement) {
-    endpoints = List.copyOf(replacement);
+  public void set(List<Endpoint> replacement) {
+    synchronized (this) {
+      endpoints = List.copyOf(replacement);
+    }
+    notifySubscribers();
+  }
+
+  @Override
+  public Subscription subscribe(Runnable onChange) {
+    subscribers.add(onChange);
+    return () -> subscribers.remove(onChange);
+  }
+
+  /** Outside the lock, so a subscriber may read {@link #endpoints()} or change the list again. */
+  private void notifySubscribers() {
+    for (Runnable r : subscribers) {
+      r.run();
+    }
   }
 }

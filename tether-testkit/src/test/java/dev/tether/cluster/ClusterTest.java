@@ -242,6 +242,41 @@ class ClusterTest {
   }
 
   @Test
+  void nodeAddedToDiscoveryIsConnectedBeforeAnyCallNeedsIt() {
+    startNodes(2);
+    FaultProxy second = FaultProxy.start("127.0.0.1", ports.get(1));
+    closeables.add(second);
+    StaticDiscovery discovery = StaticDiscovery.of(nodes.get(0).endpoints().get(0).toString());
+    Proxy p = tether().proxy("svc", discovery).withLoadBalancing(LoadBalancing.ROUND_ROBIN);
+    call(p);
+    assertThat(second.acceptedConnections()).isZero();
+
+    discovery.add(second.endpoint());
+
+    await().atMost(Duration.ofSeconds(5)).until(() -> second.acceptedConnections() == 1);
+    assertThat(served("n1")).isZero();
+  }
+
+  @Test
+  void waitForReadyFailsAtTheInvocationDeadlineOnTheInjectedClock() throws Exception {
+    FakeClock clock = new FakeClock();
+    Tether t = Tether.builder().ticker(clock).scheduler(clock).build();
+    closeables.add(t);
+    Proxy p = t.proxy(startNodes(1)).withLoadBalancing(LoadBalancing.ROUND_ROBIN)
+        .withWaitForReady(true).withInvocationTimeout(Duration.ofSeconds(5));
+    call(p);
+    nodes.get(0).close();
+    await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+        assertThatThrownBy(() -> call(p.withWaitForReady(false))).isInstanceOf(NoAvailableNodeException.class));
+
+    CompletableFuture<byte[]> waiting = p.invokeAsync("hello", new byte[0]);
+    clock.forward(Duration.ofMillis(4_999));
+    assertThat(waiting).isNotDone();
+    clock.forward(Duration.ofMillis(1));
+    assertThatThrownBy(() -> waiting.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(dev.tether.InvocationTimeoutException.class);
+  }
+
+  @Test
   void pinnedProxyOnDiscoveryFollowsRemovedNodes() {
     startNodes(2);
     StaticDiscovery discovery = StaticDiscovery.of(nodes.get(0).endpoints().get(0).toString());
