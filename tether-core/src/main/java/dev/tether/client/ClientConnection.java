@@ -314,6 +314,7 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
 
   /** Every state change, on the loop; emits the event that says what happened. */
   private void transitionTo(ConnectionState next, String why, Throwable cause) {
+    assert channel == null || channel.eventLoop().inEventLoop() : "connection state changed off its loop";
     ConnectionState previous = state;
     if (previous == ConnectionState.CLOSED || previous == next) {
       return;

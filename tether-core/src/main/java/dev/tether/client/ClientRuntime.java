@@ -209,13 +209,18 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
 
   /** Keeps time with the runtime's scheduler, then runs {@code task} on its owner's thread. */
   Scheduler.Cancellable scheduleOn(Executor owner, Runnable task, long delayNanos) {
-    return scheduler.schedule(() -> {
-      try {
-        owner.execute(task);
-      } catch (RejectedExecutionException ownerStopped) {
-        // The owner's event loop has shut down with the runtime; nothing is left to act on.
-      }
-    }, delayNanos);
+    try {
+      return scheduler.schedule(() -> {
+        try {
+          owner.execute(task);
+        } catch (RejectedExecutionException ownerStopped) {
+          // The owner's event loop has shut down with the runtime; nothing is left to act on.
+        }
+      }, delayNanos);
+    } catch (RejectedExecutionException stopping) {
+      // The runtime's own timers stopped with its event loops: a closing runtime plans nothing.
+      return () -> { };
+    }
   }
 
   @Override

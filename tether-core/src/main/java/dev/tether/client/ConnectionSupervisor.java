@@ -220,6 +220,7 @@ public final class ConnectionSupervisor {
 
   /** Every state change, on the control executor; tells the listeners. */
   private void transitionTo(State next, Throwable cause) {
+    host.control().assertInExecutor();
     State previous = state;
     if (previous == State.SHUTDOWN) {
       return;

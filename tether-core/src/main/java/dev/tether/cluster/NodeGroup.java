@@ -221,6 +221,7 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
   }
 
   private void publish(List<Endpoint> builtFrom) {
+    host.control().assertInExecutor();
     List<Node> live = new ArrayList<>(ordered.size());
     for (Node n : ordered) {
       if (n.isSelectable()) {
