@@ -211,4 +211,34 @@ class FaultToleranceTest {
     p.ping();
     assertThat(fp.acceptedConnections()).isEqualTo(acceptedBefore + 1);
   }
+
+  @Test
+  void connectRoundsWaitTheConfiguredRetryIntervalsOnTheInjectedClock() {
+    TetherServer a = server("a");
+    FaultProxy fp = faultProxyFor(a);
+    fp.stop();
+    FakeClock clock = new FakeClock();
+    Tether t = Tether.builder()
+        .ticker(clock)
+        .scheduler(clock)
+        .property("tether.retry.intervals", "0 1000 5000")
+        .build();
+    closeables.add(t);
+    Proxy p = t.proxy("bank:" + fp.endpoint());
+
+    CompletableFuture<byte[]> call = p.invokeAsync("withdraw", new byte[0]);
+    // Rounds one and two fail at once (interval 0); the third waits 1 s on the clock.
+    await().atMost(Duration.ofSeconds(5)).until(() -> clock.pendingDelays().contains(Duration.ofSeconds(1)));
+    clock.forward(Duration.ofMillis(999));
+    assertThat(call).isNotDone();
+    clock.forward(Duration.ofMillis(1));
+    await().atMost(Duration.ofSeconds(5)).until(() -> clock.pendingDelays().contains(Duration.ofSeconds(5)));
+    fp.restart();
+    clock.forward(Duration.ofMillis(4_999));
+    assertThat(call).isNotDone();
+    clock.forward(Duration.ofMillis(1));
+
+    assertThat(new String(call.join(), StandardCharsets.UTF_8)).isEqualTo("a");
+    assertThat(executed("a")).isEqualTo(1);
+  }
 }
