@@ -18,6 +18,10 @@ public record Attempt(String endpoint, Outcome outcome, String reason) {
     REFUSED,
     /** The connection broke after the request was sent: the server may have run it. */
     LOST_AFTER_SEND,
+    /** No answer within the attempt timeout; the attempt was cancelled, but the server may have run it. */
+    ATTEMPT_TIMEOUT,
+    /** The server answered INTERNAL: it failed the request and may have run part of it. */
+    SERVER_FAILED,
     /** A retry was due but the retry budget was spent. */
     BUDGET_EXHAUSTED
   }

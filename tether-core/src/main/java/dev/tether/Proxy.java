@@ -96,6 +96,24 @@ public final class Proxy {
     return with(settings.with(c -> c.rerouteRetryInterval(interval)));
   }
 
+  /**
+   * Bounds each attempt of a call: an attempt without an answer by then is cancelled (CANCEL sent)
+   * and, when the call may run again (DESIGN.md section 5), tried on the next endpoint or node,
+   * while the invocation timeout still bounds the whole call. Null for no bound.
+   */
+  public Proxy withAttemptTimeout(Duration timeout) {
+    return with(settings.with(c -> c.attemptTimeout(timeout)));
+  }
+
+  /**
+   * Sends an idempotent call again to another endpoint or node when no answer came within
+   * {@code delay}, up to {@code maxAttempts} attempts at once; the first answer wins and the others
+   * are cancelled. Hedges draw on the retry budget; non-idempotent and session calls are never hedged.
+   */
+  public Proxy withHedging(Duration delay, int maxAttempts) {
+    return with(settings.with(c -> c.hedging(delay, maxAttempts)));
+  }
+
   /** Only servers whose version is in {@code range} (e.g. {@code "[2.0,3.0)"}) are used. */
   public Proxy withServerVersion(String range) {
     return with(settings.with(c -> c.serverVersion(range == null ? null : dev.tether.client.VersionRange.parse(range))));

@@ -102,6 +102,47 @@ final class CallPath {
     });
   }
 
+  /** What became of starting a hedge. */
+  enum Start {
+    STARTED,
+    /** Every endpoint or node already has the call. */
+    NOWHERE_ELSE,
+    /** There was somewhere to go, but {@code permit} refused (the retry budget is spent). */
+    NOT_PERMITTED
+  }
+
+  /**
+   * Starts a hedge (on the control executor) on an endpoint or node its siblings are not on,
+   * asking {@code permit} only once there is such a place.
+   */
+  Start startElsewhere(Invocation inv, java.util.function.BooleanSupplier permit) {
+    runtime.control().assertInExecutor();
+    List<Candidate> untried;
+    try {
+      untried = inv.untried(selector.select(rounds.effective(inv.settings)));
+    } catch (TetherException e) {
+      return Start.NOWHERE_ELSE;
+    }
+    if (untried.isEmpty()) {
+      return Start.NOWHERE_ELSE;
+    }
+    if (!permit.getAsBoolean()) {
+      return Start.NOT_PERMITTED;
+    }
+    if (routesOverNodes(inv.settings)) {
+      startOnNode(inv, inv.triedKeys());
+    } else {
+      finder.findAmong(inv.settings, inv.binding, untried).whenComplete((connection, failure) -> {
+        if (failure == null) {
+          runtime.hand(inv, connection);
+        } else {
+          inv.onConnectFailed(ClientRuntime.unwrap(failure));
+        }
+      });
+    }
+    return Start.STARTED;
+  }
+
   private void startNextRound(Invocation inv) {
     List<Duration> waits = rounds.waits(inv.settings);
     if (inv.round() >= waits.size()) {

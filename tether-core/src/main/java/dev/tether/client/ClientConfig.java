@@ -30,6 +30,8 @@ import java.util.Properties;
  * @param closeGrace how long {@code Tether.close()} waits for pending calls (10 s)
  * @param eventLoopThreads 0 for Netty's default
  * @param forceNio use NIO even where epoll is available
+ * @param ejection failure accrual of cluster nodes ({@code tether.cluster.ejection.failures} 5,
+ *     {@code .base} 10 s, {@code .max} 5 min, {@code .maxShare} 0.5)
  */
 public record ClientConfig(
     Duration overrideTimeout,
@@ -46,7 +48,8 @@ public record ClientConfig(
     double retryBudgetFloorPerSecond,
     Duration closeGrace,
     int eventLoopThreads,
-    boolean forceNio) {
+    boolean forceNio,
+    EjectionPolicy ejection) {
 
   public ClientConfig {
     retryIntervals = List.copyOf(retryIntervals);
@@ -68,7 +71,12 @@ public record ClientConfig(
         Double.parseDouble(p.getProperty("tether.retry.budget.floorPerSecond", "10").trim()),
         duration(p, "tether.close.grace", Duration.ofSeconds(10)),
         integer(p, "tether.client.threads", 0),
-        bool(p, "tether.transport.nio", false));
+        bool(p, "tether.transport.nio", false),
+        new EjectionPolicy(
+            integer(p, "tether.cluster.ejection.failures", 5),
+            duration(p, "tether.cluster.ejection.base", Duration.ofSeconds(10)),
+            duration(p, "tether.cluster.ejection.max", Duration.ofMinutes(5)),
+            Double.parseDouble(p.getProperty("tether.cluster.ejection.maxShare", "0.5").trim())));
   }
 
   /**

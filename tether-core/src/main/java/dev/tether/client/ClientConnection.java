@@ -359,16 +359,34 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
     }
   }
 
-  /** Frees the call's slot and tells the server it need not answer (on the loop). */
-  private void forget(Invocation invocation) {
+  @Override
+  public void timeOutAttempt(Invocation invocation, int attempt) {
+    Channel ch = channel;
+    if (ch == null) {
+      return;
+    }
+    try {
+      ch.eventLoop().execute(() -> {
+        if (invocation.attemptNumber() == attempt && forget(invocation)) {
+          invocation.onAttemptTimedOut();
+        }
+      });
+    } catch (java.util.concurrent.RejectedExecutionException loopStopped) {
+      // The runtime is closing; the call ends with its connection.
+    }
+  }
+
+  /** Frees the call's slot and tells the server it need not answer (on the loop); false when it was not waiting. */
+  private boolean forget(Invocation invocation) {
     if (pending.get(invocation.requestId) != invocation) {
-      return; // answered meanwhile, or never written
+      return false; // answered meanwhile, or never written
     }
     pending.remove(invocation.requestId);
     if (state == ConnectionState.ACTIVE || state == ConnectionState.DRAINING) {
       channel.writeAndFlush(new dev.tether.protocol.Cancel(invocation.requestId), channel.voidPromise());
     }
     closeIfDrained();
+    return true;
   }
 
   /** A write failed: the connection is broken; its calls are decided as it closes. */

@@ -89,8 +89,14 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
 
   // ---- calls ----
 
-  /** Starts a new call; the returned invocation is its future. */
-  public Invocation invoke(ProxySettings settings, ProxyBinding binding, String operation, byte[] body, int flags) {
+  /** Starts a new call; the returned future is its outcome. */
+  public CompletableFuture<byte[]> invoke(ProxySettings settings, ProxyBinding binding, String operation, byte[] body,
+      int flags) {
+    if (isHedged(settings, flags) && !closing) {
+      retryBudget.recordCall(ticker.nanoTime());
+      long deadline = settings.invocationTimeout() == null ? 0 : ticker.nanoTime() + settings.invocationTimeout().toNanos();
+      return new HedgedCall(this, calls, settings, binding, operation, body, flags, deadline).start();
+    }
     Invocation inv = new Invocation(this, settings, binding, operation, body, flags);
     if (closing) {
       inv.fail(new TetherException("this Tether runtime is closed"));
@@ -100,6 +106,33 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
     inv.armDeadline();
     calls.start(inv);
     return inv;
+  }
+
+  /** Only an idempotent twoway call outside a session may run on several servers at once. */
+  private static boolean isHedged(ProxySettings settings, int flags) {
+    return settings.hedgingMaxAttempts() > 1
+        && (flags & dev.tether.protocol.Request.IDEMPOTENT) != 0
+        && (flags & dev.tether.protocol.Request.ONEWAY) == 0
+        && settings.session() == null
+        && !settings.mode().isBatch();
+  }
+
+  /** A hedge of a call was sent; it counts as a retry. */
+  void onHedge(ProxySettings settings, String operation, int attempt) {
+    retries.increment();
+    if (events.isOn()) {
+      events.emit(TetherEvent.Kind.RETRY, null,
+          "hedging " + operation + " of " + settings.identity() + " (attempt " + attempt + "): no answer within "
+              + settings.hedgingDelay().toMillis() + " ms", null);
+    }
+  }
+
+  void onHedgeRefused(HedgedCall call, ProxySettings settings) {
+    budgetRefusals.increment();
+    if (events.isOn()) {
+      events.emit(TetherEvent.Kind.RETRY_BUDGET_EXHAUSTED, null,
+          "not hedging " + call.describe() + ": the retry budget is spent", null);
+    }
   }
 
   /** Hands a call's attempt to a connection: batched calls wait for a flush, others go now. */
@@ -248,6 +281,11 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
   @Override
   public boolean isCompatible(ProxySettings settings, RequestChannel c) {
     return ConnectionFinder.isCompatible(settings, c);
+  }
+
+  @Override
+  public EjectionPolicy ejection() {
+    return config.ejection();
   }
 
   @Override

@@ -59,11 +59,13 @@ public final class Invocation extends CompletableFuture<byte[]>
 
   private static final VarHandle STATE;
   private static final VarHandle ROUTER;
+  private static final VarHandle ATTEMPT_TIMER;
 
   static {
     try {
       STATE = MethodHandles.lookup().findVarHandle(Invocation.class, "state", State.class);
       ROUTER = MethodHandles.lookup().findVarHandle(Invocation.class, "router", NodeRouter.class);
+      ATTEMPT_TIMER = MethodHandles.lookup().findVarHandle(Invocation.class, "attemptTimer", Scheduler.Cancellable.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -103,16 +105,32 @@ public final class Invocation extends CompletableFuture<byte[]>
   private volatile Thread waiter;
   /** Non-null only while an invocation timeout is armed. */
   private Scheduler.Cancellable deadlineTask;
+  /** Non-null only while the current attempt's timeout is armed; taken with getAndSet to cancel it once. */
+  @SuppressWarnings("unused")
+  private volatile Scheduler.Cancellable attemptTimer;
+  /** Counts attempts, so a timer of an earlier attempt knows it is stale. */
+  private int attemptNumber;
+  /**
+   * True when the attempt ending now failed through the server's fault; set by the thread that
+   * ends it, just before, and read by that thread.
+   */
+  private boolean nodeFault;
 
   Invocation(ClientRuntime runtime, ProxySettings settings, ProxyBinding binding, String operation, byte[] body, int flags) {
+    this(runtime, settings, binding, operation, body, flags,
+        settings.invocationTimeout() == null ? 0 : runtime.ticker().nanoTime() + settings.invocationTimeout().toNanos());
+  }
+
+  /** @param deadlineNanos the absolute deadline on the runtime's ticker, 0 for none (a hedge shares its call's) */
+  Invocation(ClientRuntime runtime, ProxySettings settings, ProxyBinding binding, String operation, byte[] body, int flags,
+      long deadlineNanos) {
     this.runtime = runtime;
     this.settings = settings;
     this.binding = binding;
     this.operation = operation;
     this.body = body;
     this.flags = flags;
-    this.deadlineNanos =
-        settings.invocationTimeout() == null ? 0 : runtime.ticker().nanoTime() + settings.invocationTimeout().toNanos();
+    this.deadlineNanos = deadlineNanos;
   }
 
   /** The one place the runtime's view of the call changes; false when another thread got there first. */
@@ -165,9 +183,20 @@ public final class Invocation extends CompletableFuture<byte[]>
   }
 
   void armDeadline() {
-    if (settings.invocationTimeout() != null) {
-      deadlineTask = runtime.scheduleOnControl(this::onDeadline, settings.invocationTimeout());
+    if (deadlineNanos != 0) {
+      deadlineTask = runtime.scheduleOnControl(this::onDeadline, Math.max(0, deadlineNanos - runtime.ticker().nanoTime()));
     }
+  }
+
+  /** The key of the connection the current attempt is on, or null between attempts. */
+  ConnectionKey currentKey() {
+    RequestChannel c = connection;
+    return c == null ? null : c.key();
+  }
+
+  /** Endpoints this call must not use in its first round (a hedge avoids its siblings'). */
+  void exclude(Set<ConnectionKey> keys) {
+    tried().addAll(keys);
   }
 
   // ---- the attempt on a connection (its event loop) ----
@@ -175,11 +204,32 @@ public final class Invocation extends CompletableFuture<byte[]>
   /** The call is about to be handed to {@code c}; called by the thread handing it over. */
   void attachedTo(RequestChannel c) {
     connection = c;
+    int attempt = ++attemptNumber;
     NodeRouter r = (NodeRouter) ROUTER.getVolatile(this);
     if (r != null) {
       attemptStartNanos = runtime.ticker().nanoTime();
       r.onCallStarted(c);
     }
+    if (settings.attemptTimeout() != null && !isOneway()) {
+      ATTEMPT_TIMER.setVolatile(this, runtime.scheduleOnControl(
+          () -> c.timeOutAttempt(this, attempt), settings.attemptTimeout()));
+    }
+  }
+
+  /** Which attempt runs now; the connection compares it with the one a timer was armed for. */
+  int attemptNumber() {
+    return attemptNumber;
+  }
+
+  /**
+   * The attempt got no answer in time; its connection already freed its slot and sent CANCEL
+   * (on the loop). The request was written, so the server may have run it.
+   */
+  void onAttemptTimedOut() {
+    nodeFault = true;
+    attemptFailed(Attempt.Outcome.ATTEMPT_TIMEOUT, new dev.tether.AttemptTimeoutException(
+        operation + " got no answer within the attempt timeout of " + settings.attemptTimeout().toMillis()
+            + " ms on " + describeConnection() + "; the server may have run it"));
   }
 
   void routedBy(NodeRouter r) {
@@ -212,10 +262,13 @@ public final class Invocation extends CompletableFuture<byte[]>
       case OPERATION_NOT_FOUND -> fail(new OperationNotFoundException(
           "service \"" + settings.identity() + "\" has no operation \"" + operation + "\" on " + describeConnection()));
       case REFUSED -> onRefused("the server refused the request on " + describeConnection());
-      case DEADLINE_EXCEEDED -> fail(new InvocationTimeoutException(
+      case DEADLINE_EXCEEDED -> failByNode(new InvocationTimeoutException(
           "the server saw the deadline of " + operation + " pass before running it"));
-      case INTERNAL -> fail(new TetherException(
-          "the server failed: " + metadata.getOrDefault(Response.ERROR_MESSAGE, "internal error")));
+      case INTERNAL -> {
+        nodeFault = true;
+        attemptFailed(Attempt.Outcome.SERVER_FAILED, new TetherException(
+            "the server failed: " + metadata.getOrDefault(Response.ERROR_MESSAGE, "internal error")));
+      }
     }
   }
 
@@ -291,9 +344,15 @@ public final class Invocation extends CompletableFuture<byte[]>
 
   /** Tells the node router the attempt on its node is over, once however many endings race. */
   private void endAttempt(RequestChannel on) {
+    Scheduler.Cancellable timer = (Scheduler.Cancellable) ATTEMPT_TIMER.getAndSet(this, (Scheduler.Cancellable) null);
+    if (timer != null) {
+      timer.cancel();
+    }
     NodeRouter r = (NodeRouter) ROUTER.getAndSet(this, (NodeRouter) null);
+    boolean fault = nodeFault;
+    nodeFault = false;
     if (r != null && on != null) {
-      r.onCallFinished(on, runtime.ticker().nanoTime() - attemptStartNanos);
+      r.onCallFinished(on, runtime.ticker().nanoTime() - attemptStartNanos, fault);
     }
   }
 
@@ -384,6 +443,12 @@ public final class Invocation extends CompletableFuture<byte[]>
       super.complete(result);
       wakeWaiter();
     }
+  }
+
+  /** The server answered but failed the call itself: the node is at fault, not the connection. */
+  private void failByNode(TetherException t) {
+    nodeFault = true;
+    fail(t);
   }
 
   void fail(Throwable t) {

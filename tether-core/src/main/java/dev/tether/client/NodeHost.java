@@ -25,6 +25,9 @@ public interface NodeHost {
   /** The reconnect backoff of keys a node group owns (seed 004's preset by default). */
   Backoff nodeBackoff();
 
+  /** When a node that answers badly is ejected, and for how long. */
+  EjectionPolicy ejection();
+
   SerialExecutor control();
 
   Scheduler.Cancellable scheduleOnControl(Runnable task, long delayNanos);

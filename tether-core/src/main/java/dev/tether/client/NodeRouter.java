@@ -22,8 +22,12 @@ public interface NodeRouter {
   /** A call went out on {@code c}. */
   void onCallStarted(RequestChannel c);
 
-  /** The call that went out on {@code c} finished after {@code latencyNanos}. */
-  void onCallFinished(RequestChannel c, long latencyNanos);
+  /**
+   * The call that went out on {@code c} finished after {@code latencyNanos}; {@code nodeFault}
+   * when the server failed it (INTERNAL, DEADLINE_EXCEEDED, an attempt timeout), which counts
+   * towards ejecting the node. A lost connection is not a node fault: the supervisor sees it.
+   */
+  void onCallFinished(RequestChannel c, long latencyNanos, boolean nodeFault);
 
   /** The router's nodes as a status snapshot shows them. */
   java.util.List<dev.tether.observe.NodeStatus> nodeStatus();

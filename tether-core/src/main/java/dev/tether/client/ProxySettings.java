@@ -37,6 +37,12 @@ public final class ProxySettings {
   private Duration rerouteRetryInterval = Duration.ZERO;
   /** Null when any server version will do. */
   private VersionRange serverVersion;
+  /** Null when an attempt may take as long as the invocation timeout allows. */
+  private Duration attemptTimeout;
+  /** Null when calls are not hedged. */
+  private Duration hedgingDelay;
+  /** How many attempts a hedged call may have in flight at once, the first included. */
+  private int hedgingMaxAttempts = 1;
 
   private ProxySettings() {}
 
@@ -96,6 +102,23 @@ public final class ProxySettings {
     public Changes rerouteRetryInterval(Duration v) { s.rerouteRetryInterval = Objects.requireNonNull(v); return this; }
 
     public Changes serverVersion(VersionRange v) { s.serverVersion = v; return this; }
+
+    public Changes attemptTimeout(Duration v) {
+      if (v != null && (v.isNegative() || v.isZero())) {
+        throw new IllegalArgumentException("an attempt timeout must be positive: " + v);
+      }
+      s.attemptTimeout = v;
+      return this;
+    }
+
+    public Changes hedging(Duration delay, int maxAttempts) {
+      if (delay != null && (delay.isNegative() || maxAttempts < 1)) {
+        throw new IllegalArgumentException("hedging needs a delay >= 0 and at least one attempt: " + delay + ", " + maxAttempts);
+      }
+      s.hedgingDelay = delay;
+      s.hedgingMaxAttempts = delay == null ? 1 : maxAttempts;
+      return this;
+    }
   }
 
   /** A copy with the changes {@code edit} makes. */
@@ -159,6 +182,12 @@ public final class ProxySettings {
   public Duration rerouteRetryInterval() { return rerouteRetryInterval; }
 
   public VersionRange serverVersion() { return serverVersion; }
+
+  public Duration attemptTimeout() { return attemptTimeout; }
+
+  public Duration hedgingDelay() { return hedgingDelay; }
+
+  public int hedgingMaxAttempts() { return hedgingMaxAttempts; }
 
   // Convenience copies used across the client.
 

@@ -37,6 +37,12 @@ public interface RequestChannel extends Connection {
   /** Sends every queued batch call as one BATCH frame (one datagram on udp). */
   void flushBatch();
 
+  /**
+   * The attempt numbered {@code attempt} of the call timed out (any thread): if it still waits here
+   * for its answer, forget it, tell the server, and let the call decide what follows.
+   */
+  default void timeOutAttempt(Invocation invocation, int attempt) {}
+
   /** Forgets a call that gave up waiting (invocation timeout); the connection stays open. */
   default void abandon(Invocation invocation) {}
 

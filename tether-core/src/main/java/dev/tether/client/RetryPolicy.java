@@ -21,6 +21,12 @@ final class RetryPolicy {
 
   private RetryPolicy() {}
 
+  private static boolean mayHaveRun(Attempt.Outcome outcome) {
+    return outcome == Attempt.Outcome.LOST_AFTER_SEND
+        || outcome == Attempt.Outcome.ATTEMPT_TIMEOUT
+        || outcome == Attempt.Outcome.SERVER_FAILED;
+  }
+
   /**
    * @param outcome what became of the attempt (BUDGET_EXHAUSTED is not an attempt outcome)
    * @param idempotent the call declared that running it twice is harmless
@@ -38,8 +44,9 @@ final class RetryPolicy {
     if (inSession) {
       return Decision.FAIL;
     }
-    // Sent and then the connection broke: the server may have run it; run it twice only if harmless.
-    if (outcome == Attempt.Outcome.LOST_AFTER_SEND && !idempotent) {
+    // Sent, then the connection broke, the attempt timed out or the server failed it: the server may
+    // have run it; run it twice only if that is harmless.
+    if (mayHaveRun(outcome) && !idempotent) {
       return Decision.FAIL;
     }
     // Not sent, refused, or lost while idempotent: safe. Past the deadline nobody waits for it.

@@ -21,7 +21,9 @@ final class Node implements NodeStats {
     /** Its connection failed or broke: skipped until its supervisor has it up again. */
     DEAD,
     /** Runs a server version outside the proxy's range: skipped for good. */
-    INCOMPATIBLE
+    INCOMPATIBLE,
+    /** Connected, but its calls kept failing: skipped until its ejection ends and a probe call decides. */
+    EJECTED
   }
 
   /** How fast the latency average follows new measurements. */
@@ -33,6 +35,15 @@ final class Node implements NodeStats {
   /** Changed on the control executor only. */
   private Health health = Health.UNKNOWN;
   private final AtomicInteger inFlight = new AtomicInteger();
+  /** Node faults in a row (calls finish on any loop); reset by a call that succeeds. */
+  final AtomicInteger faultStreak = new AtomicInteger();
+  /** Ejections in a row, for the growing ejection time; control executor only. */
+  int ejections;
+  /**
+   * True from the end of an ejection until the probe call decides. Written on the control
+   * executor; volatile because the loop that finishes the probe call reads it.
+   */
+  volatile boolean probing;
   /**
    * Written as calls finish, on the loop of the node's connection; volatile so strategies picking
    * on callers' threads read a whole value.

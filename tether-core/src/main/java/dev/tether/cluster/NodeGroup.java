@@ -240,6 +240,9 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
     }
     switch (state) {
       case READY -> {
+        if (node.health() == Node.Health.EJECTED) {
+          return; // connected is not healthy: its ejection runs its course
+        }
         RequestChannel c = supervisor.usable();
         if (c != null && !host.isCompatible(template, c)) {
           markIncompatible(node);
@@ -319,11 +322,61 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
   }
 
   @Override
-  public void onCallFinished(RequestChannel c, long latencyNanos) {
+  public void onCallFinished(RequestChannel c, long latencyNanos, boolean nodeFault) {
     Node n = picker.byKey().get(c.key());
-    if (n != null) {
-      n.callFinished(latencyNanos);
-      strategy.onCallFinished(n, latencyNanos, host.ticker().nanoTime());
+    if (n == null) {
+      return;
+    }
+    n.callFinished(latencyNanos);
+    strategy.onCallFinished(n, latencyNanos, host.ticker().nanoTime());
+    if (nodeFault) {
+      int streak = n.faultStreak.incrementAndGet();
+      if (streak == host.ejection().consecutiveFailures() || n.probing) {
+        host.control().execute(() -> eject(n, streak + " failed call(s) in a row"));
+      }
+    } else if (n.faultStreak.getAndSet(0) > 0 || n.probing) {
+      host.control().execute(() -> probeSucceeded(n));
+    }
+  }
+
+  // ---- failure accrual (control executor) ----
+
+  /** Takes a node that answers badly out of rotation for a while, unless too many already are. */
+  private void eject(Node n, String why) {
+    if (n.health() != Node.Health.ALIVE && n.health() != Node.Health.UNKNOWN) {
+      return;
+    }
+    long ejected = ordered.stream().filter(o -> o.health() == Node.Health.EJECTED).count();
+    if (!host.ejection().allowsAnother((int) ejected, ordered.size())) {
+      n.faultStreak.set(0);
+      return; // never more than the allowed share: the rest of the group must not carry it all
+    }
+    n.probing = false;
+    n.ejections++;
+    java.time.Duration lasts = host.ejection().duration(n.ejections);
+    n.becomes(Node.Health.EJECTED);
+    host.events().emit(TetherEvent.Kind.NODE_DEAD, n.endpoint().toString(),
+        "ejected for " + lasts.toMillis() + " ms: " + why, null);
+    publish(picker.builtFrom());
+    host.scheduleOnControl(() -> endEjection(n), lasts.toNanos());
+  }
+
+  /** The ejection is over: the node takes calls again, and the next one decides. */
+  private void endEjection(Node n) {
+    if (n.health() != Node.Health.EJECTED || host.isClosing()) {
+      return;
+    }
+    n.probing = true;
+    n.faultStreak.set(0);
+    n.becomes(Node.Health.ALIVE);
+    publish(picker.builtFrom());
+  }
+
+  private void probeSucceeded(Node n) {
+    if (n.probing && n.health() == Node.Health.ALIVE) {
+      n.probing = false;
+      n.ejections = 0;
+      host.events().emit(TetherEvent.Kind.NODE_ALIVE, n.endpoint().toString(), "probe call after ejection succeeded", null);
     }
   }
 

@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 /** DESIGN.md section 5's table, row by row, against the pure decision: no sockets. */
 class RetryPolicyTest {
   private static final Outcome[] ATTEMPT_OUTCOMES = {
-      Outcome.CONNECT_FAILED, Outcome.NOT_SENT, Outcome.REFUSED, Outcome.LOST_AFTER_SEND};
+      Outcome.CONNECT_FAILED, Outcome.NOT_SENT, Outcome.REFUSED, Outcome.LOST_AFTER_SEND, Outcome.ATTEMPT_TIMEOUT,
+      Outcome.SERVER_FAILED};
 
   private static Decision decide(Outcome o, boolean idempotent, boolean inSession, boolean deadlinePassed, boolean budget) {
     return RetryPolicy.decide(o, idempotent, inSession, deadlinePassed, () -> budget);
@@ -30,6 +31,14 @@ class RetryPolicyTest {
   void requestLostAfterSendIsRetriedOnlyWhenIdempotent() {
     assertThat(decide(Outcome.LOST_AFTER_SEND, true, false, false, true)).isEqualTo(Decision.RETRY);
     assertThat(decide(Outcome.LOST_AFTER_SEND, false, false, false, true)).isEqualTo(Decision.FAIL);
+  }
+
+  @Test
+  void attemptTimeoutAndServerFailureAreRetriedOnlyWhenIdempotent() {
+    for (Outcome o : new Outcome[] {Outcome.ATTEMPT_TIMEOUT, Outcome.SERVER_FAILED}) {
+      assertThat(decide(o, true, false, false, true)).isEqualTo(Decision.RETRY);
+      assertThat(decide(o, false, false, false, true)).isEqualTo(Decision.FAIL);
+    }
   }
 
   @Test
@@ -65,7 +74,8 @@ class RetryPolicyTest {
           for (boolean deadlinePassed : new boolean[] {true, false}) {
             for (boolean budgetLeft : new boolean[] {true, false}) {
               boolean cannotHaveRun = o == Outcome.NOT_SENT || o == Outcome.REFUSED;
-              boolean safe = cannotHaveRun || (o == Outcome.LOST_AFTER_SEND && idempotent);
+              boolean mayHaveRun = o == Outcome.LOST_AFTER_SEND || o == Outcome.ATTEMPT_TIMEOUT || o == Outcome.SERVER_FAILED;
+              boolean safe = cannotHaveRun || (mayHaveRun && idempotent);
               boolean allowed = safe && !inSession && !deadlinePassed;
               Decision expected = !allowed ? Decision.FAIL : budgetLeft ? Decision.RETRY : Decision.FAIL_BUDGET_SPENT;
               AtomicInteger asked = new AtomicInteger();
@@ -83,6 +93,6 @@ class RetryPolicyTest {
         }
       }
     }
-    assertThat(checked).hasSize(4 * 2 * 2 * 2 * 2);
+    assertThat(checked).hasSize(ATTEMPT_OUTCOMES.length * 2 * 2 * 2 * 2);
   }
 }

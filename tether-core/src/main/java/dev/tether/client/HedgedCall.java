@@ -1,0 +1,157 @@
+package dev.tether.client;
+
+import dev.tether.TetherException;
+import dev.tether.spi.Scheduler;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * An idempotent call that is sent again to another endpoint or node when no answer came within
+ * the proxy's hedging delay (DESIGN.md section 5, tail latency). Each attempt is an ordinary
+ * {@link Invocation} with the call's deadline, excluded from the endpoints that already have the
+ * call; the first answer wins and the others are cancelled (CANCEL sent). Every hedge takes a
+ * retry token, so a slow cluster never gets several times the load. State changes on the
+ * runtime's control executor.
+ */
+final class HedgedCall extends CompletableFuture<byte[]> {
+  private final ClientRuntime runtime;
+  private final CallPath calls;
+  private final ProxySettings settings;
+  private final ProxyBinding binding;
+  private final String operation;
+  private final byte[] body;
+  private final int flags;
+  private final long deadlineNanos;
+
+  // Control executor only.
+  private final List<Invocation> attempts = new ArrayList<>();
+  private int failed;
+  private TetherException firstFailure;
+  /** Non-null only while the next hedge waits for its delay. */
+  private Scheduler.Cancellable nextHedge;
+  private boolean noMoreHedges;
+
+  HedgedCall(ClientRuntime runtime, CallPath calls, ProxySettings settings, ProxyBinding binding, String operation,
+      byte[] body, int flags, long deadlineNanos) {
+    this.runtime = runtime;
+    this.calls = calls;
+    this.settings = settings;
+    this.binding = binding;
+    this.operation = operation;
+    this.body = body;
+    this.flags = flags;
+    this.deadlineNanos = deadlineNanos;
+  }
+
+  /** Sends the first attempt now and arms the first hedge. */
+  HedgedCall start() {
+    runtime.control().execute(() -> {
+      calls.start(newAttempt());
+      armNextHedge();
+    });
+    return this;
+  }
+
+  private Invocation newAttempt() {
+    Invocation inv = new Invocation(runtime, settings, binding, operation, body, flags, deadlineNanos);
+    track(inv);
+    return inv;
+  }
+
+  private void track(Invocation inv) {
+    attempts.add(inv);
+    inv.armDeadline();
+    inv.whenComplete((reply, failure) -> runtime.control().execute(() -> onAttemptDone(inv, reply, failure)));
+  }
+
+  private void armNextHedge() {
+    if (isDone() || noMoreHedges || attempts.size() >= settings.hedgingMaxAttempts()) {
+      return;
+    }
+    nextHedge = runtime.scheduleOnControl(this::hedge, settings.hedgingDelay());
+  }
+
+  /** No answer yet: send the call to an endpoint or node none of the attempts is on. */
+  private void hedge() {
+    nextHedge = null;
+    if (isDone()) {
+      return;
+    }
+    Set<ConnectionKey> busy = new HashSet<>();
+    for (Invocation a : attempts) {
+      ConnectionKey k = a.currentKey();
+      if (k != null) {
+        busy.add(k);
+      }
+    }
+    Invocation hedge = new Invocation(runtime, settings, binding, operation, body, flags, deadlineNanos);
+    hedge.exclude(busy);
+    CallPath.Start started = calls.startElsewhere(hedge, () -> runtime.retryBudget().tryRetry(runtime.ticker().nanoTime()));
+    if (started != CallPath.Start.STARTED) {
+      noMoreHedges = true;
+      if (started == CallPath.Start.NOT_PERMITTED) {
+        runtime.onHedgeRefused(this, settings);
+      }
+      return;
+    }
+    track(hedge);
+    runtime.onHedge(settings, operation, attempts.size());
+    armNextHedge();
+  }
+
+  private void onAttemptDone(Invocation inv, byte[] reply, Throwable failure) {
+    if (isDone()) {
+      return;
+    }
+    if (failure == null) {
+      cancelTheOthers(inv);
+      super.complete(reply);
+      return;
+    }
+    failed++;
+    if (firstFailure == null) {
+      firstFailure = ClientRuntime.unwrap(failure);
+    }
+    // The call fails only once no attempt is left in flight and no hedge will follow.
+    if (failed == attempts.size() && (noMoreHedges || attempts.size() >= settings.hedgingMaxAttempts())) {
+      cancelHedgeTimer();
+      super.completeExceptionally(firstFailure);
+    } else if (failed == attempts.size()) {
+      cancelHedgeTimer();
+      hedge();
+    }
+  }
+
+  private void cancelTheOthers(Invocation winner) {
+    cancelHedgeTimer();
+    for (Invocation a : attempts) {
+      if (a != winner) {
+        a.cancel(false);
+      }
+    }
+  }
+
+  private void cancelHedgeTimer() {
+    if (nextHedge != null) {
+      nextHedge.cancel();
+      nextHedge = null;
+    }
+  }
+
+  /** Cancelling the call cancels every attempt. */
+  @Override
+  public boolean cancel(boolean mayInterruptIfRunning) {
+    boolean cancelled = super.cancel(mayInterruptIfRunning);
+    if (cancelled) {
+      runtime.control().execute(() -> cancelTheOthers(null));
+    }
+    return cancelled;
+  }
+
+  String describe() {
+    return operation + " of " + settings.identity();
+  }
+}
