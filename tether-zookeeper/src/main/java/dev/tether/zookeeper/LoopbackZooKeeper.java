@@ -12,17 +12,18 @@ import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;
 
 /**
- * Real ZooKeeper servers in the test JVM that listen on 127.0.0.1 only (client, quorum and
- * election ports; no admin server), with a 200 ms tick so sessions of a second or two are allowed
- * and an ensemble elects a new leader in well under a second.
+ * Real ZooKeeper servers inside this JVM, listening on 127.0.0.1 only (client, quorum and election
+ * ports; no admin server), for demos and tests. A 200 ms tick allows sessions from 0.4 s to 30 s
+ * and lets an ensemble elect a new leader in well under a second. Needs curator-test on the class path.
  */
-final class LoopbackZooKeeper {
+public final class LoopbackZooKeeper {
   private static final String LOOPBACK = "127.0.0.1";
   private static final int TICK_MILLIS = 200;
 
   private LoopbackZooKeeper() {}
 
-  static TestingServer server() {
+  /** A started standalone server; {@code getConnectString()} says where. */
+  public static TestingServer server() {
     try {
       return new TestingServer(spec(1), true);
     } catch (Exception e) {
@@ -30,7 +31,8 @@ final class LoopbackZooKeeper {
     }
   }
 
-  static TestingCluster cluster(int members) {
+  /** A started ensemble of {@code members} servers. */
+  public static TestingCluster cluster(int members) {
     List<InstanceSpec> specs = new ArrayList<>();
     for (int id = 1; id <= members; id++) {
       specs.add(spec(id));
