@@ -22,17 +22,19 @@ import org.junit.jupiter.api.Test;
 /** Discovery on a real ZooKeeper: proxies follow registrations, and outlive the registry's outages. */
 class ZooKeeperDiscoveryTest {
   private static final Duration SESSION = Duration.ofSeconds(2);
+  /** Only a bound on waits for ZooKeeper (a first view, a registration): generous for a loaded machine. */
+  private static final Duration PATIENCE = Duration.ofSeconds(10);
 
   private final TestingServer zookeeper = LoopbackZooKeeper.server();
   private final List<TetherEvent> registryEvents = new CopyOnWriteArrayList<>();
   private final ZooKeeperRegistry servers = registry();
   private final ZooKeeperRegistry clients = ZooKeeperRegistry.builder(zookeeper.getConnectString())
-      .sessionTimeout(SESSION).connectionTimeout(SESSION).listener(registryEvents::add).build();
+      .sessionTimeout(SESSION).connectionTimeout(PATIENCE).listener(registryEvents::add).build();
   private final KvServers kv = new KvServers();
   private final Tether tether = Tether.create();
 
   private ZooKeeperRegistry registry() {
-    return ZooKeeperRegistry.builder(zookeeper.getConnectString()).sessionTimeout(SESSION).connectionTimeout(SESSION).build();
+    return ZooKeeperRegistry.builder(zookeeper.getConnectString()).sessionTimeout(SESSION).connectionTimeout(PATIENCE).build();
   }
 
   @AfterEach
@@ -136,6 +138,7 @@ class ZooKeeperDiscoveryTest {
       running.add(s);
     }
     ZooKeeperDiscovery discovery = clients.discovery(KvServers.SERVICE);
+    assertThat(discovery.endpoints()).hasSize(3);
     Proxy proxy = balanced(discovery);
     CallLoad load = new CallLoad(proxy, 8, "increment", Idempotency.NOT_IDEMPOTENT, 5_000, Duration.ofSeconds(30));
     try (load) {
@@ -161,6 +164,7 @@ class ZooKeeperDiscoveryTest {
     ZooKeeperDiscovery discovery = clients.discovery(KvServers.SERVICE);
     Proxy proxy = balanced(discovery);
     List<Endpoint> known = discovery.endpoints();
+    assertThat(known).hasSize(2);
     zookeeper.stop();
     await().atMost(Duration.ofSeconds(5))
         .until(() -> registryEvents.stream().anyMatch(e -> e.kind() == TetherEvent.Kind.CONNECTION_CLOSED));

@@ -25,9 +25,9 @@ import org.junit.jupiter.api.Test;
 class ZooKeeperEnsembleTest {
   private final TestingCluster ensemble = LoopbackZooKeeper.cluster(3);
   private final ZooKeeperRegistry servers = ZooKeeperRegistry.builder(ensemble.getConnectString())
-      .sessionTimeout(Duration.ofSeconds(3)).connectionTimeout(Duration.ofSeconds(3)).build();
+      .sessionTimeout(Duration.ofSeconds(3)).connectionTimeout(Duration.ofSeconds(10)).build();
   private final ZooKeeperRegistry clients = ZooKeeperRegistry.builder(ensemble.getConnectString())
-      .sessionTimeout(Duration.ofSeconds(3)).connectionTimeout(Duration.ofSeconds(3)).build();
+      .sessionTimeout(Duration.ofSeconds(3)).connectionTimeout(Duration.ofSeconds(10)).build();
   private final KvServers kv = new KvServers();
   private final Tether tether = Tether.create();
 
@@ -47,6 +47,7 @@ class ZooKeeperEnsembleTest {
     ZooKeeperDiscovery discovery = clients.discovery(KvServers.SERVICE);
     List<List<Endpoint>> views = new CopyOnWriteArrayList<>();
     discovery.subscribe(() -> views.add(discovery.endpoints()));
+    assertThat(discovery.endpoints()).hasSize(2);
     Proxy proxy = tether.proxy(KvServers.SERVICE, discovery).withLoadBalancing(LoadBalancing.ROUND_ROBIN);
     CallLoad load = new CallLoad(proxy, 4, "increment", Idempotency.NOT_IDEMPOTENT, 20_000, Duration.ofSeconds(20));
     try (load) {

@@ -24,7 +24,7 @@ class ZooKeeperRegistrationTest {
 
   private final TestingServer zookeeper = LoopbackZooKeeper.server();
   private final ZooKeeperRegistry registry = ZooKeeperRegistry.builder(zookeeper.getConnectString())
-      .sessionTimeout(SESSION).connectionTimeout(Duration.ofSeconds(2)).build();
+      .sessionTimeout(SESSION).connectionTimeout(Duration.ofSeconds(10)).build();
   private final KvServers servers = new KvServers();
 
   @AfterEach
