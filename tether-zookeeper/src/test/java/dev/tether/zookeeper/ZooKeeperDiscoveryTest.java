@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.curator.test.KillSession;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -184,4 +185,20 @@ class ZooKeeperDiscoveryTest {
     await().atMost(Duration.ofSeconds(10)).until(() -> discovery.endpoints().size() == 3);
   }
 
+
+  @Test
+  void aDiscoveryWhoseSessionExpiredKeepsItsListAndFollowsLaterRegistrations() throws Exception {
+    servers.register(kv.start("a"));
+    ZooKeeperDiscovery discovery = clients.discovery(KvServers.SERVICE);
+    List<Endpoint> known = discovery.endpoints();
+    assertThat(known).hasSize(1);
+    List<List<Endpoint>> heard = new CopyOnWriteArrayList<>();
+    discovery.subscribe(() -> heard.add(discovery.endpoints()));
+    KillSession.kill(clients.curator().getZookeeperClient().getZooKeeper());
+    TetherServer b = kv.start("b");
+    servers.register(b);
+    await().atMost(PATIENCE).until(() -> discovery.endpoints().contains(endpointOf(b)));
+    assertThat(discovery.endpoints()).containsAll(known);
+    assertThat(heard).allSatisfy(view -> assertThat(view).isNotEmpty());
+  }
 }
