@@ -31,11 +31,14 @@ import java.util.concurrent.TimeUnit;
  * or {@link #close()} (drop connections now).
  */
 public final class TetherServer implements AutoCloseable {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(TetherServer.class);
   private final Builder config;
   private final String serverId = UUID.randomUUID().toString();
   private final ServerRuntime runtime;
   private volatile boolean started;
   private volatile Topology topology;
+  private final List<Runnable> shutdownStartingActions = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final java.util.concurrent.atomic.AtomicBoolean shutdownStarted = new java.util.concurrent.atomic.AtomicBoolean();
 
   private TetherServer(Builder b) {
     this.config = b;
@@ -108,6 +111,26 @@ public final class TetherServer implements AutoCloseable {
     return serverId;
   }
 
+  /** The names of the registered services, in the order they were registered. */
+  public List<String> serviceNames() {
+    return List.copyOf(config.services.keySet());
+  }
+
+  /** The application version this server announces in WELCOME ("0.0.0" unless set). */
+  public String version() {
+    return config.version;
+  }
+
+  /**
+   * Runs {@code action} when {@link #shutdownGracefully} is first called, before the server stops
+   * accepting or sends GOAWAY, so a registry can withdraw it while it still serves and clients
+   * stop routing to it before the drain. Actions run once, in the order added, on the caller's
+   * thread; one that throws is logged and the shutdown goes on. {@link #close()} runs none.
+   */
+  public void onShutdownStarting(Runnable action) {
+    shutdownStartingActions.add(Objects.requireNonNull(action));
+  }
+
   /** A snapshot: lifecycle state, open connections, requests in flight, requests served. */
   public dev.tether.observe.ServerStatus status() {
     return runtime.status();
@@ -123,7 +146,21 @@ public final class TetherServer implements AutoCloseable {
    * clients to close (at most {@code grace}), then frees threads. Returns when done.
    */
   public void shutdownGracefully(Duration grace) {
+    if (started && shutdownStarted.compareAndSet(false, true)) {
+      runShutdownStartingActions();
+    }
     runtime.shutdownGracefully(grace);
+  }
+
+  private void runShutdownStartingActions() {
+    for (Runnable action : shutdownStartingActions) {
+      try {
+        action.run();
+      } catch (RuntimeException e) {
+        // A failing registry must not keep the server from draining.
+        log.warn("a shutdown-starting action of server {} failed; the shutdown goes on", serverId, e);
+      }
+    }
   }
 
   /** Drops every connection at once, without draining, and frees threads. */

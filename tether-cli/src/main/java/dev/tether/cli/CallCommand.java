@@ -2,9 +2,12 @@ package dev.tether.cli;
 
 import dev.tether.Idempotency;
 import dev.tether.InvocationMode;
+import dev.tether.LoadBalancing;
 import dev.tether.Proxy;
 import dev.tether.ProxyParseException;
 import dev.tether.Tether;
+import dev.tether.zookeeper.ZooKeeperDiscovery;
+import dev.tether.zookeeper.ZooKeeperRegistry;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -34,6 +37,7 @@ import picocli.CommandLine.Spec;
         "  tether call --hex 'echo:tcp -p 7000' echo @picture.png",
         "  tether call --json --idempotent 'kv:tcp -p 7000' put '[\"color\",\"blue\"]'",
         "  tether call --json 'kv:tcp -p 7000' increment '\"visits\"'",
+        "  tether call --zookeeper 127.0.0.1:2181 --json kv get color",
         ""
     })
 public final class CallCommand implements Callable<Integer> {
@@ -41,7 +45,8 @@ public final class CallCommand implements Callable<Integer> {
   private CommandSpec spec;
 
   @Parameters(index = "0", paramLabel = "<proxy>",
-      description = "The service, in proxy grammar: identity:endpoint[:endpoint...].")
+      description = "The service, in proxy grammar: identity:endpoint[:endpoint...]; with --zookeeper, the"
+          + " service's name alone.")
   private String proxyString;
 
   @Parameters(index = "1", paramLabel = "<operation>", description = "The operation to call.")
@@ -76,6 +81,10 @@ public final class CallCommand implements Callable<Integer> {
       description = "A Tether setting, e.g. -Dtether.trace.retry=2 or -Dtether.retry.intervals='0 100'.")
   private Map<String, String> properties = new LinkedHashMap<>();
 
+  @Option(names = "--zookeeper", paramLabel = "<host:port[,host:port]>",
+      description = "Find the service's servers in this ZooKeeper (under /tether) and balance over them.")
+  private String zookeeper;
+
   /** Where {@code @-} reads from; tests replace it. */
   InputStream stdin = System.in;
 
@@ -86,8 +95,9 @@ public final class CallCommand implements Callable<Integer> {
     if (json) {
       body = Payloads.jsonArguments(body);
     }
-    try (Tether tether = newTether()) {
-      Proxy proxy = proxy(tether);
+    try (Tether tether = newTether(); ZooKeeperRegistry registry = zookeeper == null ? null : ZooKeeperRegistry.connect(zookeeper)) {
+      Proxy proxy = (registry == null ? proxy(tether) : discovered(tether, registry)).withInvocationTimeout(timeout);
+      proxy = oneway ? proxy.withMode(InvocationMode.ONEWAY) : proxy;
       byte[] reply = proxy.invoke(operation, body, idempotent ? Idempotency.IDEMPOTENT : Idempotency.NOT_IDEMPOTENT);
       if (proxy.mode().isBatch()) {
         // A batch proxy ("-O", "-D") only queues the request; the command ends here, so send it now.
@@ -127,9 +137,18 @@ public final class CallCommand implements Callable<Integer> {
     } catch (ProxyParseException e) {
       throw CliException.badProxyString("proxy string", proxyString, e);
     }
-    proxy = proxy.withInvocationTimeout(timeout);
-    // A twoway proxy string becomes oneway on request; a "-o" proxy string is oneway already.
-    return oneway ? proxy.withMode(InvocationMode.ONEWAY) : proxy;
+    // A twoway proxy string becomes oneway on request (in call()); a "-o" proxy string is oneway already.
+    return proxy;
+  }
+
+  /** The servers of the service named by the first argument, as ZooKeeper lists them now and later. */
+  private Proxy discovered(Tether tether, ZooKeeperRegistry registry) {
+    ZooKeeperDiscovery discovery = registry.discovery(proxyString);
+    if (discovery.endpoints().isEmpty()) {
+      throw CliException.failed("no server of service '" + proxyString + "' is registered in ZooKeeper at " + zookeeper
+          + " (or it did not answer); start one with ./tether serve --zookeeper " + zookeeper, null);
+    }
+    return tether.proxy(proxyString, discovery).withLoadBalancing(LoadBalancing.ROUND_ROBIN);
   }
 
   private void printReply(byte[] reply) {

@@ -95,6 +95,11 @@ public final class DemoCommand implements Callable<Integer> {
       description = "frozen-peer only: when the network freezes after the caller started (default: 2s).")
   private Duration freezeAfter;
 
+  @Option(names = "--zookeeper", paramLabel = "<embedded|host:port[,host:port]>",
+      description = "Register the servers in ZooKeeper and let the client find them there; 'embedded' runs one"
+          + " in this process on 127.0.0.1 (not for frozen-peer).")
+  private String zookeeper;
+
   @Override
   public Integer call() throws InterruptedException {
     DemoScenario scenario = Scenarios.byName(scenarioName).orElseThrow(() -> new ParameterException(
@@ -109,8 +114,9 @@ public final class DemoCommand implements Callable<Integer> {
   private int runCluster(Scenario scenario, PrintWriter out) throws InterruptedException {
     refuseOptionsOf("frozen-peer", scenario, "--heartbeat-reader-idle", "--heartbeat-idle-timeout", "--freeze-after");
     DemoRun.Settings settings = clusterSettings(scenario);
-    out.printf(Locale.ROOT, "tether demo: %d servers on loopback, %d callers, %d s; scenario %s:%n  %s%n",
-        SERVERS, settings.callers(), seconds, scenario.name(), scenario.description());
+    out.printf(Locale.ROOT, "tether demo: %d servers on loopback%s, %d callers, %d s; scenario %s:%n  %s%n",
+        SERVERS, zookeeper == null ? "" : " registered in ZooKeeper (" + zookeeper + ")", settings.callers(), seconds,
+        scenario.name(), scenario.description());
     out.flush();
     DemoReport report = new DemoRun(settings, printLive(out)).run();
     SummaryPrinter.print(report, out);
@@ -118,7 +124,7 @@ public final class DemoCommand implements Callable<Integer> {
   }
 
   private int runFrozenPeer(FrozenPeerScenario scenario, PrintWriter out) throws InterruptedException {
-    refuseOptionsOf("the cluster scenarios", scenario, "--seconds", "--callers", "--call-timeout");
+    refuseOptionsOf("the cluster scenarios", scenario, "--seconds", "--callers", "--call-timeout", "--zookeeper");
     // Nothing set unless asked: the run answers for Tether's defaults (issue 5).
     Properties client = new Properties();
     if (matched("--heartbeat-reader-idle")) {
@@ -159,7 +165,7 @@ public final class DemoCommand implements Callable<Integer> {
     if (callTimeout == null || callTimeout.isZero()) {
       throw new ParameterException(spec.commandLine(), "--call-timeout must be positive: the demo must end");
     }
-    return new DemoRun.Settings(scenario, SERVERS, callerCount, Duration.ofSeconds(seconds), callTimeout);
+    return new DemoRun.Settings(scenario, SERVERS, callerCount, Duration.ofSeconds(seconds), callTimeout, zookeeper);
   }
 
   /** Options that only another kind of scenario reads are refused rather than silently ignored. */

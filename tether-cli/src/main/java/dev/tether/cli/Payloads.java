@@ -26,6 +26,8 @@ final class Payloads {
   private static final ObjectMapper JSON = new ObjectMapper();
   // The codec typed services use by default; JSON text goes through its tree model.
   private static final Codec CODEC = Codec.standard();
+  /** What {@link #jsonArguments} takes as a string when it is not JSON. */
+  private static final java.util.regex.Pattern BARE_WORD = java.util.regex.Pattern.compile("[\\p{L}\\p{N}_.-]+");
 
   private Payloads() {}
 
@@ -61,7 +63,8 @@ final class Payloads {
   /**
    * JSON text as the arguments of a typed operation: a JSON array lists the arguments in order;
    * any other JSON value is the only argument. No payload means no arguments. (A lone argument
-   * that is itself a list must be wrapped: {@code [[1,2]]}.)
+   * that is itself a list must be wrapped: {@code [[1,2]]}.) A bare word that is not JSON, such as
+   * {@code color}, is taken as that string, so {@code kv get color} needs no shell quoting.
    */
   static byte[] jsonArguments(byte[] jsonText) {
     if (jsonText.length == 0) {
@@ -71,7 +74,11 @@ final class Payloads {
     try {
       node = JSON.readTree(jsonText);
     } catch (IOException e) {
-      throw CliException.badInput("the payload is not JSON: " + firstLine(e), e);
+      String text = new String(jsonText, java.nio.charset.StandardCharsets.UTF_8).trim();
+      if (!BARE_WORD.matcher(text).matches()) {
+        throw CliException.badInput("the payload is not JSON: " + firstLine(e), e);
+      }
+      node = com.fasterxml.jackson.databind.node.TextNode.valueOf(text);
     }
     // The wire carries a lone argument as the value itself and several as one array.
     if (node.isArray() && node.size() == 1) {

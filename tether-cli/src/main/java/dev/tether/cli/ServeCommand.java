@@ -5,6 +5,7 @@ import dev.tether.ExecutionMode;
 import dev.tether.ProxyParseException;
 import dev.tether.cli.kv.DemoServer;
 import dev.tether.cli.kv.KeyValueStore;
+import dev.tether.zookeeper.ZooKeeperRegistry;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -48,6 +49,11 @@ public final class ServeCommand implements Callable<Integer> {
       description = "How long shutdown may wait for calls in flight and clients to leave (default: ${DEFAULT-VALUE}).")
   private Duration grace;
 
+  @Option(names = "--zookeeper", paramLabel = "<host:port[,host:port]>",
+      description = "Register both services in this ZooKeeper (under /tether) while serving; withdrawn when the"
+          + " shutdown starts.")
+  private String zookeeper;
+
   private final StopSignal stopSignal;
 
   /** Stops on JVM shutdown (Ctrl-C). */
@@ -66,6 +72,7 @@ public final class ServeCommand implements Callable<Integer> {
     Duration drain = grace == null ? Duration.ofDays(1) : grace;
     DemoServer server = start();
     PrintWriter out = spec.commandLine().getOut();
+    ZooKeeperRegistry registry = zookeeper == null ? null : register(server, out);
     printGreeting(out, server);
     CountDownLatch stopped = new CountDownLatch(1);
     stopSignal.onStopRequested(() -> {
@@ -74,6 +81,9 @@ public final class ServeCommand implements Callable<Integer> {
       server.shutdownGracefully(drain);
       out.println(name + ": stopped after serving " + server.stats().served() + " call(s)");
       out.flush();
+      if (registry != null) {
+        registry.close();
+      }
       stopped.countDown();
     });
     stopped.await();
@@ -92,6 +102,20 @@ public final class ServeCommand implements Callable<Integer> {
       // Netty rethrows bind failures (port in use, unknown host) as they are, checked or not.
       throw CliException.failed("cannot listen on " + endpoints + ": " + e.getMessage(), e);
     }
+  }
+
+  private ZooKeeperRegistry register(DemoServer server, PrintWriter out) {
+    ZooKeeperRegistry registry = ZooKeeperRegistry.connect(zookeeper);
+    try {
+      registry.register(server.server());
+    } catch (RuntimeException e) {
+      registry.close();
+      server.close();
+      throw CliException.failed("cannot register in ZooKeeper at " + zookeeper + ": " + FailureReporter.describe(e), e);
+    }
+    out.println(name + " is registered in ZooKeeper at " + zookeeper + " as services " + DemoServer.ECHO + " and "
+        + DemoServer.KV + "; find it with ./tether call --zookeeper " + zookeeper + " --json kv whoami");
+    return registry;
   }
 
   private void printGreeting(PrintWriter out, DemoServer server) {

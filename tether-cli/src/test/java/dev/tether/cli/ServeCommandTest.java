@@ -19,14 +19,7 @@ class ServeCommandTest {
   @Test
   void serveAnswersOnThePrintedProxyUntilAskedToStopThenStopsGracefully() throws Exception {
     AtomicReference<Runnable> stop = new AtomicReference<>();
-    CommandLine.IFactory factory = new CommandLine.IFactory() {
-      @Override
-      public <K> K create(Class<K> type) throws Exception {
-        return type == ServeCommand.class
-            ? type.cast(new ServeCommand(stop::set))
-            : CommandLine.defaultFactory().create(type);
-      }
-    };
+    CommandLine.IFactory factory = CliRun.stoppableServe(stop::set);
     StringWriter out = new StringWriter();
     CommandLine commandLine = TetherCommand.newCommandLine(factory);
     commandLine.setOut(new PrintWriter(out, true));

@@ -25,6 +25,7 @@ public final class DemoCluster implements AutoCloseable {
   private final List<Node> nodes;
   private final KeyValueStore store;
   private final Timeline timeline;
+  private final ServerLifecycle lifecycle;
 
   /** Where one server is in its life. */
   enum NodeState {
@@ -95,29 +96,37 @@ public final class DemoCluster implements AutoCloseable {
     }
   }
 
-  private DemoCluster(List<Node> nodes, KeyValueStore store, Timeline timeline) {
+  private DemoCluster(List<Node> nodes, KeyValueStore store, Timeline timeline, ServerLifecycle lifecycle) {
     this.nodes = nodes;
     this.store = store;
     this.timeline = timeline;
+    this.lifecycle = lifecycle;
   }
 
   /** Starts {@code size} servers named server-1, server-2, ... on free loopback ports. */
   static DemoCluster start(int size, KeyValueStore store, Timeline timeline) {
+    return start(size, store, timeline, ServerLifecycle.NONE);
+  }
+
+  /** As {@link #start(int, KeyValueStore, Timeline)}, telling {@code lifecycle} of every start and kill. */
+  static DemoCluster start(int size, KeyValueStore store, Timeline timeline, ServerLifecycle lifecycle) {
     List<Node> nodes = new ArrayList<>();
     try {
       for (int i = 1; i <= size; i++) {
         IncrementTrap trap = new IncrementTrap();
-        nodes.add(new Node(startServer("server-" + i, 0, store, trap), trap));
+        nodes.add(new Node(startServer("server-" + i, 0, store, trap, lifecycle), trap));
       }
     } catch (RuntimeException e) {
       nodes.forEach(n -> n.server().close());
       throw e;
     }
-    return new DemoCluster(List.copyOf(nodes), store, timeline);
+    return new DemoCluster(List.copyOf(nodes), store, timeline, lifecycle);
   }
 
-  private static DemoServer startServer(String name, int port, KeyValueStore store, IncrementTrap trap) {
-    return DemoServer.start(name, "tcp -h " + LOOPBACK + " -p " + port, ExecutionMode.EXECUTOR, store, trap);
+  private static DemoServer startServer(String name, int port, KeyValueStore store, IncrementTrap trap, ServerLifecycle lifecycle) {
+    DemoServer server = DemoServer.start(name, "tcp -h " + LOOPBACK + " -p " + port, ExecutionMode.EXECUTOR, store, trap);
+    lifecycle.started(server);
+    return server;
   }
 
   List<Node> nodes() {
@@ -162,6 +171,7 @@ public final class DemoCluster implements AutoCloseable {
   public void stopAbruptly(String name) {
     Node node = running(name);
     node.server().close();
+    lifecycle.closedAbruptly(node.server());
     markStopped(node, NodeState.CLOSED_ABRUPTLY);
     timeline.record(name + " closed abruptly (close(): connections dropped, calls in flight lost)");
   }
@@ -182,6 +192,7 @@ public final class DemoCluster implements AutoCloseable {
       caught = false;
     }
     node.server().close();
+    lifecycle.closedAbruptly(node.server());
     node.trap.release();
     markStopped(node, NodeState.CLOSED_ABRUPTLY);
     timeline.record(name + (caught
@@ -211,7 +222,7 @@ public final class DemoCluster implements AutoCloseable {
       throw new IllegalStateException(name + " is running; stop it before restarting it");
     }
     IncrementTrap trap = new IncrementTrap();
-    node.incarnations.add(startServer(name, node.port(), store, trap));
+    node.incarnations.add(startServer(name, node.port(), store, trap, lifecycle));
     node.trap = trap;
     node.restartedAt = timeline.elapsed();
     node.state = NodeState.RUNNING;

@@ -1,5 +1,7 @@
 package dev.tether.cli.demo;
 
+import dev.tether.LoadBalancing;
+import dev.tether.Proxy;
 import dev.tether.Tether;
 import dev.tether.cli.kv.DemoServer;
 import dev.tether.cli.kv.KeyValue;
@@ -33,8 +35,11 @@ public final class DemoRun {
    *     scenarios go through server-1 to server-3, and a step naming a missing server is recorded
    *     as failed)
    * @param callTimeout the invocation timeout of each call; bounds how long a caller can hang
+   * @param zookeeper null for a static proxy string; else where the servers register and the
+   *     client finds them: {@link DemoRegistry#EMBEDDED} or a connect string
    */
-  public record Settings(Scenario scenario, int servers, int callers, Duration duration, Duration callTimeout) {
+  public record Settings(Scenario scenario, int servers, int callers, Duration duration, Duration callTimeout,
+      String zookeeper) {
     public Settings {
       Objects.requireNonNull(scenario);
       if (servers < 2 || callers < 1 || duration.isNegative() || duration.isZero()
@@ -65,11 +70,15 @@ public final class DemoRun {
     Timeline timeline = new Timeline(nanoClock, live);
     // Resources close in reverse order: the client first. Its callers have stopped by then, so
     // nothing is in flight when the servers go.
-    try (DemoCluster cluster = DemoCluster.start(settings.servers(), store, timeline);
+    try (DemoRegistry registry = settings.zookeeper() == null ? null : DemoRegistry.start(settings.zookeeper());
+        DemoCluster cluster = DemoCluster.start(
+            settings.servers(), store, timeline, registry == null ? ServerLifecycle.NONE : registry);
         Tether tether = Tether.create()) {
-      String proxy = cluster.proxyString(DemoServer.KV);
-      KeyValue kv = tether.proxy(proxy)
-          .withConnectionCached(false)
+      String proxy = registry == null ? cluster.proxyString(DemoServer.KV) : DemoServer.KV + " (found in " + registry.describe() + ")";
+      Proxy balanced = registry == null
+          ? tether.proxy(proxy).withConnectionCached(false)
+          : tether.proxy(DemoServer.KV, registry.discovery(DemoServer.KV)).withLoadBalancing(LoadBalancing.ROUND_ROBIN);
+      KeyValue kv = balanced
           .withInvocationTimeout(settings.callTimeout())
           .as(KeyValue.class);
       int warmUpCallsPerServer = cluster.warmUp(tether, WARM_UP_ROUNDS);

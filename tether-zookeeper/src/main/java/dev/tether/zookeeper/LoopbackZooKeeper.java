@@ -1,0 +1,65 @@
+package dev.tether.zookeeper;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingCluster;
+import org.apache.curator.test.TestingServer;
+
+/**
+ * Real ZooKeeper servers inside this JVM, listening on 127.0.0.1 only (client, quorum and election
+ * ports; no admin server), for demos and tests. A 200 ms tick allows sessions from 0.4 s to 30 s
+ * and lets an ensemble elect a new leader in well under a second. Needs curator-test on the class path.
+ */
+public final class LoopbackZooKeeper {
+  private static final String LOOPBACK = "127.0.0.1";
+  private static final int TICK_MILLIS = 200;
+
+  private LoopbackZooKeeper() {}
+
+  /** A started standalone server; {@code getConnectString()} says where. */
+  public static TestingServer server() {
+    try {
+      return new TestingServer(spec(1), true);
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot start ZooKeeper", e);
+    }
+  }
+
+  /** A started ensemble of {@code members} servers. */
+  public static TestingCluster cluster(int members) {
+    List<InstanceSpec> specs = new ArrayList<>();
+    for (int id = 1; id <= members; id++) {
+      specs.add(spec(id));
+    }
+    TestingCluster cluster = new TestingCluster(specs);
+    try {
+      cluster.start();
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot start a ZooKeeper ensemble", e);
+    }
+    return cluster;
+  }
+
+  private static InstanceSpec spec(int serverId) {
+    Map<String, Object> settings = Map.of(
+        "clientPortAddress", LOOPBACK,
+        // Unknown keys become "zookeeper."-prefixed system properties: this one turns off the admin HTTP server.
+        "admin.enableServer", "false",
+        "maxSessionTimeout", "30000");
+    return new InstanceSpec(null, freePort(), freePort(), freePort(), true, serverId, TICK_MILLIS, 0, settings, LOOPBACK);
+  }
+
+  private static int freePort() {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName(LOOPBACK))) {
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

@@ -1,0 +1,65 @@
+package dev.tether.zookeeper;
+
+import dev.tether.Idempotency;
+import dev.tether.Proxy;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Callers making blocking calls in a loop, each with a payload no other call uses, until stopped,
+ * {@code maxCallsEach} calls or {@code maxTime}, whichever comes first: load with a bound.
+ */
+final class CallLoad implements AutoCloseable {
+  private final AtomicBoolean stopping = new AtomicBoolean();
+  private final AtomicInteger succeeded = new AtomicInteger();
+  private final List<Throwable> failures = new CopyOnWriteArrayList<>();
+  private final CompletableFuture<?>[] callers;
+
+  CallLoad(Proxy proxy, int callerCount, String operation, Idempotency idempotency, int maxCallsEach, Duration maxTime) {
+    long deadlineNanos = System.nanoTime() + maxTime.toNanos();
+    callers = new CompletableFuture<?>[callerCount];
+    for (int c = 0; c < callerCount; c++) {
+      String caller = "caller-" + c;
+      callers[c] = CompletableFuture.runAsync(() -> {
+        for (int i = 0; i < maxCallsEach && !stopping.get() && System.nanoTime() < deadlineNanos; i++) {
+          try {
+            proxy.invoke(operation, (caller + "-" + i).getBytes(StandardCharsets.UTF_8), idempotency);
+            succeeded.incrementAndGet();
+          } catch (RuntimeException e) {
+            failures.add(e);
+          }
+        }
+      }, runnable -> {
+        Thread t = new Thread(runnable, caller);
+        t.setDaemon(true);
+        t.start();
+      });
+    }
+  }
+
+  /** Whether every caller reached its bound. */
+  boolean finished() {
+    return CompletableFuture.allOf(callers).isDone();
+  }
+
+  int succeeded() {
+    return succeeded.get();
+  }
+
+  List<Throwable> failures() {
+    return failures;
+  }
+
+  /** Stops the callers and waits for their last calls to end. */
+  @Override
+  public void close() throws Exception {
+    stopping.set(true);
+    CompletableFuture.allOf(callers).get(30, TimeUnit.SECONDS);
+  }
+}

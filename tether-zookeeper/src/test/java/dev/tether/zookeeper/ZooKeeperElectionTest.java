@@ -1,0 +1,123 @@
+package dev.tether.zookeeper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tether.Idempotency;
+import dev.tether.Proxy;
+import dev.tether.Tether;
+import dev.tether.TetherServer;
+import dev.tether.Topology;
+import dev.tether.testkit.FaultProxy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Primary election among three servers, each with its own ZooKeeper session behind its own
+ * FaultProxy, so a test can make one vanish the way a crashed machine does: its link goes silent.
+ */
+class ZooKeeperElectionTest {
+  private static final Duration SESSION = Duration.ofSeconds(2);
+
+  private final TestingServer zookeeper = LoopbackZooKeeper.server();
+  private final KvServers kv = new KvServers();
+  private final List<Member> members = new ArrayList<>();
+  private final Tether tether = Tether.create();
+
+  /** One server of the cluster with its own link and session to ZooKeeper. */
+  private record Member(String name, TetherServer server, FaultProxy link, ZooKeeperRegistry registry, ClusterMembership membership) {
+    String endpoint() {
+      return server.endpoints().get(0).toString();
+    }
+  }
+
+  private void startMembers(int count) {
+    for (int i = 0; i < count; i++) {
+      String name = "m" + i;
+      TetherServer server = kv.start(name);
+      FaultProxy link = FaultProxy.start("127.0.0.1", zookeeper.getPort());
+      ZooKeeperRegistry registry = ZooKeeperRegistry.builder("127.0.0.1:" + link.port())
+          .sessionTimeout(SESSION).connectionTimeout(Duration.ofSeconds(1)).build();
+      members.add(new Member(name, server, link, registry, registry.joinCluster(server, "orders")));
+    }
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    tether.close();
+    for (Member m : members) {
+      // A link that is gone fails the registry's last deletes at once rather than after a timeout.
+      m.link().close();
+      m.registry().close();
+    }
+    kv.close();
+    zookeeper.close();
+  }
+
+  private Member leader() {
+    await().atMost(SESSION.multipliedBy(3)).until(() -> members.stream().filter(m -> m.membership().isPrimary()).count() == 1);
+    return members.stream().filter(m -> m.membership().isPrimary()).findFirst().orElseThrow();
+  }
+
+  private void awaitEveryLiveMemberAnnounces(List<Member> live, Topology expected) {
+    await().atMost(SESSION.multipliedBy(3)).until(() -> live.stream().allMatch(m -> expected.equals(m.server().topology())));
+  }
+
+  private static List<Member> without(List<Member> all, Member gone) {
+    return all.stream().filter(m -> m != gone).toList();
+  }
+
+  @Test
+  void theLeaderIsThePrimaryEveryMemberAnnouncesAndTheOthersAreItsAlternates() {
+    startMembers(3);
+    Member leader = leader();
+    List<String> others = without(members, leader).stream().map(Member::endpoint).toList();
+    await().atMost(SESSION).until(() -> leader.server().topology() != null);
+    Topology announced = leader.server().topology();
+    assertThat(announced.primary()).isEqualTo(leader.endpoint());
+    assertThat(announced.alternates()).containsExactlyInAnyOrderElementsOf(others);
+    awaitEveryLiveMemberAnnounces(members, announced);
+  }
+
+  @Test
+  void aPrimaryShuttingDownGracefullyHandsOverBeforeItDrains() {
+    startMembers(3);
+    Member leader = leader();
+    await().atMost(SESSION).until(() -> leader.server().topology() != null);
+    String successor = leader.server().topology().alternates().get(0);
+    leader.server().shutdownGracefully(Duration.ofSeconds(5));
+    List<Member> live = without(members, leader);
+    Member next = live.stream().filter(m -> m.endpoint().equals(successor)).findFirst().orElseThrow();
+    awaitEveryLiveMemberAnnounces(live, Topology.of(successor, without(live, next).stream().map(Member::endpoint).toList()));
+    assertThat(next.membership().isPrimary()).isTrue();
+  }
+
+  @Test
+  void aKilledPrimaryIsReplacedWithinTheSessionTimeoutAndSessionlessCallsContinueOnTheNewPrimary() throws Exception {
+    startMembers(3);
+    Member leader = leader();
+    await().atMost(SESSION).until(() -> leader.server().topology() != null);
+    awaitEveryLiveMemberAnnounces(members, leader.server().topology());
+    Proxy orders = tether.proxy(KvServers.SERVICE + ":" + leader.endpoint()).withInvocationTimeout(Duration.ofSeconds(5));
+    assertThat(orders.invoke("whoami", new byte[0])).asString().isEqualTo(leader.name());
+    CallLoad load = new CallLoad(orders, 2, "whoami", Idempotency.IDEMPOTENT, 50_000, Duration.ofSeconds(20));
+    Member next;
+    try (load) {
+      // A crash: the server's sockets die and its ZooKeeper session goes silent until it expires.
+      leader.link().freeze();
+      leader.server().close();
+      List<Member> live = without(members, leader);
+      await().atMost(SESSION.plusSeconds(1)).until(() -> live.stream().anyMatch(m -> m.membership().isPrimary()));
+      next = live.stream().filter(m -> m.membership().isPrimary()).findFirst().orElseThrow();
+      awaitEveryLiveMemberAnnounces(live, Topology.of(next.endpoint(), without(live, next).stream().map(Member::endpoint).toList()));
+    }
+    assertThat(load.failures()).isEmpty();
+    for (int i = 0; i < 20; i++) {
+      assertThat(orders.invoke("whoami", new byte[0], Idempotency.IDEMPOTENT)).asString().isEqualTo(next.name());
+    }
+  }
+}
