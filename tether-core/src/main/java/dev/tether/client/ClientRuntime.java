@@ -340,21 +340,12 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
     return new TetherStatus(connections, nodes, retries.sum(), budgetRefusals.sum());
   }
 
-  /** How many broken connections are waiting to be re-established now. */
-  public int reconnectingCount() {
-    return pool.reconnecting();
-  }
-
   RetryBudget retryBudget() {
     return retryBudget;
   }
 
   public ClientConfig config() {
     return config;
-  }
-
-  public ConnectionPool pool() {
-    return pool;
   }
 
   String clientId() {

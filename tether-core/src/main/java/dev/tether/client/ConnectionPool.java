@@ -59,17 +59,6 @@ public final class ConnectionPool {
     return out;
   }
 
-  /** How many keys are in TRANSIENT_FAILURE now (broken and waiting to reconnect). */
-  int reconnecting() {
-    int n = 0;
-    for (ConnectionSupervisor s : supervisors.values()) {
-      if (s.state() == ConnectionSupervisor.State.TRANSIENT_FAILURE) {
-        n++;
-      }
-    }
-    return n;
-  }
-
   /**
    * Stops every supervisor, lets every connection finish its pending calls and close, waiting at
    * most {@code maxWaitNanos} on the runtime's ticker; whatever is still open then is closed.

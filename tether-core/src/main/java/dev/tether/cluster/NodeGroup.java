@@ -397,9 +397,4 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
       return List.of();
     }
   }
-
-  /** The nodes and their health, for tests; control executor. */
-  List<Node> snapshot() {
-    return ordered;
-  }
 }
