@@ -1,6 +1,14 @@
 package dev.tether;
 
+import dev.tether.internal.DurationParser;
+import dev.tether.internal.EventBus;
+import dev.tether.internal.EventLoopScheduler;
+import dev.tether.internal.TetherProperties;
+import dev.tether.observe.ServerStatus;
+import dev.tether.observe.TetherListener;
 import dev.tether.spi.Codec;
+import dev.tether.spi.Scheduler;
+import dev.tether.spi.Ticker;
 import dev.tether.codec.JacksonCodec;
 import dev.tether.protocol.ProtocolVersion;
 import dev.tether.protocol.Welcome;
@@ -44,9 +52,11 @@ public final class TetherServer implements AutoCloseable {
     Executor executor = b.executor != null ? b.executor : owned;
     TransportSet transports = new TransportSet(
         "tether-server", b.threads, b.forceNio(), null, b.tls == null ? null : TlsContexts.forServer(b.tls));
+    Scheduler scheduler = b.scheduler != null ? b.scheduler : new EventLoopScheduler(transports.ioGroup());
+    ServerRuntime.Timing timing = new ServerRuntime.Timing(b.ticker, scheduler, b.readerIdle(), b.handshakeTimeout());
     this.runtime = new ServerRuntime(
         b.endpoints, transports, new Dispatcher(b.services, b.mode, executor, b.ticker), this::welcome, b.maxFrameSize,
-        b.readerIdle(), owned, new dev.tether.internal.EventBus(b.listeners, b.ticker, "tether-server-events"));
+        timing, owned, new EventBus(b.listeners, b.ticker, "tether-server-events"));
   }
 
   /**
@@ -109,7 +119,7 @@ public final class TetherServer implements AutoCloseable {
   }
 
   /** A snapshot: lifecycle state, open connections, requests in flight, requests served. */
-  public dev.tether.observe.ServerStatus status() {
+  public ServerStatus status() {
     return runtime.status();
   }
 
@@ -142,12 +152,14 @@ public final class TetherServer implements AutoCloseable {
     private TlsConfig tls;
     private String version = "0.0.0";
     private int threads;
-    private final dev.tether.internal.TetherProperties properties = new dev.tether.internal.TetherProperties();
+    private final TetherProperties properties = new TetherProperties();
     private int maxFrameSize = ProtocolVersion.DEFAULT_MAX_FRAME_SIZE;
     private int maxConcurrentRequests = 10_000;
     private Topology topology;
-    private final List<dev.tether.observe.TetherListener> listeners = new ArrayList<>();
-    private dev.tether.spi.Ticker ticker = dev.tether.spi.Ticker.system();
+    private final List<TetherListener> listeners = new ArrayList<>();
+    private Ticker ticker = Ticker.system();
+    /** Null until set: the server then keeps time on its own event loops. */
+    private Scheduler scheduler;
 
     private Builder() {}
 
@@ -232,7 +244,19 @@ public final class TetherServer implements AutoCloseable {
 
     /** {@code tether.server.readerIdle}: close a connection silent this long (20 s; 0 = never). */
     private Duration readerIdle() {
-      return dev.tether.internal.DurationParser.parse("tether.server.readerIdle", setting("tether.server.readerIdle", "20s"));
+      return duration("tether.server.readerIdle", "20s");
+    }
+
+    /**
+     * {@code tether.server.handshakeTimeout}: close a connection that has not completed its TLS
+     * handshake and sent HELLO this long after it opened (10 s; 0 = never).
+     */
+    private Duration handshakeTimeout() {
+      return duration("tether.server.handshakeTimeout", "10s");
+    }
+
+    private Duration duration(String key, String fallback) {
+      return DurationParser.parse(key, setting(key, fallback));
     }
 
     private boolean forceNio() {
@@ -251,14 +275,24 @@ public final class TetherServer implements AutoCloseable {
     }
 
     /** Receives the server's events (ACCEPTED, GOAWAY_SENT, DRAINED, PROTOCOL_ERROR); any number. */
-    public Builder listener(dev.tether.observe.TetherListener l) {
+    public Builder listener(TetherListener l) {
       listeners.add(Objects.requireNonNull(l));
       return this;
     }
 
     /** The clock deadline checks and events read; tests pass a fake one. */
-    public Builder ticker(dev.tether.spi.Ticker t) {
+    public Builder ticker(Ticker t) {
       ticker = Objects.requireNonNull(t);
+      return this;
+    }
+
+    /**
+     * What keeps time for the server's timers (handshake deadline, reader idle, the grace deadline
+     * of {@link TetherServer#shutdownGracefully}); the server hands each task to the thread that
+     * owns its state. Default: the server's own event loops. Tests pass a fake clock.
+     */
+    public Builder scheduler(Scheduler s) {
+      scheduler = Objects.requireNonNull(s);
       return this;
     }
 
