@@ -55,7 +55,7 @@ public final class TetherServer implements AutoCloseable {
     Scheduler scheduler = b.scheduler != null ? b.scheduler : new EventLoopScheduler(transports.ioGroup());
     ServerRuntime.Timing timing = new ServerRuntime.Timing(b.ticker, scheduler, b.readerIdle(), b.handshakeTimeout());
     this.runtime = new ServerRuntime(
-        b.endpoints, transports, new Dispatcher(b.services, b.mode, executor, b.ticker), this::welcome, b.maxFrameSize,
+        b.endpoints, transports, new Dispatcher(b.services, b.mode, executor, b.ticker, b.interceptors), this::welcome, b.maxFrameSize,
         timing, owned, new EventBus(b.listeners, b.ticker, "tether-server-events"));
   }
 
@@ -157,6 +157,7 @@ public final class TetherServer implements AutoCloseable {
     private int maxConcurrentRequests = 10_000;
     private Topology topology;
     private final List<TetherListener> listeners = new ArrayList<>();
+    private final List<ServerInterceptor> interceptors = new ArrayList<>();
     private Ticker ticker = Ticker.system();
     /** Null until set: the server then keeps time on its own event loops. */
     private Scheduler scheduler;
@@ -293,6 +294,16 @@ public final class TetherServer implements AutoCloseable {
      */
     public Builder scheduler(Scheduler s) {
       scheduler = Objects.requireNonNull(s);
+      return this;
+    }
+
+    /**
+     * Sees each request before its service runs and may refuse it with {@link
+     * PermissionDeniedException} (status PERMISSION_DENIED; the service never runs). Any number,
+     * run in the order added; the first that throws decides.
+     */
+    public Builder interceptor(ServerInterceptor i) {
+      interceptors.add(Objects.requireNonNull(i));
       return this;
     }
 

@@ -8,6 +8,7 @@ import dev.tether.InvocationMode;
 import dev.tether.LoadBalancing;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
 
@@ -37,6 +38,8 @@ public final class ProxySettings {
   private Duration rerouteRetryInterval = Duration.ZERO;
   /** Null when any server version will do. */
   private VersionRange serverVersion;
+  /** Sent with every request; empty when none. */
+  private Map<String, String> metadata = Map.of();
 
   private ProxySettings() {}
 
@@ -96,6 +99,14 @@ public final class ProxySettings {
     public Changes rerouteRetryInterval(Duration v) { s.rerouteRetryInterval = Objects.requireNonNull(v); return this; }
 
     public Changes serverVersion(VersionRange v) { s.serverVersion = v; return this; }
+
+    /** Adds (or replaces) one header sent with every request. */
+    public Changes metadata(String key, String value) {
+      Map<String, String> m = new java.util.LinkedHashMap<>(s.metadata);
+      m.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+      s.metadata = java.util.Collections.unmodifiableMap(m);
+      return this;
+    }
   }
 
   /** A copy with the changes {@code edit} makes. */
@@ -118,6 +129,7 @@ public final class ProxySettings {
     copy.maxRerouteRetries = maxRerouteRetries;
     copy.rerouteRetryInterval = rerouteRetryInterval;
     copy.serverVersion = serverVersion;
+    copy.metadata = metadata;
     edit.accept(new Changes(copy));
     return copy;
   }
@@ -159,6 +171,8 @@ public final class ProxySettings {
   public Duration rerouteRetryInterval() { return rerouteRetryInterval; }
 
   public VersionRange serverVersion() { return serverVersion; }
+
+  public Map<String, String> metadata() { return metadata; }
 
   // Convenience copies used across the client.
 

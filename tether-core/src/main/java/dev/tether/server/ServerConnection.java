@@ -20,8 +20,14 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import dev.tether.observe.TetherEvent;
 import dev.tether.protocol.ProtocolViolation;
 import dev.tether.spi.Scheduler;
-import java.net.SocketAddress;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import javax.net.ssl.SSLPeerUnverifiedException;
 import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -84,6 +90,10 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
   private Scheduler.Cancellable readerIdleCheck;
   /** When the connection last read bytes, on the host's ticker. */
   private long lastReadNanos;
+  /** The client's chain as TLS verified it; set when the TLS handshake succeeds, empty otherwise. */
+  private List<X509Certificate> verifiedChain = List.of();
+  /** Who the client is; non-null from HELLO on (requests before HELLO are protocol errors). */
+  private Peer peer;
   private int highestAcceptedId;
   /** Accepted requests not yet answered (twoway) or finished (oneway). */
   private int inFlight;
@@ -194,6 +204,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
   }
 
   private void handleHello(ChannelHandlerContext ctx) {
+    peer = new Peer(channel.remoteAddress(), verifiedChain);
     Welcome welcome = server.welcome();
     ByteBuf out = ctx.alloc().ioBuffer(128);
     FrameCodec.writePreface(out);
@@ -244,11 +255,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
       highestAcceptedId = r.requestId();
     }
     inFlight++;
-    server.dispatcher().dispatch(r, remoteAddress(), this);
-  }
-
-  private SocketAddress remoteAddress() {
-    return channel.remoteAddress();
+    server.dispatcher().dispatch(r, peer, this);
   }
 
   @Override
@@ -299,8 +306,25 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
     if (evt instanceof ProtocolViolation v) {
       server.emit(TetherEvent.Kind.PROTOCOL_ERROR, channel, v.cause().getMessage(), v.cause());
+    } else if (evt instanceof SslHandshakeCompletionEvent done && done.isSuccess()) {
+      verifiedChain = peerChain(ctx.pipeline().get(SslHandler.class));
     }
     ctx.fireUserEventTriggered(evt);
+  }
+
+  /** What the client presented and TLS verified; empty when client authentication asked for none. */
+  private static List<X509Certificate> peerChain(SslHandler tls) {
+    try {
+      List<X509Certificate> chain = new ArrayList<>();
+      for (Certificate c : tls.engine().getSession().getPeerCertificates()) {
+        if (c instanceof X509Certificate x509) {
+          chain.add(x509);
+        }
+      }
+      return List.copyOf(chain);
+    } catch (SSLPeerUnverifiedException anonymous) {
+      return List.of();
+    }
   }
 
   @Override
