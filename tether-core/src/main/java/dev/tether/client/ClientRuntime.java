@@ -349,6 +349,8 @@ public final class ClientRuntime {
     final StringBuilder tried = new StringBuilder();
     /** True while every failure so far was a server outside the proxy's version range. */
     boolean onlyIncompatible = true;
+    /** Endpoints whose certificate names another host: a later round would meet the same one. */
+    final java.util.Set<dev.tether.Endpoint> wrongName = new java.util.HashSet<>();
 
     final List<Duration> roundWaits;
 
@@ -381,6 +383,9 @@ public final class ClientRuntime {
 
     private void recordFailure(Candidate c, TetherException failure) {
       onlyIncompatible &= failure instanceof dev.tether.IncompatibleServerException;
+      if (dev.tether.transport.PeerNameMismatchException.isCauseOf(failure)) {
+        wrongName.add(c.endpoint());
+      }
       trace(2, "connect to {} failed: {}", c.endpoint(), failure.getMessage());
       tried.append(tried.length() == 0 ? "" : ", ").append(c.endpoint());
       if (first == null) {
@@ -403,6 +408,11 @@ public final class ClientRuntime {
           candidates = selector.select(withKnownTopology(settings));
         } catch (TetherException e) {
           result.completeExceptionally(e);
+          return;
+        }
+        candidates = candidates.stream().filter(c -> !wrongName.contains(c.endpoint())).toList();
+        if (candidates.isEmpty()) {
+          result.completeExceptionally(finalFailure());
           return;
         }
         index = 0;
