@@ -23,9 +23,12 @@ import java.util.Random;
 public final class Tether implements AutoCloseable {
   private final ClientRuntime runtime;
   private final Codec codec;
+  /** Null without TLS. */
+  private final TlsConfig tls;
 
   private Tether(Builder b) {
     this.codec = b.codec;
+    this.tls = b.tls;
     this.runtime = new ClientRuntime(
         ClientConfig.from(b.properties.effective()),
         b.resolver,
@@ -65,6 +68,20 @@ public final class Tether implements AutoCloseable {
   /** A snapshot of this runtime's connections, nodes and retry counters; cheap enough to poll. */
   public dev.tether.observe.TetherStatus status() {
     return runtime.status();
+  }
+
+  /**
+   * Builds a new TLS context from the same configuration (PEM files are read again) and uses it
+   * for connections opened from now on; open connections go on with theirs. A configuration that
+   * no longer builds throws {@link IllegalArgumentException} and leaves the current one in force.
+   *
+   * @throws IllegalStateException when this runtime has no TLS configured
+   */
+  public void reloadTls() {
+    if (tls == null) {
+      throw new IllegalStateException("this Tether has no TLS configured (Tether.builder().tls(...))");
+    }
+    runtime.reloadTls(TlsContexts.forClient(tls));
   }
 
   ClientRuntime runtime() {

@@ -96,6 +96,9 @@ public final class TetherServer implements AutoCloseable {
     if (!started) {
       runtime.start();
       started = true;
+      if (config.tlsWatch != null) {
+        runtime.watchTls(config.tls.pemFiles(), config.tlsWatch, this::reloadTls);
+      }
     }
     return this;
   }
@@ -116,6 +119,21 @@ public final class TetherServer implements AutoCloseable {
 
   public String serverId() {
     return serverId;
+  }
+
+  /**
+   * Builds a new TLS context from the same configuration (PEM files are read again, so a renewed
+   * certificate or CA takes effect) and uses it for connections accepted from now on; open
+   * connections go on with theirs. A configuration that no longer builds throws
+   * {@link IllegalArgumentException} and leaves the current context in force.
+   *
+   * @throws IllegalStateException when the server has no TLS configured
+   */
+  public void reloadTls() {
+    if (config.tls == null) {
+      throw new IllegalStateException("this server has no TLS configured (TetherServer.builder().tls(...))");
+    }
+    runtime.reloadTls(TlsContexts.forServer(config.tls));
   }
 
   /** A snapshot: lifecycle state, open connections, requests in flight, requests served. */
@@ -150,6 +168,8 @@ public final class TetherServer implements AutoCloseable {
     private ExecutionMode mode = ExecutionMode.EXECUTOR;
     private Executor executor;
     private TlsConfig tls;
+    /** Null unless watchTls was called. */
+    private Duration tlsWatch;
     private String version = "0.0.0";
     private int threads;
     private final TetherProperties properties = new TetherProperties();
@@ -212,6 +232,22 @@ public final class TetherServer implements AutoCloseable {
     /** Enables ssl endpoints. */
     public Builder tls(TlsConfig config) {
       tls = config;
+      return this;
+    }
+
+    /**
+     * Opt-in certificate rotation: every {@code interval}, the server looks at the PEM files of
+     * its TLS config and, when one changed, {@linkplain TetherServer#reloadTls() reloads} them.
+     * Write the key before the certificate or replace both atomically (a rename): a pair that does
+     * not match is logged and the previous context stays until the next change.
+     *
+     * @throws IllegalArgumentException at build time when the TLS config has no PEM file to watch
+     */
+    public Builder watchTls(Duration interval) {
+      if (interval.isNegative() || interval.isZero()) {
+        throw new IllegalArgumentException("a TLS watch interval must be positive: " + interval);
+      }
+      tlsWatch = interval;
       return this;
     }
 
@@ -310,6 +346,9 @@ public final class TetherServer implements AutoCloseable {
     public TetherServer build() {
       if (endpoints.isEmpty()) {
         throw new IllegalStateException("a server needs at least one endpoint");
+      }
+      if (tlsWatch != null && (tls == null || tls.pemFiles().isEmpty())) {
+        throw new IllegalArgumentException("watchTls needs a TLS config read from PEM files: " + tls);
       }
       return new TetherServer(this);
     }

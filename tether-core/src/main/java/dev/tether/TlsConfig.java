@@ -218,6 +218,14 @@ public final class TlsConfig {
         hostnameVerification);
   }
 
+  /** The PEM files this config reads each time a context is built: what a reload picks up. */
+  public List<Path> pemFiles() {
+    return java.util.stream.Stream.of(certificateChain, privateKey, trustedCertificates)
+        .filter(Objects::nonNull)
+        .flatMap(pem -> pem.file().stream())
+        .toList();
+  }
+
   /** This side's certificate chain in PEM, when configured from PEM with one. */
   public Optional<Pem> certificateChain() {
     return Optional.ofNullable(certificateChain);

@@ -439,6 +439,11 @@ public final class ClientRuntime {
     }
   }
 
+  /** New ssl connections use {@code next}; open ones go on (Tether.reloadTls). */
+  public void reloadTls(io.netty.handler.ssl.SslContext next) {
+    transports.reloadTls(next);
+  }
+
   RetryBudget retryBudget() {
     return retryBudget;
   }

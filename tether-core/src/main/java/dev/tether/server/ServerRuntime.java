@@ -79,6 +79,8 @@ public final class ServerRuntime implements ServerConnection.Host {
   private long servedByClosed;
   /** Non-null only while DRAINING: completes when the last connection has closed. */
   private CompletableFuture<Boolean> allClosed;
+  /** Non-null once {@link #watchTls} started one; stopped by close. */
+  private TlsWatch tlsWatch;
 
   public ServerRuntime(
       List<Endpoint> endpoints,
@@ -206,6 +208,24 @@ public final class ServerRuntime implements ServerConnection.Host {
     return handshakeTimeoutNanos;
   }
 
+  /** New ssl connections use {@code next}; connections already open keep their session. */
+  public void reloadTls(io.netty.handler.ssl.SslContext next) {
+    transports.reloadTls(next);
+  }
+
+  /**
+   * Checks {@code files} every {@code interval} on the server's scheduler and runs {@code reload}
+   * when one changed; stops when the server closes.
+   */
+  public void watchTls(List<java.nio.file.Path> files, Duration interval, Runnable reload) {
+    control.execute(() -> {
+      if (lifecycle == Lifecycle.RUNNING && tlsWatch == null) {
+        tlsWatch = new TlsWatch(files, reload, clock.scheduler(), control, interval.toNanos());
+        tlsWatch.start();
+      }
+    });
+  }
+
   /** How many stream connections are open now. */
   public int connectionCount() {
     return onControl(connections::size).join();
@@ -263,6 +283,9 @@ public final class ServerRuntime implements ServerConnection.Host {
       case DRAINING -> allClosed = connections.isEmpty()
           ? CompletableFuture.completedFuture(true) : new CompletableFuture<>();
       case CLOSED -> {
+        if (tlsWatch != null) {
+          tlsWatch.stop();
+        }
         if (previous == Lifecycle.DRAINING) {
           events.emit(TetherEvent.Kind.DRAINED, null, why, null);
         }
