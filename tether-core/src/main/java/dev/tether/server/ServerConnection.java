@@ -1,5 +1,6 @@
 package dev.tether.server;
 
+import dev.tether.observe.TetherEvent;
 import dev.tether.protocol.Batch;
 import dev.tether.protocol.FrameCodec;
 import dev.tether.protocol.GoAway;
@@ -7,19 +8,18 @@ import dev.tether.protocol.GoAwayReason;
 import dev.tether.protocol.Hello;
 import dev.tether.protocol.Ping;
 import dev.tether.protocol.Pong;
+import dev.tether.protocol.ProtocolViolation;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Response;
 import dev.tether.protocol.Status;
 import dev.tether.protocol.Welcome;
 import dev.tether.protocol.WriteBatcher;
+import dev.tether.spi.Scheduler;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import dev.tether.observe.TetherEvent;
-import dev.tether.protocol.ProtocolViolation;
-import dev.tether.spi.Scheduler;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import java.security.cert.Certificate;
@@ -27,8 +27,8 @@ import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import javax.net.ssl.SSLPeerUnverifiedException;
 import java.util.concurrent.RejectedExecutionException;
+import javax.net.ssl.SSLPeerUnverifiedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -306,10 +306,15 @@ public final class ServerRuntime implements ServerConnection.Host {
     List<CompletableFuture<long[]>> counts = new ArrayList<>(registry.open().size());
     for (ServerConnection c : registry.open()) {
       CompletableFuture<long[]> f = new CompletableFuture<>();
-      try {
-        c.channel().eventLoop().execute(() -> f.complete(new long[] {c.inFlight(), c.served()}));
-      } catch (RejectedExecutionException stopped) {
-        f.complete(new long[] {0, 0});
+      Runnable read = () -> f.complete(new long[] {c.inFlight(), c.served()});
+      if (c.channel().eventLoop().inEventLoop()) {
+        read.run(); // called on that loop (a handler polling): waiting for it would stall it
+      } else {
+        try {
+          c.channel().eventLoop().execute(read);
+        } catch (RejectedExecutionException stopped) {
+          f.complete(new long[] {0, 0});
+        }
       }
       counts.add(f);
     }

@@ -5,6 +5,7 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.concurrent.atomic.AtomicReference;
@@ -54,7 +55,11 @@ public final class SslTransport extends TcpTransport {
         // Read per connection, not per listener: a reload applies to the next accepted socket.
         SslContext context = current.get();
         if (serverSide) {
-          ch.pipeline().addLast("tls", context.newHandler(ch.alloc()));
+          SslHandler tls = context.newHandler(ch.alloc());
+          // The server's own handshake deadline (tether.server.handshakeTimeout) covers TLS and
+          // HELLO on the injected clock; a second timer on Netty's clock would race it.
+          tls.setHandshakeTimeoutMillis(0);
+          ch.pipeline().addLast("tls", tls);
         } else {
           // The dialled host, so hostname verification and SNI see the name the user gave.
           InetSocketAddress peer = (InetSocketAddress) remote;
