@@ -13,6 +13,7 @@ import dev.tether.protocol.Welcome;
 import dev.tether.spi.Scheduler;
 import dev.tether.spi.Ticker;
 import dev.tether.transport.LocalTransport;
+import dev.tether.transport.TlsWatch;
 import dev.tether.transport.Transport;
 import dev.tether.transport.TransportSet;
 import io.netty.channel.Channel;

@@ -3,6 +3,7 @@ package dev.tether.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tether.internal.SerialExecutor;
+import dev.tether.transport.TlsWatch;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

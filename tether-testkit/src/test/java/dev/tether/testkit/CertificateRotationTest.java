@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
 import java.security.KeyStore;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
@@ -85,6 +86,10 @@ class CertificateRotationTest {
   private void rotateFiles() throws IOException {
     Path key = Files.copy(after.server().privateKey(), dir.resolve("next.key"));
     Path chain = Files.copy(after.server().certificateChain(), dir.resolve("next.pem"));
+    for (Path p : List.of(key, chain)) {
+      // A minute on, so a file system with coarse timestamps still shows the change to a watch.
+      Files.setLastModifiedTime(p, FileTime.fromMillis(System.currentTimeMillis() + 60_000));
+    }
     Files.move(key, liveKey, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     Files.move(chain, liveChain, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
   }
@@ -187,6 +192,26 @@ class CertificateRotationTest {
 
     Files.copy(after.caCertificate(), clientTrust, StandardCopyOption.REPLACE_EXISTING);
     tether.reloadTls();
+
+    assertThat(p.invoke("echo", "trusted now".getBytes(StandardCharsets.UTF_8)))
+        .asString(StandardCharsets.UTF_8).isEqualTo("trusted now");
+  }
+
+  @Test
+  void clientWatchingItsTrustFileTrustsTheNewCaAtTheFirstCheckAfterItChanged() throws Exception {
+    server = serverWithLiveFiles().build().start();
+    rotateFiles();
+    server.reloadTls();
+    Path clientTrust = Files.copy(before.caCertificate(), dir.resolve("client-trust.pem"));
+    FakeClock clock = new FakeClock();
+    tether = Tether.builder().tls(TlsConfig.fromPem(null, null, clientTrust))
+        .scheduler(clock).ticker(clock).watchTls(Duration.ofSeconds(30)).build();
+    Proxy p = tether.proxy(server.proxyString("echo"));
+    assertThatThrownBy(() -> p.invoke("echo", new byte[0])).isInstanceOf(ConnectFailedException.class);
+
+    Files.copy(after.caCertificate(), clientTrust, StandardCopyOption.REPLACE_EXISTING);
+    Files.setLastModifiedTime(clientTrust, FileTime.fromMillis(System.currentTimeMillis() + 60_000));
+    clock.forward(Duration.ofSeconds(30));
 
     assertThat(p.invoke("echo", "trusted now".getBytes(StandardCharsets.UTF_8)))
         .asString(StandardCharsets.UTF_8).isEqualTo("trusted now");

@@ -1,4 +1,4 @@
-package dev.tether.server;
+package dev.tether.transport;
 
 import dev.tether.spi.Scheduler;
 import java.io.IOException;
@@ -11,12 +11,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Watches a server's PEM files and reloads TLS when one changes (its modification time or size),
- * so a renewed certificate takes effect without a restart. It polls through the server's
- * scheduler rather than a file-system watch, so it works on every file system and a fake clock
- * drives it in tests; its state belongs to the executor it is given.
+ * Watches the PEM files of a server or client and reloads TLS when one changes (its modification
+ * time or size), so a renewed certificate or CA takes effect without a restart. It polls through
+ * the runtime's scheduler rather than a file-system watch, so it works on every file system and a
+ * fake clock drives it in tests; its state belongs to the serial executor it is given.
  */
-final class TlsWatch {
+public final class TlsWatch {
   private static final Logger log = LoggerFactory.getLogger(TlsWatch.class);
 
   /** What a file looked like at one check; a missing file has no time and size -1. */
@@ -33,7 +33,11 @@ final class TlsWatch {
   private Scheduler.Cancellable next;
   private boolean stopped;
 
-  TlsWatch(List<Path> files, Runnable reload, Scheduler scheduler, Executor owner, long intervalNanos) {
+  /**
+   * @param reload builds and installs a new context; may throw, which keeps the old one
+   * @param owner a serial executor: every check runs on it, one at a time
+   */
+  public TlsWatch(List<Path> files, Runnable reload, Scheduler scheduler, Executor owner, long intervalNanos) {
     this.files = List.copyOf(files);
     this.reload = reload;
     this.scheduler = scheduler;
@@ -41,14 +45,14 @@ final class TlsWatch {
     this.intervalNanos = intervalNanos;
   }
 
-  void start() {
+  public void start() {
     owner.execute(() -> {
       seen = stamps();
       scheduleNext();
     });
   }
 
-  void stop() {
+  public void stop() {
     owner.execute(() -> {
       stopped = true;
       if (next != null) {
