@@ -1,9 +1,16 @@
 package dev.tether;
 
 import java.net.SocketAddress;
+import java.security.Principal;
+import java.security.cert.X509Certificate;
+import java.util.List;
 import java.util.Map;
 
-/** What service code may know about the request it is serving. */
+/**
+ * What service code and interceptors may know about the request being served: its names, its
+ * flags, the metadata the client attached ({@code proxy.withMetadata}), and who sent it. Identity
+ * comes from the TLS handshake only: a certificate the server verified against its trusted CAs.
+ */
 public interface CallContext {
   String service();
 
@@ -18,6 +25,18 @@ public interface CallContext {
   /** String headers sent with the request. */
   Map<String, String> metadata();
 
-  /** The client's address. */
+  /** The client's address; null for a datagram, whose sender is not verified. */
   SocketAddress remoteAddress();
+
+  /**
+   * The certificate chain the client presented and the server verified, the client's own
+   * certificate first; empty over a transport without TLS, or when the client sent none.
+   */
+  List<X509Certificate> peerCertificates();
+
+  /** The subject of the client's verified certificate, or null when there is none. */
+  default Principal peerPrincipal() {
+    List<X509Certificate> chain = peerCertificates();
+    return chain.isEmpty() ? null : chain.get(0).getSubjectX500Principal();
+  }
 }

@@ -119,6 +119,15 @@ public final class Proxy {
     return with(settings.with(c -> c.serverVersion(range == null ? null : dev.tether.client.VersionRange.parse(range))));
   }
 
+  /**
+   * Sends {@code key: value} with every request of the new proxy (a token, a tenant), for the
+   * server's interceptors and services to read from {@link CallContext#metadata()}. Adds to, or
+   * replaces one of, the headers this proxy already sends.
+   */
+  public Proxy withMetadata(String key, String value) {
+    return with(settings.with(c -> c.metadata(key, value)));
+  }
+
   /** True when this proxy's connection goes to an alternate rather than the cluster's primary (seed 002). */
   public boolean alternateWasUsed() {
     return binding.alternateWasUsed();

@@ -1,5 +1,6 @@
 package dev.tether;
 
+import java.time.Duration;
 import dev.tether.client.ClientConfig;
 import dev.tether.client.ClientRuntime;
 import dev.tether.client.ProxySettings;
@@ -23,9 +24,14 @@ import java.util.Random;
 public final class Tether implements AutoCloseable {
   private final ClientRuntime runtime;
   private final Codec codec;
+  /** Null without TLS. */
+  private final TlsConfig tls;
+  /** Null unless the builder asked to watch the TLS files. */
+  private final dev.tether.transport.TlsWatch tlsWatch;
 
   private Tether(Builder b) {
     this.codec = b.codec;
+    this.tls = b.tls;
     this.runtime = new ClientRuntime(
         ClientConfig.from(b.properties.effective()),
         b.resolver,
@@ -35,6 +41,13 @@ public final class Tether implements AutoCloseable {
         b.random,
         new NodeGroups(),
         b.listeners);
+    if (b.tlsWatch != null) {
+      tlsWatch = new dev.tether.transport.TlsWatch(
+          tls.pemFiles(), this::reloadTls, runtime.scheduler(), new dev.tether.internal.SerialExecutor(), b.tlsWatch.toNanos());
+      tlsWatch.start();
+    } else {
+      tlsWatch = null;
+    }
   }
 
   /** A runtime with defaults and {@code -Dtether.*} system properties. */
@@ -67,6 +80,20 @@ public final class Tether implements AutoCloseable {
     return runtime.status();
   }
 
+  /**
+   * Builds a new TLS context from the same configuration (PEM files are read again) and uses it
+   * for connections opened from now on; open connections go on with theirs. A configuration that
+   * no longer builds throws {@link IllegalArgumentException} and leaves the current one in force.
+   *
+   * @throws IllegalStateException when this runtime has no TLS configured
+   */
+  public void reloadTls() {
+    if (tls == null) {
+      throw new IllegalStateException("this Tether has no TLS configured (Tether.builder().tls(...))");
+    }
+    runtime.reloadTls(TlsContexts.forClient(tls));
+  }
+
   ClientRuntime runtime() {
     return runtime;
   }
@@ -81,6 +108,9 @@ public final class Tether implements AutoCloseable {
    */
   @Override
   public void close() {
+    if (tlsWatch != null) {
+      tlsWatch.stop();
+    }
     runtime.shutdown().syncUninterruptibly();
   }
 
@@ -89,6 +119,8 @@ public final class Tether implements AutoCloseable {
     private final TetherProperties properties = new TetherProperties();
     private Resolver resolver = Resolver.system();
     private TlsConfig tls;
+    /** Null unless watchTls was called. */
+    private Duration tlsWatch;
     private Codec codec = new JacksonCodec();
     private Ticker ticker = Ticker.system();
     private Random random = new Random();
@@ -117,6 +149,19 @@ public final class Tether implements AutoCloseable {
     /** Enables the ssl transport for this client. */
     public Builder tls(TlsConfig config) {
       tls = config;
+      return this;
+    }
+
+    /**
+     * Opt-in rotation: every {@code interval}, the runtime looks at the PEM files of its TLS config
+     * (a renewed CA bundle, a client certificate) and {@linkplain Tether#reloadTls() reloads} them
+     * when one changed; connections opened from then on use them.
+     */
+    public Builder watchTls(Duration interval) {
+      if (interval.isNegative() || interval.isZero()) {
+        throw new IllegalArgumentException("a TLS watch interval must be positive: " + interval);
+      }
+      tlsWatch = interval;
       return this;
     }
 
@@ -150,7 +195,11 @@ public final class Tether implements AutoCloseable {
       return this;
     }
 
+    /** @throws IllegalArgumentException when watchTls was asked for without PEM files to watch */
     public Tether build() {
+      if (tlsWatch != null && (tls == null || tls.pemFiles().isEmpty())) {
+        throw new IllegalArgumentException("watchTls needs a TLS config read from PEM files: " + tls);
+      }
       return new Tether(this);
     }
   }

@@ -1,6 +1,14 @@
 package dev.tether;
 
+import dev.tether.internal.DurationParser;
+import dev.tether.internal.EventBus;
+import dev.tether.internal.EventLoopScheduler;
+import dev.tether.internal.TetherProperties;
+import dev.tether.observe.ServerStatus;
+import dev.tether.observe.TetherListener;
 import dev.tether.spi.Codec;
+import dev.tether.spi.Scheduler;
+import dev.tether.spi.Ticker;
 import dev.tether.codec.JacksonCodec;
 import dev.tether.protocol.ProtocolVersion;
 import dev.tether.protocol.Welcome;
@@ -47,9 +55,11 @@ public final class TetherServer implements AutoCloseable {
     Executor executor = b.executor != null ? b.executor : owned;
     TransportSet transports = new TransportSet(
         "tether-server", b.threads, b.forceNio(), null, b.tls == null ? null : TlsContexts.forServer(b.tls));
+    Scheduler scheduler = b.scheduler != null ? b.scheduler : new EventLoopScheduler(transports.ioGroup());
+    ServerRuntime.Timing timing = new ServerRuntime.Timing(b.ticker, scheduler, b.readerIdle(), b.handshakeTimeout());
     this.runtime = new ServerRuntime(
-        b.endpoints, transports, new Dispatcher(b.services, b.mode, executor, b.ticker), this::welcome, b.maxFrameSize,
-        b.readerIdle(), owned, new dev.tether.internal.EventBus(b.listeners, b.ticker, "tether-server-events"));
+        b.endpoints, transports, new Dispatcher(b.services, b.mode, executor, b.ticker, b.interceptors), this::welcome, b.maxFrameSize,
+        timing, owned, new EventBus(b.listeners, b.ticker, "tether-server-events"));
   }
 
   /**
@@ -89,6 +99,9 @@ public final class TetherServer implements AutoCloseable {
     if (!started) {
       runtime.start();
       started = true;
+      if (config.tlsWatch != null) {
+        runtime.watchTls(config.tls.pemFiles(), config.tlsWatch, this::reloadTls);
+      }
     }
     return this;
   }
@@ -131,8 +144,23 @@ public final class TetherServer implements AutoCloseable {
     shutdownStartingActions.add(Objects.requireNonNull(action));
   }
 
+  /**
+   * Builds a new TLS context from the same configuration (PEM files are read again, so a renewed
+   * certificate or CA takes effect) and uses it for connections accepted from now on; open
+   * connections go on with theirs. A configuration that no longer builds throws
+   * {@link IllegalArgumentException} and leaves the current context in force.
+   *
+   * @throws IllegalStateException when the server has no TLS configured
+   */
+  public void reloadTls() {
+    if (config.tls == null) {
+      throw new IllegalStateException("this server has no TLS configured (TetherServer.builder().tls(...))");
+    }
+    runtime.reloadTls(TlsContexts.forServer(config.tls));
+  }
+
   /** A snapshot: lifecycle state, open connections, requests in flight, requests served. */
-  public dev.tether.observe.ServerStatus status() {
+  public ServerStatus status() {
     return runtime.status();
   }
 
@@ -177,14 +205,19 @@ public final class TetherServer implements AutoCloseable {
     private ExecutionMode mode = ExecutionMode.EXECUTOR;
     private Executor executor;
     private TlsConfig tls;
+    /** Null unless watchTls was called. */
+    private Duration tlsWatch;
     private String version = "0.0.0";
     private int threads;
-    private final dev.tether.internal.TetherProperties properties = new dev.tether.internal.TetherProperties();
+    private final TetherProperties properties = new TetherProperties();
     private int maxFrameSize = ProtocolVersion.DEFAULT_MAX_FRAME_SIZE;
     private int maxConcurrentRequests = 10_000;
     private Topology topology;
-    private final List<dev.tether.observe.TetherListener> listeners = new ArrayList<>();
-    private dev.tether.spi.Ticker ticker = dev.tether.spi.Ticker.system();
+    private final List<TetherListener> listeners = new ArrayList<>();
+    private final List<ServerInterceptor> interceptors = new ArrayList<>();
+    private Ticker ticker = Ticker.system();
+    /** Null until set: the server then keeps time on its own event loops. */
+    private Scheduler scheduler;
 
     private Builder() {}
 
@@ -239,6 +272,22 @@ public final class TetherServer implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Opt-in certificate rotation: every {@code interval}, the server looks at the PEM files of
+     * its TLS config and, when one changed, {@linkplain TetherServer#reloadTls() reloads} them.
+     * Write the key before the certificate or replace both atomically (a rename): a pair that does
+     * not match is logged and the previous context stays until the next change.
+     *
+     * @throws IllegalArgumentException at build time when the TLS config has no PEM file to watch
+     */
+    public Builder watchTls(Duration interval) {
+      if (interval.isNegative() || interval.isZero()) {
+        throw new IllegalArgumentException("a TLS watch interval must be positive: " + interval);
+      }
+      tlsWatch = interval;
+      return this;
+    }
+
     /** The cluster view (primary, alternates) sent to clients in WELCOME (seed 002). */
     public Builder topology(Topology t) {
       topology = t;
@@ -269,7 +318,19 @@ public final class TetherServer implements AutoCloseable {
 
     /** {@code tether.server.readerIdle}: close a connection silent this long (20 s; 0 = never). */
     private Duration readerIdle() {
-      return dev.tether.internal.DurationParser.parse("tether.server.readerIdle", setting("tether.server.readerIdle", "20s"));
+      return duration("tether.server.readerIdle", "20s");
+    }
+
+    /**
+     * {@code tether.server.handshakeTimeout}: close a connection that has not completed its TLS
+     * handshake and sent HELLO this long after it opened (10 s; 0 = never).
+     */
+    private Duration handshakeTimeout() {
+      return duration("tether.server.handshakeTimeout", "10s");
+    }
+
+    private Duration duration(String key, String fallback) {
+      return DurationParser.parse(key, setting(key, fallback));
     }
 
     private boolean forceNio() {
@@ -288,20 +349,43 @@ public final class TetherServer implements AutoCloseable {
     }
 
     /** Receives the server's events (ACCEPTED, GOAWAY_SENT, DRAINED, PROTOCOL_ERROR); any number. */
-    public Builder listener(dev.tether.observe.TetherListener l) {
+    public Builder listener(TetherListener l) {
       listeners.add(Objects.requireNonNull(l));
       return this;
     }
 
     /** The clock deadline checks and events read; tests pass a fake one. */
-    public Builder ticker(dev.tether.spi.Ticker t) {
+    public Builder ticker(Ticker t) {
       ticker = Objects.requireNonNull(t);
+      return this;
+    }
+
+    /**
+     * What keeps time for the server's timers (handshake deadline, reader idle, the grace deadline
+     * of {@link TetherServer#shutdownGracefully}); the server hands each task to the thread that
+     * owns its state. Default: the server's own event loops. Tests pass a fake clock.
+     */
+    public Builder scheduler(Scheduler s) {
+      scheduler = Objects.requireNonNull(s);
+      return this;
+    }
+
+    /**
+     * Sees each request before its service runs and may refuse it with {@link
+     * PermissionDeniedException} (status PERMISSION_DENIED; the service never runs). Any number,
+     * run in the order added; the first that throws decides.
+     */
+    public Builder interceptor(ServerInterceptor i) {
+      interceptors.add(Objects.requireNonNull(i));
       return this;
     }
 
     public TetherServer build() {
       if (endpoints.isEmpty()) {
         throw new IllegalStateException("a server needs at least one endpoint");
+      }
+      if (tlsWatch != null && (tls == null || tls.pemFiles().isEmpty())) {
+        throw new IllegalArgumentException("watchTls needs a TLS config read from PEM files: " + tls);
       }
       return new TetherServer(this);
     }

@@ -28,7 +28,7 @@ import javax.net.ssl.TrustManagerFactory;
  * started again with the same config picks up a renewed certificate.
  *
  * <p>Immutable and thread-safe; each {@code with*} method returns a new config. Defaults: no client
- * authentication, protocols {@code TLSv1.3} and {@code TLSv1.2}, no hostname verification.
+ * authentication, protocols {@code TLSv1.3} and {@code TLSv1.2}, hostname verification on.
  *
  * <pre>{@code
  * Path ca = Path.of("/etc/tether/ca.pem");
@@ -132,13 +132,12 @@ public final class TlsConfig {
         trustManagerFactory,
         ClientAuth.NONE,
         DEFAULT_PROTOCOLS,
-        false);
+        true);
   }
 
   /**
-   * A client with no certificate of its own that trusts the JDK's default trust store, as a browser
-   * would; consider {@link #withHostnameVerification} with it. Same as {@code fromFactories(null,
-   * null)}.
+   * A client with no certificate of its own that trusts the JDK's default trust store and checks
+   * the server's name, as a browser would. Same as {@code fromFactories(null, null)}.
    */
   public static TlsConfig defaultClient() {
     return fromFactories(null, null);
@@ -146,7 +145,7 @@ public final class TlsConfig {
 
   private static TlsConfig fromPemSources(Pem chain, Pem key, Pem trusted) {
     return new TlsConfig(
-        chain, key, trusted, null, null, ClientAuth.NONE, DEFAULT_PROTOCOLS, false);
+        chain, key, trusted, null, null, ClientAuth.NONE, DEFAULT_PROTOCOLS, true);
   }
 
   private static void requireBothOrNeither(Object certificateChain, Object privateKey) {
@@ -200,11 +199,12 @@ public final class TlsConfig {
    * IP address in the subject alternative names), by the same rules as HTTPS (endpoint
    * identification algorithm {@code "HTTPS"}). Ignored on a server.
    *
-   * <p>Off by default, because RPC endpoints are often bare IP addresses and certificates of
-   * internal services often do not list them. Without it the client accepts <em>any</em>
-   * certificate issued by a trusted CA, so trust only a CA that issues certificates to your own
-   * servers, and turn verification on whenever the trusted CAs also vouch for others (the JDK's
-   * default trust store of public CAs, for one).
+   * <p>On by default: a certificate for another host, even one from a trusted CA, is refused, and
+   * the connect fails with a {@link ConnectFailedException} naming the dialled host and the names
+   * the certificate presents; that endpoint is not tried again for the call. A bare IP endpoint
+   * needs the address among the certificate's IP subject alternative names. Turn it off only for a
+   * private CA that certifies no names and issues certificates to your own servers alone: without
+   * it the client accepts <em>any</em> certificate that CA issued.
    */
   public TlsConfig withHostnameVerification(boolean hostnameVerification) {
     return new TlsConfig(
@@ -216,6 +216,14 @@ public final class TlsConfig {
         clientAuth,
         protocols,
         hostnameVerification);
+  }
+
+  /** The PEM files this config reads each time a context is built: what a reload picks up. */
+  public List<Path> pemFiles() {
+    return java.util.stream.Stream.of(certificateChain, privateKey, trustedCertificates)
+        .filter(Objects::nonNull)
+        .flatMap(pem -> pem.file().stream())
+        .toList();
   }
 
   /** This side's certificate chain in PEM, when configured from PEM with one. */

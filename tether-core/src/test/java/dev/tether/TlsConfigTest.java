@@ -19,12 +19,14 @@ class TlsConfigTest {
   private static final Path CA = Path.of("/etc/tether/ca.pem");
 
   @Test
-  void defaultsAskNoClientCertificateOfferTls13And12AndSkipHostnameVerification() {
+  void defaultsAskNoClientCertificateOfferTls13And12AndVerifyHostnames() {
     TlsConfig config = TlsConfig.fromPem(CHAIN, KEY, CA);
 
     assertThat(config.clientAuth()).isEqualTo(ClientAuth.NONE);
     assertThat(config.protocols()).containsExactly("TLSv1.3", "TLSv1.2");
-    assertThat(config.hostnameVerification()).isFalse();
+    assertThat(config.hostnameVerification()).isTrue();
+    assertThat(TlsConfig.defaultClient().hostnameVerification()).isTrue();
+    assertThat(TlsConfig.fromFactories(null, null).hostnameVerification()).isTrue();
   }
 
   @Test
@@ -35,15 +37,15 @@ class TlsConfigTest {
         original
             .withClientAuth(ClientAuth.REQUIRE)
             .withProtocols("TLSv1.3")
-            .withHostnameVerification(true);
+            .withHostnameVerification(false);
 
     assertThat(changed.clientAuth()).isEqualTo(ClientAuth.REQUIRE);
     assertThat(changed.protocols()).containsExactly("TLSv1.3");
-    assertThat(changed.hostnameVerification()).isTrue();
+    assertThat(changed.hostnameVerification()).isFalse();
     assertThat(changed.certificateChain().orElseThrow().file()).contains(CHAIN);
     assertThat(original.clientAuth()).isEqualTo(ClientAuth.NONE);
     assertThat(original.protocols()).containsExactly("TLSv1.3", "TLSv1.2");
-    assertThat(original.hostnameVerification()).isFalse();
+    assertThat(original.hostnameVerification()).isTrue();
   }
 
   @Test

@@ -189,6 +189,11 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
     }
   }
 
+  /** New connections use {@code next} from now on; open ones keep the context they have. */
+  public void reloadTls(SslContext next) {
+    transports.reloadTls(next);
+  }
+
   /** Finds or opens a connection for the proxy, as its first call would. */
   public CompletableFuture<RequestChannel> establish(ProxySettings settings, ProxyBinding binding) {
     if (CallPath.routesOverNodes(settings)) {
@@ -254,6 +259,11 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
       // The runtime's own timers stopped with its event loops: a closing runtime plans nothing.
       return () -> { };
     }
+  }
+
+  /** The scheduler every timer of the runtime keeps time with. */
+  public Scheduler scheduler() {
+    return scheduler;
   }
 
   @Override

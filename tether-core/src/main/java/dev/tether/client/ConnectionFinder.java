@@ -117,6 +117,8 @@ final class ConnectionFinder {
     private final StringBuilder tried = new StringBuilder();
     /** True while every failure so far was a server outside the proxy's version range. */
     private boolean onlyIncompatible = true;
+    /** Endpoints whose certificate names another host: a later round would meet the same one. */
+    private final java.util.Set<dev.tether.Endpoint> wrongName = new java.util.HashSet<>();
 
     EndpointWalk(ProxySettings settings, List<Candidate> candidates, List<Duration> roundWaits) {
       this.settings = settings;
@@ -151,6 +153,9 @@ final class ConnectionFinder {
 
     private void recordFailure(Candidate c, TetherException failure) {
       onlyIncompatible &= failure instanceof IncompatibleServerException;
+      if (dev.tether.transport.PeerNameMismatchException.isCauseOf(failure)) {
+        wrongName.add(c.endpoint());
+      }
       tried.append(tried.length() == 0 ? "" : ", ").append(c.endpoint());
       if (first == null) {
         first = failure;
@@ -179,6 +184,11 @@ final class ConnectionFinder {
         candidates = selector.select(rounds.effective(settings));
       } catch (TetherException e) {
         result.completeExceptionally(e);
+        return;
+      }
+      candidates = candidates.stream().filter(c -> !wrongName.contains(c.endpoint())).toList();
+      if (candidates.isEmpty()) {
+        result.completeExceptionally(finalFailure());
         return;
       }
       index = 0;

@@ -100,7 +100,9 @@ public final class EndpointSelector {
       }
       try {
         for (InetAddress a : resolver.resolve(e.host())) {
-          out.add(candidate(e.withHost(a.getHostAddress()), t));
+          // The address keeps the name dialled: TLS checks the server's certificate against it.
+          InetAddress named = InetAddress.getByAddress(e.host(), a.getAddress());
+          out.add(candidate(e.withHost(a.getHostAddress()), t, new java.net.InetSocketAddress(named, e.port())));
         }
       } catch (UnknownHostException ex) {
         lastFailure = ex;
@@ -128,10 +130,14 @@ public final class EndpointSelector {
   }
 
   private Candidate candidate(Endpoint e, Transport t) {
+    return candidate(e, t, t.address(e.host(), e.port()));
+  }
+
+  private Candidate candidate(Endpoint e, Transport t, java.net.SocketAddress address) {
     Duration timeout = config.overrideTimeout() != null ? config.overrideTimeout() : e.timeout();
     Duration connectTimeout =
         config.overrideConnectTimeout() != null ? config.overrideConnectTimeout() : timeout;
-    return new Candidate(e, t, t.address(e.host(), e.port()), timeout, connectTimeout);
+    return new Candidate(e, t, address, timeout, connectTimeout);
   }
 
   private void order(List<Candidate> candidates, EndpointSelection selection) {

@@ -175,11 +175,11 @@ public final class Invocation extends CompletableFuture<byte[]>
 
   /** Appends this call's REQUEST frame; the hot path, so no Request object is built. */
   void encodeRequest(ByteBuf out) {
-    FrameCodec.encodeRequest(requestId, flags, settings.identity(), operation, remainingMillis(), Map.of(), body, out);
+    FrameCodec.encodeRequest(requestId, flags, settings.identity(), operation, remainingMillis(), settings.metadata(), body, out);
   }
 
   Request toRequest() {
-    return new Request(requestId, flags, settings.identity(), operation, remainingMillis(), Map.of(), body);
+    return new Request(requestId, flags, settings.identity(), operation, remainingMillis(), settings.metadata(), body);
   }
 
   void armDeadline() {
@@ -269,6 +269,8 @@ public final class Invocation extends CompletableFuture<byte[]>
         attemptFailed(Attempt.Outcome.SERVER_FAILED, new TetherException(
             "the server failed: " + metadata.getOrDefault(Response.ERROR_MESSAGE, "internal error")));
       }
+      case PERMISSION_DENIED -> fail(new dev.tether.PermissionDeniedException("the server refused " + operation
+          + " of \"" + settings.identity() + "\": " + metadata.getOrDefault(Response.ERROR_MESSAGE, "permission denied")));
     }
   }
 

@@ -8,6 +8,7 @@ import dev.tether.InvocationMode;
 import dev.tether.LoadBalancing;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
 
@@ -43,6 +44,8 @@ public final class ProxySettings {
   private Duration hedgingDelay;
   /** How many attempts a hedged call may have in flight at once, the first included. */
   private int hedgingMaxAttempts = 1;
+  /** Sent with every request; empty when none. */
+  private Map<String, String> metadata = Map.of();
 
   private ProxySettings() {}
 
@@ -119,6 +122,14 @@ public final class ProxySettings {
       s.hedgingMaxAttempts = delay == null ? 1 : maxAttempts;
       return this;
     }
+
+    /** Adds (or replaces) one header sent with every request. */
+    public Changes metadata(String key, String value) {
+      Map<String, String> m = new java.util.LinkedHashMap<>(s.metadata);
+      m.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+      s.metadata = java.util.Collections.unmodifiableMap(m);
+      return this;
+    }
   }
 
   /** A copy with the changes {@code edit} makes. */
@@ -133,6 +144,9 @@ public final class ProxySettings {
     copy.connectionId = connectionId;
     copy.connectionCached = connectionCached;
     copy.selection = selection;
+    copy.attemptTimeout = attemptTimeout;
+    copy.hedgingDelay = hedgingDelay;
+    copy.hedgingMaxAttempts = hedgingMaxAttempts;
     copy.invocationTimeout = invocationTimeout;
     copy.compress = compress;
     copy.loadBalancing = loadBalancing;
@@ -141,6 +155,7 @@ public final class ProxySettings {
     copy.maxRerouteRetries = maxRerouteRetries;
     copy.rerouteRetryInterval = rerouteRetryInterval;
     copy.serverVersion = serverVersion;
+    copy.metadata = metadata;
     edit.accept(new Changes(copy));
     return copy;
   }
@@ -188,6 +203,7 @@ public final class ProxySettings {
   public Duration hedgingDelay() { return hedgingDelay; }
 
   public int hedgingMaxAttempts() { return hedgingMaxAttempts; }
+  public Map<String, String> metadata() { return metadata; }
 
   // Convenience copies used across the client.
 

@@ -15,7 +15,9 @@ public enum Status {
   /** The deadline passed before the service ran. */
   DEADLINE_EXCEEDED(5),
   /** The server failed outside service code. */
-  INTERNAL(6);
+  INTERNAL(6),
+  /** The server's interceptor refused the caller before the service ran; never retried. */
+  PERMISSION_DENIED(7);
 
   private static final Status[] BY_CODE = values();
 

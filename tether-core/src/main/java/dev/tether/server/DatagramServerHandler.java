@@ -27,7 +27,7 @@ final class DatagramServerHandler extends ChannelInboundHandlerAdapter implement
 
   private void dispatch(Request r) {
     if (r.isOneway()) {
-      dispatcher.dispatch(r, null, this);
+      dispatcher.dispatch(r, Peer.UNKNOWN, this);
     }
   }
 

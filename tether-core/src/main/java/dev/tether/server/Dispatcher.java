@@ -6,7 +6,9 @@ import dev.tether.spi.Ticker;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Response;
 import dev.tether.protocol.Status;
-import java.net.SocketAddress;
+import dev.tether.PermissionDeniedException;
+import dev.tether.ServerInterceptor;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
@@ -28,15 +30,24 @@ public final class Dispatcher {
   private final ExecutionMode mode;
   private final Executor executor;
   private final Ticker ticker;
+  private final List<ServerInterceptor> interceptors;
 
   public Dispatcher(Map<String, ServiceHandler> services, ExecutionMode mode, Executor executor, Ticker ticker) {
+    this(services, mode, executor, ticker, List.of());
+  }
+
+  /** @param interceptors run in order before every service call; the first that throws refuses it */
+  public Dispatcher(
+      Map<String, ServiceHandler> services, ExecutionMode mode, Executor executor, Ticker ticker,
+      List<ServerInterceptor> interceptors) {
     this.services = Map.copyOf(services);
     this.mode = mode;
     this.executor = executor;
     this.ticker = ticker;
+    this.interceptors = List.copyOf(interceptors);
   }
 
-  void dispatch(Request request, SocketAddress remote, Responder responder) {
+  void dispatch(Request request, Peer remote, Responder responder) {
     ServiceHandler service = services.get(request.service());
     if (service == null) {
       reject(request, responder, Status.SERVICE_NOT_FOUND);
@@ -58,7 +69,7 @@ public final class Dispatcher {
 
   /** Work that waited in the queue past its caller's deadline is not started: nobody waits for it. */
   private void executeUnlessExpired(
-      ServiceHandler service, Request request, SocketAddress remote, Responder responder, long receivedNanos) {
+      ServiceHandler service, Request request, Peer remote, Responder responder, long receivedNanos) {
     long deadline = request.deadlineMillis();
     if (deadline > 0 && ticker.nanoTime() - receivedNanos >= deadline * 1_000_000) {
       reject(request, responder, Status.DEADLINE_EXCEEDED);
@@ -67,10 +78,14 @@ public final class Dispatcher {
     execute(service, request, remote, responder);
   }
 
-  private void execute(ServiceHandler service, Request request, SocketAddress remote, Responder responder) {
+  private void execute(ServiceHandler service, Request request, Peer remote, Responder responder) {
+    RequestContext context = new RequestContext(request, remote);
+    if (!interceptors.isEmpty() && refusedByInterceptor(request, context, responder)) {
+      return;
+    }
     Object result;
     try {
-      result = service.handle(request.operation(), request.body(), new RequestContext(request, remote));
+      result = service.handle(request.operation(), request.body(), context);
     } catch (Throwable t) {
       answerError(request, responder, t);
       return;
@@ -86,6 +101,33 @@ public final class Dispatcher {
     } else {
       answer(request, responder, Status.OK, result == null ? EMPTY : (byte[]) result, Map.of());
     }
+  }
+
+  /**
+   * Runs the interceptors; true when one refused, and then the refusal is answered and the service
+   * must not run. An interceptor that fails otherwise refuses too: running a service whose guard
+   * broke would be the one wrong answer.
+   */
+  private boolean refusedByInterceptor(Request request, RequestContext context, Responder responder) {
+    for (ServerInterceptor interceptor : interceptors) {
+      try {
+        interceptor.intercept(context);
+      } catch (PermissionDeniedException denied) {
+        answerRefusal(request, responder, Status.PERMISSION_DENIED, denied);
+        return true;
+      } catch (Throwable broken) {
+        log.warn("interceptor {} failed on {}.{}; the request is refused", interceptor,
+            request.service(), request.operation(), broken);
+        answerRefusal(request, responder, Status.INTERNAL, broken);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static void answerRefusal(Request request, Responder responder, Status status, Throwable why) {
+    answer(request, responder, status, EMPTY, Map.of(
+        Response.ERROR_MESSAGE, why.getMessage() == null ? why.getClass().getName() : why.getMessage()));
   }
 
   private static Throwable unwrap(Throwable t) {

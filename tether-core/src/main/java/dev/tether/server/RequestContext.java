@@ -3,16 +3,18 @@ package dev.tether.server;
 import dev.tether.CallContext;
 import dev.tether.protocol.Request;
 import java.net.SocketAddress;
+import java.security.cert.X509Certificate;
+import java.util.List;
 import java.util.Map;
 
 /** The {@link CallContext} of one request being served. */
 final class RequestContext implements CallContext {
   private final Request request;
-  private final SocketAddress remote;
+  private final Peer peer;
 
-  RequestContext(Request request, SocketAddress remote) {
+  RequestContext(Request request, Peer peer) {
     this.request = request;
-    this.remote = remote;
+    this.peer = peer;
   }
 
   @Override
@@ -42,6 +44,11 @@ final class RequestContext implements CallContext {
 
   @Override
   public SocketAddress remoteAddress() {
-    return remote;
+    return peer.address();
+  }
+
+  @Override
+  public List<X509Certificate> peerCertificates() {
+    return peer.certificates();
   }
 }

@@ -1,5 +1,6 @@
 package dev.tether.server;
 
+import dev.tether.observe.TetherEvent;
 import dev.tether.protocol.Batch;
 import dev.tether.protocol.FrameCodec;
 import dev.tether.protocol.GoAway;
@@ -7,26 +8,36 @@ import dev.tether.protocol.GoAwayReason;
 import dev.tether.protocol.Hello;
 import dev.tether.protocol.Ping;
 import dev.tether.protocol.Pong;
+import dev.tether.protocol.ProtocolViolation;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Response;
 import dev.tether.protocol.Status;
 import dev.tether.protocol.Welcome;
 import dev.tether.protocol.WriteBatcher;
+import dev.tether.spi.Scheduler;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.timeout.IdleState;
-import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.RejectedExecutionException;
+import javax.net.ssl.SSLPeerUnverifiedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The server end of one stream connection: answers the handshake, hands requests to the
- * dispatcher, writes responses in batches, and drains on graceful shutdown. Its state changes on
- * the channel's event loop only.
+ * dispatcher, writes responses in batches, and drains on graceful shutdown. Its state and both of
+ * its timers (the handshake deadline, the reader-idle check) live on the channel's event loop: the
+ * host's scheduler only keeps time, and every timer task hops onto the loop before it looks at
+ * anything.
  */
 final class ServerConnection extends ChannelInboundHandlerAdapter implements Responder {
   private static final Logger log = LoggerFactory.getLogger("dev.tether.trace.connection");
@@ -43,17 +54,53 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
     CLOSED
   }
 
-  private final ServerRuntime server;
+  /**
+   * What a connection needs from the server around it: dispatch, the WELCOME to send, the clock,
+   * the limits, and where its events and its end are reported.
+   */
+  interface Host {
+    Dispatcher dispatcher();
+
+    Welcome welcome();
+
+    ServerClock clock();
+
+    /** Close a connection that has read nothing for this long; 0 never does. */
+    long readerIdleNanos();
+
+    /** Close a connection that has not sent HELLO this long after it opened (TLS included). */
+    long handshakeTimeoutNanos();
+
+    /** Reports a server event about {@code channel}; called on the loop. */
+    void emit(TetherEvent.Kind kind, Channel channel, String detail, Throwable cause);
+
+    /** The connection closed after finishing {@code served} requests; called on the loop once. */
+    void connectionClosed(ServerConnection connection, long served);
+  }
+
+  private final Host server;
   private final Channel channel;
   private final ResponseWriter writer;
   private State state = State.HANDSHAKING;
+  /** False until the channel is active and the timers run; set once, on the loop. */
+  private boolean timersStarted;
+  /** Non-null only while HANDSHAKING with a deadline set. */
+  private Scheduler.Cancellable handshakeDeadline;
+  /** Non-null while a reader-idle check is scheduled. */
+  private Scheduler.Cancellable readerIdleCheck;
+  /** When the connection last read bytes, on the host's ticker. */
+  private long lastReadNanos;
+  /** The client's chain as TLS verified it; set when the TLS handshake succeeds, empty otherwise. */
+  private List<X509Certificate> verifiedChain = List.of();
+  /** Who the client is; non-null from HELLO on (requests before HELLO are protocol errors). */
+  private Peer peer;
   private int highestAcceptedId;
   /** Accepted requests not yet answered (twoway) or finished (oneway). */
   private int inFlight;
   /** Requests answered (twoway) or finished (oneway) on this connection. */
   private long served;
 
-  ServerConnection(ServerRuntime server, Channel channel) {
+  ServerConnection(Host server, Channel channel) {
     this.server = server;
     this.channel = channel;
     this.writer = new ResponseWriter(channel);
@@ -71,6 +118,72 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
   /** Requests finished on this connection; read on the loop. */
   long served() {
     return served;
+  }
+
+  /** Active at once (an accepted socket, an embedded channel): the timers start now. */
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    if (ctx.channel().isActive()) {
+      startTimers();
+    }
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) {
+    startTimers();
+    ctx.fireChannelActive();
+  }
+
+  private void startTimers() {
+    if (timersStarted) {
+      return;
+    }
+    timersStarted = true;
+    lastReadNanos = server.clock().nanoTime();
+    long handshake = server.handshakeTimeoutNanos();
+    if (handshake > 0) {
+      handshakeDeadline = server.clock().schedule(channel, this::handshakeDeadlinePassed, handshake);
+    }
+    if (server.readerIdleNanos() > 0) {
+      readerIdleCheck = server.clock().schedule(channel, this::checkReaderIdle, server.readerIdleNanos());
+    }
+  }
+
+  /** A peer that never finishes the handshake (TLS or HELLO) holds a socket for nothing. */
+  private void handshakeDeadlinePassed() {
+    handshakeDeadline = null;
+    if (state == State.HANDSHAKING) {
+      log.debug("closing {}: no HELLO within the server's handshake timeout", channel.remoteAddress());
+      channel.close();
+    }
+  }
+
+  /**
+   * A client silent for the server's reader idle is gone (it would have pinged): GOAWAY and close.
+   * Otherwise the next check is due when the quiet time since the last read reaches the limit.
+   */
+  private void checkReaderIdle() {
+    readerIdleCheck = null;
+    if (state == State.CLOSED) {
+      return;
+    }
+    long limit = server.readerIdleNanos();
+    long quiet = server.clock().nanoTime() - lastReadNanos;
+    if (quiet < limit) {
+      readerIdleCheck = server.clock().schedule(channel, this::checkReaderIdle, limit - quiet);
+      return;
+    }
+    log.debug("closing {}: silent for the server's reader idle", channel.remoteAddress());
+    transitionTo(State.DRAINING, "client silent for the server's reader idle");
+    channel.writeAndFlush(new GoAway(GoAwayReason.IDLE_TIMEOUT, highestAcceptedId, "client silent too long"))
+        .addListener(ChannelFutureListener.CLOSE);
+  }
+
+  /** Any bytes count as life, a partial frame too; one clock read per read burst, not per frame. */
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    lastReadNanos = server.clock().nanoTime();
+    ctx.fireChannelReadComplete();
   }
 
   @Override
@@ -91,6 +204,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
   }
 
   private void handleHello(ChannelHandlerContext ctx) {
+    peer = new Peer(channel.remoteAddress(), verifiedChain);
     Welcome welcome = server.welcome();
     ByteBuf out = ctx.alloc().ioBuffer(128);
     FrameCodec.writePreface(out);
@@ -106,11 +220,25 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
       return;
     }
     state = next;
+    if (previous == State.HANDSHAKING) {
+      cancel(handshakeDeadline);
+      handshakeDeadline = null;
+    }
     switch (next) {
-      case ACTIVE -> server.emit(dev.tether.observe.TetherEvent.Kind.ACCEPTED, channel, "client handshake done", null);
-      case DRAINING -> server.emit(dev.tether.observe.TetherEvent.Kind.GOAWAY_SENT, channel, why, null);
-      case CLOSED -> server.connectionClosed(this, served);
+      case ACTIVE -> server.emit(TetherEvent.Kind.ACCEPTED, channel, "client handshake done", null);
+      case DRAINING -> server.emit(TetherEvent.Kind.GOAWAY_SENT, channel, why, null);
+      case CLOSED -> {
+        cancel(readerIdleCheck);
+        readerIdleCheck = null;
+        server.connectionClosed(this, served);
+      }
       default -> { }
+    }
+  }
+
+  private static void cancel(Scheduler.Cancellable timer) {
+    if (timer != null) {
+      timer.cancel();
     }
   }
 
@@ -127,7 +255,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
       highestAcceptedId = r.requestId();
     }
     inFlight++;
-    server.dispatcher().dispatch(r, channel.remoteAddress(), this);
+    server.dispatcher().dispatch(r, peer, this);
   }
 
   @Override
@@ -143,7 +271,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
     }
     try {
       channel.eventLoop().execute(this::requestFinished);
-    } catch (java.util.concurrent.RejectedExecutionException loopStopped) {
+    } catch (RejectedExecutionException loopStopped) {
       // The server closed while the oneway call ran; there is nothing left to account for.
     }
   }
@@ -151,38 +279,52 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
   private void requestFinished() {
     inFlight--;
     served++;
-    if (state == State.DRAINING && inFlight == 0) {
-      server.connectionDrained(this);
+  }
+
+  /**
+   * Graceful shutdown, step one: tell the client which requests will still be answered. The
+   * client closes once it has read every answer; closing here could reset the socket over answers
+   * still in flight, so the server only closes at its grace deadline.
+   */
+  void beginDrain() {
+    try {
+      channel.eventLoop().execute(this::drain);
+    } catch (RejectedExecutionException loopStopped) {
+      // The server is already closing its loops: the connection is gone with them.
     }
   }
 
-  /** Graceful shutdown, step one: tell the client which requests will still be answered. */
-  void beginDrain() {
-    channel.eventLoop().execute(() -> {
-      if (state == State.CLOSED || state == State.DRAINING) {
-        return;
-      }
-      transitionTo(State.DRAINING, "server is shutting down; last accepted request " + highestAcceptedId);
-      channel.writeAndFlush(new GoAway(GoAwayReason.SHUTDOWN, highestAcceptedId, "server is shutting down"));
-      if (inFlight == 0) {
-        server.connectionDrained(this);
-      }
-    });
+  private void drain() {
+    if (state == State.CLOSED || state == State.DRAINING) {
+      return;
+    }
+    transitionTo(State.DRAINING, "server is shutting down; last accepted request " + highestAcceptedId);
+    channel.writeAndFlush(new GoAway(GoAwayReason.SHUTDOWN, highestAcceptedId, "server is shutting down"));
   }
 
-  /** A client silent for the server's reader idle is gone (it would have pinged): close. */
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-    if (evt instanceof IdleStateEvent e && e.state() == IdleState.READER_IDLE) {
-      log.debug("closing {}: silent for the server's reader idle", ctx.channel().remoteAddress());
-      transitionTo(State.DRAINING, "client silent for the server's reader idle");
-      ctx.writeAndFlush(new GoAway(GoAwayReason.IDLE_TIMEOUT, highestAcceptedId, "client silent too long"))
-          .addListener(ChannelFutureListener.CLOSE);
-    }
-    if (evt instanceof dev.tether.protocol.ProtocolViolation v) {
-      server.emit(dev.tether.observe.TetherEvent.Kind.PROTOCOL_ERROR, channel, v.cause().getMessage(), v.cause());
+    if (evt instanceof ProtocolViolation v) {
+      server.emit(TetherEvent.Kind.PROTOCOL_ERROR, channel, v.cause().getMessage(), v.cause());
+    } else if (evt instanceof SslHandshakeCompletionEvent done && done.isSuccess()) {
+      verifiedChain = peerChain(ctx.pipeline().get(SslHandler.class));
     }
     ctx.fireUserEventTriggered(evt);
+  }
+
+  /** What the client presented and TLS verified; empty when client authentication asked for none. */
+  private static List<X509Certificate> peerChain(SslHandler tls) {
+    try {
+      List<X509Certificate> chain = new ArrayList<>();
+      for (Certificate c : tls.engine().getSession().getPeerCertificates()) {
+        if (c instanceof X509Certificate x509) {
+          chain.add(x509);
+        }
+      }
+      return List.copyOf(chain);
+    } catch (SSLPeerUnverifiedException anonymous) {
+      return List.of();
+    }
   }
 
   @Override

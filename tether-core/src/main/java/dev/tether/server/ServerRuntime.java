@@ -1,11 +1,19 @@
 package dev.tether.server;
 
 import dev.tether.Endpoint;
+import dev.tether.TetherException;
+import dev.tether.internal.EventBus;
+import dev.tether.internal.SerialExecutor;
+import dev.tether.observe.ServerStatus;
+import dev.tether.observe.TetherEvent;
 import dev.tether.protocol.DatagramFrameDecoder;
 import dev.tether.protocol.FrameDecoder;
 import dev.tether.protocol.FrameEncoder;
 import dev.tether.protocol.Welcome;
+import dev.tether.spi.Scheduler;
+import dev.tether.spi.Ticker;
 import dev.tether.transport.LocalTransport;
+import dev.tether.transport.TlsWatch;
 import dev.tether.transport.Transport;
 import dev.tether.transport.TransportSet;
 import io.netty.channel.Channel;
@@ -15,38 +23,65 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-import io.netty.handler.timeout.IdleStateHandler;
 
 /**
  * The machinery behind a {@code TetherServer}: listeners on every endpoint, the live
- * connections, dispatch, and the two ways to stop (graceful drain, or at once).
+ * connections, dispatch, and the two ways to stop (graceful drain, or at once). The lifecycle and
+ * the set of connections belong to one serial control executor; each connection's own state
+ * belongs to its event loop.
  */
-public final class ServerRuntime {
+public final class ServerRuntime implements ServerConnection.Host {
+  /** How long {@link #status()} waits for a connection's loop to report its counts. */
+  private static final long STATUS_WAIT_MILLIS = 1_000;
+
+  /** The life of a server. */
+  enum Lifecycle {
+    /** Accepting connections and serving requests. */
+    RUNNING,
+    /** Stopped accepting; connections got GOAWAY and finish their accepted requests. */
+    DRAINING,
+    /** Listeners and connections closed, threads freed; terminal. */
+    CLOSED
+  }
+
+  /** The timing settings of a server; durations of zero turn a timer off. */
+  public record Timing(Ticker ticker, Scheduler scheduler, Duration readerIdle, Duration handshakeTimeout) {}
+
   private final List<Endpoint> requested;
   private final TransportSet transports;
   private final Dispatcher dispatcher;
   private final Supplier<Welcome> welcome;
   private final int maxFrameSize;
-  private final Duration readerIdle;
+  private final ServerClock clock;
+  private final long readerIdleNanos;
+  private final long handshakeTimeoutNanos;
   /** Non-null only when the runtime created the executor and so must stop it. */
   private final ExecutorService ownedExecutor;
+  private final EventBus events;
+  /** Written by start(), which also closes them when it fails; read by the stopping thread. */
   private final List<Channel> listeners = new ArrayList<>();
-  private final List<Endpoint> bound = new ArrayList<>();
-  private final Set<ServerConnection> connections = ConcurrentHashMap.newKeySet();
-  private final dev.tether.internal.EventBus events;
-  /** Requests served by connections that have closed; open ones count their own. */
-  private final java.util.concurrent.atomic.LongAdder servedByClosed = new java.util.concurrent.atomic.LongAdder();
-  private volatile Lifecycle lifecycle = Lifecycle.RUNNING;
+  /** Written by start() while the first connections may already read it on their loops. */
+  private final List<Endpoint> bound = new CopyOnWriteArrayList<>();
 
-  /** The life of a server. */
-  enum Lifecycle { RUNNING, DRAINING, CLOSED }
+  /** Owns the fields below; tasks must not block. */
+  private final SerialExecutor control = new SerialExecutor();
+  private Lifecycle lifecycle = Lifecycle.RUNNING;
+  private final Set<ServerConnection> connections = new HashSet<>();
+  /** Requests served by connections that have closed; open ones count their own. */
+  private long servedByClosed;
+  /** Non-null only while DRAINING: completes when the last connection has closed. */
+  private CompletableFuture<Boolean> allClosed;
+  /** Non-null once {@link #watchTls} started one; stopped by close. */
+  private TlsWatch tlsWatch;
 
   public ServerRuntime(
       List<Endpoint> endpoints,
@@ -54,16 +89,18 @@ public final class ServerRuntime {
       Dispatcher dispatcher,
       Supplier<Welcome> welcome,
       int maxFrameSize,
-      Duration readerIdle,
+      Timing timing,
       ExecutorService ownedExecutor,
-      dev.tether.internal.EventBus events) {
+      EventBus events) {
     this.events = events;
     this.requested = List.copyOf(endpoints);
     this.transports = transports;
     this.dispatcher = dispatcher;
     this.welcome = welcome;
     this.maxFrameSize = maxFrameSize;
-    this.readerIdle = readerIdle;
+    this.clock = new ServerClock(timing.ticker(), timing.scheduler());
+    this.readerIdleNanos = timing.readerIdle().toNanos();
+    this.handshakeTimeoutNanos = timing.handshakeTimeout().toNanos();
     this.ownedExecutor = ownedExecutor;
   }
 
@@ -81,7 +118,7 @@ public final class ServerRuntime {
         if (failure instanceof IllegalArgumentException iae) {
           throw iae;
         }
-        throw new dev.tether.TetherException("cannot listen on " + e + ": " + failure.getMessage(), failure);
+        throw new TetherException("cannot listen on " + e + ": " + failure.getMessage(), failure);
       }
     }
   }
@@ -114,19 +151,22 @@ public final class ServerRuntime {
       @Override
       protected void initChannel(Channel ch) {
         ServerConnection connection = new ServerConnection(ServerRuntime.this, ch);
-        if (readerIdle.toNanos() > 0) {
-          ch.pipeline().addLast("reader-idle", new IdleStateHandler(readerIdle.toNanos(), 0, 0, TimeUnit.NANOSECONDS));
-        }
         ch.pipeline()
             .addLast("frame-decoder", new FrameDecoder(FrameDecoder.Side.SERVER, maxFrameSize))
             .addLast("frame-encoder", FrameEncoder.INSTANCE)
             .addLast("connection", connection);
-        connections.add(connection);
-        if (lifecycle != Lifecycle.RUNNING) {
-          ch.close();
-        }
+        control.execute(() -> admit(connection));
       }
     };
+  }
+
+  /** A connection that arrives after the server stopped running is closed, never served. */
+  private void admit(ServerConnection connection) {
+    if (lifecycle == Lifecycle.RUNNING) {
+      connections.add(connection);
+    } else {
+      connection.channel().close();
+    }
   }
 
   private ChannelInitializer<Channel> datagramPipeline() {
@@ -144,26 +184,75 @@ public final class ServerRuntime {
     return List.copyOf(bound);
   }
 
-  Dispatcher dispatcher() {
+  @Override
+  public Dispatcher dispatcher() {
     return dispatcher;
   }
 
-  Welcome welcome() {
+  @Override
+  public Welcome welcome() {
     return welcome.get();
+  }
+
+  @Override
+  public ServerClock clock() {
+    return clock;
+  }
+
+  @Override
+  public long readerIdleNanos() {
+    return readerIdleNanos;
+  }
+
+  @Override
+  public long handshakeTimeoutNanos() {
+    return handshakeTimeoutNanos;
+  }
+
+  /** New ssl connections use {@code next}; connections already open keep their session. */
+  public void reloadTls(io.netty.handler.ssl.SslContext next) {
+    transports.reloadTls(next);
+  }
+
+  /**
+   * Checks {@code files} every {@code interval} on the server's scheduler and runs {@code reload}
+   * when one changed; stops when the server closes.
+   */
+  public void watchTls(List<java.nio.file.Path> files, Duration interval, Runnable reload) {
+    control.execute(() -> {
+      if (lifecycle == Lifecycle.RUNNING && tlsWatch == null) {
+        tlsWatch = new TlsWatch(files, reload, clock.scheduler(), control, interval.toNanos());
+        tlsWatch.start();
+      }
+    });
   }
 
   /** How many stream connections are open now. */
   public int connectionCount() {
-    return connections.size();
+    return onControl(connections::size).join();
   }
 
-  void connectionClosed(ServerConnection c, long served) {
-    servedByClosed.add(served);
-    connections.remove(c);
+  /** Runs {@code read} on the control executor and hands back its result. */
+  private <T> CompletableFuture<T> onControl(Supplier<T> read) {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    control.execute(() -> result.complete(read.get()));
+    return result;
+  }
+
+  @Override
+  public void connectionClosed(ServerConnection c, long served) {
+    control.execute(() -> {
+      servedByClosed += served;
+      connections.remove(c);
+      if (lifecycle == Lifecycle.DRAINING && connections.isEmpty()) {
+        allClosed.complete(true);
+      }
+    });
   }
 
   /** Emits a server event about one connection; its endpoint is the listening endpoint it came in on. */
-  void emit(dev.tether.observe.TetherEvent.Kind kind, Channel channel, String detail, Throwable cause) {
+  @Override
+  public void emit(TetherEvent.Kind kind, Channel channel, String detail, Throwable cause) {
     if (events.isOn()) {
       events.emit(kind, endpointOf(channel), detail + " (client " + channel.remoteAddress() + ")", cause);
     }
@@ -175,7 +264,7 @@ public final class ServerRuntime {
       return null;
     }
     int port = portOf(local);
-    for (Endpoint e : List.copyOf(bound)) {
+    for (Endpoint e : bound) {
       if (e.port() == port) {
         return e.toString();
       }
@@ -183,86 +272,115 @@ public final class ServerRuntime {
     return null;
   }
 
+  /** Every change of lifecycle goes through here, on the control executor, and emits its event. */
+  private void transitionTo(Lifecycle next, String why) {
+    control.assertInExecutor();
+    Lifecycle previous = lifecycle;
+    if (previous == Lifecycle.CLOSED || previous == next) {
+      return;
+    }
+    lifecycle = next;
+    switch (next) {
+      case DRAINING -> allClosed = connections.isEmpty()
+          ? CompletableFuture.completedFuture(true) : new CompletableFuture<>();
+      case CLOSED -> {
+        if (tlsWatch != null) {
+          tlsWatch.stop();
+        }
+        if (previous == Lifecycle.DRAINING) {
+          events.emit(TetherEvent.Kind.DRAINED, null, why, null);
+        }
+        allClosed = null;
+      }
+      default -> { }
+    }
+  }
+
   /**
-   * A snapshot gathered on each connection's own loop, so it reads what the loop owns without
-   * locks; a connection whose loop does not answer within a second is left out.
+   * A snapshot: the lifecycle and the open connections from the control executor, each
+   * connection's counts from its own loop, so nothing is read off its owner. A connection whose
+   * loop does not answer within a second is left out of the counts.
    */
-  public dev.tether.observe.ServerStatus status() {
-    List<ServerConnection> open = new ArrayList<>(connections);
-    List<java.util.concurrent.CompletableFuture<long[]>> counts = new ArrayList<>(open.size());
-    for (ServerConnection c : open) {
-      java.util.concurrent.CompletableFuture<long[]> f = new java.util.concurrent.CompletableFuture<>();
+  public ServerStatus status() {
+    record Registry(Lifecycle lifecycle, List<ServerConnection> open, long servedByClosed) {}
+    Registry registry = onControl(() -> new Registry(lifecycle, List.copyOf(connections), servedByClosed)).join();
+    List<CompletableFuture<long[]>> counts = new ArrayList<>(registry.open().size());
+    for (ServerConnection c : registry.open()) {
+      CompletableFuture<long[]> f = new CompletableFuture<>();
+      Runnable read = () -> f.complete(new long[] {c.inFlight(), c.served()});
       if (c.channel().eventLoop().inEventLoop()) {
-        f.complete(new long[] {c.inFlight(), c.served()});
+        read.run(); // called on that loop (a handler polling): waiting for it would stall it
       } else {
         try {
-          c.channel().eventLoop().execute(() -> f.complete(new long[] {c.inFlight(), c.served()}));
-        } catch (java.util.concurrent.RejectedExecutionException stopped) {
+          c.channel().eventLoop().execute(read);
+        } catch (RejectedExecutionException stopped) {
           f.complete(new long[] {0, 0});
         }
       }
       counts.add(f);
     }
     long inFlight = 0;
-    long served = servedByClosed.sum();
-    for (java.util.concurrent.CompletableFuture<long[]> f : counts) {
+    long served = registry.servedByClosed();
+    for (CompletableFuture<long[]> f : counts) {
       try {
-        long[] v = f.get(1, TimeUnit.SECONDS);
+        long[] v = f.get(STATUS_WAIT_MILLIS, TimeUnit.MILLISECONDS);
         inFlight += v[0];
         served += v[1];
       } catch (Exception notAnswered) {
         // A closing or stuck loop: its counts are missing from this snapshot.
       }
     }
-    return new dev.tether.observe.ServerStatus(lifecycle.name(), open.size(), (int) inFlight, served);
-  }
-
-  /**
-   * A draining connection finished its accepted work. The client closes it once it has read every
-   * answer; closing here would risk a reset that discards answers still in flight, so the server
-   * only closes at the grace deadline.
-   */
-  void connectionDrained(ServerConnection c) {
-    // Nothing to do now: the client's close ends the connection.
+    return new ServerStatus(registry.lifecycle().name(), registry.open().size(), (int) inFlight, served);
   }
 
   /**
    * Stops accepting, sends GOAWAY on every connection, lets accepted requests finish and clients
-   * close, and closes whatever is left at the deadline. Then frees the threads.
+   * close, and closes whatever is left at the deadline, which the server's scheduler keeps. Then
+   * frees the threads. A second call, or one after close, returns at once.
    */
   public void shutdownGracefully(Duration grace) {
-    synchronized (this) {
+    record Drain(CompletableFuture<Boolean> allClosed, List<ServerConnection> open) {}
+    Drain drain = onControl(() -> {
       if (lifecycle != Lifecycle.RUNNING) {
-        return;
+        return null;
       }
-      lifecycle = Lifecycle.DRAINING;
+      transitionTo(Lifecycle.DRAINING, "shutdownGracefully");
+      return new Drain(allClosed, List.copyOf(connections));
+    }).join();
+    if (drain == null) {
+      return;
     }
     closeListeners();
-    List<ServerConnection> open = new ArrayList<>(connections);
-    CountDownLatch closed = new CountDownLatch(open.size());
-    for (ServerConnection c : open) {
-      c.channel().closeFuture().addListener(f -> closed.countDown());
+    for (ServerConnection c : drain.open()) {
       c.beginDrain();
     }
-    try {
-      boolean all = closed.await(grace.toNanos(), TimeUnit.NANOSECONDS);
-      events.emit(dev.tether.observe.TetherEvent.Kind.DRAINED, null, all
-          ? "every connection closed after draining (" + open.size() + ")"
-          : closed.getCount() + " of " + open.size() + " connections still open at the grace deadline; closing them", null);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    close();
+    Scheduler.Cancellable deadline =
+        clock.scheduler().schedule(() -> drain.allClosed().complete(false), grace.toNanos());
+    boolean all = drain.allClosed().join();
+    deadline.cancel();
+    close(all
+        ? "every connection closed after draining (" + drain.open().size() + ")"
+        : "connections still open at the grace deadline of " + grace + " were closed");
   }
 
   /** Closes every listener and connection at once, without draining, and frees the threads. */
-  public synchronized void close() {
-    if (lifecycle == Lifecycle.CLOSED) {
+  public void close() {
+    close("closed without draining");
+  }
+
+  private void close(String why) {
+    List<ServerConnection> open = onControl(() -> {
+      if (lifecycle == Lifecycle.CLOSED) {
+        return null;
+      }
+      transitionTo(Lifecycle.CLOSED, why);
+      return List.copyOf(connections);
+    }).join();
+    if (open == null) {
       return;
     }
-    lifecycle = Lifecycle.CLOSED;
     closeListeners();
-    for (ServerConnection c : new ArrayList<>(connections)) {
+    for (ServerConnection c : open) {
       c.channel().close();
     }
     if (ownedExecutor != null) {

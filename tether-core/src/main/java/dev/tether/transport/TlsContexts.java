@@ -9,6 +9,8 @@ import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
@@ -16,6 +18,9 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.function.BiFunction;
 import javax.net.ssl.SSLException;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509ExtendedTrustManager;
 
 /**
  * Builds Netty {@link SslContext}s from {@link TlsConfig}s, for the ssl transport. Contexts use the
@@ -46,7 +51,7 @@ public final class TlsContexts {
   public static SslContext forServer(TlsConfig config) {
     SslContextBuilder builder = serverBuilderWithKey(config);
     builder.clientAuth(toNetty(config.clientAuth()));
-    return build(builder, config, "server");
+    return build(builder, config, "server", true);
   }
 
   /**
@@ -63,7 +68,50 @@ public final class TlsContexts {
     }
     builder.endpointIdentificationAlgorithm(
         config.hostnameVerification() ? HOSTNAME_VERIFICATION : null);
-    return build(builder, config, "client");
+    if (config.hostnameVerification()) {
+      X509ExtendedTrustManager jdk = jdkTrustManager(config);
+      if (jdk != null) {
+        builder.trustManager(new NameReportingTrustManager(jdk));
+        return build(builder, config, "client", false);
+      }
+    }
+    return build(builder, config, "client", true);
+  }
+
+  /**
+   * The JDK trust manager the config describes (its factory's, one over its PEM CAs, or the JDK's
+   * default trust store), or null when a custom factory offers none that can see the engine.
+   */
+  private static X509ExtendedTrustManager jdkTrustManager(TlsConfig config) {
+    TrustManagerFactory factory = config.trustManagerFactory().orElse(null);
+    try {
+      if (factory == null) {
+        factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        factory.init(config.trustedCertificates().map(TlsContexts::keyStoreOf).orElse(null));
+      }
+    } catch (GeneralSecurityException e) {
+      throw new IllegalArgumentException("cannot build a TLS trust manager from " + config + ": " + e.getMessage(), e);
+    }
+    for (TrustManager tm : factory.getTrustManagers()) {
+      if (tm instanceof X509ExtendedTrustManager extended) {
+        return extended;
+      }
+    }
+    return null;
+  }
+
+  private static KeyStore keyStoreOf(Pem trusted) {
+    try {
+      KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
+      store.load(null, null);
+      X509Certificate[] certificates = parseCertificates(trusted);
+      for (int i = 0; i < certificates.length; i++) {
+        store.setCertificateEntry("trusted-" + i, certificates[i]);
+      }
+      return store;
+    } catch (GeneralSecurityException | java.io.IOException e) {
+      throw new IllegalArgumentException("cannot hold the TLS " + trusted.origin() + " in a key store: " + e.getMessage(), e);
+    }
   }
 
   private static SslContextBuilder serverBuilderWithKey(TlsConfig config) {
@@ -96,9 +144,12 @@ public final class TlsContexts {
     }
   }
 
-  private static SslContext build(SslContextBuilder builder, TlsConfig config, String side) {
-    config.trustManagerFactory().ifPresent(builder::trustManager);
-    config.trustedCertificates().ifPresent(pem -> builder.trustManager(parseCertificates(pem)));
+  /** @param applyTrust false when the caller already installed the trust manager */
+  private static SslContext build(SslContextBuilder builder, TlsConfig config, String side, boolean applyTrust) {
+    if (applyTrust) {
+      config.trustManagerFactory().ifPresent(builder::trustManager);
+      config.trustedCertificates().ifPresent(pem -> builder.trustManager(parseCertificates(pem)));
+    }
     builder.sslProvider(SslProvider.JDK).protocols(config.protocols());
     SslContext context;
     try {

@@ -44,6 +44,18 @@ public final class TransportSet {
     return byName.get(name);
   }
 
+  /**
+   * New ssl connections use {@code next} (a client or server context); open ones go on.
+   *
+   * @throws IllegalStateException when this set was made without TLS
+   */
+  public void reloadTls(SslContext next) {
+    if (!(find("ssl") instanceof SslTransport ssl)) {
+      throw new IllegalStateException("TLS was not configured, so there is nothing to reload");
+    }
+    ssl.reload(next);
+  }
+
   public IoFlavor flavor() {
     return flavor;
   }

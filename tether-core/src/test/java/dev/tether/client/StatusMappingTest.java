@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tether.InvocationTimeoutException;
 import dev.tether.OperationNotFoundException;
+import dev.tether.PermissionDeniedException;
 import dev.tether.Proxy;
 import dev.tether.RemoteException;
 import dev.tether.RequestRefusedException;
@@ -81,5 +82,13 @@ class StatusMappingTest {
     assertThatThrownBy(() -> call(Status.INTERNAL))
         .isExactlyInstanceOf(TetherException.class)
         .hasMessageContaining("the server failed");
+  }
+
+  @Test
+  void permissionDeniedBecomesPermissionDeniedExceptionWithTheReasonAndIsNeverRetried() {
+    assertThatThrownBy(() -> call(Status.PERMISSION_DENIED))
+        .isInstanceOf(PermissionDeniedException.class)
+        .hasMessageContaining("it broke");
+    assertThat(server.requestsSeen()).isEqualTo(1);
   }
 }

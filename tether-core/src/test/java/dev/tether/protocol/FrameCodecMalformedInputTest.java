@@ -134,8 +134,8 @@ class FrameCodecMalformedInputTest {
 
   @Test
   void unknownStatusIsRejected() {
-    decoding(RawFrame.of(4, 0, 1).u8(7).varint(0))
-        .hasMessage("RESPONSE.status: unknown status code 7");
+    decoding(RawFrame.of(4, 0, 1).u8(8).varint(0))
+        .hasMessage("RESPONSE.status: unknown status code 8");
   }
 
   @Test

@@ -3,6 +3,7 @@ package dev.tether.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tether.ExecutionMode;
+import dev.tether.PermissionDeniedException;
 import dev.tether.spi.CodecException;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Response;
@@ -55,7 +56,7 @@ class DispatcherTest {
   }
 
   private Status answerTo(Request r) {
-    dispatcher(counting).dispatch(r, null, responder);
+    dispatcher(counting).dispatch(r, Peer.UNKNOWN, responder);
     while (!queued.isEmpty()) {
       queued.poll().run();
     }
@@ -64,7 +65,7 @@ class DispatcherTest {
 
   @Test
   void requestThatWaitedPastItsDeadlineIsAnsweredDeadlineExceededWithoutRunning() {
-    dispatcher(counting).dispatch(request("svc", "echo", 100), null, responder);
+    dispatcher(counting).dispatch(request("svc", "echo", 100), Peer.UNKNOWN, responder);
     now.addAndGet(100 * MS);
     queued.poll().run();
     assertThat(answers).singleElement().extracting(Response::status).isEqualTo(Status.DEADLINE_EXCEEDED);
@@ -73,7 +74,7 @@ class DispatcherTest {
 
   @Test
   void requestStartedWithinItsDeadlineRuns() {
-    dispatcher(counting).dispatch(request("svc", "echo", 100), null, responder);
+    dispatcher(counting).dispatch(request("svc", "echo", 100), Peer.UNKNOWN, responder);
     now.addAndGet(99 * MS);
     queued.poll().run();
     assertThat(answers).singleElement().extracting(Response::status).isEqualTo(Status.OK);
@@ -93,7 +94,7 @@ class DispatcherTest {
     Dispatcher full = new Dispatcher(Map.of("svc", counting), ExecutionMode.EXECUTOR, task -> {
       throw new RejectedExecutionException("full");
     }, now::get);
-    full.dispatch(request("svc", "echo", 0), null, responder);
+    full.dispatch(request("svc", "echo", 0), Peer.UNKNOWN, responder);
     assertThat(answers).singleElement().extracting(Response::status).isEqualTo(Status.REFUSED);
     assertThat(runs).hasValue(0);
   }
@@ -111,14 +112,56 @@ class DispatcherTest {
         throw new AssertionError("must not run");
       }
     };
-    dispatcher(typed).dispatch(request("svc", "missing", 0), null, responder);
+    dispatcher(typed).dispatch(request("svc", "missing", 0), Peer.UNKNOWN, responder);
     assertThat(answers).singleElement().extracting(Response::status).isEqualTo(Status.OPERATION_NOT_FOUND);
   }
 
   @Test
   void pingIsAnsweredWithoutRunningServiceCode() {
-    dispatcher(counting).dispatch(request("svc", Request.PING_OPERATION, 0), null, responder);
+    dispatcher(counting).dispatch(request("svc", Request.PING_OPERATION, 0), Peer.UNKNOWN, responder);
     assertThat(answers).singleElement().extracting(Response::status).isEqualTo(Status.OK);
     assertThat(runs).hasValue(0);
+  }
+
+  private void dispatchThrough(dev.tether.ServerInterceptor interceptor, Request r) {
+    new Dispatcher(Map.of("svc", counting), ExecutionMode.EXECUTOR, queued::add, now::get, List.of(interceptor))
+        .dispatch(r, Peer.UNKNOWN, responder);
+    while (!queued.isEmpty()) {
+      queued.poll().run();
+    }
+  }
+
+  @Test
+  void interceptorThatDeniesAnswersPermissionDeniedWithItsReasonAndTheServiceNeverRuns() {
+    dispatchThrough(call -> {
+      throw new PermissionDeniedException("no token");
+    }, request("svc", "echo", 0));
+
+    assertThat(answers).singleElement().satisfies(a -> {
+      assertThat(a.status()).isEqualTo(Status.PERMISSION_DENIED);
+      assertThat(a.metadata()).containsEntry(Response.ERROR_MESSAGE, "no token");
+    });
+    assertThat(runs).hasValue(0);
+  }
+
+  @Test
+  void interceptorThatBreaksRefusesTheRequestAsInternalAndTheServiceNeverRuns() {
+    dispatchThrough(call -> {
+      throw new IllegalStateException("token store down");
+    }, request("svc", "echo", 0));
+
+    assertThat(answers).singleElement().extracting(Response::status).isEqualTo(Status.INTERNAL);
+    assertThat(runs).hasValue(0);
+  }
+
+  @Test
+  void interceptorSeesTheRequestsNamesAndMetadataAndLetsItRun() {
+    List<String> seen = new ArrayList<>();
+    dispatchThrough(call -> seen.add(call.service() + "." + call.operation() + " " + call.metadata()),
+        new Request(7, 0, "svc", "echo", 0, Map.of("token", "t-1"), new byte[] {1}));
+
+    assertThat(seen).containsExactly("svc.echo {token=t-1}");
+    assertThat(answers).singleElement().extracting(Response::status).isEqualTo(Status.OK);
+    assertThat(runs).hasValue(1);
   }
 }

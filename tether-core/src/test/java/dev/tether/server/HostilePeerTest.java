@@ -14,15 +14,9 @@ import dev.tether.protocol.Hello;
 import dev.tether.protocol.ProtocolVersion;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Welcome;
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.Socket;
-import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -125,22 +119,11 @@ class HostilePeerTest {
   }
 
   private static byte[] preface(int major) {
-    ByteBuf b = Unpooled.buffer();
-    FrameCodec.writePreface(b);
-    b.setByte(4, major);
-    return bytes(b);
+    return RawPeer.preface(major);
   }
 
   private static byte[] frame(Frame f) {
-    ByteBuf b = Unpooled.buffer();
-    FrameCodec.encode(f, b);
-    return bytes(b);
-  }
-
-  private static byte[] bytes(ByteBuf b) {
-    byte[] out = new byte[b.readableBytes()];
-    b.readBytes(out);
-    return out;
+    return RawPeer.frame(f);
   }
 
   /** Sends the parts, reads until the server closes, and decodes what came back. */
@@ -150,40 +133,8 @@ class HostilePeerTest {
 
   /** Sends the parts, reads until {@code frames} frames arrived or the server closed. */
   private List<Frame> exchangeUntil(int frames, byte[]... parts) throws IOException {
-    ByteArrayOutputStream received = new ByteArrayOutputStream();
-    try (Socket s = new Socket("127.0.0.1", port)) {
-      s.setSoTimeout(10_000);
-      for (byte[] p : parts) {
-        s.getOutputStream().write(p);
-      }
-      s.getOutputStream().flush();
-      InputStream in = s.getInputStream();
-      byte[] buf = new byte[4096];
-      int n;
-      try {
-        while ((n = in.read(buf)) >= 0) {
-          received.write(buf, 0, n);
-          if (decodeServerBytes(received.toByteArray()).size() >= frames) {
-            break;
-          }
-        }
-      } catch (SocketException reset) {
-        // A reset after the GOAWAY is fine: the server closed with our bytes unread.
-      }
+    try (RawPeer peer = RawPeer.connect(port)) {
+      return peer.send(parts).readFrames(frames);
     }
-    return decodeServerBytes(received.toByteArray());
-  }
-
-  private static List<Frame> decodeServerBytes(byte[] raw) {
-    List<Frame> frames = new ArrayList<>();
-    ByteBuf in = Unpooled.wrappedBuffer(raw);
-    if (in.readableBytes() >= ProtocolVersion.PREFACE_LENGTH && in.getInt(0) == ProtocolVersion.MAGIC) {
-      in.skipBytes(ProtocolVersion.PREFACE_LENGTH);
-    }
-    while (in.readableBytes() >= 4 && in.readableBytes() >= 4 + in.getInt(in.readerIndex())) {
-      int length = in.readInt();
-      frames.add(FrameCodec.decode(in.readSlice(length)));
-    }
-    return frames;
   }
 }

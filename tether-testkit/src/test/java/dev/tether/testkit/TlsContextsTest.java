@@ -59,12 +59,11 @@ class TlsContextsTest {
   }
 
   @Test
-  void clientVerifiesHostnamesOnlyWhenAsked() {
+  void clientVerifiesHostnamesUnlessTurnedOff() {
     TlsConfig client = certificates.trustingClient();
 
-    assertThat(endpointIdentification(clientEngine(client))).isNull();
-    assertThat(endpointIdentification(clientEngine(client.withHostnameVerification(true))))
-        .isEqualTo("HTTPS");
+    assertThat(endpointIdentification(clientEngine(client))).isEqualTo("HTTPS");
+    assertThat(endpointIdentification(clientEngine(client.withHostnameVerification(false)))).isNull();
   }
 
   @Test

@@ -186,7 +186,7 @@ class TlsHandshakeTest {
   void hostnameVerificationAcceptsCertificateNamingTheDialledHost() {
     startServer(certificates.serverConfig(ClientAuth.NONE));
     SslContext verifying =
-        TlsContexts.forClient(certificates.trustingClient().withHostnameVerification(true));
+        TlsContexts.forClient(certificates.trustingClient());
 
     TlsLoopback.Client byName = loopback.connect(verifying, "localhost");
     TlsLoopback.Client byAddress = loopback.connect(verifying, "127.0.0.1");
@@ -198,7 +198,7 @@ class TlsHandshakeTest {
   @Test
   void hostnameVerificationRefusesCertificateNotNamingTheDialledHost() {
     startServer(certificates.serverConfig(ClientAuth.NONE));
-    TlsConfig verifying = certificates.trustingClient().withHostnameVerification(true);
+    TlsConfig verifying = certificates.trustingClient();
 
     TlsLoopback.Client client =
         loopback.connect(TlsContexts.forClient(verifying), "someone-else.example");
@@ -209,7 +209,7 @@ class TlsHandshakeTest {
   @Test
   void hostnameVerificationRefusesServerWhenTheDialledHostIsUnknown() {
     startServer(certificates.serverConfig(ClientAuth.NONE));
-    TlsConfig verifying = certificates.trustingClient().withHostnameVerification(true);
+    TlsConfig verifying = certificates.trustingClient();
 
     TlsLoopback.Client client = loopback.connect(TlsContexts.forClient(verifying), null);
 
@@ -222,7 +222,8 @@ class TlsHandshakeTest {
 
     TlsLoopback.Client client =
         loopback.connect(
-            TlsContexts.forClient(certificates.trustingClient()), "someone-else.example");
+            TlsContexts.forClient(certificates.trustingClient().withHostnameVerification(false)),
+            "someone-else.example");
 
     assertThat(client.echo("trusting the CA")).succeedsWithin(TIMEOUT).isEqualTo("trusting the CA");
   }
@@ -254,9 +255,11 @@ class TlsHandshakeTest {
         TlsConfig.fromFactories(server.toKeyManagerFactory(), client.toTrustManagerFactory())
             .withClientAuth(ClientAuth.REQUIRE));
 
+    // The self-signed server certificate names no host: this test is about the factories.
     TlsLoopback.Client connection =
         connect(
-            TlsConfig.fromFactories(client.toKeyManagerFactory(), server.toTrustManagerFactory()));
+            TlsConfig.fromFactories(client.toKeyManagerFactory(), server.toTrustManagerFactory())
+                .withHostnameVerification(false));
 
     assertThat(connection.echo("from factories"))
         .succeedsWithin(TIMEOUT)

@@ -1,0 +1,12 @@
+package dev.tether;
+
+/**
+ * The server's interceptor refused the call before the service ran: the request was provably not
+ * executed, and it is never retried, since another attempt by the same caller would be refused
+ * again. Thrown by an interceptor to refuse; raised on the client with the server's reason.
+ */
+public class PermissionDeniedException extends TetherException {
+  public PermissionDeniedException(String message) {
+    super(message);
+  }
+}
