@@ -34,6 +34,14 @@ public interface CallContext {
    */
   List<X509Certificate> peerCertificates();
 
+  /**
+   * How long the caller still waits for the answer, or null when it set no deadline. Calls the
+   * service makes on this thread before it returns inherit this deadline unless they set a shorter one.
+   */
+  default java.time.Duration timeRemaining() {
+    return null;
+  }
+
   /** The subject of the client's verified certificate, or null when there is none. */
   default Principal peerPrincipal() {
     List<X509Certificate> chain = peerCertificates();

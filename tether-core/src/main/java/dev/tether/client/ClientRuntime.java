@@ -94,8 +94,7 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
       int flags) {
     if (isHedged(settings, flags) && !closing) {
       retryBudget.recordCall(ticker.nanoTime());
-      long deadline = settings.invocationTimeout() == null ? 0 : ticker.nanoTime() + settings.invocationTimeout().toNanos();
-      return new HedgedCall(this, calls, settings, binding, operation, body, flags, deadline).start();
+      return new HedgedCall(this, calls, settings, binding, operation, body, flags, deadlineFor(settings)).start();
     }
     Invocation inv = new Invocation(this, settings, binding, operation, body, flags);
     if (closing) {
@@ -106,6 +105,21 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
     inv.armDeadline();
     calls.start(inv);
     return inv;
+  }
+
+  /**
+   * A new call's absolute deadline on this runtime's ticker, 0 for none: the proxy's invocation
+   * timeout, or the deadline of the service call this thread serves, whichever ends first.
+   */
+  long deadlineFor(ProxySettings settings) {
+    long now = ticker.nanoTime();
+    long own = settings.invocationTimeout() == null ? 0 : now + settings.invocationTimeout().toNanos();
+    dev.tether.internal.CallDeadline inherited = dev.tether.internal.CallDeadline.current();
+    if (inherited == null) {
+      return own;
+    }
+    long theirs = now + inherited.remainingNanos();
+    return own == 0 ? theirs : Math.min(own, theirs);
   }
 
   /** Only an idempotent twoway call outside a session may run on several servers at once. */

@@ -117,8 +117,7 @@ public final class Invocation extends CompletableFuture<byte[]>
   private boolean nodeFault;
 
   Invocation(ClientRuntime runtime, ProxySettings settings, ProxyBinding binding, String operation, byte[] body, int flags) {
-    this(runtime, settings, binding, operation, body, flags,
-        settings.invocationTimeout() == null ? 0 : runtime.ticker().nanoTime() + settings.invocationTimeout().toNanos());
+    this(runtime, settings, binding, operation, body, flags, runtime.deadlineFor(settings));
   }
 
   /** @param deadlineNanos the absolute deadline on the runtime's ticker, 0 for none (a hedge shares its call's) */
@@ -481,8 +480,11 @@ public final class Invocation extends CompletableFuture<byte[]>
   /** The invocation timeout passed (on the control executor): fail now, and free the attempt's slot. */
   private void onDeadline() {
     deadlineTask = null;
-    abandon(new InvocationTimeoutException(
-        operation + " got no answer within " + settings.invocationTimeout().toMillis() + " ms on " + describeConnection()));
+    abandon(new InvocationTimeoutException(operation + " got no answer "
+        + (settings.invocationTimeout() != null
+            ? "within " + settings.invocationTimeout().toMillis() + " ms"
+            : "before the deadline it inherited from the service that made it")
+        + " on " + describeConnection()));
   }
 
   /**

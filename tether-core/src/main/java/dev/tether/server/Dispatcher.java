@@ -2,6 +2,7 @@ package dev.tether.server;
 
 import dev.tether.ExecutionMode;
 import dev.tether.spi.CodecException;
+import dev.tether.internal.CallDeadline;
 import dev.tether.spi.Ticker;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Response;
@@ -56,7 +57,7 @@ public final class Dispatcher {
     } else if (!service.hasOperation(request.operation())) {
       reject(request, responder, Status.OPERATION_NOT_FOUND);
     } else if (mode == ExecutionMode.DIRECT) {
-      execute(service, request, remote, responder);
+      execute(service, request, remote, responder, ticker.nanoTime());
     } else {
       long receivedNanos = ticker.nanoTime();
       try {
@@ -75,16 +76,17 @@ public final class Dispatcher {
       reject(request, responder, Status.DEADLINE_EXCEEDED);
       return;
     }
-    execute(service, request, remote, responder);
+    execute(service, request, remote, responder, receivedNanos);
   }
 
-  private void execute(ServiceHandler service, Request request, Peer remote, Responder responder) {
-    RequestContext context = new RequestContext(request, remote);
+  private void execute(ServiceHandler service, Request request, Peer remote, Responder responder, long receivedNanos) {
+    long deadlineNanos = request.deadlineMillis() > 0 ? receivedNanos + request.deadlineMillis() * 1_000_000 : 0;
+    RequestContext context = new RequestContext(request, remote, deadlineNanos, ticker);
     if (!interceptors.isEmpty() && refusedByInterceptor(request, context, responder)) {
       return;
     }
     Object result;
-    try {
+    try (CallDeadline.Scope inherited = deadlineNanos == 0 ? null : CallDeadline.enter(deadlineNanos, ticker)) {
       result = service.handle(request.operation(), request.body(), context);
     } catch (Throwable t) {
       answerError(request, responder, t);

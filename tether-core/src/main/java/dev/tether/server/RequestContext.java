@@ -11,10 +11,24 @@ import java.util.Map;
 final class RequestContext implements CallContext {
   private final Request request;
   private final Peer peer;
+  /** The caller's deadline on {@link #ticker}, 0 when it set none. */
+  private final long deadlineNanos;
+  private final dev.tether.spi.Ticker ticker;
 
-  RequestContext(Request request, Peer peer) {
+  RequestContext(Request request, Peer peer, long deadlineNanos, dev.tether.spi.Ticker ticker) {
     this.request = request;
     this.peer = peer;
+    this.deadlineNanos = deadlineNanos;
+    this.ticker = ticker;
+  }
+
+  @Override
+  public java.time.Duration timeRemaining() {
+    return deadlineNanos == 0 ? null : java.time.Duration.ofNanos(Math.max(0, deadlineNanos - ticker.nanoTime()));
+  }
+
+  long deadlineNanos() {
+    return deadlineNanos;
   }
 
   @Override

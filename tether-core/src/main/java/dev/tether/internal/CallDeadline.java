@@ -1,0 +1,50 @@
+package dev.tether.internal;
+
+import dev.tether.spi.Ticker;
+
+/**
+ * The deadline of the service call running on this thread, so a call the service makes inherits
+ * it (like gRPC's Context): a chain of services gives up together. The server enters it around
+ * service code; the client reads it when a call starts.
+ */
+public final class CallDeadline {
+  private static final ThreadLocal<CallDeadline> CURRENT = new ThreadLocal<>();
+
+  private final long deadlineNanos;
+  private final Ticker ticker;
+
+  private CallDeadline(long deadlineNanos, Ticker ticker) {
+    this.deadlineNanos = deadlineNanos;
+    this.ticker = ticker;
+  }
+
+  /** The deadline of the service call on this thread, or null outside one or when it has none. */
+  public static CallDeadline current() {
+    return CURRENT.get();
+  }
+
+  /** Nanoseconds left, never below zero. */
+  public long remainingNanos() {
+    return Math.max(0, deadlineNanos - ticker.nanoTime());
+  }
+
+  /** Makes {@code deadlineNanos} (on {@code ticker}) this thread's until the scope closes. */
+  public static Scope enter(long deadlineNanos, Ticker ticker) {
+    CallDeadline previous = CURRENT.get();
+    CURRENT.set(new CallDeadline(deadlineNanos, ticker));
+    return () -> {
+      if (previous == null) {
+        CURRENT.remove();
+      } else {
+        CURRENT.set(previous);
+      }
+    };
+  }
+
+  /** Restores the deadline that was in force before. */
+  @FunctionalInterface
+  public interface Scope extends AutoCloseable {
+    @Override
+    void close();
+  }
+}
