@@ -54,8 +54,7 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     }
     switch (uri.path()) {
       case "/", "/index.html" -> respond(ctx, HttpResponseStatus.OK, "text/html; charset=utf-8", site.page(), keepAlive);
-      case "/status.json" -> CompletableFuture.supplyAsync(site::statusJson, site.worker()).whenComplete(
-          (body, failure) -> answerSnapshot(ctx, body, failure, keepAlive));
+      case "/status.json" -> statusJson(ctx, keepAlive);
       case "/events" -> openStream(ctx);
       case "/metrics" -> metrics(ctx, keepAlive);
       default -> respond(ctx, HttpResponseStatus.NOT_FOUND, "text/plain", "no such page\n", keepAlive);
@@ -79,6 +78,16 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     // Constant time, so response timing does not tell how much of a guess was right.
     return offered != null && MessageDigest.isEqual(
         offered.getBytes(StandardCharsets.UTF_8), token.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private void statusJson(ChannelHandlerContext ctx, boolean keepAlive) {
+    String fresh = site.freshStatusJson();
+    if (fresh != null) {
+      respond(ctx, HttpResponseStatus.OK, "application/json", fresh, keepAlive);
+      return;
+    }
+    CompletableFuture.supplyAsync(site::statusJson, site.worker()).whenComplete(
+        (body, failure) -> answerSnapshot(ctx, body, failure, keepAlive));
   }
 
   private void answerSnapshot(ChannelHandlerContext ctx, String body, Throwable failure, boolean keepAlive) {

@@ -26,6 +26,11 @@ final class AdminSite {
   /** Null without tether-micrometer and micrometer-registry-prometheus. */
   private final Supplier<String> metrics;
   private final byte[] page;
+  /** DESIGN 9 calls a snapshot cheap enough to take every 100 ms; /status.json is never staler. */
+  static final long SNAPSHOT_REUSE_NANOS = 100_000_000L;
+
+  /** The latest /status.json body; written by the worker, read by the event loop; null before the first. */
+  private volatile Cached cachedStatus;
   /** Worker-only: the newest event sequence number already pushed. */
   private long lastPushedSeq = -1;
 
@@ -79,9 +84,28 @@ final class AdminSite {
     return metrics.get();
   }
 
+  /**
+   * The snapshot as JSON, taken afresh at most once per {@link #SNAPSHOT_REUSE_NANOS}: a script
+   * polling 100 times a second then costs the runtimes ten snapshots a second, not a hundred.
+   * Worker-only, like every snapshot.
+   */
   String statusJson() {
-    return write(board.statusJson());
+    long now = System.nanoTime();
+    Cached c = cachedStatus;
+    if (c == null || now - c.takenNanos() >= SNAPSHOT_REUSE_NANOS) {
+      c = new Cached(write(board.statusJson()), now);
+      cachedStatus = c;
+    }
+    return c.json();
   }
+
+  /** The cached body when it is fresh enough, else null: the event loop answers it without a hop. */
+  String freshStatusJson() {
+    Cached c = cachedStatus;
+    return c != null && System.nanoTime() - c.takenNanos() < SNAPSHOT_REUSE_NANOS ? c.json() : null;
+  }
+
+  private record Cached(String json, long takenNanos) {}
 
   /** A page's first message: the status, the whole history and every kept event. */
   String welcomeJson() {

@@ -16,6 +16,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
@@ -79,7 +80,8 @@ public final class TetherAdmin implements AutoCloseable {
     if (loops != null) {
       throw new IllegalStateException("already started");
     }
-    loops = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    loops = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("tether-admin-http", true),
+        NioIoHandler.newFactory());
     AdminHandler handler = new AdminHandler(site);
     ServerBootstrap bootstrap = new ServerBootstrap().group(loops).channel(NioServerSocketChannel.class)
         .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,

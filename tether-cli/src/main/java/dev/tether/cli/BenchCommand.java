@@ -122,6 +122,8 @@ public final class BenchCommand implements Callable<Integer> {
       previousCount = count;
       previousNanos = now;
     }
+    // Calls that ended after the last progress line.
+    total.add(latencies.getIntervalHistogram(interval));
     out.println();
     double seconds = (System.nanoTime() - startNanos) / 1e9;
     total.setStartTimeStamp(0);

@@ -10,20 +10,15 @@ import dev.tether.Tether;
 import dev.tether.admin.TetherAdmin;
 import dev.tether.cli.kv.DemoServer;
 import dev.tether.cli.kv.KeyValueStore;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /** {@code tether status}, {@code tether bench} and {@code tether serve --admin} against real loopback servers. */
 class StatusAndBenchCommandTest {
@@ -106,22 +101,11 @@ class StatusAndBenchCommandTest {
 
   @Test
   void serveWithAdminPrintsThePageUrlAndServesIt() throws Exception {
-    AtomicReference<Runnable> stopServe = new AtomicReference<>();
-    CommandLine.IFactory factory = new CommandLine.IFactory() {
-      @Override
-      public <K> K create(Class<K> type) throws Exception {
-        return type == ServeCommand.class ? type.cast(new ServeCommand(stopServe::set))
-            : CommandLine.defaultFactory().create(type);
-      }
-    };
-    StringWriter out = new StringWriter();
-    CommandLine commandLine = TetherCommand.newCommandLine(factory);
-    commandLine.setOut(new PrintWriter(out, true));
-    CompletableFuture<Integer> serving = CompletableFuture.supplyAsync(() -> commandLine.execute(
-        "serve", "--endpoints", "tcp -h 127.0.0.1 -p 0", "--admin", "127.0.0.1:0", "--grace", "1s"));
-    await().atMost(Duration.ofSeconds(30)).until(() -> stopServe.get() != null && out.toString().contains("status page: "));
+    BackgroundServe serve = new BackgroundServe("--endpoints", "tcp -h 127.0.0.1 -p 0", "--admin", "127.0.0.1:0",
+        "--grace", "1s");
+    await().atMost(Duration.ofSeconds(30)).until(() -> serve.isServing() && serve.out().contains("status page: "));
 
-    String url = out.toString().lines().filter(l -> l.startsWith("status page: ")).findFirst().orElseThrow()
+    String url = serve.out().lines().filter(l -> l.startsWith("status page: ")).findFirst().orElseThrow()
         .substring("status page: ".length());
     assertThat(url).matches("http://127\\.0\\.0\\.1:\\d+/");
     HttpResponse<String> status = HttpClient.newHttpClient().send(
@@ -129,7 +113,7 @@ class StatusAndBenchCommandTest {
         HttpResponse.BodyHandlers.ofString());
     assertThat(status.body()).contains("\"state\":\"RUNNING\"");
 
-    stopServe.get().run();
-    assertThat(serving.get(30, TimeUnit.SECONDS)).isZero();
+    serve.stop();
+    assertThat(serve.exitCode().get(30, TimeUnit.SECONDS)).isZero();
   }
 }

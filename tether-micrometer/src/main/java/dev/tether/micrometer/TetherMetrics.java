@@ -21,6 +21,12 @@ import java.util.concurrent.TimeUnit;
  * Publishes the meters of DESIGN.md section 9 for one client runtime or server into a
  * {@link MeterRegistry}. Every value comes from the {@code status()} snapshots, which a daemon
  * thread reads once per {@link #DEFAULT_INTERVAL}; {@link #close()} stops it and removes the meters.
+ *
+ * <p>What snapshots cannot show: calls a connection finished after the last snapshot that listed
+ * it are not counted; {@code tether.client.retries} tells retried from refused-by-budget but not the
+ * failure behind a retry; {@code tether.client.call.latency} records each node's recent average once
+ * per refresh (nothing for proxies without load balancing), so its percentiles are of averages, not
+ * of calls.
  */
 public final class TetherMetrics implements AutoCloseable {
   /** How often a client runtime's snapshot is taken; gauges and counters move at this pace. */
