@@ -49,7 +49,8 @@ class TetherMetricsTest {
   void clientCallsAreCountedByOutcome() {
     Proxy echo = start();
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    try (TetherMetrics ignored = TetherMetrics.bind(tether, registry, FAST)) {
+    TetherMetrics metrics = TetherMetrics.bind(tether, registry, FAST);
+    try {
       for (int i = 0; i < 20; i++) {
         echo.invoke("echo", "hi".getBytes(UTF_8));
       }
@@ -69,6 +70,8 @@ class TetherMetricsTest {
         assertThat(registry.get("tether.client.nodes").tag("health", "ALIVE").gauge().value()).isEqualTo(1);
         assertThat(registry.get("tether.client.call.latency").timer().count()).isPositive();
       });
+    } finally {
+      metrics.close();
     }
   }
 
@@ -86,13 +89,16 @@ class TetherMetricsTest {
   void serverMetersFollowItsStatus() {
     Proxy echo = start();
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    try (TetherMetrics ignored = TetherMetrics.bind(server, registry)) {
+    TetherMetrics metrics = TetherMetrics.bind(server, registry);
+    try {
       for (int i = 0; i < 7; i++) {
         echo.invoke("echo", "hi".getBytes(UTF_8));
       }
       assertThat(registry.get("tether.server.calls").functionCounter().count()).isEqualTo(7);
       assertThat(registry.get("tether.server.connections").gauge().value()).isEqualTo(1);
       assertThat(registry.get("tether.server.inflight").gauge().value()).isZero();
+    } finally {
+      metrics.close();
     }
   }
 
@@ -100,8 +106,9 @@ class TetherMetricsTest {
   void prometheusScrapeShowsClientAndServerMeters() {
     Proxy echo = start();
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    try (TetherMetrics client = TetherMetrics.bind(tether, registry, FAST);
-         TetherMetrics srv = TetherMetrics.bind(server, registry)) {
+    TetherMetrics client = TetherMetrics.bind(tether, registry, FAST);
+    TetherMetrics metrics = TetherMetrics.bind(server, registry);
+    try {
       for (int i = 0; i < 5; i++) {
         echo.invoke("echo", "hi".getBytes(UTF_8));
       }
@@ -113,6 +120,9 @@ class TetherMetricsTest {
           .contains("tether_client_call_latency_seconds{quantile=\"0.99\"}")
           .containsPattern("tether_server_calls_total\\{server=\"[^\"]+\"} 5.0")
           .containsPattern("tether_server_inflight\\{server=\"[^\"]+\"} 0.0"));
+    } finally {
+      client.close();
+      metrics.close();
     }
   }
 }
