@@ -74,7 +74,7 @@ public final class ServeCommand implements Callable<Integer> {
   public Integer call() throws InterruptedException {
     // "--grace infinite" waits as long as calls take; a day stands in for forever.
     Duration drain = grace == null ? Duration.ofDays(1) : grace;
-    TetherAdmin.Builder page = admin == null ? null : adminBuilder();
+    TetherAdmin.Builder page = admin == null ? null : StatusPageOption.builder(admin, adminToken);
     DemoServer server = start(page == null ? null : page.listener());
     TetherAdmin started = page == null ? null : startAdmin(page, server);
     PrintWriter out = spec.commandLine().getOut();
@@ -97,19 +97,6 @@ public final class ServeCommand implements Callable<Integer> {
     });
     stopped.await();
     return ExitCode.OK;
-  }
-
-  private TetherAdmin.Builder adminBuilder() {
-    int colon = admin.lastIndexOf(':');
-    if (colon <= 0) {
-      throw CliException.badInput("--admin wants host:port, e.g. 127.0.0.1:0; got \"" + admin + "\"", null);
-    }
-    try {
-      int port = Integer.parseInt(admin.substring(colon + 1));
-      return TetherAdmin.builder().bind(admin.substring(0, colon), port).accessToken(adminToken);
-    } catch (IllegalArgumentException e) {
-      throw CliException.badInput("bad --admin " + admin + ": " + e.getMessage(), e);
-    }
   }
 
   private TetherAdmin startAdmin(TetherAdmin.Builder page, DemoServer server) {

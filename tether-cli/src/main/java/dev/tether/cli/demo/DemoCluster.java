@@ -5,6 +5,7 @@ import dev.tether.Tether;
 import dev.tether.cli.kv.DemoServer;
 import dev.tether.cli.kv.KeyValue;
 import dev.tether.cli.kv.KeyValueStore;
+import dev.tether.observe.TetherListener;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,6 +26,8 @@ public final class DemoCluster implements AutoCloseable {
   private final List<Node> nodes;
   private final KeyValueStore store;
   private final Timeline timeline;
+  /** Where every server's events go (a status page); null for none. */
+  private final TetherListener serverListener;
 
   /** Where one server is in its life. */
   enum NodeState {
@@ -95,7 +98,8 @@ public final class DemoCluster implements AutoCloseable {
     }
   }
 
-  private DemoCluster(List<Node> nodes, KeyValueStore store, Timeline timeline) {
+  private DemoCluster(List<Node> nodes, KeyValueStore store, Timeline timeline, TetherListener serverListener) {
+    this.serverListener = serverListener;
     this.nodes = nodes;
     this.store = store;
     this.timeline = timeline;
@@ -103,21 +107,27 @@ public final class DemoCluster implements AutoCloseable {
 
   /** Starts {@code size} servers named server-1, server-2, ... on free loopback ports. */
   static DemoCluster start(int size, KeyValueStore store, Timeline timeline) {
+    return start(size, store, timeline, null);
+  }
+
+  /** As {@link #start(int, KeyValueStore, Timeline)}, every server (restarted ones too) telling {@code listener}. */
+  static DemoCluster start(int size, KeyValueStore store, Timeline timeline, TetherListener listener) {
     List<Node> nodes = new ArrayList<>();
     try {
       for (int i = 1; i <= size; i++) {
         IncrementTrap trap = new IncrementTrap();
-        nodes.add(new Node(startServer("server-" + i, 0, store, trap), trap));
+        nodes.add(new Node(startServer("server-" + i, 0, store, trap, listener), trap));
       }
     } catch (RuntimeException e) {
       nodes.forEach(n -> n.server().close());
       throw e;
     }
-    return new DemoCluster(List.copyOf(nodes), store, timeline);
+    return new DemoCluster(List.copyOf(nodes), store, timeline, listener);
   }
 
-  private static DemoServer startServer(String name, int port, KeyValueStore store, IncrementTrap trap) {
-    return DemoServer.start(name, "tcp -h " + LOOPBACK + " -p " + port, ExecutionMode.EXECUTOR, store, trap);
+  private static DemoServer startServer(String name, int port, KeyValueStore store, IncrementTrap trap,
+      TetherListener listener) {
+    return DemoServer.start(name, "tcp -h " + LOOPBACK + " -p " + port, ExecutionMode.EXECUTOR, store, trap, listener);
   }
 
   List<Node> nodes() {
@@ -211,7 +221,7 @@ public final class DemoCluster implements AutoCloseable {
       throw new IllegalStateException(name + " is running; stop it before restarting it");
     }
     IncrementTrap trap = new IncrementTrap();
-    node.incarnations.add(startServer(name, node.port(), store, trap));
+    node.incarnations.add(startServer(name, node.port(), store, trap, serverListener));
     node.trap = trap;
     node.restartedAt = timeline.elapsed();
     node.state = NodeState.RUNNING;

@@ -4,6 +4,7 @@ import dev.tether.Tether;
 import dev.tether.cli.kv.DemoServer;
 import dev.tether.cli.kv.KeyValue;
 import dev.tether.cli.kv.KeyValueStore;
+import dev.tether.observe.TetherListener;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,19 +45,44 @@ public final class DemoRun {
     }
   }
 
+  /**
+   * Someone watching the run: the status page of {@code tether demo --admin}. It gets the listener
+   * for the client and every server before they start, then the client once it runs, and its
+   * {@code holding} runs before anything closes (after the callers stopped).
+   */
+  public interface Watcher {
+    TetherListener listener();
+
+    void clientStarted(Tether tether);
+
+    void holding() throws InterruptedException;
+  }
+
   private final Settings settings;
   private final LongSupplier nanoClock;
   private final Consumer<Timeline.Event> live;
+  /** Null when nobody watches. */
+  private final Watcher watcher;
 
   /** A run on the system clock; {@code live} sees each timeline event as it happens. */
   public DemoRun(Settings settings, Consumer<Timeline.Event> live) {
-    this(settings, System::nanoTime, live);
+    this(settings, System::nanoTime, live, null);
+  }
+
+  /** As {@link #DemoRun(Settings, Consumer)}, watched by {@code watcher}. */
+  public DemoRun(Settings settings, Consumer<Timeline.Event> live, Watcher watcher) {
+    this(settings, System::nanoTime, live, watcher);
   }
 
   DemoRun(Settings settings, LongSupplier nanoClock, Consumer<Timeline.Event> live) {
+    this(settings, nanoClock, live, null);
+  }
+
+  private DemoRun(Settings settings, LongSupplier nanoClock, Consumer<Timeline.Event> live, Watcher watcher) {
     this.settings = settings;
     this.nanoClock = nanoClock;
     this.live = live;
+    this.watcher = watcher;
   }
 
   public DemoReport run() throws InterruptedException {
@@ -65,8 +91,12 @@ public final class DemoRun {
     Timeline timeline = new Timeline(nanoClock, live);
     // Resources close in reverse order: the client first. Its callers have stopped by then, so
     // nothing is in flight when the servers go.
-    try (DemoCluster cluster = DemoCluster.start(settings.servers(), store, timeline);
-        Tether tether = Tether.create()) {
+    TetherListener listener = watcher == null ? null : watcher.listener();
+    try (DemoCluster cluster = DemoCluster.start(settings.servers(), store, timeline, listener);
+        Tether tether = listener == null ? Tether.create() : Tether.builder().listener(listener).build()) {
+      if (watcher != null) {
+        watcher.clientStarted(tether);
+      }
       String proxy = cluster.proxyString(DemoServer.KV);
       KeyValue kv = tether.proxy(proxy)
           .withConnectionCached(false)
@@ -98,6 +128,9 @@ public final class DemoRun {
       boolean stoppedInTime = workload.awaitStopped(settings.callTimeout().plusSeconds(5));
       Duration elapsed = timeline.elapsed();
       timeline.record(stoppedInTime ? "callers stopped" : "callers told to stop; some are still inside a call");
+      if (watcher != null) {
+        watcher.holding();
+      }
       return report(proxy, cluster, store, tally, timeline, elapsed, stoppedInTime, warmUpCallsPerServer);
     }
   }
