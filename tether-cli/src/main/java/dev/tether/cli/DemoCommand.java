@@ -11,6 +11,7 @@ import dev.tether.cli.demo.Scenario;
 import dev.tether.cli.demo.Scenarios;
 import dev.tether.cli.demo.SummaryPrinter;
 import dev.tether.cli.demo.Timeline;
+import java.io.InputStream;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.Iterator;
@@ -100,6 +101,18 @@ public final class DemoCommand implements Callable<Integer> {
           + " in this process on 127.0.0.1 (not for frozen-peer).")
   private String zookeeper;
 
+  @Option(names = "--admin", paramLabel = "<host:port>",
+      description = "Serve the live status page there during the run, e.g. 127.0.0.1:0; it prints the URL"
+          + " (not for frozen-peer).")
+  private String admin;
+
+  @Option(names = "--hold",
+      description = "With --admin: when the callers stop, keep the servers and the page up until Enter is pressed.")
+  private boolean hold;
+
+  /** Where --hold waits for Enter; tests replace it. */
+  InputStream stdin = System.in;
+
   @Override
   public Integer call() throws InterruptedException {
     DemoScenario scenario = Scenarios.byName(scenarioName).orElseThrow(() -> new ParameterException(
@@ -118,13 +131,21 @@ public final class DemoCommand implements Callable<Integer> {
         SERVERS, zookeeper == null ? "" : " registered in ZooKeeper (" + zookeeper + ")", settings.callers(), seconds,
         scenario.name(), scenario.description());
     out.flush();
-    DemoReport report = new DemoRun(settings, printLive(out)).run();
+    DemoReport report;
+    if (admin == null) {
+      report = new DemoRun(settings, printLive(out)).run();
+    } else {
+      try (DemoStatusPage page = new DemoStatusPage(StatusPageOption.builder(admin, null), out, hold, stdin)) {
+        report = new DemoRun(settings, printLive(out), page).run();
+      }
+    }
     SummaryPrinter.print(report, out);
     return report.expectationsMet() ? ExitCode.OK : ExitCode.SOFTWARE;
   }
 
   private int runFrozenPeer(FrozenPeerScenario scenario, PrintWriter out) throws InterruptedException {
-    refuseOptionsOf("the cluster scenarios", scenario, "--seconds", "--callers", "--call-timeout", "--zookeeper");
+    refuseOptionsOf("the cluster scenarios", scenario, "--seconds", "--callers", "--call-timeout", "--zookeeper",
+        "--admin", "--hold");
     // Nothing set unless asked: the run answers for Tether's defaults (issue 5).
     Properties client = new Properties();
     if (matched("--heartbeat-reader-idle")) {

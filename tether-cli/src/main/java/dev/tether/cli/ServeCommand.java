@@ -3,9 +3,11 @@ package dev.tether.cli;
 import dev.tether.Endpoint;
 import dev.tether.ExecutionMode;
 import dev.tether.ProxyParseException;
+import dev.tether.admin.TetherAdmin;
 import dev.tether.cli.kv.DemoServer;
 import dev.tether.cli.kv.KeyValueStore;
 import dev.tether.zookeeper.ZooKeeperRegistry;
+import dev.tether.observe.TetherListener;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -53,6 +55,13 @@ public final class ServeCommand implements Callable<Integer> {
       description = "Register both services in this ZooKeeper (under /tether) while serving; withdrawn when the"
           + " shutdown starts.")
   private String zookeeper;
+  @Option(names = "--admin", paramLabel = "<host:port>",
+      description = "Also serve the live status page there, e.g. 127.0.0.1:0 (a free port); it prints the page's URL.")
+  private String admin;
+
+  @Option(names = "--admin-token", paramLabel = "<token>",
+      description = "Let only requests carrying ?token=<token> see the status page.")
+  private String adminToken;
 
   private final StopSignal stopSignal;
 
@@ -70,15 +79,24 @@ public final class ServeCommand implements Callable<Integer> {
   public Integer call() throws InterruptedException {
     // "--grace infinite" waits as long as calls take; a day stands in for forever.
     Duration drain = grace == null ? Duration.ofDays(1) : grace;
-    DemoServer server = start();
+    TetherAdmin.Builder page = admin == null ? null : StatusPageOption.builder(admin, adminToken);
+    DemoServer server = start(page == null ? null : page.listener());
+    TetherAdmin started = page == null ? null : startAdmin(page, server);
     PrintWriter out = spec.commandLine().getOut();
     ZooKeeperRegistry registry = zookeeper == null ? null : register(server, out);
     printGreeting(out, server);
+    if (started != null) {
+      out.println("status page: " + started.url() + (adminToken == null ? "" : "?token=<your token>"));
+      out.flush();
+    }
     CountDownLatch stopped = new CountDownLatch(1);
     stopSignal.onStopRequested(() -> {
       out.println(name + ": shutting down gracefully (up to " + drain.toSeconds() + " s for calls in flight)");
       out.flush();
       server.shutdownGracefully(drain);
+      if (started != null) {
+        started.close();
+      }
       out.println(name + ": stopped after serving " + server.stats().served() + " call(s)");
       out.flush();
       if (registry != null) {
@@ -90,10 +108,19 @@ public final class ServeCommand implements Callable<Integer> {
     return ExitCode.OK;
   }
 
-  private DemoServer start() {
+  private TetherAdmin startAdmin(TetherAdmin.Builder page, DemoServer server) {
+    try {
+      return page.observe(server.server()).build().start();
+    } catch (RuntimeException e) {
+      server.close();
+      throw CliException.failed("cannot serve the status page on " + admin + ": " + e.getMessage(), e);
+    }
+  }
+
+  private DemoServer start(TetherListener listener) {
     ExecutionMode mode = direct ? ExecutionMode.DIRECT : ExecutionMode.EXECUTOR;
     try {
-      return DemoServer.start(name, endpoints, mode, new KeyValueStore());
+      return DemoServer.start(name, endpoints, mode, new KeyValueStore(), () -> {}, listener);
     } catch (ProxyParseException e) {
       throw CliException.badProxyString("--endpoints", endpoints, e);
     } catch (IllegalArgumentException | IllegalStateException e) {

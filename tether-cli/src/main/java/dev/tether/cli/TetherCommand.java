@@ -11,13 +11,14 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
-/** The {@code tether} command: the parent of {@code serve}, {@code call} and {@code demo}. */
+/** The {@code tether} command: the parent of {@code serve}, {@code call}, {@code status}, {@code bench} and {@code demo}. */
 @Command(
     name = "tether",
     mixinStandardHelpOptions = true,
     versionProvider = TetherCommand.Version.class,
     description = "Tether, an RPC runtime whose heart is connection management.",
-    subcommands = {ServeCommand.class, CallCommand.class, DemoCommand.class, HelpCommand.class},
+    subcommands = {ServeCommand.class, CallCommand.class, StatusCommand.class, BenchCommand.class, DemoCommand.class,
+        HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
         "0:success",
@@ -36,7 +37,7 @@ public final class TetherCommand implements Runnable {
 
   @Override
   public void run() {
-    throw new ParameterException(spec.commandLine(), "name a command: serve, call or demo");
+    throw new ParameterException(spec.commandLine(), "name a command: serve, call, status, bench or demo");
   }
 
   /** The command line with Tether's error reporting, ready to {@code execute(args)}. */

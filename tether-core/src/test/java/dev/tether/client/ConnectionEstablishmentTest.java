@@ -261,9 +261,12 @@ class ConnectionEstablishmentTest {
     closeables.add(t);
     Proxy p = t.proxy("svc:tcp -h multi.test -p " + port).withEndpointSelection(EndpointSelection.ORDERED);
     assertThat(whoami(p)).isEqualTo("third");
-    assertThat(((InetSocketAddress) p.connection().remoteAddress()).getAddress().getHostAddress()).isEqualTo("127.0.0.3");
+    Connection toThird = p.connection();
+    assertThat(((InetSocketAddress) toThird.remoteAddress()).getAddress().getHostAddress()).isEqualTo("127.0.0.3");
     third.close();
     servers.remove(third);
+    // Until the client has seen the close, the old connection still looks usable and would be reused.
+    await().atMost(Duration.ofSeconds(5)).until(() -> toThird.state() == ConnectionState.CLOSED);
     Proxy again = t.proxy("svc:tcp -h multi.test -p " + port).withEndpointSelection(EndpointSelection.ORDERED);
     assertThatThrownBy(() -> whoami(again))
         .isInstanceOf(ConnectFailedException.class)

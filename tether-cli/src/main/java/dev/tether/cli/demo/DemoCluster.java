@@ -5,6 +5,7 @@ import dev.tether.Tether;
 import dev.tether.cli.kv.DemoServer;
 import dev.tether.cli.kv.KeyValue;
 import dev.tether.cli.kv.KeyValueStore;
+import dev.tether.observe.TetherListener;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,6 +27,8 @@ public final class DemoCluster implements AutoCloseable {
   private final KeyValueStore store;
   private final Timeline timeline;
   private final ServerLifecycle lifecycle;
+  /** Where every server's events go (a status page); null for none. */
+  private final TetherListener serverListener;
 
   /** Where one server is in its life. */
   enum NodeState {
@@ -96,7 +99,9 @@ public final class DemoCluster implements AutoCloseable {
     }
   }
 
-  private DemoCluster(List<Node> nodes, KeyValueStore store, Timeline timeline, ServerLifecycle lifecycle) {
+  private DemoCluster(List<Node> nodes, KeyValueStore store, Timeline timeline, ServerLifecycle lifecycle,
+      TetherListener serverListener) {
+    this.serverListener = serverListener;
     this.nodes = nodes;
     this.store = store;
     this.timeline = timeline;
@@ -105,26 +110,32 @@ public final class DemoCluster implements AutoCloseable {
 
   /** Starts {@code size} servers named server-1, server-2, ... on free loopback ports. */
   static DemoCluster start(int size, KeyValueStore store, Timeline timeline) {
-    return start(size, store, timeline, ServerLifecycle.NONE);
+    return start(size, store, timeline, ServerLifecycle.NONE, null);
   }
 
-  /** As {@link #start(int, KeyValueStore, Timeline)}, telling {@code lifecycle} of every start and kill. */
-  static DemoCluster start(int size, KeyValueStore store, Timeline timeline, ServerLifecycle lifecycle) {
+  /**
+   * As {@link #start(int, KeyValueStore, Timeline)}, telling {@code lifecycle} of every start and
+   * kill, and every server (restarted ones too) telling {@code listener} (null for none).
+   */
+  static DemoCluster start(int size, KeyValueStore store, Timeline timeline, ServerLifecycle lifecycle,
+      TetherListener listener) {
     List<Node> nodes = new ArrayList<>();
     try {
       for (int i = 1; i <= size; i++) {
         IncrementTrap trap = new IncrementTrap();
-        nodes.add(new Node(startServer("server-" + i, 0, store, trap, lifecycle), trap));
+        nodes.add(new Node(startServer("server-" + i, 0, store, trap, lifecycle, listener), trap));
       }
     } catch (RuntimeException e) {
       nodes.forEach(n -> n.server().close());
       throw e;
     }
-    return new DemoCluster(List.copyOf(nodes), store, timeline, lifecycle);
+    return new DemoCluster(List.copyOf(nodes), store, timeline, lifecycle, listener);
   }
 
-  private static DemoServer startServer(String name, int port, KeyValueStore store, IncrementTrap trap, ServerLifecycle lifecycle) {
-    DemoServer server = DemoServer.start(name, "tcp -h " + LOOPBACK + " -p " + port, ExecutionMode.EXECUTOR, store, trap);
+  private static DemoServer startServer(String name, int port, KeyValueStore store, IncrementTrap trap,
+      ServerLifecycle lifecycle, TetherListener listener) {
+    DemoServer server = DemoServer.start(name, "tcp -h " + LOOPBACK + " -p " + port, ExecutionMode.EXECUTOR, store, trap,
+        listener);
     lifecycle.started(server);
     return server;
   }
@@ -222,7 +233,7 @@ public final class DemoCluster implements AutoCloseable {
       throw new IllegalStateException(name + " is running; stop it before restarting it");
     }
     IncrementTrap trap = new IncrementTrap();
-    node.incarnations.add(startServer(name, node.port(), store, trap, lifecycle));
+    node.incarnations.add(startServer(name, node.port(), store, trap, lifecycle, serverListener));
     node.trap = trap;
     node.restartedAt = timeline.elapsed();
     node.state = NodeState.RUNNING;

@@ -6,6 +6,7 @@ import dev.tether.Tether;
 import dev.tether.cli.kv.DemoServer;
 import dev.tether.cli.kv.KeyValue;
 import dev.tether.cli.kv.KeyValueStore;
+import dev.tether.observe.TetherListener;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,19 +50,44 @@ public final class DemoRun {
     }
   }
 
+  /**
+   * Someone watching the run: the status page of {@code tether demo --admin}. It gets the listener
+   * for the client and every server before they start, then the client once it runs, and its
+   * {@code holding} runs before anything closes (after the callers stopped).
+   */
+  public interface Watcher {
+    TetherListener listener();
+
+    void clientStarted(Tether tether);
+
+    void holding() throws InterruptedException;
+  }
+
   private final Settings settings;
   private final LongSupplier nanoClock;
   private final Consumer<Timeline.Event> live;
+  /** Null when nobody watches. */
+  private final Watcher watcher;
 
   /** A run on the system clock; {@code live} sees each timeline event as it happens. */
   public DemoRun(Settings settings, Consumer<Timeline.Event> live) {
-    this(settings, System::nanoTime, live);
+    this(settings, System::nanoTime, live, null);
+  }
+
+  /** As {@link #DemoRun(Settings, Consumer)}, watched by {@code watcher}. */
+  public DemoRun(Settings settings, Consumer<Timeline.Event> live, Watcher watcher) {
+    this(settings, System::nanoTime, live, watcher);
   }
 
   DemoRun(Settings settings, LongSupplier nanoClock, Consumer<Timeline.Event> live) {
+    this(settings, nanoClock, live, null);
+  }
+
+  private DemoRun(Settings settings, LongSupplier nanoClock, Consumer<Timeline.Event> live, Watcher watcher) {
     this.settings = settings;
     this.nanoClock = nanoClock;
     this.live = live;
+    this.watcher = watcher;
   }
 
   public DemoReport run() throws InterruptedException {
@@ -70,10 +96,14 @@ public final class DemoRun {
     Timeline timeline = new Timeline(nanoClock, live);
     // Resources close in reverse order: the client first. Its callers have stopped by then, so
     // nothing is in flight when the servers go.
+    TetherListener listener = watcher == null ? null : watcher.listener();
     try (DemoRegistry registry = settings.zookeeper() == null ? null : DemoRegistry.start(settings.zookeeper());
         DemoCluster cluster = DemoCluster.start(
-            settings.servers(), store, timeline, registry == null ? ServerLifecycle.NONE : registry);
-        Tether tether = Tether.create()) {
+            settings.servers(), store, timeline, registry == null ? ServerLifecycle.NONE : registry, listener);
+        Tether tether = listener == null ? Tether.create() : Tether.builder().listener(listener).build()) {
+      if (watcher != null) {
+        watcher.clientStarted(tether);
+      }
       String proxy = registry == null ? cluster.proxyString(DemoServer.KV) : DemoServer.KV + " (found in " + registry.describe() + ")";
       Proxy balanced = registry == null
           ? tether.proxy(proxy).withConnectionCached(false)
@@ -107,6 +137,9 @@ public final class DemoRun {
       boolean stoppedInTime = workload.awaitStopped(settings.callTimeout().plusSeconds(5));
       Duration elapsed = timeline.elapsed();
       timeline.record(stoppedInTime ? "callers stopped" : "callers told to stop; some are still inside a call");
+      if (watcher != null) {
+        watcher.holding();
+      }
       return report(proxy, cluster, store, tally, timeline, elapsed, stoppedInTime, warmUpCallsPerServer);
     }
   }

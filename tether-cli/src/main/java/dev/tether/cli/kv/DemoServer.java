@@ -3,6 +3,7 @@ package dev.tether.cli.kv;
 import dev.tether.Endpoint;
 import dev.tether.ExecutionMode;
 import dev.tether.TetherServer;
+import dev.tether.observe.TetherListener;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -56,6 +57,15 @@ public final class DemoServer {
    */
   public static DemoServer start(
       String name, String endpoints, ExecutionMode mode, KeyValueStore store, Runnable afterIncrement) {
+    return start(name, endpoints, mode, store, afterIncrement, null);
+  }
+
+  /**
+   * As {@link #start(String, String, ExecutionMode, KeyValueStore, Runnable)}, with the server's
+   * events going to {@code listener} (none when null): a status page's event list, for one.
+   */
+  public static DemoServer start(String name, String endpoints, ExecutionMode mode, KeyValueStore store,
+      Runnable afterIncrement, TetherListener listener) {
     Objects.requireNonNull(name);
     ServerStats stats = new ServerStats();
     TetherServer.Builder builder = TetherServer.builder()
@@ -69,6 +79,9 @@ public final class DemoServer {
           return payload;
         })
         .service(KV, KeyValue.class, new KeyValueService(name, store, stats, afterIncrement));
+    if (listener != null) {
+      builder.listener(listener);
+    }
     return new DemoServer(name, builder.build().start(), stats);
   }
 

@@ -1,0 +1,54 @@
+package dev.tether.admin;
+
+import dev.tether.Tether;
+import dev.tether.TetherServer;
+import dev.tether.micrometer.TetherMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * The {@code /metrics} text: a Prometheus registry with {@link TetherMetrics} bound to every
+ * observed runtime and server. Only this class names Micrometer, so the admin loads it only when
+ * both optional jars are present (see {@link #available()}).
+ */
+final class PrometheusText implements Supplier<String>, AutoCloseable {
+  private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final List<TetherMetrics> bindings = new ArrayList<>();
+
+  PrometheusText(List<Tether> clients, List<TetherServer> servers) {
+    for (Tether t : clients) {
+      bindings.add(TetherMetrics.bind(t, registry));
+    }
+    for (TetherServer s : servers) {
+      bindings.add(TetherMetrics.bind(s, registry));
+    }
+  }
+
+  /** True when tether-micrometer and the Prometheus registry can both be loaded. */
+  static boolean available() {
+    ClassLoader loader = PrometheusText.class.getClassLoader();
+    try {
+      Class.forName("dev.tether.micrometer.TetherMetrics", false, loader);
+      Class.forName("io.micrometer.prometheusmetrics.PrometheusMeterRegistry", false, loader);
+      return true;
+    } catch (ClassNotFoundException | LinkageError absent) {
+      return false;
+    }
+  }
+
+  @Override
+  public String get() {
+    return registry.scrape();
+  }
+
+  @Override
+  public void close() {
+    for (TetherMetrics m : bindings) {
+      m.close();
+    }
+    registry.close();
+  }
+}

@@ -1,0 +1,160 @@
+package dev.tether.admin;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tether.Endpoint;
+import dev.tether.Tether;
+import dev.tether.TetherServer;
+import dev.tether.observe.ConnectionStatus;
+import dev.tether.observe.NodeStatus;
+import dev.tether.observe.ServerStatus;
+import dev.tether.observe.TetherStatus;
+import java.time.Clock;
+import java.util.ArrayDeque;
+import java.util.List;
+
+/**
+ * What the page shows, as JSON: the snapshots of every observed runtime and server (the
+ * {@code /status.json} shape of DESIGN.md section 9) and a {@link #HISTORY_POINTS}-point history of
+ * throughput and latency, one point per {@link #sample()}. {@code sample} is called by one poller
+ * thread; {@code statusJson} from any thread, since it only reads the runtimes.
+ */
+final class StatusBoard {
+  /** 60 s of history at one sample per 500 ms. */
+  static final int HISTORY_POINTS = 120;
+
+  /** One point of the chart: calls per second and mean latency of all clients, at a wall time. */
+  record Point(long wallMillis, double callsPerSecond, double latencyMicros) {}
+
+  private final ObjectMapper json;
+  private final Clock clock;
+  private final List<Tether> clients;
+  private final List<TetherServer> servers;
+  private final ArrayDeque<Point> history = new ArrayDeque<>(HISTORY_POINTS);
+  /** Poller-only: calls finished on the clients' connections at the previous sample, and when. */
+  private long previousCalls = -1;
+  private long previousMillis;
+
+  StatusBoard(ObjectMapper json, Clock clock, List<Tether> clients, List<TetherServer> servers) {
+    this.json = json;
+    this.clock = clock;
+    this.clients = List.copyOf(clients);
+    this.servers = List.copyOf(servers);
+  }
+
+  /** Takes fresh snapshots; {@code /status.json} answers this. */
+  ObjectNode statusJson() {
+    return render(snapshots());
+  }
+
+  private List<TetherStatus> snapshots() {
+    return clients.stream().map(Tether::status).toList();
+  }
+
+  private ObjectNode render(List<TetherStatus> snapshots) {
+    ObjectNode root = json.createObjectNode();
+    ArrayNode clientArray = root.putArray("clients");
+    for (TetherStatus s : snapshots) {
+      clientArray.add(client(s));
+    }
+    ArrayNode serverArray = root.putArray("servers");
+    for (TetherServer server : servers) {
+      serverArray.add(server(server));
+    }
+    return root;
+  }
+
+  private ObjectNode client(TetherStatus s) {
+    ObjectNode c = json.createObjectNode();
+    ArrayNode connections = c.putArray("connections");
+    for (ConnectionStatus cs : s.connections()) {
+      connections.addObject()
+          .put("endpoint", cs.endpoint())
+          .put("connectionId", cs.connectionId())
+          .put("state", cs.state().name())
+          .put("inFlight", cs.inFlight())
+          .put("ageMillis", cs.age().toMillis())
+          .put("callsOk", cs.callsOk())
+          .put("callsFailed", cs.callsFailed())
+          .put("lastError", cs.lastError());
+    }
+    ArrayNode nodes = c.putArray("nodes");
+    for (NodeStatus n : s.nodes()) {
+      nodes.addObject()
+          .put("endpoint", n.endpoint())
+          .put("health", n.health())
+          .put("inFlight", n.inFlight())
+          .put("latencyMicros", n.latencyMicros());
+    }
+    c.put("retries", s.retries());
+    c.put("retryBudgetExhausted", s.retryBudgetExhausted());
+    return c;
+  }
+
+  private ObjectNode server(TetherServer server) {
+    ServerStatus s = server.status();
+    ObjectNode o = json.createObjectNode();
+    ArrayNode endpoints = o.putArray("endpoints");
+    for (Endpoint e : server.endpoints()) {
+      endpoints.add(e.toString());
+    }
+    return o.put("serverId", server.serverId())
+        .put("state", s.state())
+        .put("connections", s.connections())
+        .put("inFlight", s.inFlight())
+        .put("served", s.served());
+  }
+
+  /**
+   * Takes snapshots, adds a history point, and returns the page's update: the status plus the
+   * newest point. Throughput is the change in calls the connections counted; latency the mean of
+   * the nodes' recent averages, or, for proxies without nodes, in-flight over throughput (Little's
+   * law), since core reports no per-call latency.
+   */
+  ObjectNode sample() {
+    List<TetherStatus> snapshots = snapshots();
+    long now = clock.millis();
+    long calls = 0;
+    int inFlight = 0;
+    double latencySum = 0;
+    int latencyCount = 0;
+    for (TetherStatus s : snapshots) {
+      for (ConnectionStatus c : s.connections()) {
+        calls += c.callsOk() + c.callsFailed();
+        inFlight += c.inFlight();
+      }
+      for (NodeStatus n : s.nodes()) {
+        if (n.latencyMicros() > 0) {
+          latencySum += n.latencyMicros();
+          latencyCount++;
+        }
+      }
+    }
+    double rate = 0;
+    if (previousCalls >= 0 && now > previousMillis) {
+      // Connections that closed take their counts with them: never draw a negative rate.
+      rate = Math.max(0, calls - previousCalls) * 1000.0 / (now - previousMillis);
+    }
+    previousCalls = calls;
+    previousMillis = now;
+    double latency = latencyCount > 0 ? latencySum / latencyCount : rate > 0 ? inFlight * 1e6 / rate : 0;
+    Point p = new Point(now, rate, latency);
+    synchronized (history) {
+      if (history.size() == HISTORY_POINTS) {
+        history.removeFirst();
+      }
+      history.addLast(p);
+    }
+    ObjectNode update = render(snapshots);
+    update.set("point", json.valueToTree(p));
+    return update;
+  }
+
+  /** The history, oldest first, for a page that just connected. */
+  List<Point> history() {
+    synchronized (history) {
+      return List.copyOf(history);
+    }
+  }
+}

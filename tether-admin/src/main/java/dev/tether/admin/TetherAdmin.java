@@ -1,0 +1,220 @@
+package dev.tether.admin;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tether.Tether;
+import dev.tether.TetherServer;
+import dev.tether.observe.TetherListener;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.net.InetSocketAddress;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * A live status page for runtimes and servers of this JVM, served over HTTP on loopback by
+ * default: {@code /} (the page), {@code /status.json}, {@code /events} (server-sent events) and
+ * {@code /metrics} (Prometheus text, when tether-micrometer and micrometer-registry-prometheus are
+ * on the class path). {@link #close()} stops it; the observed runtimes are not closed.
+ *
+ * <pre>{@code
+ * TetherAdmin.Builder admin = TetherAdmin.builder().bind("127.0.0.1", 0);
+ * Tether tether = Tether.builder().listener(admin.listener()).build();   // events need the listener
+ * TetherAdmin started = admin.observe(tether).build().start();
+ * System.out.println(started.url());
+ * }</pre>
+ */
+public final class TetherAdmin implements AutoCloseable {
+  /** How often the page's snapshots are taken and pushed. */
+  public static final Duration SAMPLE_INTERVAL = Duration.ofMillis(500);
+  /** Bytes queued for one page beyond which it counts as too slow and is dropped. */
+  static final int STREAM_HIGH_WATER_BYTES = 256 * 1024;
+  /** The largest request accepted; the page's requests are a few hundred bytes. */
+  static final int MAX_REQUEST_BYTES = 16 * 1024;
+
+  private final String host;
+  private final int requestedPort;
+  private final AdminSite site;
+  private final ScheduledExecutorService worker;
+  /** Null without the optional metrics jars. */
+  private final AutoCloseable metrics;
+  /** Set by {@link #start()}, null before. */
+  private EventLoopGroup loops;
+  private Channel listening;
+
+  private TetherAdmin(Builder b, ScheduledExecutorService worker) {
+    this.host = b.host;
+    this.requestedPort = b.port;
+    this.worker = worker;
+    PrometheusText prometheus = PrometheusText.available() ? new PrometheusText(b.clients, b.servers) : null;
+    this.metrics = prometheus;
+    ObjectMapper json = new ObjectMapper();
+    StatusBoard board = new StatusBoard(json, b.clock, b.clients, b.servers);
+    Supplier<String> metricsText = prometheus;
+    this.site = new AdminSite(json, board, b.ring, worker, b.accessToken, metricsText);
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Binds and starts sampling; returns once the port is open. */
+  public synchronized TetherAdmin start() {
+    if (loops != null) {
+      throw new IllegalStateException("already started");
+    }
+    loops = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("tether-admin-http", true),
+        NioIoHandler.newFactory());
+    AdminHandler handler = new AdminHandler(site);
+    ServerBootstrap bootstrap = new ServerBootstrap().group(loops).channel(NioServerSocketChannel.class)
+        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
+            new WriteBufferWaterMark(STREAM_HIGH_WATER_BYTES / 2, STREAM_HIGH_WATER_BYTES))
+        .childHandler(new ChannelInitializer<SocketChannel>() {
+          @Override
+          protected void initChannel(SocketChannel ch) {
+            ch.pipeline()
+                .addLast(new HttpServerCodec(4096, 8192, 8192))
+                .addLast(new HttpObjectAggregator(MAX_REQUEST_BYTES))
+                .addLast(handler);
+          }
+        });
+    try {
+      listening = bootstrap.bind(new InetSocketAddress(host, requestedPort)).syncUninterruptibly().channel();
+    } catch (RuntimeException e) {
+      loops.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+      throw e;
+    }
+    long periodMillis = SAMPLE_INTERVAL.toMillis();
+    worker.scheduleWithFixedDelay(this::tick, 0, periodMillis, TimeUnit.MILLISECONDS);
+    return this;
+  }
+
+  private void tick() {
+    try {
+      site.tick();
+    } catch (RuntimeException e) {
+      // A runtime closing under the page: the next tick tries again; the page shows the gap.
+    }
+  }
+
+  /** The page's address, {@code "http://127.0.0.1:PORT/"}. */
+  public String url() {
+    InetSocketAddress a = address();
+    String h = a.getAddress().getHostAddress();
+    return "http://" + (h.contains(":") ? "[" + h + "]" : h) + ":" + a.getPort() + "/";
+  }
+
+  /** The bound address; the port is the real one when 0 was asked for. */
+  public synchronized InetSocketAddress address() {
+    if (listening == null) {
+      throw new IllegalStateException("not started");
+    }
+    return (InetSocketAddress) listening.localAddress();
+  }
+
+  /** How many pages have {@code /events} open now. */
+  public int openStreams() {
+    return site.streams().size();
+  }
+
+  /** Closes the port, every open stream and the sampler; observed runtimes go on. */
+  @Override
+  public synchronized void close() {
+    worker.shutdownNow();
+    site.close();
+    if (listening != null) {
+      listening.close().syncUninterruptibly();
+      loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+    if (metrics != null) {
+      try {
+        metrics.close();
+      } catch (Exception e) {
+        throw new IllegalStateException("closing the metrics registry failed", e);
+      }
+    }
+  }
+
+  /** What the page observes and where it listens; 127.0.0.1 on an ephemeral port by default. */
+  public static final class Builder {
+    private String host = "127.0.0.1";
+    private int port;
+    private String accessToken;
+    /** The chart's and the event list's times are wall-clock times, shown to a person. */
+    private final Clock clock = Clock.systemUTC();
+    private final EventRing ring = new EventRing(clock);
+    private final List<Tether> clients = new ArrayList<>();
+    private final List<TetherServer> servers = new ArrayList<>();
+
+    private Builder() {}
+
+    /**
+     * Where to listen. Any address other than loopback exposes connection details to the network:
+     * set an {@link #accessToken(String)} then.
+     */
+    public Builder bind(String host, int port) {
+      this.host = Objects.requireNonNull(host, "host");
+      if (port < 0 || port > 65535) {
+        throw new IllegalArgumentException("port " + port + " is not 0-65535");
+      }
+      this.port = port;
+      return this;
+    }
+
+    /** Shows this runtime's connections and nodes; its events need {@link #listener()} too. */
+    public Builder observe(Tether tether) {
+      clients.add(Objects.requireNonNull(tether, "tether"));
+      return this;
+    }
+
+    /** Shows this server's state, connections, in-flight and served counts. */
+    public Builder observe(TetherServer server) {
+      servers.add(Objects.requireNonNull(server, "server"));
+      return this;
+    }
+
+    /**
+     * The listener feeding the page's list of recent events: give it to {@code
+     * Tether.builder().listener(...)} and {@code TetherServer.builder().listener(...)}, since
+     * runtimes take listeners only when they are built. One listener serves every runtime.
+     */
+    public TetherListener listener() {
+      return ring;
+    }
+
+    /** Every request must then carry {@code ?token=} or {@code Authorization: Bearer}. */
+    public Builder accessToken(String token) {
+      if (token != null && token.isEmpty()) {
+        throw new IllegalArgumentException("an empty access token protects nothing");
+      }
+      this.accessToken = token;
+      return this;
+    }
+
+    public TetherAdmin build() {
+      ScheduledExecutorService worker = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "tether-admin");
+        t.setDaemon(true);
+        return t;
+      });
+      return new TetherAdmin(this, worker);
+    }
+  }
+}

@@ -1,0 +1,164 @@
+package dev.tether.admin;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tether.LoadBalancing;
+import dev.tether.Proxy;
+import dev.tether.Tether;
+import dev.tether.testkit.InProcessCluster;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.chrome.ChromeDriver;
+
+/**
+ * The status page in a real headless Chromium, against three real nodes on loopback: what a person
+ * looking at it sees when calls pile up, a node is killed and it comes back.
+ */
+class StatusPageBrowserTest {
+  private static final int NODES = 3;
+  private static final int HELD_CALLS = 4;
+
+  private ChromeDriver browser;
+  private InProcessCluster cluster;
+  private Tether tether;
+  private TetherAdmin admin;
+  private Proxy work;
+  private final CountDownLatch release = new CountDownLatch(1);
+  private volatile boolean stopLoad;
+
+  @BeforeEach
+  void start() {
+    browser = HeadlessChromium.startOrSkip();
+    TetherAdmin.Builder builder = TetherAdmin.builder().bind("127.0.0.1", 0);
+    cluster = InProcessCluster.start(NODES, (node, server) -> server.listener(builder.listener())
+        .service("work", (op, payload, ctx) -> {
+          if (op.equals("hold") && !release.await(20, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("held call was never released");
+          }
+          return payload;
+        }));
+    // The cluster preset reconnects a dead node after 30 s; the page test wants it back at once.
+    tether = Tether.builder().listener(builder.listener()).property("tether.cluster.reconnect.policy", "standard").build();
+    work = tether.proxy(cluster.proxyString("work")).withLoadBalancing(LoadBalancing.ROUND_ROBIN);
+    for (int i = 0; i < NODES * 2; i++) {
+      work.invoke("echo", "hi".getBytes(UTF_8));
+    }
+    for (int i = 0; i < NODES; i++) {
+      builder.observe(cluster.server(i));
+    }
+    admin = builder.observe(tether).build().start();
+    browser.get(admin.url());
+    await().atMost(Duration.ofSeconds(10)).until(() -> text("#stream").equals("live"));
+  }
+
+  @AfterEach
+  void stop() {
+    if (browser == null) {
+      return;
+    }
+    release.countDown();
+    stopLoad = true;
+    browser.quit();
+    admin.close();
+    tether.close();
+    cluster.close();
+  }
+
+  /**
+   * The text of the first element matching {@code css}, or "" when none does. Read in one script
+   * call: the page redraws twice a second, so an element found in one call may be gone by the next.
+   */
+  private String text(String css) {
+    Object shown = browser.executeScript(
+        "const e = document.querySelector(arguments[0]); return e ? e.textContent.trim() : '';", css);
+    return String.valueOf(shown);
+  }
+
+  private int count(String css) {
+    return ((Number) browser.executeScript("return document.querySelectorAll(arguments[0]).length;", css)).intValue();
+  }
+
+  private String healthShown(int node) {
+    return text(".tile[data-endpoint='" + cluster.endpoint(node) + "'] .health");
+  }
+
+  @Test
+  void everyNodeShowsAliveOnceConnected() {
+    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+      for (int i = 0; i < NODES; i++) {
+        assertThat(healthShown(i)).isEqualTo("alive");
+      }
+    });
+    assertThat(count("#servers tr")).isEqualTo(NODES);
+    assertThat(count("#connections tr")).isEqualTo(NODES);
+  }
+
+  @Test
+  void inFlightCountRisesWhileCallsAreHeldAndFallsWhenTheyAnswer() throws Exception {
+    List<CompletableFuture<byte[]>> held = new ArrayList<>();
+    for (int i = 0; i < HELD_CALLS; i++) {
+      held.add(work.invokeAsync("hold", new byte[0]));
+    }
+    await().atMost(Duration.ofSeconds(5)).until(() -> text("#total-inflight").equals(String.valueOf(HELD_CALLS)));
+    release.countDown();
+    CompletableFuture.allOf(held.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+    await().atMost(Duration.ofSeconds(5)).until(() -> text("#total-inflight").equals("0"));
+  }
+
+  @Test
+  void nodeTileTurnsDeadWhenItsServerIsKilledAndAliveWhenItReturns() throws Exception {
+    await().atMost(Duration.ofSeconds(5)).until(() -> healthShown(1).equals("alive"));
+    // Calls keep flowing meanwhile, so the chart and counters show what a busy runtime looks like.
+    CompletableFuture<Integer> load = CompletableFuture.supplyAsync(this::callUntilStopped);
+    cluster.kill(1);
+    await().atMost(Duration.ofSeconds(2)).until(() -> healthShown(1).equals("dead"));
+
+    // The event list names the node and says why it was marked dead.
+    String deadEvent = text("#events li[data-kind='NODE_DEAD']");
+    String named = cluster.endpoint(1) + ": ";
+    assertThat(deadEvent).contains(named);
+    assertThat(deadEvent.substring(deadEvent.indexOf(named) + named.length())).as("the reason").isNotBlank();
+    saveScreenshot();
+
+    cluster.restart(1);
+    await().atMost(Duration.ofSeconds(10)).until(() -> healthShown(1).equals("alive"));
+    assertThat(count("#events li[data-kind='NODE_ALIVE']")).isPositive();
+    stopLoad = true;
+    assertThat(load.get(10, TimeUnit.SECONDS)).isPositive();
+  }
+
+  /** Calls until told to stop, for at most 60 s or 1,000,000 calls; returns how many succeeded. */
+  private int callUntilStopped() {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    int ok = 0;
+    for (int i = 0; i < 1_000_000 && !stopLoad && System.nanoTime() < deadline; i++) {
+      try {
+        work.invoke("echo", new byte[16]);
+        ok++;
+      } catch (RuntimeException failedDuringTheKill) {
+        // Counted by the runtime and shown on the page; the loop goes on.
+      }
+    }
+    return ok;
+  }
+
+  private void saveScreenshot() throws Exception {
+    Path shot = browser.getScreenshotAs(OutputType.FILE).toPath();
+    Path target = Path.of("target", "status-page.png");
+    Files.createDirectories(target.getParent());
+    Files.copy(shot, target, StandardCopyOption.REPLACE_EXISTING);
+  }
+}

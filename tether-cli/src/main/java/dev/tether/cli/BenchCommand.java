@@ -1,0 +1,178 @@
+package dev.tether.cli;
+
+import dev.tether.Proxy;
+import dev.tether.ProxyParseException;
+import dev.tether.Tether;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ExitCode;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code tether bench}: closed-loop load against any proxy, one thread per concurrent call, with a
+ * progress line each second and calls/s and latency percentiles at the end.
+ */
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+        "Calls one operation as fast as it answers, from --concurrency threads, for --duration.",
+        "",
+        "Example:",
+        "  tether bench 'echo:tcp -h 127.0.0.1 -p 7000' --payload 64 --concurrency 16 --duration 10s",
+        ""
+    })
+public final class BenchCommand implements Callable<Integer> {
+  /** Latencies up to a minute are recorded at 3 significant digits. */
+  private static final long HIGHEST_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+  @Spec
+  private CommandSpec spec;
+
+  @Parameters(index = "0", paramLabel = "<proxy>", description = "The service, in proxy grammar.")
+  private String proxyString;
+
+  @Option(names = "--operation", defaultValue = "echo", description = "The operation (default: ${DEFAULT-VALUE}).")
+  private String operation;
+
+  @Option(names = "--payload", defaultValue = "64", paramLabel = "<bytes>",
+      description = "Payload size in bytes (default: ${DEFAULT-VALUE}).")
+  private int payloadBytes;
+
+  @Option(names = "--concurrency", defaultValue = "16", paramLabel = "<n>",
+      description = "Calls in flight at once (default: ${DEFAULT-VALUE}).")
+  private int concurrency;
+
+  @Option(names = "--duration", defaultValue = "10s", converter = DurationConverter.class, paramLabel = "<duration>",
+      description = "How long to call (default: ${DEFAULT-VALUE}).")
+  private Duration duration;
+
+  @Option(names = "--calls", defaultValue = "0", paramLabel = "<n>",
+      description = "Stop after this many calls, if earlier (default: 0, no limit).")
+  private long maxCalls;
+
+  private final Recorder latencies = new Recorder(HIGHEST_NANOS, 3);
+  private final LongAdder failures = new LongAdder();
+  private final AtomicLong started = new AtomicLong();
+  private final AtomicReference<String> firstFailure = new AtomicReference<>();
+  private volatile boolean stopping;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    if (concurrency < 1 || payloadBytes < 0 || duration == null) {
+      throw CliException.badInput("--concurrency must be at least 1, --payload at least 0, --duration finite", null);
+    }
+    try (Tether tether = Tether.create()) {
+      Proxy proxy = proxy(tether);
+      Histogram total = run(proxy, spec.commandLine().getOut());
+      printSummary(spec.commandLine().getOut(), total);
+      // Some failures are what a bench under faults measures; no success at all is a failed run.
+      return total.getTotalCount() == 0 && failures.sum() > 0 ? ExitCode.SOFTWARE : ExitCode.OK;
+    }
+  }
+
+  private Proxy proxy(Tether tether) {
+    try {
+      return tether.proxy(proxyString);
+    } catch (ProxyParseException e) {
+      throw CliException.badProxyString("proxy", proxyString, e);
+    }
+  }
+
+  private Histogram run(Proxy proxy, PrintWriter out) throws InterruptedException {
+    byte[] payload = new byte[payloadBytes];
+    List<Thread> callers = new ArrayList<>(concurrency);
+    long startNanos = System.nanoTime();
+    long endNanos = startNanos + duration.toNanos();
+    for (int i = 0; i < concurrency; i++) {
+      Thread t = new Thread(() -> callUntil(proxy, payload, endNanos), "bench-" + i);
+      t.setDaemon(true);
+      t.start();
+      callers.add(t);
+    }
+    Histogram total = new Histogram(HIGHEST_NANOS, 3);
+    Histogram interval = null;
+    long previousCount = 0;
+    long previousNanos = startNanos;
+    while (anyAlive(callers)) {
+      callers.get(0).join(1000);
+      interval = latencies.getIntervalHistogram(interval);
+      total.add(interval);
+      long now = System.nanoTime();
+      long count = total.getTotalCount();
+      double rate = (count - previousCount) * 1e9 / Math.max(1, now - previousNanos);
+      out.printf(Locale.ROOT, "\r%4.0f s  %,12d calls  %,10.0f calls/s  p99 %s  failures %d   ",
+          (now - startNanos) / 1e9, count, rate, micros(interval.getValueAtPercentile(99)), failures.sum());
+      out.flush();
+      previousCount = count;
+      previousNanos = now;
+    }
+    // Calls that ended after the last progress line.
+    total.add(latencies.getIntervalHistogram(interval));
+    out.println();
+    double seconds = (System.nanoTime() - startNanos) / 1e9;
+    total.setStartTimeStamp(0);
+    total.setEndTimeStamp((long) (seconds * 1000));
+    return total;
+  }
+
+  private static boolean anyAlive(List<Thread> threads) {
+    for (Thread t : threads) {
+      if (t.isAlive()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void callUntil(Proxy proxy, byte[] payload, long endNanos) {
+    while (!stopping && System.nanoTime() < endNanos) {
+      if (maxCalls > 0 && started.incrementAndGet() > maxCalls) {
+        return;
+      }
+      if (maxCalls == 0) {
+        started.incrementAndGet();
+      }
+      long t0 = System.nanoTime();
+      try {
+        proxy.invoke(operation, payload);
+        latencies.recordValue(Math.min(HIGHEST_NANOS, System.nanoTime() - t0));
+      } catch (RuntimeException e) {
+        failures.increment();
+        firstFailure.compareAndSet(null, e.toString());
+      }
+    }
+  }
+
+  private void printSummary(PrintWriter out, Histogram total) {
+    double seconds = total.getEndTimeStamp() / 1000.0;
+    out.printf(Locale.ROOT, "%,d calls in %.1f s: %,.0f calls/s, %d failed%n",
+        total.getTotalCount(), seconds, total.getTotalCount() / Math.max(seconds, 1e-9), failures.sum());
+    out.printf(Locale.ROOT, "latency p50 %s  p99 %s  p99.9 %s  max %s%n",
+        micros(total.getValueAtPercentile(50)), micros(total.getValueAtPercentile(99)),
+        micros(total.getValueAtPercentile(99.9)), micros(total.getMaxValue()));
+    if (firstFailure.get() != null) {
+      out.println("first failure: " + firstFailure.get());
+    }
+    out.flush();
+  }
+
+  private static String micros(long nanos) {
+    return nanos >= 10_000_000 ? nanos / 1_000_000 + " ms" : nanos / 1000 + " µs";
+  }
+}

@@ -1,0 +1,138 @@
+package dev.tether.micrometer;
+
+import dev.tether.ConnectionState;
+import dev.tether.Tether;
+import dev.tether.TetherServer;
+import dev.tether.observe.ServerStatus;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Publishes the meters of DESIGN.md section 9 for one client runtime or server into a
+ * {@link MeterRegistry}. Every value comes from the {@code status()} snapshots, which a daemon
+ * thread reads once per {@link #DEFAULT_INTERVAL}; {@link #close()} stops it and removes the meters.
+ *
+ * <p>What snapshots cannot show: calls a connection finished after the last snapshot that listed
+ * it are not counted; {@code tether.client.retries} tells retried from refused-by-budget but not the
+ * failure behind a retry; {@code tether.client.call.latency} records each node's recent average once
+ * per refresh (nothing for proxies without load balancing), so its percentiles are of averages, not
+ * of calls.
+ */
+public final class TetherMetrics implements AutoCloseable {
+  /** How often a client runtime's snapshot is taken; gauges and counters move at this pace. */
+  public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(1);
+
+  /** Node health values core reports; one gauge each, so a health that is absent reads 0. */
+  static final List<String> HEALTHS = List.of("ALIVE", "DEAD", "INCOMPATIBLE", "EJECTED", "UNKNOWN");
+
+  private final MeterRegistry registry;
+  private final List<Meter> meters = new ArrayList<>();
+  /** Null for a server, whose meters read its status directly at scrape time. */
+  private final ScheduledExecutorService poller;
+
+  private TetherMetrics(MeterRegistry registry, ScheduledExecutorService poller) {
+    this.registry = registry;
+    this.poller = poller;
+  }
+
+  /** Client meters for {@code tether}, refreshed every {@link #DEFAULT_INTERVAL}. */
+  public static TetherMetrics bind(Tether tether, MeterRegistry registry) {
+    return bind(tether, registry, DEFAULT_INTERVAL);
+  }
+
+  /** Client meters for {@code tether}, refreshed every {@code interval}. */
+  public static TetherMetrics bind(Tether tether, MeterRegistry registry, Duration interval) {
+    Objects.requireNonNull(tether, "tether");
+    Objects.requireNonNull(registry, "registry");
+    ScheduledExecutorService poller = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "tether-metrics");
+      t.setDaemon(true);
+      return t;
+    });
+    TetherMetrics metrics = new TetherMetrics(registry, poller);
+    ClientTally tally = new ClientTally(tether::status);
+    metrics.registerClient(tally);
+    long periodNanos = interval.toNanos();
+    poller.scheduleWithFixedDelay(() -> metrics.refresh(tally), 0, periodNanos, TimeUnit.NANOSECONDS);
+    return metrics;
+  }
+
+  /** Server meters for {@code server}; they read {@code server.status()} whenever scraped. */
+  public static TetherMetrics bind(TetherServer server, MeterRegistry registry) {
+    Objects.requireNonNull(server, "server");
+    Objects.requireNonNull(registry, "registry");
+    TetherMetrics metrics = new TetherMetrics(registry, null);
+    String id = server.serverId();
+    metrics.meters.add(FunctionCounter.builder("tether.server.calls", server, s -> s.status().served())
+        .tag("server", id).description("requests answered").register(registry));
+    metrics.meters.add(Gauge.builder("tether.server.connections", server, s -> s.status().connections())
+        .tag("server", id).description("client connections open").register(registry));
+    metrics.meters.add(Gauge.builder("tether.server.inflight", server, s -> s.status().inFlight())
+        .tag("server", id).description("requests accepted and not answered").register(registry));
+    metrics.meters.add(Gauge.builder("tether.server.running", server, s -> running(s.status()))
+        .tag("server", id).description("1 while the server accepts calls").register(registry));
+    return metrics;
+  }
+
+  private static double running(ServerStatus s) {
+    return "RUNNING".equals(s.state()) ? 1 : 0;
+  }
+
+  private void registerClient(ClientTally tally) {
+    meters.add(FunctionCounter.builder("tether.client.calls", tally, ClientTally::callsOk)
+        .tag("outcome", "ok").description("calls answered OK").register(registry));
+    meters.add(FunctionCounter.builder("tether.client.calls", tally, ClientTally::callsFailed)
+        .tag("outcome", "failed").description("calls that failed on a connection").register(registry));
+    // Core counts retries and budget refusals but gives no reason in its snapshot; the reason tag
+    // tells the two apart until it does.
+    meters.add(FunctionCounter.builder("tether.client.retries", tally, ClientTally::retries)
+        .tag("reason", "retried").description("attempts tried again").register(registry));
+    meters.add(FunctionCounter.builder("tether.client.retries", tally, ClientTally::budgetRefusals)
+        .tag("reason", "budget_exhausted").description("retries refused by the retry budget").register(registry));
+    for (ConnectionState state : ConnectionState.values()) {
+      meters.add(Gauge.builder("tether.client.connections", tally, t -> t.connectionsIn(state))
+          .tag("state", state.name()).description("connections by state").register(registry));
+    }
+    for (String health : HEALTHS) {
+      meters.add(Gauge.builder("tether.client.nodes", tally, t -> t.nodesWith(health))
+          .tag("health", health).description("cluster nodes by health").register(registry));
+    }
+    meters.add(Gauge.builder("tether.client.inflight", tally, ClientTally::inFlight)
+        .description("calls sent and not answered").register(registry));
+    tally.latency = Timer.builder("tether.client.call.latency")
+        .description("call latency as the runtime's recent averages saw it (one sample per refresh)")
+        .publishPercentiles(0.5, 0.99, 0.999)
+        .register(registry);
+    meters.add(tally.latency);
+  }
+
+  private void refresh(ClientTally tally) {
+    try {
+      tally.refresh();
+    } catch (RuntimeException closed) {
+      // A closed runtime answers no snapshot: the meters keep their last values.
+    }
+  }
+
+  /** Stops refreshing and removes every meter this binding registered. */
+  @Override
+  public void close() {
+    if (poller != null) {
+      poller.shutdownNow();
+    }
+    for (Meter m : meters) {
+      registry.remove(m);
+    }
+    meters.clear();
+  }
+}

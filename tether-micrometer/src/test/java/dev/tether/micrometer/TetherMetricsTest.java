@@ -1,0 +1,128 @@
+package dev.tether.micrometer;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tether.LoadBalancing;
+import dev.tether.Proxy;
+import dev.tether.Tether;
+import dev.tether.TetherServer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Meters over a real server and client on loopback, read back from the registries. */
+class TetherMetricsTest {
+  private static final Duration FAST = Duration.ofMillis(50);
+
+  private TetherServer server;
+  private Tether tether;
+
+  @AfterEach
+  void close() {
+    if (tether != null) {
+      tether.close();
+    }
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  private Proxy start() {
+    server = TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0")
+        .service("echo", (op, payload, ctx) -> {
+          if (op.equals("fail")) {
+            throw new IllegalStateException("asked to fail");
+          }
+          return payload;
+        })
+        .build().start();
+    tether = Tether.create();
+    return tether.proxy(server.proxyString("echo")).withLoadBalancing(LoadBalancing.ROUND_ROBIN);
+  }
+
+  @Test
+  void clientCallsAreCountedByOutcome() {
+    Proxy echo = start();
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    TetherMetrics metrics = TetherMetrics.bind(tether, registry, FAST);
+    try {
+      for (int i = 0; i < 20; i++) {
+        echo.invoke("echo", "hi".getBytes(UTF_8));
+      }
+      for (int i = 0; i < 3; i++) {
+        try {
+          echo.invoke("fail", new byte[0]);
+        } catch (RuntimeException expected) {
+          // The failure is what is counted.
+        }
+      }
+      await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+        assertThat(registry.get("tether.client.calls").tag("outcome", "ok").functionCounter().count())
+            .isEqualTo(20);
+        assertThat(registry.get("tether.client.calls").tag("outcome", "failed").functionCounter().count())
+            .isEqualTo(3);
+        assertThat(registry.get("tether.client.connections").tag("state", "ACTIVE").gauge().value()).isEqualTo(1);
+        assertThat(registry.get("tether.client.nodes").tag("health", "ALIVE").gauge().value()).isEqualTo(1);
+        assertThat(registry.get("tether.client.call.latency").timer().count()).isPositive();
+      });
+    } finally {
+      metrics.close();
+    }
+  }
+
+  @Test
+  void closingTheBindingRemovesItsMeters() {
+    start();
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    TetherMetrics metrics = TetherMetrics.bind(tether, registry, FAST);
+    assertThat(registry.find("tether.client.calls").meters()).hasSize(2);
+    metrics.close();
+    assertThat(registry.find("tether.client.calls").meters()).isEmpty();
+  }
+
+  @Test
+  void serverMetersFollowItsStatus() {
+    Proxy echo = start();
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    TetherMetrics metrics = TetherMetrics.bind(server, registry);
+    try {
+      for (int i = 0; i < 7; i++) {
+        echo.invoke("echo", "hi".getBytes(UTF_8));
+      }
+      assertThat(registry.get("tether.server.calls").functionCounter().count()).isEqualTo(7);
+      assertThat(registry.get("tether.server.connections").gauge().value()).isEqualTo(1);
+      assertThat(registry.get("tether.server.inflight").gauge().value()).isZero();
+    } finally {
+      metrics.close();
+    }
+  }
+
+  @Test
+  void prometheusScrapeShowsClientAndServerMeters() {
+    Proxy echo = start();
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    TetherMetrics client = TetherMetrics.bind(tether, registry, FAST);
+    TetherMetrics metrics = TetherMetrics.bind(server, registry);
+    try {
+      for (int i = 0; i < 5; i++) {
+        echo.invoke("echo", "hi".getBytes(UTF_8));
+      }
+      await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(registry.scrape())
+          .contains("tether_client_calls_total{outcome=\"ok\"} 5.0")
+          .contains("tether_client_connections{state=\"ACTIVE\"} 1.0")
+          .contains("tether_client_nodes{health=\"ALIVE\"} 1.0")
+          .contains("tether_client_retries_total{reason=\"retried\"} 0.0")
+          .contains("tether_client_call_latency_seconds{quantile=\"0.99\"}")
+          .containsPattern("tether_server_calls_total\\{server=\"[^\"]+\"} 5.0")
+          .containsPattern("tether_server_inflight\\{server=\"[^\"]+\"} 0.0"));
+    } finally {
+      client.close();
+      metrics.close();
+    }
+  }
+}
