@@ -36,19 +36,24 @@ public final class HedgingFigures {
       cluster.faultProxy(2).latency(SLOW_NODE_EXTRA);
       Proxy plain = tether.proxy(cluster.proxyString("svc")).withLoadBalancing(LoadBalancing.ROUND_ROBIN);
       Proxy hedged = plain.withHedging(HEDGE_DELAY, 2);
-      measure("warm-up", plain, calls / 4, false);
-      measure("warm-up", hedged, calls / 4, false);
-      System.out.printf("3 nodes, node 2 slowed by %d ms, %d idempotent calls each, one at a time%n",
+      measure("warm-up", tether, plain, calls / 4, false);
+      measure("warm-up", tether, hedged, calls / 4, false);
+      System.out.printf("3 nodes, node 2 slowed by %d ms, %d idempotent calls each, one at a time;%n"
+          + "retry budget: 20%% of the calls of the last 10 s plus 10 a second (the defaults)%n",
           SLOW_NODE_EXTRA.toMillis(), calls);
-      System.out.printf("%-28s %9s %9s %9s %16s%n", "", "p50(us)", "p99(us)", "p99.9(us)", "executions/call");
-      measure("no hedging", plain, calls, true);
-      measure("hedging after " + HEDGE_DELAY.toMillis() + " ms, 2 max", hedged, calls, true);
+      System.out.printf("%-28s %9s %9s %9s %16s %8s %8s %8s%n", "", "p50(us)", "p99(us)", "p99.9(us)",
+          "executions/call", "hedges", "refused", "seconds");
+      measure("no hedging", tether, plain, calls, true);
+      measure("hedging after " + HEDGE_DELAY.toMillis() + " ms, 2 max", tether, hedged, calls, true);
     }
   }
 
-  private void measure(String title, Proxy p, int calls, boolean print) {
+  private void measure(String title, Tether tether, Proxy p, int calls, boolean print) {
     Histogram h = new Histogram(3);
     int before = executions.get();
+    long hedgesBefore = tether.status().retries();
+    long refusedBefore = tether.status().retryBudgetExhausted();
+    long startNanos = System.nanoTime();
     long bound = System.nanoTime() + Duration.ofMinutes(2).toNanos();
     int done = 0;
     for (; done < calls && System.nanoTime() < bound; done++) {
@@ -57,8 +62,10 @@ public final class HedgingFigures {
       h.recordValue((System.nanoTime() - start) / 1_000);
     }
     if (print) {
-      System.out.printf("%-28s %9d %9d %9d %16.2f%n", title, h.getValueAtPercentile(50), h.getValueAtPercentile(99),
-          h.getValueAtPercentile(99.9), (executions.get() - before) / (double) done);
+      System.out.printf("%-28s %9d %9d %9d %16.2f %8d %8d %8.1f%n", title, h.getValueAtPercentile(50),
+          h.getValueAtPercentile(99), h.getValueAtPercentile(99.9), (executions.get() - before) / (double) done,
+          tether.status().retries() - hedgesBefore, tether.status().retryBudgetExhausted() - refusedBefore,
+          (System.nanoTime() - startNanos) / 1e9);
     }
   }
 }
