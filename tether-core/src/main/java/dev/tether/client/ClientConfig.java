@@ -31,6 +31,7 @@ import java.util.Properties;
  * @param eventLoopThreads 0 for Netty's default
  * @param forceNio use NIO even where epoll is available
  * @param ejection failure accrual of cluster nodes ({@code tether.cluster.ejection.failures} 5,
+ *     {@code .successRate} 0.5 over at least {@code .minCalls} 20 in ten seconds,
  *     {@code .base} 10 s, {@code .max} 5 min, {@code .maxShare} 0.5)
  */
 public record ClientConfig(
@@ -74,6 +75,8 @@ public record ClientConfig(
         bool(p, "tether.transport.nio", false),
         new EjectionPolicy(
             integer(p, "tether.cluster.ejection.failures", 5),
+            Double.parseDouble(p.getProperty("tether.cluster.ejection.successRate", "0.5").trim()),
+            integer(p, "tether.cluster.ejection.minCalls", 20),
             duration(p, "tether.cluster.ejection.base", Duration.ofSeconds(10)),
             duration(p, "tether.cluster.ejection.max", Duration.ofMinutes(5)),
             Double.parseDouble(p.getProperty("tether.cluster.ejection.maxShare", "0.5").trim())));

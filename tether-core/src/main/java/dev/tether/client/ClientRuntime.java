@@ -112,9 +112,12 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
    * timeout, or the deadline of the service call this thread serves, whichever ends first.
    */
   long deadlineFor(ProxySettings settings) {
+    dev.tether.internal.CallDeadline inherited = dev.tether.internal.CallDeadline.current();
+    if (inherited == null && settings.invocationTimeout() == null) {
+      return 0; // the common case reads no clock
+    }
     long now = ticker.nanoTime();
     long own = settings.invocationTimeout() == null ? 0 : now + settings.invocationTimeout().toNanos();
-    dev.tether.internal.CallDeadline inherited = dev.tether.internal.CallDeadline.current();
     if (inherited == null) {
       return own;
     }

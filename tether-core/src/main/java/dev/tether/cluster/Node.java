@@ -37,6 +37,8 @@ final class Node implements NodeStats {
   private final AtomicInteger inFlight = new AtomicInteger();
   /** Node faults in a row (calls finish on any loop); reset by a call that succeeds. */
   final AtomicInteger faultStreak = new AtomicInteger();
+  /** Calls of the last ten seconds: successes first, node faults second (any loop). */
+  final dev.tether.internal.SlidingCounts outcomes = new dev.tether.internal.SlidingCounts();
   /** Ejections in a row, for the growing ejection time; control executor only. */
   int ejections;
   /**

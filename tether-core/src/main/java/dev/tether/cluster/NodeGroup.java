@@ -329,14 +329,26 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
     }
     n.callFinished(latencyNanos);
     strategy.onCallFinished(n, latencyNanos, host.ticker().nanoTime());
+    long now = host.ticker().nanoTime();
     if (nodeFault) {
+      n.outcomes.addSecond(now);
       int streak = n.faultStreak.incrementAndGet();
+      long[] recent = n.outcomes.sums(now);
       if (streak == host.ejection().consecutiveFailures() || n.probing) {
         host.control().execute(() -> eject(n, streak + " failed call(s) in a row"));
+      } else if (host.ejection().successRateTooLow(recent[0], recent[1])) {
+        host.control().execute(() -> eject(n, "only " + recent[0] + " of its last " + (recent[0] + recent[1])
+            + " calls succeeded"));
       }
-    } else if (n.faultStreak.getAndSet(0) > 0 || n.probing) {
+    } else if (countSuccess(n, now) > 0 || n.probing) {
       host.control().execute(() -> probeSucceeded(n));
     }
+  }
+
+  /** Counts a good call; returns the fault streak it ended. */
+  private static int countSuccess(Node n, long nowNanos) {
+    n.outcomes.addFirst(nowNanos);
+    return n.faultStreak.getAndSet(0);
   }
 
   // ---- failure accrual (control executor) ----
@@ -353,6 +365,7 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
     }
     n.probing = false;
     n.ejections++;
+    n.outcomes.clear();
     java.time.Duration lasts = host.ejection().duration(n.ejections);
     n.becomes(Node.Health.EJECTED);
     host.events().emit(TetherEvent.Kind.NODE_DEAD, n.endpoint().toString(),
