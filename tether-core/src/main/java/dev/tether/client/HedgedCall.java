@@ -49,21 +49,23 @@ final class HedgedCall extends CompletableFuture<byte[]> {
   /** Sends the first attempt now and arms the first hedge. */
   HedgedCall start() {
     runtime.control().execute(() -> {
-      calls.start(newAttempt());
+      Invocation first = newAttempt();
+      track(first);
+      calls.start(first);
       armNextHedge();
     });
     return this;
   }
 
+  /** An attempt with the call's deadline armed, before any thread but this one sees it. */
   private Invocation newAttempt() {
     Invocation inv = new Invocation(runtime, settings, binding, operation, body, flags, deadlineNanos);
-    track(inv);
+    inv.armDeadline();
     return inv;
   }
 
   private void track(Invocation inv) {
     attempts.add(inv);
-    inv.armDeadline();
     inv.whenComplete((reply, failure) -> runtime.control().execute(() -> onAttemptDone(inv, reply, failure)));
   }
 
@@ -87,10 +89,11 @@ final class HedgedCall extends CompletableFuture<byte[]> {
         busy.add(k);
       }
     }
-    Invocation hedge = new Invocation(runtime, settings, binding, operation, body, flags, deadlineNanos);
+    Invocation hedge = newAttempt();
     hedge.exclude(busy);
     CallPath.Start started = calls.startElsewhere(hedge, () -> runtime.retryBudget().tryRetry(runtime.ticker().nanoTime()));
     if (started != CallPath.Start.STARTED) {
+      hedge.cancel(false); // never sent: this only disarms its deadline
       noMoreHedges = true;
       if (started == CallPath.Start.NOT_PERMITTED) {
         runtime.onHedgeRefused(this, settings);

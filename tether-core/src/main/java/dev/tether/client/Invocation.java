@@ -60,13 +60,11 @@ public final class Invocation extends CompletableFuture<byte[]>
 
   private static final VarHandle STATE;
   private static final VarHandle ROUTER;
-  private static final VarHandle ATTEMPT_TIMER;
 
   static {
     try {
       STATE = MethodHandles.lookup().findVarHandle(Invocation.class, "state", State.class);
       ROUTER = MethodHandles.lookup().findVarHandle(Invocation.class, "router", NodeRouter.class);
-      ATTEMPT_TIMER = MethodHandles.lookup().findVarHandle(Invocation.class, "attemptTimer", Scheduler.Cancellable.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -109,13 +107,8 @@ public final class Invocation extends CompletableFuture<byte[]>
   private volatile RequestChannel connection;
   /** The caller blocked in {@link #awaitReply()}; volatile since the completing loop reads it. */
   private volatile Thread waiter;
-  /** Non-null only while an invocation timeout is armed. */
-  private Scheduler.Cancellable deadlineTask;
-  /** Non-null only while the current attempt's timeout is armed; taken with getAndSet to cancel it once. */
-  @SuppressWarnings("unused")
-  private volatile Scheduler.Cancellable attemptTimer;
-  /** Counts attempts, so a timer of an earlier attempt knows it is stale. */
-  private int attemptNumber;
+  /** The call's timers; null for a call with neither an invocation nor an attempt timeout. */
+  private Timers timers;
   /**
    * True when the attempt ending now failed through the server's fault; set by the thread that
    * ends it, just before, and read by that thread.
@@ -189,7 +182,7 @@ public final class Invocation extends CompletableFuture<byte[]>
 
   void armDeadline() {
     if (deadlineNanos != 0) {
-      deadlineTask = runtime.scheduleOnControl(this::onDeadline, Math.max(0, deadlineNanos - runtime.ticker().nanoTime()));
+      timers().deadline = runtime.scheduleOnControl(this::onDeadline, Math.max(0, deadlineNanos - runtime.ticker().nanoTime()));
     }
   }
 
@@ -209,21 +202,23 @@ public final class Invocation extends CompletableFuture<byte[]>
   /** The call is about to be handed to {@code c}; called by the thread handing it over. */
   void attachedTo(RequestChannel c) {
     connection = c;
-    int attempt = ++attemptNumber;
     NodeRouter r = (NodeRouter) ROUTER.getVolatile(this);
     if (r != null) {
       attemptStartNanos = runtime.ticker().nanoTime();
       r.onCallStarted(c);
     }
     if (settings.attemptTimeout() != null && !isOneway()) {
-      ATTEMPT_TIMER.setVolatile(this, runtime.scheduleOnControl(
+      Timers t = timers();
+      int attempt = ++t.attemptNumber;
+      Timers.ATTEMPT.setVolatile(t, runtime.scheduleOnControl(
           () -> c.timeOutAttempt(this, attempt), settings.attemptTimeout()));
     }
   }
 
   /** Which attempt runs now; the connection compares it with the one a timer was armed for. */
   int attemptNumber() {
-    return attemptNumber;
+    Timers t = timers;
+    return t == null ? 0 : t.attemptNumber;
   }
 
   /**
@@ -356,8 +351,9 @@ public final class Invocation extends CompletableFuture<byte[]>
     boolean fault = nodeFault;
     nodeFault = false;
     // A plain read first: most calls have neither, and an atomic swap per call shows at 1M calls/s.
-    if (ATTEMPT_TIMER.getVolatile(this) != null) {
-      Scheduler.Cancellable timer = (Scheduler.Cancellable) ATTEMPT_TIMER.getAndSet(this, (Scheduler.Cancellable) null);
+    Timers t = timers;
+    if (t != null && Timers.ATTEMPT.getVolatile(t) != null) {
+      Scheduler.Cancellable timer = (Scheduler.Cancellable) Timers.ATTEMPT.getAndSet(t, (Scheduler.Cancellable) null);
       if (timer != null) {
         timer.cancel();
       }
@@ -493,7 +489,7 @@ public final class Invocation extends CompletableFuture<byte[]>
 
   /** The invocation timeout passed (on the control executor): fail now, and free the attempt's slot. */
   private void onDeadline() {
-    deadlineTask = null;
+    timers.deadline = null;
     abandon(new InvocationTimeoutException(operation + " got no answer "
         + (settings.invocationTimeout() != null
             ? "within " + settings.invocationTimeout().toMillis() + " ms"
@@ -545,9 +541,10 @@ public final class Invocation extends CompletableFuture<byte[]>
   }
 
   private void cancelDeadline() {
-    Scheduler.Cancellable t = deadlineTask;
+    Timers all = timers;
+    Scheduler.Cancellable t = all == null ? null : all.deadline;
     if (t != null) {
-      deadlineTask = null;
+      all.deadline = null;
       t.cancel();
     }
   }
@@ -596,6 +593,38 @@ public final class Invocation extends CompletableFuture<byte[]>
     } else if (connection instanceof ClientConnection c) {
       c.onWriteFailed(future.cause());
     }
+  }
+
+  private Timers timers() {
+    if (timers == null) {
+      timers = new Timers();
+    }
+    return timers;
+  }
+
+  /**
+   * The timers of a call that has a deadline or an attempt timeout, apart so that a call without
+   * either carries none of their fields. Made by the thread that starts or hands over the call,
+   * before any timer runs.
+   */
+  private static final class Timers {
+    static final VarHandle ATTEMPT;
+
+    static {
+      try {
+        ATTEMPT = MethodHandles.lookup().findVarHandle(Timers.class, "attempt", Scheduler.Cancellable.class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+
+    /** Non-null only while the invocation timeout is armed. */
+    Scheduler.Cancellable deadline;
+    /** Non-null only while the current attempt's timeout is armed; taken with getAndSet to cancel it once. */
+    @SuppressWarnings("unused")
+    volatile Scheduler.Cancellable attempt;
+    /** Counts attempts, so a timer of an earlier attempt knows it is stale. */
+    int attemptNumber;
   }
 
   private static String endpointOf(RequestChannel c) {

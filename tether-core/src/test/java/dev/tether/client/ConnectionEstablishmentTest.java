@@ -275,6 +275,23 @@ class ConnectionEstablishmentTest {
   }
 
   @Test
+  void callReusingAConnectionStillConnectingWalksTheOtherEndpointsWhenThatConnectFails() throws Exception {
+    try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getByName("127.0.0.1"))) {
+      TetherServer live = server("live");
+      String stuck = "tcp -h 127.0.0.1 -p " + silent.getLocalPort() + " -t 300";
+      Tether t = tether("tether.retry.intervals", "-1");
+      // One proxy starts the connection to the silent peer; it stays in its handshake for 300 ms.
+      CompletableFuture<byte[]> first = t.proxy("svc:" + stuck).invokeAsync("whoami", new byte[0]);
+      Proxy both = t.proxy("svc:" + stuck + ":tcp -h 127.0.0.1 -p " + live.endpoints().get(0).port() + " -t 300")
+          .withEndpointSelection(EndpointSelection.ORDERED);
+
+      // This call's plan reuses the connecting connection; when it fails, the walk goes on to "live".
+      assertThat(whoami(both)).isEqualTo("live");
+      assertThat(first).failsWithin(Duration.ofSeconds(5));
+    }
+  }
+
+  @Test
   void peerThatNeverAnswersTheHandshakeRaisesConnectTimeoutWithinTheTimeout() throws IOException {
     try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getByName("127.0.0.1"))) {
       Proxy p = tether("tether.retry.intervals", "-1")
