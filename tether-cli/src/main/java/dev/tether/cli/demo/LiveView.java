@@ -75,14 +75,20 @@ final class LiveView {
     TetherStatus status = w.tether().status();
     List<String> rows = new ArrayList<>();
     rows.add(progress(w));
-    rows.add(String.format(Locale.ROOT, "  %-10s %-20s %-12s %12s", "node", "server", "client sees", "calls ok"));
+    rows.add(String.format(Locale.ROOT, "  %-10s %-20s %-18s %10s", "node", "server", "client sees", "calls ok"));
     for (DemoCluster.Node node : w.cluster().nodes()) {
       long answered = tallies.stream().mapToLong(t -> t.answeredBy().getOrDefault(node.name(), 0L)).sum();
-      rows.add(String.format(Locale.ROOT, "  %-10s %-20s %-12s %12s", node.name(), node.describeState(),
+      rows.add(String.format(Locale.ROOT, "  %-10s %-20s %-18s %10s", node.name(), node.describeState(),
           health(status, node.clientEndpoint()), count(answered)));
     }
-    rows.add(String.format(Locale.ROOT, "  retries %s   reroutes %s   failures %s", count(status.retries()),
-        count(w.events().total(TetherEvent.Kind.REROUTE)), failures(tallies)));
+    rows.add(String.format(Locale.ROOT, "  retries %s   reroutes %s", count(status.retries()),
+        count(w.events().total(TetherEvent.Kind.REROUTE))));
+    // One line per kind: a terminal wraps a long line, and the redraw counts lines, not rows.
+    Map<String, Long> failures = failures(tallies);
+    if (failures.isEmpty()) {
+      rows.add("  failures   none");
+    }
+    failures.forEach((kind, n) -> rows.add(String.format(Locale.ROOT, "  failures   %-46s %10s", kind, count(n))));
     return rows;
   }
 
@@ -107,13 +113,9 @@ final class LiveView {
         .transform(seen -> seen.isEmpty() ? "-" : seen);
   }
 
-  private static String failures(List<ClientTally> tallies) {
+  private static Map<String, Long> failures(List<ClientTally> tallies) {
     Map<String, Long> kinds = new TreeMap<>();
     tallies.forEach(t -> t.failuresByKind().forEach((kind, n) -> kinds.merge(kind, n, Long::sum)));
-    if (kinds.isEmpty()) {
-      return "none";
-    }
-    return kinds.entrySet().stream().map(e -> e.getKey() + " " + count(e.getValue()))
-        .collect(Collectors.joining(", "));
+    return kinds;
   }
 }

@@ -2,10 +2,12 @@ package dev.tether.cli.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tether.observe.TetherEvent;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class ShowcaseLiveTableTest {
@@ -38,10 +40,10 @@ class ShowcaseLiveTableTest {
   @Test
   void aPhaseWhoseStepFailedIsNotHandledEvenWhenTheClientSawEvents() {
     PhaseEvidence evidence = new PhaseEvidence(
-        java.util.Map.of(dev.tether.observe.TetherEvent.Kind.GOAWAY_RECEIVED, java.util.Map.of("server-3", 1L)),
+        Map.of(TetherEvent.Kind.GOAWAY_RECEIVED, Map.of("server-3", 1L)),
         0, false, List.of("step failed: java.lang.IllegalStateException: server-3 is not running"));
 
-    Verdict v = evidence.noticed("heard GOAWAY", dev.tether.observe.TetherEvent.Kind.GOAWAY_RECEIVED, "server-3");
+    Verdict v = evidence.noticed("heard GOAWAY", TetherEvent.Kind.GOAWAY_RECEIVED, "server-3");
 
     assertThat(v.met()).isFalse();
     assertThat(v.evidence()).contains("server-3 is not running");
@@ -49,9 +51,9 @@ class ShowcaseLiveTableTest {
 
   @Test
   void aDisruptionTheClientNeverSawFailsItsPhase() {
-    PhaseEvidence evidence = new PhaseEvidence(java.util.Map.of(), 4, false, List.of());
+    PhaseEvidence evidence = new PhaseEvidence(Map.of(), 4, false, List.of());
 
-    Verdict v = evidence.noticed("heartbeat found it", dev.tether.observe.TetherEvent.Kind.HEARTBEAT_TIMEOUT, "server-2");
+    Verdict v = evidence.noticed("heartbeat found it", TetherEvent.Kind.HEARTBEAT_TIMEOUT, "server-2");
 
     assertThat(v.met()).isFalse();
     assertThat(v.evidence()).isEqualTo("HEARTBEAT_TIMEOUT from server-2 x0; 4 calls retried");
