@@ -10,10 +10,10 @@ import dev.tether.observe.TetherListener;
 import dev.tether.testkit.FaultProxy;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
@@ -204,17 +204,9 @@ public final class DemoCluster implements AutoCloseable {
     return service + ":" + nodes.stream().map(Node::clientEndpoint).collect(Collectors.joining(":"));
   }
 
-  /**
-   * A proxy string for {@code service} that lists {@code primary} first, then the other servers
-   * from the last to the first: every server, in another order than {@link #proxyString(String)}.
-   */
-  String failoverProxyString(String service, String primary) {
-    Node first = find(primary);
-    List<Node> others = new ArrayList<>(nodes);
-    others.remove(first);
-    Collections.reverse(others);
-    return service + ":" + first.clientEndpoint() + others.stream().map(n -> ":" + n.clientEndpoint())
-        .collect(Collectors.joining());
+  /** The proxy string of one server alone, as clients dial it. */
+  String proxyString(String service, String name) {
+    return service + ":" + find(name).clientEndpoint();
   }
 
   /** The server a client endpoint (in grammar form, as events name it) leads to. */
@@ -261,6 +253,18 @@ public final class DemoCluster implements AutoCloseable {
     node.faults.freeze();
     node.frozen = true;
     timeline.record(name + "'s network frozen (nothing moves, no socket closes): only heartbeats can tell");
+  }
+
+  /** Freezes the network in front of a server, waits {@code hold} on this thread, then lets it flow again. */
+  public void freezeFor(String name, Duration hold) {
+    freeze(name);
+    try {
+      TimeUnit.NANOSECONDS.sleep(hold.toNanos());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      unfreeze(name);
+    }
   }
 
   /** Lets the bytes a frozen network held move on. */

@@ -131,13 +131,11 @@ public final class ShowcaseRun {
       perform(steps.get(next), cluster, stepFailures, timeline);
     }
     // A proxy of its own (own seeds, own connection) so the view it learns changes no other proxy:
-    // views are kept per list of seeds, hence the seeds in another order than the balanced proxy's.
-    // Its seeds list the others too because a proxy seeded with the primary alone sometimes fails a
-    // call with the primary's connect failure instead of trying the alternates it learned (reported).
+    // it knows the primary only, and the alternates only from the view the servers announce.
     // Reroute rounds REROUTE_INTERVAL apart: a primary that just died is retried, then its alternates,
     // for a while rather than in one burst that races the crash.
     Proxy primary = phase.throughPrimary()
-        ? tether.proxy(cluster.failoverProxyString(DemoServer.KV, Scenarios.PRIMARY))
+        ? tether.proxy(cluster.proxyString(DemoServer.KV, Scenarios.PRIMARY))
             .withConnectionId("showcase-primary")
             .withInvocationTimeout(settings.callTimeout())
             .withMaxRerouteRetries(REROUTE_RETRIES).withRerouteRetryInterval(REROUTE_INTERVAL)
