@@ -9,6 +9,10 @@ import dev.tether.cli.demo.FrozenPeerRun;
 import dev.tether.cli.demo.FrozenPeerScenario;
 import dev.tether.cli.demo.Scenario;
 import dev.tether.cli.demo.Scenarios;
+import dev.tether.cli.demo.ShowcasePrinter;
+import dev.tether.cli.demo.ShowcaseReport;
+import dev.tether.cli.demo.ShowcaseRun;
+import dev.tether.cli.demo.ShowcaseScenario;
 import dev.tether.cli.demo.SummaryPrinter;
 import dev.tether.cli.demo.Timeline;
 import java.io.InputStream;
@@ -44,7 +48,10 @@ import picocli.CommandLine.Spec;
             + " callers (put/get: idempotent; increment: not) while a scenario disrupts the cluster,"
             + " then prints what the callers were told next to what the servers did.",
         "",
-        "Scenarios: abrupt-stop closes server-2 abruptly midway; crash-during-increment closes it"
+        "Scenarios: showcase (the default) puts each server behind a fault proxy and runs five phases one"
+            + " after the other: an abrupt kill, a network freeze, a graceful drain, a rolling restart and a"
+            + " primary failover, with a live table and the status page, each phase judged on its own"
+            + " (--seconds is the whole run, 40 by default); abrupt-stop closes server-2 abruptly midway; crash-during-increment closes it"
             + " while it executes an increment; graceful-stop shuts it down gracefully midway;"
             + " steady disrupts nothing; rolling-restart shuts each server down gracefully in turn and"
             + " restarts it on the same port (8 callers; expected: no call fails, no increment runs"
@@ -64,16 +71,19 @@ public final class DemoCommand implements Callable<Integer> {
   @Spec
   private CommandSpec spec;
 
-  @Option(names = "--seconds", defaultValue = "10", paramLabel = "<n>",
-      description = "How long the callers call, 1 to 600 (default: ${DEFAULT-VALUE}; not for frozen-peer).")
-  private int seconds;
+  /** How long the cluster scenarios call when --seconds is not given; the showcase has its own. */
+  private static final int DEFAULT_SECONDS = 10;
+
+  @Option(names = "--seconds", paramLabel = "<n>",
+      description = "How long the callers call, 1 to 600 (default: 10, 40 for showcase; not for frozen-peer).")
+  private Integer seconds;
 
   @Option(names = "--callers", paramLabel = "<n>",
       description = "How many callers call at once, 1 to 64 (default: 8 for rolling-restart and abrupt-kills,"
-          + " else 4; not for frozen-peer).")
+          + " 6 for showcase, else 4; not for frozen-peer).")
   private Integer callers;
 
-  @Option(names = "--scenario", defaultValue = "abrupt-stop", paramLabel = "<name>",
+  @Option(names = "--scenario", defaultValue = "showcase", paramLabel = "<name>",
       completionCandidates = ScenarioNames.class,
       description = "What happens: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
   private String scenarioName;
@@ -103,7 +113,7 @@ public final class DemoCommand implements Callable<Integer> {
 
   @Option(names = "--admin", paramLabel = "<host:port>",
       description = "Serve the live status page there during the run, e.g. 127.0.0.1:0; it prints the URL"
-          + " (not for frozen-peer).")
+          + " (default for showcase: 127.0.0.1:0; else none; not for frozen-peer).")
   private String admin;
 
   @Option(names = "--hold",
@@ -113,6 +123,9 @@ public final class DemoCommand implements Callable<Integer> {
   /** Where --hold waits for Enter; tests replace it. */
   InputStream stdin = System.in;
 
+  /** Whether the output is a terminal that can redraw the showcase's table in place; false for pipes, logs and tests. */
+  boolean terminal = System.console() != null && !"dumb".equals(System.getenv("TERM"));
+
   @Override
   public Integer call() throws InterruptedException {
     DemoScenario scenario = Scenarios.byName(scenarioName).orElseThrow(() -> new ParameterException(
@@ -121,6 +134,9 @@ public final class DemoCommand implements Callable<Integer> {
     if (scenario instanceof FrozenPeerScenario frozenPeer) {
       return runFrozenPeer(frozenPeer, out);
     }
+    if (scenario instanceof ShowcaseScenario showcase) {
+      return runShowcase(showcase, out);
+    }
     return runCluster((Scenario) scenario, out);
   }
 
@@ -128,7 +144,7 @@ public final class DemoCommand implements Callable<Integer> {
     refuseOptionsOf("frozen-peer", scenario, "--heartbeat-reader-idle", "--heartbeat-idle-timeout", "--freeze-after");
     DemoRun.Settings settings = clusterSettings(scenario);
     out.printf(Locale.ROOT, "tether demo: %d servers on loopback%s, %d callers, %d s; scenario %s:%n  %s%n",
-        SERVERS, zookeeper == null ? "" : " registered in ZooKeeper (" + zookeeper + ")", settings.callers(), seconds,
+        SERVERS, zookeeper == null ? "" : " registered in ZooKeeper (" + zookeeper + ")", settings.callers(), settings.duration().toSeconds(),
         scenario.name(), scenario.description());
     out.flush();
     DemoReport report;
@@ -140,6 +156,24 @@ public final class DemoCommand implements Callable<Integer> {
       }
     }
     SummaryPrinter.print(report, out);
+    return report.expectationsMet() ? ExitCode.OK : ExitCode.SOFTWARE;
+  }
+
+  private int runShowcase(ShowcaseScenario scenario, PrintWriter out) throws InterruptedException {
+    refuseOptionsOf("frozen-peer", scenario, "--heartbeat-reader-idle", "--heartbeat-idle-timeout", "--freeze-after");
+    refuseOptionsOf("the other cluster scenarios", scenario, "--zookeeper");
+    int totalSeconds = checkedSeconds(seconds == null ? (int) scenario.defaultDuration().toSeconds() : seconds);
+    ShowcaseRun.Settings settings = new ShowcaseRun.Settings(scenario, checkedCallers(scenario.defaultCallers()),
+        Duration.ofSeconds(totalSeconds), checkedCallTimeout(), terminal);
+    out.printf(Locale.ROOT, "tether demo: %d servers on loopback behind fault proxies, %d callers, %d s; scenario %s:%n  %s%n",
+        SERVERS, settings.callers(), totalSeconds, scenario.name(), scenario.description());
+    out.flush();
+    ShowcaseReport report;
+    try (DemoStatusPage page = new DemoStatusPage(
+        StatusPageOption.builder(admin == null ? "127.0.0.1:0" : admin, null), out, hold, stdin)) {
+      report = new ShowcaseRun(settings, out, page).run();
+    }
+    ShowcasePrinter.print(report, out);
     return report.expectationsMet() ? ExitCode.OK : ExitCode.SOFTWARE;
   }
 
@@ -176,17 +210,31 @@ public final class DemoCommand implements Callable<Integer> {
   }
 
   private DemoRun.Settings clusterSettings(Scenario scenario) {
-    if (seconds < 1 || seconds > 600) {
-      throw new ParameterException(spec.commandLine(), "--seconds must be within 1..600, not " + seconds);
+    int totalSeconds = checkedSeconds(seconds == null ? DEFAULT_SECONDS : seconds);
+    return new DemoRun.Settings(scenario, SERVERS, checkedCallers(scenario.defaultCallers()),
+        Duration.ofSeconds(totalSeconds), checkedCallTimeout(), zookeeper);
+  }
+
+  private int checkedSeconds(int n) {
+    if (n < 1 || n > 600) {
+      throw new ParameterException(spec.commandLine(), "--seconds must be within 1..600, not " + n);
     }
-    int callerCount = callers == null ? scenario.defaultCallers() : callers;
+    return n;
+  }
+
+  private int checkedCallers(int scenarioDefault) {
+    int callerCount = callers == null ? scenarioDefault : callers;
     if (callerCount < 1 || callerCount > 64) {
       throw new ParameterException(spec.commandLine(), "--callers must be within 1..64, not " + callerCount);
     }
-    if (callTimeout == null || callTimeout.isZero()) {
+    return callerCount;
+  }
+
+  private Duration checkedCallTimeout() {
+    if (callTimeout == null || callTimeout.isZero() || callTimeout.isNegative()) {
       throw new ParameterException(spec.commandLine(), "--call-timeout must be positive: the demo must end");
     }
-    return new DemoRun.Settings(scenario, SERVERS, callerCount, Duration.ofSeconds(seconds), callTimeout, zookeeper);
+    return callTimeout;
   }
 
   /** Options that only another kind of scenario reads are refused rather than silently ignored. */

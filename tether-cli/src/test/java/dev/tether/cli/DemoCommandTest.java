@@ -18,7 +18,7 @@ class DemoCommandTest {
 
   @Test
   void abruptStopDemoCompletesAndItsCountsAddUp() {
-    CliRun run = CliRun.run("demo", "--seconds", "2", "--callers", "4");
+    CliRun run = CliRun.run("demo", "--scenario", "abrupt-stop", "--seconds", "2", "--callers", "4");
 
     assertThat(run.exitCode()).as(run.err()).isZero();
     DemoSummary s = DemoSummary.parse(run.out());

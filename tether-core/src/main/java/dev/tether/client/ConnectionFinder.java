@@ -17,8 +17,11 @@ import java.util.concurrent.CompletableFuture;
 final class ConnectionFinder {
   /** What finding a connection for a proxy comes to. */
   sealed interface Plan {
-    /** A pooled connection already serves one of the proxy's endpoints. */
-    record Reuse(RequestChannel connection) implements Plan {}
+    /**
+     * A pooled connection already serves one of the proxy's endpoints; it may still be connecting,
+     * and if that fails, {@code fallback} walks the endpoints as if it had not been there.
+     */
+    record Reuse(RequestChannel connection, Walk fallback) implements Plan {}
 
     /** Walk these endpoints in order, with these waits before each extra round. */
     record Walk(List<Candidate> candidates, List<Duration> roundWaits) implements Plan {}
@@ -58,7 +61,7 @@ final class ConnectionFinder {
       for (Candidate c : candidates) {
         RequestChannel existing = pool.existing(c.key(settings.connectionId()));
         if (existing != null && isCompatible(settings, existing)) {
-          return new Plan.Reuse(existing);
+          return new Plan.Reuse(existing, new Plan.Walk(candidates, roundWaits));
         }
       }
     }
@@ -78,7 +81,12 @@ final class ConnectionFinder {
   private CompletableFuture<RequestChannel> carryOut(ProxySettings settings, ProxyBinding binding, Plan plan) {
     CompletableFuture<RequestChannel> found;
     if (plan instanceof Plan.Reuse r) {
-      found = r.connection().ready();
+      // RetryPolicy fails a call on a connect failure because establishment walked every endpoint
+      // first; a reused connection that was still connecting and failed has walked none.
+      found = r.connection().ready().handle((c, failure) -> failure == null
+              ? CompletableFuture.completedFuture(c)
+              : new EndpointWalk(settings, r.fallback().candidates(), r.fallback().roundWaits()).start())
+          .thenCompose(f -> f);
     } else if (plan instanceof Plan.Walk w) {
       found = new EndpointWalk(settings, w.candidates(), w.roundWaits()).start();
     } else {

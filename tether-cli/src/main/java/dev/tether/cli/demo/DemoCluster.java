@@ -2,13 +2,18 @@ package dev.tether.cli.demo;
 
 import dev.tether.ExecutionMode;
 import dev.tether.Tether;
+import dev.tether.Topology;
 import dev.tether.cli.kv.DemoServer;
 import dev.tether.cli.kv.KeyValue;
 import dev.tether.cli.kv.KeyValueStore;
 import dev.tether.observe.TetherListener;
+import dev.tether.testkit.FaultProxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
@@ -16,7 +21,8 @@ import java.util.stream.Collectors;
  * {@link KeyValueStore} as stateless servers share a database. A stopped server can be restarted:
  * a new {@code TetherServer} on the same port, as a redeployed process would be, so a client's
  * proxy string stays valid. Scenarios disrupt it through its public methods, each of which
- * records what it did on the timeline.
+ * records what it did on the timeline. The showcase puts a {@link FaultProxy} in front of each
+ * server, so clients dial the proxies and the network itself can fail.
  */
 public final class DemoCluster implements AutoCloseable {
   /** The counter warm-up calls increment, apart from the callers' counter. */
@@ -29,6 +35,11 @@ public final class DemoCluster implements AutoCloseable {
   private final ServerLifecycle lifecycle;
   /** Where every server's events go (a status page); null for none. */
   private final TetherListener serverListener;
+  /**
+   * The cluster view every server announces in WELCOME, restarted ones too; null while none is
+   * announced. Written only on the scenario thread.
+   */
+  private volatile Topology topology;
 
   /** Where one server is in its life. */
   enum NodeState {
@@ -52,7 +63,11 @@ public final class DemoCluster implements AutoCloseable {
     private final List<DemoServer> incarnations = new ArrayList<>();
     /** The current incarnation's trap: a trap catches once, so each incarnation gets its own. */
     private IncrementTrap trap;
+    /** The network in front of the server, which clients dial; null when they dial the server itself. */
+    private final FaultProxy faults;
     volatile NodeState state = NodeState.RUNNING;
+    /** True while its fault proxy holds every byte. */
+    volatile boolean frozen;
     /** Non-null once the node left RUNNING for the first time: when it last stopped, since the callers started. */
     volatile Duration stoppedAt;
     /** Non-null once restarted: when the current incarnation started, since the callers started. */
@@ -61,11 +76,17 @@ public final class DemoCluster implements AutoCloseable {
     private long servedBefore;
     private long incrementsBefore;
 
-    private Node(DemoServer first, IncrementTrap trap) {
+    private Node(DemoServer first, IncrementTrap trap, FaultProxy faults) {
       this.name = first.name();
       this.port = first.endpoints().get(0).port();
       this.incarnations.add(first);
       this.trap = trap;
+      this.faults = faults;
+    }
+
+    /** The endpoint clients dial: the fault proxy's when there is one, else the server's. */
+    String clientEndpoint() {
+      return "tcp -h " + LOOPBACK + " -p " + (faults == null ? port : faults.port());
     }
 
     String name() {
@@ -93,9 +114,24 @@ public final class DemoCluster implements AutoCloseable {
       return incarnations.stream().mapToLong(s -> s.stats().incrementsExecuted()).sum() - incrementsBefore;
     }
 
+    /** Counts from zero again, over every incarnation so far: a run, or a phase of the showcase, starts. */
     void startCounting() {
-      servedBefore = server().stats().served();
-      incrementsBefore = server().stats().incrementsExecuted();
+      servedBefore = incarnations.stream().mapToLong(s -> s.stats().served()).sum();
+      incrementsBefore = incarnations.stream().mapToLong(s -> s.stats().incrementsExecuted()).sum();
+    }
+
+    /** "running", or how and when it last stopped or restarted, as the summary prints it. */
+    String describeState() {
+      if (frozen) {
+        return "frozen";
+      }
+      return switch (state) {
+        case RUNNING -> restartedAt == null
+            ? "running"
+            : String.format(Locale.ROOT, "restarted at %.1f s", restartedAt.toNanos() / 1e9);
+        case CLOSED_ABRUPTLY -> String.format(Locale.ROOT, "closed at %.1f s", stoppedAt.toNanos() / 1e9);
+        case STOPPED_GRACEFULLY -> String.format(Locale.ROOT, "drained at %.1f s", stoppedAt.toNanos() / 1e9);
+      };
     }
   }
 
@@ -119,23 +155,38 @@ public final class DemoCluster implements AutoCloseable {
    */
   static DemoCluster start(int size, KeyValueStore store, Timeline timeline, ServerLifecycle lifecycle,
       TetherListener listener) {
+    return start(size, store, timeline, lifecycle, listener, false);
+  }
+
+  /** As {@link #start(int, KeyValueStore, Timeline)}, each server behind its own fault proxy, which clients dial. */
+  static DemoCluster startBehindFaultProxies(int size, KeyValueStore store, Timeline timeline, TetherListener listener) {
+    return start(size, store, timeline, ServerLifecycle.NONE, listener, true);
+  }
+
+  private static DemoCluster start(int size, KeyValueStore store, Timeline timeline, ServerLifecycle lifecycle,
+      TetherListener listener, boolean behindFaultProxies) {
     List<Node> nodes = new ArrayList<>();
     try {
       for (int i = 1; i <= size; i++) {
         IncrementTrap trap = new IncrementTrap();
-        nodes.add(new Node(startServer("server-" + i, 0, store, trap, lifecycle, listener), trap));
+        DemoServer server = startServer("server-" + i, 0, store, trap, lifecycle, listener, null);
+        nodes.add(new Node(server, trap,
+            behindFaultProxies ? FaultProxy.start(LOOPBACK, server.endpoints().get(0).port()) : null));
       }
     } catch (RuntimeException e) {
-      nodes.forEach(n -> n.server().close());
+      nodes.forEach(DemoCluster::closeNode);
       throw e;
     }
     return new DemoCluster(List.copyOf(nodes), store, timeline, lifecycle, listener);
   }
 
   private static DemoServer startServer(String name, int port, KeyValueStore store, IncrementTrap trap,
-      ServerLifecycle lifecycle, TetherListener listener) {
+      ServerLifecycle lifecycle, TetherListener listener, Topology topology) {
     DemoServer server = DemoServer.start(name, "tcp -h " + LOOPBACK + " -p " + port, ExecutionMode.EXECUTOR, store, trap,
         listener);
+    if (topology != null) {
+      server.server().setTopology(topology);
+    }
     lifecycle.started(server);
     return server;
   }
@@ -150,9 +201,86 @@ public final class DemoCluster implements AutoCloseable {
    * configuration would.
    */
   String proxyString(String service) {
-    return service + ":" + nodes.stream()
-        .map(n -> "tcp -h " + LOOPBACK + " -p " + n.port())
-        .collect(Collectors.joining(":"));
+    return service + ":" + nodes.stream().map(Node::clientEndpoint).collect(Collectors.joining(":"));
+  }
+
+  /** The proxy string of one server alone, as clients dial it. */
+  String proxyString(String service, String name) {
+    return service + ":" + find(name).clientEndpoint();
+  }
+
+  /** The server a client endpoint (in grammar form, as events name it) leads to. */
+  Optional<String> serverAt(String clientEndpoint) {
+    return nodes.stream().filter(n -> n.clientEndpoint().equals(clientEndpoint)).map(Node::name).findFirst();
+  }
+
+  /**
+   * Makes {@code primary} the primary of the cluster view every server announces from now on (in
+   * WELCOME, restarted servers too), the other servers its alternates in their order, starting
+   * after the primary: what a leader election would announce.
+   */
+  public void announcePrimary(String primary) {
+    int first = nodes.indexOf(find(primary));
+    List<String> alternates = new ArrayList<>();
+    for (int i = 1; i < nodes.size(); i++) {
+      alternates.add(nodes.get((first + i) % nodes.size()).clientEndpoint());
+    }
+    Topology view = Topology.of(find(primary).clientEndpoint(), alternates);
+    topology = view;
+    nodes.stream().filter(n -> n.state == NodeState.RUNNING).forEach(n -> n.server().server().setTopology(view));
+    timeline.record("servers announce " + primary + " as primary, the others as alternates");
+  }
+
+  /**
+   * Takes a server's whole host down: its fault proxy stops listening (connects are refused) and
+   * resets every connection, and the server is closed. Unlike {@link #stopAbruptly}, nothing
+   * accepts a connection to it any more, as with a machine that crashed; {@link #restart} brings
+   * both back on their ports.
+   */
+  public void crashHost(String name) {
+    Node node = behindFaultProxy(name);
+    node.faults.stop();
+    node.faults.resetAll();
+    node.server().close();
+    lifecycle.closedAbruptly(node.server());
+    markStopped(node, NodeState.CLOSED_ABRUPTLY);
+    timeline.record(name + "'s host crashed (its port refuses connects, its connections were reset)");
+  }
+
+  /** Freezes the network in front of a server: no byte moves either way, no socket closes. */
+  public void freeze(String name) {
+    Node node = behindFaultProxy(name);
+    node.faults.freeze();
+    node.frozen = true;
+    timeline.record(name + "'s network frozen (nothing moves, no socket closes): only heartbeats can tell");
+  }
+
+  /** Freezes the network in front of a server, waits {@code hold} on this thread, then lets it flow again. */
+  public void freezeFor(String name, Duration hold) {
+    freeze(name);
+    try {
+      TimeUnit.NANOSECONDS.sleep(hold.toNanos());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      unfreeze(name);
+    }
+  }
+
+  /** Lets the bytes a frozen network held move on. */
+  public void unfreeze(String name) {
+    Node node = behindFaultProxy(name);
+    node.faults.unfreeze();
+    node.frozen = false;
+    timeline.record(name + "'s network flows again");
+  }
+
+  private Node behindFaultProxy(String name) {
+    Node node = find(name);
+    if (node.faults == null) {
+      throw new IllegalStateException(name + " has no fault proxy in front of it");
+    }
+    return node;
   }
 
   /**
@@ -233,8 +361,11 @@ public final class DemoCluster implements AutoCloseable {
       throw new IllegalStateException(name + " is running; stop it before restarting it");
     }
     IncrementTrap trap = new IncrementTrap();
-    node.incarnations.add(startServer(name, node.port(), store, trap, lifecycle, serverListener));
+    node.incarnations.add(startServer(name, node.port(), store, trap, lifecycle, serverListener, topology));
     node.trap = trap;
+    if (node.faults != null) {
+      node.faults.restart(); // does nothing unless its host crashed
+    }
     node.restartedAt = timeline.elapsed();
     node.state = NodeState.RUNNING;
     timeline.record(name + " restarted on the same port (tcp -h " + LOOPBACK + " -p " + node.port() + ")");
@@ -268,13 +399,18 @@ public final class DemoCluster implements AutoCloseable {
     node.state = state;
   }
 
-  /** Closes the servers still running; the demo is over, so nothing needs to drain. */
+  /** Closes the servers still running and the fault proxies; the demo is over, so nothing needs to drain. */
   @Override
   public void close() {
-    for (Node n : nodes) {
-      if (n.state == NodeState.RUNNING) {
-        n.server().close();
-      }
+    nodes.forEach(DemoCluster::closeNode);
+  }
+
+  private static void closeNode(Node n) {
+    if (n.state == NodeState.RUNNING) {
+      n.server().close();
+    }
+    if (n.faults != null) {
+      n.faults.close();
     }
   }
 }

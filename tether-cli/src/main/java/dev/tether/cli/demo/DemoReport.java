@@ -1,6 +1,7 @@
 package dev.tether.cli.demo;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -46,6 +47,32 @@ public record DemoReport(
     timeline = List.copyOf(timeline);
     operations = List.copyOf(operations);
     servers = List.copyOf(servers);
+  }
+
+  /** What a run was and how it went, apart from the counts; the fields of the same names above. */
+  record Run(Scenario scenario, int callers, Duration planned, Duration elapsed, Duration callTimeout,
+      int warmUpCallsPerServer, String proxy, List<Timeline.Event> timeline, boolean callersStoppedInTime) {}
+
+  /**
+   * The report of {@code run}: the callers' side from {@code tally}, the servers' side from
+   * {@code cluster} (counted since its nodes last started counting), {@code counterValue} the
+   * shared counter's growth over the same time. Call once every caller stopped.
+   */
+  static DemoReport collect(Run run, DemoCluster cluster, ClientTally tally, long counterValue) {
+    List<OperationCounts> operations = new ArrayList<>();
+    for (Operation op : Operation.values()) {
+      operations.add(new OperationCounts(op.label, op.idempotent, tally.ok(op), tally.failuresByKind(op)));
+    }
+    Map<String, Long> answeredBy = tally.answeredBy();
+    List<ServerCounts> servers = new ArrayList<>();
+    for (DemoCluster.Node node : cluster.nodes()) {
+      servers.add(new ServerCounts(node.name(), node.describeState(), node.served(),
+          answeredBy.getOrDefault(node.name(), 0L), node.incrementsExecuted()));
+    }
+    return new DemoReport(run.scenario(), run.callers(), run.planned(), run.elapsed(), run.callTimeout(),
+        run.warmUpCallsPerServer(), run.proxy(), run.timeline(), operations, servers,
+        tally.incrementFailuresThatMayHaveExecuted(), counterValue, tally.getsChecked(), tally.getsMismatched(),
+        run.callersStoppedInTime());
   }
 
   /**

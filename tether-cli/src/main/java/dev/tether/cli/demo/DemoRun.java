@@ -8,10 +8,7 @@ import dev.tether.cli.kv.KeyValue;
 import dev.tether.cli.kv.KeyValueStore;
 import dev.tether.observe.TetherListener;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -154,6 +151,11 @@ public final class DemoRun {
   }
 
   private void sleepUntil(long targetNanos) throws InterruptedException {
+    sleepUntil(nanoClock, targetNanos);
+  }
+
+  /** Paces a run with the real clock: returns once {@code nanoClock} reads {@code targetNanos} or later. */
+  static void sleepUntil(LongSupplier nanoClock, long targetNanos) throws InterruptedException {
     for (long left = targetNanos - nanoClock.getAsLong(); left > 0; left = targetNanos - nanoClock.getAsLong()) {
       TimeUnit.NANOSECONDS.sleep(left);
     }
@@ -161,45 +163,9 @@ public final class DemoRun {
 
   private DemoReport report(String proxy, DemoCluster cluster, KeyValueStore store, ClientTally tally,
       Timeline timeline, Duration elapsed, boolean stoppedInTime, int warmUpCallsPerServer) {
-    List<DemoReport.OperationCounts> operations = new ArrayList<>();
-    for (Operation op : Operation.values()) {
-      operations.add(new DemoReport.OperationCounts(op.label, op.idempotent, tally.ok(op), tally.failuresByKind(op)));
-    }
-    Map<String, Long> answeredBy = tally.answeredBy();
-    List<DemoReport.ServerCounts> servers = new ArrayList<>();
-    for (DemoCluster.Node node : cluster.nodes()) {
-      servers.add(new DemoReport.ServerCounts(
-          node.name(),
-          describeState(node),
-          node.served(),
-          answeredBy.getOrDefault(node.name(), 0L),
-          node.incrementsExecuted()));
-    }
-    return new DemoReport(
-        settings.scenario(),
-        settings.callers(),
-        settings.duration(),
-        elapsed,
-        settings.callTimeout(),
-        warmUpCallsPerServer,
-        proxy,
-        timeline.events(),
-        operations,
-        servers,
-        tally.incrementFailuresThatMayHaveExecuted(),
-        store.counter(Workload.COUNTER),
-        tally.getsChecked(),
-        tally.getsMismatched(),
-        stoppedInTime);
+    return DemoReport.collect(new DemoReport.Run(settings.scenario(), settings.callers(), settings.duration(), elapsed,
+        settings.callTimeout(), warmUpCallsPerServer, proxy, timeline.events(), stoppedInTime),
+        cluster, tally, store.counter(Workload.COUNTER));
   }
 
-  private static String describeState(DemoCluster.Node node) {
-    return switch (node.state) {
-      case RUNNING -> node.restartedAt == null
-          ? "running"
-          : String.format(Locale.ROOT, "restarted at %.1f s", node.restartedAt.toNanos() / 1e9);
-      case CLOSED_ABRUPTLY -> String.format(Locale.ROOT, "closed at %.1f s", node.stoppedAt.toNanos() / 1e9);
-      case STOPPED_GRACEFULLY -> String.format(Locale.ROOT, "drained at %.1f s", node.stoppedAt.toNanos() / 1e9);
-    };
-  }
 }

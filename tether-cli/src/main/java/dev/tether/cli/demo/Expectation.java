@@ -26,7 +26,9 @@ public enum Expectation {
    */
   INCREMENT_FAILURES_ARE_ONLY_LOST_AFTER_SEND,
   /** Increments executed never exceed those acknowledged plus those lost after being sent. */
-  EXECUTIONS_WITHIN_ACKNOWLEDGED_PLUS_LOST;
+  EXECUTIONS_WITHIN_ACKNOWLEDGED_PLUS_LOST,
+  /** Every call returned or failed before the callers were due to stop: none hung past its timeout. */
+  EVERY_CALL_COMPLETED;
 
   /** Judges {@code r} against this claim. */
   public Verdict judge(DemoReport r) {
@@ -44,6 +46,10 @@ public enum Expectation {
           "increments executed <= acknowledged + lost after send",
           count(r.incrementsExecuted()) + " <= " + count(r.incrementsAcknowledged()) + " + "
               + count(r.incrementsLostAfterSend()));
+      case EVERY_CALL_COMPLETED -> new Verdict(r.callersStoppedInTime(), "every call completed",
+          r.callersStoppedInTime()
+              ? "all " + count(r.total()) + " calls returned or failed; no caller was left inside a call"
+              : "a caller was still inside a call when the phase ended");
     };
   }
 

@@ -1,5 +1,6 @@
 package dev.tether.cli.demo;
 
+import dev.tether.observe.TetherEvent;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -85,12 +86,70 @@ public final class Scenarios {
       Duration.ofSeconds(2),
       Duration.ofSeconds(5));
 
+  /**
+   * How long the showcase's freeze lasts: past the client's heartbeat bound (250 ms + 750 ms) with
+   * room to spare, yet short. A longer freeze would also show a limit of today's client: a connection
+   * opened to a frozen peer waits for its WELCOME, and calls routed to it wait up to their timeout.
+   */
+  static final Duration FREEZE_HOLD = Duration.ofMillis(1500);
+
+  /** The primary of the showcase's failover phase. */
+  static final String PRIMARY = "server-1";
+
+  /**
+   * What {@code ./tether demo} runs: one disruption of each kind in turn, behind fault proxies,
+   * each phase judged on its own: the client must notice it, no idempotent call may fail while
+   * two servers are up, and no increment may run more often than its callers can know of.
+   */
+  public static final ShowcaseScenario SHOWCASE = new ShowcaseScenario(
+      "showcase",
+      "an abrupt kill, a freeze, a graceful drain, a rolling restart and a primary failover, one after the other,"
+          + " on 3 servers behind fault proxies",
+      6,
+      Duration.ofSeconds(40),
+      List.of(
+          new ShowcaseScenario.Phase("abrupt kill", "server-1 will be killed (close()) and restarted", false,
+              List.of(new Scenario.Step(0.3, cluster -> cluster.stopAbruptly("server-1")),
+                  new Scenario.Step(0.7, cluster -> cluster.restart("server-1"))),
+              e -> e.noticed("the client saw the connection drop and retried elsewhere",
+                  TetherEvent.Kind.CONNECTION_CLOSED, "server-1")),
+          new ShowcaseScenario.Phase("freeze", "server-2's network will freeze: no byte moves, no socket closes", false,
+              List.of(new Scenario.Step(0.1, cluster -> cluster.freezeFor(VICTIM, FREEZE_HOLD))),
+              e -> e.noticed("the client's heartbeat found the frozen peer",
+                  TetherEvent.Kind.HEARTBEAT_TIMEOUT, VICTIM)),
+          new ShowcaseScenario.Phase("graceful drain", "server-3 will shut down gracefully and restart", false,
+              List.of(new Scenario.Step(0.3, cluster -> cluster.stopGracefully("server-3", RESTART_GRACE)),
+                  new Scenario.Step(0.7, cluster -> cluster.restart("server-3"))),
+              e -> e.noticed("the client heard GOAWAY and moved its calls",
+                  TetherEvent.Kind.GOAWAY_RECEIVED, "server-3")),
+          new ShowcaseScenario.Phase("rolling restart", "server-1, -2, -3 will restart gracefully in turn", false,
+              List.of(new Scenario.Step(0.15, cluster -> cluster.restartGracefully("server-1", RESTART_GRACE)),
+                  new Scenario.Step(0.45, cluster -> cluster.restartGracefully("server-2", RESTART_GRACE)),
+                  new Scenario.Step(0.75, cluster -> cluster.restartGracefully("server-3", RESTART_GRACE))),
+              e -> e.noticed("the client heard every server's GOAWAY",
+                  TetherEvent.Kind.GOAWAY_RECEIVED, "server-1", "server-2", "server-3")),
+          new ShowcaseScenario.Phase("primary failover",
+              "the callers now dial the primary " + PRIMARY + " only and learn the alternates; its host will crash", true,
+              List.of(new Scenario.Step(0.0, cluster -> cluster.announcePrimary(PRIMARY)),
+                  new Scenario.Step(0.4, cluster -> cluster.crashHost(PRIMARY)),
+                  new Scenario.Step(0.45, cluster -> cluster.announcePrimary("server-2")),
+                  new Scenario.Step(0.8, cluster -> cluster.restart(PRIMARY))),
+              e -> e.verdict(e.alternateWasUsed() && e.events(TetherEvent.Kind.REROUTE) > 0,
+                  "the client failed over to an alternate",
+                  "REROUTE x" + SummaryPrinter.count(e.events(TetherEvent.Kind.REROUTE))
+                      + ", alternateWasUsed()=" + e.alternateWasUsed()))),
+      List.of(
+          Expectation.IDEMPOTENT_CALLS_NEVER_FAIL,
+          Expectation.INCREMENT_FAILURES_ARE_ONLY_LOST_AFTER_SEND,
+          Expectation.NO_DUPLICATE_INCREMENTS,
+          Expectation.EVERY_CALL_COMPLETED));
+
   /** Nothing happens: the baseline to compare the others with. */
   public static final Scenario STEADY = new Scenario("steady", "nothing is disrupted", List.of());
 
   /** Every scenario, the default first. */
   public static final List<DemoScenario> ALL = List.of(
-      ABRUPT_STOP, CRASH_DURING_INCREMENT, GRACEFUL_STOP, STEADY, ROLLING_RESTART, ABRUPT_KILLS, FROZEN_PEER);
+      SHOWCASE, ABRUPT_STOP, CRASH_DURING_INCREMENT, GRACEFUL_STOP, STEADY, ROLLING_RESTART, ABRUPT_KILLS, FROZEN_PEER);
 
   private Scenarios() {}
 

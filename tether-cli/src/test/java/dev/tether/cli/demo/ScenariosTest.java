@@ -10,7 +10,7 @@ class ScenariosTest {
 
   @Test
   void theDefaultScenarioComesFirstAndNamesAreUnique() {
-    assertThat(Scenarios.ALL.get(0)).isSameAs(Scenarios.ABRUPT_STOP);
+    assertThat(Scenarios.ALL.get(0)).isSameAs(Scenarios.SHOWCASE);
     assertThat(Scenarios.names()).doesNotHaveDuplicates();
     assertThat(Scenarios.byName("steady")).contains(Scenarios.STEADY);
     assertThat(Scenarios.byName("nope")).isEmpty();
