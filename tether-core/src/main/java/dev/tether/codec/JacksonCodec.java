@@ -32,6 +32,8 @@ public final class JacksonCodec implements Codec {
   private final ConcurrentHashMap<Type, ObjectReader> readers = new ConcurrentHashMap<>();
   /** How each declared type of a lone argument or a result travels, decided at its first use. */
   private final ConcurrentHashMap<Type, ValueCodec> valueCodecs = new ConcurrentHashMap<>();
+  /** The type looked up last and its codec; racy on purpose, see {@link #valueCodec}. */
+  private LastValueCodec lastValueCodec;
   /** Whether records may take a {@link RecordCodec}: only with this class's own mapper, whose settings it mirrors. */
   private final boolean recordCodecs;
 
@@ -123,9 +125,21 @@ public final class JacksonCodec implements Codec {
   }
 
   private ValueCodec valueCodec(Type type) {
+    // Most services pass one or two types over and over: the last one answers without hashing.
+    // A record with final fields is safe to publish through a plain field.
+    LastValueCodec last = lastValueCodec;
+    if (last != null && last.type() == type) {
+      return last.codec();
+    }
     ValueCodec codec = valueCodecs.get(type);
-    return codec != null ? codec : valueCodecs.computeIfAbsent(type, this::newValueCodec);
+    if (codec == null) {
+      codec = valueCodecs.computeIfAbsent(type, this::newValueCodec);
+    }
+    lastValueCodec = new LastValueCodec(type, codec);
+    return codec;
   }
+
+  private record LastValueCodec(Type type, ValueCodec codec) {}
 
   private ValueCodec newValueCodec(Type type) {
     if (recordCodecs && type instanceof Class<?> c) {

@@ -99,8 +99,10 @@ final class SmileRecordEncoding {
       return null;
     }
     Object[] arguments = defaults.clone();
+    int expected = 0;
     for (int token = in.next(); token != END_OBJECT; token = in.next()) {
-      int index = in.key(token, keys);
+      int index = in.key(token, keys, expected);
+      expected = index + 1;
       if (index == Reader.UNSUPPORTED) {
         return null;
       }
@@ -229,8 +231,12 @@ final class SmileRecordEncoding {
       return position == bytes.length;
     }
 
-    /** The index of the component a key names, -1 for an unknown name, {@link #UNSUPPORTED} for another kind of key. */
-    int key(int token, byte[][] keys) {
+    /**
+     * The index of the component a key names, -1 for an unknown name, {@link #UNSUPPORTED} for
+     * another kind of key. {@code expected} (the component after the previous one) is tried first:
+     * this encoding, and databind, write components in order.
+     */
+    int key(int token, byte[][] keys, int expected) {
       if (token == KEY_EMPTY) {
         return -1;
       }
@@ -243,13 +249,28 @@ final class SmileRecordEncoding {
       }
       int start = position;
       position += length;
+      if (expected < keys.length && isKey(keys[expected], start, length)) {
+        return expected;
+      }
       for (int i = 0; i < keys.length; i++) {
-        byte[] key = keys[i];
-        if (key.length == length + 1 && Arrays.equals(key, 1, key.length, bytes, start, start + length)) {
+        if (isKey(keys[i], start, length)) {
           return i;
         }
       }
       return -1;
+    }
+
+    /** Whether the name at {@code start} is {@code key}'s; a plain loop, names being short. */
+    private boolean isKey(byte[] key, int start, int length) {
+      if (key.length != length + 1) {
+        return false;
+      }
+      for (int i = 0; i < length; i++) {
+        if (key[i + 1] != bytes[start + i]) {
+          return false;
+        }
+      }
+      return true;
     }
 
     /**
