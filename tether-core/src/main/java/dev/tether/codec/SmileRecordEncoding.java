@@ -54,9 +54,10 @@ final class SmileRecordEncoding {
       if (!components[i].isScalar() || name.isEmpty() || name.length() > MAX_SHORT_ASCII || !isAscii(name)) {
         return null;
       }
-      keys[i] = new byte[name.length() + 1];
-      keys[i][0] = (byte) (KEY_SHORT_ASCII + name.length() - 1);
-      name.getBytes(0, name.length(), keys[i], 1);
+      byte[] ascii = name.getBytes(StandardCharsets.US_ASCII);
+      keys[i] = new byte[ascii.length + 1];
+      keys[i][0] = (byte) (KEY_SHORT_ASCII + ascii.length - 1);
+      System.arraycopy(ascii, 0, keys[i], 1, ascii.length);
     }
     return new SmileRecordEncoding(components, keys);
   }
@@ -191,8 +192,9 @@ final class SmileRecordEncoding {
       }
       ensure(length + 1);
       buffer[position++] = (byte) ((length <= 32 ? TINY_ASCII - 1 : SHORT_ASCII - 33) + length);
-      value.getBytes(0, length, buffer, position); // ASCII: one byte per char
-      position += length;
+      for (int i = 0; i < length; i++) {
+        buffer[position++] = (byte) value.charAt(i); // ASCII: one byte per char
+      }
       return true;
     }
 
