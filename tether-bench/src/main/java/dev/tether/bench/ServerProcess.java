@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -19,6 +20,7 @@ import java.util.concurrent.TimeoutException;
 final class ServerProcess implements AutoCloseable {
 
     static final String READY_PREFIX = "tether-bench server listening on port ";
+    static final String JVM_ARGUMENTS_PROPERTY = "tether.bench.serverJvmArgs";
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
     private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(10);
 
@@ -32,8 +34,10 @@ final class ServerProcess implements AutoCloseable {
 
     /** Starts the server of {@code spec} in a new JVM and returns once it listens. */
     static ServerProcess start(SystemSpec spec) throws IOException, InterruptedException {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = List.of(java, "-cp", System.getProperty("java.class.path"), ServerMain.class.getName(), spec.name());
+        List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command().orElse("java"));
+        command.addAll(extraJvmArguments());
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), ServerMain.class.getName(), spec.name()));
         Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         try {
             return new ServerProcess(process, awaitPort(process, spec));
@@ -41,6 +45,15 @@ final class ServerProcess implements AutoCloseable {
             process.destroyForcibly();
             throw e;
         }
+    }
+
+    /**
+     * JVM options for server processes from {@value #JVM_ARGUMENTS_PROPERTY}, split at spaces: to
+     * profile a server, e.g. {@code -Dtether.bench.serverJvmArgs=-XX:StartFlightRecording=filename=server.jfr}.
+     */
+    private static List<String> extraJvmArguments() {
+        String arguments = System.getProperty(JVM_ARGUMENTS_PROPERTY, "").trim();
+        return arguments.isEmpty() ? List.of() : List.of(arguments.split("\\s+"));
     }
 
     /** Reads the server's output on a thread of its own until it reports its port, then drains the rest. */
