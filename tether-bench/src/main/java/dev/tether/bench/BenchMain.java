@@ -23,7 +23,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * The side-by-side load benchmark: every selected system, payload and concurrency, one after
- * another in this JVM, each over a fresh server and a single loopback connection; then one table.
+ * another over a single loopback connection, with the server in a JVM of its own (started by the
+ * benchmark, one per system) and with the server in this JVM; then one table per placement.
  */
 @Command(
         name = "tether-bench",
@@ -31,7 +32,7 @@ import picocli.CommandLine.Spec;
         version = "tether-bench 0.1.0-SNAPSHOT",
         sortOptions = false,
         description = {
-            "Closed-loop echo benchmark of Tether, gRPC-java and raw Netty over one loopback connection.",
+            "Closed-loop echo benchmark of Tether, gRPC-java, Apache Dubbo and raw Netty over one loopback connection.",
             "For each system x payload x concurrency: a warm-up phase, then a measured phase.",
             "Exit status 1 when a run had failed or stuck calls."
         })
@@ -67,6 +68,11 @@ public final class BenchMain implements Callable<Integer> {
     @Option(names = "--drain-timeout", converter = DurationConverter.class, paramLabel = "TIME", defaultValue = "10s",
             description = "How long outstanding calls may take to return after the measured phase (default: ${DEFAULT-VALUE}).")
     Duration drainTimeout;
+
+    @Option(names = "--placement", split = ",", paramLabel = "WHERE",
+            description = "Where servers run: TWO_PROCESS (a server JVM per system, started here), ONE_JVM, or both "
+                    + "(default: ${DEFAULT-VALUE}).")
+    List<Placement> placements = new ArrayList<>(List.of(Placement.TWO_PROCESS, Placement.ONE_JVM));
 
     @Option(names = "--rounds", paramLabel = "N", defaultValue = "1",
             description = "Run the whole matrix N times and report, per row, the round with the most calls/s: "
@@ -107,17 +113,33 @@ public final class BenchMain implements Callable<Integer> {
         Duration measureTime = measure != null ? measure : quick ? QUICK_MEASURE : DEFAULT_MEASURE;
         progress.println(header(scenarios.size() * rounds, warmupTime, measureTime));
 
-        LoadGenerator generator = new LoadGenerator(warmupTime, measureTime, drainTimeout, NanoClock.SYSTEM);
-        Outcome outcome = runRounds(generator, scenarios, warmupTime.plus(measureTime));
+        Outcome outcome;
+        try (ServerProcessPool serverProcesses = new ServerProcessPool()) {
+            LoadGenerator generator = new LoadGenerator(warmupTime, measureTime, drainTimeout, NanoClock.SYSTEM,
+                    scenario -> newSystem(scenario, serverProcesses), CpuClock.PROCESS);
+            outcome = runRounds(generator, scenarios, warmupTime.plus(measureTime));
+        }
         out.println();
         if (rounds > 1) {
             out.println("Each row: the round with the most calls/s of " + rounds + " rounds.");
         }
-        out.print(ResultTable.render(outcome.reported()));
+        for (Placement placement : placements) {
+            out.println("Server placement: " + placement.label()
+                    + (placement == Placement.TWO_PROCESS ? " (cpu/call = client + server, each in us)" : " (cpu/call: the one JVM, in us)"));
+            out.print(ResultTable.render(outcome.reported().stream().filter(result -> result.scenario().placement() == placement).toList()));
+            out.println();
+        }
         if (csvFile != null) {
             writeCsv(outcome.reported());
         }
         return outcome.allClean() ? 0 : 1;
+    }
+
+    private static BenchSystem newSystem(Scenario scenario, ServerProcessPool serverProcesses) {
+        return switch (scenario.placement()) {
+            case TWO_PROCESS -> new TwoProcessSystem(serverProcesses, scenario.system());
+            case ONE_JVM -> scenario.system().inJvm();
+        };
     }
 
     /** What the rounds produced: the result reported for each scenario, and whether every run was clean. */
@@ -125,14 +147,14 @@ public final class BenchMain implements Callable<Integer> {
 
     private Outcome runRounds(LoadGenerator generator, List<Scenario> scenarios, Duration systemWarmup) throws Exception {
         List<RunResult> best = new ArrayList<>(Collections.nCopies(scenarios.size(), null));
-        Set<SystemSpec> warmedUp = new HashSet<>();
+        Set<String> warmedUp = new HashSet<>();
         boolean allClean = true;
         int done = 0;
         for (int round = 1; round <= rounds; round++) {
             for (int i = 0; i < scenarios.size(); i++) {
                 Scenario scenario = scenarios.get(i);
-                if (warmedUp.add(scenario.system())) {
-                    warmUp(generator, scenario.system(), systemWarmup);
+                if (warmedUp.add(scenario.system().name() + " " + scenario.placement())) {
+                    warmUp(generator, scenario.system(), scenario.placement(), systemWarmup);
                 }
                 RunResult result = generator.run(scenario);
                 allClean &= result.clean();
@@ -158,6 +180,9 @@ public final class BenchMain implements Callable<Integer> {
         if (payloads.isEmpty() || payloads.stream().anyMatch(bytes -> bytes < 0)) {
             throw new ParameterException(spec.commandLine(), "--payloads needs sizes of 0 bytes or more");
         }
+        if (placements.isEmpty()) {
+            throw new ParameterException(spec.commandLine(), "--placement needs TWO_PROCESS, ONE_JVM or both");
+        }
         if (rounds < 1) {
             throw new ParameterException(spec.commandLine(), "--rounds needs 1 or more");
         }
@@ -175,21 +200,23 @@ public final class BenchMain implements Callable<Integer> {
      * Runs {@code system} unmeasured for {@code duration}, spread over every payload at the highest
      * concurrency, so that the JIT has compiled its code before its first measured scenario.
      */
-    private void warmUp(LoadGenerator generator, SystemSpec system, Duration duration) throws Exception {
-        progress.println("warming up " + system.name() + " for " + DurationConverter.format(duration));
+    private void warmUp(LoadGenerator generator, SystemSpec system, Placement placement, Duration duration) throws Exception {
+        progress.println("warming up " + system.name() + " (" + placement.label() + ") for " + DurationConverter.format(duration));
         int outstanding = concurrency.stream().max(Integer::compare).orElse(1);
         Duration share = duration.dividedBy(payloads.size());
         for (int payloadBytes : payloads) {
-            generator.warmUp(new Scenario(system, payloadBytes, outstanding), share);
+            generator.warmUp(new Scenario(system, payloadBytes, outstanding, placement), share);
         }
     }
 
     private List<Scenario> scenarios(List<SystemSpec> selected) {
         List<Scenario> scenarios = new ArrayList<>();
-        for (SystemSpec spec : selected) {
-            for (int payloadBytes : payloads) {
-                for (int outstanding : concurrency) {
-                    scenarios.add(new Scenario(spec, payloadBytes, outstanding));
+        for (Placement placement : placements) {
+            for (SystemSpec spec : selected) {
+                for (int payloadBytes : payloads) {
+                    for (int outstanding : concurrency) {
+                        scenarios.add(new Scenario(spec, payloadBytes, outstanding, placement));
+                    }
                 }
             }
         }
@@ -209,8 +236,8 @@ public final class BenchMain implements Callable<Integer> {
     }
 
     private static String progressLine(int done, int total, RunResult result) {
-        return String.format(Locale.ROOT, "[%d/%d] %s: %,.0f calls/s, p99 %.1f us, load average %.2f%s",
-                done, total, result.scenario(), result.callsPerSecond(), result.p99Micros(), loadAverage(),
+        return String.format(Locale.ROOT, "[%d/%d] %s: %,.0f calls/s, p99 %.1f us, %.2f us CPU per call, load average %.2f%s",
+                done, total, result.scenario(), result.callsPerSecond(), result.p99Micros(), result.totalCpuMicrosPerCall(), loadAverage(),
                 result.clean() ? "" : " (" + result.problem() + ")");
     }
 

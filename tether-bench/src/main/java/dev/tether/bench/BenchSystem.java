@@ -1,5 +1,7 @@
 package dev.tether.bench;
 
+import java.util.OptionalLong;
+
 /**
  * One RPC system under test in one setting, for example gRPC with direct executors.
  *
@@ -30,6 +32,14 @@ public interface BenchSystem extends AutoCloseable {
      * @param handler receives the response body or the failure
      */
     void call(byte[] payload, ResponseHandler handler);
+
+    /**
+     * The CPU time the server's process has used so far, when the server runs in a process of its
+     * own; empty when it shares this JVM, whose CPU time then covers client and server together.
+     */
+    default OptionalLong serverCpuNanos() {
+        return OptionalLong.empty();
+    }
 
     /** Stops the client and the server and releases their threads; safe to call twice. */
     @Override

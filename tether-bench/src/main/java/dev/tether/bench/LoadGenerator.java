@@ -3,6 +3,7 @@ package dev.tether.bench;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -19,18 +20,35 @@ public final class LoadGenerator {
     private final Duration measure;
     private final Duration drainTimeout;
     private final NanoClock clock;
+    private final Function<Scenario, BenchSystem> placement;
+    private final CpuClock cpu;
+
+    /** A generator whose systems run in this JVM, client and server together. */
+    public LoadGenerator(Duration warmup, Duration measure, Duration drainTimeout, NanoClock clock) {
+        this(warmup, measure, drainTimeout, clock, scenario -> scenario.system().inJvm(), CpuClock.PROCESS);
+    }
 
     /**
      * @param warmup how long calls run before recording starts
      * @param measure how long calls are recorded
      * @param drainTimeout how long outstanding calls may take to return once the measured phase ends
      * @param clock the clock latencies and the measured phase are read from
+     * @param placement makes the system of one scenario: in this JVM, or a client of a server process
+     * @param cpu reads this process's CPU time, sampled around the measured phase
      */
-    public LoadGenerator(Duration warmup, Duration measure, Duration drainTimeout, NanoClock clock) {
+    public LoadGenerator(
+            Duration warmup,
+            Duration measure,
+            Duration drainTimeout,
+            NanoClock clock,
+            Function<Scenario, BenchSystem> placement,
+            CpuClock cpu) {
         this.warmup = warmup;
         this.measure = measure;
         this.drainTimeout = drainTimeout;
         this.clock = clock;
+        this.placement = placement;
+        this.cpu = cpu;
     }
 
     /**
@@ -50,13 +68,13 @@ public final class LoadGenerator {
     }
 
     private RunResult run(Scenario scenario, Duration warmupTime, Duration measureTime) throws InterruptedException {
-        try (BenchSystem system = scenario.system().factory().get()) {
+        try (BenchSystem system = placement.apply(scenario)) {
             try {
                 system.start();
             } catch (InterruptedException e) {
                 throw e;
             } catch (Exception e) {
-                return RunResult.of(scenario, new Histogram(3), 0, 0, "could not start: " + describe(e));
+                return RunResult.of(scenario, new Histogram(3), 0, CpuUse.NONE, 0, "could not start: " + describe(e));
             }
             System.gc(); // start each measurement from an empty young generation
             return drive(system, scenario, warmupTime, measureTime);
@@ -70,14 +88,16 @@ public final class LoadGenerator {
 
         control.awaitAllStopped(warmupTime); // returns early only if every slot failed
         long measureStartNanos = clock.nanoTime();
+        CpuUse cpuAtStart = CpuUse.sample(cpu, system);
         control.transitionTo(RunControl.Phase.MEASURE);
         control.awaitAllStopped(measureTime);
         control.transitionTo(RunControl.Phase.STOP);
         long measuredNanos = clock.nanoTime() - measureStartNanos;
+        CpuUse cpuUsed = CpuUse.sample(cpu, system).minus(cpuAtStart);
 
         boolean drained = control.awaitAllStopped(drainTimeout);
         String stuck = drained ? "" : control.slotsStillRunning() + " calls did not return within " + drainTimeout;
-        return summarize(scenario, slots, measuredNanos, stuck);
+        return summarize(scenario, slots, measuredNanos, cpuUsed, stuck);
     }
 
     private List<CallSlot> startSlots(BenchSystem system, Scenario scenario, RunControl control) {
@@ -90,7 +110,7 @@ public final class LoadGenerator {
         return slots;
     }
 
-    private static RunResult summarize(Scenario scenario, List<CallSlot> slots, long measuredNanos, String stuck) {
+    private static RunResult summarize(Scenario scenario, List<CallSlot> slots, long measuredNanos, CpuUse cpuUsed, String stuck) {
         Histogram merged = new Histogram(3);
         int failedSlots = 0;
         Throwable firstFailure = null;
@@ -102,7 +122,7 @@ public final class LoadGenerator {
             }
         }
         String problem = firstFailure != null ? describe(firstFailure) : stuck;
-        return RunResult.of(scenario, merged, measuredNanos, failedSlots, problem);
+        return RunResult.of(scenario, merged, measuredNanos, cpuUsed, failedSlots, problem);
     }
 
     private static String describe(Throwable failure) {

@@ -13,6 +13,7 @@ public final class SystemCatalog {
         List<SystemSpec> specs = new ArrayList<>();
         specs.addAll(RawNettySystem.specs());
         specs.addAll(GrpcSystem.specs());
+        specs.addAll(DubboSystem.specs());
         specs.addAll(TetherSystems.specs());
         return List.copyOf(specs);
     }
@@ -33,6 +34,18 @@ public final class SystemCatalog {
             }
         }
         return catalog.stream().filter(spec -> tokens.stream().anyMatch(spec::matches)).toList();
+    }
+
+    /**
+     * The system called {@code name} (as {@link SystemSpec#name()} prints it).
+     *
+     * @throws IllegalArgumentException when there is none
+     */
+    public static SystemSpec byName(String name) {
+        return all().stream()
+                .filter(spec -> spec.name().equals(name))
+                .findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no system is called '" + name + "'; known: " + names(all())));
     }
 
     /** The names of {@code catalog}, comma-separated. */

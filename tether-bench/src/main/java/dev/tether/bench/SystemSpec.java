@@ -5,26 +5,37 @@ import java.util.Objects;
 import java.util.function.Supplier;
 
 /**
- * A named system and setting the benchmark can run, with a factory for fresh instances.
+ * A named system and setting the benchmark can run, with factories for fresh servers and clients.
  *
- * @param family the system being compared: {@link #RAW_NETTY}, {@link #GRPC} or {@link #TETHER}
+ * @param family the system being compared: {@link #RAW_NETTY}, {@link #GRPC}, {@link #DUBBO} or
+ *     {@link #TETHER}
  * @param setting the variant of the family, such as {@code "direct"} or {@code "default"}; empty
  *     when the family has a single setting
- * @param factory creates a new, not yet started instance for each run
+ * @param server creates a new, not yet started server
+ * @param client creates a new, not yet connected client for that server
  */
-public record SystemSpec(String family, String setting, Supplier<? extends BenchSystem> factory) {
+public record SystemSpec(
+        String family, String setting, Supplier<? extends BenchServer> server, Supplier<? extends BenchClient> client) {
 
     /** Hand-written length-prefixed frames over Netty: the practical limit. */
     public static final String RAW_NETTY = "raw-netty";
     /** gRPC-java unary calls. */
     public static final String GRPC = "grpc";
+    /** Apache Dubbo, its default dubbo protocol. */
+    public static final String DUBBO = "dubbo";
     /** Tether. */
     public static final String TETHER = "tether";
 
     public SystemSpec {
         Objects.requireNonNull(family, "family");
         Objects.requireNonNull(setting, "setting");
-        Objects.requireNonNull(factory, "factory");
+        Objects.requireNonNull(server, "server");
+        Objects.requireNonNull(client, "client");
+    }
+
+    /** A fresh server and client in this JVM, not yet started. */
+    public BenchSystem inJvm() {
+        return new InJvmSystem(server.get(), client.get());
     }
 
     /** The label shown in the results, e.g. {@code "grpc direct"} or {@code "raw-netty"}. */

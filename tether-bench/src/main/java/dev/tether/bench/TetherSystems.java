@@ -17,11 +17,13 @@ import java.util.function.BiConsumer;
  * ({@link ExecutionMode#DIRECT}) and is compared with {@code grpc direct}; {@code default} keeps the
  * server's executor and is compared with {@code grpc default}. Both call
  * {@code proxy.invokeAsync("echo", payload)}. {@code typed} is {@code default} through a typed stub
- * ({@code proxy.as(Echo.class)}) whose message is a record, so it adds the codec's cost.
+ * ({@code proxy.as(Echo.class)}) whose message is a record ({@link TypedMessage}), so it adds the
+ * codec's cost.
  */
 public final class TetherSystems {
 
     static final String SERVICE = "bench";
+    static final String TYPED_SERVICE = "typed-bench";
     static final String OPERATION = "echo";
 
     private TetherSystems() {}
@@ -29,9 +31,9 @@ public final class TetherSystems {
     /** The Tether settings, in the order the results table lists them. */
     static List<SystemSpec> specs() {
         return List.of(
-                new SystemSpec(SystemSpec.TETHER, "direct", () -> new TetherSystem(ExecutionMode.DIRECT, false)),
-                new SystemSpec(SystemSpec.TETHER, "default", () -> new TetherSystem(ExecutionMode.EXECUTOR, false)),
-                new SystemSpec(SystemSpec.TETHER, "typed", () -> new TetherSystem(ExecutionMode.EXECUTOR, true)));
+                new SystemSpec(SystemSpec.TETHER, "direct", () -> new Server(ExecutionMode.DIRECT), () -> new Client(false)),
+                new SystemSpec(SystemSpec.TETHER, "default", () -> new Server(ExecutionMode.EXECUTOR), () -> new Client(false)),
+                new SystemSpec(SystemSpec.TETHER, "typed", () -> new Server(ExecutionMode.EXECUTOR), () -> new Client(true)));
     }
 
     /** The typed face of the echo service. */
@@ -39,8 +41,8 @@ public final class TetherSystems {
         CompletableFuture<Message> echo(Message message);
     }
 
-    /** The typed message: the benchmark's payload as a record field. */
-    public record Message(byte[] body) {}
+    /** The typed message, {@link TypedMessage}'s fields as a record. */
+    public record Message(long id, String name, byte[] data) {}
 
     private static final class EchoService implements Echo {
         @Override
@@ -53,32 +55,53 @@ public final class TetherSystems {
         return payload;
     }
 
-    private static final class TetherSystem implements BenchSystem {
+    /** Serves the untyped echo and, under another name, the typed one, so one server fits every client. */
+    private static final class Server implements BenchServer {
         private final ExecutionMode executionMode;
-        private final boolean typed;
         /** Non-null once {@link #start()} has run. */
         private TetherServer server;
-        /** Non-null once {@link #start()} has run. */
+
+        Server(ExecutionMode executionMode) {
+            this.executionMode = executionMode;
+        }
+
+        @Override
+        public int start() {
+            server = TetherServer.builder()
+                    .endpoints("tcp -h 127.0.0.1 -p 0")
+                    .executionMode(executionMode)
+                    .service(SERVICE, TetherSystems::echo)
+                    .service(TYPED_SERVICE, Echo.class, new EchoService())
+                    .build()
+                    .start();
+            return server.endpoints().get(0).port();
+        }
+
+        @Override
+        public void close() {
+            if (server != null) {
+                server.close();
+            }
+        }
+    }
+
+    private static final class Client implements BenchClient {
+        private final boolean typed;
+        /** Non-null once {@link #connect} has run. */
         private Tether tether;
-        /** Non-null once {@link #start()} has run. */
+        /** Non-null once {@link #connect} has run. */
         private Proxy proxy;
-        /** Non-null once {@link #start()} has run, when {@link #typed}. */
+        /** Non-null once {@link #connect} has run, when {@link #typed}. */
         private Echo typedEcho;
 
-        TetherSystem(ExecutionMode executionMode, boolean typed) {
-            this.executionMode = executionMode;
+        Client(boolean typed) {
             this.typed = typed;
         }
 
         @Override
-        public void start() {
-            TetherServer.Builder builder = TetherServer.builder()
-                    .endpoints("tcp -h 127.0.0.1 -p 0")
-                    .executionMode(executionMode);
-            builder = typed ? builder.service(SERVICE, Echo.class, new EchoService()) : builder.service(SERVICE, TetherSystems::echo);
-            server = builder.build().start();
+        public void connect(int port) {
             tether = Tether.builder().build();
-            proxy = tether.proxy(server.proxyString(SERVICE));
+            proxy = tether.proxy((typed ? TYPED_SERVICE : SERVICE) + ":tcp -h 127.0.0.1 -p " + port);
             typedEcho = typed ? proxy.as(Echo.class) : null;
             proxy.connectAsync().join(); // connect now, not on the first measured call
         }
@@ -86,9 +109,9 @@ public final class TetherSystems {
         @Override
         public void call(byte[] payload, ResponseHandler handler) {
             if (typed) {
-                typedEcho.echo(new Message(payload)).whenComplete(new TypedCompletion(handler));
+                typedEcho.echo(new Message(TypedMessage.ID, TypedMessage.NAME, payload)).whenComplete(new TypedCompletion(handler));
             } else {
-                proxy.invokeAsync(OPERATION, payload).whenComplete(new Completion(handler));
+                proxy.invokeAsync(OPERATION, payload).whenComplete(new BytesCompletion(handler));
             }
         }
 
@@ -97,26 +120,11 @@ public final class TetherSystems {
             if (tether != null) {
                 tether.close();
             }
-            if (server != null) {
-                server.close();
-            }
         }
 
         @Override
         public String toString() {
-            return "tether " + executionMode + (typed ? " typed" : "");
-        }
-    }
-
-    /** Hands an untyped call's outcome to the benchmark. */
-    private record Completion(ResponseHandler handler) implements BiConsumer<byte[], Throwable> {
-        @Override
-        public void accept(byte[] response, Throwable failure) {
-            if (failure != null) {
-                handler.onFailure(failure);
-            } else {
-                handler.onResponse(response);
-            }
+            return "tether" + (typed ? " typed" : "");
         }
     }
 
@@ -126,8 +134,10 @@ public final class TetherSystems {
         public void accept(Message response, Throwable failure) {
             if (failure != null) {
                 handler.onFailure(failure);
+            } else if (!TypedMessage.isEcho(response.id(), response.name())) {
+                handler.onFailure(TypedMessage.notTheEcho(response.id(), response.name()));
             } else {
-                handler.onResponse(response.body());
+                handler.onResponse(response.data());
             }
         }
     }

@@ -3,10 +3,12 @@ package dev.tether.bench;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 
-/** An in-memory system that answers every call on one executor thread, in one of a few scripted ways. */
-final class FakeSystem implements BenchSystem {
+/**
+ * An in-memory system that answers every call on one executor thread, in one of a few scripted
+ * ways: the client does it all, its server only reports a port.
+ */
+final class FakeSystem implements BenchClient {
 
     enum Behaviour {
         /** Answers with a copy of the request. */
@@ -29,12 +31,11 @@ final class FakeSystem implements BenchSystem {
     }
 
     static SystemSpec spec(String family, String setting, Behaviour behaviour) {
-        Supplier<BenchSystem> factory = () -> new FakeSystem(behaviour);
-        return new SystemSpec(family, setting, factory);
+        return new SystemSpec(family, setting, NoServer::new, () -> new FakeSystem(behaviour));
     }
 
     @Override
-    public void start() {
+    public void connect(int port) {
         if (behaviour == Behaviour.BROKEN) {
             throw new IllegalStateException("scripted start failure");
         }
@@ -58,5 +59,16 @@ final class FakeSystem implements BenchSystem {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** The server of a fake system: there is nothing to serve. */
+    private static final class NoServer implements BenchServer {
+        @Override
+        public int start() {
+            return 1;
+        }
+
+        @Override
+        public void close() {}
     }
 }

@@ -18,7 +18,7 @@ class SystemCatalogTest {
     @Test
     void aFamilySelectsEachOfItsSettings() {
         assertThat(SystemCatalog.select(catalog, List.of("GRPC"))).extracting(SystemSpec::name)
-                .containsExactly("grpc direct", "grpc default");
+                .containsExactly("grpc direct", "grpc default", "grpc protobuf direct", "grpc protobuf default");
     }
 
     @Test

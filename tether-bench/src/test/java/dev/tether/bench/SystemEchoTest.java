@@ -19,7 +19,7 @@ class SystemEchoTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("systems")
     void concurrentCallsOverTheOneConnectionEachGetTheirOwnEcho(SystemSpec spec) throws Exception {
-        try (BenchSystem system = spec.factory().get()) {
+        try (BenchSystem system = spec.inJvm()) {
             system.start();
             List<byte[]> requests = new ArrayList<>();
             List<CompletableFuture<byte[]>> responses = new ArrayList<>();
@@ -37,7 +37,7 @@ class SystemEchoTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("systems")
     void anEmptyPayloadIsEchoed(SystemSpec spec) throws Exception {
-        try (BenchSystem system = spec.factory().get()) {
+        try (BenchSystem system = spec.inJvm()) {
             system.start();
             assertThat(call(system, new byte[0]).get(10, TimeUnit.SECONDS)).isEmpty();
         }

@@ -31,7 +31,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelProgressiveFuture;
 import io.netty.channel.ChannelProgressiveFutureListener;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -434,7 +434,9 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
   private final class RequestWriter extends WriteBatcher<Invocation> {
     /** The calls encoded into the batch being built; the first apart, since most batches hold one. */
     private Invocation first;
-    private List<Invocation> more;
+    /** The batch's other calls, in {@code more[0 .. moreCount)}; kept and reused from batch to batch. */
+    private Invocation[] more = new Invocation[15];
+    private int moreCount;
 
     RequestWriter(Channel channel) {
       super(channel);
@@ -461,10 +463,10 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
       if (first == null) {
         first = inv;
       } else {
-        if (more == null) {
-          more = new ArrayList<>();
+        if (moreCount == more.length) {
+          more = Arrays.copyOf(more, more.length * 2);
         }
-        more.add(inv);
+        more[moreCount++] = inv;
       }
     }
 
@@ -474,16 +476,18 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
         buffer.release();
         return;
       }
-      if (more == null) {
+      if (moreCount == 0) {
         // One call: it is its own write listener, and whole-or-not needs no progress count.
         Invocation only = first;
         first = null;
         channel.write(buffer, channel.newPromise()).addListener(only);
         return;
       }
-      BatchOutcome outcome = new BatchOutcome(first, more);
+      // One exact-size array per batch, instead of a growing list and its iterator.
+      BatchOutcome outcome = new BatchOutcome(first, Arrays.copyOf(more, moreCount));
+      Arrays.fill(more, 0, moreCount, null); // the scratch array must not keep answered calls alive
       first = null;
-      more = null;
+      moreCount = 0;
       channel.write(buffer, channel.newProgressivePromise()).addListener(outcome);
     }
 
@@ -499,11 +503,11 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
    */
   private final class BatchOutcome implements ChannelProgressiveFutureListener {
     private final Invocation first;
-    /** The batch's other calls; null when it held one. */
-    private final List<Invocation> more;
+    /** The batch's other calls: one or more. */
+    private final Invocation[] more;
     private long bytesWritten;
 
-    BatchOutcome(Invocation first, List<Invocation> more) {
+    BatchOutcome(Invocation first, Invocation[] more) {
       this.first = first;
       this.more = more;
     }
@@ -517,10 +521,8 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
     public void operationComplete(ChannelProgressiveFuture future) {
       boolean all = future.isSuccess();
       markIfWritten(first, all);
-      if (more != null) {
-        for (Invocation inv : more) {
-          markIfWritten(inv, all);
-        }
+      for (Invocation inv : more) {
+        markIfWritten(inv, all);
       }
       if (!all) {
         onWriteFailed(future.cause());

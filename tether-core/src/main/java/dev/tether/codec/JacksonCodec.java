@@ -16,26 +16,40 @@ import com.fasterxml.jackson.dataformat.smile.SmileGenerator;
 import com.fasterxml.jackson.dataformat.smile.SmileParser;
 import java.io.IOException;
 import java.lang.reflect.Type;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The default codec: Jackson's binary Smile format. Records and POJOs work as Jackson maps them;
  * arguments travel as one Smile array and are read back element by element into the method's
- * parameter types, with no intermediate tree.
+ * parameter types, with no intermediate tree. A lone record argument or result goes through a
+ * {@link RecordCodec} made for its type, which writes the same Smile object as databind without
+ * databind's per-value setup.
  */
 public final class JacksonCodec implements Codec {
   private final ObjectMapper mapper;
   /** Readers by target type: a generic type and its deserializer are resolved once, not per call. */
   private final ConcurrentHashMap<Type, ObjectReader> readers = new ConcurrentHashMap<>();
-  /** Writers by declared type, for the same reason. */
-  private final ConcurrentHashMap<Type, ObjectWriter> writers = new ConcurrentHashMap<>();
+  /** How each declared type of a lone argument or a result travels, decided at its first use. */
+  private final ConcurrentHashMap<Type, ValueCodec> valueCodecs = new ConcurrentHashMap<>();
+  /** The type looked up last and its codec; racy on purpose, see {@link #valueCodec}. */
+  private LastValueCodec lastValueCodec;
+  /** Whether records may take a {@link RecordCodec}: only with this class's own mapper, whose settings it mirrors. */
+  private final boolean recordCodecs;
 
+  /** The default: Smile as configured below, records through a {@link RecordCodec} prepared per type. */
   public JacksonCodec() {
-    this(defaultMapper());
+    this(defaultMapper(), true);
   }
 
+  /** A codec on {@code mapper} and its settings: every value goes through databind. */
   public JacksonCodec(ObjectMapper mapper) {
+    this(mapper, false);
+  }
+
+  private JacksonCodec(ObjectMapper mapper, boolean recordCodecs) {
     this.mapper = mapper;
+    this.recordCodecs = recordCodecs;
   }
 
   private static ObjectMapper defaultMapper() {
@@ -94,13 +108,8 @@ public final class JacksonCodec implements Codec {
 
   @Override
   public byte[] encodeValue(Object value, Type type) {
-    ObjectWriter w = writers.get(type);
-    if (w == null) {
-      JavaType javaType = mapper.getTypeFactory().constructType(type);
-      w = writers.computeIfAbsent(type, t -> mapper.writerFor(javaType));
-    }
     try {
-      return w.writeValueAsBytes(value);
+      return valueCodec(type).encode(value);
     } catch (IOException e) {
       throw new CodecException("cannot encode a " + type.getTypeName() + ": " + e.getMessage(), e);
     }
@@ -109,9 +118,50 @@ public final class JacksonCodec implements Codec {
   @Override
   public Object decodeValue(byte[] bytes, Type type) {
     try {
-      return reader(type).readValue(bytes);
+      return valueCodec(type).decode(bytes);
     } catch (IOException e) {
       throw new CodecException("cannot decode a " + type.getTypeName() + ": " + e.getMessage(), e);
+    }
+  }
+
+  private ValueCodec valueCodec(Type type) {
+    // Most services pass one or two types over and over: the last one answers without hashing.
+    // A record with final fields is safe to publish through a plain field.
+    LastValueCodec last = lastValueCodec;
+    if (last != null && last.type() == type) {
+      return last.codec();
+    }
+    ValueCodec codec = valueCodecs.get(type);
+    if (codec == null) {
+      codec = valueCodecs.computeIfAbsent(type, this::newValueCodec);
+    }
+    lastValueCodec = new LastValueCodec(type, codec);
+    return codec;
+  }
+
+  private record LastValueCodec(Type type, ValueCodec codec) {}
+
+  private ValueCodec newValueCodec(Type type) {
+    if (recordCodecs && type instanceof Class<?> c) {
+      Optional<RecordCodec> generated = RecordCodec.forType(c, mapper);
+      if (generated.isPresent()) {
+        return generated.get();
+      }
+    }
+    JavaType javaType = mapper.getTypeFactory().constructType(type);
+    return new DatabindCodec(mapper.writerFor(javaType), mapper.readerFor(javaType));
+  }
+
+  /** Databind's reader and writer for one declared type, resolved once. */
+  private record DatabindCodec(ObjectWriter writer, ObjectReader reader) implements ValueCodec {
+    @Override
+    public byte[] encode(Object value) throws IOException {
+      return writer.writeValueAsBytes(value);
+    }
+
+    @Override
+    public Object decode(byte[] bytes) throws IOException {
+      return reader.readValue(bytes);
     }
   }
 
