@@ -192,6 +192,7 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
     for (Node gone : byKey.values()) {
       if (!next.containsKey(gone.key)) {
         gone.supervisor.removeListener(this);
+        drainRemoved(gone);
       }
     }
     byKey = next;
@@ -200,6 +201,20 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
     for (Node n : added) {
       // The supervisor tells the node's current state at once: a key other proxies opened counts.
       n.supervisor.keepConnected(host.nodeBackoff(), this);
+    }
+  }
+
+  /**
+   * A node its discovery no longer lists gets no new calls; its connection finishes the calls it
+   * carries and closes (a proxy pinned to that server would open a new one on its next call).
+   */
+  private void drainRemoved(Node gone) {
+    if (template.source() == null) {
+      return; // a fixed list never removes a server; a rebuild only re-resolves it
+    }
+    RequestChannel c = gone.supervisor.usable();
+    if (c != null) {
+      c.drain();
     }
   }
 

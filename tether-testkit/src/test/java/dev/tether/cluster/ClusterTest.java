@@ -258,6 +258,27 @@ class ClusterTest {
   }
 
   @Test
+  void nodeRemovedFromDiscoveryHasItsConnectionDrainedAndGetsNoMoreCalls() {
+    startNodes(2);
+    StaticDiscovery discovery = StaticDiscovery.of(
+        nodes.get(0).endpoints().get(0).toString(), nodes.get(1).endpoints().get(0).toString());
+    Proxy p = tether().proxy("svc", discovery).withLoadBalancing(LoadBalancing.ROUND_ROBIN);
+    for (int i = 0; i < 4; i++) {
+      call(p);
+    }
+    assertThat(nodes.get(1).connectionCount()).isEqualTo(1);
+
+    discovery.remove(nodes.get(1).endpoints().get(0).toString());
+
+    await().atMost(Duration.ofSeconds(5)).until(() -> nodes.get(1).connectionCount() == 0);
+    int before = served("n1");
+    for (int i = 0; i < 10; i++) {
+      assertThat(call(p)).isEqualTo("n0");
+    }
+    assertThat(served("n1")).isEqualTo(before);
+  }
+
+  @Test
   void waitForReadyFailsAtTheInvocationDeadlineOnTheInjectedClock() throws Exception {
     FakeClock clock = new FakeClock();
     Tether t = Tether.builder().ticker(clock).scheduler(clock).build();
