@@ -84,6 +84,7 @@ public final class AdminFigures {
     KeepAliveGetter getter = new KeepAliveGetter(admin.address(), System.getProperty("figures.path", "/status.json"));
     ScheduledExecutorService poller = Executors.newSingleThreadScheduledExecutor();
     LongAdder answered = new LongAdder();
+    // A measurement program, not a test: the sleeps below are the phases' lengths, not waits for a condition.
     Thread.sleep(2000); // warm-up
     double off = 0;
     double on = 0;
@@ -191,7 +192,8 @@ public final class AdminFigures {
 
   private static double rate(LongAdder calls, int seconds) throws InterruptedException {
     long before = calls.sum();
-    Thread.sleep(seconds * 1000L);
+    Thread.sleep(seconds * 1000L); // the measured phase itself
+
     return (calls.sum() - before) / (double) seconds;
   }
 
