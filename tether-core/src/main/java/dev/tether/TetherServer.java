@@ -348,6 +348,18 @@ public final class TetherServer implements AutoCloseable {
       return this;
     }
 
+    /**
+     * How many requests may be in flight on one connection (default 10,000), announced in WELCOME:
+     * clients open extra connections rather than pass it.
+     */
+    public Builder maxConcurrentRequests(int n) {
+      if (n < 1) {
+        throw new IllegalArgumentException("maxConcurrentRequests must be at least 1, got " + n);
+      }
+      maxConcurrentRequests = n;
+      return this;
+    }
+
     /** Receives the server's events (ACCEPTED, GOAWAY_SENT, DRAINED, PROTOCOL_ERROR); any number. */
     public Builder listener(TetherListener l) {
       listeners.add(Objects.requireNonNull(l));
