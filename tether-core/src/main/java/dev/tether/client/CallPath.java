@@ -146,7 +146,17 @@ final class CallPath {
   private void startNextRound(Invocation inv) {
     List<Duration> waits = rounds.waits(inv.settings);
     if (inv.round() >= waits.size()) {
-      inv.failWithLatestCause();
+      if (inv.takeConfiguredFallback()) {
+        finder.findThroughConfigured(inv.settings, inv.binding, inv.latestCause()).whenComplete((connection, failure) -> {
+          if (failure == null) {
+            runtime.hand(inv, connection);
+          } else {
+            runtime.control().execute(inv::failWithLatestCause);
+          }
+        });
+      } else {
+        inv.failWithLatestCause();
+      }
       return;
     }
     Duration wait = waits.get(inv.round());

@@ -187,6 +187,14 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
     }
   }
 
+  /** A connection manager (seed 002) told where the cluster is; the proxy moves on to its view. */
+  void onManagerRedirect(ProxySettings settings, RequestChannel manager, java.util.List<dev.tether.Endpoint> view) {
+    if (events.isOn()) {
+      events.emit(TetherEvent.Kind.REROUTE, manager instanceof BaseConnection b ? b.endpointText() : null,
+          settings.identity() + ": " + manager + " is a connection manager outside its view; now using " + view, null);
+    }
+  }
+
   void retry(Invocation inv) {
     control.execute(() -> calls.retry(inv));
   }

@@ -1,6 +1,7 @@
 package dev.tether.client;
 
 import dev.tether.ConnectFailedException;
+import dev.tether.Endpoint;
 import dev.tether.ConnectTimeoutException;
 import dev.tether.IncompatibleServerException;
 import dev.tether.TetherException;
@@ -70,38 +71,127 @@ final class ConnectionFinder {
 
   /** Finds a connection for the proxy and caches it in its binding. */
   CompletableFuture<RequestChannel> find(ProxySettings settings, ProxyBinding binding) {
-    return carryOut(settings, binding, plan(settings));
+    return carryOut(new Finding(settings, binding, true), plan(settings));
   }
 
   /** Finds a connection among {@code candidates} only, in one round: a retry's untried endpoints. */
   CompletableFuture<RequestChannel> findAmong(ProxySettings settings, ProxyBinding binding, List<Candidate> candidates) {
-    return carryOut(settings, binding, planFor(settings, candidates, List.of()));
+    // One round of a retry: its rounds, not this walk, decide when to go back to the configured servers.
+    return carryOut(new Finding(settings, binding, false), planFor(settings, candidates, List.of()));
   }
 
-  private CompletableFuture<RequestChannel> carryOut(ProxySettings settings, ProxyBinding binding, Plan plan) {
-    CompletableFuture<RequestChannel> found;
-    if (plan instanceof Plan.Reuse r) {
-      // RetryPolicy fails a call on a connect failure because establishment walked every endpoint
-      // first; a reused connection that was still connecting and failed has walked none.
-      found = r.connection().ready().handle((c, failure) -> failure == null
-              ? CompletableFuture.completedFuture(c)
-              : new EndpointWalk(settings, r.fallback().candidates(), r.fallback().roundWaits()).start())
-          .thenCompose(f -> f);
-    } else if (plan instanceof Plan.Walk w) {
-      found = new EndpointWalk(settings, w.candidates(), w.roundWaits()).start();
-    } else {
-      found = CompletableFuture.failedFuture(((Plan.Fail) plan).cause());
+  /**
+   * Goes back to the proxy's configured servers once every server of its cluster view has failed
+   * its reroute retries (seed 002, step 4): a connection manager among them may know a newer view.
+   * Fails at once when no view is in force, since the configured servers are what was just tried.
+   */
+  CompletableFuture<RequestChannel> findThroughConfigured(ProxySettings settings, ProxyBinding binding,
+      TetherException viewFailure) {
+    if (topologies.failoverOrder(settings.fixedEndpoints()) == null) {
+      return CompletableFuture.failedFuture(viewFailure);
     }
-    return found.thenApply(c -> {
+    Finding finding = new Finding(settings, binding, false);
+    return finding.walkConfigured(viewFailure).thenCompose(finding::settle);
+  }
+
+  private CompletableFuture<RequestChannel> carryOut(Finding finding, Plan plan) {
+    return finding.connect(plan).thenCompose(finding::settle);
+  }
+
+  /**
+   * One search for a proxy's connection: connect by a plan, then settle on the connection once its
+   * server's view is known. A server outside the view it announces is a connection manager: the
+   * search goes on to the view's primary (then alternates). When the whole view fails, the
+   * configured servers are asked once more per search (a manager may know a newer view by then);
+   * a manager that announces the view that just failed ends the search, so it cannot loop.
+   */
+  private final class Finding {
+    /** A manager may point at another manager, once; a third hop is taken as a loop. */
+    private static final int MAX_MANAGER_HOPS = 2;
+
+    private final ProxySettings settings;
+    private final ProxyBinding binding;
+    private int hopsLeft = MAX_MANAGER_HOPS;
+    private boolean configuredWalked;
+    /** The view every server of which failed before the configured servers were walked again, or null. */
+    private List<Endpoint> failedView;
+    private TetherException failedViewCause;
+
+    Finding(ProxySettings settings, ProxyBinding binding, boolean mayWalkConfigured) {
+      this.settings = settings;
+      this.binding = binding;
+      this.configuredWalked = !mayWalkConfigured;
+    }
+
+    CompletableFuture<RequestChannel> connect(Plan plan) {
+      if (plan instanceof Plan.Reuse r) {
+        // RetryPolicy fails a call on a connect failure because establishment walked every endpoint
+        // first; a reused connection that was still connecting and failed has walked none.
+        return r.connection().ready().handle((c, failure) -> failure == null
+                ? CompletableFuture.completedFuture(c)
+                : walk(r.fallback()))
+            .thenCompose(f -> f);
+      }
+      if (plan instanceof Plan.Walk w) {
+        return walk(w);
+      }
+      return CompletableFuture.failedFuture(((Plan.Fail) plan).cause());
+    }
+
+    private CompletableFuture<RequestChannel> walk(Plan.Walk w) {
+      CompletableFuture<RequestChannel> walked = new EndpointWalk(settings, w.candidates(), w.roundWaits(), true).start();
+      if (configuredWalked) {
+        return walked;
+      }
+      // Without a view the walk was over the configured servers already.
+      return walked.exceptionallyCompose(failure -> topologies.failoverOrder(settings.fixedEndpoints()) == null
+          ? CompletableFuture.failedFuture(failure)
+          : walkConfigured(ClientRuntime.unwrap(failure)));
+    }
+
+    /** One round over the configured servers, ignoring the view; fails with {@code viewFailure} first. */
+    CompletableFuture<RequestChannel> walkConfigured(TetherException viewFailure) {
+      configuredWalked = true;
+      failedView = topologies.failoverOrder(settings.fixedEndpoints());
+      failedViewCause = viewFailure;
+      List<Candidate> configured;
+      try {
+        configured = selector.select(settings);
+      } catch (TetherException e) {
+        return CompletableFuture.failedFuture(viewFailure);
+      }
+      return new EndpointWalk(settings, configured, List.of(), false).start()
+          .exceptionallyCompose(failure -> {
+            viewFailure.addSuppressed(ClientRuntime.unwrap(failure));
+            return CompletableFuture.failedFuture(viewFailure);
+          });
+    }
+
+    /** Caches {@code c} for the proxy, or moves on when its server is a connection manager. */
+    CompletableFuture<RequestChannel> settle(RequestChannel c) {
+      List<Endpoint> seeds = settings.fixedEndpoints();
       // Whether the view in force made us use an alternate, before this server's view replaces it.
-      boolean alternate = topologies.isAlternate(settings.fixedEndpoints(), c);
+      boolean alternate = topologies.isAlternate(seeds, c);
+      topologies.learn(seeds, c);
+      if (hopsLeft > 0 && topologies.isOutsideView(seeds, c)) {
+        if (failedView != null && failedView.equals(topologies.failoverOrder(seeds))) {
+          // The manager knows no newer view than the one that just failed whole.
+          c.drain();
+          return CompletableFuture.failedFuture(failedViewCause);
+        }
+        hopsLeft--;
+        runtime.onManagerRedirect(settings, c, topologies.failoverOrder(seeds));
+        // The manager's connection carries no calls of ours; drained, a later walk back to the
+        // configured servers opens a fresh one and so hears the manager's newest view.
+        c.drain();
+        return connect(plan(settings)).thenCompose(this::settle);
+      }
       binding.cache(c, alternate);
-      topologies.learn(settings.fixedEndpoints(), c);
       if (alternate) {
         runtime.onReroute(settings, c);
       }
-      return c;
-    });
+      return CompletableFuture.completedFuture(c);
+    }
   }
 
   /** True when the server behind {@code c} satisfies the proxy's version range (or it has none). */
@@ -126,12 +216,15 @@ final class ConnectionFinder {
     /** True while every failure so far was a server outside the proxy's version range. */
     private boolean onlyIncompatible = true;
     /** Endpoints whose certificate names another host: a later round would meet the same one. */
-    private final java.util.Set<dev.tether.Endpoint> wrongName = new java.util.HashSet<>();
+    private final java.util.Set<Endpoint> wrongName = new java.util.HashSet<>();
+    /** True when each round selects through the cluster view in force, false for the configured servers. */
+    private final boolean throughView;
 
-    EndpointWalk(ProxySettings settings, List<Candidate> candidates, List<Duration> roundWaits) {
+    EndpointWalk(ProxySettings settings, List<Candidate> candidates, List<Duration> roundWaits, boolean throughView) {
       this.settings = settings;
       this.candidates = candidates;
       this.roundWaits = roundWaits;
+      this.throughView = throughView;
     }
 
     CompletableFuture<RequestChannel> start() {
@@ -189,7 +282,7 @@ final class ConnectionFinder {
     /** The next round selects anew: names re-resolved, a newly learned cluster view in force. */
     private void again() {
       try {
-        candidates = selector.select(rounds.effective(settings));
+        candidates = selector.select(throughView ? rounds.effective(settings) : settings);
       } catch (TetherException e) {
         result.completeExceptionally(e);
         return;

@@ -422,6 +422,20 @@ public final class Invocation extends CompletableFuture<byte[]>
     fail(retryState().latestCause);
   }
 
+  TetherException latestCause() {
+    return retryState().latestCause;
+  }
+
+  /** True the first time only: a call goes back to its configured servers at most once. */
+  boolean takeConfiguredFallback() {
+    RetryState r = retryState();
+    if (r.configuredTried) {
+      return false;
+    }
+    r.configuredTried = true;
+    return true;
+  }
+
   private void record(Attempt.Outcome outcome, String reason) {
     RequestChannel c = connection;
     retryState().attempts.add(new Attempt(c == null ? "" : c.toString(), outcome, reason));
@@ -440,6 +454,8 @@ public final class Invocation extends CompletableFuture<byte[]>
     final Set<ConnectionKey> triedThisRound = new HashSet<>();
     /** Why the latest attempt failed. */
     TetherException latestCause;
+    /** True once the call, its cluster view exhausted, went back to the configured servers. */
+    boolean configuredTried;
     final List<Attempt> attempts = new ArrayList<>(2);
   }
 

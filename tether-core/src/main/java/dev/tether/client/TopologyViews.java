@@ -10,7 +10,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The newest cluster view each group of proxies has heard (seed 002): the primary and alternates
  * a server announced in WELCOME, keyed by the endpoints the proxies were made with. Once known, a
- * view replaces those endpoints, primary first, in failover order.
+ * view replaces those endpoints, primary first, in failover order; the configured endpoints stay
+ * the way back to a connection manager when the whole view is down.
  */
 final class TopologyViews {
   private final Map<List<Endpoint>, List<Endpoint>> views = new ConcurrentHashMap<>();
@@ -40,13 +41,30 @@ final class TopologyViews {
   /** True when {@code connection} goes to a server other than the primary of the known view. */
   boolean isAlternate(List<Endpoint> seeds, RequestChannel connection) {
     List<Endpoint> order = views.get(seeds);
-    if (order == null || order.isEmpty()) {
+    return order != null && !order.isEmpty() && !goesTo(connection, order.get(0));
+  }
+
+  /**
+   * True when a view is known and {@code connection}'s server is neither its primary nor one of
+   * its alternates: a connection manager (seed 002), which only tells where the cluster is.
+   */
+  boolean isOutsideView(List<Endpoint> seeds, RequestChannel connection) {
+    List<Endpoint> order = views.get(seeds);
+    if (order == null) {
       return false;
     }
-    Endpoint primary = order.get(0);
-    return !(connection.remoteAddress() instanceof java.net.InetSocketAddress remote
-        && remote.getPort() == primary.port()
-        && (remote.getHostString().equals(primary.host())
-            || remote.getAddress().getHostAddress().equals(primary.host())));
+    for (Endpoint member : order) {
+      if (goesTo(connection, member)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean goesTo(RequestChannel connection, Endpoint endpoint) {
+    return connection.remoteAddress() instanceof java.net.InetSocketAddress remote
+        && remote.getPort() == endpoint.port()
+        && (remote.getHostString().equals(endpoint.host())
+            || (remote.getAddress() != null && remote.getAddress().getHostAddress().equals(endpoint.host())));
   }
 }
