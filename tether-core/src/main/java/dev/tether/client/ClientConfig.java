@@ -33,6 +33,7 @@ import java.util.Properties;
  * @param ejection failure accrual of cluster nodes ({@code tether.cluster.ejection.failures} 5,
  *     {@code .successRate} 0.5 over at least {@code .minCalls} 20 in ten seconds,
  *     {@code .base} 10 s, {@code .max} 5 min, {@code .maxShare} 0.5)
+ * @param connections when a key gets extra connections and when idle ones close
  */
 public record ClientConfig(
     Duration overrideTimeout,
@@ -50,7 +51,8 @@ public record ClientConfig(
     Duration closeGrace,
     int eventLoopThreads,
     boolean forceNio,
-    EjectionPolicy ejection) {
+    EjectionPolicy ejection,
+    ConnectionUse connections) {
 
   public ClientConfig {
     retryIntervals = List.copyOf(retryIntervals);
@@ -79,7 +81,30 @@ public record ClientConfig(
             integer(p, "tether.cluster.ejection.minCalls", 20),
             duration(p, "tether.cluster.ejection.base", Duration.ofSeconds(10)),
             duration(p, "tether.cluster.ejection.max", Duration.ofMinutes(5)),
-            Double.parseDouble(p.getProperty("tether.cluster.ejection.maxShare", "0.5").trim())));
+            Double.parseDouble(p.getProperty("tether.cluster.ejection.maxShare", "0.5").trim())),
+        new ConnectionUse(
+            nonNegative("tether.connection.maxExtra", integer(p, "tether.connection.maxExtra", 4)),
+            duration(p, "tether.connection.extraIdleClose", Duration.ofSeconds(10)),
+            duration(p, "tether.connection.idleClose", Duration.ZERO)));
+  }
+
+  /**
+   * How many connections a key may have and how long unused ones live (DESIGN.md 6.4; Ice's ACM).
+   *
+   * @param maxExtra connections opened beside a key's own when its calls in flight reach the
+   *     server's limit or its unsent bytes pass the high-water mark ({@code tether.connection.maxExtra}, 4)
+   * @param extraIdleClose an extra connection with no call for this long closes
+   *     ({@code tether.connection.extraIdleClose}, 10 s)
+   * @param idleClose a connection with no call for this long closes gracefully and the next call
+   *     reopens it ({@code tether.connection.idleClose}; 0, the default, keeps it open)
+   */
+  public record ConnectionUse(int maxExtra, Duration extraIdleClose, Duration idleClose) {}
+
+  private static int nonNegative(String key, int value) {
+    if (value < 0) {
+      throw new IllegalArgumentException(key + " must not be negative, got " + value);
+    }
+    return value;
   }
 
   /**

@@ -41,7 +41,8 @@ import org.slf4j.LoggerFactory;
  * handshake and every call in flight on it, matched by request id. All state changes happen on
  * the channel's event loop; other threads only enqueue requests.
  */
-public final class ClientConnection extends BaseConnection implements LivenessMonitor.Owner, ResponseSink {
+public final class ClientConnection extends BaseConnection
+    implements LivenessMonitor.Owner, IdleCloser.Owner, ResponseSink {
   private static final Logger log = LoggerFactory.getLogger("dev.tether.trace.connection");
 
   private final IntMap<Invocation> pending = new IntMap<>();
@@ -66,6 +67,26 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
   private String lastError;
   /** True once the close was asked for (drain, GOAWAY, runtime close): no background reconnect then. */
   private boolean closedOnPurpose;
+  /** Why a close on purpose happened, when more can be said than that; null otherwise. */
+  private String purpose;
+  /**
+   * How many twoway calls the server takes at once on this connection (WELCOME); plain, written
+   * once on the loop at the handshake, read racily by {@link ExtraConnections} to find room.
+   */
+  private int inFlightLimit = Integer.MAX_VALUE;
+  /** Calls that found every slot taken, in arrival order; they wait here, unsent, for a slot or another lane. */
+  private final java.util.ArrayDeque<Invocation> backlog = new java.util.ArrayDeque<>(0);
+  /** True from the first call backlogged until the backlog empties: the runtime heard of it once. */
+  private boolean saturationReported;
+  /**
+   * This key's connections (this one and its extras) while it has extras, else null: callers
+   * spread new calls over them. Published by {@link ExtraConnections}.
+   */
+  private volatile RequestChannel[] lanes;
+  /** Non-null once ACTIVE when connections close after idling. */
+  private IdleCloser idle;
+  /** Set before connect by {@link ExtraConnections}; read on the loop after. */
+  private boolean extra;
 
   ClientConnection(ClientRuntime runtime, ConnectionKey key, Candidate candidate) {
     super(runtime, key, candidate);
@@ -168,6 +189,20 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
     ctx.close();
   }
 
+  /** Below the low-water mark again: calls that waited for the unsent bytes to drain go out. */
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    if (ctx.channel().isWritable()) {
+      for (int n = backlog.size(); n > 0 && pending.size() < inFlightLimit; n--) {
+        writer.enqueue(backlog.poll());
+      }
+      if (backlog.isEmpty()) {
+        saturationReported = false;
+      }
+    }
+    ctx.fireChannelWritabilityChanged();
+  }
+
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
     onClosed();
@@ -185,6 +220,15 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
       liveness = new LivenessMonitor(rules, runtime.ticker(),
           (task, delayNanos) -> runtime.scheduleOn(channel.eventLoop(), task, delayNanos), this);
       liveness.start();
+    }
+    if (w.maxConcurrentRequests() > 0) {
+      inFlightLimit = w.maxConcurrentRequests();
+    }
+    long idleNanos = runtime.idleCloseNanos(this);
+    if (idleNanos > 0) {
+      idle = new IdleCloser(idleNanos, runtime.ticker(),
+          (task, delayNanos) -> runtime.scheduleOn(channel.eventLoop(), task, delayNanos), this);
+      idle.onIdle();
     }
     transitionTo(ConnectionState.ACTIVE, "handshake done with server " + w.serverId() + " version " + w.serverVersion(), null);
     ready.complete(this);
@@ -206,8 +250,25 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
         lastError = status.name();
       }
       inv.onResponse(status, metadata, body);
+      onSlotFreed();
     }
     closeIfDrained();
+  }
+
+  /** A twoway call left the pending map (on the loop): a backlogged call takes its slot. */
+  private void onSlotFreed() {
+    Invocation next = backlog.poll();
+    while (next != null && next.isFinished()) {
+      next = backlog.poll(); // timed out or cancelled while it waited: it takes no slot
+    }
+    if (next != null) {
+      writer.enqueue(next);
+    } else {
+      saturationReported = false;
+      if (idle != null && pending.isEmpty()) {
+        idle.onIdle();
+      }
+    }
   }
 
   /** Requests above the server's last accepted id never ran: refuse them so they retry elsewhere. */
@@ -277,11 +338,15 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
     boolean wasConnecting = state == ConnectionState.CONNECTING;
     boolean broke = state == ConnectionState.ACTIVE && !closedOnPurpose;
     Throwable why = closeCause != null ? closeCause : new TetherException("connection closed by the server");
-    transitionTo(ConnectionState.CLOSED, closedOnPurpose && closeCause == null ? "closed on purpose" : message(why),
+    transitionTo(ConnectionState.CLOSED,
+        closedOnPurpose && closeCause == null ? (purpose != null ? purpose : "closed on purpose") : message(why),
         closedOnPurpose && closeCause == null ? null : why);
     cancelHandshakeTimeout();
     if (liveness != null) {
       liveness.stop();
+    }
+    if (idle != null) {
+      idle.stop();
     }
     Throwable cause = why;
     if (wasConnecting) {
@@ -298,6 +363,7 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
     for (Invocation inv : lost) {
       inv.onConnectionLost(cause);
     }
+    failBacklog(cause);
     runtime.onConnectionClosed(this, broke, cause);
   }
 
@@ -338,6 +404,16 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
 
   @Override
   public void send(Invocation invocation) {
+    RequestChannel[] spread = lanes;
+    if (spread != null && !invocation.isOneway()) {
+      ExtraConnections.leastLoaded(spread, this).enqueue(invocation);
+    } else {
+      enqueue(invocation);
+    }
+  }
+
+  /** Sends on this connection, whatever its siblings carry. */
+  void enqueue(Invocation invocation) {
     invocation.attachedTo(this);
     if (state == ConnectionState.CLOSED || state == ConnectionState.DRAINING) {
       invocation.onNotSent(new TetherException(this + " is " + state));
@@ -385,6 +461,7 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
     if (state == ConnectionState.ACTIVE || state == ConnectionState.DRAINING) {
       channel.writeAndFlush(new dev.tether.protocol.Cancel(invocation.requestId), channel.voidPromise());
     }
+    onSlotFreed();
     closeIfDrained();
     return true;
   }
@@ -448,6 +525,10 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
         inv.onNotSent(new TetherException(ClientConnection.this + " is " + state));
         return;
       }
+      if (!inv.isOneway() && (pending.size() >= inFlightLimit || !channel.isWritable())) {
+        backlogCall(inv);
+        return;
+      }
       if (!inv.beginWriting()) {
         return; // timed out or cancelled while it waited in the queue: never written
       }
@@ -457,6 +538,9 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
           liveness.onBecameBusy();
         }
         pending.put(inv.requestId, inv);
+      }
+      if (idle != null) {
+        idle.onBusy(!inv.isOneway());
       }
       inv.encodeRequest(out);
       inv.batchEndOffset = out.writerIndex();
@@ -568,6 +652,63 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
   /** The server's WELCOME, or null before the handshake completed. */
   public Welcome welcome() {
     return welcome;
+  }
+
+  // ---- calls beyond the server's limit (DESIGN.md 6.4) ----
+
+  /**
+   * Every slot the server allows is taken (on the loop): the call waits, unsent, and the runtime
+   * hears once per saturation so it can move the backlog to a sibling or open an extra connection.
+   */
+  private void backlogCall(Invocation inv) {
+    backlog.add(inv);
+    if (!saturationReported) {
+      saturationReported = true;
+      runtime.onSaturated(this);
+    }
+  }
+
+  /** Moves every backlogged call to {@code other} (any thread); they were never sent here. */
+  void handOverBacklog(ClientConnection other) {
+    channel.eventLoop().execute(() -> {
+      for (Invocation inv = backlog.poll(); inv != null; inv = backlog.poll()) {
+        other.enqueue(inv);
+      }
+      saturationReported = false;
+    });
+  }
+
+  private void failBacklog(Throwable cause) {
+    for (Invocation inv = backlog.poll(); inv != null; inv = backlog.poll()) {
+      inv.onNotSent(cause instanceof TetherException t ? t : new TetherException(message(cause), cause));
+    }
+  }
+
+  /** True while another call fits in the server's limit; a racy read, for placing calls. */
+  boolean hasRoom() {
+    return isUsable() && pending.size() < inFlightLimit && channel.isWritable();
+  }
+
+  /** This connection was opened beside its key's own, under load; before {@link #connect()}. */
+  void markExtra() {
+    extra = true;
+  }
+
+  /** True for a connection opened beside its key's own under load. */
+  boolean isExtra() {
+    return extra;
+  }
+
+  /** Spreads new calls over {@code all} (this key's connections), or over this one alone when null. */
+  void spreadOver(RequestChannel[] all) {
+    lanes = all;
+  }
+
+  /** No call for the idle time (on the loop): close gracefully; the next call opens a new one. */
+  @Override
+  public void closeIdle(String reason) {
+    purpose = "closed idle: " + reason;
+    drain();
   }
 
 }

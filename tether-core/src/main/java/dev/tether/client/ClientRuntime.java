@@ -298,6 +298,30 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
         : new ClientConnection(this, key, candidate);
   }
 
+  @Override
+  public int maxExtraConnections() {
+    return config.connections().maxExtra();
+  }
+
+  /** {@code c} has calls waiting for a slot (on its loop); its supervisor finds them room. */
+  void onSaturated(ClientConnection c) {
+    pool.supervisorOf(c.key()).ifPresent(s -> s.onSaturated(c));
+  }
+
+  /**
+   * How long {@code c} may go without a call before it closes (0: never): extras close after
+   * {@code tether.connection.extraIdleClose}; a node group's connections stay, since the group
+   * supervises them; others follow {@code tether.connection.idleClose}.
+   */
+  long idleCloseNanos(ClientConnection c) {
+    ClientConfig.ConnectionUse use = config.connections();
+    if (c.isExtra()) {
+      return use.extraIdleClose().toNanos();
+    }
+    boolean supervised = pool.supervisorOf(c.key()).map(ConnectionSupervisor::keepsConnected).orElse(false);
+    return supervised ? 0 : use.idleClose().toNanos();
+  }
+
   /** A connection closed; its supervisor decides what follows. Called on the connection's loop. */
   void onConnectionClosed(RequestChannel c, boolean unexpectedly, Throwable cause) {
     pool.supervisorOf(c.key()).ifPresent(s -> s.onConnectionClosed(c, unexpectedly && !closing, cause));

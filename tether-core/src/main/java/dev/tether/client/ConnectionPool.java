@@ -55,6 +55,7 @@ public final class ConnectionPool {
       if (c != null) {
         out.add(c);
       }
+      out.addAll(s.extras());
     }
     return out;
   }

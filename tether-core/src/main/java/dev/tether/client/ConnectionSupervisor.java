@@ -48,6 +48,9 @@ public final class ConnectionSupervisor {
     RequestChannel newConnection(Candidate candidate, ConnectionKey key);
 
     java.util.Random random();
+
+    /** How many connections a key may open beside its own under load. */
+    int maxExtraConnections();
   }
 
   private final Host host;
@@ -60,8 +63,12 @@ public final class ConnectionSupervisor {
    */
   private volatile RequestChannel current;
   private Backoff backoff;
-  /** True once a node group owns the key: then a closed or failed connection is always reopened. */
-  private boolean keepConnected;
+  /**
+   * True once a node group owns the key: then a closed or failed connection is always reopened.
+   * Set on the control executor; volatile because a connection's loop asks whether idle close applies.
+   */
+  private volatile boolean keepConnected;
+  private final ExtraConnections extras;
   /** Non-null only while a failure streak lasts: from the first failure until READY again. */
   private Backoff.Streak streak;
   /** Non-null only while a background reconnect is scheduled. */
@@ -73,6 +80,7 @@ public final class ConnectionSupervisor {
     this.key = key;
     this.candidate = candidate;
     this.backoff = backoff;
+    this.extras = new ExtraConnections(host, key, host.maxExtraConnections());
   }
 
   public ConnectionKey key() {
@@ -93,6 +101,25 @@ public final class ConnectionSupervisor {
   /** The connection now, usable or not (draining ones too); for status. */
   public RequestChannel current() {
     return current;
+  }
+
+  /** The extra connections open under load now; for status and shutdown. Any thread. */
+  List<ClientConnection> extras() {
+    return extras.all();
+  }
+
+  /** True while a node group keeps this key connected: idle close does not apply then. */
+  boolean keepsConnected() {
+    return keepConnected;
+  }
+
+  /** {@code lane} has calls waiting for a slot (any thread): move them or open an extra connection. */
+  void onSaturated(ClientConnection lane) {
+    host.control().execute(() -> {
+      if (state != State.SHUTDOWN) {
+        extras.onSaturated(lane, current, candidate);
+      }
+    });
   }
 
   /**
@@ -150,6 +177,7 @@ public final class ConnectionSupervisor {
     cancelReconnect();
     RequestChannel c = host.newConnection(candidate, key);
     current = c;
+    extras.onPrimaryChanged(c);
     transitionTo(State.CONNECTING, null);
     c.connect();
     c.ready().whenComplete((ready, failure) -> host.control().execute(() -> onAttemptDone(c, failure)));
@@ -175,6 +203,10 @@ public final class ConnectionSupervisor {
    */
   void onConnectionClosed(RequestChannel c, boolean unexpectedly, Throwable cause) {
     host.control().execute(() -> {
+      if (extras.isExtra(c)) {
+        extras.onClosed(c, current);
+        return;
+      }
       if (c != current || state == State.SHUTDOWN) {
         return;
       }

@@ -1,0 +1,149 @@
+package dev.tether.client;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The connections one key opens beside its own, only under load (DESIGN.md 6.4; seed 001: more
+ * connections only when volume demands): when a connection's calls in flight reach the limit its
+ * server announced, or its unsent bytes pass the high-water mark, its waiting calls move to a
+ * sibling with room, else to a new extra connection, at most {@code maxExtra} of them; each extra
+ * closes once it has had no call for a while. Owned by the key's {@link ConnectionSupervisor}, on
+ * the control executor; callers only read the lanes it publishes to the connections.
+ */
+final class ExtraConnections {
+  private final ConnectionSupervisor.Host host;
+  private final ConnectionKey key;
+  private final int maxExtra;
+  private final List<ClientConnection> extras = new ArrayList<>();
+  /** A copy of {@code extras} for readers on other threads (status, shutdown). */
+  private volatile List<ClientConnection> published = List.of();
+  /** The extra being opened, or null: one at a time, so a burst opens what it needs and no more. */
+  private ClientConnection opening;
+  /** Saturated connections waiting for the extra being opened. */
+  private final Set<ClientConnection> waiting = new LinkedHashSet<>();
+
+  ExtraConnections(ConnectionSupervisor.Host host, ConnectionKey key, int maxExtra) {
+    this.host = host;
+    this.key = key;
+    this.maxExtra = maxExtra;
+  }
+
+  /**
+   * {@code lane} (the key's own connection or an extra) has calls waiting for a slot: give them
+   * to a sibling with room, or open an extra for them. On the control executor.
+   */
+  void onSaturated(ClientConnection lane, RequestChannel primary, Candidate candidate) {
+    host.control().assertInExecutor();
+    ClientConnection roomy = withRoom(lane, primary);
+    if (roomy != null) {
+      lane.handOverBacklog(roomy);
+      return;
+    }
+    if (opening != null) {
+      waiting.add(lane);
+    } else if (extras.size() < maxExtra) {
+      waiting.add(lane);
+      open(primary, candidate);
+    }
+    // Else bounded: the backlog drains as answers free slots.
+  }
+
+  private void open(RequestChannel primary, Candidate candidate) {
+    ClientConnection extra = (ClientConnection) host.newConnection(candidate, key);
+    extra.markExtra();
+    opening = extra;
+    extra.connect();
+    extra.ready().whenComplete((ready, failure) -> host.control().execute(() -> onOpened(extra, failure, primary)));
+  }
+
+  private void onOpened(ClientConnection extra, Throwable failure, RequestChannel primary) {
+    opening = null;
+    List<ClientConnection> saturated = List.copyOf(waiting);
+    waiting.clear();
+    if (failure != null) {
+      return; // the saturated connections keep their backlogs; their answers free slots
+    }
+    extras.add(extra);
+    publish(primary);
+    for (ClientConnection lane : saturated) {
+      lane.handOverBacklog(extra);
+    }
+  }
+
+  /** A connection of the key closed; an extra among them leaves the lanes. On the control executor. */
+  void onClosed(RequestChannel c, RequestChannel primary) {
+    if (extras.remove(c)) {
+      publish(primary);
+    }
+  }
+
+  /** True when {@code c} is one of the extras (open or opening). */
+  boolean isExtra(RequestChannel c) {
+    return c == opening || extras.contains(c);
+  }
+
+  /** The key's own connection changed (a reconnect): spread over the new one. */
+  void onPrimaryChanged(RequestChannel primary) {
+    if (!extras.isEmpty()) {
+      publish(primary);
+    }
+  }
+
+  /** The extras open now, for status and shutdown; any thread. */
+  List<ClientConnection> all() {
+    return published;
+  }
+
+  private void publish(RequestChannel primary) {
+    published = List.copyOf(extras);
+    RequestChannel[] lanes = null;
+    if (!extras.isEmpty()) {
+      List<RequestChannel> all = new ArrayList<>(extras.size() + 1);
+      if (primary != null) {
+        all.add(primary);
+      }
+      all.addAll(extras);
+      lanes = all.toArray(new RequestChannel[0]);
+    }
+    if (primary instanceof ClientConnection p) {
+      p.spreadOver(lanes);
+    }
+    for (ClientConnection e : extras) {
+      e.spreadOver(lanes);
+    }
+  }
+
+  private ClientConnection withRoom(ClientConnection except, RequestChannel primary) {
+    if (primary instanceof ClientConnection p && p != except && p.hasRoom()) {
+      return p;
+    }
+    for (ClientConnection e : extras) {
+      if (e != except && e.hasRoom()) {
+        return e;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The connection among {@code lanes} with the fewest calls in flight that is usable (any
+   * thread, racy reads); {@code fallback} when none is. Ties go to the earlier lane.
+   */
+  static ClientConnection leastLoaded(RequestChannel[] lanes, ClientConnection fallback) {
+    ClientConnection best = null;
+    int bestLoad = Integer.MAX_VALUE;
+    for (RequestChannel lane : lanes) {
+      if (lane instanceof ClientConnection c && c.isUsable()) {
+        int load = c.outstandingRequests();
+        if (load < bestLoad) {
+          best = c;
+          bestLoad = load;
+        }
+      }
+    }
+    return best != null ? best : fallback;
+  }
+}
