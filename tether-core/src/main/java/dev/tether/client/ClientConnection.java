@@ -249,8 +249,9 @@ public final class ClientConnection extends BaseConnection
         callsFailed++;
         lastError = status.name();
       }
-      inv.onResponse(status, metadata, body);
+      // The slot is free before the caller hears: whoever waits for it, and the idle clock, go first.
       onSlotFreed();
+      inv.onResponse(status, metadata, body);
     }
     closeIfDrained();
   }
