@@ -18,7 +18,10 @@ import java.util.function.BiConsumer;
  * server's executor and is compared with {@code grpc default}. Both call
  * {@code proxy.invokeAsync("echo", payload)}. {@code typed} is {@code default} through a typed stub
  * ({@code proxy.as(Echo.class)}) whose message is a record ({@link TypedMessage}), so it adds the
- * codec's cost.
+ * codec's cost. {@code limit8} is {@code default} against a server that takes 8 calls at once per
+ * connection, so the client opens extra connections (DESIGN.md 6.4, at most 4 by default);
+ * {@code limit8 noextra} forbids them, so calls wait for a slot on the one connection. Both print
+ * how many connections the client opened.
  */
 public final class TetherSystems {
 
@@ -33,7 +36,10 @@ public final class TetherSystems {
         return List.of(
                 new SystemSpec(SystemSpec.TETHER, "direct", () -> new Server(ExecutionMode.DIRECT), () -> new Client(false)),
                 new SystemSpec(SystemSpec.TETHER, "default", () -> new Server(ExecutionMode.EXECUTOR), () -> new Client(false)),
-                new SystemSpec(SystemSpec.TETHER, "typed", () -> new Server(ExecutionMode.EXECUTOR), () -> new Client(true)));
+                new SystemSpec(SystemSpec.TETHER, "typed", () -> new Server(ExecutionMode.EXECUTOR), () -> new Client(true)),
+                new SystemSpec(SystemSpec.TETHER, "limit8", () -> new Server(ExecutionMode.EXECUTOR, 8), () -> new Client(false, "4")),
+                new SystemSpec(SystemSpec.TETHER, "limit8 noextra", () -> new Server(ExecutionMode.EXECUTOR, 8),
+                        () -> new Client(false, "0")));
     }
 
     /** The typed face of the echo service. */
@@ -58,11 +64,18 @@ public final class TetherSystems {
     /** Serves the untyped echo and, under another name, the typed one, so one server fits every client. */
     private static final class Server implements BenchServer {
         private final ExecutionMode executionMode;
+        /** Calls one connection may carry at once; the server's default unless set. */
+        private final int maxConcurrentRequests;
         /** Non-null once {@link #start()} has run. */
         private TetherServer server;
 
         Server(ExecutionMode executionMode) {
+            this(executionMode, 10_000);
+        }
+
+        Server(ExecutionMode executionMode, int maxConcurrentRequests) {
             this.executionMode = executionMode;
+            this.maxConcurrentRequests = maxConcurrentRequests;
         }
 
         @Override
@@ -70,6 +83,7 @@ public final class TetherSystems {
             server = TetherServer.builder()
                     .endpoints("tcp -h 127.0.0.1 -p 0")
                     .executionMode(executionMode)
+                    .maxConcurrentRequests(maxConcurrentRequests)
                     .service(SERVICE, TetherSystems::echo)
                     .service(TYPED_SERVICE, Echo.class, new EchoService())
                     .build()
@@ -87,6 +101,9 @@ public final class TetherSystems {
 
     private static final class Client implements BenchClient {
         private final boolean typed;
+        /** {@code tether.connection.maxExtra}, or null for the default and no report of connections. */
+        private final String maxExtra;
+        private final java.util.concurrent.atomic.AtomicInteger connectionsOpened = new java.util.concurrent.atomic.AtomicInteger();
         /** Non-null once {@link #connect} has run. */
         private Tether tether;
         /** Non-null once {@link #connect} has run. */
@@ -95,12 +112,25 @@ public final class TetherSystems {
         private Echo typedEcho;
 
         Client(boolean typed) {
+            this(typed, null);
+        }
+
+        Client(boolean typed, String maxExtra) {
             this.typed = typed;
+            this.maxExtra = maxExtra;
         }
 
         @Override
         public void connect(int port) {
-            tether = Tether.builder().build();
+            Tether.Builder builder = Tether.builder();
+            if (maxExtra != null) {
+                builder.property("tether.connection.maxExtra", maxExtra).listener(e -> {
+                    if (e.kind() == dev.tether.observe.TetherEvent.Kind.CONNECTED) {
+                        connectionsOpened.incrementAndGet();
+                    }
+                });
+            }
+            tether = builder.build();
             proxy = tether.proxy((typed ? TYPED_SERVICE : SERVICE) + ":tcp -h 127.0.0.1 -p " + port);
             typedEcho = typed ? proxy.as(Echo.class) : null;
             proxy.connectAsync().join(); // connect now, not on the first measured call
@@ -119,6 +149,9 @@ public final class TetherSystems {
         public void close() {
             if (tether != null) {
                 tether.close();
+                if (maxExtra != null) {
+                    System.err.println("[tether, maxExtra " + maxExtra + "] connections opened: " + connectionsOpened.get());
+                }
             }
         }
 

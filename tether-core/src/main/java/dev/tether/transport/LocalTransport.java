@@ -60,7 +60,9 @@ public final class LocalTransport implements Transport {
 
   @Override
   public ChannelFuture connect(SocketAddress remote, Duration connectTimeout, ChannelHandler handler) {
-    return new Bootstrap().group(group).channel(LocalChannel.class).handler(handler).connect(remote);
+    return new Bootstrap().group(group).channel(LocalChannel.class)
+        .option(io.netty.channel.ChannelOption.WRITE_BUFFER_WATER_MARK, Transport.UNSENT_BYTES_WATER_MARK)
+        .handler(handler).connect(remote);
   }
 
   @Override

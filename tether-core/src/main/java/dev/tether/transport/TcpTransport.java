@@ -49,6 +49,7 @@ public class TcpTransport implements Transport {
             .channel(flavor.socketChannel())
             .option(ChannelOption.TCP_NODELAY, true)
             .option(ChannelOption.SO_KEEPALIVE, true)
+            .option(ChannelOption.WRITE_BUFFER_WATER_MARK, Transport.UNSENT_BYTES_WATER_MARK)
             .handler(wrap(handler, remote));
     if (connectTimeout != null) {
       bootstrap.option(ChannelOption.CONNECT_TIMEOUT_MILLIS, clampMillis(connectTimeout));

@@ -12,6 +12,13 @@ import java.time.Duration;
  * transport's own handlers (TLS, for instance), so Tether's pipeline sees frames' bytes.
  */
 public interface Transport {
+  /**
+   * A client channel stops counting as writable past 1 MiB of unsent bytes (DESIGN.md 6.4's
+   * high-water mark; Netty's default is 64 KiB) and is writable again below 512 KiB: past it, new
+   * calls wait for the bytes to drain or go to another connection of the key.
+   */
+  io.netty.channel.WriteBufferWaterMark UNSENT_BYTES_WATER_MARK =
+      new io.netty.channel.WriteBufferWaterMark(512 * 1024, 1024 * 1024);
 
   /** The name used in endpoint strings, e.g. "tcp". */
   String name();
