@@ -4,6 +4,7 @@ import dev.tether.ConnectFailedException;
 import dev.tether.ConnectTimeoutException;
 import dev.tether.ConnectionState;
 import dev.tether.ProtocolException;
+import dev.tether.RequestTooLargeException;
 import dev.tether.TetherException;
 import dev.tether.internal.IntMap;
 import dev.tether.observe.ConnectionStatus;
@@ -180,7 +181,7 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
     }
     welcome = w;
     cancelHandshakeTimeout();
-    LivenessMonitor.Settings rules = runtime.livenessSettings(key.timeout());
+    LivenessMonitor.Settings rules = runtime.livenessSettings(key.timeout(), w.heartbeatMillis());
     if (!rules.isOff()) {
       liveness = new LivenessMonitor(rules, runtime.ticker(),
           (task, delayNanos) -> runtime.scheduleOn(channel.eventLoop(), task, delayNanos), this);
@@ -452,13 +453,22 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
         return; // timed out or cancelled while it waited in the queue: never written
       }
       inv.requestId = nextRequestId();
+      int start = out.writerIndex();
+      inv.encodeRequest(out);
+      int frameBytes = out.writerIndex() - start;
+      if (frameBytes > serverMaxFrameSize()) {
+        out.writerIndex(start); // never written: the connection and the other calls go on
+        inv.fail(new RequestTooLargeException(inv.describe() + " is a frame of " + frameBytes
+            + " bytes, over the " + serverMaxFrameSize() + " bytes " + ClientConnection.this
+            + " accepts (its WELCOME); it was not sent"));
+        return;
+      }
       if (!inv.isOneway()) {
         if (pending.isEmpty() && liveness != null) {
           liveness.onBecameBusy();
         }
         pending.put(inv.requestId, inv);
       }
-      inv.encodeRequest(out);
       inv.batchEndOffset = out.writerIndex();
       if (first == null) {
         first = inv;
@@ -475,6 +485,9 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
       if (first == null) {
         buffer.release();
         return;
+      }
+      if (liveness != null) {
+        liveness.onWrite();
       }
       if (moreCount == 0) {
         // One call: it is its own write listener, and whole-or-not needs no progress count.
@@ -563,6 +576,15 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
 
   private static String message(Throwable t) {
     return t.getMessage() != null ? t.getMessage() : t.toString();
+  }
+
+  /**
+   * The largest frame the server takes, from its WELCOME. Before the WELCOME (a request pipelined
+   * behind HELLO) no limit is known yet and the server's decoder decides.
+   */
+  int serverMaxFrameSize() {
+    Welcome w = welcome;
+    return w == null ? Integer.MAX_VALUE : w.maxFrameSize();
   }
 
   /** The server's WELCOME, or null before the handshake completed. */
