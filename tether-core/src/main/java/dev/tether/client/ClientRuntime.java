@@ -230,7 +230,7 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
     return establish(settings, binding).thenApply(c -> null);
   }
 
-  /** The node router shared by every proxy with the same endpoints, connection id and strategy. */
+  /** The node router shared by every proxy with the same endpoints, connection id, strategy, mode and version range. */
   NodeRouter routerFor(ProxySettings settings, ProxyBinding binding) {
     // Looked up once per proxy: a proxy's settings never change, so neither does its group.
     NodeRouter cached = binding.router();
@@ -238,13 +238,19 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
       return cached;
     }
     Object source = settings.source() != null ? settings.source() : settings.fixedEndpoints();
-    RouterKey key = new RouterKey(source, settings.connectionId(), settings.loadBalancing(), settings.mode());
+    RouterKey key = new RouterKey(
+        source, settings.connectionId(), settings.loadBalancing(), settings.mode(), settings.serverVersion());
     NodeRouter router = routers.computeIfAbsent(key, k -> routerFactory.create(this, settings));
     binding.router(router);
     return router;
   }
 
-  private record RouterKey(Object source, String connectionId, LoadBalancing strategy, InvocationMode mode) {}
+  /**
+   * A node group's identity: the version range is part of it, because a group marks the nodes
+   * outside its range INCOMPATIBLE for every proxy that shares it. Null range: any version.
+   */
+  private record RouterKey(
+      Object source, String connectionId, LoadBalancing strategy, InvocationMode mode, VersionRange versions) {}
 
   // ---- what supervisors and node groups ask of the runtime ----
 
