@@ -9,7 +9,6 @@ import dev.tether.TetherException;
 import dev.tether.internal.IntMap;
 import dev.tether.observe.ConnectionStatus;
 import dev.tether.observe.TetherEvent;
-import dev.tether.protocol.Batch;
 import dev.tether.protocol.FrameCodec;
 import dev.tether.protocol.FrameDecoder;
 import dev.tether.protocol.FrameEncoder;
@@ -455,7 +454,8 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
       inv.requestId = nextRequestId();
       int start = out.writerIndex();
       inv.encodeRequest(out);
-      int frameBytes = out.writerIndex() - start;
+      // The limit bounds the length field, which counts all but itself.
+      int frameBytes = out.writerIndex() - start - FrameCodec.LENGTH_FIELD_LENGTH;
       if (frameBytes > serverMaxFrameSize()) {
         out.writerIndex(start); // never written: the connection and the other calls go on
         inv.fail(new RequestTooLargeException(inv.describe() + " is a frame of " + frameBytes
@@ -558,9 +558,32 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
     return s == ConnectionState.CONNECTING || (s == ConnectionState.ACTIVE && channel.isActive());
   }
 
+  /** The proxy's batch, on the loop, in frames no larger than the server's WELCOME allows. */
   @Override
-  protected void writeBatch(Batch batch) {
-    channel.writeAndFlush(batch, channel.voidPromise());
+  public java.util.concurrent.CompletableFuture<Void> sendBatch(List<Invocation> calls) {
+    java.util.concurrent.CompletableFuture<Void> done = new java.util.concurrent.CompletableFuture<>();
+    try {
+      channel.eventLoop().execute(() -> {
+        if (state != ConnectionState.ACTIVE) {
+          done.completeExceptionally(BatchFrames.lost(calls.size(), calls.size(), this,
+              closeCause != null ? closeCause : new TetherException(this + " is " + state)));
+          return;
+        }
+        if (liveness != null) {
+          liveness.onWrite();
+        }
+        BatchFrames.write(channel, this, calls, serverMaxFrameSize()).whenComplete((v, e) -> {
+          if (e == null) {
+            done.complete(null);
+          } else {
+            done.completeExceptionally(e);
+          }
+        });
+      });
+    } catch (java.util.concurrent.RejectedExecutionException loopStopped) {
+      done.completeExceptionally(BatchFrames.lost(calls.size(), calls.size(), this, loopStopped));
+    }
+    return done;
   }
 
   @Override

@@ -101,6 +101,10 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
       inv.fail(new TetherException("this Tether runtime is closed"));
       return inv;
     }
+    if (settings.mode().isBatch()) {
+      binding.batch().add(inv); // no connection until flushBatch()
+      return inv;
+    }
     retryBudget.recordCall(ticker.nanoTime());
     inv.armDeadline();
     calls.start(inv);
@@ -152,13 +156,9 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
     }
   }
 
-  /** Hands a call's attempt to a connection: batched calls wait for a flush, others go now. */
+  /** Hands a call's attempt to a connection. */
   void hand(Invocation inv, RequestChannel connection) {
-    if (inv.settings.mode().isBatch()) {
-      connection.queueBatch(inv);
-    } else {
-      connection.send(inv);
-    }
+    connection.send(inv);
   }
 
   /** A failed attempt may run again (decided by the invocation): count, tell, and go on on the control executor. */
@@ -192,18 +192,28 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
   }
 
   /**
-   * Sends the batch requests queued for a proxy: on its cached connection, or, for a proxy that
-   * does not cache, on every pooled connection (its calls may have gone to any of them).
+   * Sends the batch requests the proxy queued, and only those, on the connection its next call
+   * would use (found or opened now, as for a call). None of them was on the wire yet, so a
+   * connection that closed since they were queued loses nothing: they go on the new one. Fails
+   * with {@link dev.tether.BatchLostException} naming how many were not sent (no connection, a
+   * failed write, too large for the server); those are no longer queued.
    */
-  public void flushBatches(ProxyBinding binding) {
-    RequestChannel cached = binding.usable();
-    if (cached != null) {
-      cached.flushBatch();
-      return;
+  public CompletableFuture<Void> flushBatch(ProxySettings settings, ProxyBinding binding) {
+    List<Invocation> queued = binding.batch().drain();
+    if (queued.isEmpty()) {
+      return CompletableFuture.completedFuture(null);
     }
-    for (RequestChannel c : pool.all()) {
-      c.flushBatch();
+    if (closing) {
+      return CompletableFuture.failedFuture(
+          BatchFrames.lost(queued.size(), queued.size(), settings.identity(), new TetherException("the runtime is closed")));
     }
+    RequestChannel cached = settings.connectionCached() && !CallPath.routesOverNodes(settings) ? binding.usable() : null;
+    CompletableFuture<RequestChannel> connection = cached != null ? CompletableFuture.completedFuture(cached)
+        : establish(settings, binding);
+    return connection.handle((c, failure) -> failure == null ? c.sendBatch(queued)
+            : CompletableFuture.<Void>failedFuture(
+                BatchFrames.lost(queued.size(), queued.size(), settings.identity(), unwrap(failure))))
+        .thenCompose(f -> f);
   }
 
   /** New connections use {@code next} from now on; open ones keep the context they have. */
