@@ -100,10 +100,13 @@ final class BatchFrames {
     }
   }
 
-  /** The failure of a flush that could not send {@code lost} of its {@code total} calls over {@code on}. */
-  static BatchLostException lost(int lost, int total, Object on, Throwable cause) {
+  /**
+   * The failure of a flush that could not send {@code lost} of its {@code total} calls to
+   * {@code where} (a connection, or the proxy's identity when no connection was found).
+   */
+  static BatchLostException lost(int lost, int total, Object where, Throwable cause) {
     String why = cause == null ? "" : ": " + (cause.getMessage() != null ? cause.getMessage() : cause.toString());
-    return new BatchLostException(lost, lost + " of " + total + " queued batch request(s) were not sent on " + on
+    return new BatchLostException(lost, lost + " of " + total + " queued batch request(s) were not sent to " + where
         + " and are lost" + why, cause);
   }
 }
