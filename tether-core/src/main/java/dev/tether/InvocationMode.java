@@ -6,7 +6,7 @@ public enum InvocationMode {
   TWOWAY,
   /** Request only, over a stream transport; completes when written. */
   ONEWAY,
-  /** Oneway requests queued per connection until {@code flushBatch()}. */
+  /** Oneway requests queued by the proxy until its {@code flushBatch()}. */
   BATCH_ONEWAY,
   /** Request only, as one datagram. */
   DATAGRAM,

@@ -188,9 +188,28 @@ public final class Proxy {
     TypedStub.await(send(Request.PING_OPERATION, EMPTY, true));
   }
 
-  /** Sends the requests this proxy queued in BATCH_ONEWAY or BATCH_DATAGRAM mode. */
+  /**
+   * Sends the requests this proxy queued in BATCH_ONEWAY or BATCH_DATAGRAM mode, and no other
+   * proxy's, on the connection its next call would use (opened now if needed); returns once they
+   * were written. The queue belongs to the proxy, not to a connection: requests queued before
+   * their connection closed are sent on the next one. Requests still queued when the runtime
+   * closes are dropped.
+   *
+   * @throws BatchLostException when some could not be sent (no server reachable, a failed write, a
+   *     request larger than the server accepts); {@link BatchLostException#lost()} says how many,
+   *     and they are no longer queued
+   */
   public void flushBatch() {
-    tether.runtime().flushBatches(binding);
+    try {
+      flushBatchAsync().join();
+    } catch (java.util.concurrent.CompletionException e) {
+      throw e.getCause() instanceof RuntimeException re ? re : e;
+    }
+  }
+
+  /** {@link #flushBatch()} without waiting: completes once written, or fails with {@link BatchLostException}. */
+  public CompletableFuture<Void> flushBatchAsync() {
+    return tether.runtime().flushBatch(settings, binding);
   }
 
   /** Opens (or reuses) this proxy's connection now instead of at the first call. */

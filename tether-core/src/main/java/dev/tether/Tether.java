@@ -32,14 +32,15 @@ public final class Tether implements AutoCloseable {
   private Tether(Builder b) {
     this.codec = b.codec;
     this.tls = b.tls;
+    java.util.Properties settings = b.properties.effective();
     this.runtime = new ClientRuntime(
-        ClientConfig.from(b.properties.effective()),
+        ClientConfig.from(settings),
         b.resolver,
         b.tls == null ? null : TlsContexts.forClient(b.tls),
         b.ticker,
         b.scheduler,
         b.random,
-        new NodeGroups(),
+        new NodeGroups(dev.tether.cluster.EpsilonGreedySettings.from(settings)),
         b.listeners);
     if (b.tlsWatch != null) {
       tlsWatch = new dev.tether.transport.TlsWatch(

@@ -1,7 +1,6 @@
 package dev.tether.client;
 
 import dev.tether.ConnectionState;
-import dev.tether.protocol.Batch;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.concurrent.Future;
@@ -12,14 +11,13 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * What every client connection shares, stream or datagram: where it goes, under which key, its
- * readiness, its batch queue, and the read-only view users get from {@code proxy.connection()}.
+ * readiness, and the read-only view users get from {@code proxy.connection()}.
  */
 abstract class BaseConnection extends ChannelInboundHandlerAdapter implements RequestChannel {
   protected final ClientRuntime runtime;
   protected final ConnectionKey key;
   protected final Candidate candidate;
   protected final CompletableFuture<RequestChannel> ready = new CompletableFuture<>();
-  private final BatchQueue batchQueue = new BatchQueue();
   /** Changed on the channel's loop only; volatile because callers on any thread ask isUsable(). */
   protected volatile ConnectionState state = ConnectionState.CONNECTING;
   /**
@@ -38,24 +36,8 @@ abstract class BaseConnection extends ChannelInboundHandlerAdapter implements Re
     this.candidate = candidate;
   }
 
-  /** Writes one BATCH frame of queued calls. */
-  protected abstract void writeBatch(Batch batch);
-
   /** Called when the user or runtime asks for the close, before the channel closes. */
   protected void onCloseRequested() {}
-
-  @Override
-  public final void queueBatch(Invocation invocation) {
-    batchQueue.add(invocation);
-  }
-
-  @Override
-  public final void flushBatch() {
-    Batch batch = batchQueue.drain();
-    if (batch != null) {
-      writeBatch(batch);
-    }
-  }
 
   @Override
   public final CompletableFuture<RequestChannel> ready() {

@@ -1,15 +1,15 @@
 package dev.tether.client;
 
-import dev.tether.protocol.Batch;
-import dev.tether.protocol.Request;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
- * Batch-oneway requests waiting on one connection for {@code flushBatch()} (seed 000's batch
- * modes). A queued call completes at once: like any oneway call it gets no answer, and the caller
- * decides when the batch leaves.
+ * The batch-oneway requests one proxy queued for its next {@code flushBatch()} (seed 000's batch
+ * modes; as in Ice, the proxy queues them, not the connection, so one proxy's flush never sends
+ * another's requests, and a connection that closes meanwhile loses none of them). A queued call
+ * completes at once: like any oneway call it gets no answer, and the caller decides when the batch
+ * leaves. Safe from any thread.
  */
 final class BatchQueue {
   private final ConcurrentLinkedQueue<Invocation> queued = new ConcurrentLinkedQueue<>();
@@ -19,13 +19,13 @@ final class BatchQueue {
     inv.succeed(Invocation.EMPTY);
   }
 
-  /** Everything queued so far as one BATCH frame, or null when nothing is queued. */
-  Batch drain() {
-    List<Request> requests = new ArrayList<>();
+  /** Takes everything queued so far, oldest first; empty when nothing is. */
+  List<Invocation> drain() {
+    List<Invocation> out = new ArrayList<>();
     Invocation inv;
     while ((inv = queued.poll()) != null) {
-      requests.add(inv.toRequest());
+      out.add(inv);
     }
-    return requests.isEmpty() ? null : new Batch(requests);
+    return out;
   }
 }

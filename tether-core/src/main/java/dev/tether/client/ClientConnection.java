@@ -4,11 +4,11 @@ import dev.tether.ConnectFailedException;
 import dev.tether.ConnectTimeoutException;
 import dev.tether.ConnectionState;
 import dev.tether.ProtocolException;
+import dev.tether.RequestTooLargeException;
 import dev.tether.TetherException;
 import dev.tether.internal.IntMap;
 import dev.tether.observe.ConnectionStatus;
 import dev.tether.observe.TetherEvent;
-import dev.tether.protocol.Batch;
 import dev.tether.protocol.FrameCodec;
 import dev.tether.protocol.FrameDecoder;
 import dev.tether.protocol.FrameEncoder;
@@ -54,6 +54,8 @@ public final class ClientConnection extends BaseConnection
   private volatile RequestWriter writer;
   /** Non-null once ACTIVE when heartbeats or a transport timeout apply. */
   private LivenessMonitor liveness;
+  /** True once the current read burst's time was given to {@link #liveness}. */
+  private boolean readTimed;
   /** Non-null only while CONNECTING with a connect timeout. */
   private dev.tether.spi.Scheduler.Cancellable handshakeTimeout;
   /** Non-null once ACTIVE. */
@@ -149,6 +151,7 @@ public final class ClientConnection extends BaseConnection
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    markRead();
     if (msg instanceof Response r) {
       handleResponse(r);
     } else if (msg instanceof Welcome w) {
@@ -163,12 +166,23 @@ public final class ClientConnection extends BaseConnection
     }
   }
 
-  /** Once per read burst rather than per frame: one clock read however many answers arrived. */
-  @Override
-  public void channelReadComplete(ChannelHandlerContext ctx) {
-    if (liveness != null) {
+  /**
+   * Once per read burst rather than per frame: one clock read however many answers arrived, taken
+   * at the burst's first frame, before any caller hears of an answer: a read timed at the end of
+   * the burst would be later than the callers, and a test's clock, know it to be.
+   */
+  private void markRead() {
+    if (!readTimed && liveness != null) {
+      readTimed = true;
       liveness.onRead();
     }
+  }
+
+  /** A burst without a whole frame (a large one arriving) still shows the peer is there. */
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    markRead();
+    readTimed = false;
     ctx.fireChannelReadComplete();
   }
 
@@ -215,7 +229,7 @@ public final class ClientConnection extends BaseConnection
     }
     welcome = w;
     cancelHandshakeTimeout();
-    LivenessMonitor.Settings rules = runtime.livenessSettings(key.timeout());
+    LivenessMonitor.Settings rules = runtime.livenessSettings(key.timeout(), w.heartbeatMillis());
     if (!rules.isOff()) {
       liveness = new LivenessMonitor(rules, runtime.ticker(),
           (task, delayNanos) -> runtime.scheduleOn(channel.eventLoop(), task, delayNanos), this);
@@ -241,6 +255,7 @@ public final class ClientConnection extends BaseConnection
   /** An answer, straight from the decoder: no frame object on this path. */
   @Override
   public void onResponse(int requestId, Status status, Map<String, String> metadata, byte[] body) {
+    markRead();
     Invocation inv = pending.remove(requestId);
     if (inv != null) {
       if (status == Status.OK) {
@@ -534,6 +549,17 @@ public final class ClientConnection extends BaseConnection
         return; // timed out or cancelled while it waited in the queue: never written
       }
       inv.requestId = nextRequestId();
+      int start = out.writerIndex();
+      inv.encodeRequest(out);
+      // The limit bounds the length field, which counts all but itself.
+      int frameBytes = out.writerIndex() - start - FrameCodec.LENGTH_FIELD_LENGTH;
+      if (frameBytes > serverMaxFrameSize()) {
+        out.writerIndex(start); // never written: the connection and the other calls go on
+        inv.fail(new RequestTooLargeException(inv.describe() + " is a frame of " + frameBytes
+            + " bytes, over the " + serverMaxFrameSize() + " bytes " + ClientConnection.this
+            + " accepts (its WELCOME); it was not sent"));
+        return;
+      }
       if (!inv.isOneway()) {
         if (pending.isEmpty() && liveness != null) {
           liveness.onBecameBusy();
@@ -543,7 +569,6 @@ public final class ClientConnection extends BaseConnection
       if (idle != null) {
         idle.onBusy(!inv.isOneway());
       }
-      inv.encodeRequest(out);
       inv.batchEndOffset = out.writerIndex();
       if (first == null) {
         first = inv;
@@ -560,6 +585,9 @@ public final class ClientConnection extends BaseConnection
       if (first == null) {
         buffer.release();
         return;
+      }
+      if (liveness != null) {
+        liveness.onWrite();
       }
       if (moreCount == 0) {
         // One call: it is its own write listener, and whole-or-not needs no progress count.
@@ -630,9 +658,32 @@ public final class ClientConnection extends BaseConnection
     return s == ConnectionState.CONNECTING || (s == ConnectionState.ACTIVE && channel.isActive());
   }
 
+  /** The proxy's batch, on the loop, in frames no larger than the server's WELCOME allows. */
   @Override
-  protected void writeBatch(Batch batch) {
-    channel.writeAndFlush(batch, channel.voidPromise());
+  public java.util.concurrent.CompletableFuture<Void> sendBatch(List<Invocation> calls) {
+    java.util.concurrent.CompletableFuture<Void> done = new java.util.concurrent.CompletableFuture<>();
+    try {
+      channel.eventLoop().execute(() -> {
+        if (state != ConnectionState.ACTIVE) {
+          done.completeExceptionally(BatchFrames.lost(calls.size(), calls.size(), this,
+              closeCause != null ? closeCause : new TetherException(this + " is " + state)));
+          return;
+        }
+        if (liveness != null) {
+          liveness.onWrite();
+        }
+        BatchFrames.write(channel, this, calls, serverMaxFrameSize()).whenComplete((v, e) -> {
+          if (e == null) {
+            done.complete(null);
+          } else {
+            done.completeExceptionally(e);
+          }
+        });
+      });
+    } catch (java.util.concurrent.RejectedExecutionException loopStopped) {
+      done.completeExceptionally(BatchFrames.lost(calls.size(), calls.size(), this, loopStopped));
+    }
+    return done;
   }
 
   @Override
@@ -648,6 +699,15 @@ public final class ClientConnection extends BaseConnection
 
   private static String message(Throwable t) {
     return t.getMessage() != null ? t.getMessage() : t.toString();
+  }
+
+  /**
+   * The largest frame the server takes, from its WELCOME. Before the WELCOME (a request pipelined
+   * behind HELLO) no limit is known yet and the server's decoder decides.
+   */
+  int serverMaxFrameSize() {
+    Welcome w = welcome;
+    return w == null ? Integer.MAX_VALUE : w.maxFrameSize();
   }
 
   /** The server's WELCOME, or null before the handshake completed. */

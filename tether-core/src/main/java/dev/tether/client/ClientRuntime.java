@@ -101,6 +101,10 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
       inv.fail(new TetherException("this Tether runtime is closed"));
       return inv;
     }
+    if (settings.mode().isBatch()) {
+      binding.batch().add(inv); // no connection until flushBatch()
+      return inv;
+    }
     retryBudget.recordCall(ticker.nanoTime());
     inv.armDeadline();
     calls.start(inv);
@@ -152,13 +156,9 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
     }
   }
 
-  /** Hands a call's attempt to a connection: batched calls wait for a flush, others go now. */
+  /** Hands a call's attempt to a connection. */
   void hand(Invocation inv, RequestChannel connection) {
-    if (inv.settings.mode().isBatch()) {
-      connection.queueBatch(inv);
-    } else {
-      connection.send(inv);
-    }
+    connection.send(inv);
   }
 
   /** A failed attempt may run again (decided by the invocation): count, tell, and go on on the control executor. */
@@ -200,18 +200,28 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
   }
 
   /**
-   * Sends the batch requests queued for a proxy: on its cached connection, or, for a proxy that
-   * does not cache, on every pooled connection (its calls may have gone to any of them).
+   * Sends the batch requests the proxy queued, and only those, on the connection its next call
+   * would use (found or opened now, as for a call). None of them was on the wire yet, so a
+   * connection that closed since they were queued loses nothing: they go on the new one. Fails
+   * with {@link dev.tether.BatchLostException} naming how many were not sent (no connection, a
+   * failed write, too large for the server); those are no longer queued.
    */
-  public void flushBatches(ProxyBinding binding) {
-    RequestChannel cached = binding.usable();
-    if (cached != null) {
-      cached.flushBatch();
-      return;
+  public CompletableFuture<Void> flushBatch(ProxySettings settings, ProxyBinding binding) {
+    List<Invocation> queued = binding.batch().drain();
+    if (queued.isEmpty()) {
+      return CompletableFuture.completedFuture(null);
     }
-    for (RequestChannel c : pool.all()) {
-      c.flushBatch();
+    if (closing) {
+      return CompletableFuture.failedFuture(
+          BatchFrames.lost(queued.size(), queued.size(), settings.identity(), new TetherException("the runtime is closed")));
     }
+    RequestChannel cached = settings.connectionCached() && !CallPath.routesOverNodes(settings) ? binding.usable() : null;
+    CompletableFuture<RequestChannel> connection = cached != null ? CompletableFuture.completedFuture(cached)
+        : establish(settings, binding);
+    return connection.handle((c, failure) -> failure == null ? c.sendBatch(queued)
+            : CompletableFuture.<Void>failedFuture(
+                BatchFrames.lost(queued.size(), queued.size(), settings.identity(), unwrap(failure))))
+        .thenCompose(f -> f);
   }
 
   /** New connections use {@code next} from now on; open ones keep the context they have. */
@@ -238,7 +248,7 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
     return establish(settings, binding).thenApply(c -> null);
   }
 
-  /** The node router shared by every proxy with the same endpoints, connection id and strategy. */
+  /** The node router shared by every proxy with the same endpoints, connection id, strategy, mode and version range. */
   NodeRouter routerFor(ProxySettings settings, ProxyBinding binding) {
     // Looked up once per proxy: a proxy's settings never change, so neither does its group.
     NodeRouter cached = binding.router();
@@ -246,13 +256,19 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
       return cached;
     }
     Object source = settings.source() != null ? settings.source() : settings.fixedEndpoints();
-    RouterKey key = new RouterKey(source, settings.connectionId(), settings.loadBalancing(), settings.mode());
+    RouterKey key = new RouterKey(
+        source, settings.connectionId(), settings.loadBalancing(), settings.mode(), settings.serverVersion());
     NodeRouter router = routers.computeIfAbsent(key, k -> routerFactory.create(this, settings));
     binding.router(router);
     return router;
   }
 
-  private record RouterKey(Object source, String connectionId, LoadBalancing strategy, InvocationMode mode) {}
+  /**
+   * A node group's identity: the version range is part of it, because a group marks the nodes
+   * outside its range INCOMPATIBLE for every proxy that shares it. Null range: any version.
+   */
+  private record RouterKey(
+      Object source, String connectionId, LoadBalancing strategy, InvocationMode mode, VersionRange versions) {}
 
   // ---- what supervisors and node groups ask of the runtime ----
 
@@ -415,12 +431,20 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
     return ProtocolVersion.DEFAULT_MAX_FRAME_SIZE;
   }
 
-  /** The liveness rules for a connection opened with transport timeout {@code timeout}. */
-  LivenessMonitor.Settings livenessSettings(Duration timeout) {
+  /**
+   * The liveness rules for a connection opened with transport timeout {@code timeout} to a server
+   * that announced {@code serverHeartbeatMillis} in WELCOME (its reader idle; 0 = it closes no
+   * silent client). The client's own heartbeat checks the server; on top, the client writes
+   * something (a PING when it has nothing else) at least every half of the server's interval, so
+   * that a server whose reader idle is shorter than the client's heartbeat never closes a healthy
+   * idle connection; half leaves the ping a whole half-interval to arrive.
+   */
+  LivenessMonitor.Settings livenessSettings(Duration timeout, int serverHeartbeatMillis) {
     return new LivenessMonitor.Settings(
         config.heartbeatReaderIdle().toNanos(),
         config.heartbeatIdleTimeout().toNanos(),
-        timeout == null ? 0 : timeout.toNanos());
+        timeout == null ? 0 : timeout.toNanos(),
+        serverHeartbeatMillis <= 0 ? 0 : TimeUnit.MILLISECONDS.toNanos(serverHeartbeatMillis) / 2);
   }
 
   static TetherException unwrap(Throwable t) {

@@ -194,12 +194,17 @@ final class ConnectionFinder {
     }
   }
 
-  /** True when the server behind {@code c} satisfies the proxy's version range (or it has none). */
+  /**
+   * True when the server behind {@code c} satisfies the proxy's version range (or it has none). A
+   * connection still in its handshake is not compatible yet: its version is unknown until WELCOME,
+   * so a call waits for {@code ready()} and asks again rather than land on an out-of-range server.
+   */
   static boolean isCompatible(ProxySettings settings, RequestChannel c) {
-    if (settings.serverVersion() == null || !(c instanceof ClientConnection cc) || cc.welcome() == null) {
+    if (settings.serverVersion() == null || !(c instanceof ClientConnection cc)) {
       return true;
     }
-    return settings.serverVersion().contains(cc.welcome().serverVersion());
+    dev.tether.protocol.Welcome w = cc.welcome();
+    return w != null && settings.serverVersion().contains(w.serverVersion());
   }
 
   /** One walk over a proxy's endpoints, in rounds, until a connection is ready. */

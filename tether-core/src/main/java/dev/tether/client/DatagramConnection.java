@@ -58,9 +58,22 @@ final class DatagramConnection extends BaseConnection {
     });
   }
 
+  /** The whole batch as one datagram: a datagram is delivered whole or not at all. */
   @Override
-  protected void writeBatch(Batch batch) {
-    writeDatagram(batch);
+  public java.util.concurrent.CompletableFuture<Void> sendBatch(java.util.List<Invocation> calls) {
+    java.util.concurrent.CompletableFuture<Void> done = new java.util.concurrent.CompletableFuture<>();
+    java.util.List<dev.tether.protocol.Request> requests = new java.util.ArrayList<>(calls.size());
+    for (Invocation inv : calls) {
+      requests.add(inv.toRequest());
+    }
+    writeDatagram(new Batch(requests)).addListener(f -> {
+      if (f.isSuccess()) {
+        done.complete(null);
+      } else {
+        done.completeExceptionally(BatchFrames.lost(calls.size(), calls.size(), this, f.cause()));
+      }
+    });
+    return done;
   }
 
   private ChannelFuture writeDatagram(Frame frame) {

@@ -7,6 +7,9 @@ import dev.tether.spi.Scheduler;
  * Decides whether one connection's peer is still there, from what the connection has read:
  * <ul>
  *   <li>heartbeat: nothing read for {@code readerIdle} → send PING (again every readerIdle);
+ *   <li>keepalive for the server: nothing written for {@code keepalive} → send PING, so that a
+ *       server whose reader idle (announced in WELCOME) is shorter than the client's heartbeat
+ *       still hears from a healthy idle client;
  *   <li>heartbeat: nothing read for {@code idleTimeout} → the peer is frozen or gone;
  *   <li>transport timeout ({@code -t}): requests outstanding and nothing read for that long,
  *       counted from the request that made an idle connection busy → the peer is gone.
@@ -28,10 +31,15 @@ final class LivenessMonitor {
    * @param readerIdleNanos ping after this much silence; 0 = never
    * @param idleTimeoutNanos dead after this much silence; 0 = never
    * @param transportTimeoutNanos dead after this much silence with requests outstanding; 0 = never
+   * @param keepaliveNanos ping after writing nothing for this long; 0 = never
    */
-  record Settings(long readerIdleNanos, long idleTimeoutNanos, long transportTimeoutNanos) {
+  record Settings(long readerIdleNanos, long idleTimeoutNanos, long transportTimeoutNanos, long keepaliveNanos) {
+    Settings(long readerIdleNanos, long idleTimeoutNanos, long transportTimeoutNanos) {
+      this(readerIdleNanos, idleTimeoutNanos, transportTimeoutNanos, 0);
+    }
+
     boolean isOff() {
-      return readerIdleNanos == 0 && idleTimeoutNanos == 0 && transportTimeoutNanos == 0;
+      return readerIdleNanos == 0 && idleTimeoutNanos == 0 && transportTimeoutNanos == 0 && keepaliveNanos == 0;
     }
   }
 
@@ -42,6 +50,8 @@ final class LivenessMonitor {
   private final Owner owner;
   private long lastReadNanos;
   private long lastPingNanos;
+  /** When the connection last wrote a request batch or a ping. */
+  private long lastWriteNanos;
   /** When the connection last went from no outstanding requests to some. */
   private long busySinceNanos;
   /** Non-null only while a check is scheduled. */
@@ -56,6 +66,7 @@ final class LivenessMonitor {
     long now = ticker.nanoTime();
     this.lastReadNanos = now;
     this.lastPingNanos = now;
+    this.lastWriteNanos = now;
     this.busySinceNanos = now;
   }
 
@@ -67,6 +78,13 @@ final class LivenessMonitor {
 
   void onRead() {
     lastReadNanos = ticker.nanoTime();
+  }
+
+  /** Call once per written batch of requests (not per request): the server heard from us. */
+  void onWrite() {
+    if (settings.keepaliveNanos() > 0) {
+      lastWriteNanos = ticker.nanoTime();
+    }
   }
 
   /** Call when a request goes out while none was outstanding. */
@@ -100,9 +118,12 @@ final class LivenessMonitor {
       owner.onPeerSilent("heartbeat: nothing read for " + silent / 1_000_000 + " ms");
       return -1;
     }
-    if (settings.readerIdleNanos() > 0 && silent >= settings.readerIdleNanos()
-        && nowNanos - lastPingNanos >= settings.readerIdleNanos()) {
+    boolean checkPeer = settings.readerIdleNanos() > 0 && silent >= settings.readerIdleNanos()
+        && nowNanos - lastPingNanos >= settings.readerIdleNanos();
+    boolean keepServer = settings.keepaliveNanos() > 0 && nowNanos - lastWriteNanos >= settings.keepaliveNanos();
+    if (checkPeer || keepServer) {
       lastPingNanos = nowNanos;
+      lastWriteNanos = nowNanos;
       owner.sendPing();
     }
     return nextCheckDelay(nowNanos);
@@ -115,6 +136,9 @@ final class LivenessMonitor {
     }
     if (settings.idleTimeoutNanos() > 0) {
       next = Math.min(next, lastReadNanos + settings.idleTimeoutNanos());
+    }
+    if (settings.keepaliveNanos() > 0) {
+      next = Math.min(next, lastWriteNanos + settings.keepaliveNanos());
     }
     if (settings.transportTimeoutNanos() > 0 && owner.hasOutstandingRequests()) {
       next = Math.min(next, Math.max(lastReadNanos, busySinceNanos) + settings.transportTimeoutNanos());

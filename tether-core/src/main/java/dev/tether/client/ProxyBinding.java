@@ -11,6 +11,8 @@ public final class ProxyBinding {
   private volatile boolean alternateUsed;
   /** The node group of a load-balanced proxy; null until its first call. */
   private volatile NodeRouter router;
+  /** The proxy's batch requests waiting for its flushBatch(). */
+  private final BatchQueue batch = new BatchQueue();
 
   /** The cached connection when it can still take requests, else null. */
   public RequestChannel usable() {
@@ -28,7 +30,10 @@ public final class ProxyBinding {
     return alternateUsed;
   }
 
-  /** Drops the cached connection if it is still {@code c}; null forgets whatever is cached. */
+  BatchQueue batch() {
+    return batch;
+  }
+
   NodeRouter router() {
     return router;
   }
@@ -42,6 +47,7 @@ public final class ProxyBinding {
     cached = null;
   }
 
+  /** Drops the cached connection if it is still {@code c}; null forgets whatever is cached. */
   void forget(RequestChannel c) {
     if (c == null || cached == c) {
       cached = null;

@@ -31,11 +31,12 @@ public interface RequestChannel extends Connection {
   /** A snapshot of this connection, taken on the thread that owns it. */
   CompletableFuture<dev.tether.observe.ConnectionStatus> status();
 
-  /** Queues a batch-oneway call until {@link #flushBatch()}. */
-  void queueBatch(Invocation invocation);
-
-  /** Sends every queued batch call as one BATCH frame (one datagram on udp). */
-  void flushBatch();
+  /**
+   * Writes a proxy's queued batch calls as BATCH frames (one datagram on udp), on this channel's
+   * loop. Completes once every frame was written; fails with {@link dev.tether.BatchLostException}
+   * naming how many of the calls were not.
+   */
+  CompletableFuture<Void> sendBatch(java.util.List<Invocation> calls);
 
   /**
    * The attempt numbered {@code attempt} of the call timed out (any thread): if it still waits here

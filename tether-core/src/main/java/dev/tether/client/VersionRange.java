@@ -6,7 +6,9 @@ import java.util.List;
 /**
  * A range of server versions in Maven's interval notation: {@code [2.0,3.0)} is 2.0 inclusive to
  * 3.0 exclusive, {@code [2.1,)} is 2.1 or later, {@code 1.5} alone means exactly 1.5. Versions
- * compare number by number ("2.10" is after "2.9"); a missing number counts as 0.
+ * compare number by number ("2.10" is after "2.9"); a missing number counts as 0. Two ranges are
+ * equal when they hold the same versions however they were written ({@code [2,3)} equals
+ * {@code [2.0, 3.0.0)}), so proxies that ask for the same range share a node group.
  */
 public final class VersionRange {
   private final String text;
@@ -20,9 +22,10 @@ public final class VersionRange {
   private VersionRange(String text, String lower, boolean lowerInclusive, String upper, boolean upperInclusive) {
     this.text = text;
     this.lower = lower;
-    this.lowerInclusive = lowerInclusive;
+    // An open end has no bound to include: "[,3)" and "(,3)" are the same range.
+    this.lowerInclusive = lower != null && lowerInclusive;
     this.upper = upper;
-    this.upperInclusive = upperInclusive;
+    this.upperInclusive = upper != null && upperInclusive;
   }
 
   public static VersionRange parse(String text) {
@@ -78,6 +81,35 @@ public final class VersionRange {
       out.add(digits.isEmpty() ? 0 : Long.parseLong(digits));
     }
     return out;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof VersionRange r
+        && lowerInclusive == r.lowerInclusive && upperInclusive == r.upperInclusive
+        && sameBound(lower, r.lower) && sameBound(upper, r.upper);
+  }
+
+  @Override
+  public int hashCode() {
+    return java.util.Objects.hash(canonical(lower), lowerInclusive, canonical(upper), upperInclusive);
+  }
+
+  private static boolean sameBound(String a, String b) {
+    return a == null ? b == null : b != null && compare(a, b) == 0;
+  }
+
+  /** The bound's numbers without trailing zeros, which {@link #compare} ignores; null for an open end. */
+  private static List<Long> canonical(String bound) {
+    if (bound == null) {
+      return null;
+    }
+    List<Long> n = numbers(bound);
+    int end = n.size();
+    while (end > 0 && n.get(end - 1) == 0) {
+      end--;
+    }
+    return n.subList(0, end);
   }
 
   @Override

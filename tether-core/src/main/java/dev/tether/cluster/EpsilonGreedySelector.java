@@ -17,35 +17,29 @@ import java.util.Random;
  * <p>Details, where hostpool leaves a choice:
  *
  * <ul>
- *   <li>Each node's latencies fall in {@value LatencyWindow#BUCKETS} buckets of {@code decayDuration
- *       / 120} each, aligned on multiples of that period of the caller's clock. A node's score is the
- *       average of its non-empty buckets' means weighted linearly by recency (the current bucket 120,
- *       the oldest 1), fed to the calculator in milliseconds. (Hostpool instead carries the last
+ *   <li>Each node's latencies fall in {@code buckets} buckets (120 by default) of {@code
+ *       decayDuration / buckets} each, aligned on multiples of that period of the caller's clock. A
+ *       node's score is the average of its non-empty buckets' means weighted linearly by recency
+ *       (the current bucket {@code buckets}, the oldest 1), fed to the calculator in milliseconds. (Hostpool instead carries the last
  *       mean into empty buckets and never divides by the weights, so a node with few buckets filled
  *       looks faster than it is.) A bucket expires after {@code
  *       decayDuration}; a node with all buckets expired is unmeasured, and forgotten unless it is
  *       still being picked.
- *   <li>Epsilon starts at {@value #INITIAL_EPSILON} and is multiplied by {@value
- *       #EPSILON_DECAY_PER_PERIOD} each time the bucket period moves on, down to a floor of {@value
- *       #MIN_EPSILON} (reached after 18 periods: 45 s with the defaults). Hostpool decays per
+ *   <li>Epsilon starts at {@code initialEpsilon} (0.3) and is multiplied by {@value
+ *       #EPSILON_DECAY_PER_PERIOD} each time the bucket period moves on, down to a floor of {@code
+ *       minEpsilon} (0.05, reached after 18 periods: 45 s with the defaults). Hostpool decays per
  *       exploring pick and floors at 0.01; decaying with time makes the warm-up independent of the
  *       call rate, and the higher floor keeps slow nodes measured so a recovery is noticed.
  * </ul>
  *
- * <p>Thread-safe. A pick takes no lock and allocates nothing: per node, one identity-map lookup and
+ * <p>Every setting comes from {@link EpsilonGreedySettings} ({@code tether.lb.epsilon.*}). Thread-safe. A pick takes no lock and allocates nothing: per node, one identity-map lookup and
  * one cached value, refreshed once per period and on each recorded call.
  */
 public final class EpsilonGreedySelector implements NodeSelector {
-  /** Seed 004's default decay duration: 5 minutes, so a bucket lasts 2.5 s. */
-  public static final Duration DEFAULT_DECAY_DURATION = Duration.ofMinutes(5);
-
-  static final double INITIAL_EPSILON = 0.3;
-  static final double MIN_EPSILON = 0.05;
   static final double EPSILON_DECAY_PER_PERIOD = 0.9;
 
-  private final Duration decayDuration;
+  private final EpsilonGreedySettings settings;
   private final long bucketNanos;
-  private final EpsilonCalculator calculator;
   private final Random random;
   private final Object lock = new Object();
 
@@ -54,26 +48,32 @@ public final class EpsilonGreedySelector implements NodeSelector {
   /** The latest bucket period any caller reported; {@code Long.MIN_VALUE} before the first call. */
   private volatile long latestPeriod = Long.MIN_VALUE;
   /** Changed only under {@link #lock}, when the period moves on. */
-  private volatile double epsilon = INITIAL_EPSILON;
+  private volatile double epsilon;
 
   /**
-   * @param decayDuration how long a latency counts; at least 120 ns (one nanosecond per bucket)
-   * @param calculator turns a node's average latency into its weight
+   * @param settings decay, buckets, calculator and epsilon
    * @param random the source of every choice; seed it to make picks reproducible
    */
-  public EpsilonGreedySelector(Duration decayDuration, EpsilonCalculator calculator, Random random) {
-    this.bucketNanos = decayDuration.toNanos() / LatencyWindow.BUCKETS;
-    if (bucketNanos < 1) {
-      throw new IllegalArgumentException("decayDuration must be at least 120 ns: " + decayDuration);
-    }
-    this.decayDuration = decayDuration;
-    this.calculator = Objects.requireNonNull(calculator, "calculator");
+  public EpsilonGreedySelector(EpsilonGreedySettings settings, Random random) {
+    this.settings = Objects.requireNonNull(settings, "settings");
+    this.bucketNanos = settings.decayDuration().toNanos() / settings.buckets();
+    this.epsilon = settings.initialEpsilon();
     this.random = Objects.requireNonNull(random, "random");
+  }
+
+  /**
+   * The default buckets and epsilon with this decay and calculator.
+   *
+   * @param decayDuration how long a latency counts; at least 120 ns (one nanosecond per bucket)
+   */
+  public EpsilonGreedySelector(Duration decayDuration, EpsilonCalculator calculator, Random random) {
+    this(new EpsilonGreedySettings(decayDuration, EpsilonGreedySettings.defaults().buckets(), calculator,
+        EpsilonGreedySettings.defaults().initialEpsilon(), EpsilonGreedySettings.defaults().minEpsilon()), random);
   }
 
   /** Seed 004's defaults: decay over 5 minutes (120 buckets of 2.5 s), linear calculator. */
   public static EpsilonGreedySelector withDefaults(Random random) {
-    return new EpsilonGreedySelector(DEFAULT_DECAY_DURATION, EpsilonCalculator.linear(), random);
+    return new EpsilonGreedySelector(EpsilonGreedySettings.defaults(), random);
   }
 
   @Override
@@ -156,7 +156,7 @@ public final class EpsilonGreedySelector implements NodeSelector {
 
   private void decayEpsilon(long periods) {
     double decayed = epsilon * Math.pow(EPSILON_DECAY_PER_PERIOD, Math.min(periods, 1_000));
-    epsilon = Math.max(MIN_EPSILON, decayed);
+    epsilon = Math.max(settings.minEpsilon(), decayed);
   }
 
   /** Drops the windows nobody read or wrote for a whole decay duration: all their buckets expired. */
@@ -170,15 +170,15 @@ public final class EpsilonGreedySelector implements NodeSelector {
     windows = kept;
   }
 
-  private static boolean isIdle(LatencyWindow window, long period) {
-    return period - window.period() >= LatencyWindow.BUCKETS;
+  private boolean isIdle(LatencyWindow window, long period) {
+    return period - window.period() >= settings.buckets();
   }
 
   private LatencyWindow addWindow(NodeStats node, long period) {
     synchronized (lock) {
       LatencyWindow window = windows.get(node);
       if (window == null) {
-        window = new LatencyWindow(calculator, period);
+        window = new LatencyWindow(settings.calculator(), settings.buckets(), period);
         Map<NodeStats, LatencyWindow> grown = new IdentityHashMap<>(windows);
         grown.put(node, window);
         windows = grown;
@@ -205,6 +205,7 @@ public final class EpsilonGreedySelector implements NodeSelector {
 
   @Override
   public String toString() {
-    return "EpsilonGreedySelector[decay " + decayDuration + ", " + calculator + ", epsilon " + epsilon + "]";
+    return "EpsilonGreedySelector[decay " + settings.decayDuration() + " in " + settings.buckets() + " buckets, "
+        + settings.calculator() + ", epsilon " + epsilon + "]";
   }
 }

@@ -1,9 +1,9 @@
 package dev.tether.cluster;
 
 /**
- * One node's recent latencies for {@link EpsilonGreedySelector}: a ring of {@value #BUCKETS}
+ * One node's recent latencies for {@link EpsilonGreedySelector}: a ring of {@code buckets}
  * buckets of (call count, total latency), one bucket per period of the caller's clock, whose linearly
- * weighted average (the current bucket weighs {@value #BUCKETS}, the oldest 1) and epsilon value are
+ * weighted average (the current bucket weighs {@code buckets}, the oldest 1) and epsilon value are
  * cached so that reading them costs two volatile loads.
  *
  * <p>Periods are numbered by the selector ({@code nowNanos / bucketNanos}); a window moves to a later
@@ -11,8 +11,6 @@ package dev.tether.cluster;
  * synchronize on the window; readers of an up-to-date window take no lock.
  */
 final class LatencyWindow {
-  static final int BUCKETS = 120;
-
   /** Epsilon values are kept within these bounds so that sums over nodes stay finite and positive. */
   private static final double MIN_VALUE = 1e-300;
   private static final double MAX_VALUE = 1e300;
@@ -20,8 +18,10 @@ final class LatencyWindow {
   private static final double MIN_LATENCY_MILLIS = 1e-3;
 
   private final EpsilonCalculator calculator;
-  private final long[] counts = new long[BUCKETS];
-  private final long[] totalNanos = new long[BUCKETS];
+  /** How many buckets the ring holds (seed 004: 120). */
+  private final int buckets;
+  private final long[] counts;
+  private final long[] totalNanos;
   /** Index of the bucket of {@link #period}. */
   private int current;
   /** Sum of weight x mean over the non-empty buckets other than the current one. */
@@ -36,8 +36,11 @@ final class LatencyWindow {
   /** NaN while no bucket holds a call. */
   private volatile double epsilonValue = Double.NaN;
 
-  LatencyWindow(EpsilonCalculator calculator, long period) {
+  LatencyWindow(EpsilonCalculator calculator, int buckets, long period) {
     this.calculator = calculator;
+    this.buckets = buckets;
+    this.counts = new long[buckets];
+    this.totalNanos = new long[buckets];
     this.period = period;
   }
 
@@ -77,8 +80,8 @@ final class LatencyWindow {
     if (steps <= 0) {
       return; // another thread moved the window meanwhile
     }
-    for (long step = 0; step < Math.min(steps, BUCKETS); step++) {
-      current = (current + 1) % BUCKETS;
+    for (long step = 0; step < Math.min(steps, buckets); step++) {
+      current = (current + 1) % buckets;
       counts[current] = 0;
       totalNanos[current] = 0;
     }
@@ -91,10 +94,10 @@ final class LatencyWindow {
   private void sumOlderBuckets() {
     double weightedSum = 0;
     double weights = 0;
-    for (int age = 1; age < BUCKETS; age++) {
-      int index = Math.floorMod(current - age, BUCKETS);
+    for (int age = 1; age < buckets; age++) {
+      int index = Math.floorMod(current - age, buckets);
       if (counts[index] > 0) {
-        int weight = BUCKETS - age;
+        int weight = buckets - age;
         weightedSum += weight * ((double) totalNanos[index] / counts[index]);
         weights += weight;
       }
@@ -107,8 +110,8 @@ final class LatencyWindow {
     double weightedSum = olderWeightedSum;
     double weights = olderWeights;
     if (counts[current] > 0) {
-      weightedSum += BUCKETS * ((double) totalNanos[current] / counts[current]);
-      weights += BUCKETS;
+      weightedSum += buckets * ((double) totalNanos[current] / counts[current]);
+      weights += buckets;
     }
     if (weights == 0) {
       weightedAverageNanos = Double.NaN;

@@ -18,8 +18,12 @@ class LivenessMonitorTest {
   private final List<Runnable> scheduled = new ArrayList<>();
 
   private LivenessMonitor monitor(long readerIdleMs, long idleTimeoutMs, long transportTimeoutMs) {
+    return monitor(new LivenessMonitor.Settings(readerIdleMs * MS, idleTimeoutMs * MS, transportTimeoutMs * MS));
+  }
+
+  private LivenessMonitor monitor(LivenessMonitor.Settings settings) {
     return new LivenessMonitor(
-        new LivenessMonitor.Settings(readerIdleMs * MS, idleTimeoutMs * MS, transportTimeoutMs * MS),
+        settings,
         now::get, (task, delayNanos) -> {
           scheduledDelaysNanos.add(delayNanos);
           scheduled.add(task);
@@ -147,5 +151,31 @@ class LivenessMonitorTest {
     outstanding = true;
     assertThat(m.runOnce(at(1_000_000))).isEqualTo(-1);
     assertThat(events).isEmpty();
+  }
+
+  @Test
+  void connectionThatWroteNothingForTheServersKeepaliveIsPingedEvenWhileItReads() {
+    LivenessMonitor m = monitor(new LivenessMonitor.Settings(3_000 * MS, 10_000 * MS, 0, 1_000 * MS));
+    assertThat(m.runOnce(now.get())).isEqualTo(1_000 * MS);
+    now.addAndGet(900 * MS);
+    m.onRead(); // the server talks, but it hears nothing from us
+    m.runOnce(now.get());
+    assertThat(events).isEmpty();
+    now.addAndGet(100 * MS);
+    m.runOnce(now.get());
+    assertThat(events).containsExactly("ping@1001000");
+  }
+
+  @Test
+  void writtenRequestsPostponeTheKeepalivePing() {
+    LivenessMonitor m = monitor(new LivenessMonitor.Settings(0, 0, 0, 1_000 * MS));
+    now.addAndGet(800 * MS);
+    m.onWrite();
+    now.addAndGet(200 * MS);
+    assertThat(m.runOnce(now.get())).isEqualTo(800 * MS);
+    assertThat(events).isEmpty();
+    now.addAndGet(800 * MS);
+    m.runOnce(now.get());
+    assertThat(events).containsExactly("ping@1001800");
   }
 }

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 class LatencyWindowTest {
   private static final long MS = 1_000_000;
 
-  private final LatencyWindow window = new LatencyWindow(EpsilonCalculator.linear(), 0);
+  private final LatencyWindow window = new LatencyWindow(EpsilonCalculator.linear(), 120, 0);
 
   @Test
   void anEmptyWindowHasNoAverageAndNoValue() {

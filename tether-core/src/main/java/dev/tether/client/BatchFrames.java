@@ -1,0 +1,112 @@
+package dev.tether.client;
+
+import dev.tether.BatchLostException;
+import dev.tether.RequestTooLargeException;
+import dev.tether.protocol.Batch;
+import dev.tether.protocol.FrameCodec;
+import dev.tether.protocol.Request;
+import io.netty.channel.Channel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Writes one flush of a proxy's batch calls on a stream connection: as few BATCH frames as fit the
+ * server's maximum frame size, in queue order. A call too large for any frame is left out and
+ * reported; the flush's future fails with {@link BatchLostException} naming how many calls were
+ * not sent, once every frame's write has finished. Runs on the connection's event loop.
+ */
+final class BatchFrames {
+  /** The most bytes a BATCH's count can take (a varint of an int). */
+  private static final int MAX_COUNT_BYTES = 5;
+
+  private final RequestChannel connection;
+  private final int total;
+  private final CompletableFuture<Void> done = new CompletableFuture<>();
+  private int unfinishedFrames;
+  private int lost;
+  /** The first reason a call was not sent; null while none was lost. */
+  private Throwable firstCause;
+
+  private BatchFrames(RequestChannel connection, int total) {
+    this.connection = connection;
+    this.total = total;
+  }
+
+  /** Splits and writes {@code calls}; {@code maxFrameSize} bounds each frame's length field. */
+  static CompletableFuture<Void> write(Channel channel, RequestChannel connection, List<Invocation> calls, int maxFrameSize) {
+    BatchFrames flush = new BatchFrames(connection, calls.size());
+    List<List<Request>> frames = flush.split(calls, maxFrameSize);
+    flush.unfinishedFrames = frames.size();
+    for (List<Request> frame : frames) {
+      int size = frame.size();
+      channel.write(new Batch(frame)).addListener(f -> flush.frameWritten(size, f.isSuccess() ? null : f.cause()));
+    }
+    channel.flush();
+    flush.finishIfDone();
+    return flush.done;
+  }
+
+  private List<List<Request>> split(List<Invocation> calls, int maxFrameSize) {
+    long room = (long) maxFrameSize - FrameCodec.HEADER_LENGTH - MAX_COUNT_BYTES;
+    List<List<Request>> frames = new ArrayList<>();
+    List<Request> current = new ArrayList<>();
+    long used = 0;
+    for (Invocation inv : calls) {
+      Request r = inv.toRequest();
+      int entry = FrameCodec.encodedSize(r);
+      if (entry > room) {
+        lose(1, new RequestTooLargeException(inv.describe() + " needs " + entry + " bytes in a batch, over the "
+            + maxFrameSize + " bytes " + connection + " accepts (its WELCOME)"));
+        continue;
+      }
+      if (used + entry > room) {
+        frames.add(current);
+        current = new ArrayList<>();
+        used = 0;
+      }
+      current.add(r);
+      used += entry;
+    }
+    if (!current.isEmpty()) {
+      frames.add(current);
+    }
+    return frames;
+  }
+
+  private void frameWritten(int calls, Throwable failure) {
+    if (failure != null) {
+      lose(calls, failure);
+    }
+    unfinishedFrames--;
+    finishIfDone();
+  }
+
+  private void lose(int calls, Throwable cause) {
+    lost += calls;
+    if (firstCause == null) {
+      firstCause = cause;
+    }
+  }
+
+  private void finishIfDone() {
+    if (unfinishedFrames > 0 || done.isDone()) {
+      return;
+    }
+    if (lost == 0) {
+      done.complete(null);
+    } else {
+      done.completeExceptionally(lost(lost, total, connection, firstCause));
+    }
+  }
+
+  /**
+   * The failure of a flush that could not send {@code lost} of its {@code total} calls to
+   * {@code where} (a connection, or the proxy's identity when no connection was found).
+   */
+  static BatchLostException lost(int lost, int total, Object where, Throwable cause) {
+    String why = cause == null ? "" : ": " + (cause.getMessage() != null ? cause.getMessage() : cause.toString());
+    return new BatchLostException(lost, lost + " of " + total + " queued batch request(s) were not sent to " + where
+        + " and are lost" + why, cause);
+  }
+}
