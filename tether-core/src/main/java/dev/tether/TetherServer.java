@@ -10,6 +10,7 @@ import dev.tether.spi.Codec;
 import dev.tether.spi.Scheduler;
 import dev.tether.spi.Ticker;
 import dev.tether.codec.JacksonCodec;
+import dev.tether.protocol.BodyCompression;
 import dev.tether.protocol.ProtocolVersion;
 import dev.tether.protocol.Welcome;
 import dev.tether.server.Dispatcher;
@@ -59,7 +60,7 @@ public final class TetherServer implements AutoCloseable {
     ServerRuntime.Timing timing = new ServerRuntime.Timing(b.ticker, scheduler, b.readerIdle(), b.handshakeTimeout());
     this.runtime = new ServerRuntime(
         b.endpoints, transports, new Dispatcher(b.services, b.mode, executor, b.ticker, b.interceptors), this::welcome, b.maxFrameSize,
-        timing, owned, new EventBus(b.listeners, b.ticker, "tether-server-events"));
+        timing, owned, new EventBus(b.listeners, b.ticker, "tether-server-events"), b.compression());
   }
 
   /**
@@ -331,6 +332,15 @@ public final class TetherServer implements AutoCloseable {
 
     private Duration duration(String key, String fallback) {
       return DurationParser.parse(key, setting(key, fallback));
+    }
+
+    /**
+     * {@code tether.compression.enabled} (true: announce zstd, decompress requests, compress the
+     * replies of compressed requests) and {@code tether.compression.threshold} (1024 bytes).
+     */
+    private BodyCompression.Settings compression() {
+      return BodyCompression.Settings.parse(
+          setting("tether.compression.enabled", null), setting("tether.compression.threshold", null));
     }
 
     private boolean forceNio() {

@@ -2,6 +2,7 @@ package dev.tether.client;
 
 import dev.tether.internal.Backoff;
 import dev.tether.internal.DurationParser;
+import dev.tether.protocol.BodyCompression;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,6 +34,8 @@ import java.util.Properties;
  * @param ejection failure accrual of cluster nodes ({@code tether.cluster.ejection.failures} 5,
  *     {@code .successRate} 0.5 over at least {@code .minCalls} 20 in ten seconds,
  *     {@code .base} 10 s, {@code .max} 5 min, {@code .maxShare} 0.5)
+ * @param compression {@code tether.compression.enabled} (true) and {@code .threshold} (1024 bytes):
+ *     whether connections announce zstd, and the body size above which {@code -z} calls compress
  */
 public record ClientConfig(
     Duration overrideTimeout,
@@ -50,7 +53,8 @@ public record ClientConfig(
     Duration closeGrace,
     int eventLoopThreads,
     boolean forceNio,
-    EjectionPolicy ejection) {
+    EjectionPolicy ejection,
+    BodyCompression.Settings compression) {
 
   public ClientConfig {
     retryIntervals = List.copyOf(retryIntervals);
@@ -79,7 +83,9 @@ public record ClientConfig(
             integer(p, "tether.cluster.ejection.minCalls", 20),
             duration(p, "tether.cluster.ejection.base", Duration.ofSeconds(10)),
             duration(p, "tether.cluster.ejection.max", Duration.ofMinutes(5)),
-            Double.parseDouble(p.getProperty("tether.cluster.ejection.maxShare", "0.5").trim())));
+            Double.parseDouble(p.getProperty("tether.cluster.ejection.maxShare", "0.5").trim())),
+        BodyCompression.Settings.parse(
+            p.getProperty("tether.compression.enabled"), p.getProperty("tether.compression.threshold")));
   }
 
   /**

@@ -9,6 +9,7 @@ import dev.tether.internal.IntMap;
 import dev.tether.observe.ConnectionStatus;
 import dev.tether.observe.TetherEvent;
 import dev.tether.protocol.Batch;
+import dev.tether.protocol.BodyCompression;
 import dev.tether.protocol.FrameCodec;
 import dev.tether.protocol.FrameDecoder;
 import dev.tether.protocol.FrameEncoder;
@@ -51,6 +52,8 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
    * loop; volatile because callers enqueue through it from their own threads.
    */
   private volatile RequestWriter writer;
+  /** Body compression of this connection: what the server's preface announced, and the zstd state. */
+  private final BodyCompression compression;
   /** Non-null once ACTIVE when heartbeats or a transport timeout apply. */
   private LivenessMonitor liveness;
   /** Non-null only while CONNECTING with a connect timeout. */
@@ -69,6 +72,7 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
 
   ClientConnection(ClientRuntime runtime, ConnectionKey key, Candidate candidate) {
     super(runtime, key, candidate);
+    this.compression = runtime.config().compression().forConnection();
   }
 
   /** Starts the transport connect; the handshake follows once the channel is active. */
@@ -106,7 +110,7 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
     protected void initChannel(Channel ch) {
       channel = ch;
       writer = new RequestWriter(ch);
-      FrameDecoder decoder = new FrameDecoder(FrameDecoder.Side.CLIENT, runtime.maxFrameSize());
+      FrameDecoder decoder = new FrameDecoder(FrameDecoder.Side.CLIENT, runtime.maxFrameSize(), compression);
       decoder.setResponseSink(ClientConnection.this);
       ch.pipeline()
           .addLast("frame-decoder", decoder)
@@ -120,7 +124,7 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
   @Override
   public void channelActive(ChannelHandlerContext ctx) {
     ByteBuf opening = ctx.alloc().ioBuffer(64);
-    FrameCodec.writePreface(opening);
+    FrameCodec.writePreface(opening, compression.capabilities());
     FrameCodec.encode(new Hello(runtime.clientId(), runtime.maxFrameSize()), opening);
     ctx.writeAndFlush(opening, ctx.voidPromise());
     ctx.fireChannelActive();
@@ -290,6 +294,7 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
     if (writer != null) { // null when the channel failed before it was even initialized
       writer.discardQueued();
     }
+    compression.close();
     List<Invocation> lost = pending.removeAll();
     if (!lost.isEmpty()) {
       callsFailed += lost.size();
@@ -458,7 +463,7 @@ public final class ClientConnection extends BaseConnection implements LivenessMo
         }
         pending.put(inv.requestId, inv);
       }
-      inv.encodeRequest(out);
+      inv.encodeRequest(out, compression);
       inv.batchEndOffset = out.writerIndex();
       if (first == null) {
         first = inv;

@@ -158,7 +158,8 @@ public final class Dispatcher {
     if (request.isOneway()) {
       responder.onewayDone();
     } else {
-      responder.respond(new Response(request.requestId(), status, metadata, body));
+      // The request's COMPRESSED bit asks for a compressed reply; the connection decides if it is worth it.
+      responder.respond(new Response(request.requestId(), request.flags() & Request.COMPRESSED, status, metadata, body));
     }
   }
 }

@@ -2,6 +2,7 @@ package dev.tether.server;
 
 import dev.tether.observe.TetherEvent;
 import dev.tether.protocol.Batch;
+import dev.tether.protocol.BodyCompression;
 import dev.tether.protocol.FrameCodec;
 import dev.tether.protocol.GoAway;
 import dev.tether.protocol.GoAwayReason;
@@ -81,6 +82,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
   private final Host server;
   private final Channel channel;
   private final ResponseWriter writer;
+  /** What the client's preface announced, and the zstd state replies are compressed with. */
+  private final BodyCompression compression;
   private State state = State.HANDSHAKING;
   /** False until the channel is active and the timers run; set once, on the loop. */
   private boolean timersStarted;
@@ -100,9 +103,10 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
   /** Requests answered (twoway) or finished (oneway) on this connection. */
   private long served;
 
-  ServerConnection(Host server, Channel channel) {
+  ServerConnection(Host server, Channel channel, BodyCompression compression) {
     this.server = server;
     this.channel = channel;
+    this.compression = compression;
     this.writer = new ResponseWriter(channel);
   }
 
@@ -207,7 +211,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
     peer = new Peer(channel.remoteAddress(), verifiedChain);
     Welcome welcome = server.welcome();
     ByteBuf out = ctx.alloc().ioBuffer(128);
-    FrameCodec.writePreface(out);
+    FrameCodec.writePreface(out, compression.capabilities());
     FrameCodec.encode(welcome, out);
     ctx.writeAndFlush(out, ctx.voidPromise());
     transitionTo(State.ACTIVE, null);
@@ -331,6 +335,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
   public void channelInactive(ChannelHandlerContext ctx) {
     transitionTo(State.CLOSED, null);
     writer.discardQueued();
+    compression.close();
     ctx.fireChannelInactive();
   }
 
@@ -346,9 +351,19 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
       super(channel);
     }
 
+    /** Ice's rule: a reply is compressed when its request came compressed and the body is worth it. */
     @Override
     protected void encode(Response response, ByteBuf out) {
-      FrameCodec.encode(response, out);
+      byte[] body = response.body();
+      int flags = 0;
+      if ((response.flags() & Response.COMPRESSED) != 0) {
+        byte[] packed = compression.compressIfWorthIt(body);
+        if (packed != null) {
+          body = packed;
+          flags = Response.COMPRESSED;
+        }
+      }
+      FrameCodec.encodeResponse(response.requestId(), flags, response.status(), response.metadata(), body, out);
       requestFinished();
     }
 
