@@ -52,7 +52,7 @@ public final class TetherServer implements AutoCloseable {
   private TetherServer(Builder b) {
     this.config = b;
     this.topology = b.topology;
-    ExecutorService owned = b.executor == null && b.mode == ExecutionMode.EXECUTOR ? defaultExecutor() : null;
+    ExecutorService owned = b.executor == null && b.mode != ExecutionMode.DIRECT ? defaultExecutor() : null;
     Executor executor = b.executor != null ? b.executor : owned;
     TransportSet transports = new TransportSet(
         "tether-server", b.threads, b.forceNio(), null, b.tls == null ? null : TlsContexts.forServer(b.tls));
@@ -251,7 +251,10 @@ public final class TetherServer implements AutoCloseable {
       return this;
     }
 
-    /** Where service code runs: the executor (default) or the event loop (DIRECT). */
+    /**
+     * Where service code runs: the executor (default), the event loop (DIRECT), or the executor
+     * one request per connection at a time, in arrival order (SERIALIZED).
+     */
     public Builder executionMode(ExecutionMode m) {
       mode = Objects.requireNonNull(m);
       return this;

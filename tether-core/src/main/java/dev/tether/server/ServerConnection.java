@@ -1,8 +1,10 @@
 package dev.tether.server;
 
 import dev.tether.observe.TetherEvent;
+import dev.tether.internal.IntMap;
 import dev.tether.protocol.Batch;
 import dev.tether.protocol.BodyCompression;
+import dev.tether.protocol.Cancel;
 import dev.tether.protocol.FrameCodec;
 import dev.tether.protocol.GoAway;
 import dev.tether.protocol.GoAwayReason;
@@ -102,12 +104,21 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
   private int inFlight;
   /** Requests answered (twoway) or finished (oneway) on this connection. */
   private long served;
+  /**
+   * The accepted twoway requests whose answer is not written yet, by request id: the ServiceCall
+   * while one waits for or runs on an executor (so CANCEL can stop it), else the Request. An
+   * answer whose id is no longer here was cancelled, and is dropped instead of written.
+   */
+  private final IntMap<Object> unanswered = new IntMap<>();
+  /** This connection's own queue in SERIALIZED mode; null in the other modes. */
+  private final SerialLane lane;
 
   ServerConnection(Host server, Channel channel, BodyCompression compression) {
     this.server = server;
     this.channel = channel;
     this.compression = compression;
     this.writer = new ResponseWriter(channel);
+    this.lane = server.dispatcher().newLane();
   }
 
   Channel channel() {
@@ -198,6 +209,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
       for (Request r : b.requests()) {
         handleRequest(r);
       }
+    } else if (msg instanceof Cancel c) {
+      handleCancel(c.requestId());
     } else if (msg instanceof Hello) {
       handleHello(ctx);
     } else if (msg instanceof Ping p) {
@@ -250,6 +263,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
     if (state == State.DRAINING) {
       // Above the last accepted id: the client already knows this one did not run.
       if (!r.isOneway()) {
+        unanswered.put(r.requestId(), r);
         respond(new Response(r.requestId(), Status.REFUSED, Map.of(), new byte[0]));
         inFlight++;
       }
@@ -259,7 +273,23 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
       highestAcceptedId = r.requestId();
     }
     inFlight++;
-    server.dispatcher().dispatch(r, peer, this);
+    ServiceCall call = server.dispatcher().dispatch(r, peer, this, lane);
+    // Registered after dispatch yet before any answer is encoded: encoding runs on this loop, later.
+    if (!r.isOneway()) {
+      unanswered.put(r.requestId(), call != null ? call : r);
+    }
+  }
+
+  /**
+   * The client gave up on a request: a queued one never runs, a running one finishes unanswered,
+   * and an answer already produced but not yet written is dropped. A CANCEL for a request already
+   * answered, or unknown, changes nothing.
+   */
+  private void handleCancel(int requestId) {
+    Object accepted = unanswered.remove(requestId);
+    if (accepted instanceof ServiceCall call) {
+      call.cancel();
+    }
   }
 
   @Override
@@ -354,6 +384,10 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
     /** Ice's rule: a reply is compressed when its request came compressed and the body is worth it. */
     @Override
     protected void encode(Response response, ByteBuf out) {
+      if (unanswered.remove(response.requestId()) == null) {
+        requestFinished(); // cancelled: the client no longer waits for it
+        return;
+      }
       byte[] body = response.body();
       int flags = 0;
       if ((response.flags() & Response.COMPRESSED) != 0) {
