@@ -57,6 +57,8 @@ public final class BodyCompression implements AutoCloseable {
   private boolean peerAccepts;
   /** The largest body decompression may produce: the receiver's maximum frame size. */
   private int maxBodyBytes = ProtocolVersion.DEFAULT_MAX_FRAME_SIZE;
+  /** True once {@link #close()} ran: nothing is compressed any more, so no context is made again. */
+  private boolean closed;
   /** Null until the first body is compressed. */
   private ZstdCompressCtx compressor;
   /** Null until the first body is decompressed. */
@@ -111,7 +113,7 @@ public final class BodyCompression implements AutoCloseable {
    * negotiated, not over the threshold, or compression would not make it smaller.
    */
   public byte[] compressIfWorthIt(byte[] body) {
-    if (!peerAccepts || body.length <= thresholdBytes) {
+    if (!peerAccepts || closed || body.length <= thresholdBytes) {
       return null;
     }
     if (compressor == null) {
@@ -142,13 +144,21 @@ public final class BodyCompression implements AutoCloseable {
     }
     byte[] packed = new byte[length];
     in.readBytes(packed);
-    long size = Zstd.getFrameContentSize(packed);
+    long size;
+    try {
+      size = Zstd.getFrameContentSize(packed);
+    } catch (ZstdException e) {
+      throw new ProtocolException(field + ": not a zstd frame: " + e.getMessage(), e);
+    }
     if (size < 0) {
       throw new ProtocolException(field + ": not a zstd frame with a declared content size (" + size + ")");
     }
     if (size > maxBodyBytes) {
       throw new ProtocolException(
           field + ": decompresses to " + size + " bytes, over the maximum frame size of " + maxBodyBytes);
+    }
+    if (closed) {
+      throw new ProtocolException(field + ": the connection is closed");
     }
     if (decompressor == null) {
       decompressor = new ZstdDecompressCtx();
@@ -170,6 +180,7 @@ public final class BodyCompression implements AutoCloseable {
   /** Frees the native contexts; the connection closed. */
   @Override
   public void close() {
+    closed = true;
     if (compressor != null) {
       compressor.close();
       compressor = null;

@@ -114,6 +114,30 @@ class BodyCompressionTest {
   }
 
   @Test
+  void bytesThatAreNoZstdFrameAtAllAreAProtocolError() {
+    byte[] garbage = "certainly not zstd, just text".getBytes(StandardCharsets.UTF_8);
+    try (DecoderHarness server = serverWithZstd(ProtocolVersion.DEFAULT_MAX_FRAME_SIZE)) {
+      server.feed(preface(1, BodyCompression.ZSTD), DecoderHarness.encode(SampleFrames.hello()));
+      server.frames();
+
+      server.feed(DecoderHarness.encode(request(3, Request.COMPRESSED, garbage)));
+
+      GoAway goAway = server.goAway();
+      assertThat(goAway.reason()).isEqualTo(GoAwayReason.PROTOCOL_ERROR);
+      assertThat(goAway.message()).startsWith("REQUEST.body: ");
+      assertThat(server.isOpen()).isFalse();
+    }
+  }
+
+  @Test
+  void aClosedConnectionCompressesNothingMore() {
+    BodyCompression bodies = negotiated(0);
+    bodies.close();
+
+    assertThat(bodies.compressIfWorthIt(TEXT)).isNull();
+  }
+
+  @Test
   void compressedResponseReachesTheSinkDecompressed() {
     BodyCompression bodies = BodyCompression.zstd(BodyCompression.DEFAULT_THRESHOLD);
     List<byte[]> answers = new ArrayList<>();
