@@ -260,10 +260,13 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
   }
 
   private void handleRequest(Request r) {
+    // First of all: every answer to a twoway request, whatever branch writes it, finds its id here.
+    if (!r.isOneway()) {
+      unanswered.put(r.requestId(), r);
+    }
     if (state == State.DRAINING) {
       // Above the last accepted id: the client already knows this one did not run.
       if (!r.isOneway()) {
-        unanswered.put(r.requestId(), r);
         respond(new Response(r.requestId(), Status.REFUSED, Map.of(), new byte[0]));
         inFlight++;
       }
@@ -274,9 +277,10 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
     }
     inFlight++;
     ServiceCall call = server.dispatcher().dispatch(r, peer, this, lane);
-    // Registered after dispatch yet before any answer is encoded: encoding runs on this loop, later.
-    if (!r.isOneway()) {
-      unanswered.put(r.requestId(), call != null ? call : r);
+    // A queued call replaces its request, so a CANCEL can stop it. No answer can be encoded before
+    // this line: encoding runs on this loop, in a later task.
+    if (call != null && !r.isOneway()) {
+      unanswered.put(r.requestId(), call);
     }
   }
 
