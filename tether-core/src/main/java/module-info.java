@@ -12,6 +12,7 @@ module dev.tether.core {
   requires com.fasterxml.jackson.databind;
   requires com.fasterxml.jackson.dataformat.smile;
   requires org.slf4j;
+  requires com.github.luben.zstd_jni;
 
   exports dev.tether;
   exports dev.tether.spi;

@@ -10,6 +10,7 @@ import dev.tether.spi.Codec;
 import dev.tether.spi.Scheduler;
 import dev.tether.spi.Ticker;
 import dev.tether.codec.JacksonCodec;
+import dev.tether.protocol.BodyCompression;
 import dev.tether.protocol.ProtocolVersion;
 import dev.tether.protocol.Welcome;
 import dev.tether.server.Dispatcher;
@@ -51,7 +52,7 @@ public final class TetherServer implements AutoCloseable {
   private TetherServer(Builder b) {
     this.config = b;
     this.topology = b.topology;
-    ExecutorService owned = b.executor == null && b.mode == ExecutionMode.EXECUTOR ? defaultExecutor() : null;
+    ExecutorService owned = b.executor == null && b.mode != ExecutionMode.DIRECT ? defaultExecutor() : null;
     Executor executor = b.executor != null ? b.executor : owned;
     TransportSet transports = new TransportSet(
         "tether-server", b.threads, b.forceNio(), null, b.tls == null ? null : TlsContexts.forServer(b.tls));
@@ -59,7 +60,7 @@ public final class TetherServer implements AutoCloseable {
     ServerRuntime.Timing timing = new ServerRuntime.Timing(b.ticker, scheduler, b.readerIdle(), b.handshakeTimeout());
     this.runtime = new ServerRuntime(
         b.endpoints, transports, new Dispatcher(b.services, b.mode, executor, b.ticker, b.interceptors), this::welcome, b.maxFrameSize,
-        timing, owned, new EventBus(b.listeners, b.ticker, "tether-server-events"));
+        timing, owned, new EventBus(b.listeners, b.ticker, "tether-server-events"), b.compression());
   }
 
   /**
@@ -250,7 +251,10 @@ public final class TetherServer implements AutoCloseable {
       return this;
     }
 
-    /** Where service code runs: the executor (default) or the event loop (DIRECT). */
+    /**
+     * Where service code runs: the executor (default), the event loop (DIRECT), or the executor
+     * one request per connection at a time, in arrival order (SERIALIZED).
+     */
     public Builder executionMode(ExecutionMode m) {
       mode = Objects.requireNonNull(m);
       return this;
@@ -331,6 +335,15 @@ public final class TetherServer implements AutoCloseable {
 
     private Duration duration(String key, String fallback) {
       return DurationParser.parse(key, setting(key, fallback));
+    }
+
+    /**
+     * {@code tether.compression.enabled} (true: announce zstd, decompress requests, compress the
+     * replies of compressed requests) and {@code tether.compression.threshold} (1024 bytes).
+     */
+    private BodyCompression.Settings compression() {
+      return BodyCompression.Settings.parse(
+          setting("tether.compression.enabled", null), setting("tether.compression.threshold", null));
     }
 
     private boolean forceNio() {

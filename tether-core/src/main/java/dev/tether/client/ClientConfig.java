@@ -2,6 +2,7 @@ package dev.tether.client;
 
 import dev.tether.internal.Backoff;
 import dev.tether.internal.DurationParser;
+import dev.tether.protocol.BodyCompression;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,6 +35,8 @@ import java.util.Properties;
  *     {@code .successRate} 0.5 over at least {@code .minCalls} 20 in ten seconds,
  *     {@code .base} 10 s, {@code .max} 5 min, {@code .maxShare} 0.5)
  * @param connections when a key gets extra connections and when idle ones close
+ * @param compression {@code tether.compression.enabled} (true) and {@code .threshold} (1024 bytes):
+ *     whether connections announce zstd, and the body size above which {@code -z} calls compress
  */
 public record ClientConfig(
     Duration overrideTimeout,
@@ -52,7 +55,8 @@ public record ClientConfig(
     int eventLoopThreads,
     boolean forceNio,
     EjectionPolicy ejection,
-    ConnectionUse connections) {
+    ConnectionUse connections,
+    BodyCompression.Settings compression) {
 
   public ClientConfig {
     retryIntervals = List.copyOf(retryIntervals);
@@ -85,7 +89,9 @@ public record ClientConfig(
         new ConnectionUse(
             nonNegative("tether.connection.maxExtra", integer(p, "tether.connection.maxExtra", 4)),
             duration(p, "tether.connection.extraIdleClose", Duration.ofSeconds(10)),
-            duration(p, "tether.connection.idleClose", Duration.ZERO)));
+            duration(p, "tether.connection.idleClose", Duration.ZERO)),
+        BodyCompression.Settings.parse(
+            p.getProperty("tether.compression.enabled"), p.getProperty("tether.compression.threshold")));
   }
 
   /**

@@ -9,6 +9,7 @@ import dev.tether.TetherException;
 import dev.tether.internal.IntMap;
 import dev.tether.observe.ConnectionStatus;
 import dev.tether.observe.TetherEvent;
+import dev.tether.protocol.BodyCompression;
 import dev.tether.protocol.FrameCodec;
 import dev.tether.protocol.FrameDecoder;
 import dev.tether.protocol.FrameEncoder;
@@ -52,6 +53,8 @@ public final class ClientConnection extends BaseConnection
    * loop; volatile because callers enqueue through it from their own threads.
    */
   private volatile RequestWriter writer;
+  /** Body compression of this connection: what the server's preface announced, and the zstd state. */
+  private final BodyCompression compression;
   /** Non-null once ACTIVE when heartbeats or a transport timeout apply. */
   private LivenessMonitor liveness;
   /** True once the current read burst's time was given to {@link #liveness}. */
@@ -92,6 +95,7 @@ public final class ClientConnection extends BaseConnection
 
   ClientConnection(ClientRuntime runtime, ConnectionKey key, Candidate candidate) {
     super(runtime, key, candidate);
+    this.compression = runtime.config().compression().forConnection();
   }
 
   /** Starts the transport connect; the handshake follows once the channel is active. */
@@ -129,7 +133,7 @@ public final class ClientConnection extends BaseConnection
     protected void initChannel(Channel ch) {
       channel = ch;
       writer = new RequestWriter(ch);
-      FrameDecoder decoder = new FrameDecoder(FrameDecoder.Side.CLIENT, runtime.maxFrameSize());
+      FrameDecoder decoder = new FrameDecoder(FrameDecoder.Side.CLIENT, runtime.maxFrameSize(), compression);
       decoder.setResponseSink(ClientConnection.this);
       ch.pipeline()
           .addLast("frame-decoder", decoder)
@@ -143,7 +147,7 @@ public final class ClientConnection extends BaseConnection
   @Override
   public void channelActive(ChannelHandlerContext ctx) {
     ByteBuf opening = ctx.alloc().ioBuffer(64);
-    FrameCodec.writePreface(opening);
+    FrameCodec.writePreface(opening, compression.capabilities());
     FrameCodec.encode(new Hello(runtime.clientId(), runtime.maxFrameSize()), opening);
     ctx.writeAndFlush(opening, ctx.voidPromise());
     ctx.fireChannelActive();
@@ -371,6 +375,7 @@ public final class ClientConnection extends BaseConnection
     if (writer != null) { // null when the channel failed before it was even initialized
       writer.discardQueued();
     }
+    compression.close();
     List<Invocation> lost = pending.removeAll();
     if (!lost.isEmpty()) {
       callsFailed += lost.size();
@@ -550,7 +555,7 @@ public final class ClientConnection extends BaseConnection
       }
       inv.requestId = nextRequestId();
       int start = out.writerIndex();
-      inv.encodeRequest(out);
+      inv.encodeRequest(out, compression);
       // The limit bounds the length field, which counts all but itself.
       int frameBytes = out.writerIndex() - start - FrameCodec.LENGTH_FIELD_LENGTH;
       if (frameBytes > serverMaxFrameSize()) {

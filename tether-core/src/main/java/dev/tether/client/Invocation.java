@@ -9,6 +9,7 @@ import dev.tether.RequestRefusedException;
 import dev.tether.ServiceNotFoundException;
 import dev.tether.TetherException;
 import dev.tether.codec.BlockingReply;
+import dev.tether.protocol.BodyCompression;
 import dev.tether.protocol.FrameCodec;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Response;
@@ -171,9 +172,22 @@ public final class Invocation extends CompletableFuture<byte[]>
     return deadlineNanos;
   }
 
-  /** Appends this call's REQUEST frame; the hot path, so no Request object is built. */
-  void encodeRequest(ByteBuf out) {
-    FrameCodec.encodeRequest(requestId, flags, settings.identity(), operation, remainingMillis(), settings.metadata(), body, out);
+  /**
+   * Appends this call's REQUEST frame; the hot path, so no Request object is built. The body is
+   * compressed when the proxy asks for it ({@code -z} or {@code withCompression(true)}) and
+   * {@code bodies} says the server negotiated it and the body is worth it.
+   */
+  void encodeRequest(ByteBuf out, BodyCompression bodies) {
+    byte[] wire = body;
+    int wireFlags = flags;
+    if (settings.compress()) {
+      byte[] packed = bodies.compressIfWorthIt(body);
+      if (packed != null) {
+        wire = packed;
+        wireFlags |= Request.COMPRESSED;
+      }
+    }
+    FrameCodec.encodeRequest(requestId, wireFlags, settings.identity(), operation, remainingMillis(), settings.metadata(), wire, out);
   }
 
   Request toRequest() {

@@ -29,6 +29,9 @@ public final class ProxySettings {
   private EndpointSelection selection = EndpointSelection.RANDOM;
   /** Null for no limit. */
   private Duration invocationTimeout;
+  /** What withCompression chose; null when the endpoints' {@code -z} decides. */
+  private Boolean compressChoice;
+  /** Whether calls ask for compressed bodies; derived from the two fields above in {@link #derive()}. */
   private boolean compress;
   private LoadBalancing loadBalancing = LoadBalancing.PINNED;
   private boolean waitForReady;
@@ -55,7 +58,21 @@ public final class ProxySettings {
     s.mode = mode;
     s.secure = secure;
     s.endpoints = List.copyOf(endpoints);
+    s.derive();
     return s;
+  }
+
+  /**
+   * Ice's rule: a proxy's own choice wins; without one, a call asks for compression when one of
+   * the proxy's endpoints carries {@code -z} (connections are shared whatever the flag, so the
+   * flag belongs to the proxy, not to one connection). Worked out once here, not per call.
+   */
+  private void derive() {
+    boolean anyEndpoint = false;
+    for (Endpoint e : endpoints) {
+      anyEndpoint |= e.compress();
+    }
+    compress = compressChoice != null ? compressChoice : anyEndpoint;
   }
 
   /** The fields a {@link #with} consumer may change. */
@@ -86,7 +103,7 @@ public final class ProxySettings {
 
     public Changes invocationTimeout(Duration v) { s.invocationTimeout = v; return this; }
 
-    public Changes compress(boolean v) { s.compress = v; return this; }
+    public Changes compress(boolean v) { s.compressChoice = v; return this; }
 
     public Changes loadBalancing(LoadBalancing v) { s.loadBalancing = Objects.requireNonNull(v); return this; }
 
@@ -148,7 +165,7 @@ public final class ProxySettings {
     copy.hedgingDelay = hedgingDelay;
     copy.hedgingMaxAttempts = hedgingMaxAttempts;
     copy.invocationTimeout = invocationTimeout;
-    copy.compress = compress;
+    copy.compressChoice = compressChoice;
     copy.loadBalancing = loadBalancing;
     copy.waitForReady = waitForReady;
     copy.session = session;
@@ -157,6 +174,7 @@ public final class ProxySettings {
     copy.serverVersion = serverVersion;
     copy.metadata = metadata;
     edit.accept(new Changes(copy));
+    copy.derive();
     return copy;
   }
 
@@ -184,6 +202,7 @@ public final class ProxySettings {
 
   public Duration invocationTimeout() { return invocationTimeout; }
 
+  /** True when calls ask for compressed bodies ({@code -z} on an endpoint, or withCompression). */
   public boolean compress() { return compress; }
 
   public LoadBalancing loadBalancing() { return loadBalancing; }

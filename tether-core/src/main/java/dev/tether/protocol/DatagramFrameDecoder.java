@@ -22,6 +22,9 @@ public final class DatagramFrameDecoder extends MessageToMessageDecoder<Datagram
   // Written on the event loop, read by whoever reports metrics.
   private final AtomicLong droppedDatagrams = new AtomicLong();
 
+  /** No handshake negotiates compression on a datagram, so a compressed body is always refused. */
+  private static final BodyCompression NO_COMPRESSION = BodyCompression.disabled();
+
   public DatagramFrameDecoder() {
     super(DatagramPacket.class);
   }
@@ -56,7 +59,7 @@ public final class DatagramFrameDecoder extends MessageToMessageDecoder<Datagram
     if (typeCode != FrameType.REQUEST.code() && typeCode != FrameType.BATCH.code()) {
       throw new ProtocolException("frame type " + typeCode + " does not travel by datagram");
     }
-    Frame frame = FrameCodec.decode(content);
+    Frame frame = FrameCodec.decode(content, null, NO_COMPRESSION);
     if (frame instanceof Request request && !request.isOneway()) {
       throw new ProtocolException("a REQUEST by datagram must be ONEWAY");
     }

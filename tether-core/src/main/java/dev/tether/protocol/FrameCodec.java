@@ -40,6 +40,8 @@ public final class FrameCodec {
   public static final int HEADER_LENGTH = 6;
   /** Every flag bit a REQUEST may carry; the rest are reserved. */
   public static final int REQUEST_FLAGS = Request.ONEWAY | Request.IDEMPOTENT | Request.COMPRESSED;
+  /** Every flag bit a RESPONSE may carry (protocol 1.1); the rest are reserved. */
+  public static final int RESPONSE_FLAGS = Response.COMPRESSED;
 
   // A batched REQUEST is at least its length field, its header and four one-byte fields.
   private static final int MIN_BATCH_ENTRY = LENGTH_FIELD_LENGTH + HEADER_LENGTH + 4;
@@ -49,12 +51,20 @@ public final class FrameCodec {
 
   private FrameCodec() {}
 
-  /** Writes this side's 8-byte preface: "TETH", major, minor, two reserved zero bytes. */
+  /** Writes an 8-byte preface that announces no capabilities. */
   public static void writePreface(ByteBuf out) {
+    writePreface(out, 0);
+  }
+
+  /**
+   * Writes this side's 8-byte preface: "TETH", major, minor, then the capability bits (protocol
+   * 1.1: {@link BodyCompression#ZSTD}) in the two bytes a 1.0 receiver ignores.
+   */
+  public static void writePreface(ByteBuf out, int capabilities) {
     out.writeInt(ProtocolVersion.MAGIC);
     out.writeByte(ProtocolVersion.MAJOR);
     out.writeByte(ProtocolVersion.MINOR);
-    out.writeShort(0);
+    out.writeShort(capabilities);
   }
 
   /** The bytes {@link #encode(Frame, ByteBuf)} writes for {@code frame}, length field included. */
@@ -90,11 +100,15 @@ public final class FrameCodec {
       encodeRequest(r.requestId(), r.flags(), r.service(), r.operation(), r.deadlineMillis(), r.metadata(), r.body(), out);
       return;
     }
+    if (frame instanceof Response r) {
+      encodeResponse(r.requestId(), r.flags(), r.status(), r.metadata(), r.body(), out);
+      return;
+    }
     int start = out.writerIndex();
     try {
       out.writeInt(0); // patched below, once the payload is written
       out.writeByte(frame.type().code());
-      out.writeByte(0); // only REQUEST carries flags, and encodeRequest writes those
+      out.writeByte(0); // only REQUEST and RESPONSE carry flags, and their own encoders write them
       out.writeInt(frame.requestId());
       writePayload(frame, out);
       out.setInt(start, out.writerIndex() - start - LENGTH_FIELD_LENGTH);
@@ -116,6 +130,14 @@ public final class FrameCodec {
 
   /** {@link #decode(ByteBuf)}, reading REQUEST names through {@code names} (null: no cache). */
   static Frame decode(ByteBuf frame, NameCache names) {
+    return decode(frame, names, null);
+  }
+
+  /**
+   * {@link #decode(ByteBuf, NameCache)}, with compressed bodies decompressed by {@code
+   * bodies}; null leaves every body as it travelled.
+   */
+  static Frame decode(ByteBuf frame, NameCache names, BodyCompression bodies) {
     if (frame.readableBytes() < HEADER_LENGTH) {
       throw new ProtocolException(
           "frame of " + frame.readableBytes() + " bytes is shorter than the 6-byte header");
@@ -131,13 +153,13 @@ public final class FrameCodec {
     return switch (type) {
       case HELLO -> readHello(frame);
       case WELCOME -> readWelcome(frame);
-      case REQUEST -> readRequest(frame, flags, requestId, names);
-      case RESPONSE -> readResponse(frame, requestId);
+      case REQUEST -> readRequest(frame, flags, requestId, names, bodies);
+      case RESPONSE -> readResponse(frame, flags, requestId, bodies);
       case CANCEL -> readCancel(frame, requestId);
       case PING -> new Ping(readData(frame, type));
       case PONG -> new Pong(readData(frame, type));
       case GOAWAY -> readGoAway(frame);
-      case BATCH -> readBatch(frame, names);
+      case BATCH -> readBatch(frame, names, bodies);
     };
   }
 
@@ -196,7 +218,7 @@ public final class FrameCodec {
       case HELLO -> writeHello((Hello) frame, out);
       case WELCOME -> writeWelcome((Welcome) frame, out);
       case REQUEST -> throw new AssertionError("requests are written by encodeRequest");
-      case RESPONSE -> writeResponse((Response) frame, out);
+      case RESPONSE -> throw new AssertionError("responses are written by encodeResponse");
       case CANCEL -> {}
       case PING -> out.writeLong(((Ping) frame).data());
       case PONG -> out.writeLong(((Pong) frame).data());
@@ -262,10 +284,30 @@ public final class FrameCodec {
     }
   }
 
-  private static void writeResponse(Response response, ByteBuf out) {
-    out.writeByte(response.status().code());
-    writeMetadata(out, response.metadata());
-    out.writeBytes(response.body());
+  /**
+   * Appends a RESPONSE frame built from its fields, with no {@link Response} object in between:
+   * the server's path, which may swap in a compressed body. Same checks and layout as {@link
+   * #encode(Frame, ByteBuf)}.
+   */
+  public static void encodeResponse(
+      int requestId, int flags, Status status, Map<String, String> metadata, byte[] body, ByteBuf out) {
+    if ((flags & ~RESPONSE_FLAGS) != 0) {
+      throw new IllegalArgumentException("RESPONSE flags 0x" + Integer.toHexString(flags) + " set reserved bits");
+    }
+    int start = out.writerIndex();
+    try {
+      out.writeInt(0); // patched below, once the payload is written
+      out.writeByte(FrameType.RESPONSE.code());
+      out.writeByte(flags);
+      out.writeInt(requestId);
+      out.writeByte(status.code());
+      writeMetadata(out, metadata);
+      out.writeBytes(body);
+      out.setInt(start, out.writerIndex() - start - LENGTH_FIELD_LENGTH);
+    } catch (RuntimeException e) {
+      out.writerIndex(start);
+      throw e;
+    }
   }
 
   private static void writeGoAway(GoAway goAway, ByteBuf out) {
@@ -304,6 +346,10 @@ public final class FrameCodec {
     if (type == FrameType.REQUEST) {
       if ((flags & ~REQUEST_FLAGS) != 0) {
         throw new ProtocolException("REQUEST: reserved flag bits set in 0x" + hex(flags));
+      }
+    } else if (type == FrameType.RESPONSE) {
+      if ((flags & ~RESPONSE_FLAGS) != 0) {
+        throw new ProtocolException("RESPONSE: reserved flag bits set in 0x" + hex(flags));
       }
     } else if (flags != 0) {
       throw new ProtocolException(type + ": flags must be 0, got 0x" + hex(flags));
@@ -344,19 +390,29 @@ public final class FrameCodec {
         alternates);
   }
 
-  private static Request readRequest(ByteBuf in, int flags, int requestId, NameCache names) {
+  private static Request readRequest(
+      ByteBuf in, int flags, int requestId, NameCache names, BodyCompression bodies) {
     String service = readName(in, "REQUEST.service", names);
     String operation = readName(in, "REQUEST.operation", names);
     long deadlineMillis = readVarint64(in, "REQUEST.deadlineMillis");
     var metadata = readMetadata(in, "REQUEST.metadata");
-    return new Request(
-        requestId, flags, service, operation, deadlineMillis, metadata, readRest(in));
+    byte[] body = readBody(in, flags & Request.COMPRESSED, bodies, "REQUEST.body");
+    return new Request(requestId, flags, service, operation, deadlineMillis, metadata, body);
   }
 
-  private static Response readResponse(ByteBuf in, int requestId) {
+  /** The rest of the frame; decompressed when it travelled compressed and {@code bodies} is given. */
+  private static byte[] readBody(ByteBuf in, int compressed, BodyCompression bodies, String field) {
+    if (compressed == 0 || bodies == null) {
+      return readRest(in);
+    }
+    return bodies.decompress(in, in.readableBytes(), field);
+  }
+
+  private static Response readResponse(ByteBuf in, int flags, int requestId, BodyCompression bodies) {
     Status status = readStatus(in);
     var metadata = readMetadata(in, "RESPONSE.metadata");
-    return new Response(requestId, status, metadata, readRest(in));
+    byte[] body = readBody(in, flags & Response.COMPRESSED, bodies, "RESPONSE.body");
+    return new Response(requestId, flags, status, metadata, body);
   }
 
   private static Status readStatus(ByteBuf in) {
@@ -375,6 +431,14 @@ public final class FrameCodec {
    * @throws ProtocolException if the bytes are not exactly one well-formed RESPONSE frame
    */
   public static void decodeResponse(ByteBuf frame, ResponseSink sink) {
+    decodeResponse(frame, sink, null);
+  }
+
+  /**
+   * {@link #decodeResponse(ByteBuf, ResponseSink)}, with a compressed body decompressed by {@code
+   * bodies} before {@code sink} sees it; null leaves it as it travelled.
+   */
+  public static void decodeResponse(ByteBuf frame, ResponseSink sink, BodyCompression bodies) {
     if (frame.readableBytes() < HEADER_LENGTH) {
       throw new ProtocolException(
           "frame of " + frame.readableBytes() + " bytes is shorter than the 6-byte header");
@@ -388,7 +452,7 @@ public final class FrameCodec {
     checkHeader(FrameType.RESPONSE, flags, requestId);
     Status status = readStatus(frame);
     var metadata = readMetadata(frame, "RESPONSE.metadata");
-    sink.onResponse(requestId, status, metadata, readRest(frame));
+    sink.onResponse(requestId, status, metadata, readBody(frame, flags & Response.COMPRESSED, bodies, "RESPONSE.body"));
   }
 
   private static Cancel readCancel(ByteBuf in, int requestId) {
@@ -414,17 +478,17 @@ public final class FrameCodec {
     return new GoAway(reason, lastAcceptedId, message);
   }
 
-  private static Batch readBatch(ByteBuf in, NameCache names) {
+  private static Batch readBatch(ByteBuf in, NameCache names, BodyCompression bodies) {
     int count = readCount(in, MIN_BATCH_ENTRY, "BATCH.count");
     List<Request> requests = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
-      requests.add(readBatchEntry(in, i, names));
+      requests.add(readBatchEntry(in, i, names, bodies));
     }
     requireEnd(in, FrameType.BATCH);
     return new Batch(requests);
   }
 
-  private static Request readBatchEntry(ByteBuf in, int index, NameCache names) {
+  private static Request readBatchEntry(ByteBuf in, int index, NameCache names, BodyCompression bodies) {
     long length = Integer.toUnsignedLong(readU32(in, "BATCH.length"));
     if (length < HEADER_LENGTH || length > in.readableBytes()) {
       throw new ProtocolException(
@@ -439,7 +503,7 @@ public final class FrameCodec {
     }
     Request request;
     try {
-      request = (Request) decode(entry, names);
+      request = (Request) decode(entry, names, bodies);
     } catch (ProtocolException e) {
       throw new ProtocolException("BATCH: entry " + index + ": " + e.getMessage(), e);
     }

@@ -48,20 +48,35 @@ public final class FrameDecoder extends ByteToMessageDecoder {
   private final NameCache names;
   /** Non-null when RESPONSE frames go straight to a client connection. */
   private ResponseSink responseSink;
+  /** Decompresses bodies that travelled compressed and learns what the peer's preface announced. */
+  private final BodyCompression bodies;
 
   /**
+   * A decoder that announced no compression: a compressed body is a protocol error.
+   *
    * @param side the end of the connection this decoder reads for
    * @param maxFrameSize the largest length field accepted, i.e. header plus payload in bytes
    */
   public FrameDecoder(Side side, int maxFrameSize) {
+    this(side, maxFrameSize, BodyCompression.disabled());
+  }
+
+  /**
+   * @param bodies the connection's compression, which this decoder tells the peer's capabilities
+   *     and uses to decompress bodies; a body may decompress to at most {@code maxFrameSize} bytes
+   */
+  public FrameDecoder(Side side, int maxFrameSize, BodyCompression bodies) {
     this.side = Objects.requireNonNull(side, "side");
     this.maxFrameSize = checkMaxFrameSize(maxFrameSize);
     this.names = side == Side.SERVER ? new NameCache() : null;
+    this.bodies = Objects.requireNonNull(bodies, "bodies");
+    bodies.limitBodies(maxFrameSize);
   }
 
   /** Changes the largest accepted frame, typically once the handshake has agreed on limits. */
   public void setMaxFrameSize(int maxFrameSize) {
     this.maxFrameSize = checkMaxFrameSize(maxFrameSize);
+    bodies.limitBodies(maxFrameSize);
   }
 
   public int maxFrameSize() {
@@ -105,7 +120,8 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     }
     int major = in.getUnsignedByte(start + 4);
     int minor = in.getUnsignedByte(start + 5);
-    // The reserved bytes are ignored so that a later minor version may use them.
+    // In 1.0 the last two bytes are reserved and mean nothing; from 1.1 on they are capabilities.
+    int capabilities = minor >= 1 ? in.getUnsignedShort(start + 6) : 0;
     in.skipBytes(ProtocolVersion.PREFACE_LENGTH);
     if (major != ProtocolVersion.MAJOR) {
       ProtocolException cause = new ProtocolException(
@@ -114,6 +130,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
       handleViolation(ctx, in, GoAwayReason.UNSUPPORTED_VERSION, cause);
       return;
     }
+    bodies.onPeerCapabilities(capabilities);
     transitionTo(State.AWAIT_HANDSHAKE);
   }
 
@@ -141,10 +158,10 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     in.writerIndex(frameEnd);
     try {
       if (type == FrameType.RESPONSE && responseSink != null && state == State.FRAMES) {
-        FrameCodec.decodeResponse(in, responseSink);
+        FrameCodec.decodeResponse(in, responseSink, bodies);
         return;
       }
-      frame = FrameCodec.decode(in, names);
+      frame = FrameCodec.decode(in, names, bodies);
     } finally {
       in.writerIndex(writerIndex);
       in.readerIndex(Math.max(in.readerIndex(), frameEnd));

@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Routes a request to its service and runs it where the execution mode says: on the event loop
- * (DIRECT) or on the server's executor. Answers SERVICE_NOT_FOUND / OPERATION_NOT_FOUND without
+ * (DIRECT), on the server's executor (EXECUTOR), or on it one at a time per connection
+ * (SERIALIZED). Answers SERVICE_NOT_FOUND / OPERATION_NOT_FOUND without
  * running anything, REMOTE_ERROR with the thrown type and message, REFUSED when the executor is
  * full, so the client knows the request did not run.
  */
@@ -48,7 +49,24 @@ public final class Dispatcher {
     this.interceptors = List.copyOf(interceptors);
   }
 
+  /** Where one connection's requests queue: a lane of its own in SERIALIZED mode, else null (shared). */
+  SerialLane newLane() {
+    return mode == ExecutionMode.SERIALIZED ? new SerialLane(executor) : null;
+  }
+
+  /** {@link #dispatch(Request, Peer, Responder, SerialLane)} on the shared executor (datagrams). */
   void dispatch(Request request, Peer remote, Responder responder) {
+    dispatch(request, remote, responder, null);
+  }
+
+  /**
+   * Routes a request and answers it or starts it where the mode says. Returns the call when the
+   * request waits for an executor (then a CANCEL can still stop it), else null: it was answered
+   * at once or ran on the caller's thread (DIRECT).
+   *
+   * @param lane the connection's own lane in SERIALIZED mode, null otherwise
+   */
+  ServiceCall dispatch(Request request, Peer remote, Responder responder, SerialLane lane) {
     ServiceHandler service = services.get(request.service());
     if (service == null) {
       reject(request, responder, Status.SERVICE_NOT_FOUND);
@@ -59,17 +77,28 @@ public final class Dispatcher {
     } else if (mode == ExecutionMode.DIRECT) {
       execute(service, request, remote, responder, ticker.nanoTime());
     } else {
-      long receivedNanos = ticker.nanoTime();
-      try {
-        executor.execute(() -> executeUnlessExpired(service, request, remote, responder, receivedNanos));
-      } catch (RejectedExecutionException e) {
-        reject(request, responder, Status.REFUSED);
+      ServiceCall call = new ServiceCall(this, service, request, remote, responder, ticker.nanoTime());
+      if (lane != null) {
+        lane.submit(call);
+      } else {
+        try {
+          executor.execute(call);
+        } catch (RejectedExecutionException e) {
+          call.refuse();
+        }
       }
+      return call;
     }
+    return null;
+  }
+
+  /** Answers REFUSED: the request did not run, and the client may send it anywhere. */
+  static void refuse(Request request, Responder responder) {
+    reject(request, responder, Status.REFUSED);
   }
 
   /** Work that waited in the queue past its caller's deadline is not started: nobody waits for it. */
-  private void executeUnlessExpired(
+  void executeUnlessExpired(
       ServiceHandler service, Request request, Peer remote, Responder responder, long receivedNanos) {
     long deadline = request.deadlineMillis();
     if (deadline > 0 && ticker.nanoTime() - receivedNanos >= deadline * 1_000_000) {
@@ -158,7 +187,8 @@ public final class Dispatcher {
     if (request.isOneway()) {
       responder.onewayDone();
     } else {
-      responder.respond(new Response(request.requestId(), status, metadata, body));
+      // The request's COMPRESSED bit asks for a compressed reply; the connection decides if it is worth it.
+      responder.respond(new Response(request.requestId(), request.flags() & Request.COMPRESSED, status, metadata, body));
     }
   }
 }

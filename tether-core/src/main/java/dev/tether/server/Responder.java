@@ -7,6 +7,6 @@ interface Responder {
   /** A twoway request's answer. */
   void respond(Response response);
 
-  /** A oneway request finished (or failed); nothing goes back to the client. */
+  /** The request finished with nothing to send back: it was oneway, or the client cancelled it. */
   void onewayDone();
 }

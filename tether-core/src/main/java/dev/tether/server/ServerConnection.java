@@ -1,7 +1,10 @@
 package dev.tether.server;
 
 import dev.tether.observe.TetherEvent;
+import dev.tether.internal.IntMap;
 import dev.tether.protocol.Batch;
+import dev.tether.protocol.BodyCompression;
+import dev.tether.protocol.Cancel;
 import dev.tether.protocol.FrameCodec;
 import dev.tether.protocol.GoAway;
 import dev.tether.protocol.GoAwayReason;
@@ -81,6 +84,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
   private final Host server;
   private final Channel channel;
   private final ResponseWriter writer;
+  /** What the client's preface announced, and the zstd state replies are compressed with. */
+  private final BodyCompression compression;
   private State state = State.HANDSHAKING;
   /** False until the channel is active and the timers run; set once, on the loop. */
   private boolean timersStarted;
@@ -99,11 +104,21 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
   private int inFlight;
   /** Requests answered (twoway) or finished (oneway) on this connection. */
   private long served;
+  /**
+   * The accepted twoway requests whose answer is not written yet, by request id: the ServiceCall
+   * while one waits for or runs on an executor (so CANCEL can stop it), else the Request. An
+   * answer whose id is no longer here was cancelled, and is dropped instead of written.
+   */
+  private final IntMap<Object> unanswered = new IntMap<>();
+  /** This connection's own queue in SERIALIZED mode; null in the other modes. */
+  private final SerialLane lane;
 
-  ServerConnection(Host server, Channel channel) {
+  ServerConnection(Host server, Channel channel, BodyCompression compression) {
     this.server = server;
     this.channel = channel;
+    this.compression = compression;
     this.writer = new ResponseWriter(channel);
+    this.lane = server.dispatcher().newLane();
   }
 
   Channel channel() {
@@ -194,6 +209,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
       for (Request r : b.requests()) {
         handleRequest(r);
       }
+    } else if (msg instanceof Cancel c) {
+      handleCancel(c.requestId());
     } else if (msg instanceof Hello) {
       handleHello(ctx);
     } else if (msg instanceof Ping p) {
@@ -207,7 +224,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
     peer = new Peer(channel.remoteAddress(), verifiedChain);
     Welcome welcome = server.welcome();
     ByteBuf out = ctx.alloc().ioBuffer(128);
-    FrameCodec.writePreface(out);
+    FrameCodec.writePreface(out, compression.capabilities());
     FrameCodec.encode(welcome, out);
     ctx.writeAndFlush(out, ctx.voidPromise());
     transitionTo(State.ACTIVE, null);
@@ -243,6 +260,10 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
   }
 
   private void handleRequest(Request r) {
+    // First of all: every answer to a twoway request, whatever branch writes it, finds its id here.
+    if (!r.isOneway()) {
+      unanswered.put(r.requestId(), r);
+    }
     if (state == State.DRAINING) {
       // Above the last accepted id: the client already knows this one did not run.
       if (!r.isOneway()) {
@@ -255,7 +276,24 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
       highestAcceptedId = r.requestId();
     }
     inFlight++;
-    server.dispatcher().dispatch(r, peer, this);
+    ServiceCall call = server.dispatcher().dispatch(r, peer, this, lane);
+    // A queued call replaces its request, so a CANCEL can stop it. No answer can be encoded before
+    // this line: encoding runs on this loop, in a later task.
+    if (call != null && !r.isOneway()) {
+      unanswered.put(r.requestId(), call);
+    }
+  }
+
+  /**
+   * The client gave up on a request: a queued one never runs, a running one finishes unanswered,
+   * and an answer already produced but not yet written is dropped. A CANCEL for a request already
+   * answered, or unknown, changes nothing.
+   */
+  private void handleCancel(int requestId) {
+    Object accepted = unanswered.remove(requestId);
+    if (accepted instanceof ServiceCall call) {
+      call.cancel();
+    }
   }
 
   @Override
@@ -331,6 +369,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
   public void channelInactive(ChannelHandlerContext ctx) {
     transitionTo(State.CLOSED, null);
     writer.discardQueued();
+    compression.close();
     ctx.fireChannelInactive();
   }
 
@@ -346,9 +385,23 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
       super(channel);
     }
 
+    /** Ice's rule: a reply is compressed when its request came compressed and the body is worth it. */
     @Override
     protected void encode(Response response, ByteBuf out) {
-      FrameCodec.encode(response, out);
+      if (unanswered.remove(response.requestId()) == null) {
+        requestFinished(); // cancelled: the client no longer waits for it
+        return;
+      }
+      byte[] body = response.body();
+      int flags = 0;
+      if ((response.flags() & Response.COMPRESSED) != 0) {
+        byte[] packed = compression.compressIfWorthIt(body);
+        if (packed != null) {
+          body = packed;
+          flags = Response.COMPRESSED;
+        }
+      }
+      FrameCodec.encodeResponse(response.requestId(), flags, response.status(), response.metadata(), body, out);
       requestFinished();
     }
 

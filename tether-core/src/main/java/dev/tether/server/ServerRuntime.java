@@ -6,6 +6,7 @@ import dev.tether.internal.EventBus;
 import dev.tether.internal.SerialExecutor;
 import dev.tether.observe.ServerStatus;
 import dev.tether.observe.TetherEvent;
+import dev.tether.protocol.BodyCompression;
 import dev.tether.protocol.DatagramFrameDecoder;
 import dev.tether.protocol.FrameDecoder;
 import dev.tether.protocol.FrameEncoder;
@@ -67,6 +68,7 @@ public final class ServerRuntime implements ServerConnection.Host {
   /** Non-null only when the runtime created the executor and so must stop it. */
   private final ExecutorService ownedExecutor;
   private final EventBus events;
+  private final BodyCompression.Settings compression;
   /** Written by start(), which also closes them when it fails; read by the stopping thread. */
   private final List<Channel> listeners = new ArrayList<>();
   /** Written by start() while the first connections may already read it on their loops. */
@@ -91,8 +93,10 @@ public final class ServerRuntime implements ServerConnection.Host {
       int maxFrameSize,
       Timing timing,
       ExecutorService ownedExecutor,
-      EventBus events) {
+      EventBus events,
+      BodyCompression.Settings compression) {
     this.events = events;
+    this.compression = compression;
     this.requested = List.copyOf(endpoints);
     this.transports = transports;
     this.dispatcher = dispatcher;
@@ -150,9 +154,10 @@ public final class ServerRuntime implements ServerConnection.Host {
     return new ChannelInitializer<>() {
       @Override
       protected void initChannel(Channel ch) {
-        ServerConnection connection = new ServerConnection(ServerRuntime.this, ch);
+        BodyCompression bodies = compression.forConnection();
+        ServerConnection connection = new ServerConnection(ServerRuntime.this, ch, bodies);
         ch.pipeline()
-            .addLast("frame-decoder", new FrameDecoder(FrameDecoder.Side.SERVER, maxFrameSize))
+            .addLast("frame-decoder", new FrameDecoder(FrameDecoder.Side.SERVER, maxFrameSize, bodies))
             .addLast("frame-encoder", FrameEncoder.INSTANCE)
             .addLast("connection", connection);
         control.execute(() -> admit(connection));

@@ -36,4 +36,27 @@ class ProxySettingsTest {
           .isNotEqualTo(f.get(ProxySettings.of("svc", InvocationMode.TWOWAY, false, List.of())));
     }
   }
+
+  @Test
+  void anEndpointWithDashZMakesCallsAskForCompression() {
+    ProxySettings zipped = ProxySettings.of("svc", InvocationMode.TWOWAY, false,
+        List.of(Endpoint.parse("tcp -h a -p 1"), Endpoint.parse("tcp -h b -p 2 -z")));
+
+    assertThat(zipped.compress()).isTrue();
+    assertThat(zipped.with(c -> c.identity("other")).compress()).isTrue();
+    assertThat(ProxySettings.of("svc", InvocationMode.TWOWAY, false, List.of(Endpoint.parse("tcp -h a -p 1"))).compress())
+        .isFalse();
+  }
+
+  @Test
+  void withCompressionOverridesTheEndpointsDashZEitherWay() {
+    ProxySettings zipped = ProxySettings.of("svc", InvocationMode.TWOWAY, false, List.of(Endpoint.parse("tcp -h b -p 2 -z")));
+    ProxySettings plain = ProxySettings.of("svc", InvocationMode.TWOWAY, false, List.of(Endpoint.parse("tcp -h a -p 1")));
+
+    assertThat(zipped.with(c -> c.compress(false)).compress()).isFalse();
+    assertThat(plain.with(c -> c.compress(true)).compress()).isTrue();
+    // A later change of endpoints keeps the proxy's own choice.
+    assertThat(zipped.with(c -> c.compress(false)).withEndpoints(List.of(Endpoint.parse("tcp -h c -p 3 -z"))).compress())
+        .isFalse();
+  }
 }

@@ -33,7 +33,11 @@ final class DecoderHarness implements AutoCloseable {
   }
 
   DecoderHarness(FrameDecoder.Side side, int maxFrameSize) {
-    decoder = new FrameDecoder(side, maxFrameSize);
+    this(side, maxFrameSize, BodyCompression.disabled());
+  }
+
+  DecoderHarness(FrameDecoder.Side side, int maxFrameSize, BodyCompression bodies) {
+    decoder = new FrameDecoder(side, maxFrameSize, bodies);
     channel.config().setAllocator(allocator);
     channel.pipeline().addLast(decoder, new ViolationRecorder(violations));
   }

@@ -59,7 +59,16 @@ class FrameCodecTest {
 
     FrameCodec.writePreface(out);
 
-    assertThat(ByteBufUtil.hexDump(out)).isEqualTo("5445544801000000");
+    assertThat(ByteBufUtil.hexDump(out)).isEqualTo("5445544801010000");
+  }
+
+  @Test
+  void prefaceCarriesTheCapabilityBitsInItsLastTwoBytes() {
+    ByteBuf out = Unpooled.buffer();
+
+    FrameCodec.writePreface(out, BodyCompression.ZSTD);
+
+    assertThat(ByteBufUtil.hexDump(out)).isEqualTo("5445544801010001");
   }
 
   @Test

@@ -34,7 +34,8 @@ final class SampleFrames {
   static Request request(int requestId) {
     return new Request(
         requestId,
-        Request.IDEMPOTENT | Request.COMPRESSED,
+        // Not COMPRESSED: since 1.1 that flag needs a real zstd body (BodyCompressionTest).
+        Request.IDEMPOTENT,
         "echo",
         "say",
         Long.MAX_VALUE,

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.tuple;
 
 import dev.tether.ExecutionMode;
 import dev.tether.observe.TetherEvent;
+import dev.tether.protocol.BodyCompression;
 import dev.tether.protocol.Frame;
 import dev.tether.protocol.FrameCodec;
 import dev.tether.protocol.FrameDecoder;
@@ -108,7 +109,7 @@ class ServerConnectionTest {
     channel.pipeline()
         .addLast(new FrameDecoder(FrameDecoder.Side.SERVER, 1 << 20))
         .addLast(FrameEncoder.INSTANCE)
-        .addLast(new ServerConnection(host, channel));
+        .addLast(new ServerConnection(host, channel, BodyCompression.disabled()));
   }
 
   private void send(Frame... frames) {
