@@ -44,6 +44,8 @@ public final class FrameDecoder extends ByteToMessageDecoder {
   private int maxFrameSize;
   private State state = State.AWAIT_PREFACE;
   private int highestRequestId;
+  /** The minor version the peer's preface announced; -1 until the preface has arrived. */
+  private int peerMinorVersion = -1;
   /** Names of recently received requests; only a server side receives requests. */
   private final NameCache names;
   /** Non-null when RESPONSE frames go straight to a client connection. */
@@ -70,6 +72,14 @@ public final class FrameDecoder extends ByteToMessageDecoder {
 
   public Side side() {
     return side;
+  }
+
+  /**
+   * The minor protocol version the peer's preface announced (what it may be sent: a 1.0 peer is
+   * never sent a 1.1 frame), or -1 before the preface has arrived.
+   */
+  public int peerMinorVersion() {
+    return peerMinorVersion;
   }
 
   /**
@@ -107,6 +117,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     int minor = in.getUnsignedByte(start + 5);
     // The reserved bytes are ignored so that a later minor version may use them.
     in.skipBytes(ProtocolVersion.PREFACE_LENGTH);
+    peerMinorVersion = minor;
     if (major != ProtocolVersion.MAJOR) {
       ProtocolException cause = new ProtocolException(
           "peer speaks protocol " + major + "." + minor
@@ -200,7 +211,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
   private boolean receivable(FrameType type) {
     return switch (type) {
       case REQUEST, BATCH, CANCEL -> side == Side.SERVER;
-      case RESPONSE -> side == Side.CLIENT;
+      case RESPONSE, TOPOLOGY -> side == Side.CLIENT;
       case PING, PONG, GOAWAY -> true;
       case HELLO, WELCOME -> false;
     };

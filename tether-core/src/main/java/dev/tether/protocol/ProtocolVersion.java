@@ -5,7 +5,10 @@ public final class ProtocolVersion {
   /** The ASCII magic "TETH" as a big-endian int. */
   public static final int MAGIC = 0x54455448;
   public static final int MAJOR = 1;
-  public static final int MINOR = 0;
+  /** 1.1 adds the TOPOLOGY frame, sent only to peers whose preface announced minor 1 or later. */
+  public static final int MINOR = 1;
+  /** The first minor version that may be sent TOPOLOGY frames. */
+  public static final int TOPOLOGY_MINOR = 1;
   /** Bytes in a preface: magic, major, minor, two reserved. */
   public static final int PREFACE_LENGTH = 8;
   /** Default largest accepted frame, header included: 16 MiB. */

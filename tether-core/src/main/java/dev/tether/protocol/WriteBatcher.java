@@ -49,7 +49,7 @@ public abstract class WriteBatcher<T> implements Runnable {
     }
     ByteBuf batch = null;
     T item;
-    while ((item = queue.poll()) != null) {
+    while (mayWrite() && (item = queue.poll()) != null) {
       if (batch == null) {
         batch = channel.alloc().ioBuffer(512);
       }
@@ -63,6 +63,24 @@ public abstract class WriteBatcher<T> implements Runnable {
       writeBatch(batch);
     }
     channel.flush();
+  }
+
+  /**
+   * Drains again what {@link #mayWrite()} held back; call on the event loop when the reason
+   * passed (the channel became writable).
+   */
+  public final void resume() {
+    if (!queue.isEmpty() && drainScheduled.compareAndSet(false, true)) {
+      channel.eventLoop().execute(this);
+    }
+  }
+
+  /**
+   * Whether the next queued item may be encoded now; checked before each one, on the loop. Items
+   * held back stay queued until {@link #resume()}. The default always writes.
+   */
+  protected boolean mayWrite() {
+    return true;
   }
 
   /** Fails or drops whatever is still queued; call on the event loop once the channel closed. */

@@ -59,7 +59,17 @@ class FrameCodecTest {
 
     FrameCodec.writePreface(out);
 
-    assertThat(ByteBufUtil.hexDump(out)).isEqualTo("5445544801000000");
+    assertThat(ByteBufUtil.hexDump(out)).isEqualTo("5445544801010000");
+  }
+
+  @Test
+  void topologyMatchesTheExampleInTheProtocolDocument() {
+    ByteBuf out = Unpooled.buffer();
+
+    FrameCodec.encode(new TopologyUpdate("tcp -h b -p 1", List.of()), out);
+
+    assertThat(ByteBufUtil.hexDump(out)).isEqualTo(
+        "00000015" + "0a" + "00" + "00000000" + "0d" + "746370202d682062202d702031" + "00");
   }
 
   @Test
