@@ -4,6 +4,7 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.local.LocalIoHandler;
@@ -60,7 +61,9 @@ public final class LocalTransport implements Transport {
 
   @Override
   public ChannelFuture connect(SocketAddress remote, Duration connectTimeout, ChannelHandler handler) {
-    return new Bootstrap().group(group).channel(LocalChannel.class).handler(handler).connect(remote);
+    return new Bootstrap().group(group).channel(LocalChannel.class)
+        .option(ChannelOption.WRITE_BUFFER_WATER_MARK, WRITE_BUFFER_WATER_MARK)
+        .handler(handler).connect(remote);
   }
 
   @Override
@@ -68,6 +71,7 @@ public final class LocalTransport implements Transport {
     return new ServerBootstrap()
         .group(group)
         .channel(LocalServerChannel.class)
+        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WRITE_BUFFER_WATER_MARK)
         .childHandler(childHandler)
         .bind(local);
   }

@@ -3,6 +3,7 @@ package dev.tether.transport;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
+import io.netty.channel.WriteBufferWaterMark;
 import java.net.SocketAddress;
 import java.time.Duration;
 
@@ -12,6 +13,11 @@ import java.time.Duration;
  * transport's own handlers (TLS, for instance), so Tether's pipeline sees frames' bytes.
  */
 public interface Transport {
+  /**
+   * Every stream channel turns unwritable once 1 MiB waits to be sent and writable again below
+   * 512 KiB: the client then holds new calls back, the server stops reading new requests.
+   */
+  WriteBufferWaterMark WRITE_BUFFER_WATER_MARK = new WriteBufferWaterMark(512 * 1024, 1024 * 1024);
 
   /** The name used in endpoint strings, e.g. "tcp". */
   String name();
