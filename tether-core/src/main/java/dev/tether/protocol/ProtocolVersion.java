@@ -7,8 +7,11 @@ public final class ProtocolVersion {
   public static final int MAJOR = 1;
   /** 1.1 adds the TOPOLOGY frame, sent only to peers whose preface announced minor 1 or later. */
   public static final int MINOR = 1;
-  /** The first minor version that may be sent TOPOLOGY frames. */
-  public static final int TOPOLOGY_MINOR = 1;
+  /**
+   * The minor version from which a peer may be sent what 1.1 added (the TOPOLOGY frame, the
+   * TOO_MANY_CONNECTIONS reason); a peer whose preface announced less is sent neither.
+   */
+  public static final int FIRST_MINOR_OF_1_1 = 1;
   /** Bytes in a preface: magic, major, minor, two reserved. */
   public static final int PREFACE_LENGTH = 8;
   /** Default largest accepted frame, header included: 16 MiB. */

@@ -252,7 +252,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
    * With no handshake deadline to bound the wait for the client's close, the server closes itself.
    */
   private void answerRefusedHello(ChannelHandlerContext ctx) {
-    GoAwayReason reason = clientMinorVersion >= ProtocolVersion.TOPOLOGY_MINOR
+    GoAwayReason reason = clientMinorVersion >= ProtocolVersion.FIRST_MINOR_OF_1_1
         ? GoAwayReason.TOO_MANY_CONNECTIONS : GoAwayReason.SHUTDOWN;
     GoAway goAway = new GoAway(reason, 0, refusal);
     ByteBuf out = ctx.alloc().ioBuffer(16 + FrameCodec.encodedSize(goAway));
@@ -316,7 +316,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
   void announceTopology() {
     onLoop(() -> {
       if ((state != State.ACTIVE && state != State.DRAINING)
-          || clientMinorVersion < ProtocolVersion.TOPOLOGY_MINOR) {
+          || clientMinorVersion < ProtocolVersion.FIRST_MINOR_OF_1_1) {
         return;
       }
       TopologyUpdate now = TopologyUpdate.of(server.welcome());
