@@ -50,6 +50,8 @@ class ServerConnectionTest {
   private final ByteBuf written = Unpooled.buffer();
   private EmbeddedChannel channel;
   private boolean prefaceSkipped;
+  /** The in-flight limit the host's WELCOME announces. */
+  private int maxConcurrentRequests = 10_000;
 
   @AfterEach
   void release() {
@@ -77,7 +79,7 @@ class ServerConnectionTest {
 
       @Override
       public Welcome welcome() {
-        return new Welcome("server-1", "1.0", 3000, 1 << 20, 10_000, "", List.of());
+        return new Welcome("server-1", "1.0", 3000, 1 << 20, maxConcurrentRequests, "", List.of());
       }
 
       @Override
@@ -185,6 +187,28 @@ class ServerConnectionTest {
 
     assertThat(received()).extracting(f -> ((Response) f).requestId(), f -> new String(((Response) f).body(), StandardCharsets.UTF_8))
         .containsExactly(tuple(1, "one"), tuple(2, "two"));
+  }
+
+  @Test
+  void requestsPastTheAnnouncedInFlightLimitAreRefusedAndOnewaysDroppedWithoutRunning() {
+    maxConcurrentRequests = 2;
+    open();
+    handshake();
+    received();
+
+    send(echo(1, "a"), echo(2, "b"), echo(3, "c"),
+        new Request(4, Request.ONEWAY, "echo", "echo", 0, Map.of(), new byte[0]));
+
+    assertThat(serviceWork).as("only the first two run").hasSize(2);
+    assertThat(received()).singleElement().isInstanceOfSatisfying(Response.class, r -> {
+      assertThat(r.requestId()).isEqualTo(3);
+      assertThat(r.status()).isEqualTo(Status.REFUSED);
+    });
+    runServiceWork();
+    assertThat(received()).extracting(f -> ((Response) f).requestId()).containsExactly(1, 2);
+
+    send(echo(5, "d"));
+    assertThat(serviceWork).as("answered calls free their slots").hasSize(1);
   }
 
   @Test
