@@ -117,8 +117,13 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
   private int clientMinorVersion;
   /** The cluster view this client was last told, in WELCOME or TOPOLOGY; non-null from HELLO on. */
   private TopologyUpdate announcedTopology;
-  /** True once the server counted this connection among its open ones; reading waits for it. */
-  private boolean admitted;
+  /**
+   * True from {@link #awaitAdmission()} until the server counted this connection in or turned it
+   * away: nothing is read meanwhile, and what TLS reads on its own is held in {@link #beforeAdmission}.
+   */
+  private boolean awaitingAdmission;
+  /** Non-null only while awaiting admission once a frame arrived; replayed when the server decided. */
+  private List<Object> beforeAdmission;
   /** Non-null only when REFUSED: why, for the GOAWAY that answers HELLO. */
   private String refusal;
 
@@ -211,7 +216,13 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    if (msg instanceof Hello) {
+    if (awaitingAdmission) {
+      // Only TLS reads before admission, to finish its handshake; a HELLO in that read waits here.
+      if (beforeAdmission == null) {
+        beforeAdmission = new ArrayList<>(2);
+      }
+      beforeAdmission.add(msg);
+    } else if (msg instanceof Hello) {
       handleHello(ctx);
     } else if (state == State.REFUSED) {
       // Anything a refused client pipelined after HELLO: its GOAWAY said that none of it runs.
@@ -264,12 +275,15 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
     }
   }
 
+  /** Reads nothing until {@link #admit()} or {@link #refuse(String)}; call in the channel's initializer. */
+  void awaitAdmission() {
+    awaitingAdmission = true;
+    channel.config().setAutoRead(false);
+  }
+
   /** The server counted this connection in: it may read (any thread). */
   void admit() {
-    onLoop(() -> {
-      admitted = true;
-      updateReading();
-    });
+    onLoop(() -> admissionDecided(null));
   }
 
   /**
@@ -277,11 +291,25 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
    * It reads on, discarding, so that it sees the client close.
    */
   void refuse(String why) {
-    onLoop(() -> {
-      refusal = why;
-      transitionTo(State.REFUSED, why);
-      updateReading();
-    });
+    onLoop(() -> admissionDecided(why));
+  }
+
+  /** {@code refusedBecause} null: admitted. Then what arrived meanwhile is handled as if it came now. */
+  private void admissionDecided(String refusedBecause) {
+    awaitingAdmission = false;
+    if (refusedBecause != null) {
+      refusal = refusedBecause;
+      transitionTo(State.REFUSED, refusedBecause);
+    }
+    List<Object> held = beforeAdmission;
+    beforeAdmission = null;
+    if (held != null && state != State.CLOSED) {
+      ChannelHandlerContext ctx = channel.pipeline().context(this);
+      for (Object msg : held) {
+        channelRead(ctx, msg);
+      }
+    }
+    updateReading();
   }
 
   /**
@@ -290,7 +318,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
    * reader cannot make the server queue replies without bound. A refused connection reads on.
    */
   private void updateReading() {
-    boolean read = state == State.REFUSED || (admitted && channel.isWritable());
+    boolean read = state == State.REFUSED || (!awaitingAdmission && channel.isWritable());
     if (channel.config().isAutoRead() != read) {
       log.debug("{} reading from {}", read ? "resuming" : "pausing", channel.remoteAddress());
       channel.config().setAutoRead(read);

@@ -160,7 +160,7 @@ public final class ServerRuntime implements ServerConnection.Host {
             .addLast("frame-encoder", FrameEncoder.INSTANCE)
             .addLast("connection", connection);
         // Nothing is read until the connection is counted in (or turned away), on the control executor.
-        ch.config().setAutoRead(false);
+        connection.awaitAdmission();
         control.execute(() -> admit(connection));
       }
     };

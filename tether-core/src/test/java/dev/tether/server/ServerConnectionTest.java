@@ -190,6 +190,48 @@ class ServerConnectionTest {
   }
 
   @Test
+  void helloReadBeforeTheServerAdmitsTheConnectionIsAnsweredOnceItDoes() {
+    open();
+    ServerConnection connection = channel.pipeline().get(ServerConnection.class);
+    connection.awaitAdmission();
+    // An embedded channel delivers reads whatever autoRead says: as TLS does during its handshake.
+    handshake();
+    send(echo(1, "early"));
+    assertThat(received()).isEmpty();
+    assertThat(serviceWork).isEmpty();
+
+    connection.admit();
+    channel.runPendingTasks();
+
+    assertThat(received()).singleElement().isInstanceOf(Welcome.class);
+    assertThat(serviceWork).hasSize(1);
+    assertThat(channel.config().isAutoRead()).isTrue();
+  }
+
+  @Test
+  void refusedConnectionAnswersHelloWithGoAwayAndClosesAtTheHandshakeDeadline() {
+    open();
+    ServerConnection connection = channel.pipeline().get(ServerConnection.class);
+    connection.awaitAdmission();
+    connection.refuse("too many connections");
+    channel.runPendingTasks();
+
+    handshake();
+    send(echo(1, "never runs"));
+
+    assertThat(received()).singleElement().isInstanceOfSatisfying(GoAway.class, g -> {
+      assertThat(g.reason()).isEqualTo(GoAwayReason.TOO_MANY_CONNECTIONS);
+      assertThat(g.message()).isEqualTo("too many connections");
+    });
+    assertThat(serviceWork).isEmpty();
+    assertThat(events).containsExactly(TetherEvent.Kind.GOAWAY_SENT);
+    advance(HANDSHAKE_TIMEOUT.minusMillis(1));
+    assertThat(channel.isOpen()).as("waiting for the client to close").isTrue();
+    advance(Duration.ofMillis(1));
+    assertThat(channel.isOpen()).isFalse();
+  }
+
+  @Test
   void requestsPastTheAnnouncedInFlightLimitAreRefusedAndOnewaysDroppedWithoutRunning() {
     maxConcurrentRequests = 2;
     open();
