@@ -87,6 +87,20 @@ class TopologyPushTest {
   }
 
   @Test
+  void clusterViewThatIsNotEndpointGrammarFailsTheConnectAsAProtocolError() throws Exception {
+    try (ScriptedServer bad = new ScriptedServer(
+        new dev.tether.protocol.Welcome("bad", "1.0", 0, 1 << 20, 100, "tcp -h", List.of()), r -> null)) {
+      tether = Tether.builder().build();
+      Proxy p = tether.proxy("svc:tcp -h 127.0.0.1 -p " + bad.port());
+
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> whoami(p))
+          .isInstanceOf(dev.tether.ConnectFailedException.class)
+          .hasMessageContaining("WELCOME: cluster view is not in endpoint grammar");
+      assertThat(bad.requestsSeen()).isZero();
+    }
+  }
+
+  @Test
   void serverThatAnnouncesTheSameViewAgainSendsNothingNew() {
     TetherServer a = server("A");
     String ea = a.endpoints().get(0).toString();
