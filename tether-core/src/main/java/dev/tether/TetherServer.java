@@ -60,7 +60,7 @@ public final class TetherServer implements AutoCloseable {
     ServerRuntime.Timing timing = new ServerRuntime.Timing(b.ticker, scheduler, b.readerIdle(), b.handshakeTimeout());
     this.runtime = new ServerRuntime(
         b.endpoints, transports, new Dispatcher(b.services, b.mode, executor, b.ticker, b.interceptors), this::welcome, b.maxFrameSize,
-        timing, owned, new EventBus(b.listeners, b.ticker, "tether-server-events"), b.compression());
+        b.maxConnections(), timing, owned, new EventBus(b.listeners, b.ticker, "tether-server-events"), b.compression());
   }
 
   /**
@@ -82,9 +82,14 @@ public final class TetherServer implements AutoCloseable {
         config.maxConcurrentRequests, t == null ? "" : t.primary(), t == null ? List.of() : t.alternates());
   }
 
-  /** The cluster view sent to clients that connect from now on; null for none. */
+  /**
+   * The cluster view sent to clients that connect from now on, in WELCOME, and to the clients
+   * connected now that speak protocol 1.1, in a TOPOLOGY frame (1.0 clients learn it when they
+   * reconnect); null for none. Returns at once: the frames leave on the connections' loops.
+   */
   public void setTopology(Topology t) {
     topology = t;
+    runtime.announceTopology();
   }
 
   public Topology topology() {
@@ -326,6 +331,24 @@ public final class TetherServer implements AutoCloseable {
     }
 
     /**
+     * {@code tether.server.maxConnections}, or {@link #maxConnections(int)}: how many connections
+     * the server serves at once (unlimited by default).
+     */
+    private int maxConnections() {
+      String value = setting("tether.server.maxConnections", String.valueOf(Integer.MAX_VALUE));
+      int n;
+      try {
+        n = Integer.parseInt(value.trim());
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("tether.server.maxConnections must be a whole number, got \"" + value + "\"");
+      }
+      if (n < 1) {
+        throw new IllegalArgumentException("tether.server.maxConnections must be at least 1, got " + n);
+      }
+      return n;
+    }
+
+    /**
      * {@code tether.server.handshakeTimeout}: close a connection that has not completed its TLS
      * handshake and sent HELLO this long after it opened (10 s; 0 = never).
      */
@@ -371,6 +394,18 @@ public final class TetherServer implements AutoCloseable {
       }
       maxConcurrentRequests = n;
       return this;
+    }
+
+    /**
+     * How many client connections the server serves at once (default unlimited; same as the
+     * property {@code tether.server.maxConnections}): the next one is answered GOAWAY
+     * (TOO_MANY_CONNECTIONS) at its handshake, runs nothing, and its client tries another server.
+     */
+    public Builder maxConnections(int n) {
+      if (n < 1) {
+        throw new IllegalArgumentException("maxConnections must be at least 1, got " + n);
+      }
+      return property("tether.server.maxConnections", String.valueOf(n));
     }
 
     /** Receives the server's events (ACCEPTED, GOAWAY_SENT, DRAINED, PROTOCOL_ERROR); any number. */

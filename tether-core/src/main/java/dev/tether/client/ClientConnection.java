@@ -6,6 +6,7 @@ import dev.tether.ConnectionState;
 import dev.tether.ProtocolException;
 import dev.tether.RequestTooLargeException;
 import dev.tether.TetherException;
+import dev.tether.Topology;
 import dev.tether.internal.IntMap;
 import dev.tether.observe.ConnectionStatus;
 import dev.tether.observe.TetherEvent;
@@ -22,6 +23,7 @@ import dev.tether.protocol.ProtocolViolation;
 import dev.tether.protocol.Response;
 import dev.tether.protocol.ResponseSink;
 import dev.tether.protocol.Status;
+import dev.tether.protocol.TopologyUpdate;
 import java.util.Map;
 import dev.tether.protocol.Welcome;
 import dev.tether.protocol.WriteBatcher;
@@ -39,8 +41,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One multiplexed stream connection (tcp, ssl, local) to a server: it owns the channel, the
- * handshake and every call in flight on it, matched by request id. All state changes happen on
- * the channel's event loop; other threads only enqueue requests.
+ * handshake, the cluster view the server announced, and every call in flight on it, matched by
+ * request id. All state changes happen on the channel's event loop; other threads only enqueue
+ * requests. While the channel is not writable (the server reads slower than calls are made), calls
+ * wait in the queue, not yet written.
  */
 public final class ClientConnection extends BaseConnection
     implements LivenessMonitor.Owner, IdleCloser.Owner, ResponseSink {
@@ -63,6 +67,12 @@ public final class ClientConnection extends BaseConnection
   private dev.tether.spi.Scheduler.Cancellable handshakeTimeout;
   /** Non-null once ACTIVE. */
   private Welcome welcome;
+  /**
+   * The latest cluster view the server announced: WELCOME's, replaced by each TOPOLOGY frame;
+   * null while it announced none. Written on the loop; volatile because the runtime reads it from
+   * its control executor.
+   */
+  private volatile Topology topology;
   /** Why the connection closed or is closing; null while healthy. */
   private Throwable closeCause;
   private int nextRequestId = 1;
@@ -164,6 +174,8 @@ public final class ClientConnection extends BaseConnection
       ctx.writeAndFlush(new Pong(p.data()), ctx.voidPromise());
     } else if (msg instanceof GoAway g) {
       handleGoAway(g);
+    } else if (msg instanceof TopologyUpdate t) {
+      handleTopology(t);
     } else if (!(msg instanceof Pong)) {
       closeCause = new ProtocolException("unexpected " + msg.getClass().getSimpleName() + " from the server");
       ctx.close();
@@ -231,6 +243,9 @@ public final class ClientConnection extends BaseConnection
     if (state != ConnectionState.CONNECTING) {
       return;
     }
+    if (!learnTopology(w.primary(), w.alternates(), "WELCOME")) {
+      return;
+    }
     welcome = w;
     cancelHandshakeTimeout();
     LivenessMonitor.Settings rules = runtime.livenessSettings(key.timeout(), w.heartbeatMillis());
@@ -250,6 +265,42 @@ public final class ClientConnection extends BaseConnection
     }
     transitionTo(ConnectionState.ACTIVE, "handshake done with server " + w.serverId() + " version " + w.serverVersion(), null);
     ready.complete(this);
+  }
+
+  /** The server's view changed while connected: keep it, and let the runtime apply it now. */
+  private void handleTopology(TopologyUpdate t) {
+    if (learnTopology(t.primary(), t.alternates(), "TOPOLOGY")) {
+      runtime.onTopologyAnnounced(this);
+    }
+  }
+
+  /**
+   * Replaces the connection's view with the one announced ({@code ""} primary: none) and tells
+   * when it changed. A view that is not in endpoint grammar is a protocol error: the connection
+   * closes with GOAWAY, and false is returned.
+   */
+  private boolean learnTopology(String primary, List<String> alternates, String frame) {
+    Topology next;
+    try {
+      next = primary.isEmpty() ? null : Topology.of(primary, alternates);
+    } catch (RuntimeException e) {
+      failProtocol(new ProtocolException(frame + ": cluster view is not in endpoint grammar: " + e.getMessage()));
+      return false;
+    }
+    if (!java.util.Objects.equals(next, topology)) {
+      topology = next;
+      runtime.events().emit(TetherEvent.Kind.TOPOLOGY_CHANGED, endpointText(),
+          frame + " announced " + (next == null ? "no cluster view" : "primary " + next.primary()
+              + ", alternates " + next.alternates()), null);
+    }
+    return true;
+  }
+
+  /** The server broke the protocol in a way only this handler sees: GOAWAY, then close. */
+  private void failProtocol(ProtocolException cause) {
+    closeCause = cause;
+    channel.writeAndFlush(new GoAway(GoAwayReason.PROTOCOL_ERROR, 0, cause.getMessage()))
+        .addListener(io.netty.channel.ChannelFutureListener.CLOSE);
   }
 
   private void handleResponse(Response r) {
@@ -291,18 +342,32 @@ public final class ClientConnection extends BaseConnection
     }
   }
 
-  /** Requests above the server's last accepted id never ran: refuse them so they retry elsewhere. */
+  /**
+   * Requests above the server's last accepted id never ran: refuse them so they retry elsewhere.
+   * A GOAWAY instead of WELCOME (the server is full, or does not speak this version) fails the
+   * connect: the caller goes on to the next endpoint.
+   */
   private void handleGoAway(GoAway g) {
-    if (g.reason() != GoAwayReason.SHUTDOWN && g.reason() != GoAwayReason.IDLE_TIMEOUT) {
+    boolean handshaking = state == ConnectionState.CONNECTING;
+    if (handshaking) {
+      closeCause = new ConnectFailedException(candidate.endpoint() + " refused the connection with GOAWAY("
+          + g.reason() + "): " + g.message());
+    } else if (g.reason() != GoAwayReason.SHUTDOWN && g.reason() != GoAwayReason.IDLE_TIMEOUT) {
       closeCause = new ProtocolException("server sent GOAWAY(" + g.reason() + "): " + g.message());
     }
-    transitionTo(ConnectionState.DRAINING,
-        "GOAWAY(" + g.reason() + ", last accepted " + g.lastAcceptedId() + "): " + g.message(), null);
+    if (!handshaking) {
+      transitionTo(ConnectionState.DRAINING,
+          "GOAWAY(" + g.reason() + ", last accepted " + g.lastAcceptedId() + "): " + g.message(), null);
+    }
     List<Invocation> refused = pending.removeKeys(id -> Integer.compareUnsigned(id, g.lastAcceptedId()) > 0);
     for (Invocation inv : refused) {
       inv.onRefused("the server is going away (" + g.reason() + ") and never accepted the request");
     }
-    closeIfDrained();
+    if (handshaking) {
+      channel.close(); // still CONNECTING when it closes: the connect fails with closeCause
+    } else {
+      closeIfDrained();
+    }
   }
 
   private void closeIfDrained() {
@@ -391,6 +456,9 @@ public final class ClientConnection extends BaseConnection
   private TetherException connectFailure(Throwable cause) {
     if (cause instanceof ConnectTimeoutException cte) {
       return cte;
+    }
+    if (cause instanceof ConnectFailedException cfe) {
+      return cfe;
     }
     if (cause instanceof io.netty.channel.ConnectTimeoutException) {
       return new ConnectTimeoutException(
@@ -713,6 +781,26 @@ public final class ClientConnection extends BaseConnection
   int serverMaxFrameSize() {
     Welcome w = welcome;
     return w == null ? Integer.MAX_VALUE : w.maxFrameSize();
+  }
+
+  @Override
+  public boolean isWritable() {
+    Channel ch = channel;
+    return ch == null || ch.isWritable();
+  }
+
+  @Override
+  public long bytesBeforeUnwritable() {
+    Channel ch = channel;
+    return ch == null ? Long.MAX_VALUE : ch.bytesBeforeUnwritable();
+  }
+
+  /**
+   * The latest cluster view the server announced (WELCOME's, then each TOPOLOGY frame's), or
+   * null when it announced none; safe from any thread.
+   */
+  public Topology topology() {
+    return topology;
   }
 
   /** The server's WELCOME, or null before the handshake completed. */

@@ -47,6 +47,7 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
   private final ConnectionPool pool;
   private final CallPath calls;
   private final ConnectionFinder finder;
+  private final TopologyViews topologies;
   private final Ticker ticker;
   private final Scheduler scheduler;
   private final Random random;
@@ -81,7 +82,7 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
     this.scheduler = scheduler != null ? scheduler : new EventLoopScheduler(transports.ioGroup());
     this.selector = new EndpointSelector(transports, resolver, config, random);
     this.pool = new ConnectionPool(this, config.reconnect(), ticker);
-    TopologyViews topologies = new TopologyViews();
+    this.topologies = new TopologyViews();
     RetryRounds rounds = new RetryRounds(config.retryIntervals(), topologies);
     this.finder = new ConnectionFinder(this, selector, pool, rounds, topologies);
     this.calls = new CallPath(this, selector, finder, rounds);
@@ -193,6 +194,15 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
       events.emit(TetherEvent.Kind.REROUTE, manager instanceof BaseConnection b ? b.endpointText() : null,
           settings.identity() + ": " + manager + " is a connection manager outside its view; now using " + view, null);
     }
+  }
+
+  /**
+   * A connected server announced a new cluster view (on the connection's loop): the views learned
+   * from that connection take it at once, on the control executor, so the next connection choice
+   * follows the new order without waiting for a reconnect.
+   */
+  void onTopologyAnnounced(ClientConnection connection) {
+    control.execute(() -> topologies.relearn(connection));
   }
 
   void retry(Invocation inv) {

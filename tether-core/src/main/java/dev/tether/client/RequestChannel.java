@@ -28,6 +28,20 @@ public interface RequestChannel extends Connection {
     return 0;
   }
 
+  /**
+   * False while more than the high-water mark (1 MiB) of written bytes waits for the server to
+   * read it; new calls then wait in the connection's queue, unwritten, until it drops below 512
+   * KiB. A racy read, for spreading calls over connections.
+   */
+  default boolean isWritable() {
+    return true;
+  }
+
+  /** Bytes that may still be written before the connection turns unwritable; 0 while it is. */
+  default long bytesBeforeUnwritable() {
+    return Long.MAX_VALUE;
+  }
+
   /** A snapshot of this connection, taken on the thread that owns it. */
   CompletableFuture<dev.tether.observe.ConnectionStatus> status();
 

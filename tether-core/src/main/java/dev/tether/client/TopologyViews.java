@@ -1,46 +1,62 @@
 package dev.tether.client;
 
 import dev.tether.Endpoint;
-import dev.tether.protocol.Welcome;
-import java.util.ArrayList;
+import dev.tether.Topology;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The newest cluster view each group of proxies has heard (seed 002): the primary and alternates
- * a server announced in WELCOME, keyed by the endpoints the proxies were made with. Once known, a
- * view replaces those endpoints, primary first, in failover order; the configured endpoints stay
- * the way back to a connection manager when the whole view is down.
+ * a server announced (in WELCOME, or later in a TOPOLOGY frame), keyed by the endpoints the
+ * proxies were made with. Once known, a view replaces those endpoints, primary first, in
+ * failover order; the configured endpoints stay the way back to a connection manager when the
+ * whole view is down.
  */
 final class TopologyViews {
-  private final Map<List<Endpoint>, List<Endpoint>> views = new ConcurrentHashMap<>();
+  /**
+   * A learned failover order and the connection it came from, whose later announcements replace it.
+   * The source is kept only until another connection's view replaces the entry.
+   */
+  private record View(List<Endpoint> order, RequestChannel source) {}
+
+  private final Map<List<Endpoint>, View> views = new ConcurrentHashMap<>();
 
   /** The failover order to use for these seeds, or null when no server announced one. */
   List<Endpoint> failoverOrder(List<Endpoint> seeds) {
-    return views.get(seeds);
+    View v = views.get(seeds);
+    return v == null ? null : v.order();
   }
 
   /** Keeps the view announced by the server behind {@code connection}, if it announced one. */
   void learn(List<Endpoint> seeds, RequestChannel connection) {
-    if (!(connection instanceof ClientConnection c) || c.welcome() == null) {
+    Topology t = announcedBy(connection);
+    if (t != null) {
+      views.put(seeds, new View(t.failoverOrder(), connection));
+    }
+  }
+
+  /**
+   * {@code connection}'s server announced a new view while connected: every view learned from
+   * that connection takes it. A server that now announces none leaves the views as they are, as
+   * a WELCOME without a view does.
+   */
+  void relearn(RequestChannel connection) {
+    Topology t = announcedBy(connection);
+    if (t == null) {
       return;
     }
-    Welcome w = c.welcome();
-    if (w.primary().isEmpty()) {
-      return;
-    }
-    List<Endpoint> order = new ArrayList<>();
-    order.add(Endpoint.parse(w.primary()));
-    for (String a : w.alternates()) {
-      order.add(Endpoint.parse(a));
-    }
-    views.put(seeds, List.copyOf(order));
+    List<Endpoint> order = t.failoverOrder();
+    views.replaceAll((seeds, v) -> v.source() == connection ? new View(order, connection) : v);
+  }
+
+  private static Topology announcedBy(RequestChannel connection) {
+    return connection instanceof ClientConnection c ? c.topology() : null;
   }
 
   /** True when {@code connection} goes to a server other than the primary of the known view. */
   boolean isAlternate(List<Endpoint> seeds, RequestChannel connection) {
-    List<Endpoint> order = views.get(seeds);
+    List<Endpoint> order = failoverOrder(seeds);
     return order != null && !order.isEmpty() && !goesTo(connection, order.get(0));
   }
 
@@ -49,7 +65,7 @@ final class TopologyViews {
    * its alternates: a connection manager (seed 002), which only tells where the cluster is.
    */
   boolean isOutsideView(List<Endpoint> seeds, RequestChannel connection) {
-    List<Endpoint> order = views.get(seeds);
+    List<Endpoint> order = failoverOrder(seeds);
     if (order == null) {
       return false;
     }

@@ -36,6 +36,11 @@ public record TetherEvent(Kind kind, String endpoint, String detail, Throwable c
     NODE_ALIVE,
     /** A retry was refused because the retry budget was spent. */
     RETRY_BUDGET_EXHAUSTED,
+    /**
+     * A connection learned a new cluster view from its server (WELCOME, or a TOPOLOGY frame while
+     * connected); the detail names the primary and alternates.
+     */
+    TOPOLOGY_CHANGED,
     /** A server accepted a connection. */
     ACCEPTED,
     /** A server sent GOAWAY on a connection. */

@@ -160,6 +160,7 @@ public final class FrameCodec {
       case PONG -> new Pong(readData(frame, type));
       case GOAWAY -> readGoAway(frame);
       case BATCH -> readBatch(frame, names, bodies);
+      case TOPOLOGY -> readTopology(frame);
     };
   }
 
@@ -175,6 +176,7 @@ public final class FrameCodec {
       case PING, PONG -> 8;
       case GOAWAY -> 1 + 4 + stringSize(((GoAway) frame).message());
       case BATCH -> batchSize((Batch) frame);
+      case TOPOLOGY -> topologySize(((TopologyUpdate) frame).primary(), ((TopologyUpdate) frame).alternates());
     };
   }
 
@@ -184,10 +186,14 @@ public final class FrameCodec {
             + stringSize(welcome.serverVersion())
             + varint32Size(welcome.heartbeatMillis())
             + 4
-            + varint32Size(welcome.maxConcurrentRequests())
-            + stringSize(welcome.primary())
-            + varint32Size(welcome.alternates().size());
-    for (String alternate : welcome.alternates()) {
+            + varint32Size(welcome.maxConcurrentRequests());
+    return size + topologySize(welcome.primary(), welcome.alternates());
+  }
+
+  /** WELCOME's tail and TOPOLOGY's payload: primary, then the alternates. */
+  private static long topologySize(String primary, List<String> alternates) {
+    long size = stringSize(primary) + varint32Size(alternates.size());
+    for (String alternate : alternates) {
       size += stringSize(alternate);
     }
     return size;
@@ -224,6 +230,7 @@ public final class FrameCodec {
       case PONG -> out.writeLong(((Pong) frame).data());
       case GOAWAY -> writeGoAway((GoAway) frame, out);
       case BATCH -> writeBatch((Batch) frame, out);
+      case TOPOLOGY -> writeTopology(((TopologyUpdate) frame).primary(), ((TopologyUpdate) frame).alternates(), out);
     }
   }
 
@@ -240,9 +247,13 @@ public final class FrameCodec {
     writeVarint32(
         out,
         requireNonNegative(welcome.maxConcurrentRequests(), "WELCOME.maxConcurrentRequests"));
-    writeString(out, welcome.primary());
-    writeVarint32(out, welcome.alternates().size());
-    for (String alternate : welcome.alternates()) {
+    writeTopology(welcome.primary(), welcome.alternates(), out);
+  }
+
+  private static void writeTopology(String primary, List<String> alternates, ByteBuf out) {
+    writeString(out, primary);
+    writeVarint32(out, alternates.size());
+    for (String alternate : alternates) {
       writeString(out, alternate);
     }
   }
@@ -388,6 +399,13 @@ public final class FrameCodec {
         maxConcurrentRequests,
         primary,
         alternates);
+  }
+
+  private static TopologyUpdate readTopology(ByteBuf in) {
+    String primary = readString(in, "TOPOLOGY.primary");
+    List<String> alternates = readStrings(in, "TOPOLOGY.alternates");
+    requireEnd(in, FrameType.TOPOLOGY);
+    return new TopologyUpdate(primary, alternates);
   }
 
   private static Request readRequest(

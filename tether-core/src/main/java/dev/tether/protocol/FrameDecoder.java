@@ -44,6 +44,8 @@ public final class FrameDecoder extends ByteToMessageDecoder {
   private int maxFrameSize;
   private State state = State.AWAIT_PREFACE;
   private int highestRequestId;
+  /** The minor version the peer's preface announced; -1 until the preface has arrived. */
+  private int peerMinorVersion = -1;
   /** Names of recently received requests; only a server side receives requests. */
   private final NameCache names;
   /** Non-null when RESPONSE frames go straight to a client connection. */
@@ -88,6 +90,14 @@ public final class FrameDecoder extends ByteToMessageDecoder {
   }
 
   /**
+   * The minor protocol version the peer's preface announced (what it may be sent: a 1.0 peer is
+   * never sent a 1.1 frame), or -1 before the preface has arrived.
+   */
+  public int peerMinorVersion() {
+    return peerMinorVersion;
+  }
+
+  /**
    * The highest request id, compared unsigned, of the REQUEST frames emitted so far (batched ones
    * included); 0 before the first. It is the {@code lastAcceptedId} of a GOAWAY sent now.
    */
@@ -123,6 +133,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     // In 1.0 the last two bytes are reserved and mean nothing; from 1.1 on they are capabilities.
     int capabilities = minor >= 1 ? in.getUnsignedShort(start + 6) : 0;
     in.skipBytes(ProtocolVersion.PREFACE_LENGTH);
+    peerMinorVersion = minor;
     if (major != ProtocolVersion.MAJOR) {
       ProtocolException cause = new ProtocolException(
           "peer speaks protocol " + major + "." + minor
@@ -217,7 +228,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
   private boolean receivable(FrameType type) {
     return switch (type) {
       case REQUEST, BATCH, CANCEL -> side == Side.SERVER;
-      case RESPONSE -> side == Side.CLIENT;
+      case RESPONSE, TOPOLOGY -> side == Side.CLIENT;
       case PING, PONG, GOAWAY -> true;
       case HELLO, WELCOME -> false;
     };

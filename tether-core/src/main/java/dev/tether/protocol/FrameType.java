@@ -1,6 +1,6 @@
 package dev.tether.protocol;
 
-/** The frame types of protocol v1 and their wire codes. */
+/** The frame types of protocol 1.x and their wire codes. */
 public enum FrameType {
   /** Client's first frame after its preface. */
   HELLO(1),
@@ -19,7 +19,9 @@ public enum FrameType {
   /** The sender will accept no request above {@code lastAcceptedId} and is closing. */
   GOAWAY(8),
   /** Several oneway requests sent together. */
-  BATCH(9);
+  BATCH(9),
+  /** Protocol 1.1: the server's cluster view changed; replaces the one WELCOME announced. */
+  TOPOLOGY(10);
 
   private static final FrameType[] BY_CODE = new FrameType[16];
 

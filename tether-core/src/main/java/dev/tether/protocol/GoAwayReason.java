@@ -9,7 +9,12 @@ public enum GoAwayReason {
   /** The connection was silent for too long. */
   IDLE_TIMEOUT(2),
   /** Handshake rejected: unsupported protocol version. */
-  UNSUPPORTED_VERSION(3);
+  UNSUPPORTED_VERSION(3),
+  /**
+   * Protocol 1.1: the server is at its {@code maxConnections} and turned this connection away
+   * before the handshake; nothing ran, the client should try another server.
+   */
+  TOO_MANY_CONNECTIONS(4);
 
   private static final GoAwayReason[] BY_CODE = values();
 

@@ -5,8 +5,16 @@ public final class ProtocolVersion {
   /** The ASCII magic "TETH" as a big-endian int. */
   public static final int MAGIC = 0x54455448;
   public static final int MAJOR = 1;
-  /** 1.1 added capability bits in the preface and compressed bodies (docs/protocol.md 2.4). */
+  /**
+   * 1.1 added capability bits in the preface and compressed bodies (docs/protocol.md 2.4) and the
+   * TOPOLOGY frame, sent only to peers whose preface announced minor 1 or later.
+   */
   public static final int MINOR = 1;
+  /**
+   * The minor version from which a peer may be sent what 1.1 added (the TOPOLOGY frame, the
+   * TOO_MANY_CONNECTIONS reason); a peer whose preface announced less is sent neither.
+   */
+  public static final int FIRST_MINOR_OF_1_1 = 1;
   /** Bytes in a preface: magic, major, minor, two reserved. */
   public static final int PREFACE_LENGTH = 8;
   /** Default largest accepted frame, header included: 16 MiB. */

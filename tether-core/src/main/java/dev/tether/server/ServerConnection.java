@@ -6,20 +6,24 @@ import dev.tether.protocol.Batch;
 import dev.tether.protocol.BodyCompression;
 import dev.tether.protocol.Cancel;
 import dev.tether.protocol.FrameCodec;
+import dev.tether.protocol.FrameDecoder;
 import dev.tether.protocol.GoAway;
 import dev.tether.protocol.GoAwayReason;
 import dev.tether.protocol.Hello;
 import dev.tether.protocol.Ping;
 import dev.tether.protocol.Pong;
+import dev.tether.protocol.ProtocolVersion;
 import dev.tether.protocol.ProtocolViolation;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Response;
 import dev.tether.protocol.Status;
+import dev.tether.protocol.TopologyUpdate;
 import dev.tether.protocol.Welcome;
 import dev.tether.protocol.WriteBatcher;
 import dev.tether.spi.Scheduler;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -37,7 +41,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The server end of one stream connection: answers the handshake, hands requests to the
- * dispatcher, writes responses in batches, and drains on graceful shutdown. Its state and both of
+ * dispatcher within the connection's in-flight limit, writes responses in batches, tells the
+ * client of a changed cluster view, stops reading while the client leaves replies unread, and
+ * drains on graceful shutdown. Its state and both of
  * its timers (the handshake deadline, the reader-idle check) live on the channel's event loop: the
  * host's scheduler only keeps time, and every timer task hops onto the loop before it looks at
  * anything.
@@ -53,6 +59,12 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
     ACTIVE,
     /** GOAWAY sent: finishing accepted requests, refusing new ones. */
     DRAINING,
+    /**
+     * Turned away before the handshake (the server is at its maxConnections): HELLO is answered
+     * with GOAWAY, then the connection waits for the client to close, at most the handshake
+     * deadline.
+     */
+    REFUSED,
     /** Closed; terminal. */
     CLOSED
   }
@@ -112,6 +124,21 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
   private final IntMap<Object> unanswered = new IntMap<>();
   /** This connection's own queue in SERIALIZED mode; null in the other modes. */
   private final SerialLane lane;
+  /** How many requests may be in flight before new ones are refused; WELCOME's figure, set at HELLO. */
+  private int maxInFlight = Integer.MAX_VALUE;
+  /** The minor protocol version of the client's preface; set at HELLO. */
+  private int clientMinorVersion;
+  /** The cluster view this client was last told, in WELCOME or TOPOLOGY; non-null from HELLO on. */
+  private TopologyUpdate announcedTopology;
+  /**
+   * True from {@link #awaitAdmission()} until the server counted this connection in or turned it
+   * away: nothing is read meanwhile, and what TLS reads on its own is held in {@link #beforeAdmission}.
+   */
+  private boolean awaitingAdmission;
+  /** Non-null only while awaiting admission once a frame arrived; replayed when the server decided. */
+  private List<Object> beforeAdmission;
+  /** Non-null only when REFUSED: why, for the GOAWAY that answers HELLO. */
+  private String refusal;
 
   ServerConnection(Host server, Channel channel, BodyCompression compression) {
     this.server = server;
@@ -167,8 +194,9 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
   /** A peer that never finishes the handshake (TLS or HELLO) holds a socket for nothing. */
   private void handshakeDeadlinePassed() {
     handshakeDeadline = null;
-    if (state == State.HANDSHAKING) {
-      log.debug("closing {}: no HELLO within the server's handshake timeout", channel.remoteAddress());
+    if (state == State.HANDSHAKING || state == State.REFUSED) {
+      log.debug("closing {}: {} within the server's handshake timeout", channel.remoteAddress(),
+          state == State.HANDSHAKING ? "no HELLO" : "a refused client did not close");
       channel.close();
     }
   }
@@ -203,7 +231,17 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    if (msg instanceof Request r) {
+    if (awaitingAdmission) {
+      // Only TLS reads before admission, to finish its handshake; a HELLO in that read waits here.
+      if (beforeAdmission == null) {
+        beforeAdmission = new ArrayList<>(2);
+      }
+      beforeAdmission.add(msg);
+    } else if (msg instanceof Hello) {
+      handleHello(ctx);
+    } else if (state == State.REFUSED) {
+      // Anything a refused client pipelined after HELLO: its GOAWAY said that none of it runs.
+    } else if (msg instanceof Request r) {
       handleRequest(r);
     } else if (msg instanceof Batch b) {
       for (Request r : b.requests()) {
@@ -211,8 +249,6 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
       }
     } else if (msg instanceof Cancel c) {
       handleCancel(c.requestId());
-    } else if (msg instanceof Hello) {
-      handleHello(ctx);
     } else if (msg instanceof Ping p) {
       ctx.writeAndFlush(new Pong(p.data()), ctx.voidPromise());
     } else if (msg instanceof GoAway) {
@@ -221,13 +257,128 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
   }
 
   private void handleHello(ChannelHandlerContext ctx) {
+    FrameDecoder decoder = ctx.pipeline().get(FrameDecoder.class);
+    clientMinorVersion = decoder == null ? 0 : decoder.peerMinorVersion();
+    if (state == State.REFUSED) {
+      answerRefusedHello(ctx);
+      return;
+    }
     peer = new Peer(channel.remoteAddress(), verifiedChain);
     Welcome welcome = server.welcome();
+    maxInFlight = welcome.maxConcurrentRequests();
+    announcedTopology = TopologyUpdate.of(welcome);
     ByteBuf out = ctx.alloc().ioBuffer(128);
     FrameCodec.writePreface(out, compression.capabilities());
     FrameCodec.encode(welcome, out);
     ctx.writeAndFlush(out, ctx.voidPromise());
     transitionTo(State.ACTIVE, null);
+  }
+
+  /**
+   * Preface and GOAWAY instead of WELCOME. A 1.0 client cannot read the TOO_MANY_CONNECTIONS
+   * reason, so it is told SHUTDOWN, which also sends it elsewhere; the message says why either way.
+   * With no handshake deadline to bound the wait for the client's close, the server closes itself.
+   */
+  private void answerRefusedHello(ChannelHandlerContext ctx) {
+    GoAwayReason reason = clientMinorVersion >= ProtocolVersion.FIRST_MINOR_OF_1_1
+        ? GoAwayReason.TOO_MANY_CONNECTIONS : GoAwayReason.SHUTDOWN;
+    GoAway goAway = new GoAway(reason, 0, refusal);
+    ByteBuf out = ctx.alloc().ioBuffer(16 + FrameCodec.encodedSize(goAway));
+    FrameCodec.writePreface(out);
+    FrameCodec.encode(goAway, out);
+    ChannelFuture written = ctx.writeAndFlush(out);
+    if (handshakeDeadline == null) {
+      written.addListener(ChannelFutureListener.CLOSE);
+    }
+  }
+
+  /** Reads nothing until {@link #admit()} or {@link #refuse(String)}; call in the channel's initializer. */
+  void awaitAdmission() {
+    awaitingAdmission = true;
+    channel.config().setAutoRead(false);
+  }
+
+  /** The server counted this connection in: it may read (any thread). */
+  void admit() {
+    onLoop(() -> admissionDecided(null));
+  }
+
+  /**
+   * The server is full: this connection is answered GOAWAY at HELLO and never served (any thread).
+   * It reads on, discarding, so that it sees the client close.
+   */
+  void refuse(String why) {
+    onLoop(() -> admissionDecided(why));
+  }
+
+  /** {@code refusedBecause} null: admitted. Then what arrived meanwhile is handled as if it came now. */
+  private void admissionDecided(String refusedBecause) {
+    awaitingAdmission = false;
+    if (refusedBecause != null) {
+      refusal = refusedBecause;
+      transitionTo(State.REFUSED, refusedBecause);
+    }
+    List<Object> held = beforeAdmission;
+    beforeAdmission = null;
+    if (held != null && state != State.CLOSED) {
+      ChannelHandlerContext ctx = channel.pipeline().context(this);
+      for (Object msg : held) {
+        channelRead(ctx, msg);
+      }
+    }
+    updateReading();
+  }
+
+  /**
+   * Reads only what it can answer: nothing before the server admitted the connection, and no new
+   * requests while the channel is not writable (the client leaves replies unread), so a slow
+   * reader cannot make the server queue replies without bound. A refused connection reads on.
+   */
+  private void updateReading() {
+    boolean read = state == State.REFUSED || (!awaitingAdmission && channel.isWritable());
+    if (channel.config().isAutoRead() != read) {
+      log.debug("{} reading from {}", read ? "resuming" : "pausing", channel.remoteAddress());
+      channel.config().setAutoRead(read);
+    }
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    updateReading();
+    ctx.fireChannelWritabilityChanged();
+  }
+
+  /** Reading is paused now (for writability or before admission); read on the loop. */
+  boolean isReadPaused() {
+    return !channel.config().isAutoRead();
+  }
+
+  /**
+   * The server's cluster view changed: a handshaken 1.1 client is sent TOPOLOGY unless it already
+   * has that view (any thread). Reading the view on the loop, after the change, means every
+   * connection ends with the latest view whatever the order of changes and handshakes.
+   */
+  void announceTopology() {
+    onLoop(() -> {
+      if ((state != State.ACTIVE && state != State.DRAINING)
+          || clientMinorVersion < ProtocolVersion.FIRST_MINOR_OF_1_1) {
+        return;
+      }
+      TopologyUpdate now = TopologyUpdate.of(server.welcome());
+      if (!now.equals(announcedTopology)) {
+        announcedTopology = now;
+        channel.writeAndFlush(now, channel.voidPromise());
+      }
+    });
+  }
+
+  /** Runs {@code task} on this connection's loop, unless the loop has stopped with the server. */
+  private void onLoop(Runnable task) {
+    try {
+      channel.eventLoop().execute(task);
+    } catch (RejectedExecutionException loopStopped) {
+      // The server is closing its loops: the connection is gone with them.
+    }
   }
 
   /** Every state change goes through here, on the loop, and emits its event. */
@@ -237,13 +388,13 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
       return;
     }
     state = next;
-    if (previous == State.HANDSHAKING) {
+    if (previous == State.HANDSHAKING && next != State.REFUSED) {
       cancel(handshakeDeadline);
       handshakeDeadline = null;
     }
     switch (next) {
       case ACTIVE -> server.emit(TetherEvent.Kind.ACCEPTED, channel, "client handshake done", null);
-      case DRAINING -> server.emit(TetherEvent.Kind.GOAWAY_SENT, channel, why, null);
+      case DRAINING, REFUSED -> server.emit(TetherEvent.Kind.GOAWAY_SENT, channel, why, null);
       case CLOSED -> {
         cancel(readerIdleCheck);
         readerIdleCheck = null;
@@ -266,10 +417,12 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
     }
     if (state == State.DRAINING) {
       // Above the last accepted id: the client already knows this one did not run.
-      if (!r.isOneway()) {
-        respond(new Response(r.requestId(), Status.REFUSED, Map.of(), new byte[0]));
-        inFlight++;
-      }
+      refuse(r);
+      return;
+    }
+    if (inFlight >= maxInFlight) {
+      // The limit WELCOME announced: REFUSED proves to the client that it did not run.
+      refuse(r);
       return;
     }
     if (Integer.compareUnsigned(r.requestId(), highestAcceptedId) > 0) {
@@ -294,6 +447,19 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
     if (accepted instanceof ServiceCall call) {
       call.cancel();
     }
+  }
+
+  /**
+   * Answers REFUSED without running the request; a oneway request is dropped (nobody waits for
+   * an answer). The answer counts as in flight until written, as every answer does.
+   */
+  private void refuse(Request r) {
+    if (r.isOneway()) {
+      log.debug("dropping oneway {}.{} from {}: not accepted", r.service(), r.operation(), channel.remoteAddress());
+      return;
+    }
+    inFlight++;
+    respond(new Response(r.requestId(), Status.REFUSED, Map.of(), new byte[0]));
   }
 
   @Override
@@ -325,15 +491,11 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
    * still in flight, so the server only closes at its grace deadline.
    */
   void beginDrain() {
-    try {
-      channel.eventLoop().execute(this::drain);
-    } catch (RejectedExecutionException loopStopped) {
-      // The server is already closing its loops: the connection is gone with them.
-    }
+    onLoop(this::drain);
   }
 
   private void drain() {
-    if (state == State.CLOSED || state == State.DRAINING) {
+    if (state != State.ACTIVE && state != State.HANDSHAKING) {
       return;
     }
     transitionTo(State.DRAINING, "server is shutting down; last accepted request " + highestAcceptedId);

@@ -62,6 +62,8 @@ public final class ServerRuntime implements ServerConnection.Host {
   private final Dispatcher dispatcher;
   private final Supplier<Welcome> welcome;
   private final int maxFrameSize;
+  /** Connections served at once; the next is turned away with GOAWAY(TOO_MANY_CONNECTIONS). */
+  private final int maxConnections;
   private final ServerClock clock;
   private final long readerIdleNanos;
   private final long handshakeTimeoutNanos;
@@ -91,6 +93,7 @@ public final class ServerRuntime implements ServerConnection.Host {
       Dispatcher dispatcher,
       Supplier<Welcome> welcome,
       int maxFrameSize,
+      int maxConnections,
       Timing timing,
       ExecutorService ownedExecutor,
       EventBus events,
@@ -102,6 +105,7 @@ public final class ServerRuntime implements ServerConnection.Host {
     this.dispatcher = dispatcher;
     this.welcome = welcome;
     this.maxFrameSize = maxFrameSize;
+    this.maxConnections = maxConnections;
     this.clock = new ServerClock(timing.ticker(), timing.scheduler());
     this.readerIdleNanos = timing.readerIdle().toNanos();
     this.handshakeTimeoutNanos = timing.handshakeTimeout().toNanos();
@@ -160,18 +164,48 @@ public final class ServerRuntime implements ServerConnection.Host {
             .addLast("frame-decoder", new FrameDecoder(FrameDecoder.Side.SERVER, maxFrameSize, bodies))
             .addLast("frame-encoder", FrameEncoder.INSTANCE)
             .addLast("connection", connection);
+        // Nothing is read until the connection is counted in (or turned away), on the control executor.
+        connection.awaitAdmission();
         control.execute(() -> admit(connection));
       }
     };
   }
 
-  /** A connection that arrives after the server stopped running is closed, never served. */
+  /**
+   * A connection that arrives after the server stopped running is closed, never served; one
+   * beyond maxConnections is answered GOAWAY at its HELLO and never served either.
+   */
   private void admit(ServerConnection connection) {
-    if (lifecycle == Lifecycle.RUNNING) {
-      connections.add(connection);
-    } else {
+    if (lifecycle != Lifecycle.RUNNING) {
       connection.channel().close();
+    } else if (connections.size() >= maxConnections) {
+      connection.refuse("too many connections: the server serves at most " + maxConnections
+          + " (tether.server.maxConnections); try another server");
+    } else {
+      connections.add(connection);
+      connection.admit();
     }
+  }
+
+  /** The cluster view changed: every open connection tells its client, if the client speaks 1.1. */
+  public void announceTopology() {
+    control.execute(() -> {
+      for (ServerConnection c : connections) {
+        c.announceTopology();
+      }
+    });
+  }
+
+  /** How many open connections have stopped reading (a client that leaves replies unread); for tests. */
+  int readPausedConnections() {
+    List<ServerConnection> open = onControl(() -> List.copyOf(connections)).join();
+    int paused = 0;
+    for (ServerConnection c : open) {
+      CompletableFuture<Boolean> f = new CompletableFuture<>();
+      c.channel().eventLoop().execute(() -> f.complete(c.isReadPaused()));
+      paused += f.join() ? 1 : 0;
+    }
+    return paused;
   }
 
   private ChannelInitializer<Channel> datagramPipeline() {

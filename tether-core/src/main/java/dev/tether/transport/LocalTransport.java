@@ -4,6 +4,7 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.local.LocalIoHandler;
@@ -61,7 +62,7 @@ public final class LocalTransport implements Transport {
   @Override
   public ChannelFuture connect(SocketAddress remote, Duration connectTimeout, ChannelHandler handler) {
     return new Bootstrap().group(group).channel(LocalChannel.class)
-        .option(io.netty.channel.ChannelOption.WRITE_BUFFER_WATER_MARK, Transport.UNSENT_BYTES_WATER_MARK)
+        .option(ChannelOption.WRITE_BUFFER_WATER_MARK, WRITE_BUFFER_WATER_MARK)
         .handler(handler).connect(remote);
   }
 
@@ -70,6 +71,7 @@ public final class LocalTransport implements Transport {
     return new ServerBootstrap()
         .group(group)
         .channel(LocalServerChannel.class)
+        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WRITE_BUFFER_WATER_MARK)
         .childHandler(childHandler)
         .bind(local);
   }

@@ -49,7 +49,7 @@ public class TcpTransport implements Transport {
             .channel(flavor.socketChannel())
             .option(ChannelOption.TCP_NODELAY, true)
             .option(ChannelOption.SO_KEEPALIVE, true)
-            .option(ChannelOption.WRITE_BUFFER_WATER_MARK, Transport.UNSENT_BYTES_WATER_MARK)
+            .option(ChannelOption.WRITE_BUFFER_WATER_MARK, WRITE_BUFFER_WATER_MARK)
             .handler(wrap(handler, remote));
     if (connectTimeout != null) {
       bootstrap.option(ChannelOption.CONNECT_TIMEOUT_MILLIS, clampMillis(connectTimeout));
@@ -65,6 +65,7 @@ public class TcpTransport implements Transport {
         .option(ChannelOption.SO_REUSEADDR, true)
         .childOption(ChannelOption.TCP_NODELAY, true)
         .childOption(ChannelOption.SO_KEEPALIVE, true)
+        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WRITE_BUFFER_WATER_MARK)
         .childHandler(wrap(childHandler, null))
         .bind(local);
   }

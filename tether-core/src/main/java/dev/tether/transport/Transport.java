@@ -3,6 +3,7 @@ package dev.tether.transport;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
+import io.netty.channel.WriteBufferWaterMark;
 import java.net.SocketAddress;
 import java.time.Duration;
 
@@ -13,12 +14,10 @@ import java.time.Duration;
  */
 public interface Transport {
   /**
-   * A client channel stops counting as writable past 1 MiB of unsent bytes (DESIGN.md 6.4's
-   * high-water mark; Netty's default is 64 KiB) and is writable again below 512 KiB: past it, new
-   * calls wait for the bytes to drain or go to another connection of the key.
+   * Every stream channel turns unwritable once 1 MiB waits to be sent and writable again below
+   * 512 KiB: the client then holds new calls back, the server stops reading new requests.
    */
-  io.netty.channel.WriteBufferWaterMark UNSENT_BYTES_WATER_MARK =
-      new io.netty.channel.WriteBufferWaterMark(512 * 1024, 1024 * 1024);
+  WriteBufferWaterMark WRITE_BUFFER_WATER_MARK = new WriteBufferWaterMark(512 * 1024, 1024 * 1024);
 
   /** The name used in endpoint strings, e.g. "tcp". */
   String name();

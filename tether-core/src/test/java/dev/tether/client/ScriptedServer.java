@@ -26,8 +26,15 @@ final class ScriptedServer implements AutoCloseable {
   private final ServerSocket listener = new ServerSocket(0, 10, InetAddress.getByName("127.0.0.1"));
   private final AtomicInteger requests = new AtomicInteger();
   private final Function<Request, Frame> script;
+  private final Welcome welcome;
 
   ScriptedServer(Function<Request, Frame> script) throws IOException {
+    this(new Welcome("scripted", "1.0", 0, 1 << 20, 100, "", List.of()), script);
+  }
+
+  /** A server that opens with {@code welcome}, whatever it holds. */
+  ScriptedServer(Welcome welcome, Function<Request, Frame> script) throws IOException {
+    this.welcome = welcome;
     this.script = script;
     Thread acceptor = new Thread(this::serve, "scripted-server");
     acceptor.setDaemon(true);
@@ -50,7 +57,7 @@ final class ScriptedServer implements AutoCloseable {
         OutputStream out = s.getOutputStream();
         in.readNBytes(ProtocolVersion.PREFACE_LENGTH);
         readFrame(in);
-        out.write(bytes(new Welcome("scripted", "1.0", 0, 1 << 20, 100, "", List.of()), true));
+        out.write(bytes(welcome, true));
         while (true) {
           Request r = (Request) FrameCodec.decode(Unpooled.wrappedBuffer(readFrame(in)));
           requests.incrementAndGet();

@@ -30,7 +30,7 @@ class FrameCodecMalformedInputTest {
 
   @Test
   void unknownFrameTypeIsRejected() {
-    decoding(RawFrame.of(10, 0, 0)).hasMessage("unknown frame type 10");
+    decoding(RawFrame.of(11, 0, 0)).hasMessage("unknown frame type 11");
     decoding(RawFrame.of(0, 0, 0)).hasMessage("unknown frame type 0");
     decoding(RawFrame.of(255, 0, 0)).hasMessage("unknown frame type 255");
   }
@@ -140,8 +140,8 @@ class FrameCodecMalformedInputTest {
 
   @Test
   void unknownGoAwayReasonIsRejected() {
-    decoding(RawFrame.of(FrameType.GOAWAY).u8(4).u32(0).string(""))
-        .hasMessage("GOAWAY.reason: unknown reason code 4");
+    decoding(RawFrame.of(FrameType.GOAWAY).u8(5).u32(0).string(""))
+        .hasMessage("GOAWAY.reason: unknown reason code 5");
   }
 
   @Test

@@ -72,6 +72,16 @@ class FrameCodecTest {
   }
 
   @Test
+  void topologyMatchesTheExampleInTheProtocolDocument() {
+    ByteBuf out = Unpooled.buffer();
+
+    FrameCodec.encode(new TopologyUpdate("tcp -h b -p 1", List.of()), out);
+
+    assertThat(ByteBufUtil.hexDump(out)).isEqualTo(
+        "00000015" + "0a" + "00" + "00000000" + "0d" + "746370202d682062202d702031" + "00");
+  }
+
+  @Test
   void requestMatchesTheExampleInTheProtocolDocument() {
     byte[] body = {(byte) 0xCA, (byte) 0xFE};
     Request request =

@@ -43,6 +43,23 @@ class FrameDecoderHandshakeTest {
   }
 
   @Test
+  void decoderKnowsTheMinorVersionThePeersPrefaceAnnounced() {
+    server();
+    assertThat(harness.decoder.peerMinorVersion()).as("before the preface").isEqualTo(-1);
+
+    harness.feed(DecoderHarness.preface(1, 0), DecoderHarness.encode(SampleFrames.hello()));
+
+    assertThat(harness.decoder.peerMinorVersion()).isZero();
+  }
+
+  @Test
+  void serverRefusesATopologyFrameWhichOnlyServersSend() {
+    server().handshake().feed(DecoderHarness.encode(SampleFrames.topology()));
+
+    assertThat(harness.goAway().message()).isEqualTo("TOPOLOGY frame sent to a server");
+  }
+
+  @Test
   void anotherMajorVersionIsAnsweredWithPrefaceAndUnsupportedVersionThenClosed() {
     server().feed(DecoderHarness.preface(2, 0), DecoderHarness.encode(SampleFrames.hello()));
 

@@ -90,7 +90,13 @@ final class SampleFrames {
   static List<Frame> serverFrames() {
     return List.of(
         response(1), okResponse(0x8000_0000), new Ping(-1), new Pong(0),
-        new GoAway(GoAwayReason.PROTOCOL_ERROR, 0, ""));
+        new GoAway(GoAwayReason.PROTOCOL_ERROR, 0, ""),
+        new GoAway(GoAwayReason.TOO_MANY_CONNECTIONS, 0, "too many connections"),
+        topology(), new TopologyUpdate("", List.of()));
+  }
+
+  static TopologyUpdate topology() {
+    return new TopologyUpdate("tcp -h 10.0.0.2 -p 7000", List.of("tcp -h 10.0.0.1 -p 7000", NON_ASCII));
   }
 
   static Stream<Frame> all() {

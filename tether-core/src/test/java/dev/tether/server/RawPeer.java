@@ -37,9 +37,15 @@ final class RawPeer implements AutoCloseable {
 
   /** A preface announcing protocol major version {@code major}. */
   static byte[] preface(int major) {
+    return preface(major, ProtocolVersion.MINOR);
+  }
+
+  /** A preface announcing protocol version {@code major.minor}. */
+  static byte[] preface(int major, int minor) {
     ByteBuf b = Unpooled.buffer();
     FrameCodec.writePreface(b);
     b.setByte(4, major);
+    b.setByte(5, minor);
     return bytes(b);
   }
 
@@ -51,7 +57,12 @@ final class RawPeer implements AutoCloseable {
 
   /** The bytes of a well-behaved handshake: preface and HELLO. */
   static byte[][] handshake() {
-    return new byte[][] {preface(ProtocolVersion.MAJOR), frame(new Hello("raw", 1 << 20))};
+    return handshake(ProtocolVersion.MINOR);
+  }
+
+  /** The same handshake from a client of protocol 1.{@code minor}. */
+  static byte[][] handshake(int minor) {
+    return new byte[][] {preface(ProtocolVersion.MAJOR, minor), frame(new Hello("raw", 1 << 20))};
   }
 
   private static byte[] bytes(ByteBuf b) {

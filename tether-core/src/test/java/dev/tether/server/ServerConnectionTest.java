@@ -51,6 +51,8 @@ class ServerConnectionTest {
   private final ByteBuf written = Unpooled.buffer();
   private EmbeddedChannel channel;
   private boolean prefaceSkipped;
+  /** The in-flight limit the host's WELCOME announces. */
+  private int maxConcurrentRequests = 10_000;
 
   @AfterEach
   void release() {
@@ -78,7 +80,7 @@ class ServerConnectionTest {
 
       @Override
       public Welcome welcome() {
-        return new Welcome("server-1", "1.0", 3000, 1 << 20, 10_000, "", List.of());
+        return new Welcome("server-1", "1.0", 3000, 1 << 20, maxConcurrentRequests, "", List.of());
       }
 
       @Override
@@ -186,6 +188,70 @@ class ServerConnectionTest {
 
     assertThat(received()).extracting(f -> ((Response) f).requestId(), f -> new String(((Response) f).body(), StandardCharsets.UTF_8))
         .containsExactly(tuple(1, "one"), tuple(2, "two"));
+  }
+
+  @Test
+  void helloReadBeforeTheServerAdmitsTheConnectionIsAnsweredOnceItDoes() {
+    open();
+    ServerConnection connection = channel.pipeline().get(ServerConnection.class);
+    connection.awaitAdmission();
+    // An embedded channel delivers reads whatever autoRead says: as TLS does during its handshake.
+    handshake();
+    send(echo(1, "early"));
+    assertThat(received()).isEmpty();
+    assertThat(serviceWork).isEmpty();
+
+    connection.admit();
+    channel.runPendingTasks();
+
+    assertThat(received()).singleElement().isInstanceOf(Welcome.class);
+    assertThat(serviceWork).hasSize(1);
+    assertThat(channel.config().isAutoRead()).isTrue();
+  }
+
+  @Test
+  void refusedConnectionAnswersHelloWithGoAwayAndClosesAtTheHandshakeDeadline() {
+    open();
+    ServerConnection connection = channel.pipeline().get(ServerConnection.class);
+    connection.awaitAdmission();
+    connection.refuse("too many connections");
+    channel.runPendingTasks();
+
+    handshake();
+    send(echo(1, "never runs"));
+
+    assertThat(received()).singleElement().isInstanceOfSatisfying(GoAway.class, g -> {
+      assertThat(g.reason()).isEqualTo(GoAwayReason.TOO_MANY_CONNECTIONS);
+      assertThat(g.message()).isEqualTo("too many connections");
+    });
+    assertThat(serviceWork).isEmpty();
+    assertThat(events).containsExactly(TetherEvent.Kind.GOAWAY_SENT);
+    advance(HANDSHAKE_TIMEOUT.minusMillis(1));
+    assertThat(channel.isOpen()).as("waiting for the client to close").isTrue();
+    advance(Duration.ofMillis(1));
+    assertThat(channel.isOpen()).isFalse();
+  }
+
+  @Test
+  void requestsPastTheAnnouncedInFlightLimitAreRefusedAndOnewaysDroppedWithoutRunning() {
+    maxConcurrentRequests = 2;
+    open();
+    handshake();
+    received();
+
+    send(echo(1, "a"), echo(2, "b"), echo(3, "c"),
+        new Request(4, Request.ONEWAY, "echo", "echo", 0, Map.of(), new byte[0]));
+
+    assertThat(serviceWork).as("only the first two run").hasSize(2);
+    assertThat(received()).singleElement().isInstanceOfSatisfying(Response.class, r -> {
+      assertThat(r.requestId()).isEqualTo(3);
+      assertThat(r.status()).isEqualTo(Status.REFUSED);
+    });
+    runServiceWork();
+    assertThat(received()).extracting(f -> ((Response) f).requestId()).containsExactly(1, 2);
+
+    send(echo(5, "d"));
+    assertThat(serviceWork).as("answered calls free their slots").hasSize(1);
   }
 
   @Test

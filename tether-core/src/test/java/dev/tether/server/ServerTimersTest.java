@@ -88,6 +88,29 @@ class ServerTimersTest {
   }
 
   @Test
+  void clientTricklingItsPrefaceOneByteASecondIsCutOffAtTheHandshakeDeadline() throws IOException {
+    byte[] preface = RawPeer.preface(dev.tether.protocol.ProtocolVersion.MAJOR);
+    try (RawPeer peer = RawPeer.connect(startServer("tcp -h 127.0.0.1 -p 0", null))) {
+      await().until(() -> clock.pending().contains(Duration.ofSeconds(5)));
+
+      for (int i = 0; i < 4; i++) {
+        peer.send(new byte[] {preface[i]});
+        clock.advance(Duration.ofSeconds(1));
+      }
+      // Four bytes and four seconds in: bytes arriving do not move the deadline, which is 1 s off.
+      assertThat(server.connectionCount()).isEqualTo(1);
+      assertThat(clock.pending()).contains(Duration.ofSeconds(1));
+
+      peer.send(new byte[] {preface[4]});
+      clock.advance(Duration.ofSeconds(1));
+
+      assertThat(peer.readUntilClosed()).as("closed without a word").isEmpty();
+      assertThat(peer.closedByServer()).isTrue();
+      await().until(() -> server.connectionCount() == 0);
+    }
+  }
+
+  @Test
   void peerStuckBeforeTheTlsHandshakeIsClosedAtTheHandshakeDeadline() throws Exception {
     X509Bundle self = new CertificateBuilder().subject("CN=localhost").addSanIpAddress("127.0.0.1")
         .setIsCertificateAuthority(true).buildSelfSigned();

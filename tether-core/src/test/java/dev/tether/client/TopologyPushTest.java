@@ -1,0 +1,120 @@
+package dev.tether.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tether.Connection;
+import dev.tether.Proxy;
+import dev.tether.Tether;
+import dev.tether.TetherServer;
+import dev.tether.Topology;
+import dev.tether.observe.TetherEvent;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Seed 002 with a view that changes while clients are connected: {@code setTopology} on a running
+ * server reaches them in a TOPOLOGY frame, and the runtime applies it at once, over real loopback.
+ */
+class TopologyPushTest {
+  private final List<TetherServer> servers = new ArrayList<>();
+  private final List<TetherEvent> events = new CopyOnWriteArrayList<>();
+  private Tether tether;
+
+  @AfterEach
+  void stop() {
+    if (tether != null) {
+      tether.close();
+    }
+    servers.forEach(TetherServer::close);
+  }
+
+  private TetherServer server(String name) {
+    TetherServer s = TetherServer.builder()
+        .endpoints("tcp -h 127.0.0.1 -p 0")
+        .service("svc", (op, payload, ctx) -> name.getBytes(StandardCharsets.UTF_8))
+        .build()
+        .start();
+    servers.add(s);
+    return s;
+  }
+
+  private static String whoami(Proxy p) {
+    return new String(p.invoke("whoami", new byte[0]), StandardCharsets.UTF_8);
+  }
+
+  private List<TetherEvent> events(TetherEvent.Kind kind) {
+    return events.stream().filter(e -> e.kind() == kind).toList();
+  }
+
+  @Test
+  void connectedClientTakesTheServersNewTopologyWithoutReconnecting() {
+    TetherServer a = server("A");
+    TetherServer b = server("B");
+    String ea = a.endpoints().get(0).toString();
+    String eb = b.endpoints().get(0).toString();
+    a.setTopology(Topology.of(ea, List.of(eb)));
+    tether = Tether.builder().random(new Random(3)).listener(events::add).build();
+    Proxy p = tether.proxy("svc:" + ea);
+    assertThat(whoami(p)).isEqualTo("A");
+    Connection toA = p.connection();
+    assertThat(((ClientConnection) toA).topology()).isEqualTo(Topology.of(ea, List.of(eb)));
+    // Another connection id must open a connection: under the view (A; B) it goes to A.
+    assertThat(whoami(p.withConnectionId("before"))).isEqualTo("A");
+
+    a.setTopology(Topology.of(eb, List.of(ea)));
+
+    // Both connections to A hear of it: two WELCOMEs, then two TOPOLOGY frames.
+    await().until(() -> events(TetherEvent.Kind.TOPOLOGY_CHANGED).size() == 4);
+    assertThat(events(TetherEvent.Kind.TOPOLOGY_CHANGED).subList(2, 4)).allSatisfy(e -> {
+      assertThat(e.endpoint()).isEqualTo(ea);
+      assertThat(e.detail()).isEqualTo("TOPOLOGY announced primary " + eb + ", alternates [" + ea + "]");
+    });
+    assertThat(((ClientConnection) toA).topology()).isEqualTo(Topology.of(eb, List.of(ea)));
+    // The next call that opens a connection follows the new order, B first, once the runtime
+    // applied the view on its control executor (each try opens a connection of its own).
+    java.util.concurrent.atomic.AtomicInteger tries = new java.util.concurrent.atomic.AtomicInteger();
+    await().until(() -> whoami(p.withConnectionId("after-" + tries.incrementAndGet())).equals("B"));
+    // The connection to A was never reopened: the view came over the open one.
+    assertThat(p.connection()).isSameAs(toA);
+    assertThat(toA.state()).isEqualTo(dev.tether.ConnectionState.ACTIVE);
+    assertThat(events(TetherEvent.Kind.CONNECTION_CLOSED)).isEmpty();
+  }
+
+  @Test
+  void clusterViewThatIsNotEndpointGrammarFailsTheConnectAsAProtocolError() throws Exception {
+    try (ScriptedServer bad = new ScriptedServer(
+        new dev.tether.protocol.Welcome("bad", "1.0", 0, 1 << 20, 100, "tcp -h", List.of()), r -> null)) {
+      tether = Tether.builder().build();
+      Proxy p = tether.proxy("svc:tcp -h 127.0.0.1 -p " + bad.port());
+
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> whoami(p))
+          .isInstanceOf(dev.tether.ConnectFailedException.class)
+          .hasMessageContaining("WELCOME: cluster view is not in endpoint grammar");
+      assertThat(bad.requestsSeen()).isZero();
+    }
+  }
+
+  @Test
+  void serverThatAnnouncesTheSameViewAgainSendsNothingNew() {
+    TetherServer a = server("A");
+    String ea = a.endpoints().get(0).toString();
+    a.setTopology(Topology.of(ea, List.of()));
+    tether = Tether.builder().listener(events::add).build();
+    Proxy p = tether.proxy("svc:" + ea);
+    whoami(p);
+
+    a.setTopology(Topology.of(ea, List.of()));
+    a.setTopology(Topology.of(ea, List.of("tcp -h 127.0.0.1 -p 9")));
+
+    await().until(() -> events(TetherEvent.Kind.TOPOLOGY_CHANGED).size() == 2);
+    assertThat(events(TetherEvent.Kind.TOPOLOGY_CHANGED)).extracting(TetherEvent::detail).containsExactly(
+        "WELCOME announced primary " + ea + ", alternates []",
+        "TOPOLOGY announced primary " + ea + ", alternates [tcp -h 127.0.0.1 -p 9]");
+  }
+}
