@@ -44,6 +44,8 @@ class UnwritableConnectionTest {
   private final CountDownLatch startReading = new CountDownLatch(1);
   /** The call numbers (first four payload bytes) of every request the server read. */
   private final Set<Integer> arrived = ConcurrentHashMap.newKeySet();
+  /** How often each call number was read, over every connection. */
+  private final Map<Integer, Integer> executions = new ConcurrentHashMap<>();
   private ServerSocket listener;
   private Tether tether;
 
@@ -56,38 +58,59 @@ class UnwritableConnectionTest {
     listener.close();
   }
 
-  /** Handshakes, reads nothing until told to, then answers every request OK. */
+  /**
+   * Handshakes each connection; the first reads nothing until told to, later ones (extra
+   * connections) are served at once; every request is answered OK.
+   */
   private int stalledServer() throws IOException {
     listener = new ServerSocket();
     listener.setReceiveBufferSize(64 * 1024);
     listener.bind(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 0));
-    Thread t = new Thread(() -> {
-      try (Socket s = listener.accept()) {
-        DataInputStream in = new DataInputStream(s.getInputStream());
-        OutputStream out = s.getOutputStream();
-        in.skipNBytes(ProtocolVersion.PREFACE_LENGTH);
-        in.skipNBytes(in.readInt()); // HELLO
-        ByteBuf welcome = Unpooled.buffer();
-        FrameCodec.writePreface(welcome);
-        FrameCodec.encode(new Welcome("stalled", "1", 0, 1 << 24, 10_000, "", List.of()), welcome);
-        out.write(bytes(welcome));
-        startReading.await(30, TimeUnit.SECONDS);
-        while (true) {
-          byte[] frame = new byte[in.readInt()];
-          in.readFully(frame);
-          Request r = (Request) FrameCodec.decode(Unpooled.wrappedBuffer(frame));
-          arrived.add(ByteBuffer.wrap(r.body()).getInt());
-          ByteBuf answer = Unpooled.buffer();
-          FrameCodec.encode(new Response(r.requestId(), Status.OK, Map.of(), new byte[0]), answer);
-          out.write(bytes(answer));
+    Thread acceptor = new Thread(() -> {
+      for (int n = 0; !listener.isClosed(); n++) {
+        try {
+          Socket s = listener.accept();
+          boolean stalls = n == 0;
+          Thread t = new Thread(() -> serve(s, stalls), "stalled-server-" + n);
+          t.setDaemon(true);
+          t.start();
+        } catch (IOException closed) {
+          return;
         }
-      } catch (IOException | InterruptedException | RuntimeException closed) {
-        // The test ended the exchange.
       }
     }, "stalled-server");
-    t.setDaemon(true);
-    t.start();
+    acceptor.setDaemon(true);
+    acceptor.start();
     return listener.getLocalPort();
+  }
+
+  private void serve(Socket socket, boolean stalls) {
+    try (Socket s = socket) {
+      DataInputStream in = new DataInputStream(s.getInputStream());
+      OutputStream out = s.getOutputStream();
+      in.skipNBytes(ProtocolVersion.PREFACE_LENGTH);
+      in.skipNBytes(in.readInt()); // HELLO
+      ByteBuf welcome = Unpooled.buffer();
+      FrameCodec.writePreface(welcome);
+      FrameCodec.encode(new Welcome("stalled", "1", 0, 1 << 24, 10_000, "", List.of()), welcome);
+      out.write(bytes(welcome));
+      if (stalls) {
+        startReading.await(30, TimeUnit.SECONDS);
+      }
+      while (true) {
+        byte[] frame = new byte[in.readInt()];
+        in.readFully(frame);
+        Request r = (Request) FrameCodec.decode(Unpooled.wrappedBuffer(frame));
+        int call = ByteBuffer.wrap(r.body()).getInt();
+        arrived.add(call);
+        executions.merge(call, 1, Integer::sum);
+        ByteBuf answer = Unpooled.buffer();
+        FrameCodec.encode(new Response(r.requestId(), Status.OK, Map.of(), new byte[0]), answer);
+        out.write(bytes(answer));
+      }
+    } catch (IOException | InterruptedException | RuntimeException closed) {
+      // The test ended the exchange.
+    }
   }
 
   private static byte[] bytes(ByteBuf b) {
@@ -103,7 +126,8 @@ class UnwritableConnectionTest {
   @Test
   void callsWaitUnwrittenWhileTheServerReadsNothingAndGoOutWhenItDoes() throws Exception {
     int port = stalledServer();
-    tether = Tether.builder().build();
+    // No extra connection may take the calls over: they wait on this one.
+    tether = Tether.builder().property("tether.connection.maxExtra", "0").build();
     Proxy p = tether.proxy("svc:tcp -h 127.0.0.1 -p " + port);
     ClientConnection c = (ClientConnection) p.connection();
     List<CompletableFuture<byte[]>> calls = new ArrayList<>();
@@ -124,5 +148,27 @@ class UnwritableConnectionTest {
     CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
     assertThat(arrived).hasSize(CALLS).doesNotContain(CALLS);
     assertThat(c.isWritable()).isTrue();
+  }
+
+  @Test
+  void callsPastTheHighWaterMarkGoToAnExtraConnectionWhileTheFirstStaysStalled() throws Exception {
+    int port = stalledServer();
+    tether = Tether.builder().build();
+    Proxy p = tether.proxy("svc:tcp -h 127.0.0.1 -p " + port);
+    ClientConnection first = (ClientConnection) p.connection();
+    List<CompletableFuture<byte[]>> calls = new ArrayList<>();
+    for (int i = 0; i < CALLS; i++) {
+      calls.add(p.invokeAsync("put", payload(i)));
+    }
+
+    // The first connection's server reads nothing, yet calls are answered: over an extra one.
+    await().atMost(java.time.Duration.ofSeconds(20)).until(() -> calls.stream().filter(CompletableFuture::isDone).count() > CALLS / 2);
+    assertThat(first.isWritable()).isFalse();
+    assertThat(tether.status().connections()).hasSizeGreaterThan(1);
+
+    startReading.countDown();
+    CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+    assertThat(executions).hasSize(CALLS);
+    assertThat(executions.values()).allSatisfy(n -> assertThat(n).isEqualTo(1));
   }
 }
