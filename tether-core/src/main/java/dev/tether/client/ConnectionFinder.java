@@ -57,7 +57,8 @@ final class ConnectionFinder {
     return planFor(settings, candidates, rounds.waits(settings));
   }
 
-  private Plan planFor(ProxySettings settings, List<Candidate> candidates, List<Duration> roundWaits) {
+  private Plan planFor(ProxySettings settings, List<Candidate> selected, List<Duration> roundWaits) {
+    List<Candidate> candidates = pool.healthyFirst(selected, settings.connectionId());
     if (settings.connectionCached()) {
       for (Candidate c : candidates) {
         RequestChannel existing = pool.existing(c.key(settings.connectionId()));
@@ -292,7 +293,8 @@ final class ConnectionFinder {
         result.completeExceptionally(e);
         return;
       }
-      candidates = candidates.stream().filter(c -> !wrongName.contains(c.endpoint())).toList();
+      candidates = pool.healthyFirst(
+          candidates.stream().filter(c -> !wrongName.contains(c.endpoint())).toList(), settings.connectionId());
       if (candidates.isEmpty()) {
         result.completeExceptionally(finalFailure());
         return;

@@ -36,6 +36,36 @@ public final class ConnectionPool {
     return java.util.Optional.ofNullable(supervisors.get(key));
   }
 
+  /**
+   * {@code candidates} with those whose connection broke and now waits for its background
+   * reconnect moved to the end, in order: a call tries them only when nothing healthier is left,
+   * so a dead endpoint is not dialled again by every call (per-request balancing) while its
+   * supervisor backs off. The same list when none is backing off.
+   */
+  List<Candidate> healthyFirst(List<Candidate> candidates, String connectionId) {
+    int backingOff = 0;
+    for (Candidate c : candidates) {
+      if (isBackingOff(c, connectionId)) {
+        backingOff++;
+      }
+    }
+    if (backingOff == 0 || backingOff == candidates.size()) {
+      return candidates;
+    }
+    List<Candidate> ordered = new ArrayList<>(candidates.size());
+    List<Candidate> last = new ArrayList<>(backingOff);
+    for (Candidate c : candidates) {
+      (isBackingOff(c, connectionId) ? last : ordered).add(c);
+    }
+    ordered.addAll(last);
+    return ordered;
+  }
+
+  private boolean isBackingOff(Candidate c, String connectionId) {
+    ConnectionSupervisor s = supervisors.get(c.key(connectionId));
+    return s != null && s.isBackingOff();
+  }
+
   /** A usable connection for the key, or null. */
   public RequestChannel existing(ConnectionKey key) {
     ConnectionSupervisor s = supervisors.get(key);

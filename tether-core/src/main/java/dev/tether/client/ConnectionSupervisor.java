@@ -73,6 +73,12 @@ public final class ConnectionSupervisor {
   private Backoff.Streak streak;
   /** Non-null only while a background reconnect is scheduled. */
   private Scheduler.Cancellable reconnect;
+  /**
+   * True while the key's connection broke and a background reconnect waits for its backoff delay:
+   * the reconnect, not each call, tries the endpoint again. Volatile: callers read it to try
+   * healthier endpoints first.
+   */
+  private volatile boolean backingOff;
   private final List<Listener> listeners = new ArrayList<>(1);
 
   ConnectionSupervisor(Host host, ConnectionKey key, Candidate candidate, Backoff backoff) {
@@ -232,18 +238,26 @@ public final class ConnectionSupervisor {
     }
     if (streak != null) {
       reconnect = host.scheduleOnControl(this::reconnectNow, streak.nextDelayNanos());
+      backingOff = true;
     }
   }
 
   private void reconnectNow() {
     reconnect = null;
+    backingOff = false;
     if (state == State.TRANSIENT_FAILURE) {
       log.debug("reconnecting to {}", candidate.endpoint());
       openOnControl(candidate);
     }
   }
 
+  /** True while a background reconnect waits for its backoff delay after a break; any thread. */
+  boolean isBackingOff() {
+    return backingOff;
+  }
+
   private void cancelReconnect() {
+    backingOff = false;
     if (reconnect != null) {
       reconnect.cancel();
       reconnect = null;
