@@ -11,6 +11,7 @@ import java.util.Map;
  * What a chaos run found: the ledger's totals, the faults injected, the client's events, the
  * connection and leak checks, and every violation. {@link #violations()} empty means it passed.
  *
+ * @param underLoad the same figures under load, before the first fault: the counters move
  * @param leakProblems resources that did not come back to their baseline, one line each
  * @param connectionProblems connections left over after the run, one line each
  */
@@ -25,6 +26,7 @@ public record ChaosReport(
     String connectionsAfter,
     List<String> connectionProblems,
     ResourceSnapshot baseline,
+    ResourceSnapshot underLoad,
     ResourceSnapshot after,
     String allowance,
     List<String> leakProblems,
@@ -61,6 +63,7 @@ public record ChaosReport(
     out.println("connections under load before the first fault: " + connectionsBefore);
     out.println("connections after the run, load stopped:        " + connectionsAfter);
     out.println("leak check before: " + baseline);
+    out.println("under load:        " + underLoad);
     out.println("leak check after:  " + after);
     out.println("threads alive after that were not before: " + after.threadsNotIn(baseline));
     out.println("allowance: " + allowance);

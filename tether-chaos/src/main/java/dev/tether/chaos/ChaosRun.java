@@ -85,6 +85,7 @@ public final class ChaosRun {
     Ledger ledger = new Ledger(capacity, health::outages);
     Map<TetherEvent.Kind, LongAdder> events = new ConcurrentHashMap<>();
     String connectionsBefore;
+    ResourceSnapshot underLoad;
     String connectionsAfter;
     List<String> connectionProblems = new ArrayList<>();
     FaultDriver driver;
@@ -115,6 +116,7 @@ public final class ChaosRun {
         driverThread.start();
         sleepUntil(start + CONNECTION_BASELINE_NANOS);
         connectionsBefore = connections(tether, cluster);
+        underLoad = ResourceSnapshot.take();
         int clientBefore = tether.status().connections().size();
         sleepUntil(deadline);
         load.requestStop();
@@ -153,7 +155,7 @@ public final class ChaosRun {
     Map<String, Long> eventCounts = new TreeMap<>();
     events.forEach((k, v) -> eventCounts.put(k.name(), v.sum()));
     ChaosReport report = new ChaosReport(settings, Duration.ofNanos(loadNanos), ledger.judge(), driver.injected(),
-        driver.failures(), eventCounts, connectionsBefore, connectionsAfter, connectionProblems, baseline, after,
+        driver.failures(), eventCounts, connectionsBefore, connectionsAfter, connectionProblems, baseline, underLoad, after,
         String.format(Locale.ROOT, "threads +%d, file descriptors +%d, direct memory +%s (see ChaosRun)",
             THREAD_ALLOWANCE, FD_ALLOWANCE, ResourceSnapshot.bytes(DIRECT_ALLOWANCE_BYTES)),
         leaks, stoppedInTime);
