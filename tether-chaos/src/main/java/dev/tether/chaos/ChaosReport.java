@@ -52,8 +52,9 @@ public record ChaosReport(
   public void print(PrintStream out) {
     out.println("==== chaos ledger ====");
     out.printf(Locale.ROOT, "seed %d (replay: -Dchaos.seed=%d), %d nodes, %d workers, target %.0f calls/s,"
-            + " %.1f s of load: %.1f calls/s reached%n",
+            + " node reconnect policy %s, %.1f s of load: %.1f calls/s reached%n",
         settings.seed(), settings.seed(), settings.nodes(), settings.workers(), settings.ratePerSecond(),
+        settings.nodeReconnectPolicy(),
         elapsed.toNanos() / 1e9, rateReached());
     ledger.print(out);
     int faults = faultsInjected.values().stream().mapToInt(Integer::intValue).sum();

@@ -33,7 +33,8 @@ public final class ChaosRun {
    * {@code exponential} (30 s doubling to 15 min), keeps a node whose connection was merely reset
    * out of rotation for 30 s: a few resets of healthy nodes then leave no node alive, and
    * idempotent calls fail with NoAvailableNodeException while every server runs (seed
-   * -5861236307438706531 over 40 s shows it). Reported; the chaos run tests the policy that heals.
+   * -5861236307438706531 over 40 s shows it, with {@code -Dchaos.nodeReconnect=exponential}).
+   * Reported; the chaos run tests the policy that heals.
    */
   static final String NODE_RECONNECT_POLICY = "standard";
   /** Servers drop connections silent this long: orphans of frozen links go within the checks. */
@@ -168,7 +169,7 @@ public final class ChaosRun {
         .random(new Random(settings.seed() ^ 0x5DEECE66DL))
         .property("tether.heartbeat.readerIdle", HEARTBEAT_READER_IDLE)
         .property("tether.heartbeat.idleTimeout", HEARTBEAT_IDLE_TIMEOUT)
-        .property("tether.cluster.reconnect.policy", NODE_RECONNECT_POLICY)
+        .property("tether.cluster.reconnect.policy", settings.nodeReconnectPolicy())
         .listener(e -> {
           events.computeIfAbsent(e.kind(), k -> new LongAdder()).increment();
           if (e.kind() == TetherEvent.Kind.NODE_DEAD || e.kind() == TetherEvent.Kind.NODE_ALIVE

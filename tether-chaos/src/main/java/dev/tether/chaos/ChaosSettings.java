@@ -9,10 +9,11 @@ import java.util.concurrent.ThreadLocalRandom;
  * What a chaos run does, from system properties: {@code chaos.seed} (replays a run; a fresh one
  * is drawn and printed otherwise), {@code chaos.duration} ({@code 180s}, {@code 30m}),
  * {@code chaos.rate} (calls a second, all workers together), {@code chaos.workers},
- * {@code chaos.nodes}.
+ * {@code chaos.nodes}, {@code chaos.nodeReconnect} (the client's {@code tether.cluster.reconnect.policy},
+ * {@code standard} unless set; see {@link ChaosRun#NODE_RECONNECT_POLICY} for why).
  */
 public record ChaosSettings(long seed, Duration duration, double ratePerSecond, int workers, int nodes,
-    Duration callTimeout, Duration attemptTimeout, int maxDown) {
+    Duration callTimeout, Duration attemptTimeout, int maxDown, String nodeReconnectPolicy) {
 
   public ChaosSettings {
     if (duration.toSeconds() < 10 || ratePerSecond <= 0 || workers < 1 || nodes < 3 || maxDown >= nodes) {
@@ -32,7 +33,8 @@ public record ChaosSettings(long seed, Duration duration, double ratePerSecond, 
         Integer.parseInt(properties.getProperty("chaos.nodes", "5")),
         Duration.ofSeconds(8),
         Duration.ofSeconds(1),
-        2);
+        2,
+        properties.getProperty("chaos.nodeReconnect", ChaosRun.NODE_RECONNECT_POLICY));
   }
 
   /** {@code 180s}, {@code 30m}, {@code 1h}, {@code 500ms}, or a plain number of seconds. */

@@ -1,9 +1,9 @@
 package dev.tether.chaos;
 
+import dev.tether.EndpointSelection;
 import dev.tether.Idempotency;
 import dev.tether.InvocationMode;
 import dev.tether.LoadBalancing;
-import dev.tether.EndpointSelection;
 import dev.tether.Proxy;
 import dev.tether.Tether;
 import java.time.Duration;

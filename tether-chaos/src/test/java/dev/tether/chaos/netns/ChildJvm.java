@@ -102,6 +102,11 @@ final class ChildJvm implements AutoCloseable {
 
   @Override
   public void close() {
+    stop();
+  }
+
+  /** Closes its standard input, which ends our mains, and waits for it; ends it if it lingers. Idempotent. */
+  void stop() {
     try {
       process.getOutputStream().close();
       if (!process.waitFor(5, TimeUnit.SECONDS)) {

@@ -122,7 +122,7 @@ class NetnsFaultsTest {
       long healed = System.nanoTime();
       awaitLine(client, l -> l.startsWith("CALL") && Call.parse(l).outcome() == Outcome.OK
           && Call.parse(l).startNanos() > healed);
-      client.close();
+      client.stop();
       calls = client.lines().stream().filter(l -> l.startsWith("CALL")).map(Call::parse).toList();
     }
     // Every answered call ran on the server before it answered: its EXEC line is there by now.
