@@ -1,0 +1,76 @@
+package dev.tether.chaos;
+
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * What a chaos run found: the ledger's totals, the faults injected, the client's events, the
+ * connection and leak checks, and every violation. {@link #violations()} empty means it passed.
+ *
+ * @param underLoad the same figures under load, before the first fault: the counters move
+ * @param leakProblems resources that did not come back to their baseline, one line each
+ * @param connectionProblems connections left over after the run, one line each
+ */
+public record ChaosReport(
+    ChaosSettings settings,
+    Duration elapsed,
+    LedgerTotals ledger,
+    Map<FaultKind, Integer> faultsInjected,
+    List<String> faultFailures,
+    Map<String, Long> clientEvents,
+    String connectionsBefore,
+    String connectionsAfter,
+    List<String> connectionProblems,
+    ResourceSnapshot baseline,
+    ResourceSnapshot underLoad,
+    ResourceSnapshot after,
+    String allowance,
+    List<String> leakProblems,
+    boolean loadStoppedInTime) {
+
+  /** Calls per second the load reached. */
+  public double rateReached() {
+    return ledger.calls() / Math.max(1e-9, elapsed.toNanos() / 1e9);
+  }
+
+  /** Everything that fails the run; empty when it passed. */
+  public List<String> violations() {
+    List<String> out = new ArrayList<>(ledger.violations());
+    out.addAll(faultFailures);
+    out.addAll(connectionProblems);
+    out.addAll(leakProblems);
+    if (!loadStoppedInTime) {
+      out.add("a load worker was still in a call after the run (a hung call)");
+    }
+    return out;
+  }
+
+  public void print(PrintStream out) {
+    out.println("==== chaos ledger ====");
+    out.printf(Locale.ROOT, "seed %d (replay: -Dchaos.seed=%d), %d nodes, %d workers, target %.0f calls/s,"
+            + " node reconnect policy %s, %.1f s of load: %.1f calls/s reached%n",
+        settings.seed(), settings.seed(), settings.nodes(), settings.workers(), settings.ratePerSecond(),
+        settings.nodeReconnectPolicy(),
+        elapsed.toNanos() / 1e9, rateReached());
+    ledger.print(out);
+    int faults = faultsInjected.values().stream().mapToInt(Integer::intValue).sum();
+    out.println("faults injected: " + faults);
+    faultsInjected.forEach((k, n) -> out.printf(Locale.ROOT, "  %-20s %d%n", k.label, n));
+    out.println("client events: " + clientEvents);
+    out.println("connections under load before the first fault: " + connectionsBefore);
+    out.println("connections after the run, load stopped:        " + connectionsAfter);
+    out.println("leak check before: " + baseline);
+    out.println("under load:        " + underLoad);
+    out.println("leak check after:  " + after);
+    out.println("threads alive after that were not before: " + after.threadsNotIn(baseline));
+    out.println("allowance: " + allowance);
+    List<String> v = violations();
+    out.println(v.isEmpty() ? "verdict: PASSED (duplicates 0, lost 0, no leak)" : "verdict: FAILED");
+    v.forEach(line -> out.println("  " + line));
+    out.println("======================");
+  }
+}

@@ -1,0 +1,155 @@
+package dev.tether.chaos;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The faults of a run, drawn up front from a seeded {@link Random} in logical time, so that one
+ * seed always gives the same faults in the same order, whatever the machine's speed: a failing
+ * run is replayed with its seed. The plan keeps the cluster answerable: at most
+ * {@code maxDown} nodes are down at once, one fault per node at a time, exclusive faults (rolling
+ * restart, primary failover) only on a healthy cluster and alone, and every fault healed before
+ * the run ends.
+ */
+public final class FaultPlan {
+  /** How much of each kind the scheduler draws, out of their sum. */
+  private static final Map<FaultKind, Integer> WEIGHTS = new EnumMap<>(Map.of(
+      FaultKind.KILL, 18,
+      FaultKind.FREEZE, 14,
+      FaultKind.RESET, 18,
+      FaultKind.LATENCY, 18,
+      FaultKind.DRAIN, 14,
+      FaultKind.ROLLING_RESTART, 6,
+      FaultKind.PRIMARY_FAILOVER, 12));
+  /** A rolling restart's window in the plan, per node; the driver takes as long as the drains take. */
+  private static final long ROLLING_NANOS_PER_NODE = TimeUnit.MILLISECONDS.toNanos(1500);
+  private static final long FIRST_FAULT_NANOS = TimeUnit.SECONDS.toNanos(3);
+  /** Every fault heals this long before the run ends, so the last calls meet a healthy cluster. */
+  private static final long QUIET_END_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+  private final List<FaultStep> steps;
+  /** The node the servers announce as primary at the start; failovers move it to the next node. */
+  private final int firstPrimary;
+
+  private FaultPlan(List<FaultStep> steps, int firstPrimary) {
+    this.steps = List.copyOf(steps);
+    this.firstPrimary = firstPrimary;
+  }
+
+  public List<FaultStep> steps() {
+    return steps;
+  }
+
+  public int firstPrimary() {
+    return firstPrimary;
+  }
+
+  /** How many faults of each kind the plan holds. */
+  public Map<FaultKind, Integer> countByKind() {
+    Map<FaultKind, Integer> out = new EnumMap<>(FaultKind.class);
+    for (FaultKind k : FaultKind.values()) {
+      out.put(k, 0);
+    }
+    steps.forEach(s -> out.merge(s.kind(), 1, Integer::sum));
+    return out;
+  }
+
+  /**
+   * Draws the faults of a run of {@code duration} on {@code nodes} nodes.
+   *
+   * @throws IllegalArgumentException if {@code maxDown} does not leave a node up
+   */
+  public static FaultPlan generate(Random random, Duration duration, int nodes, int maxDown) {
+    if (maxDown < 1 || maxDown >= nodes) {
+      throw new IllegalArgumentException("maxDown must be between 1 and nodes - 1: " + maxDown);
+    }
+    long end = duration.toNanos() - QUIET_END_NANOS;
+    List<FaultStep> steps = new ArrayList<>();
+    int primary = 0;
+    /** Per node, when the fault on it heals (0: none). */
+    long[] busyUntil = new long[nodes];
+    boolean[] busyDown = new boolean[nodes];
+    long exclusiveUntil = 0;
+    int totalWeight = WEIGHTS.values().stream().mapToInt(Integer::intValue).sum();
+    // An exclusive fault drawn while others last waits for them to heal; nothing new starts meanwhile.
+    FaultKind waiting = null;
+    for (long t = FIRST_FAULT_NANOS; t < end; t += millis(random, 300, 2500)) {
+      FaultKind drawn = draw(random, totalWeight);
+      FaultKind kind = waiting != null ? waiting : drawn;
+      int downNow = 0;
+      boolean anyBusy = false;
+      for (int i = 0; i < nodes; i++) {
+        if (busyUntil[i] > t) {
+          anyBusy = true;
+          downNow += busyDown[i] ? 1 : 0;
+        }
+      }
+      if (t < exclusiveUntil) {
+        continue;
+      }
+      if (kind.isExclusive()) {
+        long hold = kind == FaultKind.ROLLING_RESTART ? nodes * ROLLING_NANOS_PER_NODE : millis(random, 1500, 4000);
+        if (anyBusy) {
+          waiting = kind;
+          continue;
+        }
+        waiting = null;
+        if (t + hold > end) {
+          continue;
+        }
+        int node = kind == FaultKind.PRIMARY_FAILOVER ? primary : random.nextInt(nodes);
+        steps.add(new FaultStep(t, kind, node, hold, 0));
+        exclusiveUntil = t + hold;
+        if (kind == FaultKind.PRIMARY_FAILOVER) {
+          primary = (primary + 1) % nodes;
+        }
+        continue;
+      }
+      List<Integer> free = new ArrayList<>();
+      for (int i = 0; i < nodes; i++) {
+        if (busyUntil[i] <= t) {
+          free.add(i);
+        }
+      }
+      if (free.isEmpty() || (kind.takesNodeDown && downNow >= maxDown)) {
+        continue;
+      }
+      int node = free.get(random.nextInt(free.size()));
+      long hold = switch (kind) {
+        case KILL -> millis(random, 1000, 4000);
+        case FREEZE -> millis(random, 500, 3000);
+        case LATENCY -> millis(random, 1000, 4000);
+        case DRAIN -> millis(random, 500, 2000);
+        default -> 0;
+      };
+      long latency = kind == FaultKind.LATENCY ? 20 + random.nextInt(231) : 0;
+      if (t + hold > end) {
+        continue;
+      }
+      steps.add(new FaultStep(t, kind, node, hold, latency));
+      busyUntil[node] = t + Math.max(hold, 1);
+      busyDown[node] = kind.takesNodeDown;
+    }
+    return new FaultPlan(steps, 0);
+  }
+
+  private static FaultKind draw(Random random, int totalWeight) {
+    int r = random.nextInt(totalWeight);
+    for (Map.Entry<FaultKind, Integer> e : WEIGHTS.entrySet()) {
+      r -= e.getValue();
+      if (r < 0) {
+        return e.getKey();
+      }
+    }
+    throw new AssertionError("weights sum to " + totalWeight);
+  }
+
+  private static long millis(Random random, int min, int max) {
+    return TimeUnit.MILLISECONDS.toNanos(min + random.nextInt(max - min + 1));
+  }
+}

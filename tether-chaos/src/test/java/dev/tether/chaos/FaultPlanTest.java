@@ -1,0 +1,61 @@
+package dev.tether.chaos;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class FaultPlanTest {
+  private static final Duration RUN = Duration.ofMinutes(3);
+
+  @Test
+  void sameSeedGivesTheSameFaults() {
+    FaultPlan a = FaultPlan.generate(new Random(42), RUN, 5, 2);
+    FaultPlan b = FaultPlan.generate(new Random(42), RUN, 5, 2);
+    FaultPlan c = FaultPlan.generate(new Random(43), RUN, 5, 2);
+
+    assertThat(a.steps()).isEqualTo(b.steps());
+    assertThat(a.steps()).isNotEqualTo(c.steps());
+  }
+
+  @Test
+  void drawsEveryKindOfFaultInAThreeMinuteRun() {
+    for (long seed = 0; seed < 20; seed++) {
+      FaultPlan plan = FaultPlan.generate(new Random(seed), RUN, 5, 2);
+      assertThat(plan.countByKind()).as("seed %d", seed).allSatisfy((kind, n) -> assertThat(n).as(kind.label).isPositive());
+    }
+  }
+
+  @Test
+  void neverTakesMoreThanMaxDownNodesAndHealsBeforeTheEnd() {
+    for (long seed = 0; seed < 50; seed++) {
+      List<FaultStep> steps = FaultPlan.generate(new Random(seed), RUN, 5, 2).steps();
+      for (FaultStep s : steps) {
+        assertThat(s.healNanos()).isLessThanOrEqualTo(RUN.toNanos());
+        long t = s.atNanos();
+        long down = steps.stream().filter(o -> o.kind().takesNodeDown && o.atNanos() <= t && o.healNanos() > t).count();
+        long onNode = steps.stream().filter(o -> o.node() == s.node() && o.atNanos() <= t && o.healNanos() > t).count();
+        assertThat(down).as("seed %d at %d ms", seed, TimeUnit.NANOSECONDS.toMillis(t)).isLessThanOrEqualTo(2);
+        assertThat(onNode).as("faults on node %d at once", s.node()).isLessThanOrEqualTo(1);
+        if (s.kind().isExclusive()) {
+          assertThat(steps.stream().filter(o -> o != s && o.atNanos() < s.healNanos() && o.healNanos() > s.atNanos()))
+              .as("faults during the %s at %d ms", s.kind().label, TimeUnit.NANOSECONDS.toMillis(t)).isEmpty();
+        }
+      }
+    }
+  }
+
+  @Test
+  void primaryFailoverHitsTheAnnouncedPrimaryThenTheNext() {
+    List<FaultStep> failovers = FaultPlan.generate(new Random(7), Duration.ofMinutes(10), 5, 2).steps().stream()
+        .filter(s -> s.kind() == FaultKind.PRIMARY_FAILOVER).toList();
+
+    assertThat(failovers).hasSizeGreaterThan(2);
+    for (int i = 0; i < failovers.size(); i++) {
+      assertThat(failovers.get(i).node()).isEqualTo(i % 5);
+    }
+  }
+}
