@@ -24,8 +24,10 @@ import java.util.Properties;
  * @param heartbeatReaderIdle ping a connection that read nothing for this long (3 s)
  * @param heartbeatIdleTimeout a connection that read nothing for this long is dead (10 s)
  * @param reconnect backoff of the background reconnection of broken connections
- * @param nodeReconnect backoff of the node supervisor reconnecting dead cluster nodes (30 s
- *     doubling to 15 min, as RethinkDB's; {@code tether.cluster.reconnect.*})
+ * @param nodeReconnect backoff of the node supervisor reconnecting dead cluster nodes
+ *     ({@code tether.cluster.reconnect.*}; {@code standard} by default, so a node whose connection
+ *     was only reset is back within a fraction of a second; {@code exponential} is RethinkDB's
+ *     30 s doubling to 15 min)
  * @param retryBudgetRatio retries allowed as a fraction of recent calls (0.2)
  * @param retryBudgetFloorPerSecond retries allowed per second on top of the ratio (10)
  * @param closeGrace how long {@code Tether.close()} waits for pending calls (10 s)
@@ -73,7 +75,7 @@ public record ClientConfig(
         duration(p, "tether.heartbeat.readerIdle", Duration.ofSeconds(3)),
         duration(p, "tether.heartbeat.idleTimeout", Duration.ofSeconds(10)),
         reconnect(p, "tether.reconnect", "standard"),
-        reconnect(p, "tether.cluster.reconnect", "exponential"),
+        reconnect(p, "tether.cluster.reconnect", "standard"),
         Double.parseDouble(p.getProperty("tether.retry.budget.ratio", "0.2").trim()),
         Double.parseDouble(p.getProperty("tether.retry.budget.floorPerSecond", "10").trim()),
         duration(p, "tether.close.grace", Duration.ofSeconds(10)),

@@ -163,7 +163,9 @@ class ClusterTest {
   @Test
   void killedNodeIsSkippedThenReconnectedBySupervisorAndUsedAgain() {
     FakeClock clock = new FakeClock();
-    Tether t = Tether.builder().ticker(clock).scheduler(clock).build();
+    // RethinkDB's preset, whose long delays show the supervisor following them.
+    Tether t = Tether.builder().ticker(clock).scheduler(clock)
+        .property("tether.cluster.reconnect.policy", "exponential").build();
     closeables.add(t);
     Proxy p = t.proxy(startNodes(3)).withLoadBalancing(LoadBalancing.ROUND_ROBIN);
     for (int i = 0; i < 30; i++) {
