@@ -91,7 +91,8 @@ public record ClientConfig(
         new ConnectionUse(
             nonNegative("tether.connection.maxExtra", integer(p, "tether.connection.maxExtra", 4)),
             duration(p, "tether.connection.extraIdleClose", Duration.ofSeconds(10)),
-            duration(p, "tether.connection.idleClose", Duration.ZERO)),
+            duration(p, "tether.connection.idleClose", Duration.ZERO),
+            duration(p, "tether.connection.handshakeTimeout", Duration.ofSeconds(10))),
         BodyCompression.Settings.parse(
             p.getProperty("tether.compression.enabled"), p.getProperty("tether.compression.threshold")));
   }
@@ -105,8 +106,11 @@ public record ClientConfig(
    *     ({@code tether.connection.extraIdleClose}, 10 s)
    * @param idleClose a connection with no call for this long closes gracefully and the next call
    *     reopens it ({@code tether.connection.idleClose}; 0, the default, keeps it open)
+   * @param handshakeTimeout a connection whose server has not answered HELLO this long after the
+   *     transport connected fails its connect, when its endpoint sets no connect timeout
+   *     ({@code tether.connection.handshakeTimeout}, 10 s; 0 waits forever)
    */
-  public record ConnectionUse(int maxExtra, Duration extraIdleClose, Duration idleClose) {}
+  public record ConnectionUse(int maxExtra, Duration extraIdleClose, Duration idleClose, Duration handshakeTimeout) {}
 
   private static int nonNegative(String key, int value) {
     if (value < 0) {

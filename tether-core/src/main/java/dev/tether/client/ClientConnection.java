@@ -132,10 +132,20 @@ public final class ClientConnection extends BaseConnection
 
   /** The transport connected (on the loop): the handshake must now finish within the connect timeout. */
   void onTransportConnected() {
-    if (candidate.connectTimeout() != null && state == ConnectionState.CONNECTING) {
-      handshakeTimeout = runtime.scheduleOn(
-          channel.eventLoop(), this::onHandshakeTimeout, candidate.connectTimeout().toNanos());
+    long limitNanos = handshakeLimit().toNanos();
+    if (limitNanos > 0 && state == ConnectionState.CONNECTING) {
+      handshakeTimeout = runtime.scheduleOn(channel.eventLoop(), this::onHandshakeTimeout, limitNanos);
     }
+  }
+
+  /**
+   * How long the server may take to answer HELLO: the endpoint's connect timeout, or without one
+   * {@code tether.connection.handshakeTimeout}, so a peer that accepts and then says nothing (frozen,
+   * overloaded) cannot hold a connection attempt, and the calls waiting for it, forever.
+   */
+  private java.time.Duration handshakeLimit() {
+    java.time.Duration connectTimeout = candidate.connectTimeout();
+    return connectTimeout != null ? connectTimeout : runtime.config().connections().handshakeTimeout();
   }
 
   private final class Initializer extends ChannelInitializer<Channel> {
@@ -403,7 +413,7 @@ public final class ClientConnection extends BaseConnection
   private void onHandshakeTimeout() {
     if (state == ConnectionState.CONNECTING) {
       closeCause = new ConnectTimeoutException(
-          "no handshake from " + candidate.endpoint() + " within " + candidate.connectTimeout().toMillis() + " ms");
+          "no handshake from " + candidate.endpoint() + " within " + handshakeLimit().toMillis() + " ms");
       channel.close();
     }
   }
