@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Issue 12's figure: what polling /status.json 100 times a second costs a busy server, measured
 # with `tether bench` beside it. A `tether serve --admin` process serves echo and its status page;
-# `tether bench` drives it in phases of PHASE seconds, alternately with and without a poller that
-# GETs /status.json every 10 ms over one keep-alive connection (ABBA order, PAIRS pairs), and the
-# mean calls/s of both kinds of phase is compared.
-#   docs/scripts/status-json-cost.sh [PAIRS=6] [PHASE=5] [CONCURRENCY=16]
+# one `tether bench` process drives it the whole time, and the run is cut into windows of WINDOW
+# seconds, alternately quiet and with a poller that GETs /status.json every 10 ms over one
+# keep-alive connection (ABBA order, PAIRS pairs). Calls/s per window come from the server's own
+# `served` count, read at each window's edges (one request per edge), so neither JVM start-up nor
+# JIT warm-up falls into a window.
+#   docs/scripts/status-json-cost.sh [PAIRS=8] [WINDOW=5] [CONCURRENCY=16]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-pairs=${1:-6}
-phase=${2:-5}
+pairs=${1:-8}
+window=${2:-5}
 concurrency=${3:-16}
 port=7431
 admin=9431
@@ -17,51 +19,60 @@ jar=tether-cli/target/tether.jar
 
 java -jar "$jar" serve --endpoints "tcp -h 127.0.0.1 -p $port" --admin "127.0.0.1:$admin" >/tmp/status-cost-serve.log 2>&1 &
 server=$!
-trap 'kill $server 2>/dev/null || true' EXIT
+bench=
+trap 'kill $server ${bench:-} 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do
   grep -q "echo:" /tmp/status-cost-serve.log 2>/dev/null && break
   sleep 0.1
 done
 
-poll() { # polls for $1 seconds at 100 requests/s; prints how many were answered 200
-  python3 - "$admin" "$1" <<'EOF'
-import http.client, sys, time
-conn = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=5)
-end = time.monotonic() + float(sys.argv[2])
-ok = 0
-next_at = time.monotonic()
-while time.monotonic() < end:
+warmup=10
+total=$((warmup + pairs * 2 * window + 5))
+java -jar "$jar" bench "echo:tcp -h 127.0.0.1 -p $port" --concurrency "$concurrency" --duration "${total}s" \
+  >/tmp/status-cost-bench.log 2>&1 &
+bench=$!
+
+python3 - "$admin" "$pairs" "$window" "$warmup" <<'EOF'
+import http.client, json, sys, time
+admin, pairs, window, warmup = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
+conn = http.client.HTTPConnection("127.0.0.1", admin, timeout=5)
+
+def get():
     conn.request("GET", "/status.json")
     r = conn.getresponse()
-    r.read()
-    ok += r.status == 200
-    next_at += 0.01
-    time.sleep(max(0.0, next_at - time.monotonic()))
-print(ok)
+    body = r.read()
+    return r.status, body
+
+def served():
+    status, body = get()
+    return sum(s["served"] for s in json.loads(body)["servers"])
+
+def phase(polled):
+    start_count, start = served(), time.monotonic()
+    end = start + window
+    answered = 0
+    next_at = start
+    while time.monotonic() < end:
+        if polled:
+            answered += get()[0] == 200
+            next_at += 0.01
+            time.sleep(max(0.0, min(next_at, end) - time.monotonic()))
+        else:
+            time.sleep(max(0.0, end - time.monotonic()))
+    count, now = served(), time.monotonic()
+    return (count - start_count) / (now - start), answered / (now - start)
+
+time.sleep(warmup)
+quiet, polled = [], []
+print("pair  without polling  with polling  (status.json answered/s)")
+for p in range(pairs):
+    order = [True, False] if p % 2 else [False, True]
+    rates = {}
+    for is_polled in order:
+        rates[is_polled] = phase(is_polled)
+    quiet.append(rates[False][0])
+    polled.append(rates[True][0])
+    print(f"{p + 1:4d}  {rates[False][0]:15,.0f}  {rates[True][0]:12,.0f}  ({rates[True][1]:.0f})")
+q, w = sum(quiet) / pairs, sum(polled) / pairs
+print(f"mean {q:,.0f} calls/s without, {w:,.0f} with polling: {100 * (1 - w / q):.1f}% cost")
 EOF
-}
-
-bench() { # one phase of load; prints calls/s
-  java -jar "$jar" bench "echo:tcp -h 127.0.0.1 -p $port" --concurrency "$concurrency" --duration "${phase}s" 2>&1 \
-    | sed -n 's/.*: \([0-9,]*\) calls\/s.*/\1/p' | tr -d ,
-}
-
-bench >/dev/null # warm-up: JIT and connections
-quiet_sum=0
-polled_sum=0
-echo "pair  without polling  with polling (answered)"
-for p in $(seq 1 "$pairs"); do
-  if (( p % 2 == 0 )); then
-    poll "$phase" >/tmp/status-cost-poll.txt & poller=$!
-    with=$(bench); wait $poller
-    without=$(bench)
-  else
-    without=$(bench)
-    poll "$phase" >/tmp/status-cost-poll.txt & poller=$!
-    with=$(bench); wait $poller
-  fi
-  printf "%4d  %15s  %12s (%s)\n" "$p" "$without" "$with" "$(cat /tmp/status-cost-poll.txt)"
-  quiet_sum=$((quiet_sum + without))
-  polled_sum=$((polled_sum + with))
-done
-python3 -c "q=$quiet_sum/$pairs; w=$polled_sum/$pairs; print(f'mean {q:,.0f} calls/s without, {w:,.0f} with polling: {100*(1-w/q):.1f}% cost')"
