@@ -1,5 +1,8 @@
 package dev.tether.codec;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -349,10 +352,35 @@ final class SmileRecordEncoding {
       }
       int start = position;
       position += length;
-      if (component == null) {
+      // Malformed text (a byte over 0x7F in an ASCII token, bad UTF-8 in a Unicode one, even in
+      // a field that is skipped) goes to Jackson, which refuses it as databind does, instead of
+      // being read with replacement characters.
+      String text = ascii ? ascii(start, length) : strictUtf8(start, length);
+      if (text == null) {
+        return UNSUPPORTED_VALUE;
+      }
+      return component == null ? null : text;
+    }
+
+    private String ascii(int start, int length) {
+      for (int i = start; i < start + length; i++) {
+        if (bytes[i] < 0) {
+          return null;
+        }
+      }
+      return new String(bytes, start, length, StandardCharsets.ISO_8859_1);
+    }
+
+    private String strictUtf8(int start, int length) {
+      try {
+        return StandardCharsets.UTF_8.newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT)
+            .decode(ByteBuffer.wrap(bytes, start, length))
+            .toString();
+      } catch (CharacterCodingException e) {
         return null;
       }
-      return new String(bytes, start, length, ascii ? StandardCharsets.ISO_8859_1 : StandardCharsets.UTF_8);
     }
 
     private Object binary(RecordComponentCodec component) {

@@ -1,0 +1,78 @@
+package dev.tether.codec;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.smile.SmileFactory;
+import com.fasterxml.jackson.dataformat.smile.SmileParser;
+import dev.tether.codec.TypedBodyJazzerTest.Account;
+import dev.tether.spi.Codec;
+import dev.tether.spi.CodecException;
+import io.netty.buffer.ByteBufUtil;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What fuzzing the bodies of typed calls found ({@link TypedBodyJazzerTest}), pinned: the
+ * hand-written Smile reader read malformed text otherwise than Jackson does, so one body meant
+ * two things depending on the peer's codec (it now leaves such text to Jackson); and a second
+ * Smile header inside a record (Jackson's parser ends the document there) threw
+ * NullPointerException where a value belonged instead of CodecException.
+ */
+class TypedBodyFindingsTest {
+  private static final String HEADER_AND_NAME_KEY = "3a290a04" + "fa" + "836e616d65";
+
+  private final Codec codec = Codec.standard();
+  private final Codec databind = new JacksonCodec(
+      new ObjectMapper(SmileFactory.builder().disable(SmileParser.Feature.REQUIRE_HEADER).build())
+          .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES));
+
+  @Test
+  void byteAboveAsciiInAnAsciiStringTokenReadsAsJacksonReadsIt() {
+    // "name": a 3-byte ASCII token holding 61 92 62; it was read as Latin-1 "a\u0092b".
+    byte[] body = ByteBufUtil.decodeHexDump(HEADER_AND_NAME_KEY + "42" + "619262" + "fb");
+
+    assertThat(name(codec, body)).isEqualTo(name(databind, body)).isNotEqualTo("a\u0092b");
+  }
+
+  @Test
+  void malformedUtf8InAUnicodeStringTokenReadsAsJacksonReadsIt() {
+    // "name": a 3-byte Unicode token holding c3 28 41; it was read with a replacement character.
+    byte[] body = ByteBufUtil.decodeHexDump(HEADER_AND_NAME_KEY + "81" + "c32841" + "fb");
+
+    assertThat(name(codec, body)).isEqualTo(name(databind, body)).doesNotContain("\uFFFD");
+  }
+
+  @Test
+  void wellFormedUnicodeStringTokenReadsTheSameEitherWay() {
+    byte[] body = ByteBufUtil.decodeHexDump(HEADER_AND_NAME_KEY + "81" + "c3a941" + "fb");
+
+    assertThat(name(codec, body)).isEqualTo("éA").isEqualTo(name(databind, body));
+  }
+
+  @Test
+  void fieldWhoseValueIsASecondSmileHeaderFailsWithCodecException() {
+    // Jazzer's input, minimized: '{' "id" and then, where the value belongs, a second Smile
+    // header, which Jackson's parser takes for the end of the document (no token). A
+    // NullPointerException escaped the codec instead, out of the server's decoding of arguments.
+    byte[] body = ByteBufUtil.decodeHexDump("3a290a04" + "fa" + "816964" + "3a290a00");
+
+    assertThatThrownBy(() -> codec.decodeValue(body, Account.class))
+        .isInstanceOf(CodecException.class)
+        .hasMessageContaining("id");
+  }
+
+  @Test
+  void fuzzerBodyWithAHeaderInPlaceOfAValueFailsWithCodecException() {
+    // Jazzer's input as found (its last byte, which picked the operation, dropped).
+    byte[] body = ByteBufUtil.decodeHexDump("3a290a04fa81696425037f7f7f7f7f7f7f7fbf8676657273696f6e3a290a04fa"
+        + "6576648172 65c18561637469766522836e616d658c4772c3bcc39f6520e4b896e7958c826b65000000".replace(" ", ""));
+
+    assertThatThrownBy(() -> codec.decodeValue(body, Account.class)).isInstanceOf(CodecException.class);
+  }
+
+  private static String name(Codec codec, byte[] body) {
+    return ((Account) codec.decodeValue(body, Account.class)).name();
+  }
+}
