@@ -11,6 +11,8 @@ import dev.tether.codec.TypedBodyJazzerTest.Account;
 import dev.tether.spi.Codec;
 import dev.tether.spi.CodecException;
 import io.netty.buffer.ByteBufUtil;
+import java.lang.reflect.Type;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,7 +20,8 @@ import org.junit.jupiter.api.Test;
  * hand-written Smile reader read malformed text otherwise than Jackson does, so one body meant
  * two things depending on the peer's codec (it now leaves such text to Jackson); and a second
  * Smile header inside a record (Jackson's parser ends the document there) threw
- * NullPointerException where a value belonged instead of CodecException.
+ * NullPointerException where a value belonged instead of CodecException; and a malformed field
+ * name changed how later bodies' names were read (Jackson's shared name table).
  */
 class TypedBodyFindingsTest {
   private static final String HEADER_AND_NAME_KEY = "3a290a04" + "fa" + "836e616d65";
@@ -70,6 +73,22 @@ class TypedBodyFindingsTest {
         + "6576648172 65c18561637469766522836e616d658c4772c3bcc39f6520e4b896e7958c826b65000000".replace(" ", ""));
 
     assertThatThrownBy(() -> codec.decodeValue(body, Account.class)).isInstanceOf(CodecException.class);
+  }
+
+  /** The field whose declared type the map tests decode. */
+  static Map<String, Integer> counts;
+
+  @Test
+  void malformedFieldNameFromOnePeerDoesNotChangeHowLaterBodiesAreRead() throws Exception {
+    Type mapType = TypedBodyFindingsTest.class.getDeclaredField("counts").getGenericType();
+    // {"é": 1} with the name as a 2-byte Unicode key (c0 c3 a9), as any Smile writer sends it.
+    byte[] wellFormed = ByteBufUtil.decodeHexDump("3a290a04" + "fa" + "c0c3a9" + "c2" + "fb");
+    // The same name bytes in a 2-byte ASCII key (81 c3 a9): malformed, since c3 a9 is no ASCII.
+    byte[] malformed = ByteBufUtil.decodeHexDump("3a290a04" + "fa" + "81c3a9" + "c2" + "fb");
+
+    codec.decodeValue(malformed, mapType);
+
+    assertThat(codec.decodeValue(wellFormed, mapType)).isEqualTo(Map.of("é", 1));
   }
 
   private static String name(Codec codec, byte[] body) {
