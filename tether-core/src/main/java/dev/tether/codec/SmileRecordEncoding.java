@@ -214,6 +214,8 @@ final class SmileRecordEncoding {
     static final Object UNSUPPORTED_VALUE = new Object();
     private final byte[] bytes;
     private int position;
+    /** Set once a VInt ran past the end or past 10 bytes; the document then goes to Jackson. */
+    private boolean varintMalformed;
 
     Reader(byte[] bytes) {
       this.bytes = bytes;
@@ -309,7 +311,7 @@ final class SmileRecordEncoding {
         value = (zigzag >>> 1) ^ -(zigzag & 1);
       } else {
         long zigzag = varint();
-        if (zigzag < 0 && token == INT32) {
+        if (varintMalformed || zigzag < 0 && token == INT32) {
           return UNSUPPORTED_VALUE;
         }
         value = (zigzag >>> 1) ^ -(zigzag & 1);
@@ -320,7 +322,10 @@ final class SmileRecordEncoding {
       return component.number(value);
     }
 
-    /** Reads a VInt; -1 when it runs past the end or past 64 bits. */
+    /**
+     * Reads a VInt. One that runs past the end or past 10 bytes sets {@link #varintMalformed}: no
+     * return value can say so, since a 10-byte VInt may be any 64 bits, -1 included.
+     */
     private long varint() {
       long value = 0;
       for (int i = 0; i < 10 && position < bytes.length; i++) {
@@ -330,6 +335,7 @@ final class SmileRecordEncoding {
         }
         value = (value << 7) | b;
       }
+      varintMalformed = true;
       return -1;
     }
 
@@ -385,7 +391,9 @@ final class SmileRecordEncoding {
 
     private Object binary(RecordComponentCodec component) {
       long length = varint();
-      if (length < 0 || position + length > bytes.length || component != null && !component.takesBytes()) {
+      // Compared with what is left, not position + length, which a length near 2^63 overflows.
+      if (varintMalformed || length < 0 || length > bytes.length - position
+          || component != null && !component.takesBytes()) {
         return UNSUPPORTED_VALUE;
       }
       int start = position;

@@ -21,7 +21,9 @@ import org.junit.jupiter.api.Test;
  * two things depending on the peer's codec (it now leaves such text to Jackson); and a second
  * Smile header inside a record (Jackson's parser ends the document there) threw
  * NullPointerException where a value belonged instead of CodecException; and a malformed field
- * name changed how later bodies' names were read (Jackson's shared name table).
+ * name changed how later bodies' names were read (Jackson's shared name table); an INT64 VInt
+ * over 10 bytes read as Long.MIN_VALUE; a binary length near 2^63 escaped as
+ * IllegalArgumentException (found by reading the reader while minimizing the former).
  */
 class TypedBodyFindingsTest {
   private static final String HEADER_AND_NAME_KEY = "3a290a04" + "fa" + "836e616d65";
@@ -73,6 +75,31 @@ class TypedBodyFindingsTest {
         + "6576648172 65c18561637469766522836e616d658c4772c3bcc39f6520e4b896e7958c826b65000000".replace(" ", ""));
 
     assertThatThrownBy(() -> codec.decodeValue(body, Account.class)).isInstanceOf(CodecException.class);
+  }
+
+  @Test
+  void int64LongerThanTenBytesReadsAsJacksonReadsIt() {
+    // Jazzer's input (last byte dropped): "id" as an INT64 whose VInt runs on for 11 bytes. The
+    // hand-written reader took its "malformed" marker, -1, for a value: Long.MIN_VALUE.
+    byte[] body = ByteBufUtil.decodeHexDump(
+        "3a290a04fa81696425037f7f7f7f7f3d7f7f7fbf8676657273696f7272727272727272727272727272727272"
+        + "7272727272727272727272727272727272727272726ec18561bd7f7f7f7fbf8676657273826b6579fd80fb");
+
+    Object ours = codec.decodeValue(body, Account.class);
+    Object theirs = databind.decodeValue(body, Account.class);
+
+    assertThat(((Account) ours).id()).isEqualTo(((Account) theirs).id());
+  }
+
+  @Test
+  void binaryLengthNearTwoToTheSixtyThreeFailsWithCodecException() {
+    // "key": raw binary of length 2^63 - 16 followed by 3 bytes: position + length overflowed,
+    // passed the bounds check, and Arrays.copyOfRange threw IllegalArgumentException.
+    byte[] body = ByteBufUtil.decodeHexDump(
+        "3a290a04" + "fa" + "826b6579" + "fd" + "017f7f7f7f7f7f7f7fb0" + "000000" + "fb");
+
+    assertThatThrownBy(() -> codec.decodeValue(body, Account.class))
+        .isInstanceOf(CodecException.class);
   }
 
   /** The field whose declared type the map tests decode. */
