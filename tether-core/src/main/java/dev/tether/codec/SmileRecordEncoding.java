@@ -310,8 +310,14 @@ final class SmileRecordEncoding {
         int zigzag = token - SMALL_INT;
         value = (zigzag >>> 1) ^ -(zigzag & 1);
       } else {
+        int start = position;
         long zigzag = varint();
         if (varintMalformed || zigzag < 0 && token == INT32) {
+          return UNSUPPORTED_VALUE;
+        }
+        // Writers put a value that fits 32 bits in an INT32; Jackson reads an INT64 VInt's first
+        // four bytes without looking for its end, so a shorter one goes to Jackson to agree.
+        if (token == INT64 && position - start < 5) {
           return UNSUPPORTED_VALUE;
         }
         value = (zigzag >>> 1) ^ -(zigzag & 1);
