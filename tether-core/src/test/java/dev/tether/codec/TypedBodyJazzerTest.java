@@ -20,7 +20,8 @@ import java.util.Map;
  * {@link SmileRecordEncoding} reader), a record with nested values (the streaming path), several
  * arguments (one Smile array), and a generic result (databind). Jazzer's last input byte picks
  * the operation, the rest is the body. A body either decodes to values that encode and decode
- * back to the same bytes, or fails with {@link CodecException}, never another exception. Where
+ * back to the same bytes (unless a string holds a lone surrogate, which Jackson reads and will
+ * not write), or fails with {@link CodecException}, never another exception. Where
  * the default codec and databind alone (same Smile settings, the reference reader) both read a
  * lone record, they read equal values: a wire has one meaning.
  */
@@ -71,7 +72,13 @@ class TypedBodyJazzerTest {
       check(e.getMessage() != null && !e.getMessage().isBlank(), "a CodecException without a message");
       return;
     }
-    byte[] encoded = operation.encodeArguments(STANDARD, args);
+    byte[] encoded;
+    try {
+      encoded = operation.encodeArguments(STANDARD, args);
+    } catch (CodecException e) {
+      checkOnlyALoneSurrogateFailsToEncode(Arrays.deepToString(args), e);
+      return;
+    }
     byte[] again = operation.encodeArguments(STANDARD, operation.decodeArguments(STANDARD, encoded));
     check(Arrays.equals(encoded, again), "arguments do not survive encode and decode");
     if (operation.name().equals("put")) {
@@ -86,7 +93,13 @@ class TypedBodyJazzerTest {
     } catch (CodecException e) {
       return;
     }
-    byte[] encoded = operation.encodeResult(STANDARD, result);
+    byte[] encoded;
+    try {
+      encoded = operation.encodeResult(STANDARD, result);
+    } catch (CodecException e) {
+      checkOnlyALoneSurrogateFailsToEncode(String.valueOf(result), e);
+      return;
+    }
     byte[] again = operation.encodeResult(STANDARD, operation.decodeResult(STANDARD, encoded));
     check(Arrays.equals(encoded, again), "result does not survive encode and decode");
   }
@@ -103,6 +116,25 @@ class TypedBodyJazzerTest {
     byte[] ours = STANDARD.encodeValue(decoded, Account.class);
     byte[] theirs = STANDARD.encodeValue(byDatabind, Account.class);
     check(Arrays.equals(ours, theirs), "the record reader and databind read " + decoded + " vs " + byDatabind);
+  }
+
+  /**
+   * Jackson's reader lets an encoded UTF-16 surrogate (ED A0 80..ED BF BF, not UTF-8) through as
+   * a lone surrogate, which its writer then refuses: known, see docs/reliability.md. Any other
+   * value that decodes but does not encode is a finding.
+   */
+  private static void checkOnlyALoneSurrogateFailsToEncode(String decoded, CodecException e) {
+    for (int i = 0; i < decoded.length(); i++) {
+      char c = decoded.charAt(i);
+      boolean paired = Character.isHighSurrogate(c) && i + 1 < decoded.length()
+          && Character.isLowSurrogate(decoded.charAt(i + 1));
+      if (paired) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        return;
+      }
+    }
+    throw new AssertionError("decoded values that do not encode: " + decoded, e);
   }
 
   private static void check(boolean condition, String problem) {
