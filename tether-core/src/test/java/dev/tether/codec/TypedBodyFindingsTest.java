@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
  * NullPointerException where a value belonged instead of CodecException; and a malformed field
  * name changed how later bodies' names were read (Jackson's shared name table); an INT64 VInt
  * over 10 bytes read as Long.MIN_VALUE, one under 5 bytes otherwise than Jackson reads it; a binary length near 2^63 escaped as
- * IllegalArgumentException (found by reading the reader while minimizing the former).
+ * IllegalArgumentException (found by reading the reader while minimizing the former); and binary in
+ * a String component read as null where databind reads its Base64 text.
  */
 class TypedBodyFindingsTest {
   private static final String HEADER_AND_NAME_KEY = "3a290a04" + "fa" + "836e616d65";
@@ -102,6 +103,15 @@ class TypedBodyFindingsTest {
     Object theirs = databind.decodeValue(body, Account.class);
 
     assertThat(((Account) ours).id()).isEqualTo(((Account) theirs).id());
+  }
+
+  @Test
+  void binaryValueOfAStringComponentReadsAsDatabindReadsIt() {
+    // Jazzer's input, minimized: "name" holding raw binary (fd, length 2, 01 02). The streaming
+    // path read null; databind reads the Base64 text of the bytes.
+    byte[] body = ByteBufUtil.decodeHexDump(HEADER_AND_NAME_KEY + "fd" + "82" + "0102" + "fb");
+
+    assertThat(name(codec, body)).isEqualTo(name(databind, body)).isEqualTo("AQI=");
   }
 
   @Test
