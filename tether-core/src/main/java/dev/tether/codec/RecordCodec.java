@@ -183,8 +183,10 @@ final class RecordCodec implements ValueCodec {
         }
         if (index < 0) {
           parser.skipChildren(); // an unknown field, as databind ignores it here
-        } else if (valueToken != JsonToken.VALUE_NULL) {
-          arguments[index] = components[index].read(parser);
+        } else {
+          // The last value of a repeated field wins, a null one too (as the default), as in databind.
+          arguments[index] =
+              valueToken == JsonToken.VALUE_NULL ? defaults[index] : components[index].read(parser);
         }
       }
       return construct(arguments);

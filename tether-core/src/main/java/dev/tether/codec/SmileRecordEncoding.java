@@ -114,8 +114,10 @@ final class SmileRecordEncoding {
       if (value == Reader.UNSUPPORTED_VALUE) {
         return null;
       }
-      if (index >= 0 && value != null) {
-        arguments[index] = value;
+      if (index >= 0) {
+        // A null, even after an earlier value of a repeated field, leaves the default: the last
+        // value wins, as in databind.
+        arguments[index] = value != null ? value : defaults[index];
       }
     }
     return in.atEnd() ? arguments : null;

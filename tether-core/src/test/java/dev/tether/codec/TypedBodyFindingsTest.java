@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
  * name changed how later bodies' names were read (Jackson's shared name table); an INT64 VInt
  * over 10 bytes read as Long.MIN_VALUE, one under 5 bytes otherwise than Jackson reads it; a binary length near 2^63 escaped as
  * IllegalArgumentException (found by reading the reader while minimizing the former); and binary in
- * a String component read as null where databind reads its Base64 text.
+ * a String component read as null where databind reads its Base64 text; a repeated field whose
+ * last value was null kept the earlier value.
  */
 class TypedBodyFindingsTest {
   private static final String HEADER_AND_NAME_KEY = "3a290a04" + "fa" + "836e616d65";
@@ -112,6 +113,22 @@ class TypedBodyFindingsTest {
     byte[] body = ByteBufUtil.decodeHexDump(HEADER_AND_NAME_KEY + "fd" + "82" + "0102" + "fb");
 
     assertThat(name(codec, body)).isEqualTo(name(databind, body)).isEqualTo("AQI=");
+  }
+
+  @Test
+  void repeatedFieldWhoseLastValueIsNullReadsAsDatabindReadsIt() {
+    // Jazzer's input, minimized: "active": true, then "active": null. Both record paths kept
+    // true; databind takes the last value, null, which for a boolean is false.
+    byte[] body = ByteBufUtil.decodeHexDump("3a290a04fa" + "85616374697665" + "23"
+        + "85616374697665" + "21" + "fb");
+    // The same through the streaming path: a 7-bit binary field (not the hand-written subset).
+    byte[] streamed = ByteBufUtil.decodeHexDump("3a290a00fa" + "85616374697665" + "23"
+        + "85616374697665" + "21" + "826b6579" + "e8" + "80" + "fb");
+
+    assertThat(((Account) codec.decodeValue(body, Account.class)).active())
+        .isEqualTo(((Account) databind.decodeValue(body, Account.class)).active())
+        .isFalse();
+    assertThat(((Account) codec.decodeValue(streamed, Account.class)).active()).isFalse();
   }
 
   @Test
