@@ -314,7 +314,8 @@ final class SmileRecordEncoding {
       } else {
         int start = position;
         long zigzag = varint();
-        if (varintMalformed || zigzag < 0 && token == INT32) {
+        // An INT32 VInt may carry at most 32 bits; Jackson keeps only the low 32 of a longer one.
+        if (varintMalformed || token == INT32 && (zigzag < 0 || zigzag > 0xFFFF_FFFFL)) {
           return UNSUPPORTED_VALUE;
         }
         // Writers put a value that fits 32 bits in an INT32; Jackson reads an INT64 VInt's first

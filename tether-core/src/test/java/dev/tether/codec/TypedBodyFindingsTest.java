@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
  * Smile header inside a record (Jackson's parser ends the document there) threw
  * NullPointerException where a value belonged instead of CodecException; and a malformed field
  * name changed how later bodies' names were read (Jackson's shared name table); an INT64 VInt
- * over 10 bytes read as Long.MIN_VALUE, one under 5 bytes otherwise than Jackson reads it; a binary length near 2^63 escaped as
+ * over 10 bytes read as Long.MIN_VALUE, one under 5 bytes, and an INT32 over 32 bits, otherwise
+ * than Jackson reads them; a binary length near 2^63 escaped as
  * IllegalArgumentException (found by reading the reader while minimizing the former); and binary in
  * a String component read as null where databind reads its Base64 text; a repeated field whose
  * last value was null kept the earlier value.
@@ -129,6 +130,16 @@ class TypedBodyFindingsTest {
         .isEqualTo(((Account) databind.decodeValue(body, Account.class)).active())
         .isFalse();
     assertThat(((Account) codec.decodeValue(streamed, Account.class)).active()).isFalse();
+  }
+
+  @Test
+  void int32WhoseVIntCarriesMoreThanThirtyTwoBitsReadsAsJacksonReadsIt() {
+    // Jazzer's input (last byte dropped): "id" as an INT32 whose 5-byte VInt holds 34 bits. The
+    // hand-written reader read all of them (7234097504); Jackson keeps the low 32.
+    byte[] body = ByteBufUtil.decodeHexDump("3a290a04fa816964" + "24" + "6b65790b80" + "fb");
+
+    assertThat(((Account) codec.decodeValue(body, Account.class)).id())
+        .isEqualTo(((Account) databind.decodeValue(body, Account.class)).id());
   }
 
   @Test
