@@ -220,10 +220,15 @@ public final class IdleConnectionMemory {
         }
 
         @Override
-        public void close() throws InterruptedException {
+        public void close() {
             requests.close();
-            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+            try {
+                if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
                 process.destroyForcibly();
+                Thread.currentThread().interrupt();
             }
         }
     }
