@@ -4,6 +4,7 @@ import dev.tether.spi.CodecException;
 
 import dev.tether.spi.Codec;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -64,6 +65,10 @@ public final class JacksonCodec implements Codec {
             .disable(SmileGenerator.Feature.ENCODE_BINARY_AS_7BIT)
             .disable(SmileGenerator.Feature.CHECK_SHARED_NAMES)
             .disable(SmileParser.Feature.REQUIRE_HEADER)
+            // Field names are not interned in the factory's table shared by every parser: Jackson
+            // files the name of a malformed ASCII key under its bytes, and a later, well-formed
+            // Unicode name with the same bytes, from any peer, was then read as that garbage.
+            .disable(JsonFactory.Feature.CANONICALIZE_FIELD_NAMES)
             .build();
     return new ObjectMapper(factory)
         .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)

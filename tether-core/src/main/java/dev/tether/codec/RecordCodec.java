@@ -176,10 +176,17 @@ final class RecordCodec implements ValueCodec {
       while (parser.nextToken() == JsonToken.FIELD_NAME) {
         int index = indexOf(parser.currentName());
         JsonToken valueToken = parser.nextToken();
+        if (valueToken == null) {
+          // The document ended after a field name (a second Smile header there ends it for the
+          // parser): refused as databind refuses it, rather than reading a null token.
+          throw new IOException("field " + parser.currentName() + " has no value: the body ends");
+        }
         if (index < 0) {
           parser.skipChildren(); // an unknown field, as databind ignores it here
-        } else if (valueToken != JsonToken.VALUE_NULL) {
-          arguments[index] = components[index].read(parser);
+        } else {
+          // The last value of a repeated field wins, a null one too (as the default), as in databind.
+          arguments[index] =
+              valueToken == JsonToken.VALUE_NULL ? defaults[index] : components[index].read(parser);
         }
       }
       return construct(arguments);

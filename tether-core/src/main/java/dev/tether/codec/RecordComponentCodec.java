@@ -1,7 +1,9 @@
 package dev.tether.codec;
 
+import com.fasterxml.jackson.core.Base64Variants;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.io.SerializedString;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
@@ -180,6 +182,18 @@ final class RecordComponentCodec {
     }
   }
 
+  /**
+   * A String as databind reads one: binary becomes its Base64 text, as databind's string
+   * deserializer makes it (the parser's own {@code getValueAsString} gives null there).
+   */
+  private static String readString(JsonParser parser) throws IOException {
+    if (parser.currentToken() == JsonToken.VALUE_EMBEDDED_OBJECT
+        && parser.getEmbeddedObject() instanceof byte[] binary) {
+      return Base64Variants.getDefaultVariant().encode(binary, false);
+    }
+    return parser.getValueAsString();
+  }
+
   /** Reads this component's value at the parser's current (non-null) token. */
   Object read(JsonParser parser) throws IOException {
     if (kind != Kind.OTHER && parser.currentToken().isStructStart()) {
@@ -190,7 +204,7 @@ final class RecordComponentCodec {
       case INT -> parser.getValueAsInt();
       case DOUBLE -> parser.getValueAsDouble();
       case BOOLEAN -> parser.getValueAsBoolean();
-      case STRING -> parser.getValueAsString();
+      case STRING -> readString(parser);
       case BYTES -> parser.getBinaryValue();
       case OTHER -> reader.readValue(parser);
     };

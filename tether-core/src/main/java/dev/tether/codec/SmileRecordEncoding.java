@@ -1,5 +1,8 @@
 package dev.tether.codec;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -111,8 +114,10 @@ final class SmileRecordEncoding {
       if (value == Reader.UNSUPPORTED_VALUE) {
         return null;
       }
-      if (index >= 0 && value != null) {
-        arguments[index] = value;
+      if (index >= 0) {
+        // A null, even after an earlier value of a repeated field, leaves the default: the last
+        // value wins, as in databind.
+        arguments[index] = value != null ? value : defaults[index];
       }
     }
     return in.atEnd() ? arguments : null;
@@ -211,6 +216,8 @@ final class SmileRecordEncoding {
     static final Object UNSUPPORTED_VALUE = new Object();
     private final byte[] bytes;
     private int position;
+    /** Set once a VInt ran past the end or past 10 bytes; the document then goes to Jackson. */
+    private boolean varintMalformed;
 
     Reader(byte[] bytes) {
       this.bytes = bytes;
@@ -305,8 +312,15 @@ final class SmileRecordEncoding {
         int zigzag = token - SMALL_INT;
         value = (zigzag >>> 1) ^ -(zigzag & 1);
       } else {
+        int start = position;
         long zigzag = varint();
-        if (zigzag < 0 && token == INT32) {
+        // An INT32 VInt may carry at most 32 bits; Jackson keeps only the low 32 of a longer one.
+        if (varintMalformed || token == INT32 && (zigzag < 0 || zigzag > 0xFFFF_FFFFL)) {
+          return UNSUPPORTED_VALUE;
+        }
+        // Writers put a value that fits 32 bits in an INT32; Jackson reads an INT64 VInt's first
+        // four bytes without looking for its end, so a shorter one goes to Jackson to agree.
+        if (token == INT64 && position - start < 5) {
           return UNSUPPORTED_VALUE;
         }
         value = (zigzag >>> 1) ^ -(zigzag & 1);
@@ -317,7 +331,10 @@ final class SmileRecordEncoding {
       return component.number(value);
     }
 
-    /** Reads a VInt; -1 when it runs past the end or past 64 bits. */
+    /**
+     * Reads a VInt. One that runs past the end or past 10 bytes sets {@link #varintMalformed}: no
+     * return value can say so, since a 10-byte VInt may be any 64 bits, -1 included.
+     */
     private long varint() {
       long value = 0;
       for (int i = 0; i < 10 && position < bytes.length; i++) {
@@ -327,6 +344,7 @@ final class SmileRecordEncoding {
         }
         value = (value << 7) | b;
       }
+      varintMalformed = true;
       return -1;
     }
 
@@ -349,15 +367,42 @@ final class SmileRecordEncoding {
       }
       int start = position;
       position += length;
-      if (component == null) {
+      // Malformed text (a byte over 0x7F in an ASCII token, bad UTF-8 in a Unicode one, even in
+      // a field that is skipped) goes to Jackson, which refuses it as databind does, instead of
+      // being read with replacement characters.
+      String text = ascii ? ascii(start, length) : strictUtf8(start, length);
+      if (text == null) {
+        return UNSUPPORTED_VALUE;
+      }
+      return component == null ? null : text;
+    }
+
+    private String ascii(int start, int length) {
+      for (int i = start; i < start + length; i++) {
+        if (bytes[i] < 0) {
+          return null;
+        }
+      }
+      return new String(bytes, start, length, StandardCharsets.ISO_8859_1);
+    }
+
+    private String strictUtf8(int start, int length) {
+      try {
+        return StandardCharsets.UTF_8.newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT)
+            .decode(ByteBuffer.wrap(bytes, start, length))
+            .toString();
+      } catch (CharacterCodingException e) {
         return null;
       }
-      return new String(bytes, start, length, ascii ? StandardCharsets.ISO_8859_1 : StandardCharsets.UTF_8);
     }
 
     private Object binary(RecordComponentCodec component) {
       long length = varint();
-      if (length < 0 || position + length > bytes.length || component != null && !component.takesBytes()) {
+      // Compared with what is left, not position + length, which a length near 2^63 overflows.
+      if (varintMalformed || length < 0 || length > bytes.length - position
+          || component != null && !component.takesBytes()) {
         return UNSUPPORTED_VALUE;
       }
       int start = position;
