@@ -22,7 +22,13 @@ record ServerClock(Ticker ticker, Scheduler scheduler) {
    */
   Scheduler.Cancellable schedule(Channel channel, Runnable task, long delayNanos) {
     LoopTimer timer = new LoopTimer(channel, task);
-    timer.scheduled = scheduler.schedule(timer::fire, delayNanos);
+    try {
+      timer.scheduled = scheduler.schedule(timer::fire, delayNanos);
+    } catch (RejectedExecutionException stopping) {
+      // The server's loops are shutting down (a reader-idle check rescheduling as they stop): the
+      // connection goes with them, so there is nothing left to time.
+      timer.scheduled = () -> { };
+    }
     return timer;
   }
 
