@@ -81,7 +81,7 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
   }
 
   private void statusJson(ChannelHandlerContext ctx, boolean keepAlive) {
-    String fresh = site.freshStatusJson();
+    byte[] fresh = site.freshStatusJson();
     if (fresh != null) {
       respond(ctx, HttpResponseStatus.OK, "application/json", fresh, keepAlive);
       return;
@@ -90,7 +90,7 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         (body, failure) -> answerSnapshot(ctx, body, failure, keepAlive));
   }
 
-  private void answerSnapshot(ChannelHandlerContext ctx, String body, Throwable failure, boolean keepAlive) {
+  private void answerSnapshot(ChannelHandlerContext ctx, byte[] body, Throwable failure, boolean keepAlive) {
     if (failure != null) {
       respond(ctx, HttpResponseStatus.SERVICE_UNAVAILABLE, "text/plain", "no snapshot: " + failure + "\n", keepAlive);
     } else {

@@ -89,23 +89,26 @@ final class AdminSite {
    * polling 100 times a second then costs the runtimes ten snapshots a second, not a hundred.
    * Worker-only, like every snapshot.
    */
-  String statusJson() {
+  byte[] statusJson() {
     long now = System.nanoTime();
     Cached c = cachedStatus;
     if (c == null || now - c.takenNanos() >= SNAPSHOT_REUSE_NANOS) {
-      c = new Cached(write(board.statusJson()), now);
+      c = new Cached(write(board.statusJson()).getBytes(java.nio.charset.StandardCharsets.UTF_8), now);
       cachedStatus = c;
     }
     return c.json();
   }
 
-  /** The cached body when it is fresh enough, else null: the event loop answers it without a hop. */
-  String freshStatusJson() {
+  /**
+   * The cached body when it is fresh enough, else null: the event loop answers it without a hop,
+   * and without encoding it again (the bytes are never written to, so every answer can wrap them).
+   */
+  byte[] freshStatusJson() {
     Cached c = cachedStatus;
     return c != null && System.nanoTime() - c.takenNanos() < SNAPSHOT_REUSE_NANOS ? c.json() : null;
   }
 
-  private record Cached(String json, long takenNanos) {}
+  private record Cached(byte[] json, long takenNanos) {}
 
   /** A page's first message: the status, the whole history and every kept event. */
   String welcomeJson() {
