@@ -196,6 +196,15 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
     }
   }
 
+  /** Every server of the view failed and the configured server that answered knows no other: it is used. */
+  void onViewUnreachable(ProxySettings settings, RequestChannel configured, java.util.List<dev.tether.Endpoint> view) {
+    if (events.isOn()) {
+      events.emit(TetherEvent.Kind.REROUTE, configured instanceof BaseConnection b ? b.endpointText() : null,
+          settings.identity() + ": no server of its view " + view + " could be reached; using the configured "
+              + configured + ", which announces no other", null);
+    }
+  }
+
   /**
    * A connected server announced a new cluster view (on the connection's loop): the views learned
    * from that connection take it at once, on the control executor, so the next connection choice

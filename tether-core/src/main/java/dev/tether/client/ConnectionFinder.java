@@ -104,7 +104,7 @@ final class ConnectionFinder {
    * server's view is known. A server outside the view it announces is a connection manager: the
    * search goes on to the view's primary (then alternates). When the whole view fails, the
    * configured servers are asked once more per search (a manager may know a newer view by then);
-   * a manager that announces the view that just failed ends the search, so it cannot loop.
+   * one that announces the view that just failed is used itself, so the search cannot loop.
    */
   private final class Finding {
     /** A manager may point at another manager, once; a third hop is taken as a loop. */
@@ -116,7 +116,6 @@ final class ConnectionFinder {
     private boolean configuredWalked;
     /** The view every server of which failed before the configured servers were walked again, or null. */
     private List<Endpoint> failedView;
-    private TetherException failedViewCause;
 
     Finding(ProxySettings settings, ProxyBinding binding, boolean mayWalkConfigured) {
       this.settings = settings;
@@ -154,7 +153,6 @@ final class ConnectionFinder {
     CompletableFuture<RequestChannel> walkConfigured(TetherException viewFailure) {
       configuredWalked = true;
       failedView = topologies.failoverOrder(settings.fixedEndpoints());
-      failedViewCause = viewFailure;
       List<Candidate> configured;
       try {
         configured = selector.select(settings);
@@ -174,12 +172,13 @@ final class ConnectionFinder {
       // Whether the view in force made us use an alternate, before this server's view replaces it.
       boolean alternate = topologies.isAlternate(seeds, c);
       topologies.learn(seeds, c);
-      if (hopsLeft > 0 && topologies.isOutsideView(seeds, c)) {
-        if (failedView != null && failedView.equals(topologies.failoverOrder(seeds))) {
-          // The manager knows no newer view than the one that just failed whole.
-          c.drain();
-          return CompletableFuture.failedFuture(failedViewCause);
-        }
+      boolean viewStillUnreachable = failedView != null && failedView.equals(topologies.failoverOrder(seeds));
+      if (viewStillUnreachable && topologies.isOutsideView(seeds, c)) {
+        // The configured server knows no newer view than the one that just failed whole (its view
+        // may name addresses this client cannot reach): the server that did answer is better than
+        // no server; one that does not serve the call says so itself.
+        runtime.onViewUnreachable(settings, c, failedView);
+      } else if (hopsLeft > 0 && topologies.isOutsideView(seeds, c)) {
         hopsLeft--;
         runtime.onManagerRedirect(settings, c, topologies.failoverOrder(seeds));
         // The manager's connection carries no calls of ours; drained, a later walk back to the
