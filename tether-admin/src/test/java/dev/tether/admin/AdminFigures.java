@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -84,8 +85,7 @@ public final class AdminFigures {
     KeepAliveGetter getter = new KeepAliveGetter(admin.address(), System.getProperty("figures.path", "/status.json"));
     ScheduledExecutorService poller = Executors.newSingleThreadScheduledExecutor();
     LongAdder answered = new LongAdder();
-    // A measurement program, not a test: the sleeps below are the phases' lengths, not waits for a condition.
-    Thread.sleep(2000); // warm-up
+    phase(2); // warm-up
     double off = 0;
     double on = 0;
     System.out.println("phase            calls/s   answered/s");
@@ -190,11 +190,19 @@ public final class AdminFigures {
     }
   }
 
-  private static double rate(LongAdder calls, int seconds) throws InterruptedException {
+  private static double rate(LongAdder calls, int seconds) {
     long before = calls.sum();
-    Thread.sleep(seconds * 1000L); // the measured phase itself
+    phase(seconds);
 
     return (calls.sum() - before) / (double) seconds;
+  }
+
+  /**
+   * Lets a phase of the run last {@code seconds}: the time is what is measured, not a wait for
+   * some condition, so it is the end of a delayed future that is awaited.
+   */
+  private static void phase(int seconds) {
+    CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(seconds, TimeUnit.SECONDS)).join();
   }
 
   private static void memoryWithPageOpen(TetherAdmin admin, InProcessCluster cluster, LongAdder calls,

@@ -59,7 +59,10 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
   private final String clientId = "tether-" + UUID.randomUUID();
   private final LongAdder retries = new LongAdder();
   private final LongAdder budgetRefusals = new LongAdder();
-  /** Set once by {@link #shutdown}; read by callers on any thread to refuse new calls. */
+  /**
+   * Set once by {@link #shutdown}; read by callers on any thread to refuse new calls, and by the
+   * loops to tell a break from the runtime's own close: a one-way flag, so volatile, not a hop.
+   */
   private volatile boolean closing;
 
   /**

@@ -43,19 +43,23 @@ public final class ConnectionPool {
    * supervisor backs off. The same list when none is backing off.
    */
   List<Candidate> healthyFirst(List<Candidate> candidates, String connectionId) {
-    int backingOff = 0;
+    List<Candidate> last = null;
     for (Candidate c : candidates) {
       if (isBackingOff(c, connectionId)) {
-        backingOff++;
+        if (last == null) {
+          last = new ArrayList<>(2);
+        }
+        last.add(c);
       }
     }
-    if (backingOff == 0 || backingOff == candidates.size()) {
+    if (last == null || last.size() == candidates.size()) {
       return candidates;
     }
     List<Candidate> ordered = new ArrayList<>(candidates.size());
-    List<Candidate> last = new ArrayList<>(backingOff);
     for (Candidate c : candidates) {
-      (isBackingOff(c, connectionId) ? last : ordered).add(c);
+      if (!last.contains(c)) {
+        ordered.add(c);
+      }
     }
     ordered.addAll(last);
     return ordered;

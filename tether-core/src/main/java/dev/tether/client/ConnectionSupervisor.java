@@ -209,7 +209,7 @@ public final class ConnectionSupervisor {
    */
   void onConnectionClosed(RequestChannel c, boolean unexpectedly, Throwable cause) {
     host.control().execute(() -> {
-      if (extras.isExtra(c)) {
+      if (c instanceof ClientConnection cc && cc.isExtra()) {
         extras.onClosed(c, current);
         return;
       }

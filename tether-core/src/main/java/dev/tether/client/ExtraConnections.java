@@ -80,11 +80,6 @@ final class ExtraConnections {
     }
   }
 
-  /** True when {@code c} is one of the extras (open or opening). */
-  boolean isExtra(RequestChannel c) {
-    return c == opening || extras.contains(c);
-  }
-
   /** The key's own connection changed (a reconnect): spread over the new one. */
   void onPrimaryChanged(RequestChannel primary) {
     if (!extras.isEmpty()) {

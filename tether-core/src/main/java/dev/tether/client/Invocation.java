@@ -79,7 +79,10 @@ public final class Invocation extends CompletableFuture<byte[]>
   final int flags;
   private final long deadlineNanos;
 
-  /** Changed only through {@link #transition}. */
+  /**
+   * Changed only through {@link #transition}, by compare-and-set on {@code STATE}: the connection's
+   * loop, the deadline timer and a caller's cancel may each end the call, and exactly one wins.
+   */
   @SuppressWarnings("unused")
   private volatile State state = State.UNSENT;
   /** Set on the connection's loop when the attempt is encoded. */

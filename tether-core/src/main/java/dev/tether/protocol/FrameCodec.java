@@ -104,14 +104,11 @@ public final class FrameCodec {
       encodeResponse(r.requestId(), r.flags(), r.status(), r.metadata(), r.body(), out);
       return;
     }
-    int start = out.writerIndex();
+    // Only REQUEST and RESPONSE carry flags, and their own encoders write them.
+    int start = beginFrame(frame.type(), 0, frame.requestId(), out);
     try {
-      out.writeInt(0); // patched below, once the payload is written
-      out.writeByte(frame.type().code());
-      out.writeByte(0); // only REQUEST and RESPONSE carry flags, and their own encoders write them
-      out.writeInt(frame.requestId());
       writePayload(frame, out);
-      out.setInt(start, out.writerIndex() - start - LENGTH_FIELD_LENGTH);
+      endFrame(start, out);
     } catch (RuntimeException e) {
       out.writerIndex(start);
       throw e;
@@ -277,18 +274,14 @@ public final class FrameCodec {
     if (deadlineMillis < 0) {
       throw new IllegalArgumentException("REQUEST.deadlineMillis must not be negative: " + deadlineMillis);
     }
-    int start = out.writerIndex();
+    int start = beginFrame(FrameType.REQUEST, flags, requestId, out);
     try {
-      out.writeInt(0); // patched below, once the payload is written
-      out.writeByte(FrameType.REQUEST.code());
-      out.writeByte(flags);
-      out.writeInt(requestId);
       writeString(out, service);
       writeString(out, operation);
       writeVarint64(out, deadlineMillis);
       writeMetadata(out, metadata);
       out.writeBytes(body);
-      out.setInt(start, out.writerIndex() - start - LENGTH_FIELD_LENGTH);
+      endFrame(start, out);
     } catch (RuntimeException e) {
       out.writerIndex(start);
       throw e;
@@ -305,20 +298,33 @@ public final class FrameCodec {
     if ((flags & ~RESPONSE_FLAGS) != 0) {
       throw new IllegalArgumentException("RESPONSE flags 0x" + Integer.toHexString(flags) + " set reserved bits");
     }
-    int start = out.writerIndex();
+    int start = beginFrame(FrameType.RESPONSE, flags, requestId, out);
     try {
-      out.writeInt(0); // patched below, once the payload is written
-      out.writeByte(FrameType.RESPONSE.code());
-      out.writeByte(flags);
-      out.writeInt(requestId);
       out.writeByte(status.code());
       writeMetadata(out, metadata);
       out.writeBytes(body);
-      out.setInt(start, out.writerIndex() - start - LENGTH_FIELD_LENGTH);
+      endFrame(start, out);
     } catch (RuntimeException e) {
       out.writerIndex(start);
       throw e;
     }
+  }
+
+  /**
+   * Writes a frame's header with a placeholder length, for {@link #endFrame} to patch once the
+   * payload is written; returns where the frame starts, which is also where to roll back to.
+   */
+  private static int beginFrame(FrameType type, int flags, int requestId, ByteBuf out) {
+    int start = out.writerIndex();
+    out.writeInt(0);
+    out.writeByte(type.code());
+    out.writeByte(flags);
+    out.writeInt(requestId);
+    return start;
+  }
+
+  private static void endFrame(int start, ByteBuf out) {
+    out.setInt(start, out.writerIndex() - start - LENGTH_FIELD_LENGTH);
   }
 
   private static void writeGoAway(GoAway goAway, ByteBuf out) {

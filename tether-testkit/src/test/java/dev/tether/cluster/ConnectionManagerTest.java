@@ -55,6 +55,13 @@ class ConnectionManagerTest {
     return s;
   }
 
+  /** A server named "manager" announcing {@code primary} and then {@code alternates}. */
+  private TetherServer managerAnnouncing(String primary, String... alternates) {
+    TetherServer manager = server("manager");
+    manager.setTopology(Topology.of(primary, List.of(alternates)));
+    return manager;
+  }
+
   private static String endpoint(TetherServer s) {
     return s.endpoints().get(0).toString();
   }
@@ -88,8 +95,7 @@ class ConnectionManagerTest {
   void proxyMadeWithAConnectionManagerEndsUpOnTheAnnouncedPrimary() {
     TetherServer primary = server("primary");
     TetherServer alternate = server("alternate");
-    TetherServer manager = server("manager");
-    manager.setTopology(Topology.of(endpoint(primary), List.of(endpoint(alternate))));
+    TetherServer manager = managerAnnouncing(endpoint(primary), endpoint(alternate));
 
     Proxy p = tether(Tether.builder()).proxy("svc:" + endpoint(manager));
     assertThat(call(p)).isEqualTo("primary");
@@ -116,8 +122,7 @@ class ConnectionManagerTest {
   @Test
   void announcedPrimaryDownTheCallFailsOverToTheAlternate() throws IOException {
     TetherServer alternate = server("alternate");
-    TetherServer manager = server("manager");
-    manager.setTopology(Topology.of(deadEndpoint(), List.of(endpoint(alternate))));
+    TetherServer manager = managerAnnouncing(deadEndpoint(), endpoint(alternate));
 
     Proxy p = tether(Tether.builder()).proxy("svc:" + endpoint(manager));
     assertThat(call(p)).isEqualTo("alternate");
@@ -128,8 +133,7 @@ class ConnectionManagerTest {
   void wholeViewDownTheConfiguredManagerIsAskedAgainAndItsNewerViewFollowed() {
     TetherServer primary = server("primary");
     TetherServer alternate = server("alternate");
-    TetherServer manager = server("manager");
-    manager.setTopology(Topology.of(endpoint(primary), List.of(endpoint(alternate))));
+    TetherServer manager = managerAnnouncing(endpoint(primary), endpoint(alternate));
     Proxy p = tether(Tether.builder()).proxy("svc:" + endpoint(manager));
     assertThat(call(p)).isEqualTo("primary");
 
@@ -145,10 +149,9 @@ class ConnectionManagerTest {
 
   @Test
   void viewWhollyUnreachableTheConfiguredServerThatAnsweredIsUsedAfterAskingItOnceMore() throws IOException {
-    TetherServer manager = server("manager");
     String deadPrimary = deadEndpoint();
     String deadAlternate = deadEndpoint();
-    manager.setTopology(Topology.of(deadPrimary, List.of(deadAlternate)));
+    TetherServer manager = managerAnnouncing(deadPrimary, deadAlternate);
 
     Proxy p = tether(Tether.builder()).proxy("svc:" + endpoint(manager)).withMaxRerouteRetries(1);
     // 1 + 1 rounds over the view, then the configured server again: its view is the same, so it
@@ -163,10 +166,9 @@ class ConnectionManagerTest {
 
   @Test
   void maxRerouteRetriesRoundsOverTheViewWaitTheRerouteIntervalOnTheInjectedClock() throws Exception {
-    TetherServer manager = server("manager");
     String deadPrimary = deadEndpoint();
     String deadAlternate = deadEndpoint();
-    manager.setTopology(Topology.of(deadPrimary, List.of(deadAlternate)));
+    TetherServer manager = managerAnnouncing(deadPrimary, deadAlternate);
     FakeClock clock = new FakeClock();
     Proxy p = tether(Tether.builder().ticker(clock).scheduler(clock)).proxy("svc:" + endpoint(manager))
         .withMaxRerouteRetries(2)
