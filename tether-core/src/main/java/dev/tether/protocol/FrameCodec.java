@@ -268,6 +268,24 @@ public final class FrameCodec {
       Map<String, String> metadata,
       byte[] body,
       ByteBuf out) {
+    encodeRequest(requestId, flags, service, operation, deadlineMillis, metadata, body, null, out);
+  }
+
+  /**
+   * {@link #encodeRequest(int, int, String, String, long, Map, byte[], ByteBuf)} with the names
+   * written from {@code names}, the sending connection's cache of their wire form (null: none);
+   * the bytes are the same either way.
+   */
+  public static void encodeRequest(
+      int requestId,
+      int flags,
+      String service,
+      String operation,
+      long deadlineMillis,
+      Map<String, String> metadata,
+      byte[] body,
+      EncodedNames names,
+      ByteBuf out) {
     if ((flags & ~REQUEST_FLAGS) != 0) {
       throw new IllegalArgumentException("REQUEST flags 0x" + Integer.toHexString(flags) + " set reserved bits");
     }
@@ -276,8 +294,13 @@ public final class FrameCodec {
     }
     int start = beginFrame(FrameType.REQUEST, flags, requestId, out);
     try {
-      writeString(out, service);
-      writeString(out, operation);
+      if (names == null) {
+        writeString(out, service);
+        writeString(out, operation);
+      } else {
+        names.write(out, service);
+        names.write(out, operation);
+      }
       writeVarint64(out, deadlineMillis);
       writeMetadata(out, metadata);
       out.writeBytes(body);

@@ -1,6 +1,7 @@
 package dev.tether.protocol;
 
 import io.netty.buffer.ByteBuf;
+import java.util.Arrays;
 
 /**
  * The service and operation names a connection has recently received, so that a request naming
@@ -15,6 +16,11 @@ final class NameCache {
 
   private final byte[][] keys = new byte[SLOTS][];
   private final String[] names = new String[SLOTS];
+  /**
+   * The name's bytes, copied out of the frame in one bulk read: hashing and comparing them byte by
+   * byte through the buffer paid a bounds and liveness check per byte, most of a lookup's cost.
+   */
+  private final byte[] scratch = new byte[MAX_CACHED_LENGTH];
 
   /**
    * The name whose UTF-8 bytes are {@code length} bytes at {@code index} of {@code in}; reads
@@ -24,32 +30,20 @@ final class NameCache {
     if (length > MAX_CACHED_LENGTH) {
       return PayloadReader.decodeUtf8(in, index, length, field);
     }
+    byte[] bytes = scratch;
+    in.getBytes(index, bytes, 0, length);
     int hash = 1;
     for (int i = 0; i < length; i++) {
-      hash = 31 * hash + in.getByte(index + i);
+      hash = 31 * hash + bytes[i];
     }
     int slot = (hash ^ (hash >>> 16)) & (SLOTS - 1);
     byte[] key = keys[slot];
-    if (key != null && matches(key, in, index, length)) {
+    if (key != null && Arrays.equals(key, 0, key.length, bytes, 0, length)) {
       return names[slot];
     }
     String name = PayloadReader.decodeUtf8(in, index, length, field);
-    byte[] bytes = new byte[length];
-    in.getBytes(index, bytes);
-    keys[slot] = bytes;
+    keys[slot] = Arrays.copyOf(bytes, length);
     names[slot] = name;
     return name;
-  }
-
-  private static boolean matches(byte[] key, ByteBuf in, int index, int length) {
-    if (key.length != length) {
-      return false;
-    }
-    for (int i = 0; i < length; i++) {
-      if (key[i] != in.getByte(index + i)) {
-        return false;
-      }
-    }
-    return true;
   }
 }

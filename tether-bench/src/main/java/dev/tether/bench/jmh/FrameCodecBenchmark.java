@@ -1,11 +1,13 @@
 package dev.tether.bench.jmh;
 
 import dev.tether.protocol.Frame;
+import dev.tether.protocol.EncodedNames;
 import dev.tether.protocol.FrameCodec;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Response;
 import dev.tether.protocol.Status;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.AdaptiveByteBufAllocator;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
 import java.util.Map;
@@ -18,6 +20,7 @@ import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
@@ -61,7 +64,13 @@ public class FrameCodecBenchmark {
     /** Enough for either frame: header, names and body. */
     private static final int FRAME_CAPACITY = 128;
 
-    private final ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
+    /** Netty 4.2's default (what a Tether connection's {@code channel.alloc()} is) or the older pooled one. */
+    @Param({"adaptive", "pooled"})
+    public String allocator;
+
+    private ByteBufAllocator alloc;
+    /** The client connection's cache of the names' wire form. */
+    private final EncodedNames names = new EncodedNames();
     private final byte[] body = new byte[BODY_BYTES];
     private int nextRequestId = 1;
     /** A RESPONSE's bytes after its length field; non-null between setup and tear-down. */
@@ -71,6 +80,7 @@ public class FrameCodecBenchmark {
 
     @Setup(Level.Trial)
     public void encodeFrames() {
+        alloc = allocator.equals("adaptive") ? new AdaptiveByteBufAllocator() : PooledByteBufAllocator.DEFAULT;
         responseFrame = encodeWithoutLengthField(new Response(7, Status.OK, Map.of(), body));
         requestFrame = encodeWithoutLengthField(new Request(7, 0, SERVICE, OPERATION, 0, Map.of(), body));
     }
@@ -94,6 +104,18 @@ public class FrameCodecBenchmark {
         ByteBuf out = alloc.ioBuffer(FRAME_CAPACITY);
         try {
             FrameCodec.encodeRequest(nextRequestId++, 0, SERVICE, OPERATION, 0, Map.of(), body, out);
+            return out.readableBytes();
+        } finally {
+            out.release();
+        }
+    }
+
+    /** As a client connection encodes: the names from its {@link EncodedNames}. */
+    @Benchmark
+    public int encodeRequestCachedNames() {
+        ByteBuf out = alloc.ioBuffer(FRAME_CAPACITY);
+        try {
+            FrameCodec.encodeRequest(nextRequestId++, 0, SERVICE, OPERATION, 0, Map.of(), body, names, out);
             return out.readableBytes();
         } finally {
             out.release();
