@@ -22,11 +22,12 @@ public final class Proxy {
 
   private final Tether tether;
   private final ProxySettings settings;
-  private final ProxyBinding binding = new ProxyBinding();
+  private final ProxyBinding binding;
 
   Proxy(Tether tether, ProxySettings settings) {
     this.tether = tether;
     this.settings = settings;
+    this.binding = new ProxyBinding(tether.runtime(), settings);
   }
 
   private Proxy with(ProxySettings s) {

@@ -34,20 +34,20 @@ final class CallPath {
 
   /** The first attempt; the hot path when the proxy's cached connection is usable. */
   void start(Invocation inv) {
-    if (inv.settings.session() != null) {
+    if (inv.settings().session() != null) {
       sessions.start(inv);
       return;
     }
-    if (routesOverNodes(inv.settings)) {
+    if (routesOverNodes(inv.settings())) {
       startOnNode(inv, Set.of());
       return;
     }
-    RequestChannel cached = inv.settings.connectionCached() ? inv.binding.usable() : null;
+    RequestChannel cached = inv.settings().connectionCached() ? inv.binding.usable() : null;
     if (cached != null) {
       runtime.hand(inv, cached);
       return;
     }
-    finder.find(inv.settings, inv.binding).whenComplete((connection, failure) -> {
+    finder.find(inv.settings(), inv.binding).whenComplete((connection, failure) -> {
       if (failure != null) {
         inv.onConnectFailed(ClientRuntime.unwrap(failure));
       } else {
@@ -57,8 +57,8 @@ final class CallPath {
   }
 
   private void startOnNode(Invocation inv, Set<ConnectionKey> exclude) {
-    NodeRouter router = runtime.routerFor(inv.settings, inv.binding);
-    router.route(inv.settings, exclude, inv.deadlineNanos()).whenComplete((connection, failure) -> {
+    NodeRouter router = runtime.routerFor(inv.settings(), inv.binding);
+    router.route(inv.settings(), exclude, inv.deadlineNanos()).whenComplete((connection, failure) -> {
       if (failure != null) {
         inv.onConnectFailed(ClientRuntime.unwrap(failure));
       } else {
@@ -80,7 +80,7 @@ final class CallPath {
     }
     List<Candidate> untried;
     try {
-      untried = inv.untried(selector.select(rounds.effective(inv.settings)));
+      untried = inv.untried(selector.select(rounds.effective(inv.settings())));
     } catch (TetherException e) {
       inv.fail(e);
       return;
@@ -89,11 +89,11 @@ final class CallPath {
       startNextRound(inv);
       return;
     }
-    if (routesOverNodes(inv.settings)) {
+    if (routesOverNodes(inv.settings())) {
       startOnNode(inv, inv.triedKeys());
       return;
     }
-    finder.findAmong(inv.settings, inv.binding, untried).whenComplete((connection, failure) -> {
+    finder.findAmong(inv.settings(), inv.binding, untried).whenComplete((connection, failure) -> {
       if (failure == null) {
         runtime.hand(inv, connection);
       } else {
@@ -119,7 +119,7 @@ final class CallPath {
     runtime.control().assertInExecutor();
     List<Candidate> untried;
     try {
-      untried = inv.untried(selector.select(rounds.effective(inv.settings)));
+      untried = inv.untried(selector.select(rounds.effective(inv.settings())));
     } catch (TetherException e) {
       return Start.NOWHERE_ELSE;
     }
@@ -129,10 +129,10 @@ final class CallPath {
     if (!permit.getAsBoolean()) {
       return Start.NOT_PERMITTED;
     }
-    if (routesOverNodes(inv.settings)) {
+    if (routesOverNodes(inv.settings())) {
       startOnNode(inv, inv.triedKeys());
     } else {
-      finder.findAmong(inv.settings, inv.binding, untried).whenComplete((connection, failure) -> {
+      finder.findAmong(inv.settings(), inv.binding, untried).whenComplete((connection, failure) -> {
         if (failure == null) {
           runtime.hand(inv, connection);
         } else {
@@ -144,10 +144,10 @@ final class CallPath {
   }
 
   private void startNextRound(Invocation inv) {
-    List<Duration> waits = rounds.waits(inv.settings);
+    List<Duration> waits = rounds.waits(inv.settings());
     if (inv.round() >= waits.size()) {
       if (inv.takeConfiguredFallback()) {
-        finder.findThroughConfigured(inv.settings, inv.binding, inv.latestCause()).whenComplete((connection, failure) -> {
+        finder.findThroughConfigured(inv.settings(), inv.binding, inv.latestCause()).whenComplete((connection, failure) -> {
           if (failure == null) {
             runtime.hand(inv, connection);
           } else {

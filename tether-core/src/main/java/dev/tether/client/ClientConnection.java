@@ -11,6 +11,7 @@ import dev.tether.internal.IntMap;
 import dev.tether.observe.ConnectionStatus;
 import dev.tether.observe.TetherEvent;
 import dev.tether.protocol.BodyCompression;
+import dev.tether.protocol.EncodedNames;
 import dev.tether.protocol.FrameCodec;
 import dev.tether.protocol.FrameDecoder;
 import dev.tether.protocol.FrameEncoder;
@@ -613,6 +614,8 @@ public final class ClientConnection extends BaseConnection
     /** The batch's other calls, in {@code more[0 .. moreCount)}; kept and reused from batch to batch. */
     private Invocation[] more = new Invocation[15];
     private int moreCount;
+    /** The wire form of the names this connection sends, reused from call to call. */
+    private final EncodedNames names = new EncodedNames();
 
     RequestWriter(Channel channel) {
       super(channel);
@@ -633,7 +636,7 @@ public final class ClientConnection extends BaseConnection
       }
       inv.requestId = nextRequestId();
       int start = out.writerIndex();
-      inv.encodeRequest(out, compression);
+      inv.encodeRequest(out, compression, names);
       // The limit bounds the length field, which counts all but itself.
       int frameBytes = out.writerIndex() - start - FrameCodec.LENGTH_FIELD_LENGTH;
       if (frameBytes > serverMaxFrameSize()) {

@@ -100,7 +100,7 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
       retryBudget.recordCall(ticker.nanoTime());
       return new HedgedCall(this, calls, settings, binding, operation, body, flags, deadlineFor(settings)).start();
     }
-    Invocation inv = new Invocation(this, settings, binding, operation, body, flags);
+    Invocation inv = new Invocation(binding, operation, body, flags);
     if (closing) {
       inv.fail(new TetherException("this Tether runtime is closed"));
       return inv;

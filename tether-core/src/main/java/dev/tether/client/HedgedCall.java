@@ -59,7 +59,7 @@ final class HedgedCall extends CompletableFuture<byte[]> {
 
   /** An attempt with the call's deadline armed, before any thread but this one sees it. */
   private Invocation newAttempt() {
-    Invocation inv = new Invocation(runtime, settings, binding, operation, body, flags, deadlineNanos);
+    Invocation inv = new Invocation(binding, operation, body, flags, deadlineNanos);
     inv.armDeadline();
     return inv;
   }

@@ -10,6 +10,7 @@ import dev.tether.ServiceNotFoundException;
 import dev.tether.TetherException;
 import dev.tether.codec.BlockingReply;
 import dev.tether.protocol.BodyCompression;
+import dev.tether.protocol.EncodedNames;
 import dev.tether.protocol.FrameCodec;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Response;
@@ -60,24 +61,20 @@ public final class Invocation extends CompletableFuture<byte[]>
   }
 
   private static final VarHandle STATE;
-  private static final VarHandle ROUTER;
 
   static {
     try {
       STATE = MethodHandles.lookup().findVarHandle(Invocation.class, "state", State.class);
-      ROUTER = MethodHandles.lookup().findVarHandle(Invocation.class, "router", NodeRouter.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
   }
 
-  private final ClientRuntime runtime;
-  final ProxySettings settings;
+  /** The proxy's binding, which also names its runtime and settings: one field for the three. */
   final ProxyBinding binding;
   final String operation;
   final byte[] body;
   final int flags;
-  private final long deadlineNanos;
 
   /**
    * Changed only through {@link #transition}, by compare-and-set on {@code STATE}: the connection's
@@ -94,15 +91,6 @@ public final class Invocation extends CompletableFuture<byte[]>
   private boolean sent;
   /** Where the request frame ends in its write batch; set while the batch is written. */
   int batchEndOffset;
-  /** What the call learned from failed attempts; null until one fails, so a clean call allocates none. */
-  private RetryState retryState;
-  /**
-   * Non-null while the current attempt was routed to a node by a load-balancing strategy; taken
-   * with getAndSet by whichever thread ends the attempt, so the node hears of its end once.
-   */
-  @SuppressWarnings("unused")
-  private volatile NodeRouter router;
-  private long attemptStartNanos;
   /**
    * The connection of the current attempt, or null. Written by whichever thread hands the call
    * over (the caller on the hot path, else the control executor); volatile because the deadline
@@ -111,28 +99,50 @@ public final class Invocation extends CompletableFuture<byte[]>
   private volatile RequestChannel connection;
   /** The caller blocked in {@link #awaitReply()}; volatile since the completing loop reads it. */
   private volatile Thread waiter;
-  /** The call's timers; null for a call with neither an invocation nor an attempt timeout. */
-  private Timers timers;
+  /**
+   * What only some calls need (a deadline, an attempt timeout, a node router, a failure history);
+   * null for a plain call. Volatile because a cancel or the deadline reads it from another thread
+   * than the one that made it; made by whichever thread starts or hands over the call (one at a
+   * time), and never replaced once made.
+   */
+  private volatile Extras extras;
   /**
    * True when the attempt ending now failed through the server's fault; set by the thread that
    * ends it, just before, and read by that thread.
    */
   private boolean nodeFault;
 
-  Invocation(ClientRuntime runtime, ProxySettings settings, ProxyBinding binding, String operation, byte[] body, int flags) {
-    this(runtime, settings, binding, operation, body, flags, runtime.deadlineFor(settings));
+  Invocation(ProxyBinding binding, String operation, byte[] body, int flags) {
+    this(binding, operation, body, flags, binding.runtime.deadlineFor(binding.settings));
   }
 
   /** @param deadlineNanos the absolute deadline on the runtime's ticker, 0 for none (a hedge shares its call's) */
-  Invocation(ClientRuntime runtime, ProxySettings settings, ProxyBinding binding, String operation, byte[] body, int flags,
-      long deadlineNanos) {
-    this.runtime = runtime;
-    this.settings = settings;
+  Invocation(ProxyBinding binding, String operation, byte[] body, int flags, long deadlineNanos) {
     this.binding = binding;
     this.operation = operation;
     this.body = body;
     this.flags = flags;
-    this.deadlineNanos = deadlineNanos;
+    if (deadlineNanos != 0) {
+      extras = new Extras(deadlineNanos);
+    }
+  }
+
+  ProxySettings settings() {
+    return binding.settings;
+  }
+
+  private ClientRuntime runtime() {
+    return binding.runtime;
+  }
+
+  /** The call's extras, made now if it has none; only by the thread that starts or hands over the call. */
+  private Extras extras() {
+    Extras e = extras;
+    if (e == null) {
+      e = new Extras(0);
+      extras = e;
+    }
+    return e;
   }
 
   /** The one place the runtime's view of the call changes; false when another thread got there first. */
@@ -164,23 +174,27 @@ public final class Invocation extends CompletableFuture<byte[]>
 
   /** Milliseconds left before the invocation timeout, 0 when there is none. */
   long remainingMillis() {
-    if (deadlineNanos == 0) {
+    long deadline = deadlineNanos();
+    if (deadline == 0) {
       return 0;
     }
-    return Math.max(1, (deadlineNanos - runtime.ticker().nanoTime()) / 1_000_000);
+    return Math.max(1, (deadline - runtime().ticker().nanoTime()) / 1_000_000);
   }
 
   /** The absolute invocation deadline in ticker nanos, or 0 when there is none. */
   long deadlineNanos() {
-    return deadlineNanos;
+    Extras e = extras;
+    return e == null ? 0 : e.deadlineNanos;
   }
 
   /**
    * Appends this call's REQUEST frame; the hot path, so no Request object is built. The body is
    * compressed when the proxy asks for it ({@code -z} or {@code withCompression(true)}) and
-   * {@code bodies} says the server negotiated it and the body is worth it.
+   * {@code bodies} says the server negotiated it and the body is worth it. {@code names} is the
+   * connection's cache of the names' wire form.
    */
-  void encodeRequest(ByteBuf out, BodyCompression bodies) {
+  void encodeRequest(ByteBuf out, BodyCompression bodies, EncodedNames names) {
+    ProxySettings settings = settings();
     byte[] wire = body;
     int wireFlags = flags;
     if (settings.compress()) {
@@ -190,16 +204,18 @@ public final class Invocation extends CompletableFuture<byte[]>
         wireFlags |= Request.COMPRESSED;
       }
     }
-    FrameCodec.encodeRequest(requestId, wireFlags, settings.identity(), operation, remainingMillis(), settings.metadata(), wire, out);
+    FrameCodec.encodeRequest(requestId, wireFlags, settings.identity(), operation, remainingMillis(), settings.metadata(), wire, names, out);
   }
 
   Request toRequest() {
-    return new Request(requestId, flags, settings.identity(), operation, remainingMillis(), settings.metadata(), body);
+    return new Request(requestId, flags, settings().identity(), operation, remainingMillis(), settings().metadata(), body);
   }
 
   void armDeadline() {
-    if (deadlineNanos != 0) {
-      timers().deadline = runtime.scheduleOnControl(this::onDeadline, Math.max(0, deadlineNanos - runtime.ticker().nanoTime()));
+    Extras e = extras;
+    if (e != null && e.deadlineNanos != 0) {
+      ClientRuntime runtime = runtime();
+      e.deadline = runtime.scheduleOnControl(this::onDeadline, Math.max(0, e.deadlineNanos - runtime.ticker().nanoTime()));
     }
   }
 
@@ -219,23 +235,30 @@ public final class Invocation extends CompletableFuture<byte[]>
   /** The call is about to be handed to {@code c}; called by the thread handing it over. */
   void attachedTo(RequestChannel c) {
     connection = c;
-    NodeRouter r = (NodeRouter) ROUTER.getVolatile(this);
-    if (r != null) {
-      attemptStartNanos = runtime.ticker().nanoTime();
-      r.onCallStarted(c);
+    ProxySettings settings = settings();
+    Extras e = extras;
+    if (e == null && settings.attemptTimeout() == null) {
+      return; // the plain call: nothing routed, nothing timed
+    }
+    if (e != null) {
+      NodeRouter r = (NodeRouter) Extras.ROUTER.getVolatile(e);
+      if (r != null) {
+        e.attemptStartNanos = runtime().ticker().nanoTime();
+        r.onCallStarted(c);
+      }
     }
     if (settings.attemptTimeout() != null && !isOneway()) {
-      Timers t = timers();
+      Extras t = extras();
       int attempt = ++t.attemptNumber;
-      Timers.ATTEMPT.setVolatile(t, runtime.scheduleOnControl(
+      Extras.ATTEMPT.setVolatile(t, runtime().scheduleOnControl(
           () -> c.timeOutAttempt(this, attempt), settings.attemptTimeout()));
     }
   }
 
   /** Which attempt runs now; the connection compares it with the one a timer was armed for. */
   int attemptNumber() {
-    Timers t = timers;
-    return t == null ? 0 : t.attemptNumber;
+    Extras e = extras;
+    return e == null ? 0 : e.attemptNumber;
   }
 
   /**
@@ -245,12 +268,12 @@ public final class Invocation extends CompletableFuture<byte[]>
   void onAttemptTimedOut() {
     nodeFault = true;
     attemptFailed(Attempt.Outcome.ATTEMPT_TIMEOUT, new dev.tether.AttemptTimeoutException(
-        operation + " got no answer within the attempt timeout of " + settings.attemptTimeout().toMillis()
+        operation + " got no answer within the attempt timeout of " + settings().attemptTimeout().toMillis()
             + " ms on " + describeConnection() + "; the server may have run it"));
   }
 
   void routedBy(NodeRouter r) {
-    router = r;
+    Extras.ROUTER.setVolatile(extras(), r);
   }
 
   /**
@@ -277,9 +300,9 @@ public final class Invocation extends CompletableFuture<byte[]>
           metadata.getOrDefault(Response.ERROR_TYPE, "unknown"),
           metadata.getOrDefault(Response.ERROR_MESSAGE, "")));
       case SERVICE_NOT_FOUND -> fail(new ServiceNotFoundException(
-          "no service \"" + settings.identity() + "\" on " + describeConnection()));
+          "no service \"" + settings().identity() + "\" on " + describeConnection()));
       case OPERATION_NOT_FOUND -> fail(new OperationNotFoundException(
-          "service \"" + settings.identity() + "\" has no operation \"" + operation + "\" on " + describeConnection()));
+          "service \"" + settings().identity() + "\" has no operation \"" + operation + "\" on " + describeConnection()));
       case REFUSED -> onRefused("the server refused the request on " + describeConnection());
       case DEADLINE_EXCEEDED -> failByNode(new InvocationTimeoutException(
           "the server saw the deadline of " + operation + " pass before running it"));
@@ -289,7 +312,7 @@ public final class Invocation extends CompletableFuture<byte[]>
             "the server failed: " + metadata.getOrDefault(Response.ERROR_MESSAGE, "internal error")));
       }
       case PERMISSION_DENIED -> fail(new dev.tether.PermissionDeniedException("the server refused " + operation
-          + " of \"" + settings.identity() + "\": " + metadata.getOrDefault(Response.ERROR_MESSAGE, "permission denied")));
+          + " of \"" + settings().identity() + "\": " + metadata.getOrDefault(Response.ERROR_MESSAGE, "permission denied")));
     }
   }
 
@@ -336,14 +359,14 @@ public final class Invocation extends CompletableFuture<byte[]>
       return;
     }
     RequestChannel failedOn = connection;
-    RetryPolicy.Decision decision = RetryPolicy.decide(outcome, isIdempotent(), settings.session() != null,
-        deadlinePassed(), () -> runtime.retryBudget().tryRetry(runtime.ticker().nanoTime()));
+    RetryPolicy.Decision decision = RetryPolicy.decide(outcome, isIdempotent(), settings().session() != null,
+        deadlinePassed(), () -> runtime().retryBudget().tryRetry(runtime().ticker().nanoTime()));
     record(outcome, cause.getMessage());
     switch (decision) {
       case FAIL -> fail(cause);
       case FAIL_BUDGET_SPENT -> {
         record(Attempt.Outcome.BUDGET_EXHAUSTED, "retry budget spent; failing with the original cause");
-        runtime.onBudgetRefusal(this, outcome, cause, endpointOf(failedOn));
+        runtime().onBudgetRefusal(this, outcome, cause, endpointOf(failedOn));
         fail(cause);
       }
       case RETRY -> {
@@ -358,7 +381,7 @@ public final class Invocation extends CompletableFuture<byte[]>
         }
         binding.forget(failedOn);
         connection = null;
-        runtime.onRetry(this, outcome, cause, endpointOf(failedOn));
+        runtime().onRetry(this, outcome, cause, endpointOf(failedOn));
       }
     }
   }
@@ -367,30 +390,40 @@ public final class Invocation extends CompletableFuture<byte[]>
   private void endAttempt(RequestChannel on) {
     boolean fault = nodeFault;
     nodeFault = false;
+    Extras e = extras;
+    if (e == null) {
+      return; // the plain call: no timer, no router
+    }
     // A plain read first: most calls have neither, and an atomic swap per call shows at 1M calls/s.
-    Timers t = timers;
-    if (t != null && Timers.ATTEMPT.getVolatile(t) != null) {
-      Scheduler.Cancellable timer = (Scheduler.Cancellable) Timers.ATTEMPT.getAndSet(t, (Scheduler.Cancellable) null);
+    if (Extras.ATTEMPT.getVolatile(e) != null) {
+      Scheduler.Cancellable timer = (Scheduler.Cancellable) Extras.ATTEMPT.getAndSet(e, (Scheduler.Cancellable) null);
       if (timer != null) {
         timer.cancel();
       }
     }
-    if (ROUTER.getVolatile(this) == null) {
+    if (Extras.ROUTER.getVolatile(e) == null) {
       return;
     }
-    NodeRouter r = (NodeRouter) ROUTER.getAndSet(this, (NodeRouter) null);
+    NodeRouter r = (NodeRouter) Extras.ROUTER.getAndSet(e, (NodeRouter) null);
     if (r != null && on != null) {
-      r.onCallFinished(on, runtime.ticker().nanoTime() - attemptStartNanos, fault);
+      r.onCallFinished(on, runtime().ticker().nanoTime() - e.attemptStartNanos, fault);
     }
   }
 
   // ---- between attempts (control executor) ----
 
   private RetryState retryState() {
-    if (retryState == null) {
-      retryState = new RetryState();
+    Extras e = extras();
+    if (e.retryState == null) {
+      e.retryState = new RetryState();
     }
-    return retryState;
+    return e.retryState;
+  }
+
+  /** The failure history, or null while no attempt failed. */
+  private RetryState failures() {
+    Extras e = extras;
+    return e == null ? null : e.retryState;
   }
 
   private Set<ConnectionKey> tried() {
@@ -405,7 +438,7 @@ public final class Invocation extends CompletableFuture<byte[]>
   List<Candidate> untried(List<Candidate> candidates) {
     List<Candidate> out = new ArrayList<>(candidates.size());
     for (Candidate c : candidates) {
-      if (!tried().contains(c.key(settings.connectionId()))) {
+      if (!tried().contains(c.key(settings().connectionId()))) {
         out.add(c);
       }
     }
@@ -417,17 +450,18 @@ public final class Invocation extends CompletableFuture<byte[]>
     record(Attempt.Outcome.CONNECT_FAILED, cause.getMessage());
     retryState().latestCause = cause;
     for (Candidate c : candidates) {
-      tried().add(c.key(settings.connectionId()));
+      tried().add(c.key(settings().connectionId()));
     }
     if (deadlinePassed()) {
       fail(cause);
     } else {
-      runtime.retry(this);
+      runtime().retry(this);
     }
   }
 
   int round() {
-    return retryState == null ? 0 : retryState.round;
+    RetryState r = failures();
+    return r == null ? 0 : r.round;
   }
 
   void beginNextRound() {
@@ -459,7 +493,8 @@ public final class Invocation extends CompletableFuture<byte[]>
   }
 
   int retries() {
-    return retryState == null ? 0 : retryState.retries;
+    RetryState r = failures();
+    return r == null ? 0 : r.retries;
   }
 
   /** The failure history of one call; made on its first failed attempt. */
@@ -477,7 +512,8 @@ public final class Invocation extends CompletableFuture<byte[]>
   }
 
   private boolean deadlinePassed() {
-    return deadlineNanos != 0 && runtime.ticker().nanoTime() - deadlineNanos >= 0;
+    long deadline = deadlineNanos();
+    return deadline != 0 && runtime().ticker().nanoTime() - deadline >= 0;
   }
 
   // ---- endings ----
@@ -497,8 +533,9 @@ public final class Invocation extends CompletableFuture<byte[]>
 
   void fail(Throwable t) {
     if (finish()) {
-      if (retryState != null && t instanceof TetherException te) {
-        te.withAttempts(retryState.attempts);
+      RetryState r = failures();
+      if (r != null && t instanceof TetherException te) {
+        te.withAttempts(r.attempts);
       }
       super.completeExceptionally(t);
       wakeWaiter();
@@ -522,10 +559,10 @@ public final class Invocation extends CompletableFuture<byte[]>
 
   /** The invocation timeout passed (on the control executor): fail now, and free the attempt's slot. */
   private void onDeadline() {
-    timers.deadline = null;
+    extras.deadline = null;
     abandon(new InvocationTimeoutException(operation + " got no answer "
-        + (settings.invocationTimeout() != null
-            ? "within " + settings.invocationTimeout().toMillis() + " ms"
+        + (settings().invocationTimeout() != null
+            ? "within " + settings().invocationTimeout().toMillis() + " ms"
             : "before the deadline it inherited from the service that made it")
         + " on " + describeConnection()));
   }
@@ -551,8 +588,9 @@ public final class Invocation extends CompletableFuture<byte[]>
       return;
     }
     if (cause != null) {
-      if (retryState != null) {
-        cause.withAttempts(retryState.attempts);
+      RetryState r = failures();
+      if (r != null) {
+        cause.withAttempts(r.attempts);
       }
       super.completeExceptionally(cause);
       wakeWaiter();
@@ -574,7 +612,7 @@ public final class Invocation extends CompletableFuture<byte[]>
   }
 
   private void cancelDeadline() {
-    Timers all = timers;
+    Extras all = extras;
     Scheduler.Cancellable t = all == null ? null : all.deadline;
     if (t != null) {
       all.deadline = null;
@@ -628,29 +666,26 @@ public final class Invocation extends CompletableFuture<byte[]>
     }
   }
 
-  private Timers timers() {
-    if (timers == null) {
-      timers = new Timers();
-    }
-    return timers;
-  }
-
   /**
-   * The timers of a call that has a deadline or an attempt timeout, apart so that a call without
-   * either carries none of their fields. Made by the thread that starts or hands over the call,
-   * before any timer runs.
+   * What only some calls need, apart so that a plain call (no deadline, no attempt timeout, no
+   * load balancing, no failed attempt) carries none of its fields: such a call is 64 bytes instead
+   * of 96. Made by the thread that starts or hands over the call, before any timer runs.
    */
-  private static final class Timers {
+  private static final class Extras {
     static final VarHandle ATTEMPT;
+    static final VarHandle ROUTER;
 
     static {
       try {
-        ATTEMPT = MethodHandles.lookup().findVarHandle(Timers.class, "attempt", Scheduler.Cancellable.class);
+        ATTEMPT = MethodHandles.lookup().findVarHandle(Extras.class, "attempt", Scheduler.Cancellable.class);
+        ROUTER = MethodHandles.lookup().findVarHandle(Extras.class, "router", NodeRouter.class);
       } catch (ReflectiveOperationException e) {
         throw new ExceptionInInitializerError(e);
       }
     }
 
+    /** The absolute invocation deadline on the runtime's ticker; 0 for none. */
+    final long deadlineNanos;
     /** Non-null only while the invocation timeout is armed. */
     Scheduler.Cancellable deadline;
     /** Non-null only while the current attempt's timeout is armed; taken with getAndSet to cancel it once. */
@@ -658,6 +693,19 @@ public final class Invocation extends CompletableFuture<byte[]>
     volatile Scheduler.Cancellable attempt;
     /** Counts attempts, so a timer of an earlier attempt knows it is stale. */
     int attemptNumber;
+    /**
+     * Non-null while the current attempt was routed to a node by a load-balancing strategy; taken
+     * with getAndSet by whichever thread ends the attempt, so the node hears of its end once.
+     */
+    @SuppressWarnings("unused")
+    volatile NodeRouter router;
+    long attemptStartNanos;
+    /** What the call learned from failed attempts; null until one fails. */
+    RetryState retryState;
+
+    Extras(long deadlineNanos) {
+      this.deadlineNanos = deadlineNanos;
+    }
   }
 
   private static String endpointOf(RequestChannel c) {
@@ -671,6 +719,6 @@ public final class Invocation extends CompletableFuture<byte[]>
 
   /** For trace lines and events: what the call is. */
   String describe() {
-    return operation + " of " + settings.identity();
+    return operation + " of " + settings().identity();
   }
 }

@@ -4,15 +4,23 @@ package dev.tether.client;
  * The connection one proxy caches (seed 000, 36.3.4): set after the proxy's first successful
  * selection, used until it stops being usable, then selection runs again. Calls of one proxy
  * come from any thread and a connection may be found on any loop, so the cached values are
- * published through volatile fields; each is replaced whole, never updated in place.
+ * published through volatile fields; each is replaced whole, never updated in place. It also
+ * names the proxy's runtime and settings, so that a call needs one reference to reach all three.
  */
 public final class ProxyBinding {
+  final ClientRuntime runtime;
+  final ProxySettings settings;
   private volatile RequestChannel cached;
   private volatile boolean alternateUsed;
   /** The node group of a load-balanced proxy; null until its first call. */
   private volatile NodeRouter router;
   /** The proxy's batch requests waiting for its flushBatch(). */
   private final BatchQueue batch = new BatchQueue();
+
+  public ProxyBinding(ClientRuntime runtime, ProxySettings settings) {
+    this.runtime = runtime;
+    this.settings = settings;
+  }
 
   /** The cached connection when it can still take requests, else null. */
   public RequestChannel usable() {

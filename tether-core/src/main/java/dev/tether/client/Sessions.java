@@ -26,7 +26,7 @@ final class Sessions {
   }
 
   void start(Invocation inv) {
-    Slot slot = sessions.computeIfAbsent(inv.settings.identity() + "/" + inv.settings.session(), k -> new Slot());
+    Slot slot = sessions.computeIfAbsent(inv.settings().identity() + "/" + inv.settings().session(), k -> new Slot());
     RequestChannel current = slot.connection;
     if (current != null && current.isUsable()) {
       runtime.hand(inv, current);
@@ -41,7 +41,7 @@ final class Sessions {
       runtime.hand(inv, before);
       return;
     }
-    finder.find(inv.settings, inv.binding).whenComplete((connection, failure) -> runtime.control().execute(() -> {
+    finder.find(inv.settings(), inv.binding).whenComplete((connection, failure) -> runtime.control().execute(() -> {
       if (failure != null) {
         inv.onConnectFailed(ClientRuntime.unwrap(failure));
         return;
@@ -51,7 +51,7 @@ final class Sessions {
       if (replaced == null || replaced == connection) {
         runtime.hand(inv, connection);
       } else {
-        inv.fail(new SessionLostException("session " + inv.settings.session() + " reconnected to "
+        inv.fail(new SessionLostException("session " + inv.settings().session() + " reconnected to "
             + connection + "; the session's work was lost; retry the unit"));
       }
     }));
