@@ -75,9 +75,9 @@ public final class Dispatcher {
     } else if (!service.hasOperation(request.operation())) {
       reject(request, responder, Status.OPERATION_NOT_FOUND);
     } else if (mode == ExecutionMode.DIRECT) {
-      execute(service, request, remote, responder, ticker.nanoTime());
+      execute(service, request, remote, responder, receivedAt(request));
     } else {
-      ServiceCall call = new ServiceCall(this, service, request, remote, responder, ticker.nanoTime());
+      ServiceCall call = new ServiceCall(this, service, request, remote, responder, receivedAt(request));
       if (lane != null) {
         lane.submit(call);
       } else {
@@ -90,6 +90,15 @@ public final class Dispatcher {
       return call;
     }
     return null;
+  }
+
+  /**
+   * When the request arrived, on the ticker, for its deadline; 0 for a request without one, which
+   * then costs no clock read (a tenth of a DIRECT server's samples at 128 calls in flight went to
+   * the clock).
+   */
+  private long receivedAt(Request request) {
+    return request.deadlineMillis() > 0 ? ticker.nanoTime() : 0;
   }
 
   /** Answers REFUSED: the request did not run, and the client may send it anywhere. */
