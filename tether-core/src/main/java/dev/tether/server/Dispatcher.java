@@ -98,6 +98,13 @@ public final class Dispatcher {
     return null;
   }
 
+  /** The server closes: queued calls never start, and new ones are refused. */
+  void close() {
+    if (runQueue != null) {
+      runQueue.close();
+    }
+  }
+
   /** Answers REFUSED: the request did not run, and the client may send it anywhere. */
   static void refuse(Request request, Responder responder) {
     reject(request, responder, Status.REFUSED);

@@ -30,6 +30,8 @@ final class RunQueue {
    */
   private final AtomicInteger drainers = new AtomicInteger();
   private final Runnable drainer = this::drain;
+  /** Set once by {@link #close}: from then on no queued call starts. */
+  private volatile boolean closed;
 
   RunQueue(Executor executor, int bound) {
     this.executor = executor;
@@ -38,11 +40,25 @@ final class RunQueue {
 
   /** Queues the call for a worker (any thread); REFUSED at once when the queue is full. */
   void submit(ServiceCall call) {
-    if (!calls.offer(call)) {
+    if (closed || !calls.offer(call)) {
       call.refuse();
       return;
     }
+    if (closed) {
+      refuseQueued(); // close() may have emptied the queue just before our offer
+      return;
+    }
     wakeOne();
+  }
+
+  /**
+   * The server closes: calls still queued never start (they are answered REFUSED, which reaches
+   * only connections still open), and calls submitted from now on are refused. Calls running now
+   * finish; every call either runs once or is refused once, since each poll owns what it took.
+   */
+  void close() {
+    closed = true;
+    refuseQueued();
   }
 
   /** Asks the executor for one more drainer, unless one asked for has not started yet. */
@@ -66,7 +82,7 @@ final class RunQueue {
     wakeupPending.set(false);
     try {
       ServiceCall call;
-      while ((call = calls.poll()) != null) {
+      while (!closed && (call = calls.poll()) != null) {
         if (!calls.isEmpty()) {
           wakeOne(); // this call may block: the next one gets a thread of its own
         }
@@ -76,13 +92,13 @@ final class RunQueue {
       drainers.decrementAndGet();
       // A call queued after the last poll whose submitter found this drainer still counted (and
       // so did not refuse it when the executor said no) is reached here.
-      if (!calls.isEmpty()) {
+      if (!closed && !calls.isEmpty()) {
         wakeOne();
       }
     }
   }
 
-  /** No drainer is left and the executor takes none: every queued call is answered REFUSED. */
+  /** Closed, or no drainer is left and the executor takes none: every queued call is answered REFUSED. */
   private void refuseQueued() {
     ServiceCall call;
     while ((call = calls.poll()) != null) {
