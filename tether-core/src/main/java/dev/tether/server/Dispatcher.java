@@ -64,15 +64,27 @@ public final class Dispatcher {
     return mode == ExecutionMode.SERIALIZED ? new SerialLane(executor) : null;
   }
 
-  /** {@link #dispatch(Request, Peer, Responder, SerialLane)} on the shared executor (datagrams). */
+  /** {@link #dispatch(Request, Peer, Responder, SerialLane)} on the shared executor, started at once (datagrams). */
   void dispatch(Request request, Peer remote, Responder responder) {
     dispatch(request, remote, responder, null);
+    startQueued();
+  }
+
+  /**
+   * Wakes a worker for the calls {@link #dispatch(Request, Peer, Responder, SerialLane)} queued
+   * on the shared run queue, unless one is on its way: a connection calls it once per read burst.
+   */
+  void startQueued() {
+    if (runQueue != null) {
+      runQueue.wakeOne();
+    }
   }
 
   /**
    * Routes a request and answers it or starts it where the mode says. Returns the call when the
    * request waits for an executor (then a CANCEL can still stop it), else null: it was answered
-   * at once or ran on the caller's thread (DIRECT).
+   * at once or ran on the caller's thread (DIRECT). A call queued on the shared run queue (no
+   * lane) starts once the caller calls {@link #startQueued()}: one worker wake-up per read burst.
    *
    * @param lane the connection's own lane in SERIALIZED mode, null otherwise
    */
@@ -91,7 +103,7 @@ public final class Dispatcher {
       if (lane != null) {
         lane.submit(call);
       } else {
-        runQueue.submit(call);
+        runQueue.enqueue(call);
       }
       return call;
     }

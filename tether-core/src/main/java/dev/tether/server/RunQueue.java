@@ -38,17 +38,27 @@ final class RunQueue {
     this.calls = PlatformDependent.newFixedMpmcQueue(bound);
   }
 
-  /** Queues the call for a worker (any thread); REFUSED at once when the queue is full. */
+  /** Queues the call for a worker and wakes one if none is on its way (any thread). */
   void submit(ServiceCall call) {
+    if (enqueue(call)) {
+      wakeOne();
+    }
+  }
+
+  /**
+   * Queues the call without waking a worker; the caller calls {@link #wakeOne} once it queued a
+   * burst, so one wake-up serves the burst. REFUSED at once, and false, when the queue is full.
+   */
+  boolean enqueue(ServiceCall call) {
     if (closed || !calls.offer(call)) {
       call.refuse();
-      return;
+      return false;
     }
     if (closed) {
       refuseQueued(); // close() may have emptied the queue just before our offer
-      return;
+      return false;
     }
-    wakeOne();
+    return true;
   }
 
   /**
@@ -62,7 +72,7 @@ final class RunQueue {
   }
 
   /** Asks the executor for one more drainer, unless one asked for has not started yet. */
-  private void wakeOne() {
+  void wakeOne() {
     if (wakeupPending.get() || !wakeupPending.compareAndSet(false, true)) {
       return; // the pending drainer clears the flag before its first poll, so it sees our call
     }
