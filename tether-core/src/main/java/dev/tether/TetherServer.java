@@ -30,7 +30,7 @@ import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
@@ -64,15 +64,16 @@ public final class TetherServer implements AutoCloseable {
   }
 
   /**
-   * A few threads per core serve a steady load from a bounded queue; only when the queue is full
-   * (service code blocking) does the pool grow, to 256 threads. Past that the server answers
-   * REFUSED rather than queueing without bound: the client then knows the request did not run
-   * and may send it elsewhere.
+   * A few threads per core stay ready; the pool grows to 256 threads as soon as every thread is
+   * busy (service code blocking), one thread per blocked call. It queues nothing itself: calls
+   * wait in the dispatcher's bounded run queue, which hands them to the pool's threads (see
+   * {@code RunQueue}), and once that queue is full the server answers REFUSED rather than queueing
+   * without bound: the client then knows the request did not run and may send it elsewhere.
    */
   private static ExecutorService defaultExecutor() {
     int cores = Runtime.getRuntime().availableProcessors();
     return new ThreadPoolExecutor(
-        Math.max(8, 4 * cores), 256, 60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(1024),
+        Math.max(8, 4 * cores), 256, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
         new DefaultThreadFactory("tether-service", true));
   }
 
@@ -267,8 +268,10 @@ public final class TetherServer implements AutoCloseable {
 
     /**
      * Runs service code on this executor instead of the server's own pool, which keeps a few
-     * threads per core and queues up to 1,024 calls before it grows: services that block for long
-     * (remote calls, locks) should pass an executor sized for how many may block at once.
+     * threads per core and grows to 256 while calls block: services that block for longer or in
+     * greater numbers (remote calls, locks) should pass an executor sized for how many may block
+     * at once. Either way up to 1,024 calls wait for a thread before new ones are refused; an
+     * executor that rejects work makes the server answer REFUSED once none of its tasks is left.
      */
     public Builder executor(Executor e) {
       executor = e;

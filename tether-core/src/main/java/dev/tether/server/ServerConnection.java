@@ -124,6 +124,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
   private final IntMap<Object> unanswered = new IntMap<>();
   /** This connection's own queue in SERIALIZED mode; null in the other modes. */
   private final SerialLane lane;
+  /** True when this read burst queued calls on the shared run queue that no worker was woken for yet. */
+  private boolean queuedCallsToStart;
   /** How many requests may be in flight before new ones are refused; WELCOME's figure, set at HELLO. */
   private int maxInFlight = Integer.MAX_VALUE;
   /** The minor protocol version of the client's preface; set at HELLO. */
@@ -222,9 +224,13 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
         .addListener(ChannelFutureListener.CLOSE);
   }
 
-  /** Any bytes count as life, a partial frame too; one clock read per read burst, not per frame. */
+  /**
+   * Any bytes count as life, a partial frame too; one clock read per read burst, not per frame.
+   * The calls the burst queued for the executor start now, with one worker wake-up for them all.
+   */
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) {
+    startQueuedCalls();
     lastReadNanos = server.clock().nanoTime();
     ctx.fireChannelReadComplete();
   }
@@ -325,6 +331,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
       for (Object msg : held) {
         channelRead(ctx, msg);
       }
+      startQueuedCalls();
     }
     updateReading();
   }
@@ -430,6 +437,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
     }
     inFlight++;
     ServiceCall call = server.dispatcher().dispatch(r, peer, this, lane);
+    queuedCallsToStart |= call != null && lane == null;
     // A queued call replaces its request, so a CANCEL can stop it. No answer can be encoded before
     // this line: encoding runs on this loop, in a later task.
     if (call != null && !r.isOneway()) {
@@ -527,8 +535,16 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
     }
   }
 
+  private void startQueuedCalls() {
+    if (queuedCallsToStart) {
+      queuedCallsToStart = false;
+      server.dispatcher().startQueued();
+    }
+  }
+
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
+    startQueuedCalls(); // a read burst the close cut short: its calls are accounted for when they end
     transitionTo(State.CLOSED, null);
     writer.discardQueued();
     compression.close();

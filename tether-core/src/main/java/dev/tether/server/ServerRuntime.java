@@ -422,6 +422,7 @@ public final class ServerRuntime implements ServerConnection.Host {
     for (ServerConnection c : open) {
       c.channel().close();
     }
+    dispatcher.close();
     if (ownedExecutor != null) {
       ownedExecutor.shutdownNow();
     }
