@@ -29,7 +29,9 @@ public abstract class WriteBatcher<T> implements Runnable {
   /** Queues an item; safe from any thread. */
   public final void enqueue(T item) {
     queue.offer(item);
-    if (drainScheduled.compareAndSet(false, true)) {
+    // A plain read first: under load a drain is usually scheduled already, and a failing CAS per
+    // item still takes the cache line exclusively. The drain clears the flag before it polls.
+    if (!drainScheduled.get() && drainScheduled.compareAndSet(false, true)) {
       try {
         channel.eventLoop().execute(this);
       } catch (RejectedExecutionException loopStopped) {
