@@ -29,6 +29,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BiConsumer;
 
 /**
  * One call from the moment a proxy makes it until the runtime is done with it; it is also the
@@ -118,6 +119,11 @@ public final class Invocation extends CompletableFuture<byte[]>
    * ends it, just before, and read by that thread.
    */
   private boolean nodeFault;
+  /**
+   * Told of the outcome right after this future takes it: a typed call's {@link DecodedReply},
+   * which so needs no completion stage of its own; null for other calls. Set before the call starts.
+   */
+  private BiConsumer<byte[], Throwable> outcomeListener;
 
   Invocation(ClientRuntime runtime, ProxySettings settings, ProxyBinding binding, String operation, byte[] body, int flags) {
     this(runtime, settings, binding, operation, body, flags, runtime.deadlineFor(settings));
@@ -133,6 +139,18 @@ public final class Invocation extends CompletableFuture<byte[]>
     this.body = body;
     this.flags = flags;
     this.deadlineNanos = deadlineNanos;
+  }
+
+  /** Has {@code listener} told of the outcome once this future has it; before the call starts only. */
+  void reportTo(BiConsumer<byte[], Throwable> listener) {
+    outcomeListener = listener;
+  }
+
+  private void report(byte[] answer, Throwable failure) {
+    BiConsumer<byte[], Throwable> listener = outcomeListener;
+    if (listener != null) {
+      listener.accept(answer, failure);
+    }
   }
 
   /** The one place the runtime's view of the call changes; false when another thread got there first. */
@@ -486,6 +504,7 @@ public final class Invocation extends CompletableFuture<byte[]>
     if (finish()) {
       super.complete(result);
       wakeWaiter();
+      report(result, null);
     }
   }
 
@@ -502,6 +521,7 @@ public final class Invocation extends CompletableFuture<byte[]>
       }
       super.completeExceptionally(t);
       wakeWaiter();
+      report(null, t);
     }
   }
 
@@ -540,6 +560,7 @@ public final class Invocation extends CompletableFuture<byte[]>
     if (cancelled) {
       abandon(null);
       wakeWaiter();
+      report(null, new CancellationException());
     }
     return cancelled;
   }
@@ -556,6 +577,7 @@ public final class Invocation extends CompletableFuture<byte[]>
       }
       super.completeExceptionally(cause);
       wakeWaiter();
+      report(null, cause);
     }
     if (c != null) {
       c.abandon(this);
