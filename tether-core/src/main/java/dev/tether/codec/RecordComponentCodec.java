@@ -122,33 +122,6 @@ final class RecordComponentCodec {
     return SmileRecordEncoding.Reader.UNSUPPORTED_VALUE;
   }
 
-  /**
-   * How many bytes {@link #writeSmile} writes for this component's value of {@code record} (a
-   * scalar component only); -1 when the value needs Jackson.
-   */
-  int smileSize(Object record) {
-    try {
-      return switch (kind) {
-        case LONG -> SmileRecordEncoding.Writer.numberSize((long) accessor.invokeExact(record));
-        case INT -> SmileRecordEncoding.Writer.numberSize((int) accessor.invokeExact(record));
-        case BOOLEAN -> 1;
-        case STRING -> {
-          String value = (String) (Object) accessor.invokeExact(record);
-          yield value == null ? 1 : SmileRecordEncoding.Writer.stringSize(value);
-        }
-        case BYTES -> {
-          byte[] value = (byte[]) (Object) accessor.invokeExact(record);
-          yield value == null ? 1 : SmileRecordEncoding.Writer.binarySize(value);
-        }
-        case DOUBLE, OTHER -> throw new IllegalStateException(name + " is not a scalar component");
-      };
-    } catch (RuntimeException | Error e) {
-      throw e;
-    } catch (Throwable e) {
-      throw new IllegalStateException("the accessor of " + name + " failed: " + e, e);
-    }
-  }
-
   /** Writes this component's value of {@code record} by hand (a scalar component only); false when it needs Jackson. */
   boolean writeSmile(SmileRecordEncoding.Writer out, Object record) {
     try {
