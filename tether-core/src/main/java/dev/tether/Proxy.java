@@ -174,14 +174,30 @@ public final class Proxy {
   }
 
   private CompletableFuture<byte[]> send(String operation, byte[] payload, boolean idempotent) {
-    int flags = (idempotent ? Request.IDEMPOTENT : 0)
-        | (settings.mode().expectsResponse() ? 0 : Request.ONEWAY);
-    return tether.runtime().invoke(settings, binding, operation, payload == null ? EMPTY : payload, flags);
+    return tether.runtime().invoke(settings, binding, operation, payload == null ? EMPTY : payload, flags(idempotent));
+  }
+
+  private int flags(boolean idempotent) {
+    return (idempotent ? Request.IDEMPOTENT : 0) | (settings.mode().expectsResponse() ? 0 : Request.ONEWAY);
   }
 
   /** A typed stub: each interface method calls the operation of its name. */
   public <T> T as(Class<T> serviceInterface) {
-    return TypedStub.create(serviceInterface, tether.codec(), this::send, toString());
+    return TypedStub.create(serviceInterface, tether.codec(), new TypedCalls(), toString());
+  }
+
+  /** A typed stub's way out: this proxy's calls, the decoding ones completed by the call itself. */
+  private final class TypedCalls implements dev.tether.codec.RemoteCall {
+    @Override
+    public CompletableFuture<byte[]> send(String operation, byte[] body, boolean idempotent) {
+      return Proxy.this.send(operation, body, idempotent);
+    }
+
+    @Override
+    public <T> CompletableFuture<T> send(String operation, byte[] body, boolean idempotent,
+        java.util.function.Function<byte[], T> decoder) {
+      return tether.runtime().invoke(settings, binding, operation, body == null ? EMPTY : body, flags(idempotent), decoder);
+    }
   }
 
   /** Reaches the server and the service without running service code. Idempotent. */

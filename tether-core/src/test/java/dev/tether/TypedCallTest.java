@@ -28,6 +28,8 @@ class TypedCallTest {
     void reset();
 
     String fail(String why);
+
+    String crash(String why);
   }
 
   static final class GeometryImpl implements Geometry {
@@ -66,6 +68,11 @@ class TypedCallTest {
     @Override
     public String fail(String why) {
       throw new IllegalArgumentException(why);
+    }
+
+    @Override
+    public String crash(String why) {
+      throw new AssertionError(why);
     }
   }
 
@@ -133,6 +140,16 @@ class TypedCallTest {
         .isInstanceOfSatisfying(RemoteException.class, e -> {
           assertThat(e.remoteType()).isEqualTo("java.lang.IllegalArgumentException");
           assertThat(e.remoteMessage()).isEqualTo("no way");
+        });
+  }
+
+  @Test
+  void serviceErrorArrivesAsRemoteExceptionWithItsOwnType() {
+    Geometry g = tether.proxy(server.proxyString("geometry")).as(Geometry.class);
+    assertThatThrownBy(() -> g.crash("broken invariant"))
+        .isInstanceOfSatisfying(RemoteException.class, e -> {
+          assertThat(e.remoteType()).isEqualTo("java.lang.AssertionError");
+          assertThat(e.remoteMessage()).isEqualTo("broken invariant");
         });
   }
 

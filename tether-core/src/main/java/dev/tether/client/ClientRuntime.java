@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -101,18 +102,39 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
       return new HedgedCall(this, calls, settings, binding, operation, body, flags, deadlineFor(settings)).start();
     }
     Invocation inv = new Invocation(binding, operation, body, flags);
+    start(inv);
+    return inv;
+  }
+
+  /**
+   * Starts a new call whose answer {@code decoder} turns into the future's value (a typed stub's):
+   * the call itself completes that future, which spares a completion stage per call. Hedged and
+   * batched calls, and calls on a closed runtime, take an ordinary stage.
+   */
+  public <T> CompletableFuture<T> invoke(ProxySettings settings, ProxyBinding binding, String operation, byte[] body,
+      int flags, Function<byte[], T> decoder) {
+    if (isHedged(settings, flags) || settings.mode().isBatch() || closing) {
+      return invoke(settings, binding, operation, body, flags).thenApply(decoder);
+    }
+    Invocation inv = new Invocation(binding, operation, body, flags);
+    DecodedReply<T> reply = new DecodedReply<>(inv, decoder);
+    inv.reportTo(reply);
+    start(inv);
+    return reply;
+  }
+
+  private void start(Invocation inv) {
     if (closing) {
       inv.fail(new TetherException("this Tether runtime is closed"));
-      return inv;
+      return;
     }
-    if (settings.mode().isBatch()) {
-      binding.batch().add(inv); // no connection until flushBatch()
-      return inv;
+    if (inv.settings().mode().isBatch()) {
+      inv.binding.batch().add(inv); // no connection until flushBatch()
+      return;
     }
     retryBudget.recordCall(ticker.nanoTime());
     inv.armDeadline();
     calls.start(inv);
-    return inv;
   }
 
   /**

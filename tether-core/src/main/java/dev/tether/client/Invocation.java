@@ -30,6 +30,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BiConsumer;
 
 /**
  * One call from the moment a proxy makes it until the runtime is done with it; it is also the
@@ -97,8 +98,14 @@ public final class Invocation extends CompletableFuture<byte[]>
    * and a cancel read it from elsewhere to find the loop to abandon the attempt on.
    */
   private volatile RequestChannel connection;
-  /** The caller blocked in {@link #awaitReply()}; volatile since the completing loop reads it. */
-  private volatile Thread waiter;
+  /**
+   * Who is told when the call ends, besides the future's own dependents: the caller's thread
+   * blocked in {@link #awaitReply()}, or a typed call's {@link DecodedReply} (set before the call
+   * starts). Never both, since a typed asynchronous call's caller waits on its DecodedReply, which
+   * keeps this call to itself; one field for the two keeps a call at 64 bytes. Volatile since the
+   * completing loop reads it.
+   */
+  private volatile Object watcher;
   /**
    * What only some calls need (a deadline, an attempt timeout, a node router, a failure history);
    * null for a plain call. Volatile because a cancel or the deadline reads it from another thread
@@ -143,6 +150,21 @@ public final class Invocation extends CompletableFuture<byte[]>
       extras = e;
     }
     return e;
+  }
+
+  /**
+   * Has {@code listener} (a typed call's {@link DecodedReply}) told of the outcome once this
+   * future has it, which so needs no completion stage of its own; before the call starts only.
+   */
+  void reportTo(BiConsumer<byte[], Throwable> listener) {
+    watcher = listener;
+  }
+
+  @SuppressWarnings("unchecked")
+  private void report(byte[] answer, Throwable failure) {
+    if (watcher instanceof BiConsumer<?, ?> listener) {
+      ((BiConsumer<byte[], Throwable>) listener).accept(answer, failure);
+    }
   }
 
   /** The one place the runtime's view of the call changes; false when another thread got there first. */
@@ -522,6 +544,7 @@ public final class Invocation extends CompletableFuture<byte[]>
     if (finish()) {
       super.complete(result);
       wakeWaiter();
+      report(result, null);
     }
   }
 
@@ -539,6 +562,7 @@ public final class Invocation extends CompletableFuture<byte[]>
       }
       super.completeExceptionally(t);
       wakeWaiter();
+      report(null, t);
     }
   }
 
@@ -577,6 +601,7 @@ public final class Invocation extends CompletableFuture<byte[]>
     if (cancelled) {
       abandon(null);
       wakeWaiter();
+      report(null, new CancellationException());
     }
     return cancelled;
   }
@@ -594,6 +619,7 @@ public final class Invocation extends CompletableFuture<byte[]>
       }
       super.completeExceptionally(cause);
       wakeWaiter();
+      report(null, cause);
     }
     if (c != null) {
       c.abandon(this);
@@ -621,8 +647,7 @@ public final class Invocation extends CompletableFuture<byte[]>
   }
 
   private void wakeWaiter() {
-    Thread w = waiter;
-    if (w != null) {
+    if (watcher instanceof Thread w) {
       LockSupport.unpark(w);
     }
   }
@@ -633,17 +658,18 @@ public final class Invocation extends CompletableFuture<byte[]>
    */
   @Override
   public byte[] awaitReply() {
-    if (!isDone()) {
-      waiter = Thread.currentThread();
+    // A call that reports to a listener keeps the field for it; its caller waits as join() does.
+    if (!isDone() && watcher == null) {
+      watcher = Thread.currentThread();
       while (!isDone()) {
         LockSupport.park(this);
         if (Thread.interrupted()) {
-          waiter = null;
+          watcher = null;
           Thread.currentThread().interrupt();
           throw new TetherException("interrupted while waiting for " + operation);
         }
       }
-      waiter = null;
+      watcher = null;
     }
     try {
       return join();

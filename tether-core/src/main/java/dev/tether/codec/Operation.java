@@ -3,6 +3,10 @@ package dev.tether.codec;
 import dev.tether.spi.Codec;
 
 import dev.tether.Idempotent;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
@@ -25,6 +29,13 @@ public final class Operation {
   private final Type[] parameterTypes;
   private final boolean rawArgument;
   private final boolean rawResult;
+  /**
+   * The method as {@code (Object target, Object argument) -> Object} for one parameter, {@code
+   * (Object target, Object[] arguments) -> Object} otherwise, so a one-argument call needs no
+   * argument array; null when the method cannot be reached through a handle, and then
+   * {@link Method#invoke} serves.
+   */
+  private final MethodHandle invoker;
 
   Operation(Method method) {
     this.method = method;
@@ -36,6 +47,20 @@ public final class Operation {
     this.rawArgument = parameterTypes.length == 1 && parameterTypes[0] == byte[].class;
     this.rawResult = resultType == byte[].class;
     method.setAccessible(true);
+    this.invoker = invokerOf(method, parameterTypes.length);
+  }
+
+  private static MethodHandle invokerOf(Method method, int arity) {
+    try {
+      MethodHandle target = MethodHandles.lookup().unreflect(method); // accessible: no access check
+      if (arity == 1) {
+        return target.asType(MethodType.methodType(Object.class, Object.class, Object.class));
+      }
+      return target.asSpreader(Object[].class, arity)
+          .asType(MethodType.methodType(Object.class, Object.class, Object[].class));
+    } catch (IllegalAccessException | RuntimeException e) {
+      return null;
+    }
   }
 
   private static Type futureValueType(Method method) {
@@ -72,6 +97,42 @@ public final class Operation {
       case 1 -> codec.encodeValue(args[0], parameterTypes[0]);
       default -> codec.encodeArguments(args);
     };
+  }
+
+  /**
+   * Decodes the arguments in {@code body} and calls the method on {@code target}; what the method
+   * throws is rethrown as it is, not wrapped.
+   */
+  public Object call(Object target, Codec codec, byte[] body) throws Exception {
+    if (invoker == null) {
+      return reflectively(target, decodeArguments(codec, body));
+    }
+    try {
+      if (parameterTypes.length == 1) {
+        Object argument = rawArgument ? body : codec.decodeValue(body, parameterTypes[0]);
+        return (Object) invoker.invokeExact(target, argument);
+      }
+      return (Object) invoker.invokeExact(target, decodeArguments(codec, body));
+    } catch (Exception | Error e) {
+      throw e;
+    } catch (Throwable e) {
+      throw new InvocationTargetException(e); // neither an Exception nor an Error: kept, as Method.invoke keeps it
+    }
+  }
+
+  private Object reflectively(Object target, Object[] arguments) throws Exception {
+    try {
+      return method.invoke(target, arguments);
+    } catch (InvocationTargetException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof Exception ex) {
+        throw ex;
+      }
+      if (cause instanceof Error err) {
+        throw err;
+      }
+      throw e;
+    }
   }
 
   public Object[] decodeArguments(Codec codec, byte[] body) {

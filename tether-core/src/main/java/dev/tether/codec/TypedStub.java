@@ -8,6 +8,7 @@ import java.lang.reflect.Method;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.function.Function;
 
 /**
  * The client side of a typed service: a {@link java.lang.reflect.Proxy} whose methods become
@@ -19,6 +20,12 @@ public final class TypedStub implements InvocationHandler {
   private final Codec codec;
   private final RemoteCall call;
   private final String description;
+  /**
+   * The Method instance the proxy passed last and its operation: a stub mostly sees one method
+   * over and over, and this answers it without the table's hash lookup. Racy on purpose; a record
+   * of final fields is safe to publish through a plain field.
+   */
+  private LastCall last;
 
   private TypedStub(OperationTable table, Codec codec, RemoteCall call, String description) {
     this.table = table;
@@ -37,17 +44,26 @@ public final class TypedStub implements InvocationHandler {
 
   @Override
   public Object invoke(Object self, Method method, Object[] args) throws Throwable {
-    Operation op = table.forMethod(method);
-    if (op == null) {
-      return invokeObjectMethod(self, method, args);
+    LastCall seen = last;
+    if (seen == null || seen.method() != method) {
+      Operation op = table.forMethod(method);
+      if (op == null) {
+        return invokeObjectMethod(self, method, args);
+      }
+      seen = new LastCall(method, op, bytes -> op.decodeResult(codec, bytes));
+      last = seen;
     }
+    Operation op = seen.operation();
     byte[] body = op.encodeArguments(codec, args);
-    CompletableFuture<byte[]> reply = call.send(op.name(), body, op.isIdempotent());
     if (op.isAsync()) {
-      return reply.thenApply(bytes -> op.decodeResult(codec, bytes));
+      return call.send(op.name(), body, op.isIdempotent(), seen.decoder());
     }
-    return op.decodeResult(codec, await(reply));
+    // A blocking call decodes on the caller's thread, not on the connection's event loop.
+    return op.decodeResult(codec, await(call.send(op.name(), body, op.isIdempotent())));
   }
+
+  /** A method as the proxy passes it, its operation, and the operation's result decoder, made once. */
+  private record LastCall(Method method, Operation operation, Function<byte[], Object> decoder) {}
 
   /** Waits for a reply, rethrowing Tether's own exceptions as they are. */
   public static byte[] await(CompletableFuture<byte[]> reply) {

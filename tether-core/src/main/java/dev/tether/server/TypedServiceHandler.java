@@ -4,7 +4,6 @@ import dev.tether.CallContext;
 import dev.tether.spi.Codec;
 import dev.tether.codec.Operation;
 import dev.tether.codec.OperationTable;
-import java.lang.reflect.InvocationTargetException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -31,13 +30,7 @@ public final class TypedServiceHandler implements ServiceHandler {
   @Override
   public Object handle(String operation, byte[] payload, CallContext context) throws Exception {
     Operation op = table.forName(operation);
-    Object[] args = op.decodeArguments(codec, payload);
-    Object result;
-    try {
-      result = op.method().invoke(implementation, args);
-    } catch (InvocationTargetException e) {
-      throw e.getCause() instanceof Exception ex ? ex : e;
-    }
+    Object result = op.call(implementation, codec, payload);
     if (op.isAsync()) {
       // An implementation that answers at once returns a completed future: encode now, which spares
       // the dispatcher a stage and a callback per call.
