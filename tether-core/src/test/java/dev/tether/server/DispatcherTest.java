@@ -25,16 +25,8 @@ class DispatcherTest {
   private final AtomicLong now = new AtomicLong(5_000 * MS);
   private final Queue<Runnable> queued = new ArrayDeque<>();
   private final AtomicInteger runs = new AtomicInteger();
-  private final List<Response> answers = new ArrayList<>();
-  private final Responder responder = new Responder() {
-    @Override
-    public void respond(Response response) {
-      answers.add(response);
-    }
-
-    @Override
-    public void onewayDone() {}
-  };
+  private final CollectingResponder responder = new CollectingResponder();
+  private final List<Response> answers = responder.answers;
 
   private Dispatcher dispatcher(ServiceHandler handler) {
     return new Dispatcher(Map.of("svc", handler), ExecutionMode.EXECUTOR, queued::add, now::get);

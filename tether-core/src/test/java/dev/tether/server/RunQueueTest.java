@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
@@ -31,16 +30,8 @@ import org.junit.jupiter.api.Test;
 class RunQueueTest {
   private final Queue<Runnable> executor = new ArrayDeque<>();
   private final AtomicInteger runs = new AtomicInteger();
-  private final List<Response> answers = new CopyOnWriteArrayList<>();
-  private final Responder responder = new Responder() {
-    @Override
-    public void respond(Response response) {
-      answers.add(response);
-    }
-
-    @Override
-    public void onewayDone() {}
-  };
+  private final CollectingResponder responder = new CollectingResponder();
+  private final List<Response> answers = responder.answers;
   private final ServiceHandler counting = new RawServiceHandler((op, payload, ctx) -> {
     runs.incrementAndGet();
     return payload;
