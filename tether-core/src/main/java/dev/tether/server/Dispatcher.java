@@ -30,7 +30,6 @@ public final class Dispatcher {
 
   private final Map<String, ServiceHandler> services;
   private final ExecutionMode mode;
-  private final Executor executor;
   /** Where EXECUTOR mode's calls (and datagrams' in SERIALIZED mode) wait; null in DIRECT mode. */
   private final RunQueue runQueue;
   private final Ticker ticker;
@@ -53,7 +52,6 @@ public final class Dispatcher {
       List<ServerInterceptor> interceptors, int queueBound) {
     this.services = Map.copyOf(services);
     this.mode = mode;
-    this.executor = executor;
     this.runQueue = mode == ExecutionMode.DIRECT ? null : new RunQueue(executor, queueBound);
     this.ticker = ticker;
     this.interceptors = List.copyOf(interceptors);
@@ -61,7 +59,7 @@ public final class Dispatcher {
 
   /** Where one connection's requests queue: a lane of its own in SERIALIZED mode, else null (shared). */
   SerialLane newLane() {
-    return mode == ExecutionMode.SERIALIZED ? new SerialLane(executor) : null;
+    return mode == ExecutionMode.SERIALIZED ? new SerialLane(runQueue) : null;
   }
 
   /** {@link #dispatch(Request, Peer, Responder, SerialLane)} on the shared executor, started at once (datagrams). */

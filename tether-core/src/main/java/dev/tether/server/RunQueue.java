@@ -8,8 +8,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The shared queue of calls waiting for the service executor (EXECUTOR mode), bounded: a call
- * that finds it full is answered REFUSED and never runs. Calls are not handed to the executor one
+ * The shared queue of work waiting for the service executor (EXECUTOR mode's calls, SERIALIZED
+ * mode's lanes), bounded: work that finds it full is refused (answered REFUSED) and never runs. Calls are not handed to the executor one
  * by one (each hand-off would wake a parked worker); instead the executor runs drain tasks, and at
  * most one wake-up is pending at a time. A drainer, before it runs a call, asks for one more
  * drainer when calls are still queued, so a call that blocks delays the ones behind it by one
@@ -21,7 +21,7 @@ final class RunQueue {
 
   private final Executor executor;
   /** Filled by the connections' loops, emptied by any drainer; every poll owns its call. */
-  private final Queue<ServiceCall> calls;
+  private final Queue<QueuedWork> calls;
   /** True from asking the executor for a drainer until that drainer starts. */
   private final AtomicBoolean wakeupPending = new AtomicBoolean();
   /**
@@ -39,7 +39,7 @@ final class RunQueue {
   }
 
   /** Queues the call for a worker and wakes one if none is on its way (any thread). */
-  void submit(ServiceCall call) {
+  void submit(QueuedWork call) {
     if (enqueue(call)) {
       wakeOne();
     }
@@ -49,7 +49,7 @@ final class RunQueue {
    * Queues the call without waking a worker; the caller calls {@link #wakeOne} once it queued a
    * burst, so one wake-up serves the burst. REFUSED at once, and false, when the queue is full.
    */
-  boolean enqueue(ServiceCall call) {
+  boolean enqueue(QueuedWork call) {
     if (closed || !calls.offer(call)) {
       call.refuse();
       return false;
@@ -91,7 +91,7 @@ final class RunQueue {
   private void drain() {
     wakeupPending.set(false);
     try {
-      ServiceCall call;
+      QueuedWork call;
       while (!closed && (call = calls.poll()) != null) {
         if (!calls.isEmpty()) {
           wakeOne(); // this call may block: the next one gets a thread of its own
@@ -110,7 +110,7 @@ final class RunQueue {
 
   /** Closed, or no drainer is left and the executor takes none: every queued call is answered REFUSED. */
   private void refuseQueued() {
-    ServiceCall call;
+    QueuedWork call;
     while ((call = calls.poll()) != null) {
       call.refuse();
     }

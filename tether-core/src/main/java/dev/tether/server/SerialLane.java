@@ -2,28 +2,28 @@ package dev.tether.server;
 
 import io.netty.util.internal.PlatformDependent;
 import java.util.Queue;
-import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The requests of one connection in {@code ExecutionMode.SERIALIZED} (Ice's serialized thread
  * pool): they run one at a time, in the order they arrived, on threads of the shared service
- * executor, so a slow request holds up only its own connection. At most one task of the lane is
- * in the executor at a time; it runs a few calls, then yields its thread to other connections.
+ * executor, so a slow request holds up only its own connection. At most one turn of the lane is
+ * in the server's run queue or running at a time; it runs a few calls, then yields its thread to
+ * other connections. A lane waits in the run queue like a call, so when every thread is busy it
+ * waits for one (within the queue's bound) instead of being refused.
  */
-final class SerialLane implements Runnable {
-  /** Calls run per executor task before the lane goes back into the executor's queue. */
+final class SerialLane implements QueuedWork {
+  /** Calls run per turn before the lane goes back into the run queue. */
   private static final int CALLS_PER_TURN = 16;
 
-  private final Executor executor;
+  private final RunQueue runQueue;
   /** Filled by the connection's loop, drained by whichever executor thread holds the lane. */
   private final Queue<ServiceCall> queue = PlatformDependent.newMpscQueue();
-  /** True while a task of this lane is in the executor or running; the only guard of order. */
+  /** True while a turn of this lane is in the run queue or running; the only guard of order. */
   private final AtomicBoolean scheduled = new AtomicBoolean();
 
-  SerialLane(Executor executor) {
-    this.executor = executor;
+  SerialLane(RunQueue runQueue) {
+    this.runQueue = runQueue;
   }
 
   /** Queues {@code call} behind the connection's earlier ones (on the connection's loop). */
@@ -34,13 +34,9 @@ final class SerialLane implements Runnable {
 
   private void schedule() {
     if (!scheduled.compareAndSet(false, true)) {
-      return; // the task in the executor will reach the call
+      return; // the turn queued or running will reach the call
     }
-    try {
-      executor.execute(this);
-    } catch (RejectedExecutionException full) {
-      refuseQueued();
-    }
+    runQueue.submit(this); // or, when the server cannot take it, refuse()
   }
 
   @Override
@@ -59,8 +55,9 @@ final class SerialLane implements Runnable {
     }
   }
 
-  /** The executor is full or stopped: every queued call is answered REFUSED, in order. */
-  private void refuseQueued() {
+  /** The run queue is full or the server closes: every queued call is answered REFUSED, in order. */
+  @Override
+  public void refuse() {
     ServiceCall call;
     while ((call = queue.poll()) != null) {
       call.refuse();

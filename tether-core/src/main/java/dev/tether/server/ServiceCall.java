@@ -14,7 +14,7 @@ import java.lang.invoke.VarHandle;
  * transition is one compare-and-set in {@link #transition}, as the client's Invocation does: one
  * thread wins each, and the connection hears exactly one outcome (an answer, or "nothing to send").
  */
-final class ServiceCall implements Runnable, Responder {
+final class ServiceCall implements QueuedWork, Responder {
   /** Where the call is. */
   enum State {
     /** Handed to an executor or a serialized lane; not started. */
@@ -109,7 +109,8 @@ final class ServiceCall implements Runnable, Responder {
    * The executor would not take the call: it is answered REFUSED (the client may retry it
    * anywhere) without running, unless the client cancelled it first.
    */
-  void refuse() {
+  @Override
+  public void refuse() {
     if (transition(State.QUEUED, State.RUNNING)) {
       Dispatcher.refuse(request, this);
     } else {

@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -35,7 +37,16 @@ class SerializedDispatchTest {
   private Tether tether;
 
   private void start(ExecutionMode mode) {
-    server = TetherServer.builder()
+    start(mode, null);
+  }
+
+  /** @param executor the service executor, null for the server's own pool */
+  private void start(ExecutionMode mode, java.util.concurrent.Executor executor) {
+    TetherServer.Builder builder = TetherServer.builder();
+    if (executor != null) {
+      builder.executor(executor);
+    }
+    server = builder
         .endpoints("tcp -h 127.0.0.1 -p 0")
         .executionMode(mode)
         .service("svc", (operation, payload, context) -> {
@@ -118,6 +129,33 @@ class SerializedDispatchTest {
     release.countDown();
     assertThat(slow.get(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isEqualTo(number(-1));
     assertThat(server.connectionCount()).isEqualTo(2);
+  }
+
+  @Test
+  void aLaneWaitsForABusyExecutorInsteadOfBeingRefused() throws Exception {
+    // One thread and no queue: the executor itself refuses work while its thread is busy, so only
+    // the server's run queue can hold the second connection's lane until the thread is free.
+    ThreadPoolExecutor oneThread = new ThreadPoolExecutor(1, 1, 60, TimeUnit.SECONDS, new SynchronousQueue<>());
+    try {
+      start(ExecutionMode.SERIALIZED, oneThread);
+      Proxy a = tether.proxy(server.proxyString("svc")).withConnectionId("a");
+      Proxy b = tether.proxy(server.proxyString("svc")).withConnectionId("b");
+      b.connectAsync().get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+      CompletableFuture<byte[]> slow = a.invokeAsync("block", number(-1));
+      blockEntered.await(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+
+      CompletableFuture<byte[]> waiting = b.invokeAsync("record", number(7));
+      await().atMost(PATIENCE).until(() -> server.status().inFlight() == 2);
+      assertThat(waiting).isNotDone();
+      release.countDown();
+
+      assertThat(waiting.get(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isEqualTo(number(7));
+      assertThat(slow.get(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isEqualTo(number(-1));
+      assertThat(order).containsExactly(7);
+    } finally {
+      release.countDown();
+      oneThread.shutdownNow();
+    }
   }
 
   static byte[] number(int i) {
