@@ -174,7 +174,11 @@ public final class Proxy {
   }
 
   private CompletableFuture<byte[]> send(String operation, byte[] payload, boolean idempotent) {
-    return tether.runtime().invoke(settings, binding, operation, payload == null ? EMPTY : payload, flags(idempotent));
+    return tether.runtime().invoke(settings, binding, operation, orEmpty(payload), flags(idempotent));
+  }
+
+  private static byte[] orEmpty(byte[] payload) {
+    return payload == null ? EMPTY : payload;
   }
 
   private int flags(boolean idempotent) {
@@ -196,7 +200,7 @@ public final class Proxy {
     @Override
     public <T> CompletableFuture<T> send(String operation, byte[] body, boolean idempotent,
         java.util.function.Function<byte[], T> decoder) {
-      return tether.runtime().invoke(settings, binding, operation, body == null ? EMPTY : body, flags(idempotent), decoder);
+      return tether.runtime().invoke(settings, binding, operation, orEmpty(body), flags(idempotent), decoder);
     }
   }
 

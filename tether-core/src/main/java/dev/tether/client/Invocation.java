@@ -30,7 +30,6 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.BiConsumer;
 
 /**
  * One call from the moment a proxy makes it until the runtime is done with it; it is also the
@@ -156,14 +155,13 @@ public final class Invocation extends CompletableFuture<byte[]>
    * Has {@code listener} (a typed call's {@link DecodedReply}) told of the outcome once this
    * future has it, which so needs no completion stage of its own; before the call starts only.
    */
-  void reportTo(BiConsumer<byte[], Throwable> listener) {
+  void reportTo(DecodedReply<?> listener) {
     watcher = listener;
   }
 
-  @SuppressWarnings("unchecked")
   private void report(byte[] answer, Throwable failure) {
-    if (watcher instanceof BiConsumer<?, ?> listener) {
-      ((BiConsumer<byte[], Throwable>) listener).accept(answer, failure);
+    if (watcher instanceof DecodedReply<?> listener) {
+      listener.accept(answer, failure);
     }
   }
 

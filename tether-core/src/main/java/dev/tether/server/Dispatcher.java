@@ -30,7 +30,7 @@ public final class Dispatcher {
 
   private final Map<String, ServiceHandler> services;
   private final ExecutionMode mode;
-  /** Where EXECUTOR mode's calls (and datagrams' in SERIALIZED mode) wait; null in DIRECT mode. */
+  /** Where EXECUTOR mode's calls, SERIALIZED mode's lanes (and its datagrams) wait; null in DIRECT mode. */
   private final RunQueue runQueue;
   private final Ticker ticker;
   private final List<ServerInterceptor> interceptors;

@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * wake-up only, while a burst of quick calls is run by the one thread already awake.
  */
 final class RunQueue {
-  /** Calls queued at most, as the bounded executor queue before it held them. */
+  /** Calls (and lanes' turns) queued at most, as many calls as the bounded executor queue held before. */
   static final int DEFAULT_BOUND = 1024;
 
   private final Executor executor;
