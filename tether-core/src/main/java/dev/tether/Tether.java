@@ -130,7 +130,7 @@ public final class Tether implements AutoCloseable {
 
     private Builder() {}
 
-    /** {@code tether.*} settings (DESIGN.md section 3). */
+    /** {@code tether.*} settings (see docs/guide.md). */
     public Builder properties(Properties p) {
       properties.putAll(p);
       return this;
@@ -190,7 +190,7 @@ public final class Tether implements AutoCloseable {
       return this;
     }
 
-    /** Receives this runtime's events (DESIGN.md section 9), off the event loops, in order; any number. */
+    /** Receives this runtime's events, off the event loops, in order; any number. */
     public Builder listener(dev.tether.observe.TetherListener l) {
       listeners.add(Objects.requireNonNull(l));
       return this;

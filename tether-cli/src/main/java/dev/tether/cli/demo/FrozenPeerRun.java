@@ -162,7 +162,7 @@ public final class FrozenPeerRun {
   }
 
   /** {@code -Dtether.*} system properties overlaid by the settings', as {@code Tether.builder()} merges them. */
-  /** Tether's documented heartbeat defaults (DESIGN.md section 3), for when nothing overrides them. */
+  /** Tether's documented heartbeat defaults (docs/architecture.md, "Timers"), for when nothing overrides them. */
   static final Duration DEFAULT_READER_IDLE = Duration.ofSeconds(3);
   static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(10);
 
