@@ -1,7 +1,7 @@
 package dev.tether.server;
 
 import dev.tether.protocol.BodyCompression;
-import dev.tether.protocol.FrameCodec;
+import dev.tether.protocol.FrameWriter;
 import dev.tether.protocol.Response;
 import dev.tether.protocol.WriteBatcher;
 import io.netty.buffer.ByteBuf;
@@ -39,7 +39,7 @@ final class ResponseWriter extends WriteBatcher<Response> {
         flags = Response.COMPRESSED;
       }
     }
-    FrameCodec.encodeResponse(response.requestId(), flags, response.status(), response.metadata(), body, out);
+    FrameWriter.encodeResponse(response.requestId(), flags, response.status(), response.metadata(), body, out);
     calls.requestFinished();
   }
 

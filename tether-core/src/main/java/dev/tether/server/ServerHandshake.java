@@ -1,8 +1,8 @@
 package dev.tether.server;
 
 import dev.tether.protocol.BodyCompression;
-import dev.tether.protocol.FrameCodec;
 import dev.tether.protocol.FrameDecoder;
+import dev.tether.protocol.FrameWriter;
 import dev.tether.protocol.GoAway;
 import dev.tether.protocol.GoAwayReason;
 import dev.tether.protocol.ProtocolVersion;
@@ -74,8 +74,8 @@ final class ServerHandshake {
     readClientVersion(ctx);
     announcedTopology = TopologyUpdate.of(welcome);
     ByteBuf out = ctx.alloc().ioBuffer(128);
-    FrameCodec.writePreface(out, compression.capabilities());
-    FrameCodec.encode(welcome, out);
+    FrameWriter.writePreface(out, compression.capabilities());
+    FrameWriter.encode(welcome, out);
     ctx.writeAndFlush(out, ctx.voidPromise());
     return new Peer(ctx.channel().remoteAddress(), verifiedChain);
   }
@@ -89,9 +89,9 @@ final class ServerHandshake {
     readClientVersion(ctx);
     GoAwayReason reason = speaks1Dot1() ? GoAwayReason.TOO_MANY_CONNECTIONS : GoAwayReason.SHUTDOWN;
     GoAway goAway = new GoAway(reason, 0, why);
-    ByteBuf out = ctx.alloc().ioBuffer(16 + FrameCodec.encodedSize(goAway));
-    FrameCodec.writePreface(out);
-    FrameCodec.encode(goAway, out);
+    ByteBuf out = ctx.alloc().ioBuffer(16 + FrameWriter.encodedSize(goAway));
+    FrameWriter.writePreface(out);
+    FrameWriter.encode(goAway, out);
     ChannelFuture written = ctx.writeAndFlush(out);
     if (deadline == null) {
       written.addListener(ChannelFutureListener.CLOSE);
