@@ -19,7 +19,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
@@ -29,8 +28,8 @@ import org.slf4j.LoggerFactory;
  * The server end of one stream connection: its state machine (handshake, serving, draining,
  * refused, closed), its admission by the server, and the routing of inbound frames to its rooms:
  * the {@linkplain ServerHandshake handshake}, the {@linkplain InboundCalls inbound calls} (which
- * own the response writer) and the {@linkplain ReaderIdleWatch reader-idle enforcement}. It stops
- * reading while the client leaves replies unread, and drains on graceful shutdown. Everything lives
+ * own the response writer), the {@linkplain ReaderIdleWatch reader-idle enforcement} and the
+ * {@linkplain ReadGate read gate}. It drains on graceful shutdown. Everything lives
  * on the channel's event loop: the host's scheduler only keeps time, and every timer task hops onto
  * the loop before it looks at anything.
  */
@@ -86,18 +85,12 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
   private final ServerHandshake handshake;
   private final InboundCalls calls;
   private final ReaderIdleWatch readerIdle;
+  private final ReadGate reading;
   private State state = State.HANDSHAKING;
   /** False until the channel is active and the timers run; set once, on the loop. */
   private boolean timersStarted;
   /** Who the client is; non-null from HELLO on (requests before HELLO are protocol errors). */
   private Peer peer;
-  /**
-   * True from {@link #awaitAdmission()} until the server counted this connection in or turned it
-   * away: nothing is read meanwhile, and what TLS reads on its own is held in {@link #beforeAdmission}.
-   */
-  private boolean awaitingAdmission;
-  /** Non-null only while awaiting admission once a frame arrived; replayed when the server decided. */
-  private List<Object> beforeAdmission;
   /** Non-null only when REFUSED: why, for the GOAWAY that answers HELLO. */
   private String refusal;
 
@@ -108,6 +101,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     this.handshake = new ServerHandshake(compression);
     this.calls = new InboundCalls(channel, server.dispatcher(), compression);
     this.readerIdle = new ReaderIdleWatch(channel, server.clock(), server.readerIdleNanos(), this::clientWentSilent);
+    this.reading = new ReadGate(channel);
   }
 
   Channel channel() {
@@ -177,12 +171,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    if (awaitingAdmission) {
-      // Only TLS reads before admission, to finish its handshake; a HELLO in that read waits here.
-      if (beforeAdmission == null) {
-        beforeAdmission = new ArrayList<>(2);
-      }
-      beforeAdmission.add(msg);
+    if (reading.holdIfAwaiting(msg)) {
+      // Only TLS reads before admission, to finish its handshake; a HELLO in that read waits.
     } else if (msg instanceof Hello) {
       handleHello(ctx);
     } else if (state == State.REFUSED) {
@@ -216,8 +206,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
 
   /** Reads nothing until {@link #admit()} or {@link #refuse(String)}; call in the channel's initializer. */
   void awaitAdmission() {
-    awaitingAdmission = true;
-    channel.config().setAutoRead(false);
+    reading.closeUntilAdmitted();
   }
 
   /** The server counted this connection in: it may read (any thread). */
@@ -235,14 +224,12 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
 
   /** {@code refusedBecause} null: admitted. Then what arrived meanwhile is handled as if it came now. */
   private void admissionDecided(String refusedBecause) {
-    awaitingAdmission = false;
+    List<Object> held = reading.admissionDecided();
     if (refusedBecause != null) {
       refusal = refusedBecause;
       transitionTo(State.REFUSED, refusedBecause);
     }
-    List<Object> held = beforeAdmission;
-    beforeAdmission = null;
-    if (held != null && state != State.CLOSED) {
+    if (!held.isEmpty() && state != State.CLOSED) {
       ChannelHandlerContext ctx = channel.pipeline().context(this);
       for (Object msg : held) {
         channelRead(ctx, msg);
@@ -252,17 +239,9 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     updateReading();
   }
 
-  /**
-   * Reads only what it can answer: nothing before the server admitted the connection, and no new
-   * requests while the channel is not writable (the client leaves replies unread), so a slow
-   * reader cannot make the server queue replies without bound. A refused connection reads on.
-   */
+  /** Reads only what it can answer; see {@link ReadGate}. */
   private void updateReading() {
-    boolean read = state == State.REFUSED || (!awaitingAdmission && channel.isWritable());
-    if (channel.config().isAutoRead() != read) {
-      log.debug("{} reading from {}", read ? "resuming" : "pausing", channel.remoteAddress());
-      channel.config().setAutoRead(read);
-    }
+    reading.update(state == State.REFUSED);
   }
 
   @Override
@@ -273,7 +252,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
 
   /** Reading is paused now (for writability or before admission); read on the loop. */
   boolean isReadPaused() {
-    return !channel.config().isAutoRead();
+    return reading.isPaused();
   }
 
   /**

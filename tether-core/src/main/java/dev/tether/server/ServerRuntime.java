@@ -18,14 +18,11 @@ import dev.tether.transport.TransportSet;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -36,9 +33,6 @@ import java.util.function.Supplier;
  * serial control executor; each connection's own state belongs to its event loop.
  */
 public final class ServerRuntime implements ServerConnection.Host {
-  /** How long {@link #status()} waits for a connection's loop to report its counts. */
-  private static final long STATUS_WAIT_MILLIS = 1_000;
-
   /** The life of a server. */
   enum Lifecycle {
     /** Accepting connections and serving requests. */
@@ -167,13 +161,7 @@ public final class ServerRuntime implements ServerConnection.Host {
   /** How many open connections have stopped reading (a client that leaves replies unread); for tests. */
   int readPausedConnections() {
     List<ServerConnection> open = onControl(() -> List.copyOf(connections)).join();
-    int paused = 0;
-    for (ServerConnection c : open) {
-      CompletableFuture<Boolean> f = new CompletableFuture<>();
-      c.channel().eventLoop().execute(() -> f.complete(c.isReadPaused()));
-      paused += f.join() ? 1 : 0;
-    }
-    return paused;
+    return (int) ConnectionReads.onEachLoop(open, ServerConnection::isReadPaused).stream().filter(p -> p).count();
   }
 
   private ChannelInitializer<Channel> datagramPipeline() {
@@ -297,31 +285,11 @@ public final class ServerRuntime implements ServerConnection.Host {
   public ServerStatus status() {
     record Registry(Lifecycle lifecycle, List<ServerConnection> open, long servedByClosed) {}
     Registry registry = onControl(() -> new Registry(lifecycle, List.copyOf(connections), servedByClosed)).join();
-    List<CompletableFuture<long[]>> counts = new ArrayList<>(registry.open().size());
-    for (ServerConnection c : registry.open()) {
-      CompletableFuture<long[]> f = new CompletableFuture<>();
-      Runnable read = () -> f.complete(new long[] {c.inFlight(), c.served()});
-      if (c.channel().eventLoop().inEventLoop()) {
-        read.run(); // called on that loop (a handler polling): waiting for it would stall it
-      } else {
-        try {
-          c.channel().eventLoop().execute(read);
-        } catch (RejectedExecutionException stopped) {
-          f.complete(new long[] {0, 0});
-        }
-      }
-      counts.add(f);
-    }
     long inFlight = 0;
     long served = registry.servedByClosed();
-    for (CompletableFuture<long[]> f : counts) {
-      try {
-        long[] v = f.get(STATUS_WAIT_MILLIS, TimeUnit.MILLISECONDS);
-        inFlight += v[0];
-        served += v[1];
-      } catch (Exception notAnswered) {
-        // A closing or stuck loop: its counts are missing from this snapshot.
-      }
+    for (long[] counts : ConnectionReads.onEachLoop(registry.open(), c -> new long[] {c.inFlight(), c.served()})) {
+      inFlight += counts[0];
+      served += counts[1];
     }
     return new ServerStatus(registry.lifecycle().name(), registry.open().size(), (int) inFlight, served);
   }
