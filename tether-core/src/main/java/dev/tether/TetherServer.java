@@ -38,14 +38,12 @@ import java.util.concurrent.TimeUnit;
  * or {@link #close()} (drop connections now).
  */
 public final class TetherServer implements AutoCloseable {
-  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(TetherServer.class);
   private final ServerSettings settings;
   private final String serverId = UUID.randomUUID().toString();
   private final ServerRuntime runtime;
   private volatile boolean started;
   private volatile Topology topology;
-  private final List<Runnable> shutdownStartingActions = new java.util.concurrent.CopyOnWriteArrayList<>();
-  private final java.util.concurrent.atomic.AtomicBoolean shutdownStarted = new java.util.concurrent.atomic.AtomicBoolean();
+  private final ShutdownStartingActions shutdownStarting = new ShutdownStartingActions();
 
   private TetherServer(ServerSettings s) {
     this.settings = s;
@@ -148,7 +146,7 @@ public final class TetherServer implements AutoCloseable {
    * thread; one that throws is logged and the shutdown goes on. {@link #close()} runs none.
    */
   public void onShutdownStarting(Runnable action) {
-    shutdownStartingActions.add(Objects.requireNonNull(action));
+    shutdownStarting.add(action);
   }
 
   /**
@@ -181,21 +179,10 @@ public final class TetherServer implements AutoCloseable {
    * clients to close (at most {@code grace}), then frees threads. Returns when done.
    */
   public void shutdownGracefully(Duration grace) {
-    if (started && shutdownStarted.compareAndSet(false, true)) {
-      runShutdownStartingActions();
+    if (started) {
+      shutdownStarting.runOnce(serverId);
     }
     runtime.shutdownGracefully(grace);
-  }
-
-  private void runShutdownStartingActions() {
-    for (Runnable action : shutdownStartingActions) {
-      try {
-        action.run();
-      } catch (RuntimeException e) {
-        // A failing registry must not keep the server from draining.
-        log.warn("a shutdown-starting action of server {} failed; the shutdown goes on", serverId, e);
-      }
-    }
   }
 
   /** Drops every connection at once, without draining, and frees threads. */
