@@ -3,7 +3,8 @@ package dev.tether.client;
 import dev.tether.BatchLostException;
 import dev.tether.RequestTooLargeException;
 import dev.tether.protocol.Batch;
-import dev.tether.protocol.FrameCodec;
+import dev.tether.protocol.FrameHeader;
+import dev.tether.protocol.FrameWriter;
 import dev.tether.protocol.Request;
 import io.netty.channel.Channel;
 import java.util.ArrayList;
@@ -48,13 +49,13 @@ final class BatchFrames {
   }
 
   private List<List<Request>> split(List<Invocation> calls, int maxFrameSize) {
-    long room = (long) maxFrameSize - FrameCodec.HEADER_LENGTH - MAX_COUNT_BYTES;
+    long room = (long) maxFrameSize - FrameHeader.HEADER_LENGTH - MAX_COUNT_BYTES;
     List<List<Request>> frames = new ArrayList<>();
     List<Request> current = new ArrayList<>();
     long used = 0;
     for (Invocation inv : calls) {
       Request r = inv.toRequest();
-      int entry = FrameCodec.encodedSize(r);
+      int entry = FrameWriter.encodedSize(r);
       if (entry > room) {
         lose(1, new RequestTooLargeException(inv.describe() + " needs " + entry + " bytes in a batch, over the "
             + maxFrameSize + " bytes " + connection + " accepts (its WELCOME)"));

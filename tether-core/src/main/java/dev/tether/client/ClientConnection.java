@@ -12,7 +12,8 @@ import dev.tether.observe.ConnectionStatus;
 import dev.tether.observe.TetherEvent;
 import dev.tether.protocol.BodyCompression;
 import dev.tether.protocol.EncodedNames;
-import dev.tether.protocol.FrameCodec;
+import dev.tether.protocol.FrameHeader;
+import dev.tether.protocol.FrameWriter;
 import dev.tether.protocol.FrameDecoder;
 import dev.tether.protocol.FrameEncoder;
 import dev.tether.protocol.GoAway;
@@ -168,8 +169,8 @@ public final class ClientConnection extends BaseConnection
   @Override
   public void channelActive(ChannelHandlerContext ctx) {
     ByteBuf opening = ctx.alloc().ioBuffer(64);
-    FrameCodec.writePreface(opening, compression.capabilities());
-    FrameCodec.encode(new Hello(runtime.clientId(), runtime.maxFrameSize()), opening);
+    FrameWriter.writePreface(opening, compression.capabilities());
+    FrameWriter.encode(new Hello(runtime.clientId(), runtime.maxFrameSize()), opening);
     ctx.writeAndFlush(opening, ctx.voidPromise());
     ctx.fireChannelActive();
   }
@@ -638,7 +639,7 @@ public final class ClientConnection extends BaseConnection
       int start = out.writerIndex();
       inv.encodeRequest(out, compression, names);
       // The limit bounds the length field, which counts all but itself.
-      int frameBytes = out.writerIndex() - start - FrameCodec.LENGTH_FIELD_LENGTH;
+      int frameBytes = out.writerIndex() - start - FrameHeader.LENGTH_FIELD_LENGTH;
       if (frameBytes > serverMaxFrameSize()) {
         out.writerIndex(start); // never written: the connection and the other calls go on
         inv.fail(new RequestTooLargeException(inv.describe() + " is a frame of " + frameBytes

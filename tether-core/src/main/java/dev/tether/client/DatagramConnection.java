@@ -4,7 +4,7 @@ import dev.tether.ConnectFailedException;
 import dev.tether.ConnectionState;
 import dev.tether.protocol.Batch;
 import dev.tether.protocol.Frame;
-import dev.tether.protocol.FrameCodec;
+import dev.tether.protocol.FrameWriter;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
@@ -77,8 +77,8 @@ final class DatagramConnection extends BaseConnection {
   }
 
   private ChannelFuture writeDatagram(Frame frame) {
-    ByteBuf datagram = channel.alloc().ioBuffer(FrameCodec.encodedSize(frame));
-    FrameCodec.encode(frame, datagram);
+    ByteBuf datagram = channel.alloc().ioBuffer(FrameWriter.encodedSize(frame));
+    FrameWriter.encode(frame, datagram);
     return channel.writeAndFlush(datagram);
   }
 

@@ -11,7 +11,7 @@ import dev.tether.TetherException;
 import dev.tether.codec.BlockingReply;
 import dev.tether.protocol.BodyCompression;
 import dev.tether.protocol.EncodedNames;
-import dev.tether.protocol.FrameCodec;
+import dev.tether.protocol.FrameWriter;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Response;
 import dev.tether.protocol.Status;
@@ -224,7 +224,7 @@ public final class Invocation extends CompletableFuture<byte[]>
         wireFlags |= Request.COMPRESSED;
       }
     }
-    FrameCodec.encodeRequest(requestId, wireFlags, settings.identity(), operation, remainingMillis(), settings.metadata(), wire, names, out);
+    FrameWriter.encodeRequest(requestId, wireFlags, settings.identity(), operation, remainingMillis(), settings.metadata(), wire, names, out);
   }
 
   Request toRequest() {

@@ -8,7 +8,8 @@ import dev.tether.Tether;
 import dev.tether.TetherServer;
 import dev.tether.protocol.BodyCompression;
 import dev.tether.protocol.Frame;
-import dev.tether.protocol.FrameCodec;
+import dev.tether.protocol.FrameReader;
+import dev.tether.protocol.FrameWriter;
 import dev.tether.protocol.GoAway;
 import dev.tether.protocol.GoAwayReason;
 import dev.tether.protocol.Hello;
@@ -179,7 +180,7 @@ class CompressionInteropTest {
   private static Frame readFrame(DataInputStream in) throws IOException {
     byte[] frame = new byte[in.readInt()];
     in.readFully(frame);
-    return FrameCodec.decode(Unpooled.wrappedBuffer(frame));
+    return FrameReader.decode(Unpooled.wrappedBuffer(frame));
   }
 
   /** Preface, HELLO and one request; returns WELCOME and the answer. */
@@ -198,7 +199,7 @@ class CompressionInteropTest {
 
   private static byte[] frame(Frame f) {
     ByteBuf b = Unpooled.buffer();
-    FrameCodec.encode(f, b);
+    FrameWriter.encode(f, b);
     byte[] out = new byte[b.readableBytes()];
     b.readBytes(out);
     return out;
