@@ -489,12 +489,7 @@ public final class ClientConnection extends BaseConnection
     if (runtime.config().traceConnection()) {
       log.info("{} {} -> {}", this, previous, next);
     }
-    TetherEvent.Kind kind = switch (next) {
-      case CONNECTING -> TetherEvent.Kind.CONNECTING;
-      case ACTIVE -> TetherEvent.Kind.CONNECTED;
-      case DRAINING -> TetherEvent.Kind.GOAWAY_RECEIVED;
-      case CLOSED -> previous == ConnectionState.CONNECTING ? TetherEvent.Kind.CONNECT_FAILED : TetherEvent.Kind.CONNECTION_CLOSED;
-    };
+    TetherEvent.Kind kind = eventOf(previous, next);
     if (next != ConnectionState.DRAINING || why != null) {
       runtime.events().emit(kind, endpointText(), why, cause);
     }
