@@ -807,6 +807,7 @@ public final class ClientConnection extends BaseConnection
    * The latest cluster view the server announced (WELCOME's, then each TOPOLOGY frame's), or
    * null when it announced none; safe from any thread.
    */
+  @Override
   public Topology topology() {
     return topology;
   }

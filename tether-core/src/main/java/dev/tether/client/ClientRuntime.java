@@ -86,7 +86,7 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
     this.scheduler = scheduler != null ? scheduler : new EventLoopScheduler(transports.ioGroup());
     this.selector = new EndpointSelector(transports, resolver, config, random);
     this.pool = new ConnectionPool(this, config.reconnect(), ticker);
-    this.topologies = new TopologyViews();
+    this.topologies = new TopologyViews(control);
     RetryRounds rounds = new RetryRounds(config.retryIntervals(), topologies);
     this.finder = new ConnectionFinder(this, selector, pool, rounds, topologies);
     this.calls = new CallPath(this, selector, finder, rounds);
@@ -236,7 +236,7 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
    * follows the new order without waiting for a reconnect.
    */
   void onTopologyAnnounced(ClientConnection connection) {
-    control.execute(() -> topologies.relearn(connection));
+    topologies.relearn(connection);
   }
 
   void retry(Invocation inv) {

@@ -171,16 +171,16 @@ final class ConnectionFinder {
       List<Endpoint> seeds = settings.fixedEndpoints();
       // Whether the view in force made us use an alternate, before this server's view replaces it.
       boolean alternate = topologies.isAlternate(seeds, c);
-      topologies.learn(seeds, c);
-      boolean viewStillUnreachable = failedView != null && failedView.equals(topologies.failoverOrder(seeds));
-      if (viewStillUnreachable && topologies.isOutsideView(seeds, c)) {
+      List<Endpoint> view = topologies.learn(seeds, c);
+      boolean viewStillUnreachable = failedView != null && failedView.equals(view);
+      if (viewStillUnreachable && TopologyViews.isOutside(view, c)) {
         // The configured server knows no newer view than the one that just failed whole (its view
         // may name addresses this client cannot reach): the server that did answer is better than
         // no server; one that does not serve the call says so itself.
         runtime.onViewUnreachable(settings, c, failedView);
-      } else if (hopsLeft > 0 && topologies.isOutsideView(seeds, c)) {
+      } else if (hopsLeft > 0 && TopologyViews.isOutside(view, c)) {
         hopsLeft--;
-        runtime.onManagerRedirect(settings, c, topologies.failoverOrder(seeds));
+        runtime.onManagerRedirect(settings, c, view);
         // The manager's connection carries no calls of ours; drained, a later walk back to the
         // configured servers opens a fresh one and so hears the manager's newest view.
         c.drain();
