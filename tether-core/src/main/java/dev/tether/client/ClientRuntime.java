@@ -7,7 +7,6 @@ import dev.tether.Resolver;
 import dev.tether.TetherException;
 import dev.tether.internal.Backoff;
 import dev.tether.internal.EventBus;
-import dev.tether.internal.EventLoopScheduler;
 import dev.tether.internal.RetryBudget;
 import dev.tether.internal.SerialExecutor;
 import dev.tether.observe.ConnectionStatus;
@@ -82,8 +81,8 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
     }
     this.events = new EventBus(all, ticker, "tether-events");
     this.retryBudget = new RetryBudget(config.retryBudgetRatio(), config.retryBudgetFloorPerSecond());
-    this.transports = new TransportSet("tether-client", config.eventLoopThreads(), config.forceNio(), tls, null);
-    this.scheduler = scheduler != null ? scheduler : new EventLoopScheduler(transports.ioGroup());
+    this.transports = new TransportSet("tether-client", config.eventLoopThreads(), config.forceNio(), tls, null, scheduler);
+    this.scheduler = transports.timers();
     this.selector = new EndpointSelector(transports, resolver, config, random);
     this.pool = new ConnectionPool(this, config.reconnect(), ticker);
     this.topologies = new TopologyViews(control);
