@@ -817,7 +817,7 @@ public final class ClientConnection extends BaseConnection
     return welcome;
   }
 
-  // ---- calls beyond the server's limit (DESIGN.md 6.4) ----
+  // ---- calls beyond the server's limit: extra connections ----
 
   /**
    * Every slot the server allows is taken (on the loop): the call waits, unsent, and the runtime

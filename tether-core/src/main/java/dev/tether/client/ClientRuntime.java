@@ -212,7 +212,7 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
     }
   }
 
-  /** A connection manager (seed 002) told where the cluster is; the proxy moves on to its view. */
+  /** A connection manager (a server outside the view it announces) told where the cluster is; the proxy moves on to its view. */
   void onManagerRedirect(ProxySettings settings, RequestChannel manager, java.util.List<dev.tether.Endpoint> view) {
     if (events.isOn()) {
       events.emit(TetherEvent.Kind.REROUTE, manager instanceof BaseConnection b ? b.endpointText() : null,

@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Finds or opens the connection for a pinned proxy (seed 000, 36.3): a cached proxy reuses a
+ * Finds or opens the connection for a pinned proxy (the endpoint-selection behaviour): a cached proxy reuses a
  * pooled connection to one of its endpoints; otherwise the endpoints are tried in selection
  * order, round after round per {@link RetryRounds}. What to do is decided first, as a
  * {@link Plan} value, then carried out.
@@ -83,7 +83,7 @@ final class ConnectionFinder {
 
   /**
    * Goes back to the proxy's configured servers once every server of its cluster view has failed
-   * its reroute retries (seed 002, step 4): a connection manager among them may know a newer view.
+   * its reroute retries (the client-reroute behaviour): a connection manager among them may know a newer view.
    * Fails at once when no view is in force, since the configured servers are what was just tried.
    */
   CompletableFuture<RequestChannel> findThroughConfigured(ProxySettings settings, ProxyBinding binding,

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The newest cluster view each group of proxies has heard (seed 002): the primary and alternates
+ * The newest cluster view each group of proxies has heard (the client-reroute behaviour): the primary and alternates
  * a server announced (in WELCOME, or later in a TOPOLOGY frame), keyed by the endpoints the
  * proxies were made with. Once known, a view replaces those endpoints, primary first, in
  * failover order; the configured endpoints stay the way back to a connection manager when the
@@ -102,7 +102,7 @@ final class TopologyViews {
 
   /**
    * True when {@code order} is a view and {@code connection}'s server is neither its primary nor
-   * one of its alternates: a connection manager (seed 002), which only tells where the cluster is.
+   * one of its alternates: a connection manager, which only tells where the cluster is.
    */
   static boolean isOutside(List<Endpoint> order, RequestChannel connection) {
     if (order == null) {

@@ -26,13 +26,12 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The nodes behind one group of load-balanced proxies, picked by the proxies' load-balancing
- * strategy. Each
- * node's health follows the supervisor of its connection: dead as soon as the connection fails
- * or breaks, alive again as soon as it is up, however it came back; the supervisor reconnects it
- * under the cluster's backoff. With every node dead, calls fail fast with NoAvailableNodeException,
- * or, for proxies that wait for ready, wait until a node is back or their deadline passes.
- *
- * A node whose calls keep failing is ejected for a while by the group's {@link OutlierDetector}.
+ * strategy. Each node's health follows the supervisor of its connection: dead as soon as the
+ * connection fails or breaks, alive again as soon as it is up, however it came back; the
+ * supervisor reconnects it under the cluster's backoff. With every node dead, calls fail fast
+ * with NoAvailableNodeException, or, for proxies that wait for ready, wait until a node is back
+ * or their deadline passes. A node whose calls keep failing is ejected for a while by the
+ * group's {@link OutlierDetector}.
  *
  * <p>The group's state changes on the runtime's control executor; calls pick from an immutable
  * {@link Picker} it publishes, so the hot path takes no lock and makes no hop, and status reads
