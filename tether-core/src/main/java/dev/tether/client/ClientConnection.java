@@ -490,12 +490,7 @@ public final class ClientConnection extends BaseConnection
     if (runtime.config().traceConnection()) {
       log.info("{} {} -> {}", this, previous, next);
     }
-    TetherEvent.Kind kind = switch (next) {
-      case CONNECTING -> TetherEvent.Kind.CONNECTING;
-      case ACTIVE -> TetherEvent.Kind.CONNECTED;
-      case DRAINING -> TetherEvent.Kind.GOAWAY_RECEIVED;
-      case CLOSED -> previous == ConnectionState.CONNECTING ? TetherEvent.Kind.CONNECT_FAILED : TetherEvent.Kind.CONNECTION_CLOSED;
-    };
+    TetherEvent.Kind kind = eventOf(previous, next);
     if (next != ConnectionState.DRAINING || why != null) {
       runtime.events().emit(kind, endpointText(), why, cause);
     }
@@ -813,6 +808,7 @@ public final class ClientConnection extends BaseConnection
    * The latest cluster view the server announced (WELCOME's, then each TOPOLOGY frame's), or
    * null when it announced none; safe from any thread.
    */
+  @Override
   public Topology topology() {
     return topology;
   }
@@ -822,7 +818,7 @@ public final class ClientConnection extends BaseConnection
     return welcome;
   }
 
-  // ---- calls beyond the server's limit (DESIGN.md 6.4) ----
+  // ---- calls beyond the server's limit: extra connections ----
 
   /**
    * Every slot the server allows is taken (on the loop): the call waits, unsent, and the runtime

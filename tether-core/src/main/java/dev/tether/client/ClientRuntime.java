@@ -7,7 +7,6 @@ import dev.tether.Resolver;
 import dev.tether.TetherException;
 import dev.tether.internal.Backoff;
 import dev.tether.internal.EventBus;
-import dev.tether.internal.EventLoopScheduler;
 import dev.tether.internal.RetryBudget;
 import dev.tether.internal.SerialExecutor;
 import dev.tether.observe.ConnectionStatus;
@@ -82,11 +81,11 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
     }
     this.events = new EventBus(all, ticker, "tether-events");
     this.retryBudget = new RetryBudget(config.retryBudgetRatio(), config.retryBudgetFloorPerSecond());
-    this.transports = new TransportSet("tether-client", config.eventLoopThreads(), config.forceNio(), tls, null);
-    this.scheduler = scheduler != null ? scheduler : new EventLoopScheduler(transports.ioGroup());
+    this.transports = new TransportSet("tether-client", config.eventLoopThreads(), config.forceNio(), tls, null, scheduler);
+    this.scheduler = transports.timers();
     this.selector = new EndpointSelector(transports, resolver, config, random);
     this.pool = new ConnectionPool(this, config.reconnect(), ticker);
-    this.topologies = new TopologyViews();
+    this.topologies = new TopologyViews(control);
     RetryRounds rounds = new RetryRounds(config.retryIntervals(), topologies);
     this.finder = new ConnectionFinder(this, selector, pool, rounds, topologies);
     this.calls = new CallPath(this, selector, finder, rounds);
@@ -213,7 +212,7 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
     }
   }
 
-  /** A connection manager (seed 002) told where the cluster is; the proxy moves on to its view. */
+  /** A connection manager (a server outside the view it announces) told where the cluster is; the proxy moves on to its view. */
   void onManagerRedirect(ProxySettings settings, RequestChannel manager, java.util.List<dev.tether.Endpoint> view) {
     if (events.isOn()) {
       events.emit(TetherEvent.Kind.REROUTE, manager instanceof BaseConnection b ? b.endpointText() : null,
@@ -236,7 +235,7 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
    * follows the new order without waiting for a reconnect.
    */
   void onTopologyAnnounced(ClientConnection connection) {
-    control.execute(() -> topologies.relearn(connection));
+    topologies.relearn(connection);
   }
 
   void retry(Invocation inv) {

@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Finds or opens the connection for a pinned proxy (seed 000, 36.3): a cached proxy reuses a
+ * Finds or opens the connection for a pinned proxy (the endpoint-selection behaviour): a cached proxy reuses a
  * pooled connection to one of its endpoints; otherwise the endpoints are tried in selection
  * order, round after round per {@link RetryRounds}. What to do is decided first, as a
  * {@link Plan} value, then carried out.
@@ -83,7 +83,7 @@ final class ConnectionFinder {
 
   /**
    * Goes back to the proxy's configured servers once every server of its cluster view has failed
-   * its reroute retries (seed 002, step 4): a connection manager among them may know a newer view.
+   * its reroute retries (the client-reroute behaviour): a connection manager among them may know a newer view.
    * Fails at once when no view is in force, since the configured servers are what was just tried.
    */
   CompletableFuture<RequestChannel> findThroughConfigured(ProxySettings settings, ProxyBinding binding,
@@ -171,16 +171,16 @@ final class ConnectionFinder {
       List<Endpoint> seeds = settings.fixedEndpoints();
       // Whether the view in force made us use an alternate, before this server's view replaces it.
       boolean alternate = topologies.isAlternate(seeds, c);
-      topologies.learn(seeds, c);
-      boolean viewStillUnreachable = failedView != null && failedView.equals(topologies.failoverOrder(seeds));
-      if (viewStillUnreachable && topologies.isOutsideView(seeds, c)) {
+      List<Endpoint> view = topologies.learn(seeds, c);
+      boolean viewStillUnreachable = failedView != null && failedView.equals(view);
+      if (viewStillUnreachable && TopologyViews.isOutside(view, c)) {
         // The configured server knows no newer view than the one that just failed whole (its view
         // may name addresses this client cannot reach): the server that did answer is better than
         // no server; one that does not serve the call says so itself.
         runtime.onViewUnreachable(settings, c, failedView);
-      } else if (hopsLeft > 0 && topologies.isOutsideView(seeds, c)) {
+      } else if (hopsLeft > 0 && TopologyViews.isOutside(view, c)) {
         hopsLeft--;
-        runtime.onManagerRedirect(settings, c, topologies.failoverOrder(seeds));
+        runtime.onManagerRedirect(settings, c, view);
         // The manager's connection carries no calls of ours; drained, a later walk back to the
         // configured servers opens a fresh one and so hears the manager's newest view.
         c.drain();

@@ -9,6 +9,14 @@ import java.util.concurrent.CompletableFuture;
  */
 public interface RequestChannel extends Connection {
 
+  /**
+   * The latest cluster view the server announced, or null when it announced none (datagram
+   * connections never hear one); safe from any thread.
+   */
+  default dev.tether.Topology topology() {
+    return null;
+  }
+
   /** Starts opening the connection; called once, by the pool. */
   void connect();
 
