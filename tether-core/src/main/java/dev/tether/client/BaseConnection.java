@@ -1,6 +1,7 @@
 package dev.tether.client;
 
 import dev.tether.ConnectionState;
+import dev.tether.observe.TetherEvent;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.concurrent.Future;
@@ -34,6 +35,22 @@ abstract class BaseConnection extends ChannelInboundHandlerAdapter implements Re
     this.runtime = runtime;
     this.key = key;
     this.candidate = candidate;
+  }
+
+  /**
+   * Runs {@code task} on this connection's loop, which owns its state; dropped when the runtime is
+   * closing, since the connection, its pending calls and its loop end with it.
+   */
+  protected final void onLoop(Runnable task) {
+    Channel ch = channel;
+    if (ch == null) {
+      return;
+    }
+    try {
+      ch.eventLoop().execute(task);
+    } catch (java.util.concurrent.RejectedExecutionException loopStopped) {
+      // The runtime is closing.
+    }
   }
 
   /** Called when the user or runtime asks for the close, before the channel closes. */
@@ -85,6 +102,16 @@ abstract class BaseConnection extends ChannelInboundHandlerAdapter implements Re
   @Override
   public final Duration timeout() {
     return key.timeout();
+  }
+
+  /** The event that reports a move from {@code previous} to {@code next}, for stream and datagram connections alike. */
+  protected static TetherEvent.Kind eventOf(ConnectionState previous, ConnectionState next) {
+    return switch (next) {
+      case CONNECTING -> TetherEvent.Kind.CONNECTING;
+      case ACTIVE -> TetherEvent.Kind.CONNECTED;
+      case DRAINING -> TetherEvent.Kind.GOAWAY_RECEIVED;
+      case CLOSED -> previous == ConnectionState.CONNECTING ? TetherEvent.Kind.CONNECT_FAILED : TetherEvent.Kind.CONNECTION_CLOSED;
+    };
   }
 
   @Override
