@@ -14,7 +14,16 @@ import java.util.List;
  */
 final class PendingCalls {
   private final IntMap<Invocation> byId = new IntMap<>();
-  private int nextRequestId = 1;
+  private int nextRequestId;
+
+  PendingCalls() {
+    this(1);
+  }
+
+  /** A table whose first request id is {@code firstRequestId}; tests start near the wrap. */
+  PendingCalls(int firstRequestId) {
+    this.nextRequestId = firstRequestId;
+  }
 
   /** A fresh request id: never 0, which the protocol keeps for the connection itself. */
   int nextRequestId() {
