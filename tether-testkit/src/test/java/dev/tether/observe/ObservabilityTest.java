@@ -31,7 +31,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * DESIGN.md section 9 from the outside: every client event kind comes out of a real scenario
+ * Observability from the outside: every client event kind comes out of a real scenario
  * on loopback, listeners cannot hurt the runtime, and status snapshots show what connections and
  * nodes are doing.
  */
