@@ -1,5 +1,7 @@
 package dev.tether;
 
+import java.util.List;
+
 /**
  * {@code flushBatch()} could not send some of the batch requests its proxy had queued: no
  * connection could be found, the write failed, or a request was larger than the server accepts.
@@ -17,5 +19,16 @@ public class BatchLostException extends TetherException {
   /** How many queued requests were not sent. */
   public int lost() {
     return lost;
+  }
+
+  /** A copy of {@code original} that also lists the call's attempts (see {@link TetherException#withAttempts}). */
+  protected BatchLostException(BatchLostException original, List<Attempt> attempts) {
+    super(original, attempts);
+    this.lost = original.lost;
+  }
+
+  @Override
+  public BatchLostException withAttempts(List<Attempt> attempts) {
+    return new BatchLostException(this, attempts);
   }
 }

@@ -9,12 +9,17 @@ import io.netty.util.concurrent.ImmediateEventExecutor;
 import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What every client connection shares, stream or datagram: where it goes, under which key, its
- * readiness, and the read-only view users get from {@code proxy.connection()}.
+ * readiness, and the read-only snapshot users get from {@code proxy.connection()}.
  */
 abstract class BaseConnection extends ChannelInboundHandlerAdapter implements RequestChannel {
+  /** Numbers connections across every runtime of the JVM, as Netty's channel ids do channels. */
+  private static final AtomicLong NUMBERS = new AtomicLong();
+
+  private final long id = NUMBERS.incrementAndGet();
   protected final ClientRuntime runtime;
   protected final ConnectionKey key;
   protected final Candidate candidate;
@@ -35,6 +40,22 @@ abstract class BaseConnection extends ChannelInboundHandlerAdapter implements Re
     this.runtime = runtime;
     this.key = key;
     this.candidate = candidate;
+  }
+
+  /**
+   * Runs {@code task} on this connection's loop, which owns its state; dropped when the runtime is
+   * closing, since the connection, its pending calls and its loop end with it.
+   */
+  protected final void onLoop(Runnable task) {
+    Channel ch = channel;
+    if (ch == null) {
+      return;
+    }
+    try {
+      ch.eventLoop().execute(task);
+    } catch (java.util.concurrent.RejectedExecutionException loopStopped) {
+      // The runtime is closing.
+    }
   }
 
   /** Called when the user or runtime asks for the close, before the channel closes. */
@@ -71,6 +92,17 @@ abstract class BaseConnection extends ChannelInboundHandlerAdapter implements Re
     } catch (java.util.concurrent.RejectedExecutionException loopStopped) {
       return ch.close();
     }
+  }
+
+  @Override
+  public final long id() {
+    return id;
+  }
+
+  @Override
+  public final dev.tether.Connection snapshot() {
+    return new dev.tether.Connection(id, endpointText(), remoteAddress(), transport(), connectionId(), timeout(),
+        isSecure(), state, outstandingRequests());
   }
 
   @Override

@@ -10,6 +10,7 @@ import io.netty.channel.Channel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Writes one flush of a proxy's batch calls on a stream connection: as few BATCH frames as fit the
@@ -34,18 +35,39 @@ final class BatchFrames {
     this.total = total;
   }
 
-  /** Splits and writes {@code calls}; {@code maxFrameSize} bounds each frame's length field. */
-  static CompletableFuture<Void> write(Channel channel, RequestChannel connection, List<Invocation> calls, int maxFrameSize) {
+  /**
+   * Sends a proxy's flush on {@code connection}: hops onto its loop and writes the frames there,
+   * in frames no larger than its server's WELCOME allows; fails whole when the connection is not
+   * ACTIVE by then.
+   */
+  static CompletableFuture<Void> send(ClientConnection connection, Channel channel, List<Invocation> calls) {
     BatchFrames flush = new BatchFrames(connection, calls.size());
-    List<List<Request>> frames = flush.split(calls, maxFrameSize);
-    flush.unfinishedFrames = frames.size();
+    try {
+      channel.eventLoop().execute(() -> {
+        Throwable inactive = connection.whyNotActive();
+        if (inactive != null) {
+          flush.done.completeExceptionally(lost(calls.size(), calls.size(), connection, inactive));
+          return;
+        }
+        connection.onBatchWriting();
+        flush.write(channel, calls, connection.serverMaxFrameSize());
+      });
+    } catch (RejectedExecutionException loopStopped) {
+      flush.done.completeExceptionally(lost(calls.size(), calls.size(), connection, loopStopped));
+    }
+    return flush.done;
+  }
+
+  /** Splits and writes {@code calls} (on the loop); {@code maxFrameSize} bounds each frame's length field. */
+  private void write(Channel channel, List<Invocation> calls, int maxFrameSize) {
+    List<List<Request>> frames = split(calls, maxFrameSize);
+    unfinishedFrames = frames.size();
     for (List<Request> frame : frames) {
       int size = frame.size();
-      channel.write(new Batch(frame)).addListener(f -> flush.frameWritten(size, f.isSuccess() ? null : f.cause()));
+      channel.write(new Batch(frame)).addListener(f -> frameWritten(size, f.isSuccess() ? null : f.cause()));
     }
     channel.flush();
-    flush.finishIfDone();
-    return flush.done;
+    finishIfDone();
   }
 
   private List<List<Request>> split(List<Invocation> calls, int maxFrameSize) {

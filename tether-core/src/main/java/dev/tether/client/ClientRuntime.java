@@ -212,7 +212,7 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
     }
   }
 
-  /** A connection manager (a server outside the view it announces) told where the cluster is; the proxy moves on to its view. */
+  /** A connection manager (the client-reroute behaviour) told where the cluster is; the proxy moves on to its view. */
   void onManagerRedirect(ProxySettings settings, RequestChannel manager, java.util.List<dev.tether.Endpoint> view) {
     if (events.isOn()) {
       events.emit(TetherEvent.Kind.REROUTE, manager instanceof BaseConnection b ? b.endpointText() : null,
@@ -433,6 +433,16 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
   }
 
   // ---- status and configuration ----
+
+  /** The connection numbered {@code id} while this runtime holds it (connecting, ready or draining), else null. */
+  public RequestChannel connectionNumbered(long id) {
+    for (RequestChannel c : pool.all()) {
+      if (c.id() == id) {
+        return c;
+      }
+    }
+    return null;
+  }
 
   /**
    * A snapshot of every connection (each read on its own loop) and every node group; a loop that

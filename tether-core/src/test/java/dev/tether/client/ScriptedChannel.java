@@ -24,6 +24,8 @@ public final class ScriptedChannel implements RequestChannel {
   private volatile ConnectionState state = ConnectionState.CONNECTING;
   private volatile Topology topology;
   private volatile boolean drained;
+  private final long id = NEXT_ID.incrementAndGet();
+  private static final java.util.concurrent.atomic.AtomicLong NEXT_ID = new java.util.concurrent.atomic.AtomicLong(-1_000_000);
 
   public ScriptedChannel(ConnectionKey key) {
     this.key = key;
@@ -143,5 +145,16 @@ public final class ScriptedChannel implements RequestChannel {
   @Override
   public String transport() {
     return key.transport();
+  }
+
+  @Override
+  public long id() {
+    return id;
+  }
+
+  @Override
+  public dev.tether.Connection snapshot() {
+    return new dev.tether.Connection(id, key.address().toString(), key.address(), key.transport(), key.connectionId(),
+        key.timeout(), false, state, 0);
   }
 }

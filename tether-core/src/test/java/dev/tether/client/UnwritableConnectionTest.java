@@ -130,7 +130,7 @@ class UnwritableConnectionTest {
     // No extra connection may take the calls over: they wait on this one.
     tether = Tether.builder().property("tether.connection.maxExtra", "0").build();
     Proxy p = tether.proxy("svc:tcp -h 127.0.0.1 -p " + port);
-    ClientConnection c = (ClientConnection) p.connection();
+    ClientConnection c = dev.tether.LiveConnections.stream(tether, p.connection());
     List<CompletableFuture<byte[]>> calls = new ArrayList<>();
     for (int i = 0; i < CALLS; i++) {
       calls.add(p.invokeAsync("put", payload(i)));
@@ -156,7 +156,7 @@ class UnwritableConnectionTest {
     int port = stalledServer();
     tether = Tether.builder().build();
     Proxy p = tether.proxy("svc:tcp -h 127.0.0.1 -p " + port);
-    ClientConnection first = (ClientConnection) p.connection();
+    ClientConnection first = dev.tether.LiveConnections.stream(tether, p.connection());
     List<CompletableFuture<byte[]>> calls = new ArrayList<>();
     for (int i = 0; i < CALLS; i++) {
       calls.add(p.invokeAsync("put", payload(i)));
