@@ -47,7 +47,7 @@ final class CallPath {
       runtime.hand(inv, cached);
       return;
     }
-    finder.find(inv.settings(), inv.binding).whenComplete((connection, failure) -> {
+    finder.find(inv.settings(), inv.binding, inv.deadlineNanos()).whenComplete((connection, failure) -> {
       if (failure != null) {
         inv.onConnectFailed(ClientRuntime.unwrap(failure));
       } else {
@@ -93,7 +93,7 @@ final class CallPath {
       startOnNode(inv, inv.triedKeys());
       return;
     }
-    finder.findAmong(inv.settings(), inv.binding, untried).whenComplete((connection, failure) -> {
+    finder.findAmong(inv.settings(), inv.binding, untried, inv.deadlineNanos()).whenComplete((connection, failure) -> {
       if (failure == null) {
         runtime.hand(inv, connection);
       } else {
@@ -132,7 +132,7 @@ final class CallPath {
     if (routesOverNodes(inv.settings())) {
       startOnNode(inv, inv.triedKeys());
     } else {
-      finder.findAmong(inv.settings(), inv.binding, untried).whenComplete((connection, failure) -> {
+      finder.findAmong(inv.settings(), inv.binding, untried, inv.deadlineNanos()).whenComplete((connection, failure) -> {
         if (failure == null) {
           runtime.hand(inv, connection);
         } else {

@@ -109,10 +109,18 @@ public final class ClientConnection extends BaseConnection
     this.compression = runtime.config().compression().forConnection();
   }
 
+  /** What the handshake settled, for events; null before WELCOME. */
+  String handshakeSummary() {
+    Welcome w = welcome();
+    return w == null ? null : "handshake done with server " + w.serverId() + " version " + w.serverVersion();
+  }
+
   /** Starts the transport connect; the handshake follows once the channel is active. */
   @Override
   public void connect() {
-    runtime.events().emit(TetherEvent.Kind.CONNECTING, endpointText(), "opening " + candidate.address(), null);
+    if (!runtime.isSupervisorsOwn(this)) { // the supervisor reports its own dials
+      runtime.events().emit(TetherEvent.Kind.CONNECTING, endpointText(), "opening " + candidate.address(), null);
+    }
     ChannelFuture f = candidate.transport().connect(candidate.address(), candidate.connectTimeout(), initializer());
     // The initializer already set both on the event loop; a transport that connects at once (local)
     // may have had the server's WELCOME arrive before connect() returned.
@@ -274,7 +282,7 @@ public final class ClientConnection extends BaseConnection
           (task, delayNanos) -> runtime.scheduleOn(channel.eventLoop(), task, delayNanos), this);
       idle.onIdle();
     }
-    transitionTo(ConnectionState.ACTIVE, "handshake done with server " + w.serverId() + " version " + w.serverVersion(), null);
+    transitionTo(ConnectionState.ACTIVE, handshakeSummary(), null);
     ready.complete(this);
   }
 
@@ -495,7 +503,8 @@ public final class ClientConnection extends BaseConnection
       case DRAINING -> TetherEvent.Kind.GOAWAY_RECEIVED;
       case CLOSED -> previous == ConnectionState.CONNECTING ? TetherEvent.Kind.CONNECT_FAILED : TetherEvent.Kind.CONNECTION_CLOSED;
     };
-    if (next != ConnectionState.DRAINING || why != null) {
+    boolean dial = kind == TetherEvent.Kind.CONNECTED || kind == TetherEvent.Kind.CONNECT_FAILED;
+    if ((next != ConnectionState.DRAINING || why != null) && !(dial && runtime.isSupervisorsOwn(this))) {
       runtime.events().emit(kind, endpointText(), why, cause);
     }
   }
@@ -821,7 +830,7 @@ public final class ClientConnection extends BaseConnection
     return welcome;
   }
 
-  // ---- calls beyond the server's limit (DESIGN.md 6.4) ----
+  // ---- calls beyond the server's limit (extra connections under load) ----
 
   /**
    * Every slot the server allows is taken (on the loop): the call waits, unsent, and the runtime

@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Finds or opens the connection for a pinned proxy (seed 000, 36.3): a cached proxy reuses a
+ * Finds or opens the connection for a pinned proxy (the endpoint-selection and reuse rules): a cached proxy reuses a
  * pooled connection to one of its endpoints; otherwise the endpoints are tried in selection
  * order, round after round per {@link RetryRounds}. What to do is decided first, as a
  * {@link Plan} value, then carried out.
@@ -71,19 +71,20 @@ final class ConnectionFinder {
   }
 
   /** Finds a connection for the proxy and caches it in its binding. */
-  CompletableFuture<RequestChannel> find(ProxySettings settings, ProxyBinding binding) {
-    return carryOut(new Finding(settings, binding, true), plan(settings));
+  CompletableFuture<RequestChannel> find(ProxySettings settings, ProxyBinding binding, long deadlineNanos) {
+    return carryOut(new Finding(settings, binding, true, deadlineNanos), plan(settings));
   }
 
   /** Finds a connection among {@code candidates} only, in one round: a retry's untried endpoints. */
-  CompletableFuture<RequestChannel> findAmong(ProxySettings settings, ProxyBinding binding, List<Candidate> candidates) {
+  CompletableFuture<RequestChannel> findAmong(ProxySettings settings, ProxyBinding binding, List<Candidate> candidates,
+      long deadlineNanos) {
     // One round of a retry: its rounds, not this walk, decide when to go back to the configured servers.
-    return carryOut(new Finding(settings, binding, false), planFor(settings, candidates, List.of()));
+    return carryOut(new Finding(settings, binding, false, deadlineNanos), planFor(settings, candidates, List.of()));
   }
 
   /**
    * Goes back to the proxy's configured servers once every server of its cluster view has failed
-   * its reroute retries (seed 002, step 4): a connection manager among them may know a newer view.
+   * its reroute retries (the client-reroute behaviour): a connection manager among them may know a newer view.
    * Fails at once when no view is in force, since the configured servers are what was just tried.
    */
   CompletableFuture<RequestChannel> findThroughConfigured(ProxySettings settings, ProxyBinding binding,
@@ -91,7 +92,7 @@ final class ConnectionFinder {
     if (topologies.failoverOrder(settings.fixedEndpoints()) == null) {
       return CompletableFuture.failedFuture(viewFailure);
     }
-    Finding finding = new Finding(settings, binding, false);
+    Finding finding = new Finding(settings, binding, false, 0);
     return finding.walkConfigured(viewFailure).thenCompose(finding::settle);
   }
 
@@ -112,13 +113,16 @@ final class ConnectionFinder {
 
     private final ProxySettings settings;
     private final ProxyBinding binding;
+    /** The call's deadline (0: none): a wait for a backing-off endpoint's next attempt ends there. */
+    private final long deadlineNanos;
     private int hopsLeft = MAX_MANAGER_HOPS;
     private boolean configuredWalked;
     /** The view every server of which failed before the configured servers were walked again, or null. */
     private List<Endpoint> failedView;
 
-    Finding(ProxySettings settings, ProxyBinding binding, boolean mayWalkConfigured) {
+    Finding(ProxySettings settings, ProxyBinding binding, boolean mayWalkConfigured, long deadlineNanos) {
       this.settings = settings;
+      this.deadlineNanos = deadlineNanos;
       this.binding = binding;
       this.configuredWalked = !mayWalkConfigured;
     }
@@ -139,7 +143,7 @@ final class ConnectionFinder {
     }
 
     private CompletableFuture<RequestChannel> walk(Plan.Walk w) {
-      CompletableFuture<RequestChannel> walked = new EndpointWalk(settings, w.candidates(), w.roundWaits(), true).start();
+      CompletableFuture<RequestChannel> walked = new EndpointWalk(settings, w.candidates(), w.roundWaits(), true, deadlineNanos).start();
       if (configuredWalked) {
         return walked;
       }
@@ -159,7 +163,7 @@ final class ConnectionFinder {
       } catch (TetherException e) {
         return CompletableFuture.failedFuture(viewFailure);
       }
-      return new EndpointWalk(settings, configured, List.of(), false).start()
+      return new EndpointWalk(settings, configured, List.of(), false, deadlineNanos).start()
           .exceptionallyCompose(failure -> {
             viewFailure.addSuppressed(ClientRuntime.unwrap(failure));
             return CompletableFuture.failedFuture(viewFailure);
@@ -177,10 +181,10 @@ final class ConnectionFinder {
         // The configured server knows no newer view than the one that just failed whole (its view
         // may name addresses this client cannot reach): the server that did answer is better than
         // no server; one that does not serve the call says so itself.
-        runtime.onViewUnreachable(settings, c, failedView);
+        runtime.reports().onViewUnreachable(settings, c, failedView);
       } else if (hopsLeft > 0 && topologies.isOutsideView(seeds, c)) {
         hopsLeft--;
-        runtime.onManagerRedirect(settings, c, topologies.failoverOrder(seeds));
+        runtime.reports().onManagerRedirect(settings, c, topologies.failoverOrder(seeds));
         // The manager's connection carries no calls of ours; drained, a later walk back to the
         // configured servers opens a fresh one and so hears the manager's newest view.
         c.drain();
@@ -188,7 +192,7 @@ final class ConnectionFinder {
       }
       binding.cache(c, alternate);
       if (alternate) {
-        runtime.onReroute(settings, c);
+        runtime.reports().onReroute(settings, c);
       }
       return CompletableFuture.completedFuture(c);
     }
@@ -224,9 +228,12 @@ final class ConnectionFinder {
     private final java.util.Set<Endpoint> wrongName = new java.util.HashSet<>();
     /** True when each round selects through the cluster view in force, false for the configured servers. */
     private final boolean throughView;
+    private final long deadlineNanos;
 
-    EndpointWalk(ProxySettings settings, List<Candidate> candidates, List<Duration> roundWaits, boolean throughView) {
+    EndpointWalk(ProxySettings settings, List<Candidate> candidates, List<Duration> roundWaits, boolean throughView,
+        long deadlineNanos) {
       this.settings = settings;
+      this.deadlineNanos = deadlineNanos;
       this.candidates = candidates;
       this.roundWaits = roundWaits;
       this.throughView = throughView;
@@ -243,7 +250,7 @@ final class ConnectionFinder {
         return;
       }
       Candidate c = candidates.get(index++);
-      pool.obtain(c, settings.connectionId()).whenComplete((conn, failure) -> {
+      pool.obtain(c, settings.connectionId(), settings.waitForReady(), deadlineNanos).whenComplete((conn, failure) -> {
         if (failure == null && !isCompatible(settings, conn)) {
           recordFailure(c, new IncompatibleServerException(c.endpoint() + " runs version "
               + ((ClientConnection) conn).welcome().serverVersion() + ", outside " + settings.serverVersion()));

@@ -4,10 +4,10 @@ import dev.tether.SessionLostException;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Named sessions (DESIGN.md 7.4): the server keeps a session's state on one connection, so its
- * calls stay there. When that connection was lost, the next call opens another and fails with
- * SessionLostException (IBM's -4498) naming the new server; later calls run there. Each
- * session's connection changes on the control executor only.
+ * Named sessions: the server keeps a session's state on one connection, so its calls stay there.
+ * When that connection was lost, the next call opens another and fails with SessionLostException
+ * (IBM's -4498) naming the new server; later calls run there. Each session's connection changes
+ * on the control executor only.
  */
 final class Sessions {
   private final ConcurrentHashMap<String, Slot> sessions = new ConcurrentHashMap<>();
@@ -41,7 +41,7 @@ final class Sessions {
       runtime.hand(inv, before);
       return;
     }
-    finder.find(inv.settings(), inv.binding).whenComplete((connection, failure) -> runtime.control().execute(() -> {
+    finder.find(inv.settings(), inv.binding, inv.deadlineNanos()).whenComplete((connection, failure) -> runtime.control().execute(() -> {
       if (failure != null) {
         inv.onConnectFailed(ClientRuntime.unwrap(failure));
         return;

@@ -7,11 +7,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The smallest clock a server test needs (the testkit's FakeClock is out of reach of core's
- * tests): time moves only on {@link #advance}, which runs the tasks that fell due. Thread-safe,
- * because the server reads it from its event loops while the test moves it.
+ * The smallest clock core's tests need (the testkit's FakeClock is out of reach of them): time
+ * moves only on {@link #advance}, which runs the tasks that fell due. Thread-safe, because a
+ * runtime reads it from its event loops while the test moves it.
  */
-final class ManualClock implements Ticker, Scheduler {
+public final class ManualClock implements Ticker, Scheduler {
   private record Due(long atNanos, Runnable task) {}
 
   private final List<Due> tasks = new ArrayList<>();
@@ -34,7 +34,7 @@ final class ManualClock implements Ticker, Scheduler {
   }
 
   /** Moves time on, then runs (outside the lock) every task due by then. */
-  void advance(Duration d) {
+  public void advance(Duration d) {
     List<Runnable> due = new ArrayList<>();
     synchronized (this) {
       now += d.toNanos();
@@ -44,7 +44,7 @@ final class ManualClock implements Ticker, Scheduler {
   }
 
   /** Delays from now of the tasks waiting, in the order they were scheduled. */
-  synchronized List<Duration> pending() {
+  public synchronized List<Duration> pending() {
     return tasks.stream().map(t -> Duration.ofNanos(t.atNanos() - now)).toList();
   }
 }
