@@ -83,9 +83,9 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
     this.selector = new EndpointSelector(transports, resolver, config, random);
     this.pool = new ConnectionPool(this, config.reconnect(), ticker);
     this.topologies = new TopologyViews();
-    RetryRounds rounds = new RetryRounds(config.retryIntervals(), topologies);
+    RetryRounds rounds = new RetryRounds(config.retryIntervals(), topologies, selector, this);
     this.finder = new ConnectionFinder(this, selector, pool, rounds, topologies);
-    this.calls = new CallPath(this, selector, finder, rounds);
+    this.calls = new CallPath(this, finder, rounds);
   }
 
   // ---- calls ----

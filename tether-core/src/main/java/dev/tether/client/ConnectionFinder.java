@@ -24,8 +24,8 @@ final class ConnectionFinder {
      */
     record Reuse(RequestChannel connection, Walk fallback) implements Plan {}
 
-    /** Walk these endpoints in order, with these waits before each extra round. */
-    record Walk(List<Candidate> candidates, List<Duration> roundWaits) implements Plan {}
+    /** Walk these endpoints in order; {@code inRounds}: then the further rounds {@link RetryRounds} allows. */
+    record Walk(List<Candidate> candidates, boolean inRounds) implements Plan {}
 
     /** Selection left nothing to try. */
     record Fail(TetherException cause) implements Plan {}
@@ -50,24 +50,24 @@ final class ConnectionFinder {
   Plan plan(ProxySettings settings) {
     List<Candidate> candidates;
     try {
-      candidates = selector.select(rounds.effective(settings));
+      candidates = rounds.candidates(settings);
     } catch (TetherException e) {
       return new Plan.Fail(e);
     }
-    return planFor(settings, candidates, rounds.waits(settings));
+    return planFor(settings, candidates, true);
   }
 
-  private Plan planFor(ProxySettings settings, List<Candidate> selected, List<Duration> roundWaits) {
+  private Plan planFor(ProxySettings settings, List<Candidate> selected, boolean inRounds) {
     List<Candidate> candidates = pool.healthyFirst(selected, settings.connectionId());
     if (settings.connectionCached()) {
       for (Candidate c : candidates) {
         RequestChannel existing = pool.existing(c.key(settings.connectionId()));
         if (existing != null && isCompatible(settings, existing)) {
-          return new Plan.Reuse(existing, new Plan.Walk(candidates, roundWaits));
+          return new Plan.Reuse(existing, new Plan.Walk(candidates, inRounds));
         }
       }
     }
-    return new Plan.Walk(candidates, roundWaits);
+    return new Plan.Walk(candidates, inRounds);
   }
 
   /** Finds a connection for the proxy and caches it in its binding. */
@@ -79,7 +79,7 @@ final class ConnectionFinder {
   CompletableFuture<RequestChannel> findAmong(ProxySettings settings, ProxyBinding binding, List<Candidate> candidates,
       long deadlineNanos) {
     // One round of a retry: its rounds, not this walk, decide when to go back to the configured servers.
-    return carryOut(new Finding(settings, binding, false, deadlineNanos), planFor(settings, candidates, List.of()));
+    return carryOut(new Finding(settings, binding, false, deadlineNanos), planFor(settings, candidates, false));
   }
 
   /**
@@ -143,7 +143,7 @@ final class ConnectionFinder {
     }
 
     private CompletableFuture<RequestChannel> walk(Plan.Walk w) {
-      CompletableFuture<RequestChannel> walked = new EndpointWalk(settings, w.candidates(), w.roundWaits(), true, deadlineNanos).start();
+      CompletableFuture<RequestChannel> walked = new EndpointWalk(settings, w.candidates(), w.inRounds(), true, deadlineNanos).start();
       if (configuredWalked) {
         return walked;
       }
@@ -163,7 +163,7 @@ final class ConnectionFinder {
       } catch (TetherException e) {
         return CompletableFuture.failedFuture(viewFailure);
       }
-      return new EndpointWalk(settings, configured, List.of(), false, deadlineNanos).start()
+      return new EndpointWalk(settings, configured, false, false, deadlineNanos).start()
           .exceptionallyCompose(failure -> {
             viewFailure.addSuppressed(ClientRuntime.unwrap(failure));
             return CompletableFuture.failedFuture(viewFailure);
@@ -215,7 +215,8 @@ final class ConnectionFinder {
   private final class EndpointWalk {
     private final CompletableFuture<RequestChannel> result = new CompletableFuture<>();
     private final ProxySettings settings;
-    private final List<Duration> roundWaits;
+    /** True when the walk goes on for the rounds {@link RetryRounds} allows, false for one round. */
+    private final boolean inRounds;
     private List<Candidate> candidates;
     private int index;
     private int round;
@@ -230,12 +231,12 @@ final class ConnectionFinder {
     private final boolean throughView;
     private final long deadlineNanos;
 
-    EndpointWalk(ProxySettings settings, List<Candidate> candidates, List<Duration> roundWaits, boolean throughView,
+    EndpointWalk(ProxySettings settings, List<Candidate> candidates, boolean inRounds, boolean throughView,
         long deadlineNanos) {
       this.settings = settings;
       this.deadlineNanos = deadlineNanos;
       this.candidates = candidates;
-      this.roundWaits = roundWaits;
+      this.inRounds = inRounds;
       this.throughView = throughView;
     }
 
@@ -279,22 +280,19 @@ final class ConnectionFinder {
     }
 
     private void nextRound() {
-      if (round >= roundWaits.size()) {
+      Duration wait = inRounds ? rounds.waitBeforeNext(settings, round) : null;
+      if (wait == null) {
         result.completeExceptionally(finalFailure());
         return;
       }
-      Duration wait = roundWaits.get(round++);
-      if (wait.isZero()) {
-        again();
-      } else {
-        runtime.scheduleOnControl(this::again, wait);
-      }
+      round++;
+      rounds.start(wait, this::again);
     }
 
     /** The next round selects anew: names re-resolved, a newly learned cluster view in force. */
     private void again() {
       try {
-        candidates = selector.select(throughView ? rounds.effective(settings) : settings);
+        candidates = throughView ? rounds.candidates(settings) : selector.select(settings);
       } catch (TetherException e) {
         result.completeExceptionally(e);
         return;
