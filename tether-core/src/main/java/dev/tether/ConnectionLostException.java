@@ -1,5 +1,7 @@
 package dev.tether;
 
+import java.util.List;
+
 /**
  * The connection carrying a call broke before its answer arrived. {@link #mayHaveExecuted()} is
  * true when the request had been sent, so the server may have run it.
@@ -20,5 +22,16 @@ public class ConnectionLostException extends TetherException {
   /** True when the whole request reached the connection before it broke. */
   public boolean mayHaveExecuted() {
     return mayHaveExecuted;
+  }
+
+  /** A copy of {@code original} that also lists the call's attempts (see {@link TetherException#withAttempts}). */
+  protected ConnectionLostException(ConnectionLostException original, List<Attempt> attempts) {
+    super(original, attempts);
+    this.mayHaveExecuted = original.mayHaveExecuted;
+  }
+
+  @Override
+  public ConnectionLostException withAttempts(List<Attempt> attempts) {
+    return new ConnectionLostException(this, attempts);
   }
 }

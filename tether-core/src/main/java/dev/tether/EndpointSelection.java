@@ -1,6 +1,6 @@
 package dev.tether;
 
-/** The order in which a proxy tries its endpoints (seed 000, step 4). */
+/** The order in which a proxy tries its endpoints (the fourth step of endpoint selection). */
 public enum EndpointSelection {
   /** Shuffle the endpoints before each selection (the default). */
   RANDOM,

@@ -1,6 +1,9 @@
 package dev.tether;
 
-/** How a proxy sends its requests; decides which endpoints fit (DESIGN.md 6.1). */
+/**
+ * How a proxy sends its requests; decides which endpoints fit (the second step of endpoint
+ * selection).
+ */
 public enum InvocationMode {
   /** Request and response over a stream transport. */
   TWOWAY,

@@ -5,7 +5,7 @@ import java.util.Objects;
 
 /**
  * A proxy string taken apart: the value a {@code Proxy} is built from. {@link #toString()} prints
- * the canonical grammar form (DESIGN.md section 3), for example
+ * the canonical grammar form, for example
  * {@code echo -o -s:ssl -h db2 -p 7001 -t 5000 -z}, which {@link #parse(String)} reads back to an
  * equal value.
  *

@@ -11,7 +11,7 @@ import java.util.concurrent.CompletableFuture;
 /**
  * A reference to a remote service: identity, endpoints and call settings. Immutable; every
  * {@code with*} returns a new proxy on the same runtime. The connection is chosen lazily by the
- * first call and cached per proxy (seed 000); {@link #toString()} round-trips through
+ * first call and cached per proxy (the connection-reuse rules of docs/architecture.md); {@link #toString()} round-trips through
  * {@link Tether#proxy(String)}.
  *
  * <p>Futures returned by async calls complete on a Tether event loop: callbacks must not block
@@ -99,7 +99,7 @@ public final class Proxy {
 
   /**
    * Bounds each attempt of a call: an attempt without an answer by then is cancelled (CANCEL sent)
-   * and, when the call may run again (DESIGN.md section 5), tried on the next endpoint or node,
+   * and, when the call may run again under the at-most-once rule, tried on the next endpoint or node,
    * while the invocation timeout still bounds the whole call. Null for no bound.
    */
   public Proxy withAttemptTimeout(Duration timeout) {
@@ -129,7 +129,7 @@ public final class Proxy {
     return with(settings.with(c -> c.metadata(key, value)));
   }
 
-  /** True when this proxy's connection goes to an alternate rather than the cluster's primary (seed 002). */
+  /** True when this proxy's connection goes to an alternate rather than the cluster's primary (the client-reroute behaviour). */
   public boolean alternateWasUsed() {
     return binding.alternateWasUsed();
   }
@@ -164,7 +164,18 @@ public final class Proxy {
     return TypedStub.await(invokeAsync(operation, payload, idempotency));
   }
 
-  /** Calls an operation; the future completes with the answer (oneway: once written). */
+  /**
+   * Calls an operation; the future completes with the answer (oneway: once written). Its outcome
+   * is the call's own: {@code obtrudeValue} and {@code obtrudeException} throw, and cancelling it
+   * cancels the call.
+   *
+   * <p>Dependent stages ({@code thenApply}, {@code whenComplete}, ...) added before the call ends
+   * run on the thread that ends it: usually the connection's event loop, which read the answer or
+   * saw the connection break; for a timeout, a retry that gave up or a hedged call, the thread
+   * running the runtime's control tasks. Stages added once the future is complete run at once on
+   * the thread that adds them. Such a stage must not block; give blocking work an executor with
+   * the {@code *Async} variants.
+   */
   public CompletableFuture<byte[]> invokeAsync(String operation, byte[] payload) {
     return send(operation, payload, false);
   }
@@ -238,16 +249,17 @@ public final class Proxy {
     return tether.runtime().connectAsync(settings, binding);
   }
 
-  /** The connection this proxy uses now, establishing it if needed. */
+  /**
+   * A snapshot of the connection this proxy uses now, establishing it if needed: a read-only value
+   * that does not follow the connection afterwards ({@link Tether#connection(Connection)} takes a
+   * fresh one).
+   */
   public Connection connection() {
     RequestChannel cached = binding.usable();
-    if (cached != null) {
-      return cached;
-    }
-    return establishNow();
+    return (cached != null ? cached : establishNow()).snapshot();
   }
 
-  private Connection establishNow() {
+  private RequestChannel establishNow() {
     CompletableFuture<RequestChannel> f = tether.runtime().establish(settings, binding);
     try {
       return f.get();

@@ -11,7 +11,7 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * Reads and prints the Ice-style proxy grammar (DESIGN.md section 3):
+ * Reads and prints the Ice-style proxy grammar:
  *
  * <pre>
  * proxy    = identity [-t | -o | -O | -d | -D] [-s] [ ':' endpoint ]*

@@ -1,5 +1,7 @@
 package dev.tether;
 
+import java.util.List;
+
 /** The remote service threw; carries the remote exception's type and message. */
 public class RemoteException extends TetherException {
   private final String remoteType;
@@ -19,5 +21,17 @@ public class RemoteException extends TetherException {
   /** The message of the exception thrown on the server, or "" when it had none. */
   public String remoteMessage() {
     return remoteMessage;
+  }
+
+  /** A copy of {@code original} that also lists the call's attempts (see {@link TetherException#withAttempts}). */
+  protected RemoteException(RemoteException original, List<Attempt> attempts) {
+    super(original, attempts);
+    this.remoteType = original.remoteType;
+    this.remoteMessage = original.remoteMessage;
+  }
+
+  @Override
+  public RemoteException withAttempts(List<Attempt> attempts) {
+    return new RemoteException(this, attempts);
   }
 }

@@ -7,7 +7,7 @@ import java.util.List;
 
 /**
  * Turns a host name into addresses; a multi-homed name yields several, and each becomes its own
- * endpoint (seed 000, step 3). Replace it to fake DNS in tests.
+ * endpoint (the third step of endpoint selection). Replace it to fake DNS in tests.
  */
 @FunctionalInterface
 public interface Resolver {

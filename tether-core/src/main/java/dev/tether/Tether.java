@@ -76,6 +76,20 @@ public final class Tether implements AutoCloseable {
     return new Proxy(this, settings);
   }
 
+  /**
+   * A fresh snapshot of the connection {@code earlier} was taken of: its state and calls in flight
+   * now. Once this runtime no longer holds it (it closed), the answer is {@code earlier} in state
+   * CLOSED with nothing in flight. Cheap enough to poll.
+   */
+  public Connection connection(Connection earlier) {
+    dev.tether.client.RequestChannel now = runtime.connectionNumbered(earlier.id());
+    if (now != null) {
+      return now.snapshot();
+    }
+    return new Connection(earlier.id(), earlier.endpoint(), earlier.remoteAddress(), earlier.transport(),
+        earlier.connectionId(), earlier.timeout(), earlier.isSecure(), ConnectionState.CLOSED, 0);
+  }
+
   /** A snapshot of this runtime's connections, nodes and retry counters; cheap enough to poll. */
   public dev.tether.observe.TetherStatus status() {
     return runtime.status();
@@ -130,7 +144,7 @@ public final class Tether implements AutoCloseable {
 
     private Builder() {}
 
-    /** {@code tether.*} settings (DESIGN.md section 3). */
+    /** {@code tether.*} settings (see docs/guide.md). */
     public Builder properties(Properties p) {
       properties.putAll(p);
       return this;
@@ -190,7 +204,7 @@ public final class Tether implements AutoCloseable {
       return this;
     }
 
-    /** Receives this runtime's events (DESIGN.md section 9), off the event loops, in order; any number. */
+    /** Receives this runtime's events, off the event loops, in order; any number. */
     public Builder listener(dev.tether.observe.TetherListener l) {
       listeners.add(Objects.requireNonNull(l));
       return this;

@@ -1,6 +1,5 @@
 package dev.tether;
 
-import dev.tether.internal.DurationParser;
 import dev.tether.internal.EventBus;
 import dev.tether.internal.EventLoopScheduler;
 import dev.tether.internal.TetherProperties;
@@ -10,7 +9,6 @@ import dev.tether.spi.Codec;
 import dev.tether.spi.Scheduler;
 import dev.tether.spi.Ticker;
 import dev.tether.codec.JacksonCodec;
-import dev.tether.protocol.BodyCompression;
 import dev.tether.protocol.ProtocolVersion;
 import dev.tether.protocol.Welcome;
 import dev.tether.server.Dispatcher;
@@ -40,27 +38,27 @@ import java.util.concurrent.TimeUnit;
  * or {@link #close()} (drop connections now).
  */
 public final class TetherServer implements AutoCloseable {
-  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(TetherServer.class);
-  private final Builder config;
+  private final ServerSettings settings;
   private final String serverId = UUID.randomUUID().toString();
   private final ServerRuntime runtime;
   private volatile boolean started;
   private volatile Topology topology;
-  private final List<Runnable> shutdownStartingActions = new java.util.concurrent.CopyOnWriteArrayList<>();
-  private final java.util.concurrent.atomic.AtomicBoolean shutdownStarted = new java.util.concurrent.atomic.AtomicBoolean();
+  private final ShutdownStartingActions shutdownStarting = new ShutdownStartingActions();
 
-  private TetherServer(Builder b) {
-    this.config = b;
-    this.topology = b.topology;
-    ExecutorService owned = b.executor == null && b.mode != ExecutionMode.DIRECT ? defaultExecutor() : null;
-    Executor executor = b.executor != null ? b.executor : owned;
+  private TetherServer(ServerSettings s) {
+    this.settings = s;
+    this.topology = s.topology();
+    ServerProperties p = s.properties();
+    ExecutorService owned = s.executor() == null && s.mode() != ExecutionMode.DIRECT ? defaultExecutor() : null;
+    Executor executor = s.executor() != null ? s.executor() : owned;
     TransportSet transports = new TransportSet(
-        "tether-server", b.threads, b.forceNio(), null, b.tls == null ? null : TlsContexts.forServer(b.tls));
-    Scheduler scheduler = b.scheduler != null ? b.scheduler : new EventLoopScheduler(transports.ioGroup());
-    ServerRuntime.Timing timing = new ServerRuntime.Timing(b.ticker, scheduler, b.readerIdle(), b.handshakeTimeout());
+        "tether-server", s.threads(), p.forceNio(), null, s.tls() == null ? null : TlsContexts.forServer(s.tls()));
+    Scheduler scheduler = s.scheduler() != null ? s.scheduler() : new EventLoopScheduler(transports.ioGroup());
+    ServerRuntime.Timing timing = new ServerRuntime.Timing(s.ticker(), scheduler, p.readerIdle(), p.handshakeTimeout());
+    Dispatcher dispatcher = new Dispatcher(s.services(), s.mode(), executor, s.ticker(), s.interceptors());
     this.runtime = new ServerRuntime(
-        b.endpoints, transports, new Dispatcher(b.services, b.mode, executor, b.ticker, b.interceptors), this::welcome, b.maxFrameSize,
-        b.maxConnections(), timing, owned, new EventBus(b.listeners, b.ticker, "tether-server-events"), b.compression());
+        s.endpoints(), transports, dispatcher, this::welcome, s.maxFrameSize(), p.maxConnections(), timing, owned,
+        new EventBus(s.listeners(), s.ticker(), "tether-server-events"), p.compression());
   }
 
   /**
@@ -79,8 +77,8 @@ public final class TetherServer implements AutoCloseable {
 
   private Welcome welcome() {
     Topology t = topology;
-    return new Welcome(serverId, config.version, (int) config.readerIdle().toMillis(), config.maxFrameSize,
-        config.maxConcurrentRequests, t == null ? "" : t.primary(), t == null ? List.of() : t.alternates());
+    return new Welcome(serverId, settings.version(), (int) settings.properties().readerIdle().toMillis(),
+        settings.maxFrameSize(), settings.maxConcurrentRequests(), t == null ? "" : t.primary(), t == null ? List.of() : t.alternates());
   }
 
   /**
@@ -106,8 +104,8 @@ public final class TetherServer implements AutoCloseable {
     if (!started) {
       runtime.start();
       started = true;
-      if (config.tlsWatch != null) {
-        runtime.watchTls(config.tls.pemFiles(), config.tlsWatch, this::reloadTls);
+      if (settings.tlsWatch() != null) {
+        runtime.watchTls(settings.tls().pemFiles(), settings.tlsWatch(), this::reloadTls);
       }
     }
     return this;
@@ -133,12 +131,12 @@ public final class TetherServer implements AutoCloseable {
 
   /** The names of the registered services, in the order they were registered. */
   public List<String> serviceNames() {
-    return List.copyOf(config.services.keySet());
+    return List.copyOf(settings.services().keySet());
   }
 
   /** The application version this server announces in WELCOME ("0.0.0" unless set). */
   public String version() {
-    return config.version;
+    return settings.version();
   }
 
   /**
@@ -148,7 +146,7 @@ public final class TetherServer implements AutoCloseable {
    * thread; one that throws is logged and the shutdown goes on. {@link #close()} runs none.
    */
   public void onShutdownStarting(Runnable action) {
-    shutdownStartingActions.add(Objects.requireNonNull(action));
+    shutdownStarting.add(action);
   }
 
   /**
@@ -160,10 +158,10 @@ public final class TetherServer implements AutoCloseable {
    * @throws IllegalStateException when the server has no TLS configured
    */
   public void reloadTls() {
-    if (config.tls == null) {
+    if (settings.tls() == null) {
       throw new IllegalStateException("this server has no TLS configured (TetherServer.builder().tls(...))");
     }
-    runtime.reloadTls(TlsContexts.forServer(config.tls));
+    runtime.reloadTls(TlsContexts.forServer(settings.tls()));
   }
 
   /** A snapshot: lifecycle state, open connections, requests in flight, requests served. */
@@ -181,21 +179,10 @@ public final class TetherServer implements AutoCloseable {
    * clients to close (at most {@code grace}), then frees threads. Returns when done.
    */
   public void shutdownGracefully(Duration grace) {
-    if (started && shutdownStarted.compareAndSet(false, true)) {
-      runShutdownStartingActions();
+    if (started) {
+      shutdownStarting.runOnce(serverId);
     }
     runtime.shutdownGracefully(grace);
-  }
-
-  private void runShutdownStartingActions() {
-    for (Runnable action : shutdownStartingActions) {
-      try {
-        action.run();
-      } catch (RuntimeException e) {
-        // A failing registry must not keep the server from draining.
-        log.warn("a shutdown-starting action of server {} failed; the shutdown goes on", serverId, e);
-      }
-    }
   }
 
   /** Drops every connection at once, without draining, and frees threads. */
@@ -204,7 +191,10 @@ public final class TetherServer implements AutoCloseable {
     runtime.close();
   }
 
-  /** Settings of a server; {@link #build()} makes an unstarted server. */
+  /**
+   * Settings of a server; {@link #build()} makes an unstarted server from a copy of them, so a
+   * builder may be changed and built again without affecting the servers it built.
+   */
   public static final class Builder {
     private final List<Endpoint> endpoints = new ArrayList<>();
     private final Map<String, ServiceHandler> services = new LinkedHashMap<>();
@@ -300,7 +290,7 @@ public final class TetherServer implements AutoCloseable {
       return this;
     }
 
-    /** The cluster view (primary, alternates) sent to clients in WELCOME (seed 002). */
+    /** The cluster view (primary, alternates) sent to clients in WELCOME, for the client-reroute behaviour. */
     public Builder topology(Topology t) {
       topology = t;
       return this;
@@ -322,58 +312,6 @@ public final class TetherServer implements AutoCloseable {
     public Builder property(String key, String value) {
       properties.put(key, value);
       return this;
-    }
-
-    private String setting(String key, String fallback) {
-      return properties.get(key, fallback);
-    }
-
-    /** {@code tether.server.readerIdle}: close a connection silent this long (20 s; 0 = never). */
-    private Duration readerIdle() {
-      return duration("tether.server.readerIdle", "20s");
-    }
-
-    /**
-     * {@code tether.server.maxConnections}, or {@link #maxConnections(int)}: how many connections
-     * the server serves at once (unlimited by default).
-     */
-    private int maxConnections() {
-      String value = setting("tether.server.maxConnections", String.valueOf(Integer.MAX_VALUE));
-      int n;
-      try {
-        n = Integer.parseInt(value.trim());
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("tether.server.maxConnections must be a whole number, got \"" + value + "\"");
-      }
-      if (n < 1) {
-        throw new IllegalArgumentException("tether.server.maxConnections must be at least 1, got " + n);
-      }
-      return n;
-    }
-
-    /**
-     * {@code tether.server.handshakeTimeout}: close a connection that has not completed its TLS
-     * handshake and sent HELLO this long after it opened (10 s; 0 = never).
-     */
-    private Duration handshakeTimeout() {
-      return duration("tether.server.handshakeTimeout", "10s");
-    }
-
-    private Duration duration(String key, String fallback) {
-      return DurationParser.parse(key, setting(key, fallback));
-    }
-
-    /**
-     * {@code tether.compression.enabled} (true: announce zstd, decompress requests, compress the
-     * replies of compressed requests) and {@code tether.compression.threshold} (1024 bytes).
-     */
-    private BodyCompression.Settings compression() {
-      return BodyCompression.Settings.parse(
-          setting("tether.compression.enabled", null), setting("tether.compression.threshold", null));
-    }
-
-    private boolean forceNio() {
-      return Boolean.parseBoolean(setting("tether.transport.nio", "false"));
     }
 
     /** Event-loop threads; 0 (default) lets Netty choose. */
@@ -450,7 +388,9 @@ public final class TetherServer implements AutoCloseable {
       if (tlsWatch != null && (tls == null || tls.pemFiles().isEmpty())) {
         throw new IllegalArgumentException("watchTls needs a TLS config read from PEM files: " + tls);
       }
-      return new TetherServer(this);
+      return new TetherServer(new ServerSettings(
+          endpoints, services, mode, executor, tls, tlsWatch, version, threads, maxFrameSize, maxConcurrentRequests,
+          topology, listeners, interceptors, ticker, scheduler, ServerProperties.parse(properties)));
     }
   }
 }

@@ -41,32 +41,59 @@ import javax.net.ssl.TrustManagerFactory;
 public final class TlsConfig {
   private static final List<String> DEFAULT_PROTOCOLS = List.of("TLSv1.3", "TLSv1.2");
 
-  private final Pem certificateChain; // non-null exactly when privateKey is
-  private final Pem privateKey;
-  private final Pem trustedCertificates;
-  private final KeyManagerFactory keyManagerFactory; // set only by fromFactories, never with PEM
-  private final TrustManagerFactory trustManagerFactory;
+  private final KeyMaterial material;
   private final ClientAuth clientAuth;
   private final List<String> protocols;
   private final boolean hostnameVerification;
 
-  private TlsConfig(
-      Pem certificateChain,
-      Pem privateKey,
-      Pem trustedCertificates,
-      KeyManagerFactory keyManagerFactory,
-      TrustManagerFactory trustManagerFactory,
-      ClientAuth clientAuth,
-      List<String> protocols,
-      boolean hostnameVerification) {
-    this.certificateChain = certificateChain;
-    this.privateKey = privateKey;
-    this.trustedCertificates = trustedCertificates;
-    this.keyManagerFactory = keyManagerFactory;
-    this.trustManagerFactory = trustManagerFactory;
+  private TlsConfig(KeyMaterial material, ClientAuth clientAuth, List<String> protocols, boolean hostnameVerification) {
+    this.material = material;
     this.clientAuth = clientAuth;
     this.protocols = protocols;
     this.hostnameVerification = hostnameVerification;
+  }
+
+  /** A config with the defaults around {@code material}. */
+  private TlsConfig(KeyMaterial material) {
+    this(material, ClientAuth.NONE, DEFAULT_PROTOCOLS, true);
+  }
+
+  /**
+   * Where this side's certificate and its trust come from: PEM material or JSSE factories, never
+   * both (the factories are null for PEM, the PEM null for factories).
+   *
+   * @param certificateChain non-null exactly when {@code privateKey} is
+   */
+  private record KeyMaterial(
+      Pem certificateChain, Pem privateKey, Pem trustedCertificates,
+      KeyManagerFactory keyManagerFactory, TrustManagerFactory trustManagerFactory) {
+
+    List<Path> pemFiles() {
+      return java.util.stream.Stream.of(certificateChain, privateKey, trustedCertificates)
+          .filter(Objects::nonNull)
+          .flatMap(pem -> pem.file().stream())
+          .toList();
+    }
+
+    String describeOwnCertificate() {
+      if (certificateChain != null) {
+        return certificateChain.origin() + " with " + privateKey.origin();
+      }
+      if (keyManagerFactory != null) {
+        return "key manager factory " + keyManagerFactory.getAlgorithm();
+      }
+      return "none";
+    }
+
+    String describeTrust() {
+      if (trustedCertificates != null) {
+        return trustedCertificates.origin();
+      }
+      if (trustManagerFactory != null) {
+        return "trust manager factory " + trustManagerFactory.getAlgorithm();
+      }
+      return "JDK default";
+    }
   }
 
   /**
@@ -105,10 +132,12 @@ public final class TlsConfig {
   private static <T> TlsConfig fromPem(
       T certificateChain, T privateKey, T trustedCertificates, BiFunction<String, T, Pem> read) {
     requireBothOrNeither(certificateChain, privateKey);
-    return fromPemSources(
+    return new TlsConfig(new KeyMaterial(
         pem("certificate chain", certificateChain, read),
         pem("private key", privateKey, read),
-        pem("trusted certificates", trustedCertificates, read));
+        pem("trusted certificates", trustedCertificates, read),
+        null,
+        null));
   }
 
   private static <T> Pem pem(String role, T source, BiFunction<String, T, Pem> read) {
@@ -124,15 +153,7 @@ public final class TlsConfig {
    */
   public static TlsConfig fromFactories(
       KeyManagerFactory keyManagerFactory, TrustManagerFactory trustManagerFactory) {
-    return new TlsConfig(
-        null,
-        null,
-        null,
-        keyManagerFactory,
-        trustManagerFactory,
-        ClientAuth.NONE,
-        DEFAULT_PROTOCOLS,
-        true);
+    return new TlsConfig(new KeyMaterial(null, null, null, keyManagerFactory, trustManagerFactory));
   }
 
   /**
@@ -141,11 +162,6 @@ public final class TlsConfig {
    */
   public static TlsConfig defaultClient() {
     return fromFactories(null, null);
-  }
-
-  private static TlsConfig fromPemSources(Pem chain, Pem key, Pem trusted) {
-    return new TlsConfig(
-        chain, key, trusted, null, null, ClientAuth.NONE, DEFAULT_PROTOCOLS, true);
   }
 
   private static void requireBothOrNeither(Object certificateChain, Object privateKey) {
@@ -161,15 +177,7 @@ public final class TlsConfig {
    */
   public TlsConfig withClientAuth(ClientAuth clientAuth) {
     Objects.requireNonNull(clientAuth, "clientAuth");
-    return new TlsConfig(
-        certificateChain,
-        privateKey,
-        trustedCertificates,
-        keyManagerFactory,
-        trustManagerFactory,
-        clientAuth,
-        protocols,
-        hostnameVerification);
+    return new TlsConfig(material, clientAuth, protocols, hostnameVerification);
   }
 
   /**
@@ -183,15 +191,7 @@ public final class TlsConfig {
     if (list.isEmpty() || list.stream().anyMatch(String::isBlank)) {
       throw new IllegalArgumentException("at least one TLS protocol, none blank: " + list);
     }
-    return new TlsConfig(
-        certificateChain,
-        privateKey,
-        trustedCertificates,
-        keyManagerFactory,
-        trustManagerFactory,
-        clientAuth,
-        list,
-        hostnameVerification);
+    return new TlsConfig(material, clientAuth, list, hostnameVerification);
   }
 
   /**
@@ -207,53 +207,42 @@ public final class TlsConfig {
    * it the client accepts <em>any</em> certificate that CA issued.
    */
   public TlsConfig withHostnameVerification(boolean hostnameVerification) {
-    return new TlsConfig(
-        certificateChain,
-        privateKey,
-        trustedCertificates,
-        keyManagerFactory,
-        trustManagerFactory,
-        clientAuth,
-        protocols,
-        hostnameVerification);
+    return new TlsConfig(material, clientAuth, protocols, hostnameVerification);
   }
 
   /** The PEM files this config reads each time a context is built: what a reload picks up. */
   public List<Path> pemFiles() {
-    return java.util.stream.Stream.of(certificateChain, privateKey, trustedCertificates)
-        .filter(Objects::nonNull)
-        .flatMap(pem -> pem.file().stream())
-        .toList();
+    return material.pemFiles();
   }
 
   /** This side's certificate chain in PEM, when configured from PEM with one. */
   public Optional<Pem> certificateChain() {
-    return Optional.ofNullable(certificateChain);
+    return Optional.ofNullable(material.certificateChain());
   }
 
   /** The private key of {@link #certificateChain()}, present exactly when it is. */
   public Optional<Pem> privateKey() {
-    return Optional.ofNullable(privateKey);
+    return Optional.ofNullable(material.privateKey());
   }
 
   /** The trusted CA certificates in PEM, when configured from PEM with them. */
   public Optional<Pem> trustedCertificates() {
-    return Optional.ofNullable(trustedCertificates);
+    return Optional.ofNullable(material.trustedCertificates());
   }
 
   /** The key manager factory, when configured from factories with one. */
   public Optional<KeyManagerFactory> keyManagerFactory() {
-    return Optional.ofNullable(keyManagerFactory);
+    return Optional.ofNullable(material.keyManagerFactory());
   }
 
   /** The trust manager factory, when configured from factories with one. */
   public Optional<TrustManagerFactory> trustManagerFactory() {
-    return Optional.ofNullable(trustManagerFactory);
+    return Optional.ofNullable(material.trustManagerFactory());
   }
 
   /** True when this side has a certificate to present, from PEM or a key manager factory. */
   public boolean hasOwnCertificate() {
-    return certificateChain != null || keyManagerFactory != null;
+    return material.certificateChain() != null || material.keyManagerFactory() != null;
   }
 
   /** Whether a server asks for client certificates. */
@@ -275,9 +264,9 @@ public final class TlsConfig {
   @Override
   public String toString() {
     return "TlsConfig{certificate="
-        + describeOwnCertificate()
+        + material.describeOwnCertificate()
         + ", trust="
-        + describeTrust()
+        + material.describeTrust()
         + ", clientAuth="
         + clientAuth
         + ", protocols="
@@ -285,26 +274,6 @@ public final class TlsConfig {
         + ", hostnameVerification="
         + hostnameVerification
         + "}";
-  }
-
-  private String describeOwnCertificate() {
-    if (certificateChain != null) {
-      return certificateChain.origin() + " with " + privateKey.origin();
-    }
-    if (keyManagerFactory != null) {
-      return "key manager factory " + keyManagerFactory.getAlgorithm();
-    }
-    return "none";
-  }
-
-  private String describeTrust() {
-    if (trustedCertificates != null) {
-      return trustedCertificates.origin();
-    }
-    if (trustManagerFactory != null) {
-      return "trust manager factory " + trustManagerFactory.getAlgorithm();
-    }
-    return "JDK default";
   }
 
   /**

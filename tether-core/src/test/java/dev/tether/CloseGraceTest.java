@@ -44,14 +44,14 @@ class CloseGraceTest {
 
     CompletableFuture<Void> closed = CompletableFuture.runAsync(tether::close);
     // Draining: no new calls, the pending one still waits for its answer.
-    await().atMost(Duration.ofSeconds(10)).until(() -> c.state() == ConnectionState.DRAINING);
+    await().atMost(Duration.ofSeconds(10)).until(() -> tether.connection(c).state() == ConnectionState.DRAINING);
     assertThat(closed).isNotDone();
     assertThatThrownBy(() -> p.invoke("later", new byte[0])).hasMessageContaining("closed");
 
     release.countDown();
     assertThat(new String(call.get(10, TimeUnit.SECONDS), StandardCharsets.UTF_8)).isEqualTo("done");
     closed.get(10, TimeUnit.SECONDS);
-    assertThat(c.state()).isEqualTo(ConnectionState.CLOSED);
+    assertThat(tether.connection(c).state()).isEqualTo(ConnectionState.CLOSED);
     assertThat(started).hasValue(1);
   }
 

@@ -3,6 +3,7 @@ package dev.tether;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.tether.observe.TetherEvent;
 import dev.tether.transport.IoFlavor;
 import java.time.Duration;
 import java.util.List;
@@ -104,6 +105,26 @@ class TransportsTest {
       return !impl.notes.isEmpty();
     });
     assertThat(impl.notes.get(0)).isEqualTo(new Greeting("udp", 3));
+  }
+
+  @Test
+  void datagramConnectionReportsItsOpeningAndItsClosingAsEvents() {
+    start("udp -h 127.0.0.1 -p 0", false);
+    List<TetherEvent.Kind> seen = new CopyOnWriteArrayList<>();
+    Tether watched = Tether.builder()
+        .listener(e -> {
+          if (e.endpoint() != null && e.endpoint().startsWith("udp")) {
+            seen.add(e.kind());
+          }
+        })
+        .build();
+    Greeter g = watched.proxy(server.proxyString("greeter")).withMode(InvocationMode.DATAGRAM).as(Greeter.class);
+    g.note(new Greeting("udp", 1));
+    await().atMost(Duration.ofSeconds(5)).until(() -> seen.contains(TetherEvent.Kind.CONNECTED));
+    watched.close();
+    await().atMost(Duration.ofSeconds(5)).until(() -> seen.contains(TetherEvent.Kind.CONNECTION_CLOSED));
+    assertThat(seen).containsSubsequence(
+        TetherEvent.Kind.CONNECTED, TetherEvent.Kind.CONNECTION_CLOSED);
   }
 
   @Test

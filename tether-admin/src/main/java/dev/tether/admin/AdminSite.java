@@ -26,7 +26,7 @@ final class AdminSite {
   /** Null without tether-micrometer and micrometer-registry-prometheus. */
   private final Supplier<String> metrics;
   private final byte[] page;
-  /** DESIGN 9 calls a snapshot cheap enough to take every 100 ms; /status.json is never staler. */
+  /** A status snapshot is cheap enough to take every 100 ms; /status.json is never staler. */
   static final long SNAPSHOT_REUSE_NANOS = 100_000_000L;
 
   /** The latest /status.json body; written by the worker, read by the event loop; null before the first. */

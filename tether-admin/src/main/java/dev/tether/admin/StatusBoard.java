@@ -16,7 +16,8 @@ import java.util.List;
 
 /**
  * What the page shows, as JSON: the snapshots of every observed runtime and server (the
- * {@code /status.json} shape of DESIGN.md section 9) and a {@link #HISTORY_POINTS}-point history of
+ * {@code /status.json} shape of the observe package's snapshot records) and a
+ * {@link #HISTORY_POINTS}-point history of
  * throughput and latency, one point per {@link #sample()}. {@code sample} is called by one poller
  * thread; {@code statusJson} from any thread, since it only reads the runtimes.
  */

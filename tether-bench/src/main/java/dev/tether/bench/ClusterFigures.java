@@ -90,7 +90,7 @@ public final class ClusterFigures {
     long start = System.nanoTime();
     cluster.faultProxy(1).resetAll();
     long deadline = start + TimeUnit.SECONDS.toNanos(10);
-    while (toNode1.state() != dev.tether.ConnectionState.CLOSED && System.nanoTime() < deadline) {
+    while (tether.connection(toNode1).state() != dev.tether.ConnectionState.CLOSED && System.nanoTime() < deadline) {
       Thread.onSpinWait();
     }
     long detectedNanos = System.nanoTime() - start;

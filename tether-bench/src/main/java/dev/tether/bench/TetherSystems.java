@@ -19,7 +19,7 @@ import java.util.function.BiConsumer;
  * {@code proxy.invokeAsync("echo", payload)}. {@code typed} is {@code default} through a typed stub
  * ({@code proxy.as(Echo.class)}) whose message is a record ({@link TypedMessage}), so it adds the
  * codec's cost. {@code limit8} is {@code default} against a server that takes 8 calls at once per
- * connection, so the client opens extra connections (DESIGN.md 6.4, at most 4 by default);
+ * connection, so the client opens extra connections (multiplexing under load: at most 4 by default);
  * {@code limit8 noextra} forbids them, so calls wait for a slot on the one connection. Both print
  * how many connections the client opened.
  */

@@ -11,7 +11,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The chaos run's servers: an {@link InProcessCluster} of real TetherServers on loopback, each
  * behind a FaultProxy, all running {@link ChaosService} over one ledger, and announcing a primary
- * and its alternates (seed 002) that primary failovers move. Faults go through {@link #begin} and
+ * and its alternates (the client-reroute behaviour) that primary failovers move. Faults go
+ * through {@link #begin} and
  * {@link #heal}, which keep {@link NodeHealth} true. Used by the fault driver's thread only, apart
  * from {@link #servers()} and the configure callback, which reads the topology when a node restarts.
  */

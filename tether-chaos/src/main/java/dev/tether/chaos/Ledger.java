@@ -15,7 +15,7 @@ import java.util.function.IntSupplier;
  * Every call of a chaos run, by request id: what the caller was told ({@link Outcome}) against how
  * often the servers ran it. The id travels in the request's payload; servers report each execution
  * with {@link #executed(int)}. {@link #judge()} turns the two sides into {@link LedgerTotals} and
- * the violations of the at-most-once rule (DESIGN.md section 5).
+ * the violations of the at-most-once rule (docs/reliability.md).
  *
  * <p>Capacity is fixed up front (the load is bounded in count): {@link #open} returns -1 once it
  * is used up. Callers, callbacks and servers may use it from any thread; {@link #judge()} reads a

@@ -32,7 +32,7 @@ public enum Outcome {
   }
 
   /**
-   * What {@code failure} tells the caller about execution (DESIGN.md section 5): the exceptions
+   * What {@code failure} tells the caller about execution (the at-most-once rule): the exceptions
    * that prove the request did not run, those that leave it in doubt, and everything else.
    */
   public static Outcome of(Throwable failure) {

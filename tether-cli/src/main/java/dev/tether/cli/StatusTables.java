@@ -4,7 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Renders a {@code /status.json} document (DESIGN.md section 9) as the tables of {@code tether status}. */
+/**
+ * Renders a {@code /status.json} document (the observe package's snapshots) as the tables of
+ * {@code tether status}.
+ */
 final class StatusTables {
   private StatusTables() {}
 

@@ -1,6 +1,7 @@
 package dev.tether.client;
 
 import dev.tether.ConnectionState;
+import dev.tether.observe.TetherEvent;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.concurrent.Future;
@@ -8,12 +9,17 @@ import io.netty.util.concurrent.ImmediateEventExecutor;
 import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What every client connection shares, stream or datagram: where it goes, under which key, its
- * readiness, and the read-only view users get from {@code proxy.connection()}.
+ * readiness, and the read-only snapshot users get from {@code proxy.connection()}.
  */
 abstract class BaseConnection extends ChannelInboundHandlerAdapter implements RequestChannel {
+  /** Numbers connections across every runtime of the JVM, as Netty's channel ids do channels. */
+  private static final AtomicLong NUMBERS = new AtomicLong();
+
+  private final long id = NUMBERS.incrementAndGet();
   protected final ClientRuntime runtime;
   protected final ConnectionKey key;
   protected final Candidate candidate;
@@ -34,6 +40,22 @@ abstract class BaseConnection extends ChannelInboundHandlerAdapter implements Re
     this.runtime = runtime;
     this.key = key;
     this.candidate = candidate;
+  }
+
+  /**
+   * Runs {@code task} on this connection's loop, which owns its state; dropped when the runtime is
+   * closing, since the connection, its pending calls and its loop end with it.
+   */
+  protected final void onLoop(Runnable task) {
+    Channel ch = channel;
+    if (ch == null) {
+      return;
+    }
+    try {
+      ch.eventLoop().execute(task);
+    } catch (java.util.concurrent.RejectedExecutionException loopStopped) {
+      // The runtime is closing.
+    }
   }
 
   /** Called when the user or runtime asks for the close, before the channel closes. */
@@ -73,6 +95,17 @@ abstract class BaseConnection extends ChannelInboundHandlerAdapter implements Re
   }
 
   @Override
+  public final long id() {
+    return id;
+  }
+
+  @Override
+  public final dev.tether.Connection snapshot() {
+    return new dev.tether.Connection(id, endpointText(), remoteAddress(), transport(), connectionId(), timeout(),
+        isSecure(), state, outstandingRequests());
+  }
+
+  @Override
   public final SocketAddress remoteAddress() {
     return candidate.address();
   }
@@ -85,6 +118,28 @@ abstract class BaseConnection extends ChannelInboundHandlerAdapter implements Re
   @Override
   public final Duration timeout() {
     return key.timeout();
+  }
+
+  /**
+   * Emits {@code kind} for this connection, except a dial's start or outcome on a connection a supervisor owns:
+   * the supervisor reports those with its own state, so each dial is told once.
+   */
+  protected final void emit(TetherEvent.Kind kind, String why, Throwable cause) {
+    boolean dial = kind == TetherEvent.Kind.CONNECTING || kind == TetherEvent.Kind.CONNECTED
+        || kind == TetherEvent.Kind.CONNECT_FAILED;
+    if (!(dial && runtime.isSupervisorsOwn(this))) {
+      runtime.events().emit(kind, endpointText(), why, cause);
+    }
+  }
+
+  /** The event that reports a move from {@code previous} to {@code next}, for stream and datagram connections alike. */
+  protected static TetherEvent.Kind eventOf(ConnectionState previous, ConnectionState next) {
+    return switch (next) {
+      case CONNECTING -> TetherEvent.Kind.CONNECTING;
+      case ACTIVE -> TetherEvent.Kind.CONNECTED;
+      case DRAINING -> TetherEvent.Kind.GOAWAY_RECEIVED;
+      case CLOSED -> previous == ConnectionState.CONNECTING ? TetherEvent.Kind.CONNECT_FAILED : TetherEvent.Kind.CONNECTION_CLOSED;
+    };
   }
 
   @Override

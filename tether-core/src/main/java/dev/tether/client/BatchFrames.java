@@ -3,12 +3,14 @@ package dev.tether.client;
 import dev.tether.BatchLostException;
 import dev.tether.RequestTooLargeException;
 import dev.tether.protocol.Batch;
-import dev.tether.protocol.FrameCodec;
+import dev.tether.protocol.FrameHeader;
+import dev.tether.protocol.FrameWriter;
 import dev.tether.protocol.Request;
 import io.netty.channel.Channel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Writes one flush of a proxy's batch calls on a stream connection: as few BATCH frames as fit the
@@ -33,28 +35,49 @@ final class BatchFrames {
     this.total = total;
   }
 
-  /** Splits and writes {@code calls}; {@code maxFrameSize} bounds each frame's length field. */
-  static CompletableFuture<Void> write(Channel channel, RequestChannel connection, List<Invocation> calls, int maxFrameSize) {
+  /**
+   * Sends a proxy's flush on {@code connection}: hops onto its loop and writes the frames there,
+   * in frames no larger than its server's WELCOME allows; fails whole when the connection is not
+   * ACTIVE by then.
+   */
+  static CompletableFuture<Void> send(ClientConnection connection, Channel channel, List<Invocation> calls) {
     BatchFrames flush = new BatchFrames(connection, calls.size());
-    List<List<Request>> frames = flush.split(calls, maxFrameSize);
-    flush.unfinishedFrames = frames.size();
-    for (List<Request> frame : frames) {
-      int size = frame.size();
-      channel.write(new Batch(frame)).addListener(f -> flush.frameWritten(size, f.isSuccess() ? null : f.cause()));
+    try {
+      channel.eventLoop().execute(() -> {
+        Throwable inactive = connection.whyNotActive();
+        if (inactive != null) {
+          flush.done.completeExceptionally(lost(calls.size(), calls.size(), connection, inactive));
+          return;
+        }
+        connection.onBatchWriting();
+        flush.write(channel, calls, connection.serverMaxFrameSize());
+      });
+    } catch (RejectedExecutionException loopStopped) {
+      flush.done.completeExceptionally(lost(calls.size(), calls.size(), connection, loopStopped));
     }
-    channel.flush();
-    flush.finishIfDone();
     return flush.done;
   }
 
+  /** Splits and writes {@code calls} (on the loop); {@code maxFrameSize} bounds each frame's length field. */
+  private void write(Channel channel, List<Invocation> calls, int maxFrameSize) {
+    List<List<Request>> frames = split(calls, maxFrameSize);
+    unfinishedFrames = frames.size();
+    for (List<Request> frame : frames) {
+      int size = frame.size();
+      channel.write(new Batch(frame)).addListener(f -> frameWritten(size, f.isSuccess() ? null : f.cause()));
+    }
+    channel.flush();
+    finishIfDone();
+  }
+
   private List<List<Request>> split(List<Invocation> calls, int maxFrameSize) {
-    long room = (long) maxFrameSize - FrameCodec.HEADER_LENGTH - MAX_COUNT_BYTES;
+    long room = (long) maxFrameSize - FrameHeader.HEADER_LENGTH - MAX_COUNT_BYTES;
     List<List<Request>> frames = new ArrayList<>();
     List<Request> current = new ArrayList<>();
     long used = 0;
     for (Invocation inv : calls) {
       Request r = inv.toRequest();
-      int entry = FrameCodec.encodedSize(r);
+      int entry = FrameWriter.encodedSize(r);
       if (entry > room) {
         lose(1, new RequestTooLargeException(inv.describe() + " needs " + entry + " bytes in a batch, over the "
             + maxFrameSize + " bytes " + connection + " accepts (its WELCOME)"));

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
- * The batch-oneway requests one proxy queued for its next {@code flushBatch()} (seed 000's batch
+ * The batch-oneway requests one proxy queued for its next {@code flushBatch()} (the batch
  * modes; as in Ice, the proxy queues them, not the connection, so one proxy's flush never sends
  * another's requests, and a connection that closes meanwhile loses none of them). A queued call
  * completes at once: like any oneway call it gets no answer, and the caller decides when the batch

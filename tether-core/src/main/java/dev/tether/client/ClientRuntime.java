@@ -7,7 +7,6 @@ import dev.tether.Resolver;
 import dev.tether.TetherException;
 import dev.tether.internal.Backoff;
 import dev.tether.internal.EventBus;
-import dev.tether.internal.EventLoopScheduler;
 import dev.tether.internal.RetryBudget;
 import dev.tether.internal.SerialExecutor;
 import dev.tether.observe.TetherListener;
@@ -77,12 +76,12 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
     }
     this.events = new EventBus(all, ticker, "tether-events");
     this.retryBudget = new RetryBudget(config.retryBudgetRatio(), config.retryBudgetFloorPerSecond());
-    this.transports = new TransportSet("tether-client", config.eventLoopThreads(), config.forceNio(), tls, null);
-    this.scheduler = scheduler != null ? scheduler : new EventLoopScheduler(transports.ioGroup());
+    this.transports = new TransportSet("tether-client", config.eventLoopThreads(), config.forceNio(), tls, null, scheduler);
+    this.scheduler = transports.timers();
     this.reports = new ClientReports(events, this.scheduler);
     this.selector = new EndpointSelector(transports, resolver, config, random);
     this.pool = new ConnectionPool(this, config.reconnect(), ticker);
-    this.topologies = new TopologyViews();
+    this.topologies = new TopologyViews(control);
     RetryRounds rounds = new RetryRounds(config.retryIntervals(), topologies, selector, this);
     this.finder = new ConnectionFinder(this, selector, pool, rounds, topologies);
     this.calls = new CallPath(this, finder, rounds);
@@ -177,7 +176,7 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
    * follows the new order without waiting for a reconnect.
    */
   void onTopologyAnnounced(ClientConnection connection) {
-    control.execute(() -> topologies.relearn(connection));
+    topologies.relearn(connection);
   }
 
   void retry(Invocation inv) {
@@ -381,6 +380,16 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
   }
 
   // ---- status and configuration ----
+
+  /** The connection numbered {@code id} while this runtime holds it (connecting, ready or draining), else null. */
+  public RequestChannel connectionNumbered(long id) {
+    for (RequestChannel c : pool.all()) {
+      if (c.id() == id) {
+        return c;
+      }
+    }
+    return null;
+  }
 
   /**
    * A snapshot of every connection (each read on its own loop) and every node group; a loop that

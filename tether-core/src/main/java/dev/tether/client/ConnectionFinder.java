@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Finds or opens the connection for a pinned proxy (the endpoint-selection and reuse rules): a cached proxy reuses a
+ * Finds or opens the connection for a pinned proxy (the endpoint-selection behaviour): a cached proxy reuses a
  * pooled connection to one of its endpoints; otherwise the endpoints are tried in selection
  * order, round after round per {@link RetryRounds}. What to do is decided first, as a
  * {@link Plan} value, then carried out.
@@ -175,16 +175,16 @@ final class ConnectionFinder {
       List<Endpoint> seeds = settings.fixedEndpoints();
       // Whether the view in force made us use an alternate, before this server's view replaces it.
       boolean alternate = topologies.isAlternate(seeds, c);
-      topologies.learn(seeds, c);
-      boolean viewStillUnreachable = failedView != null && failedView.equals(topologies.failoverOrder(seeds));
-      if (viewStillUnreachable && topologies.isOutsideView(seeds, c)) {
+      List<Endpoint> view = topologies.learn(seeds, c);
+      boolean viewStillUnreachable = failedView != null && failedView.equals(view);
+      if (viewStillUnreachable && TopologyViews.isOutside(view, c)) {
         // The configured server knows no newer view than the one that just failed whole (its view
         // may name addresses this client cannot reach): the server that did answer is better than
         // no server; one that does not serve the call says so itself.
         runtime.reports().onViewUnreachable(settings, c, failedView);
-      } else if (hopsLeft > 0 && topologies.isOutsideView(seeds, c)) {
+      } else if (hopsLeft > 0 && TopologyViews.isOutside(view, c)) {
         hopsLeft--;
-        runtime.reports().onManagerRedirect(settings, c, topologies.failoverOrder(seeds));
+        runtime.reports().onManagerRedirect(settings, c, view);
         // The manager's connection carries no calls of ours; drained, a later walk back to the
         // configured servers opens a fresh one and so hears the manager's newest view.
         c.drain();

@@ -376,7 +376,7 @@ public final class ConnectionSupervisor {
     }
     String detail = switch (kind) {
       case CONNECTING -> "opening " + candidate.address();
-      case CONNECTED -> connection instanceof ClientConnection cc ? cc.handshakeSummary() : "open";
+      case CONNECTED -> connection instanceof ClientConnection cc ? ClientHandshake.summary(cc.welcome()) : "open";
       case CONNECT_FAILED -> lastFailure.getMessage() + "; next attempt due in "
           + TimeUnit.NANOSECONDS.toMillis(nextAttemptNanos - host.ticker().nanoTime()) + " ms";
       default -> String.valueOf(cause);

@@ -4,7 +4,7 @@ import dev.tether.ConnectFailedException;
 import dev.tether.ConnectionState;
 import dev.tether.protocol.Batch;
 import dev.tether.protocol.Frame;
-import dev.tether.protocol.FrameCodec;
+import dev.tether.protocol.FrameWriter;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
@@ -22,25 +22,36 @@ final class DatagramConnection extends BaseConnection {
   public void connect() {
     ChannelFuture f = candidate.transport().connect(candidate.address(), candidate.connectTimeout(), this);
     channel = f.channel();
+    // Both listeners run on the channel's loop, which owns the state.
     f.addListener(done -> {
       if (done.isSuccess()) {
-        state = ConnectionState.ACTIVE;
+        transitionTo(ConnectionState.ACTIVE, "datagram socket open", null);
         ready.complete(this);
       } else {
-        onClosed();
+        transitionTo(ConnectionState.CLOSED, "cannot open a datagram socket", done.cause());
         ready.completeExceptionally(
             new ConnectFailedException("cannot open a datagram socket to " + candidate.endpoint(), done.cause()));
       }
     });
-    channel.closeFuture().addListener(closed -> onClosed());
+    channel.closeFuture().addListener(closed -> transitionTo(ConnectionState.CLOSED, "socket closed", null));
   }
 
-  private void onClosed() {
-    if (state == ConnectionState.CLOSED) {
+  /**
+   * Every state change, on the channel's loop: CONNECTING, then ACTIVE once the socket is open,
+   * then CLOSED for good (a datagram socket is never drained). Emits the event that says what
+   * happened; closing also tells the runtime, once.
+   */
+  private void transitionTo(ConnectionState next, String why, Throwable cause) {
+    assert channel.eventLoop().inEventLoop() : "datagram connection state changed off its loop";
+    ConnectionState previous = state;
+    if (previous == ConnectionState.CLOSED || previous == next) {
       return;
     }
-    state = ConnectionState.CLOSED;
-    runtime.onConnectionClosed(this, false, null);
+    state = next;
+    emit(eventOf(previous, next), why, cause);
+    if (next == ConnectionState.CLOSED) {
+      runtime.onConnectionClosed(this, false, null);
+    }
   }
 
   @Override
@@ -77,8 +88,8 @@ final class DatagramConnection extends BaseConnection {
   }
 
   private ChannelFuture writeDatagram(Frame frame) {
-    ByteBuf datagram = channel.alloc().ioBuffer(FrameCodec.encodedSize(frame));
-    FrameCodec.encode(frame, datagram);
+    ByteBuf datagram = channel.alloc().ioBuffer(FrameWriter.encodedSize(frame));
+    FrameWriter.encode(frame, datagram);
     return channel.writeAndFlush(datagram);
   }
 

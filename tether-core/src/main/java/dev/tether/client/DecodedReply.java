@@ -1,6 +1,5 @@
 package dev.tether.client;
 
-import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 
@@ -9,7 +8,7 @@ import java.util.function.Function;
  * {@link Invocation} itself when the call ends, with no completion stage in between. Cancelling
  * it cancels the call (CANCEL sent, slot freed), as cancelling an untyped call's future does.
  */
-final class DecodedReply<T> extends CompletableFuture<T> implements BiConsumer<byte[], Throwable> {
+final class DecodedReply<T> extends CallFuture<T> implements BiConsumer<byte[], Throwable> {
   private final Invocation call;
   private final Function<byte[], T> decoder;
 

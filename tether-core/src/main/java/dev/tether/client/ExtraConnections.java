@@ -6,8 +6,8 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The connections one key opens beside its own, only under load (DESIGN.md 6.4; seed 001: more
- * connections only when volume demands): when a connection's calls in flight reach the limit its
+ * The connections one key opens beside its own, only under load (more connections only when
+ * volume demands): when a connection's calls in flight reach the limit its
  * server announced, or its unsent bytes pass the high-water mark, its waiting calls move to a
  * sibling with room, else to a new extra connection, at most {@code maxExtra} of them; each extra
  * closes once it has had no call for a while. Owned by the key's {@link ConnectionSupervisor}, on

@@ -10,13 +10,13 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * An idempotent call that is sent again to another endpoint or node when no answer came within
- * the proxy's hedging delay (DESIGN.md section 5, tail latency). Each attempt is an ordinary
+ * the proxy's hedging delay (the tail-latency rule). Each attempt is an ordinary
  * {@link Invocation} with the call's deadline, excluded from the endpoints that already have the
  * call; the first answer wins and the others are cancelled (CANCEL sent). Every hedge takes a
  * retry token, so a slow cluster never gets several times the load. State changes on the
  * runtime's control executor.
  */
-final class HedgedCall extends CompletableFuture<byte[]> {
+final class HedgedCall extends CallFuture<byte[]> {
   private final ClientRuntime runtime;
   private final CallPath calls;
   private final ProxySettings settings;

@@ -1,13 +1,47 @@
 package dev.tether.client;
 
 import dev.tether.Connection;
+import dev.tether.ConnectionState;
+import java.net.SocketAddress;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * A connection as the invocation path sees it: something that takes requests. Stream connections
- * multiplex twoway calls; datagram ones only send.
+ * multiplex twoway calls; datagram ones only send. Users never hold one: they get a
+ * {@link Connection} snapshot of it.
  */
-public interface RequestChannel extends Connection {
+public interface RequestChannel {
+  /** The connection's number, unique in this JVM: what its {@link Connection} snapshots are known by. */
+  long id();
+
+  /** A read-only snapshot of this connection now, as {@code proxy.connection()} hands out; any thread. */
+  Connection snapshot();
+
+  /** The peer's address: an InetSocketAddress for tcp, ssl and udp. */
+  SocketAddress remoteAddress();
+
+  /** The connection id it was opened for; "" by default. */
+  String connectionId();
+
+  /** The transport timeout it was opened with, or null when infinite. */
+  Duration timeout();
+
+  /** Its state now; a volatile read, safe from any thread. */
+  ConnectionState state();
+
+  boolean isSecure();
+
+  /** The transport name, e.g. "tcp". */
+  String transport();
+
+  /**
+   * The latest cluster view the server announced, or null when it announced none (datagram
+   * connections never hear one); safe from any thread.
+   */
+  default dev.tether.Topology topology() {
+    return null;
+  }
 
   /** Starts opening the connection; called once, by the pool. */
   void connect();

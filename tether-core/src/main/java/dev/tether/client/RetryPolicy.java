@@ -4,7 +4,7 @@ import dev.tether.Attempt;
 import java.util.function.BooleanSupplier;
 
 /**
- * DESIGN.md section 5 as a pure function: given what became of an attempt and what is known of
+ * The at-most-once rule as a pure function: given what became of an attempt and what is known of
  * the call, whether it may run again. One guard clause per table row; the retry budget is asked
  * last, only when every rule already allows the retry, so a refused retry never spends a token.
  */

@@ -4,10 +4,10 @@ import dev.tether.SessionLostException;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Named sessions: the server keeps a session's state on one connection, so its calls stay there.
- * When that connection was lost, the next call opens another and fails with SessionLostException
- * (IBM's -4498) naming the new server; later calls run there. Each session's connection changes
- * on the control executor only.
+ * Named sessions (the client-reroute behaviour): the server keeps a session's state on one connection, so its
+ * calls stay there. When that connection was lost, the next call opens another and fails with
+ * SessionLostException (IBM's -4498) naming the new server; later calls run there. Each
+ * session's connection changes on the control executor only.
  */
 final class Sessions {
   private final ConcurrentHashMap<String, Slot> sessions = new ConcurrentHashMap<>();

@@ -2,16 +2,20 @@ package dev.tether.client;
 
 import dev.tether.Endpoint;
 import dev.tether.Topology;
+import dev.tether.internal.SerialExecutor;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The newest cluster view each group of proxies has heard (seed 002): the primary and alternates
+ * The newest cluster view each group of proxies has heard (the client-reroute behaviour): the primary and alternates
  * a server announced (in WELCOME, or later in a TOPOLOGY frame), keyed by the endpoints the
  * proxies were made with. Once known, a view replaces those endpoints, primary first, in
  * failover order; the configured endpoints stay the way back to a connection manager when the
  * whole view is down.
+ *
+ * <p>The views belong to the runtime's control executor: every write runs there (a write from
+ * another thread hops), and readers on any thread read the immutable map it last published.
  */
 final class TopologyViews {
   /**
@@ -20,38 +24,74 @@ final class TopologyViews {
    */
   private record View(List<Endpoint> order, RequestChannel source) {}
 
-  private final Map<List<Endpoint>, View> views = new ConcurrentHashMap<>();
+  private final SerialExecutor control;
+  /**
+   * Replaced whole on the control executor, never changed in place; volatile so readers on any
+   * thread see each published map complete.
+   */
+  private volatile Map<List<Endpoint>, View> views = Map.of();
 
-  /** The failover order to use for these seeds, or null when no server announced one. */
+  TopologyViews(SerialExecutor control) {
+    this.control = control;
+  }
+
+  /** The failover order to use for these seeds, or null when no server announced one. Any thread. */
   List<Endpoint> failoverOrder(List<Endpoint> seeds) {
     View v = views.get(seeds);
     return v == null ? null : v.order();
   }
 
-  /** Keeps the view announced by the server behind {@code connection}, if it announced one. */
-  void learn(List<Endpoint> seeds, RequestChannel connection) {
-    Topology t = announcedBy(connection);
-    if (t != null) {
-      views.put(seeds, new View(t.failoverOrder(), connection));
+  /**
+   * Keeps the view announced by the server behind {@code connection}, if it announced one, and
+   * returns the failover order in force for {@code seeds} from now on (null when none is): the
+   * caller decides on that value rather than on a read that another thread's turn on the control
+   * executor may not have caught up with yet. Any thread.
+   */
+  List<Endpoint> learn(List<Endpoint> seeds, RequestChannel connection) {
+    Topology t = connection.topology();
+    if (t == null) {
+      return failoverOrder(seeds);
     }
+    View learned = new View(t.failoverOrder(), connection);
+    onControl(() -> put(seeds, learned));
+    return learned.order();
   }
 
   /**
    * {@code connection}'s server announced a new view while connected: every view learned from
    * that connection takes it. A server that now announces none leaves the views as they are, as
-   * a WELCOME without a view does.
+   * a WELCOME without a view does. Any thread.
    */
   void relearn(RequestChannel connection) {
-    Topology t = announcedBy(connection);
-    if (t == null) {
-      return;
-    }
-    List<Endpoint> order = t.failoverOrder();
-    views.replaceAll((seeds, v) -> v.source() == connection ? new View(order, connection) : v);
+    onControl(() -> {
+      Topology t = connection.topology();
+      if (t != null) {
+        replaceFrom(connection, t.failoverOrder());
+      }
+    });
   }
 
-  private static Topology announcedBy(RequestChannel connection) {
-    return connection instanceof ClientConnection c ? c.topology() : null;
+  /** Runs a write now when already on the control executor, so its caller reads it next; hops otherwise. */
+  private void onControl(Runnable write) {
+    if (control.inExecutor()) {
+      write.run();
+    } else {
+      control.execute(write);
+    }
+  }
+
+  private void put(List<Endpoint> seeds, View v) {
+    control.assertInExecutor();
+    Map<List<Endpoint>, View> next = new HashMap<>(views);
+    next.put(seeds, v);
+    views = Map.copyOf(next);
+  }
+
+  private void replaceFrom(RequestChannel connection, List<Endpoint> order) {
+    control.assertInExecutor();
+    Map<List<Endpoint>, View> next = new HashMap<>(views);
+    next.replaceAll((seeds, v) -> v.source() == connection ? new View(order, connection) : v);
+    views = Map.copyOf(next);
   }
 
   /** True when {@code connection} goes to a server other than the primary of the known view. */
@@ -61,11 +101,10 @@ final class TopologyViews {
   }
 
   /**
-   * True when a view is known and {@code connection}'s server is neither its primary nor one of
-   * its alternates: a connection manager (seed 002), which only tells where the cluster is.
+   * True when {@code order} is a view and {@code connection}'s server is neither its primary nor
+   * one of its alternates: a connection manager, which only tells where the cluster is.
    */
-  boolean isOutsideView(List<Endpoint> seeds, RequestChannel connection) {
-    List<Endpoint> order = failoverOrder(seeds);
+  static boolean isOutside(List<Endpoint> order, RequestChannel connection) {
     if (order == null) {
       return false;
     }

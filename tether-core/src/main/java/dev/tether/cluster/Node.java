@@ -5,11 +5,13 @@ import dev.tether.client.Candidate;
 import dev.tether.client.ConnectionKey;
 import dev.tether.client.ConnectionSupervisor;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One server of a node group and what the group knows of it: its health, which follows the
- * supervisor of its connection, and how busy and fast it is. Health changes on the control
- * executor only; the load figures are written by the calls themselves.
+ * supervisor of its connection and the group's outlier detector, and how busy and fast it is and
+ * how its calls end. Health changes on the control executor only; the figures are written by the
+ * calls themselves.
  */
 final class Node implements NodeStats {
   /** A node's health as the group sees it. */
@@ -35,22 +37,16 @@ final class Node implements NodeStats {
   /** Changed on the control executor only. */
   private Health health = Health.UNKNOWN;
   private final AtomicInteger inFlight = new AtomicInteger();
-  /** Node faults in a row (calls finish on any loop); reset by a call that succeeds. */
-  final AtomicInteger faultStreak = new AtomicInteger();
-  /** Calls of the last ten seconds: successes first, node faults second (any loop). */
-  final dev.tether.internal.SlidingCounts outcomes = new dev.tether.internal.SlidingCounts();
-  /** Ejections in a row, for the growing ejection time; control executor only. */
-  int ejections;
+  /** How its calls have been ending, for the group's outlier detector; written by the calls. */
+  final FaultTally tally = new FaultTally();
   /**
-   * True from the end of an ejection until the probe call decides. Written on the control
-   * executor; volatile because the loop that finishes the probe call reads it.
+   * The latency average as the bits of a double. Calls of one node finish on more than one loop
+   * (its extra connections, a reconnect), so each update is a compare-and-set: two calls ending
+   * at once both count, where a plain read-then-write lost one, and readers picking on callers'
+   * threads always see a whole value. No lock and no hop per call; a single-writer design would
+   * need a hop for every call that ends off the writer's loop.
    */
-  volatile boolean probing;
-  /**
-   * Written as calls finish, on the loop of the node's connection; volatile so strategies picking
-   * on callers' threads read a whole value.
-   */
-  private volatile double latencyEwmaNanos;
+  private final AtomicLong latencyEwmaBits = new AtomicLong(Double.doubleToRawLongBits(0));
 
   Node(Candidate candidate, ConnectionSupervisor supervisor) {
     this.candidate = candidate;
@@ -62,7 +58,11 @@ final class Node implements NodeStats {
     return health;
   }
 
-  /** Moves to {@code next}; returns true when that changed the health. Control executor only. */
+  /**
+   * Every change of the node's health: moves to {@code next} unless the node is INCOMPATIBLE
+   * (terminal); returns true when that changed the health, so the group republishes and emits.
+   * Control executor only.
+   */
   boolean becomes(Health next) {
     if (health == next || health == Health.INCOMPATIBLE) {
       return false;
@@ -81,8 +81,13 @@ final class Node implements NodeStats {
 
   void callFinished(long latencyNanos) {
     inFlight.decrementAndGet();
-    double previous = latencyEwmaNanos;
-    latencyEwmaNanos = previous == 0 ? latencyNanos : previous + EWMA_WEIGHT * (latencyNanos - previous);
+    long bits;
+    double next;
+    do {
+      bits = latencyEwmaBits.get();
+      double previous = Double.longBitsToDouble(bits);
+      next = previous == 0 ? latencyNanos : previous + EWMA_WEIGHT * (latencyNanos - previous);
+    } while (!latencyEwmaBits.compareAndSet(bits, Double.doubleToRawLongBits(next)));
   }
 
   @Override
@@ -102,7 +107,7 @@ final class Node implements NodeStats {
 
   @Override
   public double latencyEwmaNanos() {
-    return latencyEwmaNanos;
+    return Double.longBitsToDouble(latencyEwmaBits.get());
   }
 
   @Override

@@ -23,17 +23,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 /**
- * The nodes behind one group of load-balanced proxies (DESIGN.md 7.2, 7.3; seed 004). Each
- * node's health follows the supervisor of its connection: dead as soon as the connection fails
- * or breaks, alive again as soon as it is up, however it came back; the supervisor reconnects it
- * under the cluster's backoff. With every node dead, calls fail fast with NoAvailableNodeException,
- * or, for proxies that wait for ready, wait until a node is back or their deadline passes.
+ * The nodes behind one group of load-balanced proxies, picked by the proxies' load-balancing
+ * strategy. Each node's health follows the supervisor of its connection: dead as soon as the
+ * connection fails or breaks, alive again as soon as it is up, however it came back; the
+ * supervisor reconnects it under the cluster's backoff. With every node dead, calls fail fast
+ * with NoAvailableNodeException, or, for proxies that wait for ready, wait until a node is back
+ * or their deadline passes. A node whose calls keep failing is ejected for a while by the
+ * group's {@link OutlierDetector}.
  *
  * <p>The group's state changes on the runtime's control executor; calls pick from an immutable
- * {@link Picker} it publishes, so the hot path takes no lock and makes no hop.
+ * {@link Picker} it publishes, so the hot path takes no lock and makes no hop, and status reads
+ * the same snapshot, so it never waits for the control executor.
  */
 final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
   private final NodeHost host;
@@ -41,6 +43,7 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
   private final String connectionId;
   /** The settings the group was made for: its endpoints' source and version range. */
   private final ProxySettings template;
+  private final OutlierDetector outliers;
 
   // Control executor only.
   private Map<ConnectionKey, Node> byKey = Map.of();
@@ -52,16 +55,22 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
    * What callers pick from: rebuilt on the control executor after every change, read anywhere.
    * Volatile publishes each immutable snapshot whole.
    */
-  private volatile Picker picker = new Picker(null, List.of(), List.of(), Map.of());
+  private volatile Picker picker = new Picker(null, List.of(), List.of(), List.of(), Map.of(), Set.of());
 
-  /** An immutable view of the group for picking: every node, the selectable ones, by key. */
-  private record Picker(List<Endpoint> builtFrom, List<Node> all, List<Node> live, Map<ConnectionKey, Node> byKey) {}
+  /**
+   * An immutable view of the group for picking: every node and its health when published, the
+   * selectable ones, by key, and the keys on probation after an ejection (whose next outcome
+   * the detector must hear).
+   */
+  private record Picker(List<Endpoint> builtFrom, List<Node> all, List<Node.Health> health, List<Node> live,
+      Map<ConnectionKey, Node> byKey, Set<ConnectionKey> probing) {}
 
   NodeGroup(NodeHost host, ProxySettings settings, NodeSelector strategy) {
     this.host = host;
     this.strategy = strategy;
     this.connectionId = settings.connectionId();
     this.template = settings;
+    this.outliers = new OutlierDetector(host, this::onStandingChanged);
   }
 
   // ---- routing (any thread) ----
@@ -183,6 +192,7 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
       Node n = byKey.get(key);
       if (n == null) {
         n = new Node(c, host.supervisor(c, connectionId));
+        outliers.add(n);
         added.add(n);
       }
       if (next.putIfAbsent(key, n) == null) {
@@ -192,6 +202,7 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
     for (Node gone : byKey.values()) {
       if (!next.containsKey(gone.key)) {
         gone.supervisor.removeListener(this);
+        outliers.remove(gone);
         drainRemoved(gone);
       }
     }
@@ -238,12 +249,18 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
   private void publish(List<Endpoint> builtFrom) {
     host.control().assertInExecutor();
     List<Node> live = new ArrayList<>(ordered.size());
+    List<Node.Health> health = new ArrayList<>(ordered.size());
+    Set<ConnectionKey> probing = new HashSet<>();
     for (Node n : ordered) {
+      health.add(n.health());
       if (n.isSelectable()) {
         live.add(n);
       }
+      if (outliers.standing(n) == OutlierDetector.Standing.PROBING) {
+        probing.add(n.key);
+      }
     }
-    picker = new Picker(builtFrom, ordered, List.copyOf(live), byKey);
+    picker = new Picker(builtFrom, ordered, List.copyOf(health), List.copyOf(live), byKey, Set.copyOf(probing));
   }
 
   /** A node's supervisor changed state: its health follows. */
@@ -255,8 +272,12 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
     }
     switch (state) {
       case READY -> {
-        if (node.health() == Node.Health.EJECTED) {
-          return; // connected is not healthy: its ejection runs its course
+        if (outliers.standing(node) == OutlierDetector.Standing.EJECTED) {
+          // Connected is not healthy: its ejection runs its course, even across a reconnect.
+          if (node.becomes(Node.Health.EJECTED)) {
+            publish(picker.builtFrom());
+          }
+          return;
         }
         RequestChannel c = supervisor.usable();
         if (c != null && !host.isCompatible(template, c)) {
@@ -338,91 +359,44 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
 
   @Override
   public void onCallFinished(RequestChannel c, long latencyNanos, boolean nodeFault) {
-    Node n = picker.byKey().get(c.key());
+    Picker p = picker;
+    Node n = p.byKey().get(c.key());
     if (n == null) {
       return;
     }
     n.callFinished(latencyNanos);
-    strategy.onCallFinished(n, latencyNanos, host.ticker().nanoTime());
     long now = host.ticker().nanoTime();
-    if (nodeFault) {
-      n.outcomes.addSecond(now);
-      int streak = n.faultStreak.incrementAndGet();
-      long[] recent = n.outcomes.sums(now);
-      if (streak == host.ejection().consecutiveFailures() || n.probing) {
-        host.control().execute(() -> eject(n, streak + " failed call(s) in a row"));
-      } else if (host.ejection().successRateTooLow(recent[0], recent[1])) {
-        host.control().execute(() -> eject(n, "only " + recent[0] + " of its last " + (recent[0] + recent[1])
-            + " calls succeeded"));
-      }
-    } else if (countSuccess(n, now) > 0 || n.probing) {
-      host.control().execute(() -> probeSucceeded(n));
-    }
-  }
-
-  /** Counts a good call; returns the fault streak it ended. */
-  private static int countSuccess(Node n, long nowNanos) {
-    n.outcomes.addFirst(nowNanos);
-    return n.faultStreak.getAndSet(0);
+    strategy.onCallFinished(n, latencyNanos, now);
+    boolean probing = !p.probing().isEmpty() && p.probing().contains(n.key);
+    outliers.onCallFinished(n, nodeFault, probing, now);
   }
 
   // ---- failure accrual (control executor) ----
 
-  /** Takes a node that answers badly out of rotation for a while, unless too many already are. */
-  private void eject(Node n, String why) {
-    if (n.health() != Node.Health.ALIVE && n.health() != Node.Health.UNKNOWN) {
-      return;
+  /** The detector moved a node in or out of rotation: its health follows, and callers see it. */
+  private void onStandingChanged(Node n, OutlierDetector.Standing previous, OutlierDetector.Standing next) {
+    switch (next) {
+      case EJECTED -> n.becomes(Node.Health.EJECTED);
+      case PROBING -> {
+        if (n.health() == Node.Health.EJECTED) {
+          n.becomes(Node.Health.ALIVE); // the next call decides
+        }
+      }
+      case IN_ROTATION -> { }
     }
-    long ejected = ordered.stream().filter(o -> o.health() == Node.Health.EJECTED).count();
-    if (!host.ejection().allowsAnother((int) ejected, ordered.size())) {
-      n.faultStreak.set(0);
-      return; // never more than the allowed share: the rest of the group must not carry it all
-    }
-    n.probing = false;
-    n.ejections++;
-    n.outcomes.clear();
-    java.time.Duration lasts = host.ejection().duration(n.ejections);
-    n.becomes(Node.Health.EJECTED);
-    host.events().emit(TetherEvent.Kind.NODE_DEAD, n.endpoint().toString(),
-        "ejected for " + lasts.toMillis() + " ms: " + why, null);
-    publish(picker.builtFrom());
-    host.scheduleOnControl(() -> endEjection(n), lasts.toNanos());
-  }
-
-  /** The ejection is over: the node takes calls again, and the next one decides. */
-  private void endEjection(Node n) {
-    if (n.health() != Node.Health.EJECTED || host.isClosing()) {
-      return;
-    }
-    n.probing = true;
-    n.faultStreak.set(0);
-    n.becomes(Node.Health.ALIVE);
     publish(picker.builtFrom());
   }
 
-  private void probeSucceeded(Node n) {
-    if (n.probing && n.health() == Node.Health.ALIVE) {
-      n.probing = false;
-      n.ejections = 0;
-      host.events().emit(TetherEvent.Kind.NODE_ALIVE, n.endpoint().toString(), "probe call after ejection succeeded", null);
-    }
-  }
-
-  /** The nodes as status shows them, read on the control executor that owns their health. */
+  /** The nodes as status shows them: the health last published, the load figures now. Any thread. */
   @Override
   public List<NodeStatus> nodeStatus() {
-    CompletableFuture<List<NodeStatus>> f = new CompletableFuture<>();
-    host.control().execute(() -> {
-      List<NodeStatus> out = new ArrayList<>();
-      for (Node n : ordered) {
-        out.add(new NodeStatus(n.endpoint().toString(), n.health().name(), n.inFlight(), n.latencyEwmaNanos() / 1_000.0));
-      }
-      f.complete(out);
-    });
-    try {
-      return f.get(1, TimeUnit.SECONDS);
-    } catch (Exception notAnswered) {
-      return List.of();
+    Picker p = picker;
+    List<NodeStatus> out = new ArrayList<>(p.all().size());
+    for (int i = 0; i < p.all().size(); i++) {
+      Node n = p.all().get(i);
+      out.add(new NodeStatus(n.endpoint().toString(), p.health().get(i).name(), n.inFlight(),
+          n.latencyEwmaNanos() / 1_000.0));
     }
+    return out;
   }
 }

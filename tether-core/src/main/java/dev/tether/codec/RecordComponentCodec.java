@@ -119,11 +119,11 @@ final class RecordComponentCodec {
     if (kind == Kind.INT && value == (int) value) {
       return (int) value;
     }
-    return SmileRecordEncoding.Reader.UNSUPPORTED_VALUE;
+    return SmileReader.UNSUPPORTED_VALUE;
   }
 
   /** Writes this component's value of {@code record} by hand (a scalar component only); false when it needs Jackson. */
-  boolean writeSmile(SmileRecordEncoding.Writer out, Object record) {
+  boolean writeSmile(SmileWriter out, Object record) {
     try {
       switch (kind) {
         case LONG -> out.number((long) accessor.invokeExact(record));

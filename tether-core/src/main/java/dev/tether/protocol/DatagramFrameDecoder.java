@@ -46,7 +46,7 @@ public final class DatagramFrameDecoder extends MessageToMessageDecoder<Datagram
 
   private static Frame decodeDatagram(ByteBuf content) {
     int size = content.readableBytes();
-    if (size < FrameCodec.LENGTH_FIELD_LENGTH + FrameCodec.HEADER_LENGTH) {
+    if (size < FrameHeader.LENGTH_FIELD_LENGTH + FrameHeader.HEADER_LENGTH) {
       throw new ProtocolException("datagram of " + size + " bytes is shorter than a frame header");
     }
     long length = content.readUnsignedInt();
@@ -59,7 +59,7 @@ public final class DatagramFrameDecoder extends MessageToMessageDecoder<Datagram
     if (typeCode != FrameType.REQUEST.code() && typeCode != FrameType.BATCH.code()) {
       throw new ProtocolException("frame type " + typeCode + " does not travel by datagram");
     }
-    Frame frame = FrameCodec.decode(content, null, NO_COMPRESSION);
+    Frame frame = FrameReader.decode(content, null, NO_COMPRESSION);
     if (frame instanceof Request request && !request.isOneway()) {
       throw new ProtocolException("a REQUEST by datagram must be ONEWAY");
     }

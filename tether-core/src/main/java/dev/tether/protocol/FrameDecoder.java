@@ -38,7 +38,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     FAILED
   }
 
-  private static final int TYPE_OFFSET = FrameCodec.LENGTH_FIELD_LENGTH;
+  private static final int TYPE_OFFSET = FrameHeader.LENGTH_FIELD_LENGTH;
 
   private final Side side;
   private int maxFrameSize;
@@ -147,7 +147,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
 
   private void readFrame(ByteBuf in, List<Object> out) {
     int readable = in.readableBytes();
-    if (readable < FrameCodec.LENGTH_FIELD_LENGTH) {
+    if (readable < FrameHeader.LENGTH_FIELD_LENGTH) {
       return;
     }
     int start = in.readerIndex();
@@ -158,10 +158,10 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     }
     // Judged before the body arrives: nothing is buffered for a frame that will be refused.
     FrameType type = checkAdmissible(in.getUnsignedByte(start + TYPE_OFFSET));
-    if (readable < FrameCodec.LENGTH_FIELD_LENGTH + length) {
+    if (readable < FrameHeader.LENGTH_FIELD_LENGTH + length) {
       return;
     }
-    in.skipBytes(FrameCodec.LENGTH_FIELD_LENGTH);
+    in.skipBytes(FrameHeader.LENGTH_FIELD_LENGTH);
     // Narrow the cumulation to this frame instead of slicing it: no slice object per frame.
     int writerIndex = in.writerIndex();
     int frameEnd = in.readerIndex() + (int) length;
@@ -169,10 +169,10 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     in.writerIndex(frameEnd);
     try {
       if (type == FrameType.RESPONSE && responseSink != null && state == State.FRAMES) {
-        FrameCodec.decodeResponse(in, responseSink, bodies);
+        FrameReader.decodeResponse(in, responseSink, bodies);
         return;
       }
-      frame = FrameCodec.decode(in, names, bodies);
+      frame = FrameReader.decode(in, names, bodies);
     } finally {
       in.writerIndex(writerIndex);
       in.readerIndex(Math.max(in.readerIndex(), frameEnd));
@@ -190,7 +190,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
   }
 
   private void checkLength(long length) {
-    if (length < FrameCodec.HEADER_LENGTH) {
+    if (length < FrameHeader.HEADER_LENGTH) {
       throw new ProtocolException("frame length " + length + " is below the 6-byte header");
     }
     if (length > maxFrameSize) {
@@ -268,11 +268,11 @@ public final class FrameDecoder extends ByteToMessageDecoder {
 
   private static ByteBuf encodeGoAway(ByteBufAllocator alloc, GoAway goAway, boolean prefaceOwed) {
     int prefaceLength = prefaceOwed ? ProtocolVersion.PREFACE_LENGTH : 0;
-    ByteBuf out = alloc.ioBuffer(prefaceLength + FrameCodec.encodedSize(goAway));
+    ByteBuf out = alloc.ioBuffer(prefaceLength + FrameWriter.encodedSize(goAway));
     if (prefaceOwed) {
-      FrameCodec.writePreface(out);
+      FrameWriter.writePreface(out);
     }
-    FrameCodec.encode(goAway, out);
+    FrameWriter.encode(goAway, out);
     return out;
   }
 
@@ -284,7 +284,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
   }
 
   private static int checkMaxFrameSize(int maxFrameSize) {
-    if (maxFrameSize < FrameCodec.HEADER_LENGTH) {
+    if (maxFrameSize < FrameHeader.HEADER_LENGTH) {
       throw new IllegalArgumentException("maxFrameSize must be at least 6: " + maxFrameSize);
     }
     return maxFrameSize;

@@ -25,7 +25,7 @@ public final class FrameEncoder extends ChannelOutboundHandlerAdapter {
     }
     ByteBuf encoded;
     try {
-      encoded = FrameCodec.encode(frame, ctx.alloc());
+      encoded = FrameWriter.encode(frame, ctx.alloc());
     } catch (RuntimeException e) {
       promise.tryFailure(e);
       return;

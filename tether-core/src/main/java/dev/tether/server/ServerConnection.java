@@ -1,54 +1,39 @@
 package dev.tether.server;
 
 import dev.tether.observe.TetherEvent;
-import dev.tether.internal.IntMap;
 import dev.tether.protocol.Batch;
 import dev.tether.protocol.BodyCompression;
 import dev.tether.protocol.Cancel;
-import dev.tether.protocol.FrameCodec;
-import dev.tether.protocol.FrameDecoder;
 import dev.tether.protocol.GoAway;
 import dev.tether.protocol.GoAwayReason;
 import dev.tether.protocol.Hello;
 import dev.tether.protocol.Ping;
 import dev.tether.protocol.Pong;
-import dev.tether.protocol.ProtocolVersion;
 import dev.tether.protocol.ProtocolViolation;
 import dev.tether.protocol.Request;
-import dev.tether.protocol.Response;
-import dev.tether.protocol.Status;
 import dev.tether.protocol.TopologyUpdate;
 import dev.tether.protocol.Welcome;
-import dev.tether.protocol.WriteBatcher;
-import dev.tether.spi.Scheduler;
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
-import java.security.cert.Certificate;
-import java.security.cert.X509Certificate;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
-import javax.net.ssl.SSLPeerUnverifiedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The server end of one stream connection: answers the handshake, hands requests to the
- * dispatcher within the connection's in-flight limit, writes responses in batches, tells the
- * client of a changed cluster view, stops reading while the client leaves replies unread, and
- * drains on graceful shutdown. Its state and both of
- * its timers (the handshake deadline, the reader-idle check) live on the channel's event loop: the
- * host's scheduler only keeps time, and every timer task hops onto the loop before it looks at
- * anything.
+ * The server end of one stream connection: its state machine (handshake, serving, draining,
+ * refused, closed), its admission by the server, and the routing of inbound frames to its rooms:
+ * the {@linkplain ServerHandshake handshake}, the {@linkplain InboundCalls inbound calls} (which
+ * own the response writer), the {@linkplain ReaderIdleWatch reader-idle enforcement} and the
+ * {@linkplain ReadGate read gate}. It drains on graceful shutdown. Everything lives
+ * on the channel's event loop: the host's scheduler only keeps time, and every timer task hops onto
+ * the loop before it looks at anything.
  */
-final class ServerConnection extends ChannelInboundHandlerAdapter implements Responder {
+final class ServerConnection extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger("dev.tether.trace.connection");
 
   /** The life of a server connection. */
@@ -95,50 +80,17 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
 
   private final Host server;
   private final Channel channel;
-  private final ResponseWriter writer;
   /** What the client's preface announced, and the zstd state replies are compressed with. */
   private final BodyCompression compression;
+  private final ServerHandshake handshake;
+  private final InboundCalls calls;
+  private final ReaderIdleWatch readerIdle;
+  private final ReadGate reading;
   private State state = State.HANDSHAKING;
   /** False until the channel is active and the timers run; set once, on the loop. */
   private boolean timersStarted;
-  /** Non-null only while HANDSHAKING with a deadline set. */
-  private Scheduler.Cancellable handshakeDeadline;
-  /** Non-null while a reader-idle check is scheduled. */
-  private Scheduler.Cancellable readerIdleCheck;
-  /** When the connection last read bytes, on the host's ticker. */
-  private long lastReadNanos;
-  /** The client's chain as TLS verified it; set when the TLS handshake succeeds, empty otherwise. */
-  private List<X509Certificate> verifiedChain = List.of();
   /** Who the client is; non-null from HELLO on (requests before HELLO are protocol errors). */
   private Peer peer;
-  private int highestAcceptedId;
-  /** Accepted requests not yet answered (twoway) or finished (oneway). */
-  private int inFlight;
-  /** Requests answered (twoway) or finished (oneway) on this connection. */
-  private long served;
-  /**
-   * The accepted twoway requests whose answer is not written yet, by request id: the ServiceCall
-   * while one waits for or runs on an executor (so CANCEL can stop it), else the Request. An
-   * answer whose id is no longer here was cancelled, and is dropped instead of written.
-   */
-  private final IntMap<Object> unanswered = new IntMap<>();
-  /** This connection's own queue in SERIALIZED mode; null in the other modes. */
-  private final SerialLane lane;
-  /** True when this read burst queued calls on the shared run queue that no worker was woken for yet. */
-  private boolean queuedCallsToStart;
-  /** How many requests may be in flight before new ones are refused; WELCOME's figure, set at HELLO. */
-  private int maxInFlight = Integer.MAX_VALUE;
-  /** The minor protocol version of the client's preface; set at HELLO. */
-  private int clientMinorVersion;
-  /** The cluster view this client was last told, in WELCOME or TOPOLOGY; non-null from HELLO on. */
-  private TopologyUpdate announcedTopology;
-  /**
-   * True from {@link #awaitAdmission()} until the server counted this connection in or turned it
-   * away: nothing is read meanwhile, and what TLS reads on its own is held in {@link #beforeAdmission}.
-   */
-  private boolean awaitingAdmission;
-  /** Non-null only while awaiting admission once a frame arrived; replayed when the server decided. */
-  private List<Object> beforeAdmission;
   /** Non-null only when REFUSED: why, for the GOAWAY that answers HELLO. */
   private String refusal;
 
@@ -146,8 +98,10 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
     this.server = server;
     this.channel = channel;
     this.compression = compression;
-    this.writer = new ResponseWriter(channel);
-    this.lane = server.dispatcher().newLane();
+    this.handshake = new ServerHandshake(compression);
+    this.calls = new InboundCalls(channel, server.dispatcher(), compression);
+    this.readerIdle = new ReaderIdleWatch(channel, server.clock(), server.readerIdleNanos(), this::clientWentSilent);
+    this.reading = new ReadGate(channel);
   }
 
   Channel channel() {
@@ -156,12 +110,12 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
 
   /** Accepted requests not finished yet; read on the loop. */
   int inFlight() {
-    return inFlight;
+    return calls.inFlight();
   }
 
   /** Requests finished on this connection; read on the loop. */
   long served() {
-    return served;
+    return calls.served();
   }
 
   /** Active at once (an accepted socket, an embedded channel): the timers start now. */
@@ -183,19 +137,12 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
       return;
     }
     timersStarted = true;
-    lastReadNanos = server.clock().nanoTime();
-    long handshake = server.handshakeTimeoutNanos();
-    if (handshake > 0) {
-      handshakeDeadline = server.clock().schedule(channel, this::handshakeDeadlinePassed, handshake);
-    }
-    if (server.readerIdleNanos() > 0) {
-      readerIdleCheck = server.clock().schedule(channel, this::checkReaderIdle, server.readerIdleNanos());
-    }
+    readerIdle.start();
+    handshake.startDeadline(server.clock(), channel, this::handshakeDeadlinePassed, server.handshakeTimeoutNanos());
   }
 
   /** A peer that never finishes the handshake (TLS or HELLO) holds a socket for nothing. */
   private void handshakeDeadlinePassed() {
-    handshakeDeadline = null;
     if (state == State.HANDSHAKING || state == State.REFUSED) {
       log.debug("closing {}: {} within the server's handshake timeout", channel.remoteAddress(),
           state == State.HANDSHAKING ? "no HELLO" : "a refused client did not close");
@@ -203,24 +150,11 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
     }
   }
 
-  /**
-   * A client silent for the server's reader idle is gone (it would have pinged): GOAWAY and close.
-   * Otherwise the next check is due when the quiet time since the last read reaches the limit.
-   */
-  private void checkReaderIdle() {
-    readerIdleCheck = null;
-    if (state == State.CLOSED) {
-      return;
-    }
-    long limit = server.readerIdleNanos();
-    long quiet = server.clock().nanoTime() - lastReadNanos;
-    if (quiet < limit) {
-      readerIdleCheck = server.clock().schedule(channel, this::checkReaderIdle, limit - quiet);
-      return;
-    }
+  /** A client silent for the server's reader idle is gone (it would have pinged): GOAWAY and close. */
+  private void clientWentSilent() {
     log.debug("closing {}: silent for the server's reader idle", channel.remoteAddress());
     transitionTo(State.DRAINING, "client silent for the server's reader idle");
-    channel.writeAndFlush(new GoAway(GoAwayReason.IDLE_TIMEOUT, highestAcceptedId, "client silent too long"))
+    channel.writeAndFlush(new GoAway(GoAwayReason.IDLE_TIMEOUT, calls.highestAcceptedId(), "client silent too long"))
         .addListener(ChannelFutureListener.CLOSE);
   }
 
@@ -230,31 +164,28 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
    */
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) {
-    startQueuedCalls();
-    lastReadNanos = server.clock().nanoTime();
+    calls.startQueued();
+    readerIdle.readSomething();
     ctx.fireChannelReadComplete();
   }
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    if (awaitingAdmission) {
-      // Only TLS reads before admission, to finish its handshake; a HELLO in that read waits here.
-      if (beforeAdmission == null) {
-        beforeAdmission = new ArrayList<>(2);
-      }
-      beforeAdmission.add(msg);
+    if (reading.holdIfAwaiting(msg)) {
+      // Only TLS reads before admission, to finish its handshake; a HELLO in that read waits.
     } else if (msg instanceof Hello) {
       handleHello(ctx);
     } else if (state == State.REFUSED) {
       // Anything a refused client pipelined after HELLO: its GOAWAY said that none of it runs.
     } else if (msg instanceof Request r) {
-      handleRequest(r);
+      // Above the last accepted id once DRAINING: the client already knows it did not run.
+      calls.handle(r, peer, state != State.DRAINING);
     } else if (msg instanceof Batch b) {
       for (Request r : b.requests()) {
-        handleRequest(r);
+        calls.handle(r, peer, state != State.DRAINING);
       }
     } else if (msg instanceof Cancel c) {
-      handleCancel(c.requestId());
+      calls.cancel(c.requestId());
     } else if (msg instanceof Ping p) {
       ctx.writeAndFlush(new Pong(p.data()), ctx.voidPromise());
     } else if (msg instanceof GoAway) {
@@ -263,45 +194,19 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
   }
 
   private void handleHello(ChannelHandlerContext ctx) {
-    FrameDecoder decoder = ctx.pipeline().get(FrameDecoder.class);
-    clientMinorVersion = decoder == null ? 0 : decoder.peerMinorVersion();
     if (state == State.REFUSED) {
-      answerRefusedHello(ctx);
+      handshake.refuse(ctx, refusal);
       return;
     }
-    peer = new Peer(channel.remoteAddress(), verifiedChain);
     Welcome welcome = server.welcome();
-    maxInFlight = welcome.maxConcurrentRequests();
-    announcedTopology = TopologyUpdate.of(welcome);
-    ByteBuf out = ctx.alloc().ioBuffer(128);
-    FrameCodec.writePreface(out, compression.capabilities());
-    FrameCodec.encode(welcome, out);
-    ctx.writeAndFlush(out, ctx.voidPromise());
+    calls.limitInFlight(welcome.maxConcurrentRequests());
+    peer = handshake.welcome(ctx, welcome);
     transitionTo(State.ACTIVE, null);
-  }
-
-  /**
-   * Preface and GOAWAY instead of WELCOME. A 1.0 client cannot read the TOO_MANY_CONNECTIONS
-   * reason, so it is told SHUTDOWN, which also sends it elsewhere; the message says why either way.
-   * With no handshake deadline to bound the wait for the client's close, the server closes itself.
-   */
-  private void answerRefusedHello(ChannelHandlerContext ctx) {
-    GoAwayReason reason = clientMinorVersion >= ProtocolVersion.FIRST_MINOR_OF_1_1
-        ? GoAwayReason.TOO_MANY_CONNECTIONS : GoAwayReason.SHUTDOWN;
-    GoAway goAway = new GoAway(reason, 0, refusal);
-    ByteBuf out = ctx.alloc().ioBuffer(16 + FrameCodec.encodedSize(goAway));
-    FrameCodec.writePreface(out);
-    FrameCodec.encode(goAway, out);
-    ChannelFuture written = ctx.writeAndFlush(out);
-    if (handshakeDeadline == null) {
-      written.addListener(ChannelFutureListener.CLOSE);
-    }
   }
 
   /** Reads nothing until {@link #admit()} or {@link #refuse(String)}; call in the channel's initializer. */
   void awaitAdmission() {
-    awaitingAdmission = true;
-    channel.config().setAutoRead(false);
+    reading.closeUntilAdmitted();
   }
 
   /** The server counted this connection in: it may read (any thread). */
@@ -319,34 +224,24 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
 
   /** {@code refusedBecause} null: admitted. Then what arrived meanwhile is handled as if it came now. */
   private void admissionDecided(String refusedBecause) {
-    awaitingAdmission = false;
+    List<Object> held = reading.admissionDecided();
     if (refusedBecause != null) {
       refusal = refusedBecause;
       transitionTo(State.REFUSED, refusedBecause);
     }
-    List<Object> held = beforeAdmission;
-    beforeAdmission = null;
-    if (held != null && state != State.CLOSED) {
+    if (!held.isEmpty() && state != State.CLOSED) {
       ChannelHandlerContext ctx = channel.pipeline().context(this);
       for (Object msg : held) {
         channelRead(ctx, msg);
       }
-      startQueuedCalls();
+      calls.startQueued();
     }
     updateReading();
   }
 
-  /**
-   * Reads only what it can answer: nothing before the server admitted the connection, and no new
-   * requests while the channel is not writable (the client leaves replies unread), so a slow
-   * reader cannot make the server queue replies without bound. A refused connection reads on.
-   */
+  /** Reads only what it can answer; see {@link ReadGate}. */
   private void updateReading() {
-    boolean read = state == State.REFUSED || (!awaitingAdmission && channel.isWritable());
-    if (channel.config().isAutoRead() != read) {
-      log.debug("{} reading from {}", read ? "resuming" : "pausing", channel.remoteAddress());
-      channel.config().setAutoRead(read);
-    }
+    reading.update(state == State.REFUSED);
   }
 
   @Override
@@ -357,7 +252,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
 
   /** Reading is paused now (for writability or before admission); read on the loop. */
   boolean isReadPaused() {
-    return !channel.config().isAutoRead();
+    return reading.isPaused();
   }
 
   /**
@@ -367,14 +262,12 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
    */
   void announceTopology() {
     onLoop(() -> {
-      if ((state != State.ACTIVE && state != State.DRAINING)
-          || clientMinorVersion < ProtocolVersion.FIRST_MINOR_OF_1_1) {
+      if (state != State.ACTIVE && state != State.DRAINING) {
         return;
       }
-      TopologyUpdate now = TopologyUpdate.of(server.welcome());
-      if (!now.equals(announcedTopology)) {
-        announcedTopology = now;
-        channel.writeAndFlush(now, channel.voidPromise());
+      TopologyUpdate news = handshake.topologyNews(server.welcome());
+      if (news != null) {
+        channel.writeAndFlush(news, channel.voidPromise());
       }
     });
   }
@@ -396,101 +289,17 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
     }
     state = next;
     if (previous == State.HANDSHAKING && next != State.REFUSED) {
-      cancel(handshakeDeadline);
-      handshakeDeadline = null;
+      handshake.cancelDeadline();
     }
     switch (next) {
       case ACTIVE -> server.emit(TetherEvent.Kind.ACCEPTED, channel, "client handshake done", null);
       case DRAINING, REFUSED -> server.emit(TetherEvent.Kind.GOAWAY_SENT, channel, why, null);
       case CLOSED -> {
-        cancel(readerIdleCheck);
-        readerIdleCheck = null;
-        server.connectionClosed(this, served);
+        readerIdle.stop();
+        server.connectionClosed(this, calls.served());
       }
       default -> { }
     }
-  }
-
-  private static void cancel(Scheduler.Cancellable timer) {
-    if (timer != null) {
-      timer.cancel();
-    }
-  }
-
-  private void handleRequest(Request r) {
-    // First of all: every answer to a twoway request, whatever branch writes it, finds its id here.
-    if (!r.isOneway()) {
-      unanswered.put(r.requestId(), r);
-    }
-    if (state == State.DRAINING) {
-      // Above the last accepted id: the client already knows this one did not run.
-      refuse(r);
-      return;
-    }
-    if (inFlight >= maxInFlight) {
-      // The limit WELCOME announced: REFUSED proves to the client that it did not run.
-      refuse(r);
-      return;
-    }
-    if (Integer.compareUnsigned(r.requestId(), highestAcceptedId) > 0) {
-      highestAcceptedId = r.requestId();
-    }
-    inFlight++;
-    ServiceCall call = server.dispatcher().dispatch(r, peer, this, lane);
-    queuedCallsToStart |= call != null && lane == null;
-    // A queued call replaces its request, so a CANCEL can stop it. No answer can be encoded before
-    // this line: encoding runs on this loop, in a later task.
-    if (call != null && !r.isOneway()) {
-      unanswered.put(r.requestId(), call);
-    }
-  }
-
-  /**
-   * The client gave up on a request: a queued one never runs, a running one finishes unanswered,
-   * and an answer already produced but not yet written is dropped. A CANCEL for a request already
-   * answered, or unknown, changes nothing.
-   */
-  private void handleCancel(int requestId) {
-    Object accepted = unanswered.remove(requestId);
-    if (accepted instanceof ServiceCall call) {
-      call.cancel();
-    }
-  }
-
-  /**
-   * Answers REFUSED without running the request; a oneway request is dropped (nobody waits for
-   * an answer). The answer counts as in flight until written, as every answer does.
-   */
-  private void refuse(Request r) {
-    if (r.isOneway()) {
-      log.debug("dropping oneway {}.{} from {}: not accepted", r.service(), r.operation(), channel.remoteAddress());
-      return;
-    }
-    inFlight++;
-    respond(new Response(r.requestId(), Status.REFUSED, Map.of(), new byte[0]));
-  }
-
-  @Override
-  public void respond(Response response) {
-    writer.enqueue(response);
-  }
-
-  @Override
-  public void onewayDone() {
-    if (channel.eventLoop().inEventLoop()) {
-      requestFinished();
-      return;
-    }
-    try {
-      channel.eventLoop().execute(this::requestFinished);
-    } catch (RejectedExecutionException loopStopped) {
-      // The server closed while the oneway call ran; there is nothing left to account for.
-    }
-  }
-
-  private void requestFinished() {
-    inFlight--;
-    served++;
   }
 
   /**
@@ -506,8 +315,9 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
     if (state != State.ACTIVE && state != State.HANDSHAKING) {
       return;
     }
-    transitionTo(State.DRAINING, "server is shutting down; last accepted request " + highestAcceptedId);
-    channel.writeAndFlush(new GoAway(GoAwayReason.SHUTDOWN, highestAcceptedId, "server is shutting down"));
+    int lastAccepted = calls.highestAcceptedId();
+    transitionTo(State.DRAINING, "server is shutting down; last accepted request " + lastAccepted);
+    channel.writeAndFlush(new GoAway(GoAwayReason.SHUTDOWN, lastAccepted, "server is shutting down"));
   }
 
   @Override
@@ -515,38 +325,16 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
     if (evt instanceof ProtocolViolation v) {
       server.emit(TetherEvent.Kind.PROTOCOL_ERROR, channel, v.cause().getMessage(), v.cause());
     } else if (evt instanceof SslHandshakeCompletionEvent done && done.isSuccess()) {
-      verifiedChain = peerChain(ctx.pipeline().get(SslHandler.class));
+      handshake.tlsHandshakeDone(ctx.pipeline().get(SslHandler.class));
     }
     ctx.fireUserEventTriggered(evt);
   }
 
-  /** What the client presented and TLS verified; empty when client authentication asked for none. */
-  private static List<X509Certificate> peerChain(SslHandler tls) {
-    try {
-      List<X509Certificate> chain = new ArrayList<>();
-      for (Certificate c : tls.engine().getSession().getPeerCertificates()) {
-        if (c instanceof X509Certificate x509) {
-          chain.add(x509);
-        }
-      }
-      return List.copyOf(chain);
-    } catch (SSLPeerUnverifiedException anonymous) {
-      return List.of();
-    }
-  }
-
-  private void startQueuedCalls() {
-    if (queuedCallsToStart) {
-      queuedCallsToStart = false;
-      server.dispatcher().startQueued();
-    }
-  }
-
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
-    startQueuedCalls(); // a read burst the close cut short: its calls are accounted for when they end
+    calls.startQueued(); // a read burst the close cut short: its calls are accounted for when they end
     transitionTo(State.CLOSED, null);
-    writer.discardQueued();
+    calls.discardUnwritten();
     compression.close();
     ctx.fireChannelInactive();
   }
@@ -555,37 +343,5 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Res
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     log.debug("server connection from {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
     ctx.close();
-  }
-
-  /** Responses from any thread, encoded and flushed in batches on the loop. */
-  private final class ResponseWriter extends WriteBatcher<Response> {
-    ResponseWriter(Channel channel) {
-      super(channel);
-    }
-
-    /** Ice's rule: a reply is compressed when its request came compressed and the body is worth it. */
-    @Override
-    protected void encode(Response response, ByteBuf out) {
-      if (unanswered.remove(response.requestId()) == null) {
-        requestFinished(); // cancelled: the client no longer waits for it
-        return;
-      }
-      byte[] body = response.body();
-      int flags = 0;
-      if ((response.flags() & Response.COMPRESSED) != 0) {
-        byte[] packed = compression.compressIfWorthIt(body);
-        if (packed != null) {
-          body = packed;
-          flags = Response.COMPRESSED;
-        }
-      }
-      FrameCodec.encodeResponse(response.requestId(), flags, response.status(), response.metadata(), body, out);
-      requestFinished();
-    }
-
-    @Override
-    protected void discard(Response response) {
-      // The client is gone; it will learn from the closed connection.
-    }
   }
 }

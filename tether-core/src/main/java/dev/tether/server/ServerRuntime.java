@@ -13,37 +13,26 @@ import dev.tether.protocol.FrameEncoder;
 import dev.tether.protocol.Welcome;
 import dev.tether.spi.Scheduler;
 import dev.tether.spi.Ticker;
-import dev.tether.transport.LocalTransport;
 import dev.tether.transport.TlsWatch;
-import dev.tether.transport.Transport;
 import dev.tether.transport.TransportSet;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.local.LocalAddress;
-import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * The machinery behind a {@code TetherServer}: listeners on every endpoint, the live
- * connections, dispatch, and the two ways to stop (graceful drain, or at once). The lifecycle and
- * the set of connections belong to one serial control executor; each connection's own state
- * belongs to its event loop.
+ * The running server behind a {@code TetherServer}: its lifecycle (running, draining, closed), the
+ * set of live connections it admitted, and the two ways to stop (graceful drain, or at once). It
+ * sets up each accepted connection and is the host the connection reports to; the sockets it
+ * listens on are {@link ServerListeners}'. The lifecycle and the set of connections belong to one
+ * serial control executor; each connection's own state belongs to its event loop.
  */
 public final class ServerRuntime implements ServerConnection.Host {
-  /** How long {@link #status()} waits for a connection's loop to report its counts. */
-  private static final long STATUS_WAIT_MILLIS = 1_000;
-
   /** The life of a server. */
   enum Lifecycle {
     /** Accepting connections and serving requests. */
@@ -57,7 +46,7 @@ public final class ServerRuntime implements ServerConnection.Host {
   /** The timing settings of a server; durations of zero turn a timer off. */
   public record Timing(Ticker ticker, Scheduler scheduler, Duration readerIdle, Duration handshakeTimeout) {}
 
-  private final List<Endpoint> requested;
+  private final ServerListeners listeners;
   private final TransportSet transports;
   private final Dispatcher dispatcher;
   private final Supplier<Welcome> welcome;
@@ -71,10 +60,6 @@ public final class ServerRuntime implements ServerConnection.Host {
   private final ExecutorService ownedExecutor;
   private final EventBus events;
   private final BodyCompression.Settings compression;
-  /** Written by start(), which also closes them when it fails; read by the stopping thread. */
-  private final List<Channel> listeners = new ArrayList<>();
-  /** Written by start() while the first connections may already read it on their loops. */
-  private final List<Endpoint> bound = new CopyOnWriteArrayList<>();
 
   /** Owns the fields below; tasks must not block. */
   private final SerialExecutor control = new SerialExecutor();
@@ -100,7 +85,7 @@ public final class ServerRuntime implements ServerConnection.Host {
       BodyCompression.Settings compression) {
     this.events = events;
     this.compression = compression;
-    this.requested = List.copyOf(endpoints);
+    this.listeners = new ServerListeners(endpoints, transports);
     this.transports = transports;
     this.dispatcher = dispatcher;
     this.welcome = welcome;
@@ -117,9 +102,9 @@ public final class ServerRuntime implements ServerConnection.Host {
    * TetherException naming the endpoint.
    */
   public void start() {
-    for (Endpoint e : requested) {
+    for (Endpoint e : listeners.requested()) {
       try {
-        bind(e);
+        listeners.bind(e, streamPipeline(), datagramPipeline());
       } catch (Throwable failure) {
         // Netty rethrows bind errors as undeclared checked exceptions: catch them all.
         close();
@@ -129,29 +114,6 @@ public final class ServerRuntime implements ServerConnection.Host {
         throw new TetherException("cannot listen on " + e + ": " + failure.getMessage(), failure);
       }
     }
-  }
-
-  private void bind(Endpoint e) {
-    Transport t = transports.find(e.transport());
-    if (t == null) {
-      throw new IllegalArgumentException(
-          "cannot listen on " + e + ": unknown transport, or ssl without TLS configured on the server");
-    }
-    SocketAddress address = t.address(e.host(), e.port());
-    Channel listener = t.bind(address, t.isDatagram() ? datagramPipeline() : streamPipeline())
-        .syncUninterruptibly().channel();
-    listeners.add(listener);
-    bound.add(e.withPort(portOf(listener.localAddress())));
-  }
-
-  private static int portOf(SocketAddress address) {
-    if (address instanceof InetSocketAddress inet) {
-      return inet.getPort();
-    }
-    if (address instanceof LocalAddress) {
-      return LocalTransport.portOf(address);
-    }
-    throw new IllegalStateException("unexpected address " + address);
   }
 
   private ChannelInitializer<Channel> streamPipeline() {
@@ -199,13 +161,7 @@ public final class ServerRuntime implements ServerConnection.Host {
   /** How many open connections have stopped reading (a client that leaves replies unread); for tests. */
   int readPausedConnections() {
     List<ServerConnection> open = onControl(() -> List.copyOf(connections)).join();
-    int paused = 0;
-    for (ServerConnection c : open) {
-      CompletableFuture<Boolean> f = new CompletableFuture<>();
-      c.channel().eventLoop().execute(() -> f.complete(c.isReadPaused()));
-      paused += f.join() ? 1 : 0;
-    }
-    return paused;
+    return (int) ConnectionReads.onEachLoop(open, ServerConnection::isReadPaused).stream().filter(p -> p).count();
   }
 
   private ChannelInitializer<Channel> datagramPipeline() {
@@ -220,7 +176,7 @@ public final class ServerRuntime implements ServerConnection.Host {
   }
 
   public List<Endpoint> boundEndpoints() {
-    return List.copyOf(bound);
+    return listeners.bound();
   }
 
   @Override
@@ -293,22 +249,8 @@ public final class ServerRuntime implements ServerConnection.Host {
   @Override
   public void emit(TetherEvent.Kind kind, Channel channel, String detail, Throwable cause) {
     if (events.isOn()) {
-      events.emit(kind, endpointOf(channel), detail + " (client " + channel.remoteAddress() + ")", cause);
+      events.emit(kind, listeners.endpointOf(channel), detail + " (client " + channel.remoteAddress() + ")", cause);
     }
-  }
-
-  private String endpointOf(Channel channel) {
-    SocketAddress local = channel.localAddress();
-    if (local == null) {
-      return null;
-    }
-    int port = portOf(local);
-    for (Endpoint e : bound) {
-      if (e.port() == port) {
-        return e.toString();
-      }
-    }
-    return null;
   }
 
   /** Every change of lifecycle goes through here, on the control executor, and emits its event. */
@@ -343,31 +285,11 @@ public final class ServerRuntime implements ServerConnection.Host {
   public ServerStatus status() {
     record Registry(Lifecycle lifecycle, List<ServerConnection> open, long servedByClosed) {}
     Registry registry = onControl(() -> new Registry(lifecycle, List.copyOf(connections), servedByClosed)).join();
-    List<CompletableFuture<long[]>> counts = new ArrayList<>(registry.open().size());
-    for (ServerConnection c : registry.open()) {
-      CompletableFuture<long[]> f = new CompletableFuture<>();
-      Runnable read = () -> f.complete(new long[] {c.inFlight(), c.served()});
-      if (c.channel().eventLoop().inEventLoop()) {
-        read.run(); // called on that loop (a handler polling): waiting for it would stall it
-      } else {
-        try {
-          c.channel().eventLoop().execute(read);
-        } catch (RejectedExecutionException stopped) {
-          f.complete(new long[] {0, 0});
-        }
-      }
-      counts.add(f);
-    }
     long inFlight = 0;
     long served = registry.servedByClosed();
-    for (CompletableFuture<long[]> f : counts) {
-      try {
-        long[] v = f.get(STATUS_WAIT_MILLIS, TimeUnit.MILLISECONDS);
-        inFlight += v[0];
-        served += v[1];
-      } catch (Exception notAnswered) {
-        // A closing or stuck loop: its counts are missing from this snapshot.
-      }
+    for (long[] counts : ConnectionReads.onEachLoop(registry.open(), c -> new long[] {c.inFlight(), c.served()})) {
+      inFlight += counts[0];
+      served += counts[1];
     }
     return new ServerStatus(registry.lifecycle().name(), registry.open().size(), (int) inFlight, served);
   }
@@ -389,7 +311,7 @@ public final class ServerRuntime implements ServerConnection.Host {
     if (drain == null) {
       return;
     }
-    closeListeners();
+    listeners.closeAll();
     for (ServerConnection c : drain.open()) {
       c.beginDrain();
     }
@@ -418,7 +340,7 @@ public final class ServerRuntime implements ServerConnection.Host {
     if (open == null) {
       return;
     }
-    closeListeners();
+    listeners.closeAll();
     for (ServerConnection c : open) {
       c.channel().close();
     }
@@ -428,11 +350,5 @@ public final class ServerRuntime implements ServerConnection.Host {
     }
     transports.shutdown().syncUninterruptibly();
     events.close();
-  }
-
-  private void closeListeners() {
-    for (Channel l : listeners) {
-      l.close().syncUninterruptibly();
-    }
   }
 }

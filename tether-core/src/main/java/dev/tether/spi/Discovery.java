@@ -4,7 +4,7 @@ import dev.tether.Endpoint;
 import java.util.List;
 
 /**
- * Where a proxy finds its servers when the list may change while it lives (DESIGN.md 7.1).
+ * Where a proxy finds its servers when the list may change while it lives.
  * Implementations are thread-safe; the runtime reads {@link #endpoints()} before each selection
  * and, through {@link #subscribe}, hears of changes without waiting for the next call.
  */

@@ -1,5 +1,6 @@
 package dev.tether.transport;
 
+import dev.tether.spi.Scheduler;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
@@ -20,9 +21,9 @@ public final class SslTransport extends TcpTransport {
   private final AtomicReference<SslContext> clientContext;
   private final AtomicReference<SslContext> serverContext;
 
-  public SslTransport(
-      IoFlavor flavor, EventLoopGroup group, SslContext clientContext, SslContext serverContext) {
-    super(flavor, group);
+  public SslTransport(IoFlavor flavor, EventLoopGroup group, Scheduler timers, SslContext clientContext,
+      SslContext serverContext) {
+    super(flavor, group, timers);
     this.clientContext = new AtomicReference<>(clientContext);
     this.serverContext = new AtomicReference<>(serverContext);
   }
@@ -63,7 +64,10 @@ public final class SslTransport extends TcpTransport {
         } else {
           // The dialled host, so hostname verification and SNI see the name the user gave.
           InetSocketAddress peer = (InetSocketAddress) remote;
-          ch.pipeline().addLast("tls", context.newHandler(ch.alloc(), peer.getHostString(), peer.getPort()));
+          SslHandler tls = context.newHandler(ch.alloc(), peer.getHostString(), peer.getPort());
+          // The connection's handshake deadline covers TLS and HELLO on the runtime's clock.
+          tls.setHandshakeTimeoutMillis(0);
+          ch.pipeline().addLast("tls", tls);
         }
         ch.pipeline().addLast(handler);
       }

@@ -1,5 +1,6 @@
 package dev.tether.transport;
 
+import dev.tether.spi.Scheduler;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -11,14 +12,26 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.time.Duration;
 
-/** Plain TCP over the event loops of its {@link IoFlavor}; TCP_NODELAY, as RPC traffic wants. */
+/**
+ * Plain TCP over the event loops of its {@link IoFlavor}; TCP_NODELAY, as RPC traffic wants. A
+ * connect gives up after its timeout as {@code timers} count time (the runtime's scheduler), not
+ * on a timer of Netty's own.
+ */
 public class TcpTransport implements Transport {
+  /**
+   * The bound on a connect given no timeout: what Netty would apply by default, kept so such a
+   * connect ends as it did, now on the runtime's clock.
+   */
+  static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(30);
+
   private final IoFlavor flavor;
   private final EventLoopGroup group;
+  private final Scheduler timers;
 
-  public TcpTransport(IoFlavor flavor, EventLoopGroup group) {
+  public TcpTransport(IoFlavor flavor, EventLoopGroup group, Scheduler timers) {
     this.flavor = flavor;
     this.group = group;
+    this.timers = timers;
   }
 
   @Override
@@ -50,11 +63,11 @@ public class TcpTransport implements Transport {
             .option(ChannelOption.TCP_NODELAY, true)
             .option(ChannelOption.SO_KEEPALIVE, true)
             .option(ChannelOption.WRITE_BUFFER_WATER_MARK, WRITE_BUFFER_WATER_MARK)
+            // 0 turns Netty's own connect timer off: the deadline below is the only one.
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 0)
             .handler(wrap(handler, remote));
-    if (connectTimeout != null) {
-      bootstrap.option(ChannelOption.CONNECT_TIMEOUT_MILLIS, clampMillis(connectTimeout));
-    }
-    return bootstrap.connect(remote);
+    Duration limit = connectTimeout != null ? connectTimeout : DEFAULT_CONNECT_TIMEOUT;
+    return ConnectDeadline.bound(bootstrap.connect(remote), remote, limit, timers);
   }
 
   @Override
@@ -82,10 +95,5 @@ public class TcpTransport implements Transport {
    */
   protected ChannelHandler wrap(ChannelHandler handler, SocketAddress remote) {
     return handler;
-  }
-
-  static int clampMillis(Duration d) {
-    long ms = d.toMillis();
-    return ms > Integer.MAX_VALUE ? Integer.MAX_VALUE : (int) Math.max(1, ms);
   }
 }

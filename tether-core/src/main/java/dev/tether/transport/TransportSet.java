@@ -1,5 +1,7 @@
 package dev.tether.transport;
 
+import dev.tether.internal.EventLoopScheduler;
+import dev.tether.spi.Scheduler;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.handler.ssl.SslContext;
@@ -16,20 +18,29 @@ public final class TransportSet {
   private final IoFlavor flavor;
   private final EventLoopGroup ioGroup;
   private final Map<String, Transport> byName = new LinkedHashMap<>();
+  private final Scheduler timers;
+
+  /** A set whose connects keep time with its own event loops' timers. */
+  public TransportSet(
+      String name, int threads, boolean forceNio, SslContext clientTls, SslContext serverTls) {
+    this(name, threads, forceNio, clientTls, serverTls, null);
+  }
 
   /**
    * @param threads event-loop threads; 0 means Netty's default (two per core)
    * @param name thread-name prefix, e.g. "tether-client"
+   * @param timers the runtime's scheduler, which bounds connects; null: the set's own event loops
    */
-  public TransportSet(
-      String name, int threads, boolean forceNio, SslContext clientTls, SslContext serverTls) {
+  public TransportSet(String name, int threads, boolean forceNio, SslContext clientTls, SslContext serverTls,
+      Scheduler timers) {
     this.flavor = IoFlavor.best(forceNio);
     this.ioGroup =
         new MultiThreadIoEventLoopGroup(
             threads, new DefaultThreadFactory(name, true), flavor.ioHandlerFactory());
-    add(new TcpTransport(flavor, ioGroup));
+    this.timers = timers != null ? timers : new EventLoopScheduler(ioGroup);
+    add(new TcpTransport(flavor, ioGroup, this.timers));
     if (clientTls != null || serverTls != null) {
-      add(new SslTransport(flavor, ioGroup, clientTls, serverTls));
+      add(new SslTransport(flavor, ioGroup, this.timers, clientTls, serverTls));
     }
     add(new UdpTransport(flavor, ioGroup));
     add(new LocalTransport());
@@ -58,6 +69,11 @@ public final class TransportSet {
 
   public IoFlavor flavor() {
     return flavor;
+  }
+
+  /** The scheduler that bounds connects: the one given, or one over this set's event loops. */
+  public Scheduler timers() {
+    return timers;
   }
 
   public EventLoopGroup ioGroup() {

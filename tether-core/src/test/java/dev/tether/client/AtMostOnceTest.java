@@ -165,13 +165,14 @@ class AtMostOnceTest {
   void staleCachedConnectionToARestartedServerIsReplacedTransparently() {
     TetherServer first = server("first");
     int port = first.endpoints().get(0).port();
-    Proxy p = tether().proxy(first.proxyString("bank"));
+    Tether t = tether();
+    Proxy p = t.proxy(first.proxyString("bank"));
     assertThat(call(p, "withdraw")).isEqualTo("first");
     Connection stale = p.connection();
     first.close();
     servers.remove(first);
     server("restarted", "tcp -h 127.0.0.1 -p " + port, TetherServer.builder());
-    await().atMost(Duration.ofSeconds(5)).until(() -> stale.state() == ConnectionState.CLOSED);
+    await().atMost(Duration.ofSeconds(5)).until(() -> t.connection(stale).state() == ConnectionState.CLOSED);
     // A reconnect that met the port before the restart backs off; calls fail fast, unrun, until its next attempt.
     await().atMost(Duration.ofSeconds(5)).ignoreExceptions().until(() -> call(p, "withdraw").equals("restarted"));
     assertThat(executed("restarted")).isEqualTo(1);

@@ -9,7 +9,8 @@ import dev.tether.Endpoint;
 import dev.tether.InvocationMode;
 import dev.tether.Resolver;
 import dev.tether.observe.TetherEvent;
-import dev.tether.protocol.FrameCodec;
+import dev.tether.protocol.FrameReader;
+import dev.tether.protocol.FrameWriter;
 import dev.tether.protocol.Ping;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Welcome;
@@ -76,9 +77,9 @@ class ClientConnectionTest {
 
   private static ByteBuf fromServer(dev.tether.protocol.Frame... frames) {
     ByteBuf buf = Unpooled.buffer();
-    FrameCodec.writePreface(buf);
+    FrameWriter.writePreface(buf);
     for (dev.tether.protocol.Frame f : frames) {
-      FrameCodec.encode(f, buf);
+      FrameWriter.encode(f, buf);
     }
     return buf;
   }
@@ -88,7 +89,7 @@ class ClientConnectionTest {
     ByteBuf buf = ch.readOutbound();
     try {
       int length = buf.readInt();
-      return FrameCodec.decode(buf.readSlice(length));
+      return FrameReader.decode(buf.readSlice(length));
     } finally {
       buf.release();
     }

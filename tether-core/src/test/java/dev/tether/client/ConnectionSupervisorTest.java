@@ -11,7 +11,7 @@ import dev.tether.internal.EventBus;
 import dev.tether.internal.SerialExecutor;
 import dev.tether.observe.ConnectionStatus;
 import dev.tether.observe.TetherEvent;
-import dev.tether.server.ManualClock;
+import dev.tether.internal.ManualClock;
 import dev.tether.spi.Scheduler;
 import dev.tether.spi.Ticker;
 import dev.tether.transport.LocalTransport;
@@ -37,9 +37,9 @@ import org.junit.jupiter.api.Test;
 class ConnectionSupervisorTest {
   private static final Backoff BACKOFF = new Backoff(Duration.ofMillis(100), 2.0, Duration.ofSeconds(10), 0);
 
-  private final ManualClock clock = new ManualClock();
+  private final ManualClock clock = new ManualClock(1_000_000_000L);
   private final SerialExecutor control = new SerialExecutor();
-  private final List<FakeChannel> dials = new ArrayList<>();
+  private final List<ScriptedChannel> dials = new ArrayList<>();
   private final List<TetherEvent> events = new CopyOnWriteArrayList<>();
   private final EventBus bus = new EventBus(List.of(events::add), clock, "supervisor-test-events");
   private final Candidate candidate = new Candidate(Endpoint.parse("tcp -h 127.0.0.1 -p 7001"), new LocalTransport(),
@@ -58,7 +58,7 @@ class ConnectionSupervisorTest {
     assertThat(supervisor.state()).isEqualTo(ConnectionSupervisor.State.CONNECTING);
     assertThat(dials).hasSize(1);
 
-    dials.get(0).succeed();
+    dials.get(0).connects(null);
 
     assertThat(call).isCompletedWithValue(dials.get(0));
     assertThat(supervisor.state()).isEqualTo(ConnectionSupervisor.State.READY);
@@ -68,19 +68,19 @@ class ConnectionSupervisorTest {
   @Test
   void aFailedFirstConnectStartsTheStreak() {
     CompletableFuture<RequestChannel> call = supervisor.obtain(candidate);
-    dials.get(0).fail("connection refused");
+    dials.get(0).failsToConnect(new ConnectFailedException("connection refused"));
 
     assertThat(call).isCompletedExceptionally();
     assertThat(supervisor.state()).isEqualTo(ConnectionSupervisor.State.TRANSIENT_FAILURE);
     assertThat(supervisor.isBackingOff()).isTrue();
-    assertThat(clock.pending()).containsExactly(Duration.ofMillis(100));
+    assertThat(clock.pendingDelays()).containsExactly(Duration.ofMillis(100));
   }
 
   @Test
   void callsDuringTheDelayDoNotDialAndFailFastWithTheDueTime() {
     supervisor.obtain(candidate);
-    dials.get(0).fail("connection refused");
-    clock.advance(Duration.ofMillis(40));
+    dials.get(0).failsToConnect(new ConnectFailedException("connection refused"));
+    clock.forward(Duration.ofMillis(40));
 
     for (int i = 0; i < 5; i++) {
       CompletableFuture<RequestChannel> call = supervisor.obtain(candidate);
@@ -95,32 +95,32 @@ class ConnectionSupervisorTest {
   @Test
   void theScheduledAttemptDialsOncePerDelay() {
     supervisor.obtain(candidate);
-    dials.get(0).fail("refused");
+    dials.get(0).failsToConnect(new ConnectFailedException("refused"));
     supervisor.obtain(candidate);
 
-    clock.advance(Duration.ofMillis(99));
+    clock.forward(Duration.ofMillis(99));
     assertThat(dials).hasSize(1);
-    clock.advance(Duration.ofMillis(1));
+    clock.forward(Duration.ofMillis(1));
     assertThat(dials).hasSize(2);
 
-    dials.get(1).fail("refused again");
+    dials.get(1).failsToConnect(new ConnectFailedException("refused again"));
     supervisor.obtain(candidate);
-    clock.advance(Duration.ofMillis(199));
+    clock.forward(Duration.ofMillis(199));
     assertThat(dials).hasSize(2);
-    clock.advance(Duration.ofMillis(1));
+    clock.forward(Duration.ofMillis(1));
     assertThat(dials).as("the second delay doubled").hasSize(3);
   }
 
   @Test
   void waitForReadyWaitsForTheNextAttemptAndGetsItsConnection() {
     supervisor.obtain(candidate);
-    dials.get(0).fail("refused");
+    dials.get(0).failsToConnect(new ConnectFailedException("refused"));
 
     CompletableFuture<RequestChannel> waiting = supervisor.obtain(candidate, true, 0);
     assertThat(waiting).isNotDone();
-    clock.advance(Duration.ofMillis(100));
+    clock.forward(Duration.ofMillis(100));
     assertThat(waiting).isNotDone();
-    dials.get(1).succeed();
+    dials.get(1).connects(null);
 
     assertThat(waiting).isCompletedWithValue(dials.get(1));
   }
@@ -128,7 +128,7 @@ class ConnectionSupervisorTest {
   @Test
   void waitForReadyFailsAtOnceWhenTheNextAttemptIsDueAfterTheDeadline() {
     supervisor.obtain(candidate);
-    dials.get(0).fail("refused");
+    dials.get(0).failsToConnect(new ConnectFailedException("refused"));
 
     CompletableFuture<RequestChannel> call =
         supervisor.obtain(candidate, true, clock.nanoTime() + Duration.ofMillis(50).toNanos());
@@ -139,16 +139,16 @@ class ConnectionSupervisorTest {
   @Test
   void aStreakNoCallAskedForSinceItsLastAttemptGoesBackToIdleAndKeepsItsDelays() {
     supervisor.obtain(candidate);
-    dials.get(0).fail("refused");
+    dials.get(0).failsToConnect(new ConnectFailedException("refused"));
 
-    clock.advance(Duration.ofMillis(100));
+    clock.forward(Duration.ofMillis(100));
     assertThat(supervisor.state()).isEqualTo(ConnectionSupervisor.State.IDLE);
     assertThat(dials).hasSize(1);
 
     supervisor.obtain(candidate);
     assertThat(dials).as("an idle key dials for the call that asks").hasSize(2);
-    dials.get(1).fail("refused");
-    assertThat(clock.pending()).containsExactly(Duration.ofMillis(200));
+    dials.get(1).failsToConnect(new ConnectFailedException("refused"));
+    assertThat(clock.pendingDelays()).containsExactly(Duration.ofMillis(200));
   }
 
   @Test
@@ -156,12 +156,12 @@ class ConnectionSupervisorTest {
     List<ConnectionSupervisor.State> told = new ArrayList<>();
     control.execute(() -> supervisor.keepConnected(BACKOFF, (s, state, cause) -> told.add(state)));
     supervisor.obtain(candidate);
-    dials.get(0).fail("refused");
+    dials.get(0).failsToConnect(new ConnectFailedException("refused"));
 
-    clock.advance(Duration.ofMillis(100));
+    clock.forward(Duration.ofMillis(100));
     assertThat(dials).hasSize(2);
-    dials.get(1).fail("refused");
-    clock.advance(Duration.ofMillis(200));
+    dials.get(1).failsToConnect(new ConnectFailedException("refused"));
+    clock.forward(Duration.ofMillis(200));
     assertThat(dials).hasSize(3);
     assertThat(supervisor.keepsConnected()).isTrue();
     assertThat(told).startsWith(ConnectionSupervisor.State.IDLE, ConnectionSupervisor.State.CONNECTING,
@@ -171,18 +171,18 @@ class ConnectionSupervisorTest {
   @Test
   void aLostConnectionIsDialledAgainAtOnceAndBacksOffOnlyWhenThatFails() {
     supervisor.obtain(candidate);
-    dials.get(0).succeed();
+    dials.get(0).connects(null);
 
     supervisor.onConnectionClosed(dials.get(0), true, new ConnectFailedException("reset by peer"));
     assertThat(supervisor.state()).isEqualTo(ConnectionSupervisor.State.CONNECTING);
     assertThat(dials).hasSize(2);
     CompletableFuture<RequestChannel> during = supervisor.obtain(candidate);
-    dials.get(1).fail("refused");
+    dials.get(1).failsToConnect(new ConnectFailedException("refused"));
     assertThat(causeOf(during)).hasMessageContaining("refused");
     assertThat(causeOf(supervisor.obtain(candidate))).hasMessageContaining("next attempt due in 100 ms");
 
-    clock.advance(Duration.ofMillis(100));
-    dials.get(2).succeed();
+    clock.forward(Duration.ofMillis(100));
+    dials.get(2).connects(null);
     assertThat(supervisor.state()).isEqualTo(ConnectionSupervisor.State.READY);
     assertThat(supervisor.obtain(candidate)).isCompletedWithValue(dials.get(2));
     assertThat(dials).hasSize(3);
@@ -191,14 +191,14 @@ class ConnectionSupervisorTest {
   @Test
   void aLostConnectionGetsOneScheduledAttemptThoughNoCallAsks() {
     supervisor.obtain(candidate);
-    dials.get(0).succeed();
+    dials.get(0).connects(null);
     supervisor.onConnectionClosed(dials.get(0), true, new ConnectFailedException("reset by peer"));
-    dials.get(1).fail("refused");
+    dials.get(1).failsToConnect(new ConnectFailedException("refused"));
 
-    clock.advance(Duration.ofMillis(100));
+    clock.forward(Duration.ofMillis(100));
     assertThat(dials).hasSize(3);
-    dials.get(2).fail("refused");
-    clock.advance(Duration.ofMillis(200));
+    dials.get(2).failsToConnect(new ConnectFailedException("refused"));
+    clock.forward(Duration.ofMillis(200));
     assertThat(dials).hasSize(3);
     assertThat(supervisor.state()).isEqualTo(ConnectionSupervisor.State.IDLE);
   }
@@ -206,36 +206,36 @@ class ConnectionSupervisorTest {
   @Test
   void aConnectionClosedOnPurposeLeavesTheKeyIdle() {
     supervisor.obtain(candidate);
-    dials.get(0).succeed();
+    dials.get(0).connects(null);
 
     supervisor.onConnectionClosed(dials.get(0), false, null);
 
     assertThat(supervisor.state()).isEqualTo(ConnectionSupervisor.State.IDLE);
-    assertThat(clock.pending()).isEmpty();
+    assertThat(clock.pendingDelays()).isEmpty();
   }
 
   @Test
   void staleAttemptCallbacksAreIgnored() {
     supervisor.obtain(candidate);
-    FakeChannel first = dials.get(0);
+    ScriptedChannel first = dials.get(0);
     supervisor.onConnectionClosed(first, false, new ConnectFailedException("closed while connecting"));
-    assertThat(clock.pending()).containsExactly(Duration.ofMillis(100));
+    assertThat(clock.pendingDelays()).containsExactly(Duration.ofMillis(100));
 
-    first.fail("late failure of the same attempt");
+    first.failsToConnect(new ConnectFailedException("late failure of the same attempt"));
     supervisor.onConnectionClosed(first, true, null);
 
-    assertThat(clock.pending()).as("one streak step, not three").containsExactly(Duration.ofMillis(100));
+    assertThat(clock.pendingDelays()).as("one streak step, not three").containsExactly(Duration.ofMillis(100));
     assertThat(supervisor.state()).isEqualTo(ConnectionSupervisor.State.TRANSIENT_FAILURE);
   }
 
   @Test
   void shutdownIsTerminal() {
     supervisor.obtain(candidate);
-    dials.get(0).fail("refused");
+    dials.get(0).failsToConnect(new ConnectFailedException("refused"));
     CompletableFuture<RequestChannel> waiting = supervisor.obtain(candidate, true, 0);
 
     supervisor.shutdown();
-    clock.advance(Duration.ofSeconds(1));
+    clock.forward(Duration.ofSeconds(1));
 
     assertThat(supervisor.state()).isEqualTo(ConnectionSupervisor.State.SHUTDOWN);
     assertThat(dials).as("the pending attempt was called off").hasSize(1);
@@ -248,10 +248,10 @@ class ConnectionSupervisorTest {
   @Test
   void eachDialIsOneEventAndAFailedOneSaysWhenTheNextIsDue() {
     supervisor.obtain(candidate);
-    dials.get(0).fail("refused");
+    dials.get(0).failsToConnect(new ConnectFailedException("refused"));
     supervisor.obtain(candidate);
-    clock.advance(Duration.ofMillis(100));
-    dials.get(1).succeed();
+    clock.forward(Duration.ofMillis(100));
+    dials.get(1).connects(null);
 
     await().atMost(Duration.ofSeconds(5)).until(() -> events.size() == 4);
     assertThat(events).extracting(TetherEvent::kind).containsExactly(TetherEvent.Kind.CONNECTING,
@@ -301,7 +301,7 @@ class ConnectionSupervisorTest {
 
     @Override
     public RequestChannel newConnection(Candidate c, ConnectionKey key) {
-      FakeChannel channel = new FakeChannel(key);
+      ScriptedChannel channel = new ScriptedChannel(key);
       dials.add(channel);
       return channel;
     }
@@ -324,99 +324,6 @@ class ConnectionSupervisorTest {
     @Override
     public int maxExtraConnections() {
       return 0;
-    }
-  }
-
-  /** A connection whose dial the test ends by hand. */
-  private static final class FakeChannel implements RequestChannel {
-    private final ConnectionKey key;
-    private final CompletableFuture<RequestChannel> ready = new CompletableFuture<>();
-    private final Promise<Void> closed = ImmediateEventExecutor.INSTANCE.newPromise();
-
-    FakeChannel(ConnectionKey key) {
-      this.key = key;
-    }
-
-    void succeed() {
-      ready.complete(this);
-    }
-
-    void fail(String why) {
-      ready.completeExceptionally(new ConnectFailedException(why));
-    }
-
-    @Override
-    public void connect() {}
-
-    @Override
-    public void send(Invocation invocation) {
-      throw new UnsupportedOperationException("no calls in these tests");
-    }
-
-    @Override
-    public boolean isUsable() {
-      return ready.isDone() && !ready.isCompletedExceptionally() && !closed.isDone();
-    }
-
-    @Override
-    public CompletableFuture<RequestChannel> ready() {
-      return ready;
-    }
-
-    @Override
-    public ConnectionKey key() {
-      return key;
-    }
-
-    @Override
-    public CompletableFuture<ConnectionStatus> status() {
-      return new CompletableFuture<>();
-    }
-
-    @Override
-    public CompletableFuture<Void> sendBatch(List<Invocation> calls) {
-      throw new UnsupportedOperationException("no calls in these tests");
-    }
-
-    @Override
-    public Future<?> closeFuture() {
-      return closed;
-    }
-
-    @Override
-    public Future<?> close() {
-      closed.trySuccess(null);
-      return closed;
-    }
-
-    @Override
-    public SocketAddress remoteAddress() {
-      return key.address();
-    }
-
-    @Override
-    public String connectionId() {
-      return key.connectionId();
-    }
-
-    @Override
-    public Duration timeout() {
-      return key.timeout();
-    }
-
-    @Override
-    public ConnectionState state() {
-      return isUsable() ? ConnectionState.ACTIVE : ConnectionState.CONNECTING;
-    }
-
-    @Override
-    public boolean isSecure() {
-      return false;
-    }
-
-    @Override
-    public String transport() {
-      return key.transport();
     }
   }
 }

@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** DESIGN.md section 5's table, row by row, against the pure decision: no sockets. */
+/** The at-most-once rule's table, row by row, against the pure decision: no sockets. */
 class RetryPolicyTest {
   private static final Outcome[] ATTEMPT_OUTCOMES = {
       Outcome.CONNECT_FAILED, Outcome.NOT_SENT, Outcome.REFUSED, Outcome.LOST_AFTER_SEND, Outcome.ATTEMPT_TIMEOUT,

@@ -1,7 +1,8 @@
 package dev.tether.client;
 
 import dev.tether.protocol.Frame;
-import dev.tether.protocol.FrameCodec;
+import dev.tether.protocol.FrameReader;
+import dev.tether.protocol.FrameWriter;
 import dev.tether.protocol.ProtocolVersion;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Welcome;
@@ -59,7 +60,7 @@ final class ScriptedServer implements AutoCloseable {
         readFrame(in);
         out.write(bytes(welcome, true));
         while (true) {
-          Request r = (Request) FrameCodec.decode(Unpooled.wrappedBuffer(readFrame(in)));
+          Request r = (Request) FrameReader.decode(Unpooled.wrappedBuffer(readFrame(in)));
           requests.incrementAndGet();
           out.write(bytes(script.apply(r), false));
           out.flush();
@@ -81,9 +82,9 @@ final class ScriptedServer implements AutoCloseable {
   private static byte[] bytes(Frame f, boolean withPreface) {
     ByteBuf b = Unpooled.buffer();
     if (withPreface) {
-      FrameCodec.writePreface(b);
+      FrameWriter.writePreface(b);
     }
-    FrameCodec.encode(f, b);
+    FrameWriter.encode(f, b);
     byte[] out = new byte[b.readableBytes()];
     b.readBytes(out);
     return out;

@@ -5,7 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.tether.Proxy;
 import dev.tether.Tether;
-import dev.tether.protocol.FrameCodec;
+import dev.tether.protocol.FrameReader;
+import dev.tether.protocol.FrameWriter;
 import dev.tether.protocol.ProtocolVersion;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Response;
@@ -91,8 +92,8 @@ class UnwritableConnectionTest {
       in.skipNBytes(ProtocolVersion.PREFACE_LENGTH);
       in.skipNBytes(in.readInt()); // HELLO
       ByteBuf welcome = Unpooled.buffer();
-      FrameCodec.writePreface(welcome);
-      FrameCodec.encode(new Welcome("stalled", "1", 0, 1 << 24, 10_000, "", List.of()), welcome);
+      FrameWriter.writePreface(welcome);
+      FrameWriter.encode(new Welcome("stalled", "1", 0, 1 << 24, 10_000, "", List.of()), welcome);
       out.write(bytes(welcome));
       if (stalls) {
         startReading.await(30, TimeUnit.SECONDS);
@@ -100,12 +101,12 @@ class UnwritableConnectionTest {
       while (true) {
         byte[] frame = new byte[in.readInt()];
         in.readFully(frame);
-        Request r = (Request) FrameCodec.decode(Unpooled.wrappedBuffer(frame));
+        Request r = (Request) FrameReader.decode(Unpooled.wrappedBuffer(frame));
         int call = ByteBuffer.wrap(r.body()).getInt();
         arrived.add(call);
         executions.merge(call, 1, Integer::sum);
         ByteBuf answer = Unpooled.buffer();
-        FrameCodec.encode(new Response(r.requestId(), Status.OK, Map.of(), new byte[0]), answer);
+        FrameWriter.encode(new Response(r.requestId(), Status.OK, Map.of(), new byte[0]), answer);
         out.write(bytes(answer));
       }
     } catch (IOException | InterruptedException | RuntimeException closed) {
@@ -129,7 +130,7 @@ class UnwritableConnectionTest {
     // No extra connection may take the calls over: they wait on this one.
     tether = Tether.builder().property("tether.connection.maxExtra", "0").build();
     Proxy p = tether.proxy("svc:tcp -h 127.0.0.1 -p " + port);
-    ClientConnection c = (ClientConnection) p.connection();
+    ClientConnection c = dev.tether.LiveConnections.stream(tether, p.connection());
     List<CompletableFuture<byte[]>> calls = new ArrayList<>();
     for (int i = 0; i < CALLS; i++) {
       calls.add(p.invokeAsync("put", payload(i)));
@@ -155,7 +156,7 @@ class UnwritableConnectionTest {
     int port = stalledServer();
     tether = Tether.builder().build();
     Proxy p = tether.proxy("svc:tcp -h 127.0.0.1 -p " + port);
-    ClientConnection first = (ClientConnection) p.connection();
+    ClientConnection first = dev.tether.LiveConnections.stream(tether, p.connection());
     List<CompletableFuture<byte[]>> calls = new ArrayList<>();
     for (int i = 0; i < CALLS; i++) {
       calls.add(p.invokeAsync("put", payload(i)));

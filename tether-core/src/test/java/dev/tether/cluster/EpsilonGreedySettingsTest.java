@@ -11,7 +11,7 @@ import java.util.Properties;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-/** {@code tether.lb.epsilon.*}: every knob of seed 004's epsilon-greedy, and clear errors for bad values. */
+/** {@code tether.lb.epsilon.*}: every knob of the epsilon-greedy strategy, and clear errors for bad values. */
 class EpsilonGreedySettingsTest {
   private static final long MS = 1_000_000;
   private static final long SECOND = 1_000 * MS;

@@ -180,11 +180,11 @@ class BodyCompressionTest {
   @Test
   void responseFlagsOtherThanCompressedAreReserved() {
     ByteBuf frame = Unpooled.buffer();
-    FrameCodec.encode(new Response(1, Status.OK, Map.of(), new byte[0]), frame);
+    FrameWriter.encode(new Response(1, Status.OK, Map.of(), new byte[0]), frame);
     frame.setByte(5, 0x01);
-    frame.skipBytes(FrameCodec.LENGTH_FIELD_LENGTH);
+    frame.skipBytes(FrameHeader.LENGTH_FIELD_LENGTH);
 
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> FrameCodec.decode(frame))
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> FrameReader.decode(frame))
         .hasMessage("RESPONSE: reserved flag bits set in 0x01");
   }
 

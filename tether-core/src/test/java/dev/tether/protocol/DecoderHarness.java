@@ -53,7 +53,7 @@ final class DecoderHarness implements AutoCloseable {
   static byte[] encode(Frame... frames) {
     ByteBuf out = Unpooled.buffer();
     for (Frame frame : frames) {
-      FrameCodec.encode(frame, out);
+      FrameWriter.encode(frame, out);
     }
     byte[] bytes = new byte[out.readableBytes()];
     out.readBytes(bytes);
@@ -114,7 +114,7 @@ final class DecoderHarness implements AutoCloseable {
     }
     List<Frame> frames = new ArrayList<>();
     while (all.isReadable()) {
-      frames.add(FrameCodec.decode(all.readSlice(all.readInt())));
+      frames.add(FrameReader.decode(all.readSlice(all.readInt())));
     }
     return new Written(preface, frames);
   }

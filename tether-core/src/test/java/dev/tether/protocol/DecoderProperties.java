@@ -152,14 +152,14 @@ final class DecoderProperties {
     for (String frame : outcome.frames()) {
       byte[] original = ByteBufUtil.getBytes(in.readSlice(4 + in.getInt(in.readerIndex())));
       ByteBuf body = Unpooled.wrappedBuffer(original).skipBytes(4);
-      String expected = reencode(FrameCodec.decode(body));
+      String expected = reencode(FrameReader.decode(body));
       check(frame.equals(expected), "emitted a frame the codec decodes differently");
       byte[] again = ByteBufUtil.decodeHexDump(frame);
       // Only a varint longer than needed may shrink on the way back; nothing may grow or change.
       check(again.length < original.length || Arrays.equals(again, original),
           "re-encodes to other bytes: " + frame + " from " + ByteBufUtil.hexDump(original));
       ByteBuf reread = Unpooled.wrappedBuffer(again).skipBytes(4);
-      check(reencode(FrameCodec.decode(reread)).equals(frame), "re-encoding is not stable");
+      check(reencode(FrameReader.decode(reread)).equals(frame), "re-encoding is not stable");
     }
     if (!outcome.refused() && in.readableBytes() >= 4) {
       long length = in.getUnsignedInt(in.readerIndex());
@@ -187,7 +187,7 @@ final class DecoderProperties {
 
   static String reencode(Frame frame) {
     ByteBuf out = Unpooled.buffer();
-    FrameCodec.encode(frame, out);
+    FrameWriter.encode(frame, out);
     return ByteBufUtil.hexDump(out);
   }
 

@@ -59,10 +59,10 @@ class EncodedNamesTest {
     byte[] body = {1, 2, 3};
     ByteBuf plain = Unpooled.buffer();
     ByteBuf cached = Unpooled.buffer();
-    FrameCodec.encodeRequest(7, Request.IDEMPOTENT, "accounts", "überweisen", 250, Map.of("k", "v"), body, plain);
+    FrameWriter.encodeRequest(7, Request.IDEMPOTENT, "accounts", "überweisen", 250, Map.of("k", "v"), body, plain);
     for (int i = 0; i < 2; i++) {
       cached.clear();
-      FrameCodec.encodeRequest(7, Request.IDEMPOTENT, "accounts", "überweisen", 250, Map.of("k", "v"), body, names, cached);
+      FrameWriter.encodeRequest(7, Request.IDEMPOTENT, "accounts", "überweisen", 250, Map.of("k", "v"), body, names, cached);
       assertThat(ByteBufUtil.getBytes(cached)).isEqualTo(ByteBufUtil.getBytes(plain));
     }
   }

@@ -15,7 +15,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class FrameCodecMalformedInputTest {
 
   private static AbstractThrowableAssert<?, ? extends Throwable> decoding(ByteBuf frame) {
-    return assertThatThrownBy(() -> FrameCodec.decode(frame)).isInstanceOf(ProtocolException.class);
+    return assertThatThrownBy(() -> FrameReader.decode(frame)).isInstanceOf(ProtocolException.class);
   }
 
   private static AbstractThrowableAssert<?, ? extends Throwable> decoding(RawFrame frame) {

@@ -24,11 +24,11 @@ class FrameCodecTest {
   @MethodSource("frames")
   void everyFrameSurvivesARoundTrip(Frame frame) {
     ByteBuf out = Unpooled.buffer();
-    FrameCodec.encode(frame, out);
+    FrameWriter.encode(frame, out);
 
     int length = out.readInt();
     assertThat(length).isEqualTo(out.readableBytes());
-    Frame decoded = FrameCodec.decode(out);
+    Frame decoded = FrameReader.decode(out);
 
     assertThat(decoded).usingRecursiveComparison().isEqualTo(frame);
     assertThat(out.isReadable()).isFalse();
@@ -38,16 +38,16 @@ class FrameCodecTest {
   @MethodSource("frames")
   void encodedSizeIsExactlyWhatEncodeWrites(Frame frame) {
     ByteBuf out = Unpooled.buffer();
-    FrameCodec.encode(frame, out);
+    FrameWriter.encode(frame, out);
 
-    assertThat(FrameCodec.encodedSize(frame)).isEqualTo(out.readableBytes());
+    assertThat(FrameWriter.encodedSize(frame)).isEqualTo(out.readableBytes());
   }
 
   @Test
   void encodeAppendsAfterWhatTheBufferAlreadyHolds() {
     ByteBuf out = Unpooled.buffer().writeBytes(new byte[] {1, 2, 3});
 
-    FrameCodec.encode(new Cancel(9), out);
+    FrameWriter.encode(new Cancel(9), out);
 
     assertThat(ByteBufUtil.hexDump(out))
         .isEqualTo("010203" + "00000006" + "05" + "00" + "00000009");
@@ -57,7 +57,7 @@ class FrameCodecTest {
   void prefaceIsMagicMajorMinorAndTwoZeroBytes() {
     ByteBuf out = Unpooled.buffer();
 
-    FrameCodec.writePreface(out);
+    FrameWriter.writePreface(out);
 
     assertThat(ByteBufUtil.hexDump(out)).isEqualTo("5445544801010000");
   }
@@ -66,7 +66,7 @@ class FrameCodecTest {
   void prefaceCarriesTheCapabilityBitsInItsLastTwoBytes() {
     ByteBuf out = Unpooled.buffer();
 
-    FrameCodec.writePreface(out, BodyCompression.ZSTD);
+    FrameWriter.writePreface(out, BodyCompression.ZSTD);
 
     assertThat(ByteBufUtil.hexDump(out)).isEqualTo("5445544801010001");
   }
@@ -75,7 +75,7 @@ class FrameCodecTest {
   void topologyMatchesTheExampleInTheProtocolDocument() {
     ByteBuf out = Unpooled.buffer();
 
-    FrameCodec.encode(new TopologyUpdate("tcp -h b -p 1", List.of()), out);
+    FrameWriter.encode(new TopologyUpdate("tcp -h b -p 1", List.of()), out);
 
     assertThat(ByteBufUtil.hexDump(out)).isEqualTo(
         "00000015" + "0a" + "00" + "00000000" + "0d" + "746370202d682062202d702031" + "00");
@@ -88,7 +88,7 @@ class FrameCodecTest {
         new Request(7, Request.IDEMPOTENT, "echo", "say", 1500, Map.of("k", "é"), body);
     ByteBuf out = Unpooled.buffer();
 
-    FrameCodec.encode(request, out);
+    FrameWriter.encode(request, out);
 
     assertThat(ByteBufUtil.hexDump(out))
         .isEqualTo(
@@ -137,11 +137,11 @@ class FrameCodecTest {
   void unpairedSurrogatesTravelAsQuestionMarks() {
     Hello hello = new Hello("a\uD800b", 64);
     ByteBuf out = Unpooled.buffer();
-    FrameCodec.encode(hello, out);
+    FrameWriter.encode(hello, out);
 
-    assertThat(FrameCodec.encodedSize(hello)).isEqualTo(out.readableBytes());
+    assertThat(FrameWriter.encodedSize(hello)).isEqualTo(out.readableBytes());
     out.skipBytes(4);
-    assertThat(((Hello) FrameCodec.decode(out)).clientId()).isEqualTo("a?b");
+    assertThat(((Hello) FrameReader.decode(out)).clientId()).isEqualTo("a?b");
   }
 
   @Test
@@ -149,7 +149,7 @@ class FrameCodecTest {
     ByteBuf frame = RawFrame.of(FrameType.RESPONSE).u8(0)
         .varint(3).string("z").string("1").string("a").string("2").string("m").string("3").body();
 
-    Response response = (Response) FrameCodec.decode(frame);
+    Response response = (Response) FrameReader.decode(frame);
 
     assertThat(response.metadata().keySet()).containsExactly("z", "a", "m");
   }
@@ -159,7 +159,7 @@ class FrameCodecTest {
     ByteBuf out = Unpooled.buffer().writeByte(1);
     Request request = new Request(1, 0x08, "s", "o", 0, Map.of(), new byte[0]);
 
-    assertThatThrownBy(() -> FrameCodec.encode(request, out))
+    assertThatThrownBy(() -> FrameWriter.encode(request, out))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("reserved bits");
     assertThat(out.readableBytes()).isEqualTo(1);
@@ -169,7 +169,7 @@ class FrameCodecTest {
   void requestWithANegativeDeadlineIsNotEncoded() {
     Request request = new Request(1, 0, "s", "o", -1, Map.of(), new byte[0]);
 
-    assertThatThrownBy(() -> FrameCodec.encode(request, Unpooled.buffer()))
+    assertThatThrownBy(() -> FrameWriter.encode(request, Unpooled.buffer()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("REQUEST.deadlineMillis");
   }
@@ -179,7 +179,7 @@ class FrameCodecTest {
     ByteBuf out = Unpooled.buffer();
     Batch batch = new Batch(List.of(SampleFrames.oneway(1, "a"), SampleFrames.bareRequest(2)));
 
-    assertThatThrownBy(() -> FrameCodec.encode(batch, out))
+    assertThatThrownBy(() -> FrameWriter.encode(batch, out))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("ONEWAY");
     assertThat(out.readableBytes()).isZero();
@@ -189,14 +189,14 @@ class FrameCodecTest {
   void welcomeWithNegativeLimitsIsNotEncoded() {
     Welcome welcome = new Welcome("s", "1", -1, 1024, 10, "", List.of());
 
-    assertThatThrownBy(() -> FrameCodec.encode(welcome, Unpooled.buffer()))
+    assertThatThrownBy(() -> FrameWriter.encode(welcome, Unpooled.buffer()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("WELCOME.heartbeatMillis");
   }
 
   @Test
   void helloWithAFrameSizeBelowTheHeaderIsNotEncoded() {
-    assertThatThrownBy(() -> FrameCodec.encode(new Hello("c", 5), Unpooled.buffer()))
+    assertThatThrownBy(() -> FrameWriter.encode(new Hello("c", 5), Unpooled.buffer()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("HELLO.maxFrameSize");
   }
@@ -206,7 +206,7 @@ class FrameCodecTest {
     TrackingAllocator allocator = new TrackingAllocator();
     Request request = SampleFrames.request(3);
 
-    ByteBuf out = FrameCodec.encode(request, allocator);
+    ByteBuf out = FrameWriter.encode(request, allocator);
 
     assertThat(allocator.largestRequest()).isEqualTo(out.readableBytes());
     assertThat(out.writableBytes()).isZero();
@@ -218,7 +218,7 @@ class FrameCodecTest {
     TrackingAllocator allocator = new TrackingAllocator();
     Request request = new Request(1, 0x40, "s", "o", 0, Map.of(), new byte[0]);
 
-    assertThatThrownBy(() -> FrameCodec.encode(request, allocator))
+    assertThatThrownBy(() -> FrameWriter.encode(request, allocator))
         .isInstanceOf(IllegalArgumentException.class);
     assertThat(allocator.unreleased()).isZero();
   }

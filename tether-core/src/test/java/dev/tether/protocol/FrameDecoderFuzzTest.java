@@ -105,10 +105,10 @@ class FrameDecoderFuzzTest {
   private static void checkFramedByTheLengthFields(byte[] input, Outcome outcome) {
     ByteBuf in = Unpooled.wrappedBuffer(input);
     for (String frame : outcome.frames()) {
-      String expected = reencode(FrameCodec.decode(in.readSlice(in.readInt())));
+      String expected = reencode(FrameReader.decode(in.readSlice(in.readInt())));
       check(frame.equals(expected), "emitted a frame the codec decodes differently");
       ByteBuf again = Unpooled.wrappedBuffer(ByteBufUtil.decodeHexDump(frame)).skipBytes(4);
-      check(reencode(FrameCodec.decode(again)).equals(frame), "re-encoding is not stable");
+      check(reencode(FrameReader.decode(again)).equals(frame), "re-encoding is not stable");
     }
     if (!outcome.refused() && in.readableBytes() >= 4) {
       long length = in.getUnsignedInt(in.readerIndex());
@@ -125,7 +125,7 @@ class FrameDecoderFuzzTest {
 
   private static String reencode(Frame frame) {
     ByteBuf out = Unpooled.buffer();
-    FrameCodec.encode(frame, out);
+    FrameWriter.encode(frame, out);
     return ByteBufUtil.hexDump(out);
   }
 
@@ -172,7 +172,7 @@ class FrameDecoderFuzzTest {
     ByteBuf out = Unpooled.buffer();
     int count = 1 + random.nextInt(3);
     for (int i = 0; i < count; i++) {
-      FrameCodec.encode(randomFrame(), out);
+      FrameWriter.encode(randomFrame(), out);
     }
     return ByteBufUtil.getBytes(out);
   }

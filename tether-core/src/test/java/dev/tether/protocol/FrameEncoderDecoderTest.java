@@ -58,7 +58,7 @@ class FrameEncoderDecoderTest {
     writer.writeOutbound(request);
 
     ByteBuf encoded = writer.readOutbound();
-    assertThat(encoded.readableBytes()).isEqualTo(FrameCodec.encodedSize(request));
+    assertThat(encoded.readableBytes()).isEqualTo(FrameWriter.encodedSize(request));
     assertThat(encoded.capacity()).isEqualTo(encoded.readableBytes());
     assertThat(writer.outboundMessages()).isEmpty();
     encoded.release();
@@ -67,7 +67,7 @@ class FrameEncoderDecoderTest {
   @Test
   void byteBufsPassThroughUntouched() {
     ByteBuf preface = Unpooled.buffer();
-    FrameCodec.writePreface(preface);
+    FrameWriter.writePreface(preface);
 
     writer.writeOutbound(preface);
 
@@ -104,7 +104,7 @@ class FrameEncoderDecoderTest {
 
   private byte[] encodeThroughThePipeline(List<Frame> frames) {
     ByteBuf wire = Unpooled.buffer();
-    FrameCodec.writePreface(wire);
+    FrameWriter.writePreface(wire);
     for (Frame frame : frames) {
       writer.writeOutbound(frame);
       ByteBuf encoded = writer.readOutbound();

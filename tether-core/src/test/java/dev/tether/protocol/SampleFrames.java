@@ -28,7 +28,7 @@ final class SampleFrames {
   }
 
   static Welcome welcomeWithoutTopology() {
-    return new Welcome("", "", 0, FrameCodec.HEADER_LENGTH, 0, "", List.of());
+    return new Welcome("", "", 0, FrameHeader.HEADER_LENGTH, 0, "", List.of());
   }
 
   static Request request(int requestId) {

@@ -1,6 +1,7 @@
 package dev.tether.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.github.luben.zstd.Zstd;
 import dev.tether.Proxy;
@@ -8,7 +9,8 @@ import dev.tether.Tether;
 import dev.tether.TetherServer;
 import dev.tether.protocol.BodyCompression;
 import dev.tether.protocol.Frame;
-import dev.tether.protocol.FrameCodec;
+import dev.tether.protocol.FrameReader;
+import dev.tether.protocol.FrameWriter;
 import dev.tether.protocol.GoAway;
 import dev.tether.protocol.GoAwayReason;
 import dev.tether.protocol.Hello;
@@ -25,6 +27,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -132,7 +135,8 @@ class CompressionInteropTest {
     assertThat(goAway.reason()).isEqualTo(GoAwayReason.PROTOCOL_ERROR);
     assertThat(goAway.message()).startsWith("REQUEST.body: ");
     assertThat(healthy.invoke("echo", TEXT)).isEqualTo(TEXT);
-    assertThat(server.connectionCount()).isEqualTo(1);
+    // The server forgets the closed connection on its loop after the peer has seen the close.
+    await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(server.connectionCount()).isEqualTo(1));
   }
 
   @Test
@@ -179,7 +183,7 @@ class CompressionInteropTest {
   private static Frame readFrame(DataInputStream in) throws IOException {
     byte[] frame = new byte[in.readInt()];
     in.readFully(frame);
-    return FrameCodec.decode(Unpooled.wrappedBuffer(frame));
+    return FrameReader.decode(Unpooled.wrappedBuffer(frame));
   }
 
   /** Preface, HELLO and one request; returns WELCOME and the answer. */
@@ -198,7 +202,7 @@ class CompressionInteropTest {
 
   private static byte[] frame(Frame f) {
     ByteBuf b = Unpooled.buffer();
-    FrameCodec.encode(f, b);
+    FrameWriter.encode(f, b);
     byte[] out = new byte[b.readableBytes()];
     b.readBytes(out);
     return out;

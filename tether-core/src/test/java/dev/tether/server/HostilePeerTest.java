@@ -7,7 +7,6 @@ import dev.tether.Proxy;
 import dev.tether.Tether;
 import dev.tether.TetherServer;
 import dev.tether.protocol.Frame;
-import dev.tether.protocol.FrameCodec;
 import dev.tether.protocol.GoAway;
 import dev.tether.protocol.GoAwayReason;
 import dev.tether.protocol.Hello;

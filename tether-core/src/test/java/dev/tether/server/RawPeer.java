@@ -1,7 +1,8 @@
 package dev.tether.server;
 
 import dev.tether.protocol.Frame;
-import dev.tether.protocol.FrameCodec;
+import dev.tether.protocol.FrameReader;
+import dev.tether.protocol.FrameWriter;
 import dev.tether.protocol.Hello;
 import dev.tether.protocol.ProtocolVersion;
 import io.netty.buffer.ByteBuf;
@@ -43,7 +44,7 @@ final class RawPeer implements AutoCloseable {
   /** A preface announcing protocol version {@code major.minor}. */
   static byte[] preface(int major, int minor) {
     ByteBuf b = Unpooled.buffer();
-    FrameCodec.writePreface(b);
+    FrameWriter.writePreface(b);
     b.setByte(4, major);
     b.setByte(5, minor);
     return bytes(b);
@@ -51,7 +52,7 @@ final class RawPeer implements AutoCloseable {
 
   static byte[] frame(Frame f) {
     ByteBuf b = Unpooled.buffer();
-    FrameCodec.encode(f, b);
+    FrameWriter.encode(f, b);
     return bytes(b);
   }
 
@@ -116,7 +117,7 @@ final class RawPeer implements AutoCloseable {
     }
     while (in.readableBytes() >= 4 && in.readableBytes() >= 4 + in.getInt(in.readerIndex())) {
       int length = in.readInt();
-      frames.add(FrameCodec.decode(in.readSlice(length)));
+      frames.add(FrameReader.decode(in.readSlice(length)));
     }
     return frames;
   }

@@ -7,9 +7,10 @@ import dev.tether.ExecutionMode;
 import dev.tether.observe.TetherEvent;
 import dev.tether.protocol.BodyCompression;
 import dev.tether.protocol.Frame;
-import dev.tether.protocol.FrameCodec;
 import dev.tether.protocol.FrameDecoder;
 import dev.tether.protocol.FrameEncoder;
+import dev.tether.protocol.FrameReader;
+import dev.tether.protocol.FrameWriter;
 import dev.tether.protocol.GoAway;
 import dev.tether.protocol.GoAwayReason;
 import dev.tether.protocol.Hello;
@@ -122,7 +123,7 @@ class ServerConnectionTest {
   private void send(Frame... frames) {
     ByteBuf in = Unpooled.buffer();
     for (Frame f : frames) {
-      FrameCodec.encode(f, in);
+      FrameWriter.encode(f, in);
     }
     channel.writeInbound(in);
     channel.runPendingTasks();
@@ -130,7 +131,7 @@ class ServerConnectionTest {
 
   private void handshake() {
     ByteBuf preface = Unpooled.buffer();
-    FrameCodec.writePreface(preface);
+    FrameWriter.writePreface(preface);
     channel.writeInbound(preface);
     send(new Hello("client-1", 1 << 20));
   }
@@ -153,7 +154,7 @@ class ServerConnectionTest {
     }
     List<Frame> frames = new ArrayList<>();
     while (written.readableBytes() >= 4 && written.readableBytes() >= 4 + written.getInt(written.readerIndex())) {
-      frames.add(FrameCodec.decode(written.readSlice(written.readInt())));
+      frames.add(FrameReader.decode(written.readSlice(written.readInt())));
     }
     return frames;
   }
@@ -338,7 +339,7 @@ class ServerConnectionTest {
   void peerThatNeverSendsHelloIsClosedAtTheHandshakeDeadline() {
     open();
     ByteBuf preface = Unpooled.buffer();
-    FrameCodec.writePreface(preface);
+    FrameWriter.writePreface(preface);
     channel.writeInbound(preface);
 
     advance(HANDSHAKE_TIMEOUT.minusMillis(1));

@@ -6,9 +6,10 @@ import static org.awaitility.Awaitility.await;
 import dev.tether.Proxy;
 import dev.tether.Tether;
 import dev.tether.TetherServer;
+import dev.tether.internal.ManualClock;
 import dev.tether.observe.ServerStatus;
-import dev.tether.observe.TetherEvent;
 import dev.tether.observe.TetherEvent.Kind;
+import dev.tether.observe.TetherEvent;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -29,7 +30,7 @@ class ServerEventsTest {
   /** Holds calls to "slow" in the service until a test lets them go. */
   private final CountDownLatch release = new CountDownLatch(1);
   private final CountDownLatch slowStarted = new CountDownLatch(1);
-  private final ManualClock clock = new ManualClock();
+  private final ManualClock clock = new ManualClock(1_000_000_000L);
   private TetherServer server;
   private Tether tether;
 
@@ -149,10 +150,10 @@ class ServerEventsTest {
       // Welcomed, then deaf to GOAWAY: it never closes on its own.
       stubborn.send(RawPeer.handshake()).readFrames(1);
       CompletableFuture<Void> shutdown = CompletableFuture.runAsync(() -> server.shutdownGracefully(Duration.ofSeconds(30)));
-      await().until(clock::pending, p -> p.contains(Duration.ofSeconds(30)));
+      await().until(clock::pendingDelays, p -> p.contains(Duration.ofSeconds(30)));
       assertThat(shutdown).isNotDone();
 
-      clock.advance(Duration.ofSeconds(30));
+      clock.forward(Duration.ofSeconds(30));
 
       assertThat(shutdown).succeedsWithin(Duration.ofSeconds(10));
       stubborn.readUntilClosed();

@@ -7,7 +7,7 @@ import dev.tether.Endpoint;
 import dev.tether.ExecutionMode;
 import dev.tether.internal.EventBus;
 import dev.tether.internal.EventLoopScheduler;
-import dev.tether.protocol.FrameCodec;
+import dev.tether.protocol.FrameWriter;
 import dev.tether.protocol.ProtocolVersion;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Welcome;
@@ -87,7 +87,7 @@ class SlowReaderTest {
 
   private static byte[] request(int id) {
     ByteBuf b = Unpooled.buffer();
-    FrameCodec.encode(new Request(id, 0, "big", "get", 0, Map.of(), new byte[REQUEST_BYTES]), b);
+    FrameWriter.encode(new Request(id, 0, "big", "get", 0, Map.of(), new byte[REQUEST_BYTES]), b);
     byte[] out = new byte[b.readableBytes()];
     b.readBytes(out);
     return out;

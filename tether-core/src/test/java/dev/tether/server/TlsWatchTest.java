@@ -2,6 +2,7 @@ package dev.tether.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tether.internal.ManualClock;
 import dev.tether.internal.SerialExecutor;
 import dev.tether.transport.TlsWatch;
 import java.io.IOException;
@@ -19,7 +20,7 @@ class TlsWatchTest {
   private static final Duration EVERY = Duration.ofSeconds(30);
 
   @TempDir Path dir;
-  private final ManualClock clock = new ManualClock();
+  private final ManualClock clock = new ManualClock(1_000_000_000L);
   private final AtomicInteger reloads = new AtomicInteger();
   private boolean reloadFails;
 
@@ -46,16 +47,16 @@ class TlsWatchTest {
     rewrite(cert, "one", 0);
     watch(cert);
 
-    clock.advance(EVERY);
+    clock.forward(EVERY);
     assertThat(reloads).as("nothing changed yet").hasValue(0);
 
     rewrite(cert, "two", 10);
-    clock.advance(EVERY.minusMillis(1));
+    clock.forward(EVERY.minusMillis(1));
     assertThat(reloads).hasValue(0);
-    clock.advance(Duration.ofMillis(1));
+    clock.forward(Duration.ofMillis(1));
     assertThat(reloads).hasValue(1);
 
-    clock.advance(EVERY.multipliedBy(3));
+    clock.forward(EVERY.multipliedBy(3));
     assertThat(reloads).hasValue(1);
   }
 
@@ -69,14 +70,14 @@ class TlsWatchTest {
 
     reloadFails = true;
     rewrite(cert, "newer cert", 10);
-    clock.advance(EVERY);
+    clock.forward(EVERY);
     assertThat(reloads).hasValue(1);
 
     reloadFails = false;
     rewrite(key, "new key", 20);
-    clock.advance(EVERY);
+    clock.forward(EVERY);
     assertThat(reloads).hasValue(2);
-    assertThat(clock.pending()).containsExactly(EVERY);
+    assertThat(clock.pendingDelays()).containsExactly(EVERY);
   }
 
   @Test
@@ -87,9 +88,9 @@ class TlsWatchTest {
 
     w.stop();
     rewrite(cert, "two", 10);
-    clock.advance(EVERY);
+    clock.forward(EVERY);
 
-    assertThat(clock.pending()).isEmpty();
+    assertThat(clock.pendingDelays()).isEmpty();
     assertThat(reloads).hasValue(0);
   }
 }

@@ -18,7 +18,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Publishes the meters of DESIGN.md section 9 for one client runtime or server into a
+ * Publishes the meters listed in docs/guide.md for one client runtime or server into a
  * {@link MeterRegistry}. Every value comes from the {@code status()} snapshots, which a daemon
  * thread reads once per {@link #DEFAULT_INTERVAL}; {@link #close()} stops it and removes the meters.
  *

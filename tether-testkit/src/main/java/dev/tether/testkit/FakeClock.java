@@ -1,25 +1,23 @@
 package dev.tether.testkit;
 
+import dev.tether.internal.ManualClock;
 import dev.tether.spi.Scheduler;
 import dev.tether.spi.Ticker;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.PriorityQueue;
 
 /**
  * A clock for tests that is both the {@link Ticker} and the {@link Scheduler} of a runtime: time
  * stands still until {@link #forward(Duration)} moves it, which runs every task that fell due, in
- * order. "Forward 9 ms: nothing; 1 ms more: the reconnect runs." Thread-safe.
+ * order. "Forward 9 ms: nothing; 1 ms more: the reconnect runs." Thread-safe. It is the same clock
+ * tether-core's own tests run on, so a timing rule behaves alike in both.
  */
 public final class FakeClock implements Ticker, Scheduler {
-  private final PriorityQueue<Task> tasks = new PriorityQueue<>();
-  private long nowNanos;
-  private long sequence;
+  private final ManualClock clock;
 
   /** A clock reading {@code startNanos}; any value works, the runtime only looks at differences. */
   public FakeClock(long startNanos) {
-    this.nowNanos = startNanos;
+    this.clock = new ManualClock(startNanos);
   }
 
   public FakeClock() {
@@ -27,68 +25,32 @@ public final class FakeClock implements Ticker, Scheduler {
   }
 
   @Override
-  public synchronized long nanoTime() {
-    return nowNanos;
+  public long nanoTime() {
+    return clock.nanoTime();
   }
 
   @Override
-  public synchronized Cancellable schedule(Runnable task, long delayNanos) {
-    Task t = new Task(nowNanos + Math.max(0, delayNanos), sequence++, task);
-    tasks.add(t);
-    return () -> cancel(t);
-  }
-
-  private synchronized void cancel(Task t) {
-    tasks.remove(t);
+  public Cancellable schedule(Runnable task, long delayNanos) {
+    return clock.schedule(task, delayNanos);
   }
 
   /** Moves time on and runs every task due by then, each at its own due time. */
   public void forward(Duration d) {
-    long target;
-    synchronized (this) {
-      target = nowNanos + d.toNanos();
-    }
-    while (true) {
-      Task next;
-      synchronized (this) {
-        next = tasks.peek();
-        if (next == null || next.dueNanos > target) {
-          nowNanos = target;
-          return;
-        }
-        tasks.poll();
-        nowNanos = Math.max(nowNanos, next.dueNanos);
-      }
-      next.action.run();
-    }
+    clock.forward(d);
   }
 
   /** Runs the tasks due now without moving time. */
   public void runDueTasks() {
-    forward(Duration.ZERO);
+    clock.runDueTasks();
   }
 
   /** How many tasks wait to run. */
-  public synchronized int pendingTasks() {
-    return tasks.size();
+  public int pendingTasks() {
+    return clock.pendingTasks();
   }
 
   /** The delays, from now, of every waiting task, soonest first. */
-  public synchronized List<Duration> pendingDelays() {
-    List<Task> sorted = new ArrayList<>(tasks);
-    sorted.sort(null);
-    List<Duration> out = new ArrayList<>();
-    for (Task t : sorted) {
-      out.add(Duration.ofNanos(t.dueNanos - nowNanos));
-    }
-    return out;
-  }
-
-  private record Task(long dueNanos, long seq, Runnable action) implements Comparable<Task> {
-    @Override
-    public int compareTo(Task o) {
-      int byTime = Long.compare(dueNanos, o.dueNanos);
-      return byTime != 0 ? byTime : Long.compare(seq, o.seq);
-    }
+  public List<Duration> pendingDelays() {
+    return clock.pendingDelays();
   }
 }

@@ -25,7 +25,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * DESIGN.md 6.4 with a real server on loopback: one connection per key until its calls in flight
+ * Multiplexing with extra connections under load, with a real server on loopback: one connection
+ * per key until its calls in flight
  * reach the limit the server announces, then extra connections (bounded) that close once idle.
  */
 class ExtraConnectionsTest {

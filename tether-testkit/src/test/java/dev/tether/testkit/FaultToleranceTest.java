@@ -140,8 +140,8 @@ class FaultToleranceTest {
   void frozenPeerIsDetectedByHeartbeatsAndItsCallFails() throws Exception {
     TetherServer a = server("a");
     FaultProxy fp = faultProxyFor(a);
-    Proxy p = tether("tether.heartbeat.readerIdle", "100ms", "tether.heartbeat.idleTimeout", "300ms")
-        .proxy("bank:" + fp.endpoint());
+    Tether t = tether("tether.heartbeat.readerIdle", "100ms", "tether.heartbeat.idleTimeout", "300ms");
+    Proxy p = t.proxy("bank:" + fp.endpoint());
     p.ping();
     Connection c = p.connection();
     fp.freeze();
@@ -149,7 +149,7 @@ class FaultToleranceTest {
     Throwable failure = failureOf(p.invokeAsync("withdraw", new byte[0]));
     long detectedMillis = (System.nanoTime() - start) / 1_000_000;
     assertThat(failure).isInstanceOf(ConnectionLostException.class).hasMessageContaining("heartbeat");
-    assertThat(c.state()).isEqualTo(ConnectionState.CLOSED);
+    assertThat(t.connection(c).state()).isEqualTo(ConnectionState.CLOSED);
     // idleTimeout plus one readerIdle, with room for a loaded machine.
     assertThat(detectedMillis).isLessThan(300 + 100 + 2_000);
   }
@@ -158,12 +158,12 @@ class FaultToleranceTest {
   void idleFrozenPeerIsDetectedWithoutAnyCall() {
     TetherServer a = server("a");
     FaultProxy fp = faultProxyFor(a);
-    Proxy p = tether("tether.heartbeat.readerIdle", "100ms", "tether.heartbeat.idleTimeout", "300ms")
-        .proxy("bank:" + fp.endpoint());
+    Tether t = tether("tether.heartbeat.readerIdle", "100ms", "tether.heartbeat.idleTimeout", "300ms");
+    Proxy p = t.proxy("bank:" + fp.endpoint());
     p.ping();
     Connection c = p.connection();
     fp.freeze();
-    await().atMost(Duration.ofSeconds(5)).until(() -> c.state() == ConnectionState.CLOSED);
+    await().atMost(Duration.ofSeconds(5)).until(() -> t.connection(c).state() == ConnectionState.CLOSED);
   }
 
   @Test
@@ -196,7 +196,7 @@ class FaultToleranceTest {
     int acceptedBefore = fp.acceptedConnections();
     fp.stop();
     fp.resetAll();
-    await().atMost(Duration.ofSeconds(5)).until(() -> first.state() == ConnectionState.CLOSED);
+    await().atMost(Duration.ofSeconds(5)).until(() -> t.connection(first).state() == ConnectionState.CLOSED);
     await().atMost(Duration.ofSeconds(5)).until(() -> clock.pendingDelays().contains(Duration.ofSeconds(5)));
     fp.restart();
     clock.forward(Duration.ofMillis(4_999));

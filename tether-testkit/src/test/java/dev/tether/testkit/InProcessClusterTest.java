@@ -162,7 +162,7 @@ class InProcessClusterTest {
     assertThat(whoami(second)).isEqualTo("1");
     Connection beforeTheCrash = second.connection();
     cluster.kill(1);
-    await().atMost(PATIENCE).until(() -> beforeTheCrash.state() == ConnectionState.CLOSED);
+    await().atMost(PATIENCE).until(() -> tether.connection(beforeTheCrash).state() == ConnectionState.CLOSED);
     cluster.restart(1);
     assertThat(cluster.isUp(1)).isTrue();
     assertThat(cluster.endpoint(1)).isEqualTo(endpoint);
@@ -220,7 +220,7 @@ class InProcessClusterTest {
     CompletableFuture<byte[]> call = first.invokeAsync("slow", new byte[0]);
     await().atMost(PATIENCE).until(() -> slowCallsRunning.get() == 1);
     CompletableFuture<Void> stopped = CompletableFuture.runAsync(() -> cluster.stop(0));
-    await().atMost(PATIENCE).until(() -> connection.state() == ConnectionState.DRAINING);
+    await().atMost(PATIENCE).until(() -> tether.connection(connection).state() == ConnectionState.DRAINING);
     assertThat(cluster.isUp(0)).isFalse();
     assertThat(call).isNotDone();
     release.countDown();

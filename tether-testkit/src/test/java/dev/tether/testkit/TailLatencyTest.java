@@ -24,7 +24,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Attempt timeouts and hedged calls (DESIGN.md section 5, tail latency) against real servers
+ * Attempt timeouts and hedged calls (the tail-latency rules, docs/guide.md) against real servers
  * behind fault proxies, with the timers on a fake clock; executions are counted per server.
  */
 class TailLatencyTest {

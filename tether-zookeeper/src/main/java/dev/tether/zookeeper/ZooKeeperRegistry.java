@@ -16,7 +16,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Tether on Apache ZooKeeper (DESIGN.md section 10): registers servers as ephemeral nodes under
+ * Tether on Apache ZooKeeper (docs/guide.md, "ZooKeeper"): registers servers as ephemeral nodes under
  * {@code <root>/services/<service>/<serverId>}, watches them for clients ({@link #discovery}), and
  * elects a cluster's primary ({@link #joinCluster}). One Curator session per registry; thread-safe.
  */

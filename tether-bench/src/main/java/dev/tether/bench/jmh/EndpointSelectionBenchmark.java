@@ -29,7 +29,7 @@ import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * JMH: one run of {@link EndpointSelector#select} (seed 000's five steps) over a proxy with
+ * JMH: one run of {@link EndpointSelector#select} (the five steps of endpoint selection) over a proxy with
  * {@value #ENDPOINTS} tcp endpoints on IP literals {@code 127.0.0.1 .. 127.0.0.100}, with
  * {@code RANDOM} (shuffle) and {@code ORDERED} selection. Literals never reach the resolver, so
  * no DNS is involved (the resolver here fails any lookup, to prove it). This is the work a proxy

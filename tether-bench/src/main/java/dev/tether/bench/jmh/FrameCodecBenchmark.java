@@ -2,7 +2,9 @@ package dev.tether.bench.jmh;
 
 import dev.tether.protocol.Frame;
 import dev.tether.protocol.EncodedNames;
-import dev.tether.protocol.FrameCodec;
+import dev.tether.protocol.FrameHeader;
+import dev.tether.protocol.FrameReader;
+import dev.tether.protocol.FrameWriter;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Response;
 import dev.tether.protocol.Status;
@@ -28,14 +30,14 @@ import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * JMH: {@link FrameCodec} alone, for frames with a 64-byte body, no metadata and no deadline, as
+ * JMH: the frame codec ({@link FrameWriter}, {@link FrameReader}) alone, for frames with a 64-byte body, no metadata and no deadline, as
  * an untyped call of service {@code bench}, operation {@code echo} sends and receives them.
  *
  * <ul>
- *   <li>{@code encodeRequest}: the client's hot path, {@link FrameCodec#encodeRequest} into an I/O
+ *   <li>{@code encodeRequest}: the client's hot path, {@link FrameWriter#encodeRequest} into an I/O
  *       buffer taken from Netty's pooled allocator and released again, as the client's write batch
  *       is.
- *   <li>{@code decodeResponse}: the client's read path, {@link FrameCodec#decode} of a RESPONSE
+ *   <li>{@code decodeResponse}: the client's read path, {@link FrameReader#decode} of a RESPONSE
  *       into a {@link Response} (which copies the body into its own {@code byte[]}).
  *   <li>{@code decodeRequest}: the server's read path, the same for a REQUEST (two strings and the
  *       body).
@@ -87,8 +89,8 @@ public class FrameCodecBenchmark {
 
     private ByteBuf encodeWithoutLengthField(Frame frame) {
         ByteBuf buf = alloc.ioBuffer(FRAME_CAPACITY);
-        FrameCodec.encode(frame, buf);
-        buf.skipBytes(FrameCodec.LENGTH_FIELD_LENGTH);
+        FrameWriter.encode(frame, buf);
+        buf.skipBytes(FrameHeader.LENGTH_FIELD_LENGTH);
         return buf.discardReadBytes();
     }
 
@@ -103,7 +105,7 @@ public class FrameCodecBenchmark {
     public int encodeRequest() {
         ByteBuf out = alloc.ioBuffer(FRAME_CAPACITY);
         try {
-            FrameCodec.encodeRequest(nextRequestId++, 0, SERVICE, OPERATION, 0, Map.of(), body, out);
+            FrameWriter.encodeRequest(nextRequestId++, 0, SERVICE, OPERATION, 0, Map.of(), body, out);
             return out.readableBytes();
         } finally {
             out.release();
@@ -115,7 +117,7 @@ public class FrameCodecBenchmark {
     public int encodeRequestCachedNames() {
         ByteBuf out = alloc.ioBuffer(FRAME_CAPACITY);
         try {
-            FrameCodec.encodeRequest(nextRequestId++, 0, SERVICE, OPERATION, 0, Map.of(), body, names, out);
+            FrameWriter.encodeRequest(nextRequestId++, 0, SERVICE, OPERATION, 0, Map.of(), body, names, out);
             return out.readableBytes();
         } finally {
             out.release();
@@ -125,12 +127,12 @@ public class FrameCodecBenchmark {
     @Benchmark
     public Frame decodeResponse() {
         responseFrame.readerIndex(0);
-        return FrameCodec.decode(responseFrame);
+        return FrameReader.decode(responseFrame);
     }
 
     @Benchmark
     public Frame decodeRequest() {
         requestFrame.readerIndex(0);
-        return FrameCodec.decode(requestFrame);
+        return FrameReader.decode(requestFrame);
     }
 }

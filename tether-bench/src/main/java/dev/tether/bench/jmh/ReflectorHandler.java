@@ -1,7 +1,8 @@
 package dev.tether.bench.jmh;
 
-import dev.tether.protocol.FrameCodec;
+import dev.tether.protocol.FrameHeader;
 import dev.tether.protocol.FrameType;
+import dev.tether.protocol.FrameWriter;
 import dev.tether.protocol.ProtocolVersion;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Status;
@@ -16,7 +17,7 @@ import java.util.List;
 /**
  * The server end of one connection of {@link ReflectorServer}: just enough of protocol v1
  * (docs/protocol.md) for a Tether client to call it. It reads the client's preface and HELLO and
- * answers with its own preface and a WELCOME encoded once by {@link FrameCodec}; after that it
+ * answers with its own preface and a WELCOME encoded once by {@link FrameWriter}; after that it
  * answers each twoway REQUEST with {@code RESPONSE(same request id, OK, no metadata, same body)}
  * and each PING with a PONG; everything else is skipped. It checks nothing beyond the magic: the
  * client under test is Tether's own.
@@ -34,7 +35,7 @@ final class ReflectorHandler extends ByteToMessageDecoder {
     private static final int MAX_REPLY_BATCH_BYTES = 64 * 1024;
     private static final int INITIAL_REPLY_BATCH_BYTES = 4 * 1024;
     /** Type, flags and request id: the part of a frame the length field counts before the payload. */
-    private static final int HEADER_BYTES = FrameCodec.HEADER_LENGTH;
+    private static final int HEADER_BYTES = FrameHeader.HEADER_LENGTH;
     /** A RESPONSE's payload before its body: a status byte and an empty metadata count (varint 0). */
     private static final int RESPONSE_PREFIX_BYTES = 2;
     private static final int PING_DATA_BYTES = 8;
@@ -50,9 +51,9 @@ final class ReflectorHandler extends ByteToMessageDecoder {
     private static byte[] encodeOpening() {
         Welcome welcome = new Welcome(
                 "reflector", "0.0.0", 20_000, ProtocolVersion.DEFAULT_MAX_FRAME_SIZE, 10_000, "", List.of());
-        ByteBuf opening = Unpooled.buffer(ProtocolVersion.PREFACE_LENGTH + FrameCodec.encodedSize(welcome));
-        FrameCodec.writePreface(opening);
-        FrameCodec.encode(welcome, opening);
+        ByteBuf opening = Unpooled.buffer(ProtocolVersion.PREFACE_LENGTH + FrameWriter.encodedSize(welcome));
+        FrameWriter.writePreface(opening);
+        FrameWriter.encode(welcome, opening);
         return ByteBufUtil.getBytes(opening);
     }
 
@@ -75,10 +76,10 @@ final class ReflectorHandler extends ByteToMessageDecoder {
             return false;
         }
         int helloStart = start + ProtocolVersion.PREFACE_LENGTH;
-        if (in.readableBytes() < ProtocolVersion.PREFACE_LENGTH + FrameCodec.LENGTH_FIELD_LENGTH) {
+        if (in.readableBytes() < ProtocolVersion.PREFACE_LENGTH + FrameHeader.LENGTH_FIELD_LENGTH) {
             return false;
         }
-        long helloEnd = helloStart + FrameCodec.LENGTH_FIELD_LENGTH + in.getUnsignedInt(helloStart);
+        long helloEnd = helloStart + FrameHeader.LENGTH_FIELD_LENGTH + in.getUnsignedInt(helloStart);
         if (in.writerIndex() < helloEnd) {
             return false;
         }
@@ -90,8 +91,8 @@ final class ReflectorHandler extends ByteToMessageDecoder {
 
     private static boolean hasWholeFrame(ByteBuf in) {
         int readable = in.readableBytes();
-        return readable >= FrameCodec.LENGTH_FIELD_LENGTH
-                && readable - FrameCodec.LENGTH_FIELD_LENGTH >= in.getUnsignedInt(in.readerIndex());
+        return readable >= FrameHeader.LENGTH_FIELD_LENGTH
+                && readable - FrameHeader.LENGTH_FIELD_LENGTH >= in.getUnsignedInt(in.readerIndex());
     }
 
     /** Answers one whole frame and moves {@code in} past it. */
@@ -129,7 +130,7 @@ final class ReflectorHandler extends ByteToMessageDecoder {
     private void reply(ChannelHandlerContext ctx, FrameType type, int requestId, ByteBuf in, int bodyBytes) {
         int prefixBytes = type == FrameType.RESPONSE ? RESPONSE_PREFIX_BYTES : 0;
         int length = HEADER_BYTES + prefixBytes + bodyBytes;
-        ByteBuf out = replyBuffer(ctx, FrameCodec.LENGTH_FIELD_LENGTH + length);
+        ByteBuf out = replyBuffer(ctx, FrameHeader.LENGTH_FIELD_LENGTH + length);
         out.writeInt(length);
         out.writeByte(type.code());
         out.writeByte(0);

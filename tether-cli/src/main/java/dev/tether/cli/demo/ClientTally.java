@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.LongAdder;
 final class ClientTally {
   /**
    * The kind of a failure that says the connection broke after the whole request was sent: the
-   * only one a non-idempotent call may end with when Tether follows DESIGN.md section 5.
+   * only one a non-idempotent call may end with when Tether follows the at-most-once rule.
    */
   static final String LOST_AFTER_SEND = ConnectionLostException.class.getSimpleName() + " mayHaveExecuted=true";
 
@@ -79,7 +79,7 @@ final class ClientTally {
 
   /**
    * Whether a failed non-idempotent call may have run on a server. Exact for such calls because
-   * Tether retries them only while no attempt can have run (DESIGN.md section 5); an idempotent
+   * Tether retries them only while no attempt can have run (the at-most-once rule); an idempotent
    * call may have run on an earlier attempt whatever its last failure says.
    */
   static boolean mayHaveExecuted(RuntimeException e) {

@@ -21,7 +21,7 @@ public enum Expectation {
   /** While one server is up, Tether retries an idempotent call until it lands somewhere. */
   IDEMPOTENT_CALLS_NEVER_FAIL,
   /**
-   * A non-idempotent call is retried while no attempt can have run (DESIGN.md section 5), so the
+   * A non-idempotent call is retried while no attempt can have run (the at-most-once rule), so the
    * only failure left is a connection lost after the request was sent.
    */
   INCREMENT_FAILURES_ARE_ONLY_LOST_AFTER_SEND,

@@ -94,7 +94,7 @@ public final class FrozenPeerRun {
       Thread callerThread = caller.start();
       try {
         sleepUntil(timeline.startNanos() + settings.freezeAfter().toNanos());
-        Watch watch = freezeAndWatch(faults, connection, caller, timeline, watchAfterFreeze);
+        Watch watch = freezeAndWatch(faults, tether, connection, caller, timeline, watchAfterFreeze);
         CallFailure failure = caller.failureAfterFreeze().getNow(null);
         return new FrozenPeerReport(settings.scenario(), proxyString, serverEndpoint,
             readerIdle, idleTimeout, heartbeatSource(effective),
@@ -127,7 +127,7 @@ public final class FrozenPeerRun {
    * Freezes the proxy, then watches until the connection is CLOSED and the pending call has ended,
    * or {@code watchAfterFreeze} has passed.
    */
-  private Watch freezeAndWatch(FaultProxy faults, Connection connection, Caller caller, Timeline timeline,
+  private Watch freezeAndWatch(FaultProxy faults, Tether tether, Connection connection, Caller caller, Timeline timeline,
       Duration watchAfterFreeze) throws InterruptedException {
     long forwardedBefore = forwarded(faults);
     faults.freeze();
@@ -140,8 +140,9 @@ public final class FrozenPeerRun {
     Duration closedAfter = null;
     long giveUpNanos = frozenNanos + watchAfterFreeze.toNanos();
     while (nanoClock.getAsLong() - giveUpNanos < 0) {
-      // Connection offers no state listener, so its state is polled; the poll period is the resolution.
-      if (closedAfter == null && connection.state() == ConnectionState.CLOSED) {
+      // A Connection is a snapshot, so the runtime is asked for a fresh one at each poll; the poll
+      // period is the resolution.
+      if (closedAfter == null && tether.connection(connection).state() == ConnectionState.CLOSED) {
         closedAfter = Duration.ofNanos(nanoClock.getAsLong() - frozenNanos);
         timeline.record("connection state CLOSED");
       }
@@ -152,7 +153,7 @@ public final class FrozenPeerRun {
     }
     Duration waited = Duration.ofNanos(nanoClock.getAsLong() - frozenNanos);
     if (closedAfter == null) {
-      timeline.record("gave up watching: the connection is still " + connection.state());
+      timeline.record("gave up watching: the connection is still " + tether.connection(connection).state());
     }
     return new Watch(frozenNanos, frozenAt, closedAfter, waited, forwarded(faults) - forwardedBefore);
   }
@@ -162,7 +163,7 @@ public final class FrozenPeerRun {
   }
 
   /** {@code -Dtether.*} system properties overlaid by the settings', as {@code Tether.builder()} merges them. */
-  /** Tether's documented heartbeat defaults (DESIGN.md section 3), for when nothing overrides them. */
+  /** Tether's documented heartbeat defaults (docs/architecture.md, "Timers"), for when nothing overrides them. */
   static final Duration DEFAULT_READER_IDLE = Duration.ofSeconds(3);
   static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(10);
 

@@ -1,0 +1,51 @@
+package dev.tether;
+
+import dev.tether.observe.TetherListener;
+import dev.tether.server.ServiceHandler;
+import dev.tether.spi.Scheduler;
+import dev.tether.spi.Ticker;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executor;
+
+/**
+ * Everything a built {@link TetherServer} reads, fixed by {@link TetherServer.Builder#build()}:
+ * the builder can be changed or built again without touching a server it built. Only the cluster
+ * view changes at run time, through {@link TetherServer#setTopology}.
+ *
+ * @param services the registered services, in registration order
+ * @param executor where service code runs; null for the server's own pool
+ * @param tls null without ssl endpoints
+ * @param tlsWatch how often the PEM files are checked; null when not watched
+ * @param threads event-loop threads; 0 lets Netty choose
+ * @param topology the view WELCOME carries until {@code setTopology}; null for none
+ * @param scheduler what keeps time for the timers; null for the server's own event loops
+ */
+record ServerSettings(
+    List<Endpoint> endpoints,
+    Map<String, ServiceHandler> services,
+    ExecutionMode mode,
+    Executor executor,
+    TlsConfig tls,
+    Duration tlsWatch,
+    String version,
+    int threads,
+    int maxFrameSize,
+    int maxConcurrentRequests,
+    Topology topology,
+    List<TetherListener> listeners,
+    List<ServerInterceptor> interceptors,
+    Ticker ticker,
+    Scheduler scheduler,
+    ServerProperties properties) {
+
+  ServerSettings {
+    endpoints = List.copyOf(endpoints);
+    services = Collections.unmodifiableMap(new LinkedHashMap<>(services));
+    listeners = List.copyOf(listeners);
+    interceptors = List.copyOf(interceptors);
+  }
+}

@@ -1,0 +1,87 @@
+package dev.tether.client;
+
+import dev.tether.Attempt;
+import dev.tether.ConnectionLostException;
+import dev.tether.InvocationTimeoutException;
+import dev.tether.OperationNotFoundException;
+import dev.tether.PermissionDeniedException;
+import dev.tether.RemoteException;
+import dev.tether.RequestRefusedException;
+import dev.tether.ServiceNotFoundException;
+import dev.tether.TetherException;
+import dev.tether.protocol.Response;
+import dev.tether.protocol.Status;
+import java.util.Map;
+
+/**
+ * What became of one attempt, as pure functions of what happened to it: which
+ * {@link Attempt.Outcome} a failure is, which {@link RetryPolicy} then judges under the
+ * at-most-once rule (a request that provably did not run may be retried; one that may have run,
+ * only when idempotent), and the exception the caller gets. No state, no clock, no socket: the
+ * table of failures is tested as a table.
+ */
+final class AttemptOutcomes {
+  private AttemptOutcomes() {}
+
+  /**
+   * The outcome of an attempt whose connection closed before its answer: whether the whole frame
+   * had reached the kernel decides whether the server may have run it.
+   */
+  static Attempt.Outcome ofLostConnection(boolean sent) {
+    return sent ? Attempt.Outcome.LOST_AFTER_SEND : Attempt.Outcome.NOT_SENT;
+  }
+
+  /**
+   * The outcome of an attempt the server answered with {@code status}, for the retry policy; null
+   * when the answer ends the call, never retried: a success, the service's own error, a name the
+   * server does not know, a refused permission, or a deadline the server saw pass.
+   */
+  static Attempt.Outcome ofAnswer(Status status) {
+    return switch (status) {
+      // The server proved it did not run the request.
+      case REFUSED -> Attempt.Outcome.REFUSED;
+      // The server failed around the service: it may have run it.
+      case INTERNAL -> Attempt.Outcome.SERVER_FAILED;
+      case OK, REMOTE_ERROR, SERVICE_NOT_FOUND, OPERATION_NOT_FOUND, DEADLINE_EXCEEDED, PERMISSION_DENIED -> null;
+    };
+  }
+
+  /** True when the answer blames the node rather than the connection: failure accrual counts it. */
+  static boolean blamesTheNode(Status status) {
+    return status == Status.DEADLINE_EXCEEDED || status == Status.INTERNAL;
+  }
+
+  /** The failure a non-OK answer means; {@code where} names the connection that carried it. */
+  static TetherException failureOf(Status status, Map<String, String> metadata, String identity, String operation,
+      String where) {
+    return switch (status) {
+      case REMOTE_ERROR -> new RemoteException(
+          metadata.getOrDefault(Response.ERROR_TYPE, "unknown"), metadata.getOrDefault(Response.ERROR_MESSAGE, ""));
+      case SERVICE_NOT_FOUND -> new ServiceNotFoundException("no service \"" + identity + "\" on " + where);
+      case OPERATION_NOT_FOUND -> new OperationNotFoundException(
+          "service \"" + identity + "\" has no operation \"" + operation + "\" on " + where);
+      case REFUSED -> refused("the server refused the request on " + where, operation);
+      case DEADLINE_EXCEEDED -> new InvocationTimeoutException(
+          "the server saw the deadline of " + operation + " pass before running it");
+      case INTERNAL -> new TetherException(
+          "the server failed: " + metadata.getOrDefault(Response.ERROR_MESSAGE, "internal error"));
+      case PERMISSION_DENIED -> new PermissionDeniedException("the server refused " + operation + " of \"" + identity
+          + "\": " + metadata.getOrDefault(Response.ERROR_MESSAGE, "permission denied"));
+      case OK -> throw new IllegalArgumentException("an OK answer is no failure");
+    };
+  }
+
+  /** The server proved it did not run the request. */
+  static RequestRefusedException refused(String why, String operation) {
+    return new RequestRefusedException(why + " (" + operation + ")");
+  }
+
+  /**
+   * The failure of an attempt whose connection ({@code where}) closed before its answer; it says
+   * the server may have run the request exactly when the request was {@code sent}.
+   */
+  static ConnectionLostException lostConnection(boolean sent, String where, String operation, Throwable cause) {
+    String what = sent ? " lost after " + operation + " was sent: " : " failed before " + operation + " was sent: ";
+    return new ConnectionLostException("connection " + where + what + CloseCause.describe(cause), sent, cause);
+  }
+}

@@ -1,0 +1,140 @@
+package dev.tether.client;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * Where one call's current attempt is: its {@link State} as the runtime sees it (kept apart from
+ * the future, which the caller may complete for itself), the connection it is on, its request id
+ * and whether its whole frame reached the kernel, which decides under the at-most-once rule
+ * whether a failed attempt may run again. Part of the {@link Invocation} itself rather than an
+ * object beside it, so a call costs one allocation.
+ *
+ * <p>Ownership: while the attempt is on a connection (WRITTEN) the connection's event loop drives
+ * it; between attempts the runtime's control executor does. The deadline and a caller's cancel may
+ * strike from any thread, so every change of state is one compare-and-set in {@link #transition}:
+ * exactly one thread makes each.
+ */
+abstract class CallAttempt extends ReplyFuture {
+  /** Where the call is, as the runtime sees it. */
+  enum State {
+    /** On no connection: before the first attempt or between attempts; the server cannot have it. */
+    UNSENT,
+    /**
+     * Encoded into a connection's write batch; whether the whole frame reached the kernel (and so
+     * the server may run it) is {@link #wasSent()}, which the connection's loop keeps.
+     */
+    WRITTEN,
+    /** Answered, failed, timed out or cancelled; terminal. */
+    DONE
+  }
+
+  private static final VarHandle STATE;
+
+  static {
+    try {
+      STATE = MethodHandles.lookup().findVarHandle(CallAttempt.class, "state", State.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  /**
+   * Changed only through {@link #transition}, by compare-and-set on {@code STATE}: the connection's
+   * loop, the deadline timer and a caller's cancel may each end the call, and exactly one wins.
+   */
+  @SuppressWarnings("unused")
+  private volatile State state = State.UNSENT;
+  /** Set on the connection's loop when the attempt is encoded. */
+  int requestId;
+  /**
+   * True once the whole frame of the current attempt reached the kernel. Written and read on the
+   * connection's loop only (a plain field: the hot path pays no atomic for it).
+   */
+  private boolean sent;
+  /** Where the request frame ends in its write batch; set while the batch is written. */
+  int batchEndOffset;
+  /**
+   * The connection of the current attempt, or null. Written by whichever thread hands the call
+   * over (the caller on the hot path, else the control executor); volatile because the deadline
+   * and a cancel read it from elsewhere to find the loop to abandon the attempt on.
+   */
+  private volatile RequestChannel connection;
+  /**
+   * True when the attempt ending now failed through the server's fault; set by the thread that
+   * ends it, just before, and read by that thread.
+   */
+  private boolean nodeFault;
+
+  /** The one place the runtime's view of the call changes; false when another thread got there first. */
+  final boolean transition(State from, State to) {
+    return STATE.compareAndSet(this, from, to);
+  }
+
+  final State state() {
+    return (State) STATE.getVolatile(this);
+  }
+
+  /** True once the runtime is done with the call, whatever the caller did with the future. */
+  final boolean isFinished() {
+    return state() == State.DONE;
+  }
+
+  /** True once the whole request frame of the current attempt reached the kernel. */
+  public final boolean wasSent() {
+    return sent;
+  }
+
+  /**
+   * The connection's writer takes the call into a batch; false when the runtime is already done
+   * with it (timed out or cancelled while queued), and then it must not be written.
+   */
+  final boolean beginWriting() {
+    sent = false;
+    return transition(State.UNSENT, State.WRITTEN);
+  }
+
+  /** The whole frame reached the kernel (on the loop). */
+  final void markSent() {
+    sent = true;
+  }
+
+  /** The connection of the current attempt, or null between attempts. */
+  final RequestChannel connection() {
+    return connection;
+  }
+
+  /** The key of the connection the current attempt is on, or null between attempts. */
+  final ConnectionKey currentKey() {
+    RequestChannel c = connection;
+    return c == null ? null : c.key();
+  }
+
+  /** The attempt's connection in words, for messages. */
+  final String describeConnection() {
+    RequestChannel c = connection;
+    return c == null ? "no connection" : c.toString();
+  }
+
+  /** The endpoint of {@code c} in grammar form, as events name it; null for none. */
+  static String endpointOf(RequestChannel c) {
+    return c instanceof BaseConnection b ? b.endpointText() : null;
+  }
+
+  /** The call is about to be handed to {@code c}, or (null) left its connection to go elsewhere. */
+  final void moveTo(RequestChannel c) {
+    connection = c;
+  }
+
+  /** The attempt ending now failed through the server's fault, not the connection's. */
+  final void blameTheNode(boolean fault) {
+    nodeFault = fault;
+  }
+
+  /** Whether the server was at fault for the attempt that ends now; asked once, by the thread ending it. */
+  final boolean takeNodeFault() {
+    boolean fault = nodeFault;
+    nodeFault = false;
+    return fault;
+  }
+}

@@ -1,0 +1,215 @@
+package dev.tether.client;
+
+import dev.tether.RequestTooLargeException;
+import dev.tether.protocol.BodyCompression;
+import dev.tether.protocol.Cancel;
+import dev.tether.protocol.EncodedNames;
+import dev.tether.protocol.FrameHeader;
+import dev.tether.protocol.WriteBatcher;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelProgressiveFuture;
+import io.netty.channel.ChannelProgressiveFutureListener;
+import java.util.Arrays;
+
+/**
+ * Puts the calls queued on one connection on the wire: one write per event-loop turn, as many
+ * twoway calls as the server's limit and the socket's high-water mark allow, the others held
+ * unwritten in the {@link CallBacklog} until a slot frees. It learns which calls left whole: only
+ * a call whose whole frame reached the kernel counts as sent, which is what the at-most-once rule
+ * needs to know. Callers enqueue from any thread; everything else runs on the loop.
+ */
+final class CallBatchWriter extends WriteBatcher<Invocation> {
+  private final ClientConnection connection;
+  private final PendingCalls pending;
+  private final CallBacklog backlog;
+  private final ConnectionWatch watch;
+  private final BodyCompression compression;
+  /**
+   * How many twoway calls the server takes at once (its WELCOME); plain, written once on the loop
+   * at the handshake, read racily by {@link ExtraConnections} to find room.
+   */
+  private int inFlightLimit = Integer.MAX_VALUE;
+  /** The calls encoded into the batch being built; the first apart, since most batches hold one. */
+  private Invocation first;
+  /** The batch's other calls, in {@code more[0 .. moreCount)}; kept and reused from batch to batch. */
+  private Invocation[] more = new Invocation[15];
+  private int moreCount;
+  /** The wire form of the names this connection sends, reused from call to call. */
+  private final EncodedNames names = new EncodedNames();
+
+  CallBatchWriter(Channel channel, ClientConnection connection, PendingCalls pending, CallBacklog backlog,
+      ConnectionWatch watch, BodyCompression compression) {
+    super(channel);
+    this.connection = connection;
+    this.pending = pending;
+    this.backlog = backlog;
+    this.watch = watch;
+    this.compression = compression;
+  }
+
+  /** The server's WELCOME said how many twoway calls it takes at once on this connection. */
+  void limitInFlight(int maxConcurrentRequests) {
+    inFlightLimit = maxConcurrentRequests;
+  }
+
+  /** True while another twoway call fits: under the server's limit, and unsent bytes below the mark. */
+  boolean hasFreeSlot() {
+    return pending.size() < inFlightLimit && channel.isWritable();
+  }
+
+  /** A twoway call left the pending table (on the loop): a backlogged call takes its slot. */
+  void onSlotFreed() {
+    Invocation next = backlog.nextLive();
+    if (next != null) {
+      enqueue(next);
+    } else if (pending.isEmpty()) {
+      watch.onNoCallInFlight();
+    }
+  }
+
+  /**
+   * Takes back a call that waits for its answer (on the loop): its slot goes to the next waiting
+   * call, and when {@code tellServer} a CANCEL says no answer is wanted. False when it was not
+   * waiting here (answered meanwhile, or never written).
+   */
+  boolean cancel(Invocation inv, boolean tellServer) {
+    if (!pending.forget(inv)) {
+      return false;
+    }
+    if (tellServer) {
+      channel.writeAndFlush(new Cancel(inv.requestId), channel.voidPromise());
+    }
+    onSlotFreed();
+    return true;
+  }
+
+  /** Below the low-water mark again (on the loop): calls that waited for the unsent bytes to drain go out. */
+  void onWritable() {
+    for (int n = backlog.size(); n > 0 && pending.size() < inFlightLimit; n--) {
+      enqueue(backlog.poll());
+    }
+    backlog.endSaturationIfEmpty();
+  }
+
+  /** Moves every backlogged call to {@code other} (on the loop); they were never sent here. */
+  void handOverBacklog(ClientConnection other) {
+    for (Invocation inv = backlog.poll(); inv != null; inv = backlog.poll()) {
+      other.enqueue(inv);
+    }
+    backlog.endSaturationIfEmpty();
+  }
+
+  @Override
+  protected void encode(Invocation inv, ByteBuf out) {
+    if (!connection.takesCalls()) {
+      inv.onNotSent(connection.whyNotTakingCalls());
+      return;
+    }
+    boolean twoway = !inv.isOneway();
+    if (twoway && !hasFreeSlot()) {
+      // Every slot is taken: the call waits, unsent, and the runtime hears once per saturation so
+      // it can move the backlog to a sibling or open an extra connection.
+      if (backlog.add(inv)) {
+        connection.runtime.onSaturated(connection);
+      }
+      return;
+    }
+    if (!inv.beginWriting()) {
+      return; // timed out or cancelled while it waited in the queue: never written
+    }
+    inv.requestId = pending.nextRequestId();
+    int start = out.writerIndex();
+    inv.encodeRequest(out, compression, names);
+    // The limit bounds the length field, which counts all but itself.
+    int frameBytes = out.writerIndex() - start - FrameHeader.LENGTH_FIELD_LENGTH;
+    int limit = connection.serverMaxFrameSize();
+    if (frameBytes > limit) {
+      out.writerIndex(start); // never written: the connection and the other calls go on
+      inv.fail(new RequestTooLargeException(inv.describe() + " is a frame of " + frameBytes
+          + " bytes, over the " + limit + " bytes " + connection + " accepts (its WELCOME); it was not sent"));
+      return;
+    }
+    watch.onCallWritten(twoway, twoway && pending.isEmpty());
+    if (twoway) {
+      pending.add(inv);
+    }
+    inv.batchEndOffset = out.writerIndex();
+    if (first == null) {
+      first = inv;
+    } else {
+      if (moreCount == more.length) {
+        more = Arrays.copyOf(more, more.length * 2);
+      }
+      more[moreCount++] = inv;
+    }
+  }
+
+  @Override
+  protected void writeBatch(ByteBuf buffer) {
+    if (first == null) {
+      buffer.release();
+      return;
+    }
+    watch.onWrite();
+    if (moreCount == 0) {
+      // One call: it is its own write listener, and whole-or-not needs no progress count.
+      Invocation only = first;
+      first = null;
+      channel.write(buffer, channel.newPromise()).addListener(only);
+      return;
+    }
+    // One exact-size array per batch, instead of a growing list and its iterator.
+    BatchOutcome outcome = new BatchOutcome(connection, first, Arrays.copyOf(more, moreCount));
+    Arrays.fill(more, 0, moreCount, null); // the scratch array must not keep answered calls alive
+    first = null;
+    moreCount = 0;
+    channel.write(buffer, channel.newProgressivePromise()).addListener(outcome);
+  }
+
+  @Override
+  protected void discard(Invocation inv) {
+    inv.onNotSent(connection.whyClosed());
+  }
+
+  /**
+   * Marks the calls of one written batch as sent. On a failed write, only the calls whose frame
+   * ended within the bytes the kernel took count as sent; the rest never reached the server whole.
+   */
+  private static final class BatchOutcome implements ChannelProgressiveFutureListener {
+    private final ClientConnection connection;
+    private final Invocation first;
+    /** The batch's other calls: one or more. */
+    private final Invocation[] more;
+    private long bytesWritten;
+
+    BatchOutcome(ClientConnection connection, Invocation first, Invocation[] more) {
+      this.connection = connection;
+      this.first = first;
+      this.more = more;
+    }
+
+    @Override
+    public void operationProgressed(ChannelProgressiveFuture future, long progress, long total) {
+      bytesWritten = progress;
+    }
+
+    @Override
+    public void operationComplete(ChannelProgressiveFuture future) {
+      boolean all = future.isSuccess();
+      markIfWritten(first, all);
+      for (Invocation inv : more) {
+        markIfWritten(inv, all);
+      }
+      if (!all) {
+        connection.onWriteFailed(future.cause());
+      }
+    }
+
+    private void markIfWritten(Invocation inv, boolean all) {
+      if (all || inv.batchEndOffset <= bytesWritten) {
+        inv.onSent();
+      }
+    }
+  }
+}

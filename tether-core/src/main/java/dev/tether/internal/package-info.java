@@ -1,0 +1,6 @@
+/**
+ * Small shared pieces with one job each: the backoff policy, the serial control executor, the event
+ * bus, the int-keyed pending-call map, sliding counters, the retry budget, duration parsing and
+ * settings. Nothing public leans on it; it imports only the spi and observe packages.
+ */
+package dev.tether.internal;

@@ -1,0 +1,196 @@
+package dev.tether.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.tether.Endpoint;
+import dev.tether.InvocationMode;
+import dev.tether.NoAvailableNodeException;
+import dev.tether.client.ProxySettings;
+import dev.tether.client.RequestChannel;
+import dev.tether.client.ScriptedChannel;
+import dev.tether.client.ScriptedSupervisors;
+import dev.tether.observe.NodeStatus;
+import dev.tether.observe.TetherEvent;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A node group over scripted connections on the fake clock: node health follows each node's
+ * supervisor, calls go only to live nodes, and a call with no live node fails or waits within its
+ * deadline; nodes whose calls keep failing are ejected and probed. No sockets, no sleeping.
+ */
+class NodeGroupTest {
+  private static final Duration ONE_SECOND_BACKOFF = Duration.ofSeconds(1);
+
+  private final FakeNodeHost host = new FakeNodeHost();
+  private final ProxySettings settings = ProxySettings.of("svc", InvocationMode.TWOWAY, false,
+      Endpoint.parseList("tcp -h 127.0.0.1 -p 7001:tcp -h 127.0.0.1 -p 7002"));
+  private final NodeGroup group = new NodeGroup(host, settings, new RoundRobinSelector());
+
+  private static int port(RequestChannel c) {
+    return ((InetSocketAddress) c.remoteAddress()).getPort();
+  }
+
+  private ScriptedChannel opened(int port) {
+    return host.connections.lastTo(port);
+  }
+
+  private String health(int port) {
+    return group.nodeStatus().stream()
+        .filter(n -> n.endpoint().endsWith("-p " + port))
+        .map(NodeStatus::health)
+        .findFirst().orElseThrow();
+  }
+
+  /** Connects both nodes, so both are ALIVE. */
+  private void bothConnected() {
+    group.connectAny(settings);
+    opened(7001).connects(null);
+    opened(7002).connects(null);
+  }
+
+  @Test
+  void callGoesToANodeOnceItsConnectionIsUp() throws Exception {
+    CompletableFuture<RequestChannel> routed = group.route(settings, Set.of(), 0);
+    assertThat(routed).isNotDone();
+
+    ScriptedChannel first = host.connections.opened().get(0);
+    first.connects(null);
+
+    assertThat(routed.get(1, TimeUnit.SECONDS)).isSameAs(first);
+    assertThat(health(port(first))).isEqualTo("ALIVE");
+  }
+
+  @Test
+  void nodeWhoseConnectFailsIsMarkedDeadAndTheCallGoesToAnother() throws Exception {
+    CompletableFuture<RequestChannel> routed = group.route(settings, Set.of(), 0);
+    ScriptedChannel first = host.connections.opened().get(0);
+    int other = port(first) == 7001 ? 7002 : 7001;
+
+    first.failsToConnect(new ConnectException("Connection refused"));
+    opened(other).connects(null);
+
+    assertThat(port(routed.get(1, TimeUnit.SECONDS))).isEqualTo(other);
+    assertThat(health(port(first))).isEqualTo("DEAD");
+    await().atMost(Duration.ofSeconds(5)).until(() -> host.events.stream().anyMatch(e -> e.kind() == TetherEvent.Kind.NODE_DEAD));
+  }
+
+  @Test
+  void withEveryNodeDownACallFailsAtOnceWithNoAvailableNode() {
+    group.connectAny(settings);
+    opened(7001).failsToConnect(new ConnectException("Connection refused"));
+    opened(7002).failsToConnect(new ConnectException("Connection refused"));
+
+    CompletableFuture<RequestChannel> routed = group.route(settings, Set.of(), 0);
+
+    assertThat(routed).isCompletedExceptionally();
+    assertThatThrownBy(routed::get).hasCauseInstanceOf(NoAvailableNodeException.class);
+  }
+
+  @Test
+  void callThatWaitsForReadyFailsWhenItsDeadlinePassesOnTheClock() {
+    group.connectAny(settings);
+    opened(7001).failsToConnect(new ConnectException("Connection refused"));
+    opened(7002).failsToConnect(new ConnectException("Connection refused"));
+    ProxySettings waiting = settings.with(c -> c.waitForReady(true));
+
+    CompletableFuture<RequestChannel> routed =
+        group.route(waiting, Set.of(), host.clock.nanoTime() + Duration.ofMillis(500).toNanos());
+    host.clock.forward(Duration.ofMillis(499));
+    assertThat(routed).isNotDone();
+
+    host.clock.forward(Duration.ofMillis(1));
+    assertThatThrownBy(routed::get).isInstanceOf(ExecutionException.class)
+        .cause().isInstanceOf(NoAvailableNodeException.class).hasMessageContaining("before the deadline");
+  }
+
+  @Test
+  void callThatWaitsForReadyGoesToTheFirstNodeItsSupervisorBringsBack() throws Exception {
+    group.connectAny(settings);
+    opened(7001).failsToConnect(new ConnectException("Connection refused"));
+    opened(7002).failsToConnect(new ConnectException("Connection refused"));
+    ProxySettings waiting = settings.with(c -> c.waitForReady(true));
+    CompletableFuture<RequestChannel> routed =
+        group.route(waiting, Set.of(), host.clock.nanoTime() + Duration.ofSeconds(5).toNanos());
+    int before = host.connections.opened().size();
+
+    host.clock.forward(ONE_SECOND_BACKOFF);
+    assertThat(host.connections.opened()).hasSize(before + 2);
+    opened(7002).connects(null);
+
+    assertThat(port(routed.get(1, TimeUnit.SECONDS))).isEqualTo(7002);
+    assertThat(health(7002)).isEqualTo("ALIVE");
+  }
+
+  @Test
+  void nodeStatusAnswersWhileTheControlExecutorIsBusyElsewhere() throws Exception {
+    bothConnected();
+    CountDownLatch holding = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    Thread busy = new Thread(() -> host.control.execute(() -> {
+      holding.countDown();
+      try {
+        release.await(5, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }));
+    busy.start();
+    assertThat(holding.await(5, TimeUnit.SECONDS)).isTrue();
+    try {
+      assertThat(group.nodeStatus()).extracting(NodeStatus::health).containsExactly("ALIVE", "ALIVE");
+    } finally {
+      release.countDown();
+      busy.join(5_000);
+    }
+  }
+
+  @Test
+  void ejectedNodeGetsNoCallsUntilItsEjectionEndsAndAGoodProbeReadmitsIt() throws Exception {
+    bothConnected();
+    ScriptedChannel sick = opened(7001);
+    for (int i = 0; i < 3; i++) {
+      group.onCallStarted(sick);
+      group.onCallFinished(sick, 1_000_000, true);
+    }
+    assertThat(health(7001)).isEqualTo("EJECTED");
+    for (int i = 0; i < 4; i++) {
+      assertThat(port(group.route(settings, Set.of(), 0).get(1, TimeUnit.SECONDS))).isEqualTo(7002);
+    }
+
+    host.clock.forward(Duration.ofSeconds(10));
+    assertThat(health(7001)).isEqualTo("ALIVE");
+    group.onCallStarted(sick);
+    group.onCallFinished(sick, 1_000_000, false);
+
+    await().atMost(Duration.ofSeconds(5)).until(() -> host.events.stream().anyMatch(e ->
+        e.kind() == TetherEvent.Kind.NODE_ALIVE && e.detail().contains("probe call after ejection succeeded")));
+  }
+
+  @Test
+  void ejectedNodeThatReconnectsStaysEjectedUntilItsTimeIsUp() {
+    bothConnected();
+    ScriptedChannel sick = opened(7001);
+    for (int i = 0; i < 3; i++) {
+      group.onCallFinished(sick, 1_000_000, true);
+    }
+
+    // A broken connection is redialled at once; the node is down until that dial connects.
+    ScriptedSupervisors.closed(host.supervisorOf(7001), sick, true);
+    assertThat(opened(7001)).isNotSameAs(sick);
+    assertThat(health(7001)).isIn("DEAD", "EJECTED");
+    opened(7001).connects(null);
+
+    assertThat(health(7001)).isEqualTo("EJECTED");
+    assertThat(health(7002)).isEqualTo("ALIVE");
+  }
+}

@@ -1,0 +1,6 @@
+/**
+ * Test helpers users want too: a fake clock that is both ticker and scheduler, a fault-injecting TCP
+ * proxy, an in-process cluster of servers, and test certificates. Their sockets bind to loopback only,
+ * and they use only tether-core's exported packages.
+ */
+package dev.tether.testkit;
