@@ -120,6 +120,18 @@ abstract class BaseConnection extends ChannelInboundHandlerAdapter implements Re
     return key.timeout();
   }
 
+  /**
+   * Emits {@code kind} for this connection, except a dial's start or outcome on a connection a supervisor owns:
+   * the supervisor reports those with its own state, so each dial is told once.
+   */
+  protected final void emit(TetherEvent.Kind kind, String why, Throwable cause) {
+    boolean dial = kind == TetherEvent.Kind.CONNECTING || kind == TetherEvent.Kind.CONNECTED
+        || kind == TetherEvent.Kind.CONNECT_FAILED;
+    if (!(dial && runtime.isSupervisorsOwn(this))) {
+      runtime.events().emit(kind, endpointText(), why, cause);
+    }
+  }
+
   /** The event that reports a move from {@code previous} to {@code next}, for stream and datagram connections alike. */
   protected static TetherEvent.Kind eventOf(ConnectionState previous, ConnectionState next) {
     return switch (next) {

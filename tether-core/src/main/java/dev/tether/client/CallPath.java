@@ -14,14 +14,12 @@ import java.util.Set;
  */
 final class CallPath {
   private final ClientRuntime runtime;
-  private final EndpointSelector selector;
   private final ConnectionFinder finder;
   private final RetryRounds rounds;
   private final Sessions sessions;
 
-  CallPath(ClientRuntime runtime, EndpointSelector selector, ConnectionFinder finder, RetryRounds rounds) {
+  CallPath(ClientRuntime runtime, ConnectionFinder finder, RetryRounds rounds) {
     this.runtime = runtime;
-    this.selector = selector;
     this.finder = finder;
     this.rounds = rounds;
     this.sessions = new Sessions(runtime, finder);
@@ -47,7 +45,7 @@ final class CallPath {
       runtime.hand(inv, cached);
       return;
     }
-    finder.find(inv.settings(), inv.binding).whenComplete((connection, failure) -> {
+    finder.find(inv.settings(), inv.binding, inv.deadlineNanos()).whenComplete((connection, failure) -> {
       if (failure != null) {
         inv.onConnectFailed(ClientRuntime.unwrap(failure));
       } else {
@@ -80,7 +78,7 @@ final class CallPath {
     }
     List<Candidate> untried;
     try {
-      untried = inv.untried(selector.select(rounds.effective(inv.settings())));
+      untried = inv.untried(rounds.candidates(inv.settings()));
     } catch (TetherException e) {
       inv.fail(e);
       return;
@@ -93,7 +91,7 @@ final class CallPath {
       startOnNode(inv, inv.triedKeys());
       return;
     }
-    finder.findAmong(inv.settings(), inv.binding, untried).whenComplete((connection, failure) -> {
+    finder.findAmong(inv.settings(), inv.binding, untried, inv.deadlineNanos()).whenComplete((connection, failure) -> {
       if (failure == null) {
         runtime.hand(inv, connection);
       } else {
@@ -119,7 +117,7 @@ final class CallPath {
     runtime.control().assertInExecutor();
     List<Candidate> untried;
     try {
-      untried = inv.untried(selector.select(rounds.effective(inv.settings())));
+      untried = inv.untried(rounds.candidates(inv.settings()));
     } catch (TetherException e) {
       return Start.NOWHERE_ELSE;
     }
@@ -132,7 +130,7 @@ final class CallPath {
     if (routesOverNodes(inv.settings())) {
       startOnNode(inv, inv.triedKeys());
     } else {
-      finder.findAmong(inv.settings(), inv.binding, untried).whenComplete((connection, failure) -> {
+      finder.findAmong(inv.settings(), inv.binding, untried, inv.deadlineNanos()).whenComplete((connection, failure) -> {
         if (failure == null) {
           runtime.hand(inv, connection);
         } else {
@@ -144,8 +142,8 @@ final class CallPath {
   }
 
   private void startNextRound(Invocation inv) {
-    List<Duration> waits = rounds.waits(inv.settings());
-    if (inv.round() >= waits.size()) {
+    Duration wait = rounds.waitBeforeNext(inv.settings(), inv.round());
+    if (wait == null) {
       if (inv.takeConfiguredFallback()) {
         finder.findThroughConfigured(inv.settings(), inv.binding, inv.latestCause()).whenComplete((connection, failure) -> {
           if (failure == null) {
@@ -159,12 +157,7 @@ final class CallPath {
       }
       return;
     }
-    Duration wait = waits.get(inv.round());
     inv.beginNextRound();
-    if (wait.isZero()) {
-      retry(inv);
-    } else {
-      runtime.scheduleOnControl(() -> retry(inv), wait);
-    }
+    rounds.start(wait, () -> retry(inv));
   }
 }

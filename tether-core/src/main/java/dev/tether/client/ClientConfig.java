@@ -10,7 +10,7 @@ import java.util.Locale;
 import java.util.Properties;
 
 /**
- * The client runtime's settings, read once from {@code tether.*} properties (DESIGN.md section 3).
+ * The client runtime's settings, read once from {@code tether.*} properties (docs/guide.md lists them).
  * Durations accept {@code 3000}, {@code 200ms}, {@code 3s}, {@code 15min}; a zero duration turns
  * its rule off.
  *
@@ -98,7 +98,7 @@ public record ClientConfig(
   }
 
   /**
-   * How many connections a key may have and how long unused ones live (DESIGN.md 6.4; Ice's ACM).
+   * How many connections a key may have and how long unused ones live (extra connections under load; Ice's ACM).
    *
    * @param maxExtra connections opened beside a key's own when its calls in flight reach the
    *     server's limit or its unsent bytes pass the high-water mark ({@code tether.connection.maxExtra}, 4)

@@ -69,7 +69,7 @@ public final class ClientConnection extends BaseConnection
   /** Starts the transport connect; the handshake follows once the channel is active. */
   @Override
   public void connect() {
-    runtime.events().emit(TetherEvent.Kind.CONNECTING, endpointText(), "opening " + candidate.address(), null);
+    emit(TetherEvent.Kind.CONNECTING, "opening " + candidate.address(), null);
     ChannelFuture f = candidate.transport().connect(candidate.address(), candidate.connectTimeout(), initializer());
     // The initializer already set both on the event loop; a transport that connects at once (local)
     // may have had the server's WELCOME arrive before connect() returned.
@@ -124,7 +124,7 @@ public final class ClientConnection extends BaseConnection
     }
     TetherEvent.Kind kind = eventOf(previous, next);
     if (next != ConnectionState.DRAINING || why != null) {
-      runtime.events().emit(kind, endpointText(), why, cause);
+      emit(kind, why, cause);
     }
   }
 
@@ -141,7 +141,7 @@ public final class ClientConnection extends BaseConnection
       writer.limitInFlight(w.maxConcurrentRequests());
     }
     watch.start(channel, runtime.livenessSettings(key.timeout(), w.heartbeatMillis()), runtime.idleCloseNanos(this));
-    transitionTo(ConnectionState.ACTIVE, "handshake done with server " + w.serverId() + " version " + w.serverVersion(), null);
+    transitionTo(ConnectionState.ACTIVE, ClientHandshake.summary(w), null);
     ready.complete(this);
   }
 
@@ -342,7 +342,7 @@ public final class ClientConnection extends BaseConnection
 
   /** The liveness rules declared the peer gone: close, failing calls per the retry rules. */
   void onPeerSilent(String reason) {
-    runtime.events().emit(TetherEvent.Kind.HEARTBEAT_TIMEOUT, endpointText(), reason, null);
+    emit(TetherEvent.Kind.HEARTBEAT_TIMEOUT, reason, null);
     closing.failedWith(new TetherException(reason + " from " + candidate.endpoint()));
     channel.close();
   }

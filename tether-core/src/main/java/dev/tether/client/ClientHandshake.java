@@ -7,6 +7,7 @@ import dev.tether.protocol.BodyCompression;
 import dev.tether.protocol.FrameWriter;
 import dev.tether.protocol.GoAway;
 import dev.tether.protocol.Hello;
+import dev.tether.protocol.Welcome;
 import dev.tether.spi.Scheduler;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -19,6 +20,11 @@ import java.time.Duration;
  * failed). Confined to the connection's event loop; the timer runs on the runtime's scheduler.
  */
 final class ClientHandshake {
+  /** What a handshake settled, for events; null before WELCOME. */
+  static String summary(Welcome w) {
+    return w == null ? null : "handshake done with server " + w.serverId() + " version " + w.serverVersion();
+  }
+
   /** What the handshake asks of its connection. */
   interface Owner {
     /** True while the connection still waits for WELCOME. */

@@ -9,9 +9,6 @@ import dev.tether.internal.Backoff;
 import dev.tether.internal.EventBus;
 import dev.tether.internal.RetryBudget;
 import dev.tether.internal.SerialExecutor;
-import dev.tether.observe.ConnectionStatus;
-import dev.tether.observe.NodeStatus;
-import dev.tether.observe.TetherEvent;
 import dev.tether.observe.TetherListener;
 import dev.tether.observe.TetherStatus;
 import dev.tether.protocol.ProtocolVersion;
@@ -33,7 +30,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The client half of a {@code Tether} instance and the composition root of the client package:
@@ -57,8 +53,7 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
   private final ConcurrentHashMap<RouterKey, NodeRouter> routers = new ConcurrentHashMap<>();
   private final NodeRouter.Factory routerFactory;
   private final String clientId = "tether-" + UUID.randomUUID();
-  private final LongAdder retries = new LongAdder();
-  private final LongAdder budgetRefusals = new LongAdder();
+  private final ClientReports reports;
   /**
    * Set once by {@link #shutdown}; read by callers on any thread to refuse new calls, and by the
    * loops to tell a break from the runtime's own close: a one-way flag, so volatile, not a hop.
@@ -83,12 +78,13 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
     this.retryBudget = new RetryBudget(config.retryBudgetRatio(), config.retryBudgetFloorPerSecond());
     this.transports = new TransportSet("tether-client", config.eventLoopThreads(), config.forceNio(), tls, null, scheduler);
     this.scheduler = transports.timers();
+    this.reports = new ClientReports(events, this.scheduler);
     this.selector = new EndpointSelector(transports, resolver, config, random);
     this.pool = new ConnectionPool(this, config.reconnect(), ticker);
     this.topologies = new TopologyViews(control);
-    RetryRounds rounds = new RetryRounds(config.retryIntervals(), topologies);
+    RetryRounds rounds = new RetryRounds(config.retryIntervals(), topologies, selector, this);
     this.finder = new ConnectionFinder(this, selector, pool, rounds, topologies);
-    this.calls = new CallPath(this, selector, finder, rounds);
+    this.calls = new CallPath(this, finder, rounds);
   }
 
   // ---- calls ----
@@ -163,24 +159,6 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
         && !settings.mode().isBatch();
   }
 
-  /** A hedge of a call was sent; it counts as a retry. */
-  void onHedge(ProxySettings settings, String operation, int attempt) {
-    retries.increment();
-    if (events.isOn()) {
-      events.emit(TetherEvent.Kind.RETRY, null,
-          "hedging " + operation + " of " + settings.identity() + " (attempt " + attempt + "): no answer within "
-              + settings.hedgingDelay().toMillis() + " ms", null);
-    }
-  }
-
-  void onHedgeRefused(HedgedCall call, ProxySettings settings) {
-    budgetRefusals.increment();
-    if (events.isOn()) {
-      events.emit(TetherEvent.Kind.RETRY_BUDGET_EXHAUSTED, null,
-          "not hedging " + call.describe() + ": the retry budget is spent", null);
-    }
-  }
-
   /** Hands a call's attempt to a connection. */
   void hand(Invocation inv, RequestChannel connection) {
     connection.send(inv);
@@ -188,45 +166,8 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
 
   /** A failed attempt may run again (decided by the invocation): count, tell, and go on on the control executor. */
   void onRetry(Invocation inv, Attempt.Outcome outcome, TetherException cause, String endpoint) {
-    retries.increment();
-    if (events.isOn()) {
-      events.emit(TetherEvent.Kind.RETRY, endpoint,
-          "retrying " + inv.describe() + " (retry " + inv.retries() + ") after " + outcome + ": " + cause.getMessage(), cause);
-    }
+    reports.onRetry(inv, outcome, cause, endpoint);
     retry(inv);
-  }
-
-  void onBudgetRefusal(Invocation inv, Attempt.Outcome outcome, TetherException cause, String endpoint) {
-    budgetRefusals.increment();
-    if (events.isOn()) {
-      events.emit(TetherEvent.Kind.RETRY_BUDGET_EXHAUSTED, endpoint,
-          "not retrying " + inv.describe() + " after " + outcome + ": the retry budget is spent", cause);
-    }
-  }
-
-  /** A proxy's connection went to an alternate of the cluster view rather than its primary. */
-  void onReroute(ProxySettings settings, RequestChannel connection) {
-    if (events.isOn()) {
-      events.emit(TetherEvent.Kind.REROUTE, connection instanceof BaseConnection b ? b.endpointText() : null,
-          settings.identity() + " now uses alternate " + connection + " of its cluster view", null);
-    }
-  }
-
-  /** A connection manager (the client-reroute behaviour) told where the cluster is; the proxy moves on to its view. */
-  void onManagerRedirect(ProxySettings settings, RequestChannel manager, java.util.List<dev.tether.Endpoint> view) {
-    if (events.isOn()) {
-      events.emit(TetherEvent.Kind.REROUTE, manager instanceof BaseConnection b ? b.endpointText() : null,
-          settings.identity() + ": " + manager + " is a connection manager outside its view; now using " + view, null);
-    }
-  }
-
-  /** Every server of the view failed and the configured server that answered knows no other: it is used. */
-  void onViewUnreachable(ProxySettings settings, RequestChannel configured, java.util.List<dev.tether.Endpoint> view) {
-    if (events.isOn()) {
-      events.emit(TetherEvent.Kind.REROUTE, configured instanceof BaseConnection b ? b.endpointText() : null,
-          settings.identity() + ": no server of its view " + view + " could be reached; using the configured "
-              + configured + ", which announces no other", null);
-    }
   }
 
   /**
@@ -270,6 +211,7 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
   /** New connections use {@code next} from now on; open ones keep the context they have. */
   public void reloadTls(SslContext next) {
     transports.reloadTls(next);
+    pool.onCredentialsChanged();
   }
 
   /** Finds or opens a connection for the proxy, as its first call would. */
@@ -277,7 +219,7 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
     if (CallPath.routesOverNodes(settings)) {
       return routerFor(settings, binding).route(settings, java.util.Set.of(), 0);
     }
-    return finder.find(settings, binding);
+    return finder.find(settings, binding, 0);
   }
 
   /**
@@ -381,6 +323,11 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
     return supervised ? 0 : use.idleClose().toNanos();
   }
 
+  /** True when {@code c} is its key's own connection, whose dials its supervisor reports. */
+  boolean isSupervisorsOwn(RequestChannel c) {
+    return pool.isSupervisorsOwn(c);
+  }
+
   /** A connection closed; its supervisor decides what follows. Called on the connection's loop. */
   void onConnectionClosed(RequestChannel c, boolean unexpectedly, Throwable cause) {
     pool.supervisorOf(c.key()).ifPresent(s -> s.onConnectionClosed(c, unexpectedly && !closing, cause));
@@ -446,26 +393,15 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
 
   /**
    * A snapshot of every connection (each read on its own loop) and every node group; a loop that
-   * does not answer within a second leaves its connection out.
+   * does not answer within a second of the runtime's clock leaves its connection out.
    */
   public TetherStatus status() {
-    List<CompletableFuture<ConnectionStatus>> pending = new ArrayList<>();
-    for (RequestChannel c : pool.all()) {
-      pending.add(c.status());
-    }
-    List<ConnectionStatus> connections = new ArrayList<>(pending.size());
-    for (CompletableFuture<ConnectionStatus> f : pending) {
-      try {
-        connections.add(f.get(1, TimeUnit.SECONDS));
-      } catch (Exception notAnswered) {
-        // A loop that is shutting down or stuck: this snapshot goes without that connection.
-      }
-    }
-    List<NodeStatus> nodes = new ArrayList<>();
-    for (NodeRouter r : routers.values()) {
-      nodes.addAll(r.nodeStatus());
-    }
-    return new TetherStatus(connections, nodes, retries.sum(), budgetRefusals.sum());
+    return reports.status(pool.all(), routers.values());
+  }
+
+  /** Where the runtime's events and counters of retries, hedges and reroutes go. */
+  ClientReports reports() {
+    return reports;
   }
 
   RetryBudget retryBudget() {

@@ -24,8 +24,8 @@ final class ConnectionFinder {
      */
     record Reuse(RequestChannel connection, Walk fallback) implements Plan {}
 
-    /** Walk these endpoints in order, with these waits before each extra round. */
-    record Walk(List<Candidate> candidates, List<Duration> roundWaits) implements Plan {}
+    /** Walk these endpoints in order; {@code inRounds}: then the further rounds {@link RetryRounds} allows. */
+    record Walk(List<Candidate> candidates, boolean inRounds) implements Plan {}
 
     /** Selection left nothing to try. */
     record Fail(TetherException cause) implements Plan {}
@@ -50,35 +50,36 @@ final class ConnectionFinder {
   Plan plan(ProxySettings settings) {
     List<Candidate> candidates;
     try {
-      candidates = selector.select(rounds.effective(settings));
+      candidates = rounds.candidates(settings);
     } catch (TetherException e) {
       return new Plan.Fail(e);
     }
-    return planFor(settings, candidates, rounds.waits(settings));
+    return planFor(settings, candidates, true);
   }
 
-  private Plan planFor(ProxySettings settings, List<Candidate> selected, List<Duration> roundWaits) {
+  private Plan planFor(ProxySettings settings, List<Candidate> selected, boolean inRounds) {
     List<Candidate> candidates = pool.healthyFirst(selected, settings.connectionId());
     if (settings.connectionCached()) {
       for (Candidate c : candidates) {
         RequestChannel existing = pool.existing(c.key(settings.connectionId()));
         if (existing != null && isCompatible(settings, existing)) {
-          return new Plan.Reuse(existing, new Plan.Walk(candidates, roundWaits));
+          return new Plan.Reuse(existing, new Plan.Walk(candidates, inRounds));
         }
       }
     }
-    return new Plan.Walk(candidates, roundWaits);
+    return new Plan.Walk(candidates, inRounds);
   }
 
   /** Finds a connection for the proxy and caches it in its binding. */
-  CompletableFuture<RequestChannel> find(ProxySettings settings, ProxyBinding binding) {
-    return carryOut(new Finding(settings, binding, true), plan(settings));
+  CompletableFuture<RequestChannel> find(ProxySettings settings, ProxyBinding binding, long deadlineNanos) {
+    return carryOut(new Finding(settings, binding, true, deadlineNanos), plan(settings));
   }
 
   /** Finds a connection among {@code candidates} only, in one round: a retry's untried endpoints. */
-  CompletableFuture<RequestChannel> findAmong(ProxySettings settings, ProxyBinding binding, List<Candidate> candidates) {
+  CompletableFuture<RequestChannel> findAmong(ProxySettings settings, ProxyBinding binding, List<Candidate> candidates,
+      long deadlineNanos) {
     // One round of a retry: its rounds, not this walk, decide when to go back to the configured servers.
-    return carryOut(new Finding(settings, binding, false), planFor(settings, candidates, List.of()));
+    return carryOut(new Finding(settings, binding, false, deadlineNanos), planFor(settings, candidates, false));
   }
 
   /**
@@ -91,7 +92,7 @@ final class ConnectionFinder {
     if (topologies.failoverOrder(settings.fixedEndpoints()) == null) {
       return CompletableFuture.failedFuture(viewFailure);
     }
-    Finding finding = new Finding(settings, binding, false);
+    Finding finding = new Finding(settings, binding, false, 0);
     return finding.walkConfigured(viewFailure).thenCompose(finding::settle);
   }
 
@@ -112,13 +113,16 @@ final class ConnectionFinder {
 
     private final ProxySettings settings;
     private final ProxyBinding binding;
+    /** The call's deadline (0: none): a wait for a backing-off endpoint's next attempt ends there. */
+    private final long deadlineNanos;
     private int hopsLeft = MAX_MANAGER_HOPS;
     private boolean configuredWalked;
     /** The view every server of which failed before the configured servers were walked again, or null. */
     private List<Endpoint> failedView;
 
-    Finding(ProxySettings settings, ProxyBinding binding, boolean mayWalkConfigured) {
+    Finding(ProxySettings settings, ProxyBinding binding, boolean mayWalkConfigured, long deadlineNanos) {
       this.settings = settings;
+      this.deadlineNanos = deadlineNanos;
       this.binding = binding;
       this.configuredWalked = !mayWalkConfigured;
     }
@@ -139,7 +143,7 @@ final class ConnectionFinder {
     }
 
     private CompletableFuture<RequestChannel> walk(Plan.Walk w) {
-      CompletableFuture<RequestChannel> walked = new EndpointWalk(settings, w.candidates(), w.roundWaits(), true).start();
+      CompletableFuture<RequestChannel> walked = new EndpointWalk(settings, w.candidates(), w.inRounds(), true, deadlineNanos).start();
       if (configuredWalked) {
         return walked;
       }
@@ -159,7 +163,7 @@ final class ConnectionFinder {
       } catch (TetherException e) {
         return CompletableFuture.failedFuture(viewFailure);
       }
-      return new EndpointWalk(settings, configured, List.of(), false).start()
+      return new EndpointWalk(settings, configured, false, false, deadlineNanos).start()
           .exceptionallyCompose(failure -> {
             viewFailure.addSuppressed(ClientRuntime.unwrap(failure));
             return CompletableFuture.failedFuture(viewFailure);
@@ -177,10 +181,10 @@ final class ConnectionFinder {
         // The configured server knows no newer view than the one that just failed whole (its view
         // may name addresses this client cannot reach): the server that did answer is better than
         // no server; one that does not serve the call says so itself.
-        runtime.onViewUnreachable(settings, c, failedView);
+        runtime.reports().onViewUnreachable(settings, c, failedView);
       } else if (hopsLeft > 0 && TopologyViews.isOutside(view, c)) {
         hopsLeft--;
-        runtime.onManagerRedirect(settings, c, view);
+        runtime.reports().onManagerRedirect(settings, c, view);
         // The manager's connection carries no calls of ours; drained, a later walk back to the
         // configured servers opens a fresh one and so hears the manager's newest view.
         c.drain();
@@ -188,7 +192,7 @@ final class ConnectionFinder {
       }
       binding.cache(c, alternate);
       if (alternate) {
-        runtime.onReroute(settings, c);
+        runtime.reports().onReroute(settings, c);
       }
       return CompletableFuture.completedFuture(c);
     }
@@ -211,7 +215,8 @@ final class ConnectionFinder {
   private final class EndpointWalk {
     private final CompletableFuture<RequestChannel> result = new CompletableFuture<>();
     private final ProxySettings settings;
-    private final List<Duration> roundWaits;
+    /** True when the walk goes on for the rounds {@link RetryRounds} allows, false for one round. */
+    private final boolean inRounds;
     private List<Candidate> candidates;
     private int index;
     private int round;
@@ -224,11 +229,14 @@ final class ConnectionFinder {
     private final java.util.Set<Endpoint> wrongName = new java.util.HashSet<>();
     /** True when each round selects through the cluster view in force, false for the configured servers. */
     private final boolean throughView;
+    private final long deadlineNanos;
 
-    EndpointWalk(ProxySettings settings, List<Candidate> candidates, List<Duration> roundWaits, boolean throughView) {
+    EndpointWalk(ProxySettings settings, List<Candidate> candidates, boolean inRounds, boolean throughView,
+        long deadlineNanos) {
       this.settings = settings;
+      this.deadlineNanos = deadlineNanos;
       this.candidates = candidates;
-      this.roundWaits = roundWaits;
+      this.inRounds = inRounds;
       this.throughView = throughView;
     }
 
@@ -243,7 +251,7 @@ final class ConnectionFinder {
         return;
       }
       Candidate c = candidates.get(index++);
-      pool.obtain(c, settings.connectionId()).whenComplete((conn, failure) -> {
+      pool.obtain(c, settings.connectionId(), settings.waitForReady(), deadlineNanos).whenComplete((conn, failure) -> {
         if (failure == null && !isCompatible(settings, conn)) {
           recordFailure(c, new IncompatibleServerException(c.endpoint() + " runs version "
               + ((ClientConnection) conn).welcome().serverVersion() + ", outside " + settings.serverVersion()));
@@ -272,22 +280,19 @@ final class ConnectionFinder {
     }
 
     private void nextRound() {
-      if (round >= roundWaits.size()) {
+      Duration wait = inRounds ? rounds.waitBeforeNext(settings, round) : null;
+      if (wait == null) {
         result.completeExceptionally(finalFailure());
         return;
       }
-      Duration wait = roundWaits.get(round++);
-      if (wait.isZero()) {
-        again();
-      } else {
-        runtime.scheduleOnControl(this::again, wait);
-      }
+      round++;
+      rounds.start(wait, this::again);
     }
 
     /** The next round selects anew: names re-resolved, a newly learned cluster view in force. */
     private void again() {
       try {
-        candidates = selector.select(throughView ? rounds.effective(settings) : settings);
+        candidates = throughView ? rounds.candidates(settings) : selector.select(settings);
       } catch (TetherException e) {
         result.completeExceptionally(e);
         return;

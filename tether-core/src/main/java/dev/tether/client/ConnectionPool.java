@@ -37,10 +37,10 @@ public final class ConnectionPool {
   }
 
   /**
-   * {@code candidates} with those whose connection broke and now waits for its background
-   * reconnect moved to the end, in order: a call tries them only when nothing healthier is left,
-   * so a dead endpoint is not dialled again by every call (per-request balancing) while its
-   * supervisor backs off. The same list when none is backing off.
+   * {@code candidates} with those whose key backs off (its last dial failed or its connection
+   * broke) moved to the end, in order: a call meets them only when nothing healthier is left,
+   * and then fails fast or waits for their supervisor's next attempt. The same list when none
+   * is backing off.
    */
   List<Candidate> healthyFirst(List<Candidate> candidates, String connectionId) {
     List<Candidate> last = null;
@@ -70,15 +70,32 @@ public final class ConnectionPool {
     return s != null && s.isBackingOff();
   }
 
+  /** The client's TLS credentials changed: secure keys forget failures under the old ones. */
+  void onCredentialsChanged() {
+    for (ConnectionSupervisor s : supervisors.values()) {
+      s.onCredentialsChanged();
+    }
+  }
+
   /** A usable connection for the key, or null. */
   public RequestChannel existing(ConnectionKey key) {
     ConnectionSupervisor s = supervisors.get(key);
     return s == null ? null : s.usable();
   }
 
-  /** The usable connection for the candidate's key, opening one when there is none. */
-  java.util.concurrent.CompletableFuture<RequestChannel> obtain(Candidate candidate, String connectionId) {
-    return supervisor(candidate, connectionId).obtain(candidate);
+  /**
+   * The usable connection for the candidate's key, dialling when the key is idle; while it backs
+   * off, fails at once or (waiting for ready) follows its next attempt, per its supervisor.
+   */
+  java.util.concurrent.CompletableFuture<RequestChannel> obtain(Candidate candidate, String connectionId,
+      boolean waitForReady, long deadlineNanos) {
+    return supervisor(candidate, connectionId).obtain(candidate, waitForReady, deadlineNanos);
+  }
+
+  /** True when {@code c} is the connection its key's supervisor opened (not an extra, not a stranger). */
+  boolean isSupervisorsOwn(RequestChannel c) {
+    ConnectionSupervisor s = supervisors.get(c.key());
+    return s != null && s.current() == c;
   }
 
   /** Every connection open now (connecting, ready or draining). */

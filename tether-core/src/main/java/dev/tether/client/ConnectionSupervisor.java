@@ -1,20 +1,30 @@
 package dev.tether.client;
 
+import dev.tether.ConnectFailedException;
 import dev.tether.TetherException;
 import dev.tether.internal.Backoff;
+import dev.tether.internal.EventBus;
 import dev.tether.internal.SerialExecutor;
+import dev.tether.observe.TetherEvent;
 import dev.tether.spi.Scheduler;
+import dev.tether.spi.Ticker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one owner of the connection for one {@link ConnectionKey} (DESIGN.md section 8): it opens
- * the connection when a call needs it, and after a break reconnects it in the background with one
- * backoff streak until it is up again, however it comes back. Node health and status read its
- * state instead of keeping their own. All of its state changes on the runtime's control executor.
+ * The one owner of the connection for one {@link ConnectionKey}: it dials when a call needs the
+ * key; after a failed dial (the first one included) it alone dials again, once per backoff delay
+ * of one failure streak, until the key is READY; a lost connection it dials again at once, and
+ * backs off only if that fails. While it backs off a call never dials: it fails at once naming
+ * the last failure and when the next attempt is due, or (waiting for ready) waits for that
+ * attempt. A streak no call asked for since its last attempt goes back to IDLE rather than
+ * dialling forever (its delays keep growing from where they were), though a lost connection
+ * gets one scheduled attempt unasked; a key a node group owns keeps reconnecting. All state changes on the runtime's control executor, through its one transition
+ * method, which alone publishes what other threads read.
  */
 public final class ConnectionSupervisor {
   private static final Logger log = LoggerFactory.getLogger("dev.tether.trace.connection");
@@ -27,7 +37,7 @@ public final class ConnectionSupervisor {
     CONNECTING,
     /** The connection is up and takes calls. */
     READY,
-    /** The last attempt failed or the connection broke; a reconnect waits for its backoff delay. */
+    /** The last attempt failed or the connection broke; the next attempt waits for its backoff delay. */
     TRANSIENT_FAILURE,
     /** The runtime closed; terminal. */
     SHUTDOWN
@@ -49,37 +59,44 @@ public final class ConnectionSupervisor {
 
     java.util.Random random();
 
+    Ticker ticker();
+
+    EventBus events();
+
     /** How many connections a key may open beside its own under load. */
     int maxExtraConnections();
   }
 
+  /**
+   * What other threads may know of the supervisor: written only by {@link #transitionTo} on the
+   * control executor and read anywhere (status, idle close, healthy-first ordering) without a hop.
+   *
+   * @param nextAttemptNanos when the next attempt is due on the runtime's ticker; meaningful in TRANSIENT_FAILURE
+   * @param lastFailure why the last attempt failed or the connection broke; null once READY
+   */
+  record Snapshot(State state, boolean ownedByGroup, long nextAttemptNanos, TetherException lastFailure) {}
+
   private final Host host;
   private final ConnectionKey key;
-  private Candidate candidate;
-  private State state = State.IDLE;
-  /**
-   * The connection now (connecting, ready or draining), or null. Written on the control executor
-   * only; volatile so the hot path reads it from any thread without hopping.
-   */
-  private volatile RequestChannel current;
-  private Backoff backoff;
-  /**
-   * True once a node group owns the key: then a closed or failed connection is always reopened.
-   * Set on the control executor; volatile because a connection's loop asks whether idle close applies.
-   */
-  private volatile boolean keepConnected;
   private final ExtraConnections extras;
-  /** Non-null only while a failure streak lasts: from the first failure until READY again. */
-  private Backoff.Streak streak;
-  /** Non-null only while a background reconnect is scheduled. */
-  private Scheduler.Cancellable reconnect;
-  /**
-   * True while the key's connection broke and a background reconnect waits for its backoff delay:
-   * the reconnect, not each call, tries the endpoint again. Volatile: callers read it to try
-   * healthier endpoints first.
-   */
-  private volatile boolean backingOff;
   private final List<Listener> listeners = new ArrayList<>(1);
+  /** The connection now (connecting, ready or draining), or null; written by transitionTo only, read anywhere. */
+  private volatile RequestChannel current;
+  private volatile Snapshot published = new Snapshot(State.IDLE, false, 0, null);
+  // The fields below are the control executor's alone.
+  private State state = State.IDLE;
+  private Candidate candidate;
+  private Backoff backoff;
+  /** Non-null from the first failure of a streak until READY. */
+  private Backoff.Streak streak;
+  /** Non-null only in TRANSIENT_FAILURE: the streak's next attempt. */
+  private Scheduler.Cancellable nextAttempt;
+  private long nextAttemptNanos;
+  private TetherException lastFailure;
+  /** True once a call asked for the key since its last attempt started. */
+  private boolean demanded;
+  /** Calls waiting for ready for the next attempt; they follow it once it starts. */
+  private final List<CompletableFuture<RequestChannel>> waiting = new ArrayList<>(0);
 
   ConnectionSupervisor(Host host, ConnectionKey key, Candidate candidate, Backoff backoff) {
     this.host = host;
@@ -93,9 +110,9 @@ public final class ConnectionSupervisor {
     return key;
   }
 
-  /** The state now; read it on the control executor for a decision, anywhere for a display. */
+  /** The state as last published; exact on the control executor, a snapshot elsewhere. */
   public State state() {
-    return state;
+    return published.state();
   }
 
   /** The usable connection, or null; safe from any thread. */
@@ -114,9 +131,14 @@ public final class ConnectionSupervisor {
     return extras.all();
   }
 
-  /** True while a node group keeps this key connected: idle close does not apply then. */
+  /** True while a node group keeps this key connected: idle close does not apply then. Any thread. */
   boolean keepsConnected() {
-    return keepConnected;
+    return published.ownedByGroup();
+  }
+
+  /** True while the key waits for its next attempt: calls go elsewhere first. Any thread. */
+  boolean isBackingOff() {
+    return published.state() == State.TRANSIENT_FAILURE;
   }
 
   /** {@code lane} has calls waiting for a slot (any thread): move them or open an extra connection. */
@@ -128,79 +150,109 @@ public final class ConnectionSupervisor {
     });
   }
 
-  /**
-   * The key's connection, opening one now if there is none (a call's demand does not wait for
-   * the backoff delay; its outcome moves the same streak on). Safe from any thread.
-   */
+  /** The key's connection for a call that does not wait for ready; see {@link #obtain(Candidate, boolean, long)}. */
   public CompletableFuture<RequestChannel> obtain(Candidate forCall) {
+    return obtain(forCall, false, 0);
+  }
+
+  /**
+   * The key's connection, dialling now when the key is IDLE. While the key backs off the future
+   * fails at once with a {@link ConnectFailedException} naming the last failure and when the next
+   * attempt is due, unless {@code waitForReady} and that attempt is due before {@code deadlineNanos}
+   * (0: none): then it follows that attempt. Safe from any thread.
+   */
+  public CompletableFuture<RequestChannel> obtain(Candidate forCall, boolean waitForReady, long deadlineNanos) {
     RequestChannel c = usable();
     if (c != null) {
       return c.ready();
     }
     CompletableFuture<RequestChannel> result = new CompletableFuture<>();
-    host.control().execute(() -> {
-      RequestChannel now = usable();
-      if (now == null) {
-        now = openOnControl(forCall);
+    host.control().execute(() -> obtainOnControl(forCall, waitForReady, deadlineNanos, result));
+    return result;
+  }
+
+  private void obtainOnControl(Candidate forCall, boolean waitForReady, long deadlineNanos,
+      CompletableFuture<RequestChannel> result) {
+    demanded = true;
+    switch (state) {
+      case SHUTDOWN -> result.completeExceptionally(new TetherException("the Tether runtime is closed"));
+      case CONNECTING -> follow(current, result);
+      case READY -> follow(current.isUsable() ? current : dial(forCall), result);
+      case IDLE -> follow(dial(forCall), result);
+      case TRANSIENT_FAILURE -> {
+        if (waitForReady && (deadlineNanos == 0 || deadlineNanos - nextAttemptNanos >= 0)) {
+          waiting.add(result);
+        } else {
+          result.completeExceptionally(backingOff());
+        }
       }
-      if (now == null) {
-        result.completeExceptionally(new TetherException("the Tether runtime is closed"));
+    }
+  }
+
+  private TetherException backingOff() {
+    long inMillis = Math.max(0, TimeUnit.NANOSECONDS.toMillis(nextAttemptNanos - host.ticker().nanoTime()));
+    return new ConnectFailedException("not dialling " + candidate.endpoint() + " while it backs off after: "
+        + lastFailure.getMessage() + "; next attempt due in " + inMillis + " ms", lastFailure);
+  }
+
+  private static void follow(RequestChannel c, CompletableFuture<RequestChannel> result) {
+    c.ready().whenComplete((ready, failure) -> {
+      if (failure != null) {
+        result.completeExceptionally(failure);
       } else {
-        now.ready().whenComplete((ready, failure) -> {
-          if (failure != null) {
-            result.completeExceptionally(failure);
-          } else {
-            result.complete(ready);
-          }
-        });
+        result.complete(ready);
       }
     });
-    return result;
   }
 
   /**
    * A node group owns this key from now on: it is kept connected, reconnecting under the
-   * group's backoff. Call on the control executor.
+   * group's backoff, until the group removes its listener. Call on the control executor.
    */
   public void keepConnected(Backoff nodeBackoff, Listener listener) {
     host.control().assertInExecutor();
-    keepConnected = true;
     backoff = nodeBackoff;
     listeners.add(listener);
+    publish();
     listener.onStateChanged(this, state, null);
   }
 
   /** Stops telling {@code listener} (a node group that dropped this node); call on the control executor. */
   public void removeListener(Listener listener) {
+    host.control().assertInExecutor();
     listeners.remove(listener);
+    publish();
   }
 
-  private RequestChannel openOnControl(Candidate forCall) {
-    if (state == State.SHUTDOWN) {
-      return null;
-    }
+  /** Starts an attempt (on the control executor); the calls waiting for it follow it. */
+  private RequestChannel dial(Candidate forCall) {
     candidate = forCall;
-    cancelReconnect();
+    cancelNextAttempt();
+    demanded = false;
     RequestChannel c = host.newConnection(candidate, key);
-    current = c;
+    transitionTo(State.CONNECTING, c, null);
     extras.onPrimaryChanged(c);
-    transitionTo(State.CONNECTING, null);
+    for (CompletableFuture<RequestChannel> w : waiting) {
+      follow(c, w);
+    }
+    waiting.clear();
     c.connect();
     c.ready().whenComplete((ready, failure) -> host.control().execute(() -> onAttemptDone(c, failure)));
     return c;
   }
 
+  /** The attempt that opened {@code c} ended; ignored unless {@code c} is still the current attempt. */
   private void onAttemptDone(RequestChannel c, Throwable failure) {
-    if (c != current) {
-      return; // a stale attempt: a newer one replaced it
+    if (c != current || state != State.CONNECTING) {
+      return;
     }
     if (failure == null) {
       streak = null;
-      transitionTo(State.READY, null);
-      return;
+      lastFailure = null;
+      transitionTo(State.READY, c, null);
+    } else {
+      backOff(ClientRuntime.unwrap(failure));
     }
-    current = null;
-    failed(failure, false);
   }
 
   /**
@@ -216,80 +268,151 @@ public final class ConnectionSupervisor {
       if (c != current || state == State.SHUTDOWN) {
         return;
       }
-      current = null;
-      if (unexpectedly || keepConnected) {
-        failed(cause, true);
+      if (state == State.CONNECTING) {
+        onAttemptDone(c, cause != null ? cause : new ConnectFailedException("connection closed while connecting"));
+      } else if (unexpectedly || isOwnedByGroup()) {
+        // The server was up a moment ago: the streak's first attempt needs no delay (as gRPC
+        // reconnects a lost transport); only a failed attempt waits.
+        streak = backoff.newStreak(host.random());
+        dial(candidate);
+        demanded = true; // the lost connection's calls want it back: one scheduled attempt runs unasked
       } else {
-        transitionTo(State.IDLE, cause);
+        transitionTo(State.IDLE, null, cause);
       }
     });
   }
 
-  /**
-   * Enters TRANSIENT_FAILURE and, when the key reconnects on its own, schedules the streak's next
-   * attempt. A key reconnects on its own once its connection broke while serving
-   * ({@code startStreak}) or when a node group owns it; a first connect that fails is only the
-   * caller's to report.
-   */
-  private void failed(Throwable cause, boolean startStreak) {
-    transitionTo(State.TRANSIENT_FAILURE, cause);
-    if (streak == null && (startStreak || keepConnected)) {
+  /** Enters TRANSIENT_FAILURE with the streak's next attempt scheduled. */
+  private void backOff(TetherException cause) {
+    if (streak == null) {
       streak = backoff.newStreak(host.random());
     }
-    if (streak != null) {
-      reconnect = host.scheduleOnControl(this::reconnectNow, streak.nextDelayNanos());
-      backingOff = true;
-    }
+    long delay = streak.nextDelayNanos();
+    lastFailure = cause;
+    nextAttemptNanos = host.ticker().nanoTime() + delay;
+    nextAttempt = host.scheduleOnControl(this::onBackoffElapsed, delay);
+    transitionTo(State.TRANSIENT_FAILURE, null, cause);
   }
 
-  private void reconnectNow() {
-    reconnect = null;
-    backingOff = false;
-    if (state == State.TRANSIENT_FAILURE) {
+  private void onBackoffElapsed() {
+    nextAttempt = null;
+    if (state != State.TRANSIENT_FAILURE) {
+      return;
+    }
+    if (demanded || isOwnedByGroup()) {
       log.debug("reconnecting to {}", candidate.endpoint());
-      openOnControl(candidate);
+      dial(candidate);
+    } else {
+      transitionTo(State.IDLE, null, null); // nobody asked since the last attempt: stop dialling
     }
   }
 
-  /** True while a background reconnect waits for its backoff delay after a break; any thread. */
-  boolean isBackingOff() {
-    return backingOff;
+  /**
+   * The client's TLS credentials changed (any thread): a failure under the old ones says nothing
+   * of the new, so a secure key backing off forgets its streak and dials for its next call, and
+   * an attempt under way is replaced by one with the new credentials.
+   */
+  void onCredentialsChanged() {
+    host.control().execute(() -> {
+      if (!candidate.transport().isSecure()) {
+        return;
+      }
+      if (state == State.TRANSIENT_FAILURE) {
+        cancelNextAttempt();
+        streak = null;
+        transitionTo(State.IDLE, null, null);
+      } else if (state == State.CONNECTING) {
+        streak = null;
+        RequestChannel stale = current;
+        dial(candidate);
+        stale.close();
+      }
+    });
   }
 
-  private void cancelReconnect() {
-    backingOff = false;
-    if (reconnect != null) {
-      reconnect.cancel();
-      reconnect = null;
+  private boolean isOwnedByGroup() {
+    return !listeners.isEmpty();
+  }
+
+  private void cancelNextAttempt() {
+    if (nextAttempt != null) {
+      nextAttempt.cancel();
+      nextAttempt = null;
     }
   }
 
-  /** Every state change, on the control executor; tells the listeners. */
-  private void transitionTo(State next, Throwable cause) {
+  /**
+   * Every state change, on the control executor: publishes the state for other threads, emits
+   * the transition's event and tells the listeners. {@code connection} becomes the current one.
+   */
+  private void transitionTo(State next, RequestChannel connection, Throwable cause) {
     host.control().assertInExecutor();
     State previous = state;
     if (previous == State.SHUTDOWN) {
       return;
     }
     state = next;
+    current = connection;
+    publish();
     if (previous != next) {
       log.debug("{} {} -> {}{}", candidate.endpoint(), previous, next, cause == null ? "" : ": " + cause.getMessage());
+      emit(previous, next, connection, cause);
     }
     for (Listener l : List.copyOf(listeners)) {
       l.onStateChanged(this, next, cause);
     }
   }
 
-  /** The runtime closes: no more reconnects; the connection is drained by the caller. */
+  /** Only transitionTo and the group's ownership changes publish; both run on the control executor. */
+  private void publish() {
+    published = new Snapshot(state, isOwnedByGroup(), nextAttemptNanos, lastFailure);
+  }
+
+  private void emit(State previous, State next, RequestChannel connection, Throwable cause) {
+    TetherEvent.Kind kind = eventOf(previous, next);
+    EventBus events = host.events();
+    if (kind == null || !events.isOn()) {
+      return;
+    }
+    String detail = switch (kind) {
+      case CONNECTING -> "opening " + candidate.address();
+      case CONNECTED -> connection instanceof ClientConnection cc ? ClientHandshake.summary(cc.welcome()) : "open";
+      case CONNECT_FAILED -> lastFailure.getMessage() + "; next attempt due in "
+          + TimeUnit.NANOSECONDS.toMillis(nextAttemptNanos - host.ticker().nanoTime()) + " ms";
+      default -> String.valueOf(cause);
+    };
+    events.emit(kind, candidate.endpoint().toString(), detail, kind == TetherEvent.Kind.CONNECT_FAILED ? lastFailure : cause);
+  }
+
+  /**
+   * The event of a transition, or null: the supervisor reports its dials (one CONNECTING, then
+   * CONNECTED or CONNECT_FAILED per attempt); a connection that closes reports that itself
+   * (CONNECTION_CLOSED, with its reason), and going IDLE or SHUTDOWN is no news to a listener.
+   */
+  static TetherEvent.Kind eventOf(State previous, State next) {
+    return switch (next) {
+      case CONNECTING -> TetherEvent.Kind.CONNECTING;
+      case READY -> previous == State.CONNECTING ? TetherEvent.Kind.CONNECTED : null;
+      case TRANSIENT_FAILURE -> previous == State.CONNECTING ? TetherEvent.Kind.CONNECT_FAILED : null;
+      case IDLE, SHUTDOWN -> null;
+    };
+  }
+
+  /** The runtime closes: no more attempts; the connection is drained by the caller. */
   void shutdown() {
     host.control().execute(() -> {
-      cancelReconnect();
-      transitionTo(State.SHUTDOWN, null);
+      cancelNextAttempt();
+      TetherException closed = new TetherException("the Tether runtime is closed");
+      for (CompletableFuture<RequestChannel> w : waiting) {
+        w.completeExceptionally(closed);
+      }
+      waiting.clear();
+      transitionTo(State.SHUTDOWN, current, null);
     });
   }
 
   @Override
   public String toString() {
-    return key.address() + " " + state;
+    return key.address() + " " + published.state();
   }
 }

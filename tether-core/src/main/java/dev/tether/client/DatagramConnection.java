@@ -48,7 +48,7 @@ final class DatagramConnection extends BaseConnection {
       return;
     }
     state = next;
-    runtime.events().emit(eventOf(previous, next), endpointText(), why, cause);
+    emit(eventOf(previous, next), why, cause);
     if (next == ConnectionState.CLOSED) {
       runtime.onConnectionClosed(this, false, null);
     }

@@ -3,7 +3,7 @@ package dev.tether.client;
 import java.time.Duration;
 
 /**
- * Failure accrual for nodes whose connection is up but whose calls fail (DESIGN.md 7.3, as
+ * Failure accrual for nodes whose connection is up but whose calls fail (as
  * Finagle and Envoy's outlier detection do): after {@code consecutiveFailures} INTERNAL,
  * DEADLINE_EXCEEDED or attempt timeouts in a row, or when under {@code minSuccessRate} of its
  * calls of the last ten seconds succeeded (once there were {@code minCalls}), a node is ejected

@@ -19,7 +19,7 @@ import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Derives the ordered list of endpoints a proxy may connect to, in seed 000's five steps: drop
+ * Derives the ordered list of endpoints a proxy may connect to, in the five steps of endpoint selection: drop
  * unknown or unavailable transports, drop those unfit for the mode, resolve names (one candidate
  * per address), shuffle or keep order, then apply the security rules. An empty result raises
  * {@link NoEndpointException} naming the step that emptied the list.

@@ -96,12 +96,12 @@ final class HedgedCall extends CallFuture<byte[]> {
       hedge.cancel(false); // never sent: this only disarms its deadline
       noMoreHedges = true;
       if (started == CallPath.Start.NOT_PERMITTED) {
-        runtime.onHedgeRefused(this, settings);
+        runtime.reports().onHedgeRefused(this);
       }
       return;
     }
     track(hedge);
-    runtime.onHedge(settings, operation, attempts.size());
+    runtime.reports().onHedge(settings, operation, attempts.size());
     armNextHedge();
   }
 

@@ -243,7 +243,7 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
       case FAIL -> fail(cause);
       case FAIL_BUDGET_SPENT -> {
         record(Attempt.Outcome.BUDGET_EXHAUSTED, "retry budget spent; failing with the original cause");
-        runtime().onBudgetRefusal(this, outcome, cause, endpointOf(failedOn));
+        runtime().reports().onBudgetRefusal(this, outcome, cause, endpointOf(failedOn));
         fail(cause);
       }
       case RETRY -> {

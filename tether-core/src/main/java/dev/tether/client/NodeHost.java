@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * What a node group may ask of the client (DESIGN.md 7.2, 7.3): endpoint selection, the
+ * What a node group may ask of the client (load balancing and node health): endpoint selection, the
  * supervisor of each node's connection, and the runtime's control executor, clock and events.
  * The cluster package sees the client only through this and {@link NodeRouter}.
  */
@@ -22,7 +22,7 @@ public interface NodeHost {
   /** True when the server behind {@code c} satisfies the proxy's version range. */
   boolean isCompatible(ProxySettings settings, RequestChannel c);
 
-  /** The reconnect backoff of keys a node group owns (seed 004's preset by default). */
+  /** The reconnect backoff of keys a node group owns (the RethinkDB driver's doubling preset by default). */
   Backoff nodeBackoff();
 
   /** When a node that answers badly is ejected, and for how long. */

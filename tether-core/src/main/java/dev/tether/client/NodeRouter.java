@@ -4,7 +4,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Chooses the connection for each call of a proxy that balances load over nodes (DESIGN.md 7.2),
+ * Chooses the connection for each call of a proxy that balances load over nodes,
  * and keeps track of the nodes' health. The cluster package implements it; the client only calls
  * it, so the client never depends on the cluster package.
  */

@@ -1,7 +1,7 @@
 package dev.tether.client;
 
 /**
- * The connection one proxy caches (seed 000, 36.3.4): set after the proxy's first successful
+ * The connection one proxy caches (Ice's connection caching): set after the proxy's first successful
  * selection, used until it stops being usable, then selection runs again. Calls of one proxy
  * come from any thread and a connection may be found on any loop, so the cached values are
  * published through volatile fields; each is replaced whole, never updated in place. It also

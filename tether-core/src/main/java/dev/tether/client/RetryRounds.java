@@ -7,23 +7,35 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * How many rounds over a proxy's endpoints a call gets and what each round tries (seed 000's
- * retry intervals; seed 002's reroute retries once a server announced a cluster view). One policy
- * for a call's first connection and for its retries, so both walk the same endpoints in the same
- * order and wait the same intervals.
+ * The rounds over a proxy's endpoints, one piece for a call's first connection and for its
+ * retries, so both walk the same endpoints in the same order and wait the same intervals: what a
+ * round tries (re-selected each round: names re-resolved, a newly announced cluster view in
+ * force), how many rounds there are (the retry intervals, or the reroute retries under a cluster
+ * view), and when the next one starts. How often one endpoint is dialled is not a round's
+ * business: each key's supervisor paces its own dials.
  */
 final class RetryRounds {
   private final List<Duration> retryIntervals;
   private final TopologyViews topologies;
+  private final EndpointSelector selector;
+  private final ClientRuntime runtime;
 
-  RetryRounds(List<Duration> retryIntervals, TopologyViews topologies) {
+  RetryRounds(List<Duration> retryIntervals, TopologyViews topologies, EndpointSelector selector, ClientRuntime runtime) {
     this.retryIntervals = retryIntervals;
     this.topologies = topologies;
+    this.selector = selector;
+    this.runtime = runtime;
+  }
+
+  /** What a round tries now, in selection order; throws as selection does when nothing is left. */
+  List<Candidate> candidates(ProxySettings settings) {
+    return selector.select(effective(settings));
   }
 
   /**
    * The settings a round selects from: once a server announced a cluster view, it replaces the
-   * proxy's endpoints, primary first, the alternates after, in that order (seed 002).
+   * proxy's endpoints, primary first, the alternates after, in that order (the client-reroute
+   * behaviour).
    */
   ProxySettings effective(ProxySettings settings) {
     List<Endpoint> order = topologies.failoverOrder(settings.fixedEndpoints());
@@ -34,13 +46,23 @@ final class RetryRounds {
   }
 
   /**
-   * The waits before each round after the first: {@code tether.retry.intervals}, or under a
-   * cluster view {@code maxRerouteRetries} rounds {@code rerouteRetryInterval} apart.
+   * The wait before the round that follows {@code roundsDone} rounds after the first, or null when
+   * no round is left: {@code tether.retry.intervals}, or under a cluster view
+   * {@code maxRerouteRetries} rounds {@code rerouteRetryInterval} apart.
    */
-  List<Duration> waits(ProxySettings settings) {
-    if (topologies.failoverOrder(settings.fixedEndpoints()) == null) {
-      return retryIntervals;
+  Duration waitBeforeNext(ProxySettings settings, int roundsDone) {
+    List<Duration> waits = topologies.failoverOrder(settings.fixedEndpoints()) == null
+        ? retryIntervals
+        : Collections.nCopies(settings.maxRerouteRetries(), settings.rerouteRetryInterval());
+    return roundsDone < waits.size() ? waits.get(roundsDone) : null;
+  }
+
+  /** Starts a round after {@code wait}: at once on this thread when zero, else on the control executor. */
+  void start(Duration wait, Runnable round) {
+    if (wait.isZero()) {
+      round.run();
+    } else {
+      runtime.scheduleOnControl(round, wait);
     }
-    return Collections.nCopies(settings.maxRerouteRetries(), settings.rerouteRetryInterval());
   }
 }

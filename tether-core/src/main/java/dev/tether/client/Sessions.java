@@ -41,7 +41,7 @@ final class Sessions {
       runtime.hand(inv, before);
       return;
     }
-    finder.find(inv.settings(), inv.binding).whenComplete((connection, failure) -> runtime.control().execute(() -> {
+    finder.find(inv.settings(), inv.binding, inv.deadlineNanos()).whenComplete((connection, failure) -> runtime.control().execute(() -> {
       if (failure != null) {
         inv.onConnectFailed(ClientRuntime.unwrap(failure));
         return;

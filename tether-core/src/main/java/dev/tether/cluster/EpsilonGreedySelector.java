@@ -8,7 +8,7 @@ import java.util.Objects;
 import java.util.Random;
 
 /**
- * Epsilon-greedy balancing (seed 004, after bitly's hostpool): with probability epsilon a pick
+ * Epsilon-greedy balancing (as the RethinkDB driver does, after bitly's hostpool): with probability epsilon a pick
  * explores, uniformly over the live nodes; otherwise it exploits, choosing each node with probability
  * proportional to its {@link EpsilonCalculator epsilon value}, computed from the node's latencies of
  * the last {@code decayDuration}, recent ones weighing more. Nodes without recent calls count as

@@ -7,10 +7,10 @@ import java.util.Objects;
 import java.util.Properties;
 
 /**
- * How {@link EpsilonGreedySelector} learns (seed 004): how long a latency counts, in how many
+ * How {@link EpsilonGreedySelector} learns (the RethinkDB driver's settings): how long a latency counts, in how many
  * buckets, how an average becomes a weight, and how much it explores. Read from {@code
  * tether.lb.epsilon.*} properties by {@link #from(Properties)}; a bad value fails with an
- * {@link IllegalArgumentException} naming its key. {@link #defaults()} is seed 004's setting.
+ * {@link IllegalArgumentException} naming its key. {@link #defaults()} is the RethinkDB driver's setting.
  *
  * @param decayDuration how long a latency counts; divided into {@code buckets} periods
  *     ({@code tether.lb.epsilon.decay}, 5 min)

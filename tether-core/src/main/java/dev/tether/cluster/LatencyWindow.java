@@ -18,7 +18,7 @@ final class LatencyWindow {
   private static final double MIN_LATENCY_MILLIS = 1e-3;
 
   private final EpsilonCalculator calculator;
-  /** How many buckets the ring holds (seed 004: 120). */
+  /** How many buckets the ring holds (120 by default, as the RethinkDB driver has). */
   private final int buckets;
   private final long[] counts;
   private final long[] totalNanos;

@@ -268,10 +268,13 @@ class ConnectionEstablishmentTest {
     // Until the client has seen the close, the old connection still looks usable and would be reused.
     await().atMost(Duration.ofSeconds(5)).until(() -> t.connection(toThird).state() == ConnectionState.CLOSED);
     Proxy again = t.proxy("svc:tcp -h multi.test -p " + port).withEndpointSelection(EndpointSelection.ORDERED);
+    // Addresses whose key backs off go last, so the order depends on which streaks ran out.
     assertThatThrownBy(() -> whoami(again))
-        .isInstanceOf(ConnectFailedException.class)
-        .hasMessageContaining("tried tcp -h 127.0.0.1 -p " + port + ", tcp -h 127.0.0.2 -p " + port
-            + ", tcp -h 127.0.0.3 -p " + port + ";");
+        .isInstanceOfSatisfying(ConnectFailedException.class, e -> {
+          String tried = e.getMessage().replaceFirst("(?s).*?tried (.*?); last cause.*", "$1");
+          assertThat(tried.split(", ")).containsExactlyInAnyOrder("tcp -h 127.0.0.1 -p " + port,
+              "tcp -h 127.0.0.2 -p " + port, "tcp -h 127.0.0.3 -p " + port);
+        });
   }
 
   @Test
@@ -321,14 +324,17 @@ class ConnectionEstablishmentTest {
   @Test
   void busyConnectionSilentForItsTransportTimeoutIsClosedAndItsCallsFail() {
     TetherServer s = server("a");
-    Tether t = tether();
+    // The handshake gets its own bound: on a loaded machine 300 ms may not cover it, and a failed
+    // connect backs off rather than being tried again at once.
+    Tether t = tether("tether.override.connectTimeout", "5s");
     Proxy p = t.proxy("svc:tcp -h 127.0.0.1 -p " + port(s) + " -t 300");
     Connection c = p.connection();
     long start = System.nanoTime();
     assertThatThrownBy(() -> p.invoke("block", new byte[0]))
         .isInstanceOfSatisfying(ConnectionLostException.class, e -> assertThat(e.mayHaveExecuted()).isTrue())
         .hasMessageContaining("transport timeout");
-    assertThat((System.nanoTime() - start) / 1_000_000).isLessThan(300L + 3_000L);
+    // Far below the 60 s invocation timeout, with room for a loaded machine's scheduling (3.4 s seen at load 10).
+    assertThat((System.nanoTime() - start) / 1_000_000).isLessThan(300L + 10_000L);
     assertThat(t.connection(c).state()).isEqualTo(ConnectionState.CLOSED);
   }
 

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Failure accrual (DESIGN.md 7.3) over real connections: a node whose connection is fine but
+ * Failure accrual (docs/guide.md, clusters) over real connections: a node whose connection is fine but
  * which answers INTERNAL to every call is ejected, the others carry the load, and a good probe
  * brings it back.
  */

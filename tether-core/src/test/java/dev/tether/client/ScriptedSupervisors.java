@@ -21,10 +21,12 @@ public final class ScriptedSupervisors implements ConnectionSupervisor.Host {
   private final ManualClock clock;
   private final List<ScriptedChannel> opened = new ArrayList<>();
   private final Random random = new Random(7);
+  private final dev.tether.internal.EventBus events;
 
   public ScriptedSupervisors(SerialExecutor control, ManualClock clock) {
     this.control = control;
     this.clock = clock;
+    this.events = new dev.tether.internal.EventBus(List.of(), clock, "scripted-supervisor-events");
   }
 
   /** The supervisor of the connection to {@code candidate}, with the runtime's default backoff. */
@@ -81,6 +83,17 @@ public final class ScriptedSupervisors implements ConnectionSupervisor.Host {
   @Override
   public Random random() {
     return random;
+  }
+
+  @Override
+  public dev.tether.spi.Ticker ticker() {
+    return clock;
+  }
+
+  /** Supervisors' events go nowhere: the tests here read states, not events. */
+  @Override
+  public dev.tether.internal.EventBus events() {
+    return events;
   }
 
   @Override

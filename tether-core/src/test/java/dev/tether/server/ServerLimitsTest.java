@@ -145,8 +145,8 @@ class ServerLimitsTest {
 
     first.close();
 
-    await().until(() -> s.connectionCount() == 0);
-    assertThat(p.invoke("get", text("c"))).isEqualTo(text("S"));
+    // The refused key backs off; its next attempt, or the next call once it went idle, gets the freed slot.
+    await().ignoreExceptions().until(() -> java.util.Arrays.equals(p.invoke("get", text("c")), text("S")));
   }
 
   @Test

@@ -31,7 +31,8 @@ class DemoClusterTest {
 
       cluster.stopAbruptly("server-1");
       cluster.restart("server-1");
-      tether.proxy("kv:tcp -h 127.0.0.1 -p " + port).as(KeyValue.class).increment("c");
+      // A dial that met the stopped port backs off; waiting for ready rides to the next attempt.
+      tether.proxy("kv:tcp -h 127.0.0.1 -p " + port).withWaitForReady(true).as(KeyValue.class).increment("c");
 
       assertThat(node.server().endpoints().get(0).port()).isEqualTo(port);
       assertThat(cluster.proxyString(DemoServer.KV)).isEqualTo(proxy);
