@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The client runtime's settings, read once from {@code tether.*} properties (docs/guide.md lists them).
@@ -166,5 +167,21 @@ public record ClientConfig(
       }
     }
     return out;
+  }
+
+  /**
+   * The liveness rules for a connection opened with transport timeout {@code timeout} to a server
+   * that announced {@code serverHeartbeatMillis} in WELCOME (its reader idle; 0 = it closes no
+   * silent client). The client's own heartbeat checks the server; on top, the client writes
+   * something (a PING when it has nothing else) at least every half of the server's interval, so
+   * that a server whose reader idle is shorter than the client's heartbeat never closes a healthy
+   * idle connection; half leaves the ping a whole half-interval to arrive.
+   */
+  LivenessMonitor.Settings livenessSettings(Duration timeout, int serverHeartbeatMillis) {
+    return new LivenessMonitor.Settings(
+        heartbeatReaderIdle().toNanos(),
+        heartbeatIdleTimeout().toNanos(),
+        timeout == null ? 0 : timeout.toNanos(),
+        serverHeartbeatMillis <= 0 ? 0 : TimeUnit.MILLISECONDS.toNanos(serverHeartbeatMillis) / 2);
   }
 }

@@ -140,7 +140,7 @@ public final class ClientConnection extends BaseConnection
     if (w.maxConcurrentRequests() > 0) {
       writer.limitInFlight(w.maxConcurrentRequests());
     }
-    watch.start(channel, runtime.livenessSettings(key.timeout(), w.heartbeatMillis()), runtime.idleCloseNanos(this));
+    watch.start(channel, runtime.config().livenessSettings(key.timeout(), w.heartbeatMillis()), runtime.idleCloseNanos(this));
     transitionTo(ConnectionState.ACTIVE, ClientHandshake.summary(w), null);
     ready.complete(this);
   }

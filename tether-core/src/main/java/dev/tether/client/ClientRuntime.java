@@ -29,7 +29,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The client half of a {@code Tether} instance and the composition root of the client package:
@@ -418,22 +417,6 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
 
   int maxFrameSize() {
     return ProtocolVersion.DEFAULT_MAX_FRAME_SIZE;
-  }
-
-  /**
-   * The liveness rules for a connection opened with transport timeout {@code timeout} to a server
-   * that announced {@code serverHeartbeatMillis} in WELCOME (its reader idle; 0 = it closes no
-   * silent client). The client's own heartbeat checks the server; on top, the client writes
-   * something (a PING when it has nothing else) at least every half of the server's interval, so
-   * that a server whose reader idle is shorter than the client's heartbeat never closes a healthy
-   * idle connection; half leaves the ping a whole half-interval to arrive.
-   */
-  LivenessMonitor.Settings livenessSettings(Duration timeout, int serverHeartbeatMillis) {
-    return new LivenessMonitor.Settings(
-        config.heartbeatReaderIdle().toNanos(),
-        config.heartbeatIdleTimeout().toNanos(),
-        timeout == null ? 0 : timeout.toNanos(),
-        serverHeartbeatMillis <= 0 ? 0 : TimeUnit.MILLISECONDS.toNanos(serverHeartbeatMillis) / 2);
   }
 
   static TetherException unwrap(Throwable t) {
