@@ -4,26 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tether.ConnectFailedException;
-import dev.tether.ConnectionState;
 import dev.tether.Endpoint;
 import dev.tether.internal.Backoff;
-import dev.tether.internal.EventBus;
 import dev.tether.internal.SerialExecutor;
-import dev.tether.observe.ConnectionStatus;
 import dev.tether.observe.TetherEvent;
 import dev.tether.internal.ManualClock;
-import dev.tether.spi.Scheduler;
-import dev.tether.spi.Ticker;
 import dev.tether.transport.LocalTransport;
-import io.netty.util.concurrent.Future;
-import io.netty.util.concurrent.ImmediateEventExecutor;
-import io.netty.util.concurrent.Promise;
 import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
@@ -39,17 +29,17 @@ class ConnectionSupervisorTest {
 
   private final ManualClock clock = new ManualClock(1_000_000_000L);
   private final SerialExecutor control = new SerialExecutor();
-  private final List<ScriptedChannel> dials = new ArrayList<>();
   private final List<TetherEvent> events = new CopyOnWriteArrayList<>();
-  private final EventBus bus = new EventBus(List.of(events::add), clock, "supervisor-test-events");
+  private final ScriptedSupervisors host = new ScriptedSupervisors(control, clock, events::add);
+  private final List<ScriptedChannel> dials = host.opened();
   private final Candidate candidate = new Candidate(Endpoint.parse("tcp -h 127.0.0.1 -p 7001"), new LocalTransport(),
       new InetSocketAddress("127.0.0.1", 7001), null, null);
-  private final ConnectionSupervisor supervisor = new ConnectionSupervisor(new FakeHost(), candidate.key(""),
+  private final ConnectionSupervisor supervisor = new ConnectionSupervisor(host, candidate.key(""),
       candidate, BACKOFF);
 
   @AfterEach
   void stop() {
-    bus.close();
+    host.events().close();
   }
 
   @Test
@@ -287,43 +277,4 @@ class ConnectionSupervisorTest {
     }
   }
 
-  /** The runtime as the supervisor sees it: the manual clock, a real serial executor, fake dials. */
-  private final class FakeHost implements ConnectionSupervisor.Host {
-    @Override
-    public SerialExecutor control() {
-      return control;
-    }
-
-    @Override
-    public Scheduler.Cancellable scheduleOnControl(Runnable task, long delayNanos) {
-      return clock.schedule(() -> control.execute(task), delayNanos);
-    }
-
-    @Override
-    public RequestChannel newConnection(Candidate c, ConnectionKey key) {
-      ScriptedChannel channel = new ScriptedChannel(key);
-      dials.add(channel);
-      return channel;
-    }
-
-    @Override
-    public Random random() {
-      return new Random(7);
-    }
-
-    @Override
-    public Ticker ticker() {
-      return clock;
-    }
-
-    @Override
-    public EventBus events() {
-      return bus;
-    }
-
-    @Override
-    public int maxExtraConnections() {
-      return 0;
-    }
-  }
 }

@@ -23,10 +23,11 @@ public final class ScriptedSupervisors implements ConnectionSupervisor.Host {
   private final Random random = new Random(7);
   private final dev.tether.internal.EventBus events;
 
-  public ScriptedSupervisors(SerialExecutor control, ManualClock clock) {
+  /** Supervisors whose events reach {@code listeners} (none: nowhere), on {@code clock}'s time. */
+  public ScriptedSupervisors(SerialExecutor control, ManualClock clock, dev.tether.observe.TetherListener... listeners) {
     this.control = control;
     this.clock = clock;
-    this.events = new dev.tether.internal.EventBus(List.of(), clock, "scripted-supervisor-events");
+    this.events = new dev.tether.internal.EventBus(List.of(listeners), clock, "scripted-supervisor-events");
   }
 
   /** The supervisor of the connection to {@code candidate}, with the runtime's default backoff. */
@@ -90,7 +91,6 @@ public final class ScriptedSupervisors implements ConnectionSupervisor.Host {
     return clock;
   }
 
-  /** Supervisors' events go nowhere: the tests here read states, not events. */
   @Override
   public dev.tether.internal.EventBus events() {
     return events;
