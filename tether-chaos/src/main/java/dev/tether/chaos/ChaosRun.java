@@ -71,14 +71,15 @@ public final class ChaosRun {
   }
 
   public ChaosReport run() throws InterruptedException {
-    out.printf(Locale.ROOT, "chaos run: seed %d (replay with -Dchaos.seed=%d), %s, %d nodes%n", settings.seed(),
-        settings.seed(), settings.duration(), settings.nodes());
+    out.printf(Locale.ROOT, "chaos run: seed %d (replay with -Dchaos.seed=%d), %s, %d nodes, %.0f calls/s,"
+        + " fault density %.1f%n", settings.seed(), settings.seed(), settings.duration(), settings.nodes(),
+        settings.ratePerSecond(), settings.faultDensity());
     // A short fault-free round first: classes, jars and lazy singleton threads it loads are not leaks.
     warmUp();
     ResourceSnapshot baseline = settle(null);
 
     FaultPlan plan = FaultPlan.generate(new Random(settings.seed()), settings.duration(), settings.nodes(),
-        settings.maxDown());
+        settings.maxDown(), settings.faultDensity());
     long rate = Math.round(settings.ratePerSecond());
     int capacity = (int) Math.min(Integer.MAX_VALUE - 8,
         rate * Math.max(1, settings.duration().toSeconds()) * 2 + 10_000);

@@ -7,34 +7,57 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * What a chaos run does, from system properties: {@code chaos.seed} (replays a run; a fresh one
- * is drawn and printed otherwise), {@code chaos.duration} ({@code 180s}, {@code 30m}),
+ * is drawn and printed otherwise), {@code chaos.duration} ({@code 40s}, {@code 180s}, {@code 30m}),
  * {@code chaos.rate} (calls a second, all workers together), {@code chaos.workers},
- * {@code chaos.nodes}, {@code chaos.nodeReconnect} (the client's {@code tether.cluster.reconnect.policy},
- * {@code standard} unless set; see {@link ChaosRun#NODE_RECONNECT_POLICY} for why).
+ * {@code chaos.faultDensity} (how many times as often faults begin as in the 3-minute run; see
+ * {@link FaultPlan#generate(java.util.Random, Duration, int, int, double)}), {@code chaos.nodes},
+ * {@code chaos.nodeReconnect} (the client's {@code tether.cluster.reconnect.policy},
+ * {@code standard} unless set; see {@link ChaosRun#NODE_RECONNECT_POLICY} for why). A property
+ * that is absent or blank takes the default: the short, dense run of the default build.
  */
 public record ChaosSettings(long seed, Duration duration, double ratePerSecond, int workers, int nodes,
-    Duration callTimeout, Duration attemptTimeout, int maxDown, String nodeReconnectPolicy) {
+    Duration callTimeout, Duration attemptTimeout, int maxDown, String nodeReconnectPolicy, double faultDensity) {
+
+  /** The default build's run: 40 s at 500 calls/s from 16 workers, faults beginning 3 times as often. */
+  static final String DEFAULT_DURATION = "40s";
+  private static final String DEFAULT_RATE = "500";
+  private static final String DEFAULT_WORKERS = "16";
+  private static final String DEFAULT_FAULT_DENSITY = "3";
 
   public ChaosSettings {
-    if (duration.toSeconds() < 10 || ratePerSecond <= 0 || workers < 1 || nodes < 3 || maxDown >= nodes) {
+    if (duration.toSeconds() < 10 || ratePerSecond <= 0 || workers < 1 || nodes < 3 || maxDown >= nodes
+        || !(faultDensity >= 1)) {
       throw new IllegalArgumentException("chaos settings out of range: " + duration + ", rate " + ratePerSecond
-          + ", " + workers + " workers, " + nodes + " nodes, " + maxDown + " down at most");
+          + ", " + workers + " workers, " + nodes + " nodes, " + maxDown + " down at most, fault density "
+          + faultDensity);
     }
   }
 
-  /** The settings {@code properties} give, with the defaults of the CI-length run. */
+  /** The settings {@code properties} give, with the defaults of the short, dense run. */
   public static ChaosSettings from(Properties properties) {
-    String seed = properties.getProperty("chaos.seed");
+    String seed = property(properties, "chaos.seed", "");
     return new ChaosSettings(
-        seed == null || seed.isBlank() ? ThreadLocalRandom.current().nextLong() : Long.parseLong(seed.trim()),
-        parseDuration(properties.getProperty("chaos.duration", "180s")),
-        Double.parseDouble(properties.getProperty("chaos.rate", "200")),
-        Integer.parseInt(properties.getProperty("chaos.workers", "8")),
-        Integer.parseInt(properties.getProperty("chaos.nodes", "5")),
+        seed.isEmpty() ? ThreadLocalRandom.current().nextLong() : Long.parseLong(seed),
+        parseDuration(property(properties, "chaos.duration", DEFAULT_DURATION)),
+        Double.parseDouble(property(properties, "chaos.rate", DEFAULT_RATE)),
+        Integer.parseInt(property(properties, "chaos.workers", DEFAULT_WORKERS)),
+        Integer.parseInt(property(properties, "chaos.nodes", "5")),
         Duration.ofSeconds(8),
         Duration.ofSeconds(1),
         2,
-        properties.getProperty("chaos.nodeReconnect", ChaosRun.NODE_RECONNECT_POLICY));
+        property(properties, "chaos.nodeReconnect", ChaosRun.NODE_RECONNECT_POLICY),
+        Double.parseDouble(property(properties, "chaos.faultDensity", DEFAULT_FAULT_DENSITY)));
+  }
+
+  /** Whether this run is at least as long as the default one, which always draws every kind of fault. */
+  public boolean drawsEveryFaultKind() {
+    return duration.compareTo(parseDuration(DEFAULT_DURATION)) >= 0;
+  }
+
+  // Maven hands a profile's unset property over as an empty string: that means "the default" too.
+  private static String property(Properties properties, String key, String fallback) {
+    String value = properties.getProperty(key);
+    return value == null || value.isBlank() ? fallback : value.trim();
   }
 
   /** {@code 180s}, {@code 30m}, {@code 1h}, {@code 500ms}, or a plain number of seconds. */

@@ -3,15 +3,18 @@ package dev.tether.chaos;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The faults of a run, drawn up front from a seeded {@link Random} in logical time, so that one
  * seed always gives the same faults in the same order, whatever the machine's speed: a failing
- * run is replayed with its seed. The plan keeps the cluster answerable: at most
+ * run is replayed with its seed. Until every kind of fault is in the plan, each draw picks among
+ * the kinds still missing, so a short dense run meets them all. The plan keeps the cluster answerable: at most
  * {@code maxDown} nodes are down at once, one fault per node at a time, exclusive faults (rolling
  * restart, primary failover) only on a healthy cluster and alone, and every fault healed before
  * the run ends.
@@ -29,6 +32,9 @@ public final class FaultPlan {
   /** A rolling restart's window in the plan, per node; the driver takes as long as the drains take. */
   private static final long ROLLING_NANOS_PER_NODE = TimeUnit.MILLISECONDS.toNanos(1500);
   private static final long FIRST_FAULT_NANOS = TimeUnit.SECONDS.toNanos(3);
+  /** The gap between two fault starts at density 1, drawn between these (the 3-minute run's pace). */
+  private static final int MIN_GAP_MILLIS = 300;
+  private static final int MAX_GAP_MILLIS = 2500;
   /** Every fault heals this long before the run ends, so the last calls meet a healthy cluster. */
   private static final long QUIET_END_NANOS = TimeUnit.SECONDS.toNanos(2);
 
@@ -59,15 +65,28 @@ public final class FaultPlan {
     return out;
   }
 
-  /**
-   * Draws the faults of a run of {@code duration} on {@code nodes} nodes.
-   *
-   * @throws IllegalArgumentException if {@code maxDown} does not leave a node up
-   */
+  /** Draws the faults of a run at density 1: a fault begins every 0.3 to 2.5 s when the cluster allows it. */
   public static FaultPlan generate(Random random, Duration duration, int nodes, int maxDown) {
+    return generate(random, duration, nodes, maxDown, 1);
+  }
+
+  /**
+   * Draws the faults of a run of {@code duration} on {@code nodes} nodes, beginning faults
+   * {@code density} times as often as density 1 does; each fault lasts as long as at density 1,
+   * since its hold is what the client's detection (heartbeats, attempt timeouts) must outlast.
+   *
+   * @throws IllegalArgumentException if {@code maxDown} does not leave a node up, or {@code density < 1}
+   */
+  public static FaultPlan generate(Random random, Duration duration, int nodes, int maxDown, double density) {
     if (maxDown < 1 || maxDown >= nodes) {
       throw new IllegalArgumentException("maxDown must be between 1 and nodes - 1: " + maxDown);
     }
+    if (!(density >= 1)) {
+      throw new IllegalArgumentException("density must be at least 1: " + density);
+    }
+    int minGap = (int) Math.round(MIN_GAP_MILLIS / density);
+    int maxGap = (int) Math.round(MAX_GAP_MILLIS / density);
+    Set<FaultKind> missing = EnumSet.allOf(FaultKind.class);
     long end = duration.toNanos() - QUIET_END_NANOS;
     List<FaultStep> steps = new ArrayList<>();
     int primary = 0;
@@ -75,11 +94,10 @@ public final class FaultPlan {
     long[] busyUntil = new long[nodes];
     boolean[] busyDown = new boolean[nodes];
     long exclusiveUntil = 0;
-    int totalWeight = WEIGHTS.values().stream().mapToInt(Integer::intValue).sum();
     // An exclusive fault drawn while others last waits for them to heal; nothing new starts meanwhile.
     FaultKind waiting = null;
-    for (long t = FIRST_FAULT_NANOS; t < end; t += millis(random, 300, 2500)) {
-      FaultKind drawn = draw(random, totalWeight);
+    for (long t = FIRST_FAULT_NANOS; t < end; t += millis(random, minGap, maxGap)) {
+      FaultKind drawn = draw(random, missing.isEmpty() ? WEIGHTS.keySet() : missing);
       FaultKind kind = waiting != null ? waiting : drawn;
       int downNow = 0;
       boolean anyBusy = false;
@@ -104,6 +122,7 @@ public final class FaultPlan {
         }
         int node = kind == FaultKind.PRIMARY_FAILOVER ? primary : random.nextInt(nodes);
         steps.add(new FaultStep(t, kind, node, hold, 0));
+        missing.remove(kind);
         exclusiveUntil = t + hold;
         if (kind == FaultKind.PRIMARY_FAILOVER) {
           primary = (primary + 1) % nodes;
@@ -132,18 +151,24 @@ public final class FaultPlan {
         continue;
       }
       steps.add(new FaultStep(t, kind, node, hold, latency));
+      missing.remove(kind);
       busyUntil[node] = t + Math.max(hold, 1);
       busyDown[node] = kind.takesNodeDown;
     }
     return new FaultPlan(steps, 0);
   }
 
-  private static FaultKind draw(Random random, int totalWeight) {
+  /** One of {@code kinds}, each as likely as its weight. */
+  private static FaultKind draw(Random random, Set<FaultKind> kinds) {
+    int totalWeight = 0;
+    for (FaultKind k : kinds) {
+      totalWeight += WEIGHTS.get(k);
+    }
     int r = random.nextInt(totalWeight);
-    for (Map.Entry<FaultKind, Integer> e : WEIGHTS.entrySet()) {
-      r -= e.getValue();
+    for (FaultKind k : kinds) {
+      r -= WEIGHTS.get(k);
       if (r < 0) {
-        return e.getKey();
+        return k;
       }
     }
     throw new AssertionError("weights sum to " + totalWeight);

@@ -25,6 +25,48 @@ class ChaosSettingsTest {
   }
 
   @Test
+  void blankOrAbsentPropertiesGiveTheShortDenseRun() {
+    Properties p = new Properties();
+    p.setProperty("chaos.duration", "");
+    p.setProperty("chaos.rate", " ");
+
+    ChaosSettings s = ChaosSettings.from(p);
+
+    assertThat(s.duration()).isEqualTo(Duration.ofSeconds(40));
+    assertThat(s.ratePerSecond()).isEqualTo(500);
+    assertThat(s.workers()).isEqualTo(16);
+    assertThat(s.faultDensity()).isEqualTo(3);
+    assertThat(s.drawsEveryFaultKind()).isTrue();
+  }
+
+  @Test
+  void readsTheThreeMinuteRunOfTheLongProfile() {
+    Properties p = new Properties();
+    p.setProperty("chaos.duration", "180s");
+    p.setProperty("chaos.rate", "200");
+    p.setProperty("chaos.workers", "8");
+    p.setProperty("chaos.faultDensity", "1");
+
+    ChaosSettings s = ChaosSettings.from(p);
+
+    assertThat(s.duration()).isEqualTo(Duration.ofMinutes(3));
+    assertThat(s.workers()).isEqualTo(8);
+    assertThat(s.faultDensity()).isEqualTo(1);
+    assertThatThrownBy(() -> ChaosSettings.from(props("chaos.faultDensity", "0.5"))).hasMessageContaining("density");
+  }
+
+  @Test
+  void aReplayShorterThanTheDefaultRunMayMissAFaultKind() {
+    assertThat(ChaosSettings.from(props("chaos.duration", "20s")).drawsEveryFaultKind()).isFalse();
+  }
+
+  private static Properties props(String key, String value) {
+    Properties p = new Properties();
+    p.setProperty(key, value);
+    return p;
+  }
+
+  @Test
   void parsesDurationsWithOrWithoutAUnit() {
     assertThat(ChaosSettings.parseDuration("180s")).isEqualTo(Duration.ofSeconds(180));
     assertThat(ChaosSettings.parseDuration("180")).isEqualTo(Duration.ofSeconds(180));

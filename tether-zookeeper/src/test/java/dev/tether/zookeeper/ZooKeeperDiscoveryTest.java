@@ -169,8 +169,8 @@ class ZooKeeperDiscoveryTest {
     zookeeper.stop();
     await().atMost(Duration.ofSeconds(5))
         .until(() -> registryEvents.stream().anyMatch(e -> e.kind() == TetherEvent.Kind.CONNECTION_CLOSED));
-    // Ten seconds without ZooKeeper, longer than every session's timeout, calls flowing all along.
-    CallLoad load = new CallLoad(proxy, 2, "whoami", Idempotency.NOT_IDEMPOTENT, 100_000, Duration.ofSeconds(10));
+    // Twice the session timeout without ZooKeeper, so every session expires, calls flowing all along.
+    CallLoad load = new CallLoad(proxy, 2, "whoami", Idempotency.NOT_IDEMPOTENT, 100_000, SESSION.multipliedBy(2));
     await().atMost(Duration.ofSeconds(15)).until(load::finished);
     load.close();
     assertThat(load.failures()).isEmpty();
