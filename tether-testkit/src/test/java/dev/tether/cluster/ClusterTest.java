@@ -87,6 +87,18 @@ class ClusterTest {
     nodes.set(i, builder("n" + i, ports.get(i)).build().start());
   }
 
+  /**
+   * Stops {@code server} and waits until the client has seen its connection close: a
+   * non-idempotent call written before that, on a connection that still looks usable, may have run
+   * and must fail, which is the at-most-once rule, not the reroute these tests are about.
+   */
+  private static void closeAndAwaitTheClientSeeingIt(Tether t, Proxy p, TetherServer server) {
+    dev.tether.Connection before = p.connection();
+    server.close();
+    await().atMost(Duration.ofSeconds(5))
+        .until(() -> t.connection(before).state() == dev.tether.ConnectionState.CLOSED);
+  }
+
   private Tether tether(String... properties) {
     Tether.Builder b = Tether.builder().random(new java.util.Random(3));
     for (int i = 0; i < properties.length; i += 2) {
@@ -341,16 +353,17 @@ class ClusterTest {
       s.setTopology(view);
     }
     // The client knows only the primary; the rest comes from the server.
-    Proxy p = tether().proxy("svc:" + e0);
+    Tether t = tether();
+    Proxy p = t.proxy("svc:" + e0);
     assertThat(call(p)).isEqualTo("n0");
     assertThat(p.alternateWasUsed()).isFalse();
     // n1 takes over and announces a new view where n2 is its alternate.
     nodes.get(1).setTopology(Topology.of(e1, List.of(e2)));
-    nodes.get(0).close();
+    closeAndAwaitTheClientSeeingIt(t, p, nodes.get(0));
     assertThat(call(p)).isEqualTo("n1");
     assertThat(p.alternateWasUsed()).isTrue();
     // Later failures follow the refreshed view: n1 then n2, never the dead n0.
-    nodes.get(1).close();
+    closeAndAwaitTheClientSeeingIt(t, p, nodes.get(1));
     assertThat(call(p)).isEqualTo("n2");
   }
 
@@ -367,7 +380,7 @@ class ClusterTest {
     Proxy session = plain.withSession("basket-42");
     assertThat(call(session)).isEqualTo("n0");
     assertThat(call(plain)).isEqualTo("n0");
-    nodes.get(0).close();
+    closeAndAwaitTheClientSeeingIt(t, plain, nodes.get(0));
     assertThat(call(plain)).isEqualTo("n1");
     assertThatThrownBy(() -> call(session))
         .isInstanceOf(SessionLostException.class)
