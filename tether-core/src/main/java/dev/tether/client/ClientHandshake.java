@@ -103,8 +103,9 @@ final class ClientHandshake {
       return cfe;
     }
     if (cause instanceof io.netty.channel.ConnectTimeoutException) {
-      return new ConnectTimeoutException(
-          "connect to " + candidate.endpoint() + " timed out after " + candidate.connectTimeout().toMillis() + " ms", cause);
+      // The transport's message names the limit it applied: the endpoint's, or its own default
+      // when the endpoint sets none (so this must not read the endpoint's, which may be absent).
+      return new ConnectTimeoutException("connect to " + candidate.endpoint() + " " + cause.getMessage(), cause);
     }
     return new ConnectFailedException("cannot connect to " + candidate.endpoint() + ": " + cause, cause);
   }

@@ -122,6 +122,50 @@ class ClientConnectionTest {
   }
 
   @Test
+  void transportConnectTimingOutWithoutAnEndpointConnectTimeoutFailsTheAttemptWithConnectTimeout() throws Exception {
+    // A listener whose accept queue is full drops further SYNs: a connect to it stays pending
+    // until the transport's own limit (no "-t" on the endpoint) ends it on the manual scheduler.
+    try (java.net.ServerSocket full = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"));
+        java.net.Socket first = new java.net.Socket()) {
+      first.connect(full.getLocalSocketAddress(), 5000);
+      java.util.List<java.net.Socket> fillers = new ArrayList<>();
+      try {
+        ProxySettings settings = ProxySettings.of("svc", InvocationMode.TWOWAY, false,
+            List.of(Endpoint.parse("tcp -h 127.0.0.1 -p " + full.getLocalPort())));
+        Candidate candidate = runtime.select(settings).get(0);
+        assertThat(candidate.connectTimeout()).isNull();
+        for (int i = 0; i < 4; i++) { // fill the accept queue whatever its slack
+          java.net.Socket s = new java.net.Socket();
+          fillers.add(s);
+          try {
+            s.connect(full.getLocalSocketAddress(), 200);
+          } catch (java.net.SocketTimeoutException queueFull) {
+            break;
+          }
+        }
+        ClientConnection c = (ClientConnection) runtime.newConnection(candidate, candidate.key(""));
+        c.connect();
+        Timer limit = timers.stream().filter(t -> t.delayNanos == Duration.ofSeconds(30).toNanos()).findFirst().orElseThrow();
+        assertThat(c.ready()).isNotDone();
+
+        limit.task.run();
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> c.ready().isDone());
+        assertThat(c.state()).isEqualTo(ConnectionState.CLOSED);
+        try {
+          c.ready().get();
+        } catch (ExecutionException e) {
+          assertThat(e.getCause()).isInstanceOf(ConnectTimeoutException.class).hasMessageContaining("timed out after 30000 ms");
+        }
+      } finally {
+        for (java.net.Socket s : fillers) {
+          s.close();
+        }
+      }
+    }
+  }
+
+  @Test
   void welcomeMakesTheConnectionActiveAndCallsOffTheHandshakeDeadline() {
     ClientConnection c = connectionWithConnectTimeout(Duration.ofSeconds(1));
     EmbeddedChannel ch = new EmbeddedChannel(c.initializer());
