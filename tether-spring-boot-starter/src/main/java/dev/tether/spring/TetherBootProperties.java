@@ -13,6 +13,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 @ConfigurationProperties(prefix = "tether")
 public class TetherBootProperties {
   private final Server server = new Server();
+  /** Proxies to expose as beans, by bean name: each names its proxy string and service interface. */
   private final Map<String, Client> clients = new LinkedHashMap<>();
 
   public Server getServer() {
