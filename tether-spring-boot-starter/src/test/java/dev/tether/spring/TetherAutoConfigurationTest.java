@@ -67,6 +67,45 @@ class TetherAutoConfigurationTest {
   }
 
   @Test
+  void asksWhichInterfaceToServeWhenABeanImplementsSeveral() {
+    runner.withBean(TwoFaced.class).withPropertyValues("tether.server.endpoints=" + LOOPBACK).run(context -> {
+      assertThat(context).hasFailed();
+      assertThat(context.getStartupFailure()).hasStackTraceContaining("name the one to serve with serviceInterface");
+    });
+  }
+
+  @Test
+  void servesTheNamedInterfaceOfABeanThatImplementsSeveral() {
+    runner.withBean(NamedFace.class).withPropertyValues("tether.server.endpoints=" + LOOPBACK).run(context -> {
+      TetherServer s = context.getBean(TetherServer.class);
+      try (Tether client = Tether.create()) {
+        assertThat(client.proxy(s.proxyString("named")).as(Greeter.class).greet("bo")).isEqualTo("named bo");
+      }
+    });
+  }
+
+  @TetherService("two")
+  static class TwoFaced implements Greeter, Gate {
+    @Override
+    public String greet(String name) {
+      return name;
+    }
+
+    @Override
+    public String pass(String who) {
+      return who;
+    }
+  }
+
+  @TetherService(value = "named", serviceInterface = Greeter.class)
+  static class NamedFace extends TwoFaced {
+    @Override
+    public String greet(String name) {
+      return "named " + name;
+    }
+  }
+
+  @Test
   void startsNoServerWithoutEndpoints() {
     runner.withBean(GreeterBean.class).run(context -> {
       assertThat(context).hasSingleBean(Tether.class);
