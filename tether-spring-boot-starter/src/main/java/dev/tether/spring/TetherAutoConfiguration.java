@@ -14,6 +14,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.ApplicationContext;
@@ -27,7 +28,10 @@ import org.springframework.core.env.Environment;
  * started {@link TetherServer} for every {@link TetherService} bean that drains on close; proxies
  * from {@code tether.clients.*}; a health indicator with the actuator; meters with Micrometer.
  */
-@AutoConfiguration
+@AutoConfiguration(afterName = {
+    // Boot's own registries, when the actuator makes them, exist before the binding asks for one.
+    "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
+    "org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration"})
 @EnableConfigurationProperties(TetherBootProperties.class)
 @Import(TetherClientsRegistrar.class)
 public class TetherAutoConfiguration {
@@ -74,26 +78,26 @@ public class TetherAutoConfiguration {
     /** Boot names the contributor after the bean, less "HealthIndicator": {@code tether}. */
     @Bean
     @ConditionalOnMissingBean(name = "tetherHealthIndicator")
-    TetherHealthIndicator tetherHealthIndicator(Tether tether, Environment environment) {
+    TetherHealthIndicator tetherHealthIndicator(
+        Tether tether, ObjectProvider<TetherServer> server, Environment environment) {
       Map<String, Proxy> balanced = new LinkedHashMap<>();
       TetherClients.of(environment).byBeanName().forEach((bean, client) -> {
         if (client.getLoadBalancing() != null) {
           balanced.put(bean, TetherClients.proxy(tether, bean, client));
         }
       });
-      return new TetherHealthIndicator(tether, balanced);
+      return new TetherHealthIndicator(tether, server.getIfAvailable(), balanced);
     }
   }
 
-  /** Present when the application has a {@link MeterRegistry}, looked up when the binding is made. */
+  /** Present when the application has one {@link MeterRegistry} (its own, or the one Boot makes). */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(MeterRegistry.class)
+  @ConditionalOnSingleCandidate(MeterRegistry.class)
   static class MetricsConfiguration {
     @Bean
-    TetherMeterBinding tetherMeterBinding(
-        ObjectProvider<MeterRegistry> registry, Tether tether, ObjectProvider<TetherServer> server) {
-      MeterRegistry r = registry.getIfUnique();
-      return r == null ? null : new TetherMeterBinding(r, tether, server.getIfAvailable());
+    TetherMeterBinding tetherMeterBinding(MeterRegistry registry, Tether tether, ObjectProvider<TetherServer> server) {
+      return new TetherMeterBinding(registry, tether, server.getIfAvailable());
     }
   }
 }

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.health.HealthIndicator;
 import org.springframework.boot.actuate.health.Status;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 class TetherAutoConfigurationTest {
@@ -106,6 +107,15 @@ class TetherAutoConfigurationTest {
   }
 
   @Test
+  void leavesHealthAndMetersOutWhenTheApplicationHasNeither() {
+    server.withClassLoader(new FilteredClassLoader(HealthIndicator.class)).run(context -> {
+      assertThat(context).hasSingleBean(TetherServer.class);
+      assertThat(context).doesNotHaveBean(TetherHealthIndicator.class);
+      assertThat(context).doesNotHaveBean(TetherMeterBinding.class);
+    });
+  }
+
+  @Test
   void startsNoServerWithoutEndpoints() {
     runner.withBean(GreeterBean.class).run(context -> {
       assertThat(context).hasSingleBean(Tether.class);
@@ -130,7 +140,7 @@ class TetherAutoConfigurationTest {
             first.getBean(TetherServer.class).close();
             second.getBean(TetherServer.class).close();
             await().atMost(Duration.ofSeconds(20)).until(() -> health.health().getStatus(), Status.DOWN::equals);
-            assertThat(health.health().getDetails()).containsKey("balanced");
+            assertThat(health.health().getDetails()).containsKey("balanced").doesNotContainKey("server");
           });
     }));
   }
@@ -146,6 +156,7 @@ class TetherAutoConfigurationTest {
           .until(() -> registry.find("tether.server.calls").functionCounter().count(), n -> n >= 1);
       assertThat(registry.find("tether.client.calls").tag("outcome", "ok").functionCounter()).isNotNull();
       assertThat(registry.find("tether.client.nodes").gauges()).isNotEmpty();
+      assertThat(context.getBean(TetherHealthIndicator.class).health().getDetails()).containsEntry("server", "RUNNING");
     });
   }
 }
