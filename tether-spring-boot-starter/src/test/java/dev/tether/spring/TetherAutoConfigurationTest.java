@@ -7,7 +7,11 @@ import dev.tether.Tether;
 import dev.tether.TetherServer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import dev.tether.observe.TetherEvent;
+import dev.tether.observe.TetherListener;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.health.HealthIndicator;
 import org.springframework.boot.actuate.health.Status;
@@ -48,6 +52,18 @@ class TetherAutoConfigurationTest {
             Greeter greeter = calling.getBean("greeterClient", Greeter.class);
             assertThat(greeter.greet("grace")).isEqualTo("hello grace");
           });
+    });
+  }
+
+  @Test
+  void handsTheRuntimesEventsToListenerBeans() {
+    List<TetherEvent.Kind> seen = new CopyOnWriteArrayList<>();
+    TetherListener listener = event -> seen.add(event.kind());
+    server.withBean(TetherListener.class, () -> listener).run(context -> {
+      TetherServer s = context.getBean(TetherServer.class);
+      context.getBean(Tether.class).proxy(s.proxyString("greeter")).as(Greeter.class).greet("ev");
+      await().atMost(Duration.ofSeconds(10)).until(() -> seen.contains(TetherEvent.Kind.CONNECTED));
+      await().atMost(Duration.ofSeconds(10)).until(() -> seen.contains(TetherEvent.Kind.ACCEPTED));
     });
   }
 
