@@ -71,7 +71,7 @@ public final class EpsilonGreedySelector implements NodeSelector {
         EpsilonGreedySettings.defaults().initialEpsilon(), EpsilonGreedySettings.defaults().minEpsilon()), random);
   }
 
-  /** Seed 004's defaults: decay over 5 minutes (120 buckets of 2.5 s), linear calculator. */
+  /** The RethinkDB driver's defaults: decay over 5 minutes (120 buckets of 2.5 s), linear calculator. */
   public static EpsilonGreedySelector withDefaults(Random random) {
     return new EpsilonGreedySelector(EpsilonGreedySettings.defaults(), random);
   }

@@ -54,7 +54,7 @@ public record EpsilonGreedySettings(
     }
   }
 
-  /** Seed 004's defaults: 5 minutes in 120 buckets of 2.5 s, linear, epsilon 0.3 decaying to 0.05. */
+  /** The RethinkDB driver's defaults: 5 minutes in 120 buckets of 2.5 s, linear, epsilon 0.3 decaying to 0.05. */
   public static EpsilonGreedySettings defaults() {
     return new EpsilonGreedySettings(Duration.ofMinutes(5), 120, EpsilonCalculator.linear(), 0.3, 0.05);
   }

@@ -11,7 +11,7 @@ import dev.tether.client.ProxySettings;
 public final class NodeGroups implements NodeRouter.Factory {
   private final EpsilonGreedySettings epsilonGreedy;
 
-  /** Seed 004's epsilon-greedy defaults. */
+  /** The RethinkDB driver's epsilon-greedy defaults. */
   public NodeGroups() {
     this(EpsilonGreedySettings.defaults());
   }

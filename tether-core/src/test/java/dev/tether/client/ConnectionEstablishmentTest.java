@@ -33,7 +33,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** Seed 000 against real servers on loopback: lazy connection, selection, reuse, caching, timeouts, modes. */
+/** Connection establishment against real servers on loopback: lazy connection, selection, reuse, caching, timeouts, modes. */
 class ConnectionEstablishmentTest {
   private final List<TetherServer> servers = new ArrayList<>();
   private final List<AutoCloseable> closeables = new ArrayList<>();

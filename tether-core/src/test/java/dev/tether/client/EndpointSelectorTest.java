@@ -22,7 +22,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** Seed 000's five selection steps, one behaviour per test, without sockets. */
+/** Endpoint selection's five steps, one behaviour per test, without sockets. */
 class EndpointSelectorTest {
   private static TransportSet withTls;
   private static TransportSet withoutTls;

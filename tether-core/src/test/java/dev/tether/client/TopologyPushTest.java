@@ -19,7 +19,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Seed 002 with a view that changes while clients are connected: {@code setTopology} on a running
+ * Client reroute with a view that changes while clients are connected: {@code setTopology} on a running
  * server reaches them in a TOPOLOGY frame, and the runtime applies it at once, over real loopback.
  */
 class TopologyPushTest {

@@ -28,7 +28,7 @@ class EpsilonGreedySettingsTest {
   }
 
   @Test
-  void noKeysGiveSeed004sDefaults() {
+  void noKeysGiveTheRethinkDbDriversDefaults() {
     EpsilonGreedySettings s = EpsilonGreedySettings.from(new Properties());
     assertThat(s).isEqualTo(EpsilonGreedySettings.defaults());
     assertThat(s.decayDuration()).isEqualTo(Duration.ofMinutes(5));

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Seed 002 with real servers on loopback: the configured server may be a connection manager that
+ * Client reroute with real servers on loopback: the configured server may be a connection manager that
  * only announces where the cluster is; the client moves on to the announced primary, falls back
  * through the configured servers, and counts its reroute retries on the injected clock.
  */
