@@ -144,7 +144,7 @@ public final class Tether implements AutoCloseable {
 
     private Builder() {}
 
-    /** {@code tether.*} settings (see docs/guide.md). */
+    /** {@code tether.*} settings (docs/configuration.md lists every key). */
     public Builder properties(Properties p) {
       properties.putAll(p);
       return this;

@@ -11,7 +11,7 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The client runtime's settings, read once from {@code tether.*} properties (docs/guide.md lists them).
+ * The client runtime's settings, read once from {@code tether.*} properties (docs/configuration.md lists them).
  * Durations accept {@code 3000}, {@code 200ms}, {@code 3s}, {@code 15min}; a zero duration turns
  * its rule off.
  *

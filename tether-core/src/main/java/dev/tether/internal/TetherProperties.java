@@ -7,7 +7,16 @@ import java.util.Properties;
  * over {@code -Dtether.*} system properties, which win over the built-in defaults.
  */
 public final class TetherProperties {
-  private final Properties given = new Properties();
+  private final Properties given;
+
+  public TetherProperties() {
+    this(new Properties());
+  }
+
+  /** Settings over {@code given}, which this keeps (not a copy) and into which the puts write. */
+  public TetherProperties(Properties given) {
+    this.given = given;
+  }
 
   public void putAll(Properties p) {
     given.putAll(p);
