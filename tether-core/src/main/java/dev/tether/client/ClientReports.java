@@ -81,6 +81,12 @@ final class ClientReports {
     reroute(manager, settings.identity() + ": " + manager + " is a connection manager outside its view; now using " + view);
   }
 
+  /** The proxy reached an alternate of its view first (its own endpoints named it): it goes to the primary. */
+  void onPrimaryRedirect(ProxySettings settings, RequestChannel alternate, List<Endpoint> view) {
+    reroute(alternate, settings.identity() + ": " + alternate + " is an alternate of its view; now using " + view
+        + ", primary first");
+  }
+
   /** Every server of the view failed and the configured server that answered knows no other: it is used. */
   void onViewUnreachable(ProxySettings settings, RequestChannel configured, List<Endpoint> view) {
     reroute(configured, settings.identity() + ": no server of its view " + view + " could be reached; using the configured "

@@ -116,6 +116,11 @@ final class ConnectionFinder {
     /** The call's deadline (0: none): a wait for a backing-off endpoint's next attempt ends there. */
     private final long deadlineNanos;
     private int hopsLeft = MAX_MANAGER_HOPS;
+    /**
+     * True once this search walked a cluster view's servers in failover order, primary first: what
+     * it then connected to is the best the view has, even when that is an alternate.
+     */
+    private boolean walkedView;
     private boolean configuredWalked;
     /** The view every server of which failed before the configured servers were walked again, or null. */
     private List<Endpoint> failedView;
@@ -128,6 +133,9 @@ final class ConnectionFinder {
     }
 
     CompletableFuture<RequestChannel> connect(Plan plan) {
+      if (plan instanceof Plan.Walk && topologies.failoverOrder(settings.fixedEndpoints()) != null) {
+        walkedView = true;
+      }
       if (plan instanceof Plan.Reuse r) {
         // RetryPolicy fails a call on a connect failure because establishment walked every endpoint
         // first; a reused connection that was still connecting and failed has walked none.
@@ -170,7 +178,22 @@ final class ConnectionFinder {
           });
     }
 
-    /** Caches {@code c} for the proxy, or moves on when its server is a connection manager. */
+    /** One walk over the view in force, primary first, without reusing a pooled connection first; {@code c} when selection fails. */
+    private CompletableFuture<RequestChannel> walkInOrder(RequestChannel c) {
+      List<Candidate> order;
+      try {
+        order = pool.healthyFirst(rounds.candidates(settings), settings.connectionId());
+      } catch (TetherException e) {
+        walkedView = true;
+        return CompletableFuture.completedFuture(c);
+      }
+      return connect(new Plan.Walk(order, true));
+    }
+
+    /**
+     * Caches {@code c} for the proxy, or moves on when its server is a connection manager, or an
+     * alternate reached before the search walked the view primary first.
+     */
     CompletableFuture<RequestChannel> settle(RequestChannel c) {
       List<Endpoint> seeds = settings.fixedEndpoints();
       // Whether the view in force made us use an alternate, before this server's view replaces it.
@@ -189,8 +212,14 @@ final class ConnectionFinder {
         // configured servers opens a fresh one and so hears the manager's newest view.
         c.drain();
         return connect(plan(settings)).thenCompose(this::settle);
+      } else if (!walkedView && TopologyViews.isAlternateIn(view, c)) {
+        // Connected to an alternate by a cached connection or the proxy's own endpoints, before
+        // its view was known: the primary comes first. The alternate stays open, next in line.
+        runtime.reports().onPrimaryRedirect(settings, c, view);
+        return walkInOrder(c).thenCompose(this::settle);
       }
       binding.cache(c, alternate);
+      topologies.follow(seeds, binding, c, view);
       if (alternate) {
         runtime.reports().onReroute(settings, c);
       }

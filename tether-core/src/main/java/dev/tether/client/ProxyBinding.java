@@ -28,6 +28,11 @@ public final class ProxyBinding {
     return c != null && c.isUsable() ? c : null;
   }
 
+  /** The cached connection, usable or not; null when none is. */
+  RequestChannel cachedConnection() {
+    return cached;
+  }
+
   void cache(RequestChannel c, boolean toAlternate) {
     cached = c;
     alternateUsed = toAlternate;

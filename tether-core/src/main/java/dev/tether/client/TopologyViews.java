@@ -3,9 +3,12 @@ package dev.tether.client;
 import dev.tether.Endpoint;
 import dev.tether.Topology;
 import dev.tether.internal.SerialExecutor;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.WeakHashMap;
 
 /**
  * The newest cluster view each group of proxies has heard (the client-reroute behaviour): the primary and alternates
@@ -13,6 +16,11 @@ import java.util.Map;
  * proxies were made with. Once known, a view replaces those endpoints, primary first, in
  * failover order; the configured endpoints stay the way back to a connection manager when the
  * whole view is down.
+ *
+ * <p>A view names the primary, and proxies follow it: the bindings that cached a connection under
+ * a view are remembered, and when a later announcement names another primary, those whose
+ * connection does not go to it forget it, so their next call finds the new primary (calls in
+ * flight finish where they are; sessions keep their own connection).
  *
  * <p>The views belong to the runtime's control executor: every write runs there (a write from
  * another thread hops), and readers on any thread read the immutable map it last published.
@@ -30,6 +38,11 @@ final class TopologyViews {
    * thread see each published map complete.
    */
   private volatile Map<List<Endpoint>, View> views = Map.of();
+  /**
+   * The bindings that cached a connection under each seed list's view; control executor only.
+   * Weak, so a proxy the application dropped is not kept for its seeds' sake.
+   */
+  private final Map<List<Endpoint>, Set<ProxyBinding>> followers = new HashMap<>();
 
   TopologyViews(SerialExecutor control) {
     this.control = control;
@@ -80,23 +93,77 @@ final class TopologyViews {
     }
   }
 
+  /**
+   * {@code binding} cached {@code connection} for {@code seeds} while {@code settledUnder} was the
+   * view in force (null: none): it follows the view's primary from now on. A primary that changed
+   * in between is applied at once. Any thread.
+   */
+  void follow(List<Endpoint> seeds, ProxyBinding binding, RequestChannel connection, List<Endpoint> settledUnder) {
+    if (settledUnder == null) {
+      return;
+    }
+    onControl(() -> {
+      followers.computeIfAbsent(seeds, k -> Collections.newSetFromMap(new WeakHashMap<>())).add(binding);
+      List<Endpoint> now = failoverOrder(seeds);
+      if (now != null && !java.util.Objects.equals(primary(now), primary(settledUnder))) {
+        forgetUnlessOnPrimary(binding, connection, now);
+      }
+    });
+  }
+
   private void put(List<Endpoint> seeds, View v) {
     control.assertInExecutor();
     Map<List<Endpoint>, View> next = new HashMap<>(views);
-    next.put(seeds, v);
-    views = Map.copyOf(next);
+    View before = next.put(seeds, v);
+    publish(next, before == null ? Map.of() : Map.of(seeds, before));
   }
 
   private void replaceFrom(RequestChannel connection, List<Endpoint> order) {
     control.assertInExecutor();
     Map<List<Endpoint>, View> next = new HashMap<>(views);
-    next.replaceAll((seeds, v) -> v.source() == connection ? new View(order, connection) : v);
+    Map<List<Endpoint>, View> replaced = new HashMap<>();
+    next.replaceAll((seeds, v) -> {
+      if (v.source() != connection) {
+        return v;
+      }
+      replaced.put(seeds, v);
+      return new View(order, connection);
+    });
+    publish(next, replaced);
+  }
+
+  /** Publishes {@code next}; the followers of each view in {@code before} whose primary moved leave it. */
+  private void publish(Map<List<Endpoint>, View> next, Map<List<Endpoint>, View> before) {
     views = Map.copyOf(next);
+    before.forEach((seeds, old) -> {
+      List<Endpoint> now = next.get(seeds).order();
+      Set<ProxyBinding> bindings = followers.get(seeds);
+      if (bindings != null && !java.util.Objects.equals(primary(now), primary(old.order()))) {
+        for (ProxyBinding b : List.copyOf(bindings)) {
+          forgetUnlessOnPrimary(b, b.cachedConnection(), now);
+        }
+      }
+    });
+  }
+
+  private static void forgetUnlessOnPrimary(ProxyBinding binding, RequestChannel connection, List<Endpoint> order) {
+    Endpoint primary = primary(order);
+    if (connection != null && primary != null && !goesTo(connection, primary)) {
+      binding.forget(connection);
+    }
+  }
+
+  private static Endpoint primary(List<Endpoint> order) {
+    return order.isEmpty() ? null : order.get(0);
   }
 
   /** True when {@code connection} goes to a server other than the primary of the known view. */
   boolean isAlternate(List<Endpoint> seeds, RequestChannel connection) {
-    List<Endpoint> order = failoverOrder(seeds);
+    return isAlternateIn(failoverOrder(seeds), connection);
+  }
+
+  /** True when {@code order} is a view and {@code connection} goes to a server other than its primary. */
+  static boolean isAlternateIn(List<Endpoint> order, RequestChannel connection) {
     return order != null && !order.isEmpty() && !goesTo(connection, order.get(0));
   }
 

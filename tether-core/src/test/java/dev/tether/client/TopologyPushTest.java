@@ -81,10 +81,99 @@ class TopologyPushTest {
     // applied the view on its control executor (each try opens a connection of its own).
     java.util.concurrent.atomic.AtomicInteger tries = new java.util.concurrent.atomic.AtomicInteger();
     await().until(() -> whoami(p.withConnectionId("after-" + tries.incrementAndGet())).equals("B"));
-    // The connection to A was never reopened: the view came over the open one.
-    assertThat(p.connection().isSameConnectionAs(toA)).isTrue();
+    // The connection to A was never reopened: the view came over the open one, and it stays open
+    // (next in the failover order) while the proxy that used it follows the new primary.
     assertThat(tether.connection(toA).state()).isEqualTo(dev.tether.ConnectionState.ACTIVE);
     assertThat(events(TetherEvent.Kind.CONNECTION_CLOSED)).isEmpty();
+    assertThat(whoami(p)).isEqualTo("B");
+    assertThat(p.alternateWasUsed()).isFalse();
+  }
+
+  @Test
+  void proxyMadeWithAnAlternatesAddressUsesThePrimaryFromItsFirstCall() {
+    TetherServer a = server("A");
+    TetherServer b = server("B");
+    String ea = a.endpoints().get(0).toString();
+    String eb = b.endpoints().get(0).toString();
+    for (TetherServer s : servers) {
+      s.setTopology(Topology.of(eb, List.of(ea)));
+    }
+    tether = Tether.builder().listener(events::add).build();
+    Proxy p = tether.proxy("svc:" + ea);
+
+    assertThat(whoami(p)).isEqualTo("B");
+    assertThat(whoami(p)).isEqualTo("B");
+    assertThat(p.alternateWasUsed()).isFalse();
+    assertThat(events(TetherEvent.Kind.REROUTE)).anySatisfy(e ->
+        assertThat(e.detail()).contains("is an alternate of its view"));
+  }
+
+  @Test
+  void primaryDownAProxyMadeWithAnAlternatesAddressStaysOnTheAlternate() throws Exception {
+    TetherServer a = server("A");
+    String ea = a.endpoints().get(0).toString();
+    String dead;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      dead = "tcp -h 127.0.0.1 -p " + s.getLocalPort();
+    }
+    a.setTopology(Topology.of(dead, List.of(ea)));
+    tether = Tether.builder().build();
+    Proxy p = tether.proxy("svc:" + ea);
+
+    assertThat(whoami(p)).isEqualTo("A");
+    assertThat(whoami(p)).isEqualTo("A");
+    assertThat(p.alternateWasUsed()).isTrue();
+  }
+
+  @Test
+  void changeOfPrimaryUnderLoadMovesNewCallsWithNoneFailedAndSessionsStay() throws Exception {
+    TetherServer a = server("A");
+    TetherServer b = server("B");
+    String ea = a.endpoints().get(0).toString();
+    String eb = b.endpoints().get(0).toString();
+    for (TetherServer s : servers) {
+      s.setTopology(Topology.of(ea, List.of(eb)));
+    }
+    tether = Tether.builder().build();
+    Proxy p = tether.proxy("svc:" + ea);
+    Proxy session = p.withSession("cart-7");
+    assertThat(whoami(p)).isEqualTo("A");
+    assertThat(whoami(session)).isEqualTo("A");
+    java.util.concurrent.atomic.AtomicBoolean moved = new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.atomic.AtomicInteger onBAfterMove = new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.ExecutorService callers = java.util.concurrent.Executors.newFixedThreadPool(4);
+    try {
+      List<java.util.concurrent.Future<Integer>> done = new ArrayList<>();
+      for (int t = 0; t < 4; t++) {
+        done.add(callers.submit(() -> {
+          int calls = 0;
+          // Bounded: until the move was seen on B a hundred times, at most 20,000 calls each.
+          while (calls < 20_000 && onBAfterMove.get() < 100) {
+            String who = whoami(p); // raw calls are not idempotent: any failure would surface here
+            calls++;
+            if (moved.get() && who.equals("B")) {
+              onBAfterMove.incrementAndGet();
+            }
+          }
+          return calls;
+        }));
+      }
+      await().until(() -> tether.status().connections().stream().mapToLong(c -> c.callsOk()).sum() > 200);
+      for (TetherServer s : servers) {
+        s.setTopology(Topology.of(eb, List.of(ea)));
+      }
+      moved.set(true);
+      for (java.util.concurrent.Future<Integer> f : done) {
+        f.get(30, java.util.concurrent.TimeUnit.SECONDS);
+      }
+    } finally {
+      callers.shutdownNow();
+    }
+
+    assertThat(onBAfterMove.get()).isGreaterThanOrEqualTo(100);
+    assertThat(whoami(p)).isEqualTo("B");
+    // The session keeps its connection to A until that connection ends.
+    assertThat(whoami(session)).isEqualTo("A");
   }
 
   @Test

@@ -100,6 +100,64 @@ class TopologyViewsTest {
     assertThat(views.isAlternate(SEEDS, ScriptedChannel.to(7001))).isFalse();
   }
 
+  @Test
+  void aProxyOnTheOldPrimaryForgetsItsConnectionWhenTheViewNamesAnotherPrimary() {
+    ScriptedChannel toPrimary = ScriptedChannel.to(7001).connects(VIEW);
+    views.learn(SEEDS, toPrimary);
+    ProxyBinding binding = new ProxyBinding(null, null);
+    binding.cache(toPrimary, false);
+    views.follow(SEEDS, binding, toPrimary, VIEW.failoverOrder());
+
+    toPrimary.announces(Topology.of("tcp -h 127.0.0.1 -p 7002", List.of("tcp -h 127.0.0.1 -p 7001")));
+    views.relearn(toPrimary);
+
+    assertThat(binding.cachedConnection()).isNull();
+  }
+
+  @Test
+  void aProxyAlreadyOnTheNewPrimaryKeepsItsConnection() {
+    ScriptedChannel toPrimary = ScriptedChannel.to(7001).connects(VIEW);
+    views.learn(SEEDS, toPrimary);
+    ScriptedChannel toAlternate = ScriptedChannel.to(7002).connects(VIEW);
+    ProxyBinding binding = new ProxyBinding(null, null);
+    binding.cache(toAlternate, true);
+    views.follow(SEEDS, binding, toAlternate, VIEW.failoverOrder());
+
+    toPrimary.announces(Topology.of("tcp -h 127.0.0.1 -p 7002", List.of()));
+    views.relearn(toPrimary);
+
+    assertThat(binding.cachedConnection()).isSameAs(toAlternate);
+  }
+
+  @Test
+  void aViewWhoseAlternatesChangeButNotItsPrimaryMovesNobody() {
+    ScriptedChannel toPrimary = ScriptedChannel.to(7001).connects(VIEW);
+    views.learn(SEEDS, toPrimary);
+    ScriptedChannel toAlternate = ScriptedChannel.to(7002).connects(VIEW);
+    ProxyBinding binding = new ProxyBinding(null, null);
+    binding.cache(toAlternate, true);
+    views.follow(SEEDS, binding, toAlternate, VIEW.failoverOrder());
+
+    toPrimary.announces(Topology.of("tcp -h 127.0.0.1 -p 7001", List.of("tcp -h 127.0.0.1 -p 7003")));
+    views.relearn(toPrimary);
+
+    assertThat(binding.cachedConnection()).isSameAs(toAlternate);
+  }
+
+  @Test
+  void aPrimaryThatMovedBetweenSettlingAndFollowingIsAppliedWhenFollowing() {
+    ScriptedChannel toPrimary = ScriptedChannel.to(7001).connects(VIEW);
+    views.learn(SEEDS, toPrimary);
+    ProxyBinding binding = new ProxyBinding(null, null);
+    binding.cache(toPrimary, false);
+    toPrimary.announces(Topology.of("tcp -h 127.0.0.1 -p 7002", List.of()));
+    views.relearn(toPrimary);
+
+    views.follow(SEEDS, binding, toPrimary, VIEW.failoverOrder());
+
+    assertThat(binding.cachedConnection()).isNull();
+  }
+
   private static void awaitQuietly(CountDownLatch latch) {
     try {
       latch.await(5, TimeUnit.SECONDS);
