@@ -84,6 +84,22 @@ class ZooKeeperElectionTest {
   }
 
   @Test
+  void aClientGivenAFollowersAddressCallsTheLeader() {
+    startMembers(3);
+    Member leader = leader();
+    // Every member has joined the view the leader announces, and every member announces it.
+    await().atMost(SESSION.multipliedBy(3)).until(() -> leader.server().topology() != null
+        && leader.server().topology().alternates().size() == 2);
+    awaitEveryLiveMemberAnnounces(members, leader.server().topology());
+    Member follower = without(members, leader).get(0);
+
+    Proxy orders = tether.proxy(KvServers.SERVICE + ":" + follower.endpoint());
+
+    assertThat(orders.invoke("whoami", new byte[0])).asString().isEqualTo(leader.name());
+    assertThat(orders.alternateWasUsed()).isFalse();
+  }
+
+  @Test
   void aPrimaryShuttingDownGracefullyHandsOverBeforeItDrains() {
     startMembers(3);
     Member leader = leader();
