@@ -127,6 +127,7 @@ public final class ChaosCluster implements AutoCloseable {
         cluster.kill(i);
         announcePrimary((i + 1) % cluster.size());
       }
+      case PRIMARY_HANDOVER -> announcePrimary((i + 1) % cluster.size());
     }
   }
 
@@ -143,7 +144,7 @@ public final class ChaosCluster implements AutoCloseable {
         health.markUp(i);
       }
       case LATENCY -> cluster.faultProxy(i).pass();
-      case RESET, ROLLING_RESTART -> {
+      case RESET, ROLLING_RESTART, PRIMARY_HANDOVER -> {
         // Nothing lasts.
       }
     }

@@ -15,7 +15,12 @@ public enum FaultKind {
   /** Every node in turn drains and restarts; nothing else happens meanwhile. */
   ROLLING_RESTART("rolling restart", true),
   /** The announced primary crashes, the servers announce the next node; it restarts after the hold. */
-  PRIMARY_FAILOVER("primary failover", true);
+  PRIMARY_FAILOVER("primary failover", true),
+  /**
+   * The announced primary hands over while it stays up: the servers announce the next node as
+   * primary (a leadership change), and clients move their new calls to it.
+   */
+  PRIMARY_HANDOVER("primary handover", false);
 
   /** As the report prints it. */
   public final String label;
@@ -25,6 +30,11 @@ public enum FaultKind {
   FaultKind(String label, boolean takesNodeDown) {
     this.label = label;
     this.takesNodeDown = takesNodeDown;
+  }
+
+  /** Faults after which the servers announce the next node as primary. */
+  public boolean movesThePrimary() {
+    return this == PRIMARY_FAILOVER || this == PRIMARY_HANDOVER;
   }
 
   /** Faults that need the whole cluster healthy and keep every other fault out while they last. */

@@ -17,11 +17,13 @@ import java.util.concurrent.TimeUnit;
  * the kinds still missing, so a short dense run meets them all. The plan keeps the cluster answerable: at most
  * {@code maxDown} nodes are down at once, one fault per node at a time, exclusive faults (rolling
  * restart, primary failover) only on a healthy cluster and alone, and every fault healed before
- * the run ends.
+ * the run ends. A primary handover moves the primary without taking a node down, from a primary
+ * that has no fault of its own.
  */
 public final class FaultPlan {
   /** How much of each kind the scheduler draws, out of their sum. */
   private static final Map<FaultKind, Integer> WEIGHTS = new EnumMap<>(Map.of(
+      FaultKind.PRIMARY_HANDOVER, 8,
       FaultKind.KILL, 18,
       FaultKind.FREEZE, 14,
       FaultKind.RESET, 18,
@@ -120,11 +122,11 @@ public final class FaultPlan {
         if (t + hold > end) {
           continue;
         }
-        int node = kind == FaultKind.PRIMARY_FAILOVER ? primary : random.nextInt(nodes);
+        int node = kind.movesThePrimary() ? primary : random.nextInt(nodes);
         steps.add(new FaultStep(t, kind, node, hold, 0));
         missing.remove(kind);
         exclusiveUntil = t + hold;
-        if (kind == FaultKind.PRIMARY_FAILOVER) {
+        if (kind.movesThePrimary()) {
           primary = (primary + 1) % nodes;
         }
         continue;
@@ -136,6 +138,16 @@ public final class FaultPlan {
         }
       }
       if (free.isEmpty() || (kind.takesNodeDown && downNow >= maxDown)) {
+        continue;
+      }
+      if (kind == FaultKind.PRIMARY_HANDOVER) {
+        // The primary hands over only while it is up and fault-free, as a leader steps down.
+        if (!free.contains(primary)) {
+          continue;
+        }
+        steps.add(new FaultStep(t, kind, primary, 0, 0));
+        missing.remove(kind);
+        primary = (primary + 1) % nodes;
         continue;
       }
       int node = free.get(random.nextInt(free.size()));

@@ -83,9 +83,9 @@ class FaultPlanTest {
   }
 
   @Test
-  void primaryFailoverHitsTheAnnouncedPrimaryThenTheNext() {
+  void primaryFailoversAndHandoversHitTheAnnouncedPrimaryThenTheNext() {
     List<FaultStep> failovers = FaultPlan.generate(new Random(7), Duration.ofMinutes(10), 5, 2).steps().stream()
-        .filter(s -> s.kind() == FaultKind.PRIMARY_FAILOVER).toList();
+        .filter(s -> s.kind().movesThePrimary()).toList();
 
     assertThat(failovers).hasSizeGreaterThan(2);
     for (int i = 0; i < failovers.size(); i++) {
