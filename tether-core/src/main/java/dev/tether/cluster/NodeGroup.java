@@ -93,7 +93,8 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
     if (live.isEmpty()) {
       return onControl(() -> noLiveNode(settings, exclude, deadlineNanos));
     }
-    Node chosen = live.get(strategy.pick(live, host.ticker().nanoTime()));
+    long now = host.ticker().nanoTime();
+    Node chosen = live.get(exclude.isEmpty() ? strategy.pick(live, now) : strategy.pickAnother(live, now));
     return chosen.supervisor.obtain(chosen.candidate).handle((c, failure) -> {
       if (failure == null && host.isCompatible(settings, c)) {
         return CompletableFuture.completedFuture(c);

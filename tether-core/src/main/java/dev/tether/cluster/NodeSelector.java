@@ -16,6 +16,15 @@ public interface NodeSelector {
    */
   int pick(List<? extends NodeStats> live, long nowNanos);
 
+  /**
+   * Picks for a call that already tried, or is still on, other nodes (a retry or a hedge), from
+   * {@code live} without those. By default as {@link #pick}; a strategy whose picks take turns
+   * keeps such a pick out of the turns, so first attempts stay spread as they would be without it.
+   */
+  default int pickAnother(List<? extends NodeStats> live, long nowNanos) {
+    return pick(live, nowNanos);
+  }
+
   /** A call on {@code node} finished after {@code latencyNanos}. */
   default void onCallFinished(NodeStats node, long latencyNanos, long nowNanos) {}
 }

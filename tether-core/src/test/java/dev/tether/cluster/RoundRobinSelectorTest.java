@@ -31,6 +31,21 @@ class RoundRobinSelectorTest {
   }
 
   @Test
+  void aHedgeAfterEveryCallToTheSlowNodeTakesNoTurnSoFirstAttemptsStaySpreadEvenly() {
+    int[] firstAttempts = new int[3];
+    for (int i = 0; i < 300; i++) {
+      int first = selector.pick(nodes, 0);
+      firstAttempts[first]++;
+      if (first == 2) {
+        // Node 2 is slow: the call is hedged on one of the other two.
+        int other = selector.pickAnother(nodes.subList(0, 2), 0);
+        assertThat(other).isBetween(0, 1);
+      }
+    }
+    assertThat(firstAttempts).containsExactly(100, 100, 100);
+  }
+
+  @Test
   void concurrentCallersShareTheTurnsExactly() throws InterruptedException {
     AtomicIntegerArray picks = new AtomicIntegerArray(3);
     List<Thread> callers = new ArrayList<>();
