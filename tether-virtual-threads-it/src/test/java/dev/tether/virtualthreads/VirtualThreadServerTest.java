@@ -2,6 +2,7 @@ package dev.tether.virtualthreads;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.tether.ExecutionMode;
@@ -87,5 +88,18 @@ class VirtualThreadServerTest {
     } finally {
       server.close();
     }
+  }
+
+  @Test
+  void aVirtualThreadServerGivenAnExecutorFailsTheBuildSayingItStartsItsOwnThreads() {
+    TetherServer.Builder builder = TetherServer.builder()
+        .endpoints("tcp -h 127.0.0.1 -p 0")
+        .service("echo", (operation, payload, context) -> payload)
+        .executor(Runnable::run)
+        .property("tether.server.executionMode", "virtual-threads");
+
+    assertThatThrownBy(builder::build)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("starts a virtual thread per call and takes no executor");
   }
 }
