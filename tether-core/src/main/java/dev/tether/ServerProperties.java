@@ -16,13 +16,17 @@ import java.time.Duration;
  * @param compression {@code tether.compression.enabled} (true: announce zstd, decompress requests,
  *     compress the replies of compressed requests) and {@code tether.compression.threshold} (1024 bytes)
  * @param forceNio {@code tether.transport.nio}: NIO even where native epoll is present
+ * @param executionMode {@code tether.server.executionMode}: where service code runs (EXECUTOR);
+ *     {@link TetherServer.Builder#executionMode} sets the same key
  */
 record ServerProperties(
     Duration readerIdle,
     Duration handshakeTimeout,
     int maxConnections,
     BodyCompression.Settings compression,
-    boolean forceNio) {
+    boolean forceNio,
+    ExecutionMode executionMode) {
+  static final String EXECUTION_MODE = "tether.server.executionMode";
 
   static ServerProperties parse(TetherProperties properties) {
     return new ServerProperties(
@@ -31,7 +35,20 @@ record ServerProperties(
         maxConnections(properties.get("tether.server.maxConnections", String.valueOf(Integer.MAX_VALUE))),
         BodyCompression.Settings.parse(
             properties.get("tether.compression.enabled", null), properties.get("tether.compression.threshold", null)),
-        Boolean.parseBoolean(properties.get("tether.transport.nio", "false")));
+        Boolean.parseBoolean(properties.get("tether.transport.nio", "false")),
+        executionMode(properties.get(EXECUTION_MODE, ExecutionMode.EXECUTOR.name())));
+  }
+
+  /** The mode's name, in any case, with '-' for '_' as Spring's relaxed binding may write it. */
+  private static ExecutionMode executionMode(String value) {
+    String name = value.trim().toUpperCase(java.util.Locale.ROOT).replace('-', '_');
+    for (ExecutionMode mode : ExecutionMode.values()) {
+      if (mode.name().equals(name)) {
+        return mode;
+      }
+    }
+    throw new IllegalArgumentException(EXECUTION_MODE + " must be one of "
+        + java.util.Arrays.toString(ExecutionMode.values()) + ", got \"" + value + "\"");
   }
 
   private static Duration duration(TetherProperties properties, String key, String fallback) {

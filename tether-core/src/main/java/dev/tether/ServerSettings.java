@@ -27,7 +27,6 @@ import java.util.concurrent.Executor;
 record ServerSettings(
     List<Endpoint> endpoints,
     Map<String, ServiceHandler> services,
-    ExecutionMode mode,
     Executor executor,
     TlsConfig tls,
     Duration tlsWatch,

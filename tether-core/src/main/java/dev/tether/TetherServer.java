@@ -3,6 +3,7 @@ package dev.tether;
 import dev.tether.internal.EventBus;
 import dev.tether.internal.EventLoopScheduler;
 import dev.tether.internal.TetherProperties;
+import dev.tether.internal.VirtualThreads;
 import dev.tether.observe.ServerStatus;
 import dev.tether.observe.TetherListener;
 import dev.tether.spi.Codec;
@@ -49,16 +50,28 @@ public final class TetherServer implements AutoCloseable {
     this.settings = s;
     this.topology = s.topology();
     ServerProperties p = s.properties();
-    ExecutorService owned = s.executor() == null && s.mode() != ExecutionMode.DIRECT ? defaultExecutor() : null;
+    ExecutionMode mode = p.executionMode();
+    ExecutorService owned = s.executor() != null ? null : ownedExecutor(mode);
     Executor executor = s.executor() != null ? s.executor() : owned;
     TransportSet transports = new TransportSet(
         "tether-server", s.threads(), p.forceNio(), null, s.tls() == null ? null : TlsContexts.forServer(s.tls()));
     Scheduler scheduler = s.scheduler() != null ? s.scheduler() : new EventLoopScheduler(transports.ioGroup());
     ServerRuntime.Timing timing = new ServerRuntime.Timing(s.ticker(), scheduler, p.readerIdle(), p.handshakeTimeout());
-    Dispatcher dispatcher = new Dispatcher(s.services(), s.mode(), executor, s.ticker(), s.interceptors());
+    Dispatcher dispatcher = new Dispatcher(
+        s.services(), mode, executor, s.ticker(), s.interceptors(), s.maxConcurrentRequests());
     this.runtime = new ServerRuntime(
         s.endpoints(), transports, dispatcher, this::welcome, s.maxFrameSize(), p.maxConnections(), timing, owned,
         new EventBus(s.listeners(), s.ticker(), "tether-server-events"), p.compression());
+  }
+
+  /** The threads the server owns for its mode, stopped when it closes; null in DIRECT mode. */
+  private static ExecutorService ownedExecutor(ExecutionMode mode) {
+    return switch (mode) {
+      case DIRECT -> null;
+      case EXECUTOR, SERIALIZED -> defaultExecutor();
+      // Bounded by the dispatcher: see ExecutionMode.VIRTUAL_THREADS.
+      case VIRTUAL_THREADS -> VirtualThreads.newThreadPerTaskExecutor("tether-service-virtual-");
+    };
   }
 
   /**
@@ -199,7 +212,6 @@ public final class TetherServer implements AutoCloseable {
     private final List<Endpoint> endpoints = new ArrayList<>();
     private final Map<String, ServiceHandler> services = new LinkedHashMap<>();
     private Codec codec = new JacksonCodec();
-    private ExecutionMode mode = ExecutionMode.EXECUTOR;
     private Executor executor;
     private TlsConfig tls;
     /** Null unless watchTls was called. */
@@ -248,12 +260,13 @@ public final class TetherServer implements AutoCloseable {
     }
 
     /**
-     * Where service code runs: the executor (default), the event loop (DIRECT), or the executor
-     * one request per connection at a time, in arrival order (SERIALIZED).
+     * Where service code runs: the executor (default), the event loop (DIRECT), the executor
+     * one request per connection at a time, in arrival order (SERIALIZED), or a virtual thread per
+     * call (VIRTUAL_THREADS, Java 21 or later). Same as the property
+     * {@code tether.server.executionMode}.
      */
     public Builder executionMode(ExecutionMode m) {
-      mode = Objects.requireNonNull(m);
-      return this;
+      return property(ServerProperties.EXECUTION_MODE, Objects.requireNonNull(m).name());
     }
 
     /**
@@ -381,6 +394,15 @@ public final class TetherServer implements AutoCloseable {
       return this;
     }
 
+    /** Virtual threads need Java 21, and start their own thread per call. */
+    private void checkVirtualThreads() {
+      VirtualThreads.require("ExecutionMode.VIRTUAL_THREADS (" + ServerProperties.EXECUTION_MODE + ")");
+      if (executor != null) {
+        throw new IllegalStateException("ExecutionMode.VIRTUAL_THREADS starts a virtual thread per call and takes"
+            + " no executor: drop executor(...), or use EXECUTOR to run calls on that executor");
+      }
+    }
+
     public TetherServer build() {
       if (endpoints.isEmpty()) {
         throw new IllegalStateException("a server needs at least one endpoint");
@@ -388,9 +410,13 @@ public final class TetherServer implements AutoCloseable {
       if (tlsWatch != null && (tls == null || tls.pemFiles().isEmpty())) {
         throw new IllegalArgumentException("watchTls needs a TLS config read from PEM files: " + tls);
       }
+      ServerProperties parsed = ServerProperties.parse(properties);
+      if (parsed.executionMode() == ExecutionMode.VIRTUAL_THREADS) {
+        checkVirtualThreads();
+      }
       return new TetherServer(new ServerSettings(
-          endpoints, services, mode, executor, tls, tlsWatch, version, threads, maxFrameSize, maxConcurrentRequests,
-          topology, listeners, interceptors, ticker, scheduler, ServerProperties.parse(properties)));
+          endpoints, services, executor, tls, tlsWatch, version, threads, maxFrameSize, maxConcurrentRequests,
+          topology, listeners, interceptors, ticker, scheduler, parsed));
     }
   }
 }

@@ -58,4 +58,53 @@ class TetherServerBuilderTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("tether.server.maxConnections");
   }
+
+  @Test
+  void virtualThreadsBeforeJava21FailTheBuildNamingTheRunningJavaAndTheOneNeeded() {
+    TetherServer.Builder builder = TetherServer.builder()
+        .endpoints("tcp -h 127.0.0.1 -p 0")
+        .service("echo", ECHO)
+        .executionMode(ExecutionMode.VIRTUAL_THREADS);
+
+    if (Runtime.version().feature() < 21) {
+      assertThatThrownBy(builder::build)
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("VIRTUAL_THREADS")
+          .hasMessageContaining("needs Java 21 or later")
+          .hasMessageContaining("this JVM runs Java " + Runtime.version());
+    } else {
+      builder.build().close(); // tether-virtual-threads-it runs such servers on Java 25
+    }
+  }
+
+  @Test
+  void theExecutionModePropertyChoosesWhereServiceCodeRuns() {
+    RawService threadName = (operation, payload, context) ->
+        Thread.currentThread().getName().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    TetherServer.Builder builder = TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0").service("where", threadName);
+    try (TetherServer pooled = builder.build().start();
+        TetherServer direct = builder.property("tether.server.executionMode", "direct").build().start();
+        Tether tether = Tether.create()) {
+      String onPool = new String(tether.proxy(pooled.proxyString("where")).invoke("where", new byte[0]),
+          java.nio.charset.StandardCharsets.UTF_8);
+      String onLoop = new String(tether.proxy(direct.proxyString("where")).invoke("where", new byte[0]),
+          java.nio.charset.StandardCharsets.UTF_8);
+
+      assertThat(onPool).startsWith("tether-service");
+      assertThat(onLoop).doesNotStartWith("tether-service").startsWith("tether-server");
+    }
+  }
+
+  @Test
+  void anUnknownExecutionModeFailsTheBuildListingTheModes() {
+    TetherServer.Builder builder = TetherServer.builder()
+        .endpoints("tcp -h 127.0.0.1 -p 0")
+        .property("tether.server.executionMode", "green-threads");
+
+    assertThatThrownBy(builder::build)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("tether.server.executionMode")
+        .hasMessageContaining("VIRTUAL_THREADS")
+        .hasMessageContaining("green-threads");
+  }
 }

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Epsilon-greedy balancing (as the RethinkDB driver does, after bitly's hostpool): with probability epsilon a pick
@@ -41,7 +42,8 @@ public final class EpsilonGreedySelector implements NodeSelector {
   private final EpsilonGreedySettings settings;
   private final long bucketNanos;
   private final Random random;
-  private final Object lock = new Object();
+  /** A lock, not a monitor: callers on virtual threads that meet here leave their carriers free. */
+  private final ReentrantLock lock = new ReentrantLock();
 
   /** Copy-on-write, keyed by identity: replaced under {@link #lock}, never changed once published. */
   private volatile Map<NodeStats, LatencyWindow> windows = new IdentityHashMap<>();
@@ -141,7 +143,8 @@ public final class EpsilonGreedySelector implements NodeSelector {
   }
 
   private void periodStarted(long period) {
-    synchronized (lock) {
+    lock.lock();
+    try {
       long previous = latestPeriod;
       if (period <= previous) {
         return; // another caller got there first
@@ -151,6 +154,8 @@ public final class EpsilonGreedySelector implements NodeSelector {
         decayEpsilon(period - previous);
         forgetIdleNodes(period);
       }
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -175,7 +180,8 @@ public final class EpsilonGreedySelector implements NodeSelector {
   }
 
   private LatencyWindow addWindow(NodeStats node, long period) {
-    synchronized (lock) {
+    lock.lock();
+    try {
       LatencyWindow window = windows.get(node);
       if (window == null) {
         window = new LatencyWindow(settings.calculator(), settings.buckets(), period);
@@ -184,6 +190,8 @@ public final class EpsilonGreedySelector implements NodeSelector {
         windows = grown;
       }
       return window;
+    } finally {
+      lock.unlock();
     }
   }
 

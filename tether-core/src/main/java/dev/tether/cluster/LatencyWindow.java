@@ -1,5 +1,7 @@
 package dev.tether.cluster;
 
+import java.util.concurrent.locks.ReentrantLock;
+
 /**
  * One node's recent latencies for {@link EpsilonGreedySelector}: a ring of {@code buckets}
  * buckets of (call count, total latency), one bucket per period of the caller's clock, whose linearly
@@ -8,7 +10,8 @@ package dev.tether.cluster;
  *
  * <p>Periods are numbered by the selector ({@code nowNanos / bucketNanos}); a window moves to a later
  * period lazily, when it is read or written with that number, clearing the buckets it skips. Writers
- * synchronize on the window; readers of an up-to-date window take no lock.
+ * take the window's lock; readers of an up-to-date window take none. A lock rather than a monitor,
+ * so callers on virtual threads that meet here do not pin their carriers (before Java 24 they would).
  */
 final class LatencyWindow {
   /** Epsilon values are kept within these bounds so that sums over nodes stay finite and positive. */
@@ -22,6 +25,8 @@ final class LatencyWindow {
   private final int buckets;
   private final long[] counts;
   private final long[] totalNanos;
+  /** Guards the buckets and the sums below; reentrant, since recording may move the window on. */
+  private final ReentrantLock writing = new ReentrantLock();
   /** Index of the bucket of {@link #period}. */
   private int current;
   /** Sum of weight x mean over the non-empty buckets other than the current one. */
@@ -62,11 +67,16 @@ final class LatencyWindow {
   }
 
   /** Adds one call to the bucket of {@code period}; a period older than the window's counts as current. */
-  synchronized void record(long latencyNanos, long period) {
-    moveTo(period);
-    counts[current]++;
-    totalNanos[current] += Math.max(0, latencyNanos);
-    refreshCachedValues();
+  void record(long latencyNanos, long period) {
+    writing.lock();
+    try {
+      moveTo(period);
+      counts[current]++;
+      totalNanos[current] += Math.max(0, latencyNanos);
+      refreshCachedValues();
+    } finally {
+      writing.unlock();
+    }
   }
 
   private void moveTo(long period) {
@@ -75,19 +85,24 @@ final class LatencyWindow {
     }
   }
 
-  private synchronized void advance(long period) {
-    long steps = period - this.period;
-    if (steps <= 0) {
-      return; // another thread moved the window meanwhile
+  private void advance(long period) {
+    writing.lock();
+    try {
+      long steps = period - this.period;
+      if (steps <= 0) {
+        return; // another thread moved the window meanwhile
+      }
+      for (long step = 0; step < Math.min(steps, buckets); step++) {
+        current = (current + 1) % buckets;
+        counts[current] = 0;
+        totalNanos[current] = 0;
+      }
+      sumOlderBuckets();
+      refreshCachedValues();
+      this.period = period;
+    } finally {
+      writing.unlock();
     }
-    for (long step = 0; step < Math.min(steps, buckets); step++) {
-      current = (current + 1) % buckets;
-      counts[current] = 0;
-      totalNanos[current] = 0;
-    }
-    sumOlderBuckets();
-    refreshCachedValues();
-    this.period = period;
   }
 
   /** Recomputes the older buckets' share of the average: once per period, not per call. */

@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The operations of one service interface, by method and by name. Built once per interface and
@@ -23,6 +24,8 @@ public final class OperationTable {
    * and bounded, since reflection can hand out ever-new copies of one method.
    */
   private volatile Map<Method, Operation> byInstance = new IdentityHashMap<>();
+  /** Serializes the copies; a lock, not a monitor, so typed callers on virtual threads keep their carriers free. */
+  private final ReentrantLock remembering = new ReentrantLock();
 
   private OperationTable(Class<?> iface) {
     if (!iface.isInterface()) {
@@ -63,11 +66,16 @@ public final class OperationTable {
     return op;
   }
 
-  private synchronized void remember(Method method, Operation op) {
-    if (byInstance.size() < 4 * byMethod.size()) {
-      Map<Method, Operation> next = new IdentityHashMap<>(byInstance);
-      next.put(method, op);
-      byInstance = next;
+  private void remember(Method method, Operation op) {
+    remembering.lock();
+    try {
+      if (byInstance.size() < 4 * byMethod.size()) {
+        Map<Method, Operation> next = new IdentityHashMap<>(byInstance);
+        next.put(method, op);
+        byInstance = next;
+      }
+    } finally {
+      remembering.unlock();
     }
   }
 

@@ -1,5 +1,7 @@
 package dev.tether.internal;
 
+import java.util.concurrent.locks.ReentrantLock;
+
 /**
  * Bounds retries so a failing cluster is not hit by a retry storm: over a sliding window (ten
  * one-second buckets), retries may not exceed {@code ratio} of the calls made plus
@@ -11,6 +13,8 @@ public final class RetryBudget {
   private final double floorPerSecond;
   /** Calls first, retries second. */
   private final SlidingCounts window = new SlidingCounts();
+  /** Makes check-and-take one step; a lock, not a monitor, so a waiting virtual thread frees its carrier. */
+  private final ReentrantLock taking = new ReentrantLock();
 
   public RetryBudget(double ratio, double floorPerSecond) {
     this.ratio = ratio;
@@ -28,12 +32,17 @@ public final class RetryBudget {
   }
 
   /** Takes one retry from the budget; false when the budget is spent (the retry must not happen). */
-  public synchronized boolean tryRetry(long nowNanos) {
-    long[] sums = window.sums(nowNanos);
-    if (sums[1] + 1 > ratio * sums[0] + floorPerSecond * SlidingCounts.windowSeconds()) {
-      return false;
+  public boolean tryRetry(long nowNanos) {
+    taking.lock();
+    try {
+      long[] sums = window.sums(nowNanos);
+      if (sums[1] + 1 > ratio * sums[0] + floorPerSecond * SlidingCounts.windowSeconds()) {
+        return false;
+      }
+      window.addSecond(nowNanos);
+      return true;
+    } finally {
+      taking.unlock();
     }
-    window.addSecond(nowNanos);
-    return true;
   }
 }

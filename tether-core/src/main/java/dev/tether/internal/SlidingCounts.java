@@ -1,6 +1,7 @@
 package dev.tether.internal;
 
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Two counts over a sliding window of ten one-second buckets (say calls and retries, or successes
@@ -15,6 +16,12 @@ public final class SlidingCounts {
   private final AtomicLongArray second = new AtomicLongArray(BUCKETS);
   /** The second each bucket counts; a bucket found holding an older second is emptied first. */
   private final AtomicLongArray bucketEpoch = new AtomicLongArray(BUCKETS);
+  /**
+   * Held while a bucket rolls over or the counts clear. A lock rather than a monitor: callers on
+   * virtual threads that meet here wait without holding their carrier (a monitor would pin it
+   * before Java 24).
+   */
+  private final ReentrantLock rolling = new ReentrantLock();
 
   public SlidingCounts() {
     for (int i = 0; i < BUCKETS; i++) {
@@ -51,10 +58,15 @@ public final class SlidingCounts {
   }
 
   /** Forgets everything counted so far. */
-  public synchronized void clear() {
-    for (int i = 0; i < BUCKETS; i++) {
-      first.set(i, 0);
-      second.set(i, 0);
+  public void clear() {
+    rolling.lock();
+    try {
+      for (int i = 0; i < BUCKETS; i++) {
+        first.set(i, 0);
+        second.set(i, 0);
+      }
+    } finally {
+      rolling.unlock();
     }
   }
 
@@ -69,11 +81,16 @@ public final class SlidingCounts {
   }
 
   /** Empties a bucket for a new second; a count racing with the roll may land in either second. */
-  private synchronized void roll(int i, long seen, long epoch) {
-    if (bucketEpoch.get(i) == seen && seen < epoch) {
-      first.set(i, 0);
-      second.set(i, 0);
-      bucketEpoch.set(i, epoch);
+  private void roll(int i, long seen, long epoch) {
+    rolling.lock();
+    try {
+      if (bucketEpoch.get(i) == seen && seen < epoch) {
+        first.set(i, 0);
+        second.set(i, 0);
+        bucketEpoch.set(i, epoch);
+      }
+    } finally {
+      rolling.unlock();
     }
   }
 }

@@ -1,6 +1,7 @@
 /**
  * Small shared pieces with one job each: the backoff policy, the serial control executor, the event
- * bus, the int-keyed pending-call map, sliding counters, the retry budget, duration parsing and
- * settings. Nothing public leans on it; it imports only the spi and observe packages.
+ * bus, the int-keyed pending-call map, sliding counters, the retry budget, duration parsing,
+ * settings, and Java 21's virtual threads reached through method handles. Nothing public leans on
+ * it; it imports only the spi and observe packages.
  */
 package dev.tether.internal;

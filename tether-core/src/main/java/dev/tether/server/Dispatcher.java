@@ -18,20 +18,26 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Routes a request to its service and runs it where the execution mode says: on the event loop
- * (DIRECT), on the server's executor (EXECUTOR), or on it one at a time per connection
- * (SERIALIZED). Answers SERVICE_NOT_FOUND / OPERATION_NOT_FOUND without
- * running anything, REMOTE_ERROR with the thrown type and message, REFUSED when the queue of calls
- * waiting for the executor is full (or the executor takes no work and no worker is left to reach
- * it), so the client knows the request did not run.
+ * (DIRECT), on the server's executor (EXECUTOR), on it one at a time per connection
+ * (SERIALIZED), or on a virtual thread of its own (VIRTUAL_THREADS). Answers SERVICE_NOT_FOUND /
+ * OPERATION_NOT_FOUND without running anything, REMOTE_ERROR with the thrown type and message,
+ * REFUSED when the queue of calls waiting for the executor is full (or the executor takes no work
+ * and no worker is left to reach it), or in VIRTUAL_THREADS mode when the server already runs as
+ * many calls as it may, so the client knows the request did not run.
  */
 public final class Dispatcher {
   private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
   private static final byte[] EMPTY = new byte[0];
 
+  /** The in-flight limit of one connection unless the server sets another (WELCOME announces it). */
+  private static final int DEFAULT_MAX_CONCURRENT_REQUESTS = 10_000;
+
   private final Map<String, ServiceHandler> services;
   private final ExecutionMode mode;
-  /** Where EXECUTOR mode's calls, SERIALIZED mode's lanes (and its datagrams) wait; null in DIRECT mode. */
+  /** Where EXECUTOR mode's calls, SERIALIZED mode's lanes (and its datagrams) wait; null in the other modes. */
   private final RunQueue runQueue;
+  /** VIRTUAL_THREADS mode's thread per call; null in the other modes. */
+  private final ThreadPerCall threadPerCall;
   private final Ticker ticker;
   private final List<ServerInterceptor> interceptors;
 
@@ -43,16 +49,31 @@ public final class Dispatcher {
   public Dispatcher(
       Map<String, ServiceHandler> services, ExecutionMode mode, Executor executor, Ticker ticker,
       List<ServerInterceptor> interceptors) {
-    this(services, mode, executor, ticker, interceptors, RunQueue.DEFAULT_BOUND);
+    this(services, mode, executor, ticker, interceptors, DEFAULT_MAX_CONCURRENT_REQUESTS);
+  }
+
+  /**
+   * @param executor where service code runs; in VIRTUAL_THREADS mode one that starts a virtual
+   *     thread per task
+   * @param maxConcurrentRequests the in-flight limit of one connection; in VIRTUAL_THREADS mode
+   *     also how many calls run at once server-wide before new ones are refused
+   */
+  public Dispatcher(
+      Map<String, ServiceHandler> services, ExecutionMode mode, Executor executor, Ticker ticker,
+      List<ServerInterceptor> interceptors, int maxConcurrentRequests) {
+    this(services, mode, executor, ticker, interceptors, RunQueue.DEFAULT_BOUND, maxConcurrentRequests);
   }
 
   /** @param queueBound how many calls may wait for the executor before new ones are refused */
   Dispatcher(
       Map<String, ServiceHandler> services, ExecutionMode mode, Executor executor, Ticker ticker,
-      List<ServerInterceptor> interceptors, int queueBound) {
+      List<ServerInterceptor> interceptors, int queueBound, int maxConcurrentRequests) {
     this.services = Map.copyOf(services);
     this.mode = mode;
-    this.runQueue = mode == ExecutionMode.DIRECT ? null : new RunQueue(executor, queueBound);
+    this.runQueue = mode == ExecutionMode.EXECUTOR || mode == ExecutionMode.SERIALIZED
+        ? new RunQueue(executor, queueBound) : null;
+    this.threadPerCall = mode == ExecutionMode.VIRTUAL_THREADS
+        ? new ThreadPerCall(executor, maxConcurrentRequests) : null;
     this.ticker = ticker;
     this.interceptors = List.copyOf(interceptors);
   }
@@ -80,7 +101,8 @@ public final class Dispatcher {
 
   /**
    * Routes a request and answers it or starts it where the mode says. Returns the call when the
-   * request waits for an executor (then a CANCEL can still stop it), else null: it was answered
+   * request waits for an executor or runs on a thread of its own (then a CANCEL can still stop
+   * it), else null: it was answered
    * at once or ran on the caller's thread (DIRECT). A call queued on the shared run queue (no
    * lane) starts once the caller calls {@link #startQueued()}: one worker wake-up per read burst.
    *
@@ -98,7 +120,9 @@ public final class Dispatcher {
       execute(service, request, remote, responder, receivedAt(request));
     } else {
       ServiceCall call = new ServiceCall(this, service, request, remote, responder, receivedAt(request));
-      if (lane != null) {
+      if (threadPerCall != null) {
+        threadPerCall.start(call);
+      } else if (lane != null) {
         lane.submit(call);
       } else {
         runQueue.enqueue(call);
@@ -121,6 +145,9 @@ public final class Dispatcher {
   void close() {
     if (runQueue != null) {
       runQueue.close();
+    }
+    if (threadPerCall != null) {
+      threadPerCall.close();
     }
   }
 

@@ -9,6 +9,7 @@ import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,6 +31,8 @@ public final class DnsDiscovery implements Discovery, AutoCloseable {
   private volatile long lastRefreshNanos;
   private volatile Scheduler.Cancellable next;
   private volatile boolean closed;
+  /** Held by a refresh (lookup included) and by close, so the schedule of the next refresh is one. */
+  private final ReentrantLock refreshing = new ReentrantLock();
 
   /**
    * @param template the transport, port and options of every endpoint; its host is the name to resolve
@@ -50,12 +53,29 @@ public final class DnsDiscovery implements Discovery, AutoCloseable {
     return endpoints;
   }
 
-  /** Resolves the name now and schedules the next periodic refresh. */
-  public synchronized void refresh() {
-    if (closed) {
-      return;
+  /**
+   * Resolves the name now and schedules the next periodic refresh. The lookup blocks, so refreshes
+   * take turns on a lock rather than a monitor: a caller's virtual thread that reaches here after
+   * a failed connect waits without pinning its carrier.
+   */
+  public void refresh() {
+    refreshing.lock();
+    try {
+      if (closed) {
+        return;
+      }
+      lastRefreshNanos = ticker.nanoTime();
+      resolveNow();
+      if (next != null) {
+        next.cancel();
+      }
+      next = scheduler.schedule(this::refresh, period.toNanos());
+    } finally {
+      refreshing.unlock();
     }
-    lastRefreshNanos = ticker.nanoTime();
+  }
+
+  private void resolveNow() {
     try {
       List<Endpoint> resolved = new ArrayList<>();
       for (InetAddress a : resolver.resolve(template.host())) {
@@ -67,10 +87,6 @@ public final class DnsDiscovery implements Discovery, AutoCloseable {
     } catch (UnknownHostException e) {
       log.debug("cannot resolve {}; keeping {}", template.host(), endpoints);
     }
-    if (next != null) {
-      next.cancel();
-    }
-    next = scheduler.schedule(this::refresh, period.toNanos());
   }
 
   @Override
@@ -81,10 +97,15 @@ public final class DnsDiscovery implements Discovery, AutoCloseable {
   }
 
   @Override
-  public synchronized void close() {
-    closed = true;
-    if (next != null) {
-      next.cancel();
+  public void close() {
+    refreshing.lock();
+    try {
+      closed = true;
+      if (next != null) {
+        next.cancel();
+      }
+    } finally {
+      refreshing.unlock();
     }
   }
 }
