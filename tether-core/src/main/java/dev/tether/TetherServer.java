@@ -55,7 +55,7 @@ public final class TetherServer implements AutoCloseable {
         "tether-server", s.threads(), p.forceNio(), null, s.tls() == null ? null : TlsContexts.forServer(s.tls()));
     Scheduler scheduler = s.scheduler() != null ? s.scheduler() : new EventLoopScheduler(transports.ioGroup());
     ServerRuntime.Timing timing = new ServerRuntime.Timing(s.ticker(), scheduler, p.readerIdle(), p.handshakeTimeout());
-    Dispatcher dispatcher = new Dispatcher(s.services(), s.mode(), executor, s.ticker(), s.interceptors());
+    Dispatcher dispatcher = new Dispatcher(s.services(), s.mode(), executor, s.ticker(), s.interceptors(), s.callObserver());
     this.runtime = new ServerRuntime(
         s.endpoints(), transports, dispatcher, this::welcome, s.maxFrameSize(), p.maxConnections(), timing, owned,
         new EventBus(s.listeners(), s.ticker(), "tether-server-events"), p.compression());
@@ -212,6 +212,8 @@ public final class TetherServer implements AutoCloseable {
     private Topology topology;
     private final List<TetherListener> listeners = new ArrayList<>();
     private final List<ServerInterceptor> interceptors = new ArrayList<>();
+    /** Null unless callObserver was called. */
+    private ServerCallObserver callObserver;
     private Ticker ticker = Ticker.system();
     /** Null until set: the server then keeps time on its own event loops. */
     private Scheduler scheduler;
@@ -381,6 +383,20 @@ public final class TetherServer implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Sees each execution from its start to its answer (for tracing: a span per execution). One
+     * per server; without one an execution costs nothing more.
+     *
+     * @throws IllegalStateException when one is already set
+     */
+    public Builder callObserver(ServerCallObserver o) {
+      if (callObserver != null) {
+        throw new IllegalStateException("this builder already has a call observer: " + callObserver);
+      }
+      callObserver = Objects.requireNonNull(o);
+      return this;
+    }
+
     public TetherServer build() {
       if (endpoints.isEmpty()) {
         throw new IllegalStateException("a server needs at least one endpoint");
@@ -390,7 +406,7 @@ public final class TetherServer implements AutoCloseable {
       }
       return new TetherServer(new ServerSettings(
           endpoints, services, mode, executor, tls, tlsWatch, version, threads, maxFrameSize, maxConcurrentRequests,
-          topology, listeners, interceptors, ticker, scheduler, ServerProperties.parse(properties)));
+          topology, listeners, interceptors, callObserver, ticker, scheduler, ServerProperties.parse(properties)));
     }
   }
 }

@@ -8,6 +8,7 @@ import dev.tether.protocol.Request;
 import dev.tether.protocol.Response;
 import dev.tether.protocol.Status;
 import dev.tether.PermissionDeniedException;
+import dev.tether.ServerCallObserver;
 import dev.tether.ServerInterceptor;
 import java.util.List;
 import java.util.Map;
@@ -34,6 +35,8 @@ public final class Dispatcher {
   private final RunQueue runQueue;
   private final Ticker ticker;
   private final List<ServerInterceptor> interceptors;
+  /** Sees every execution start and end; null for none, which costs an execution one read of this field. */
+  private final ServerCallObserver observer;
 
   public Dispatcher(Map<String, ServiceHandler> services, ExecutionMode mode, Executor executor, Ticker ticker) {
     this(services, mode, executor, ticker, List.of());
@@ -43,13 +46,21 @@ public final class Dispatcher {
   public Dispatcher(
       Map<String, ServiceHandler> services, ExecutionMode mode, Executor executor, Ticker ticker,
       List<ServerInterceptor> interceptors) {
-    this(services, mode, executor, ticker, interceptors, RunQueue.DEFAULT_BOUND);
+    this(services, mode, executor, ticker, interceptors, null, RunQueue.DEFAULT_BOUND);
+  }
+
+  /** @param observer sees every execution from its start to its answer; null for none */
+  public Dispatcher(
+      Map<String, ServiceHandler> services, ExecutionMode mode, Executor executor, Ticker ticker,
+      List<ServerInterceptor> interceptors, ServerCallObserver observer) {
+    this(services, mode, executor, ticker, interceptors, observer, RunQueue.DEFAULT_BOUND);
   }
 
   /** @param queueBound how many calls may wait for the executor before new ones are refused */
   Dispatcher(
       Map<String, ServiceHandler> services, ExecutionMode mode, Executor executor, Ticker ticker,
-      List<ServerInterceptor> interceptors, int queueBound) {
+      List<ServerInterceptor> interceptors, ServerCallObserver observer, int queueBound) {
+    this.observer = observer;
     this.services = Map.copyOf(services);
     this.mode = mode;
     this.runQueue = mode == ExecutionMode.DIRECT ? null : new RunQueue(executor, queueBound);
@@ -140,9 +151,10 @@ public final class Dispatcher {
     execute(service, request, remote, responder, receivedNanos);
   }
 
-  private void execute(ServiceHandler service, Request request, Peer remote, Responder responder, long receivedNanos) {
+  private void execute(ServiceHandler service, Request request, Peer remote, Responder connection, long receivedNanos) {
     long deadlineNanos = request.deadlineMillis() > 0 ? receivedNanos + request.deadlineMillis() * 1_000_000 : 0;
     RequestContext context = new RequestContext(request, remote, deadlineNanos, ticker);
+    Responder responder = observer == null ? connection : ObservedExecution.start(observer, context, connection);
     if (!interceptors.isEmpty() && refusedByInterceptor(request, context, responder)) {
       return;
     }
@@ -189,6 +201,7 @@ public final class Dispatcher {
   }
 
   private static void answerRefusal(Request request, Responder responder, Status status, Throwable why) {
+    ObservedExecution.failing(responder, status, why);
     answer(request, responder, status, EMPTY, Map.of(
         Response.ERROR_MESSAGE, why.getMessage() == null ? why.getClass().getName() : why.getMessage()));
   }
@@ -206,6 +219,7 @@ public final class Dispatcher {
       log.debug("oneway {}.{} failed", request.service(), request.operation(), t);
     }
     Status status = t instanceof CodecException ? Status.INTERNAL : Status.REMOTE_ERROR;
+    ObservedExecution.failing(responder, status, t);
     answer(request, responder, status, EMPTY, Map.of(
         Response.ERROR_TYPE, t.getClass().getName(),
         Response.ERROR_MESSAGE, t.getMessage() == null ? "" : t.getMessage()));
