@@ -1,0 +1,72 @@
+package dev.tether.opentelemetry;
+
+import dev.tether.CallContext;
+import dev.tether.ServerCallObserver;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.propagation.TextMapGetter;
+import io.opentelemetry.context.propagation.TextMapPropagator;
+import java.net.InetSocketAddress;
+import java.util.Map;
+
+/**
+ * The server's call observer {@link TetherTelemetry} installs: one SERVER span per execution named
+ * {@code service/operation}, whose parent is the trace context the client's propagator put in the
+ * request's metadata (the client-side span that carried it), ended with the status sent back.
+ */
+final class ServerTracing implements ServerCallObserver {
+  private static final TextMapGetter<Map<String, String>> METADATA = new TextMapGetter<>() {
+    @Override
+    public Iterable<String> keys(Map<String, String> carrier) {
+      return carrier.keySet();
+    }
+
+    @Override
+    public String get(Map<String, String> carrier, String key) {
+      return carrier == null ? null : carrier.get(key);
+    }
+  };
+
+  private final Tracer tracer;
+  private final TextMapPropagator propagator;
+
+  ServerTracing(Tracer tracer, TextMapPropagator propagator) {
+    this.tracer = tracer;
+    this.propagator = propagator;
+  }
+
+  @Override
+  public Execution onExecution(CallContext call) {
+    String method = call.service() + "/" + call.operation();
+    Context parent = propagator.extract(Context.root(), call.metadata(), METADATA);
+    Span span = tracer.spanBuilder(method)
+        .setSpanKind(SpanKind.SERVER)
+        .setParent(parent)
+        .setAttribute(RpcAttributes.RPC_SYSTEM_NAME, RpcAttributes.SYSTEM)
+        .setAttribute(RpcAttributes.RPC_METHOD, method)
+        .startSpan();
+    if (call.remoteAddress() instanceof InetSocketAddress client) {
+      span.setAttribute(RpcAttributes.CLIENT_ADDRESS, client.getHostString());
+      span.setAttribute(RpcAttributes.CLIENT_PORT, (long) client.getPort());
+    }
+    return (status, failure) -> {
+      span.setAttribute(RpcAttributes.RPC_STATUS_CODE, status);
+      if (!"OK".equals(status)) {
+        span.setAttribute(RpcAttributes.ERROR_TYPE, status);
+        span.setStatus(StatusCode.ERROR, failure == null ? status : String.valueOf(failure.getMessage()));
+      }
+      if (failure != null) {
+        span.recordException(failure);
+      }
+      span.end();
+    };
+  }
+
+  @Override
+  public String toString() {
+    return "TetherTelemetry server tracing";
+  }
+}
