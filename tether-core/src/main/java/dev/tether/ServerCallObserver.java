@@ -23,5 +23,22 @@ public interface ServerCallObserver {
      * ran), {@code failure} what the service or an interceptor threw, else null.
      */
     void onEnd(String status, Throwable failure);
+
+    /**
+     * Called on the service's thread just before the interceptors and the service run; what it
+     * returns (null for nothing) is closed on that thread as soon as the service method returns,
+     * which may be before an asynchronous result completes. Tracing makes its span current here,
+     * so calls the service makes are its children.
+     */
+    default Scope enter() {
+      return null;
+    }
+  }
+
+  /** What {@link Execution#enter()} opened; closed once, on the thread that opened it. */
+  @FunctionalInterface
+  interface Scope extends AutoCloseable {
+    @Override
+    void close();
   }
 }

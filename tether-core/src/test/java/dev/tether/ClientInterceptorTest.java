@@ -182,4 +182,42 @@ class ClientInterceptorTest {
       observed.close();
     }
   }
+
+  @Test
+  void callObserverScopeIsOpenWhileTheServiceRunsAndClosedAfter() {
+    ThreadLocal<String> current = new ThreadLocal<>();
+    List<String> seenByService = new CopyOnWriteArrayList<>();
+    List<String> afterwards = new CopyOnWriteArrayList<>();
+    TetherServer observed = TetherServer.builder()
+        .endpoints("tcp -h 127.0.0.1 -p 0")
+        .service("svc", (op, payload, ctx) -> {
+          seenByService.add(String.valueOf(current.get()));
+          return payload;
+        })
+        .callObserver(call -> new ServerCallObserver.Execution() {
+          @Override
+          public ServerCallObserver.Scope enter() {
+            current.set("execution of " + call.operation());
+            return () -> {
+              current.remove();
+              afterwards.add(String.valueOf(current.get()));
+            };
+          }
+
+          @Override
+          public void onEnd(String status, Throwable failure) {}
+        })
+        .build()
+        .start();
+    try {
+      tether = Tether.create();
+      tether.proxy(observed.proxyString("svc")).invoke("echo", new byte[] {1});
+
+      assertThat(seenByService).containsExactly("execution of echo");
+      await().atMost(Duration.ofSeconds(5)).until(() -> afterwards.size() == 1);
+      assertThat(afterwards).containsExactly("null");
+    } finally {
+      observed.close();
+    }
+  }
 }

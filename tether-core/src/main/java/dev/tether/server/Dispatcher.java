@@ -154,7 +154,18 @@ public final class Dispatcher {
   private void execute(ServiceHandler service, Request request, Peer remote, Responder connection, long receivedNanos) {
     long deadlineNanos = request.deadlineMillis() > 0 ? receivedNanos + request.deadlineMillis() * 1_000_000 : 0;
     RequestContext context = new RequestContext(request, remote, deadlineNanos, ticker);
-    Responder responder = observer == null ? connection : ObservedExecution.start(observer, context, connection);
+    if (observer == null) {
+      run(service, request, context, connection, deadlineNanos);
+      return;
+    }
+    Responder watched = ObservedExecution.start(observer, context, connection);
+    try (ServerCallObserver.Scope entered = ObservedExecution.enter(watched)) {
+      run(service, request, context, watched, deadlineNanos);
+    }
+  }
+
+  /** Runs the interceptors, then the service, and answers through {@code responder}. */
+  private void run(ServiceHandler service, Request request, RequestContext context, Responder responder, long deadlineNanos) {
     if (!interceptors.isEmpty() && refusedByInterceptor(request, context, responder)) {
       return;
     }

@@ -38,6 +38,19 @@ final class ObservedExecution implements Responder {
     return execution == null ? next : new ObservedExecution(next, execution);
   }
 
+  /** Lets the observer open what it keeps open while the service runs (on the service's thread); null for nothing. */
+  static ServerCallObserver.Scope enter(Responder responder) {
+    if (!(responder instanceof ObservedExecution watched)) {
+      return null;
+    }
+    try {
+      return watched.execution.enter();
+    } catch (RuntimeException e) {
+      log.warn("server call observer's execution failed to enter", e);
+      return null;
+    }
+  }
+
   /** The answer about to go is a failure: {@code why} was thrown, and the status says how it is reported. */
   static void failing(Responder responder, Status status, Throwable why) {
     if (responder instanceof ObservedExecution watched) {

@@ -52,7 +52,18 @@ final class ServerTracing implements ServerCallObserver {
       span.setAttribute(RpcAttributes.CLIENT_ADDRESS, client.getHostString());
       span.setAttribute(RpcAttributes.CLIENT_PORT, (long) client.getPort());
     }
-    return (status, failure) -> {
+    return new ExecutionSpan(parent.with(span), span);
+  }
+
+  /** One execution's SERVER span: current while the service method runs, ended with the answer. */
+  private record ExecutionSpan(Context context, Span span) implements Execution {
+    @Override
+    public Scope enter() {
+      return context.makeCurrent()::close;
+    }
+
+    @Override
+    public void onEnd(String status, Throwable failure) {
       span.setAttribute(RpcAttributes.RPC_STATUS_CODE, status);
       if (!"OK".equals(status)) {
         span.setAttribute(RpcAttributes.ERROR_TYPE, status);
@@ -62,7 +73,7 @@ final class ServerTracing implements ServerCallObserver {
         span.recordException(failure);
       }
       span.end();
-    };
+    }
   }
 
   @Override

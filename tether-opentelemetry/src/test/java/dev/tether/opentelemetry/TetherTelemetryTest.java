@@ -136,6 +136,29 @@ class TetherTelemetryTest {
   }
 
   @Test
+  void callsAServiceMakesWhileItRunsAreChildrenOfItsServerSpan() {
+    TetherServer back = tracedServer();
+    Tether client = tracedClient();
+    Proxy toBack = client.proxy(back.proxyString("svc"));
+    TetherServer front = telemetry.configure(TetherServer.builder())
+        .endpoints("tcp -h 127.0.0.1 -p 0")
+        .service("front", (op, payload, ctx) -> toBack.invoke("echo", payload))
+        .build()
+        .start();
+    closing.add(front);
+
+    client.proxy(front.proxyString("front")).invoke("relay", new byte[] {4});
+
+    List<SpanData> spans = awaitSpans(4);
+    SpanData frontExecution = spans.stream().filter(s -> s.getName().equals("front/relay") && s.getKind() == SpanKind.SERVER)
+        .findFirst().orElseThrow();
+    SpanData nested = spans.stream().filter(s -> s.getName().equals("svc/echo") && s.getKind() == SpanKind.CLIENT)
+        .findFirst().orElseThrow();
+    assertThat(nested.getParentSpanId()).isEqualTo(frontExecution.getSpanId());
+    assertThat(spans).extracting(SpanData::getTraceId).containsOnly(frontExecution.getTraceId());
+  }
+
+  @Test
   void retriedCallIsOneClientSpanWithAChildSpanPerAttempt() {
     TetherServer refusing = server(telemetry.configure(TetherServer.builder().executor(task -> {
       throw new RejectedExecutionException("no thread free");
