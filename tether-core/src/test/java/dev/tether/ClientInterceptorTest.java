@@ -113,6 +113,37 @@ class ClientInterceptorTest {
   }
 
   @Test
+  void hedgedCallIsOneCallWhoseHedgeSaysItIsAHedge() throws Exception {
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    TetherServer slow = TetherServer.builder()
+        .endpoints("tcp -h 127.0.0.1 -p 0")
+        .service("svc", (op, payload, ctx) -> {
+          release.await();
+          return payload;
+        })
+        .build()
+        .start();
+    try {
+      tether = Tether.builder().clientInterceptor(recording).build();
+      Proxy p = tether.proxy("svc:" + slow.endpoints().get(0) + ":" + server.endpoints().get(0))
+          .withEndpointSelection(EndpointSelection.ORDERED)
+          .withHedging(Duration.ofMillis(50), 2);
+
+      assertThat(p.invoke("echo", new byte[] {5}, Idempotency.IDEMPOTENT)).containsExactly(5);
+
+      await().atMost(Duration.ofSeconds(5)).until(() -> seen.size() == 4);
+      assertThat(seen).containsExactly(
+          "start svc/echo idempotent=true",
+          "attempt 1 reason=null port=" + slow.endpoints().get(0).port(),
+          "attempt 2 reason=HEDGE port=" + server.endpoints().get(0).port(),
+          "end ok");
+    } finally {
+      release.countDown();
+      slow.close();
+    }
+  }
+
+  @Test
   void failedCallEndsWithTheExceptionTheCallerSees() {
     tether = Tether.builder().clientInterceptor(recording).build();
     Proxy p = tether.proxy(server.proxyString("svc"));

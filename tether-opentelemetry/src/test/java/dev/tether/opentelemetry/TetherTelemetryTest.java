@@ -191,6 +191,39 @@ class TetherTelemetryTest {
   }
 
   @Test
+  void hedgedCallIsOneClientSpanWithAnAttemptSpanPerHedge() throws Exception {
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    TetherServer slow = telemetry.configure(TetherServer.builder())
+        .endpoints("tcp -h 127.0.0.1 -p 0")
+        .service("svc", (op, payload, ctx) -> {
+          release.await();
+          return payload;
+        })
+        .build()
+        .start();
+    closing.add(slow);
+    TetherServer fast = tracedServer();
+    Proxy p = tracedClient().proxy("svc:" + slow.endpoints().get(0) + ":" + fast.endpoints().get(0))
+        .withEndpointSelection(EndpointSelection.ORDERED)
+        .withHedging(Duration.ofMillis(50), 2);
+
+    p.invoke("echo", new byte[] {6}, dev.tether.Idempotency.IDEMPOTENT);
+    release.countDown();
+
+    // CLIENT, two attempts, and a SERVER span on each server (the slow one ends once released).
+    List<SpanData> spans = awaitSpans(5);
+    SpanData client = only(spans, SpanKind.CLIENT);
+    SpanData hedge = spans.stream()
+        .filter(s -> "HEDGE".equals(s.getAttributes().get(RpcAttributes.ATTEMPT_REASON)))
+        .findFirst().orElseThrow();
+    assertThat(hedge.getParentSpanId()).isEqualTo(client.getSpanId());
+    assertThat(hedge.getAttributes().get(RpcAttributes.SERVER_PORT)).isEqualTo((long) fast.endpoints().get(0).port());
+    assertThat(spans.stream().filter(s -> s.getKind() == SpanKind.INTERNAL)).hasSize(2);
+    assertThat(spans.stream().filter(s -> s.getKind() == SpanKind.SERVER).map(SpanData::getParentSpanId))
+        .containsExactlyInAnyOrder(client.getSpanId(), hedge.getSpanId());
+  }
+
+  @Test
   void failedCallSetsErrorTypeAndStatusOnBothSides() {
     TetherServer server = tracedServer();
     Proxy p = tracedClient().proxy(server.proxyString("svc"));
