@@ -85,11 +85,7 @@ final class CallSpans implements ClientInterceptor.Listener {
 
   /** An attempt's span under the call's; {@code start} null for now. */
   private Span attemptSpan(int number, String reason, SocketAddress server, Instant start) {
-    SpanBuilder b = tracer.spanBuilder(method + " attempt")
-        .setSpanKind(SpanKind.INTERNAL)
-        .setParent(callContext)
-        .setAttribute(RpcAttributes.RPC_SYSTEM_NAME, RpcAttributes.SYSTEM)
-        .setAttribute(RpcAttributes.RPC_METHOD, method)
+    SpanBuilder b = RpcAttributes.rpcSpan(tracer, method + " attempt", method, SpanKind.INTERNAL, callContext)
         .setAttribute(RpcAttributes.ATTEMPT_NUMBER, (long) number);
     if (reason != null) {
       b.setAttribute(RpcAttributes.ATTEMPT_REASON, reason);

@@ -28,12 +28,7 @@ final class ClientTracing implements ClientInterceptor {
   public Listener interceptCall(Call call) {
     String method = call.service() + "/" + call.operation();
     Context parent = Context.current();
-    Span span = tracer.spanBuilder(method)
-        .setSpanKind(SpanKind.CLIENT)
-        .setParent(parent)
-        .setAttribute(RpcAttributes.RPC_SYSTEM_NAME, RpcAttributes.SYSTEM)
-        .setAttribute(RpcAttributes.RPC_METHOD, method)
-        .startSpan();
+    Span span = RpcAttributes.rpcSpan(tracer, method, method, SpanKind.CLIENT, parent).startSpan();
     return new CallSpans(tracer, propagator, clock, method, parent.with(span), span);
   }
 

@@ -1,11 +1,15 @@
 package dev.tether.opentelemetry;
 
 import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.SpanBuilder;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.context.Context;
 
 /**
  * The attribute keys the spans carry: those of the OpenTelemetry RPC semantic conventions (the
  * release candidate that renamed {@code rpc.response.status_code} to {@code rpc.status_code}), and
- * Tether's own for attempts. Kept here rather than taken from the incubating semconv artifact,
+ * Tether's own for attempts, and the start every span shares. Kept here rather than taken from the incubating semconv artifact,
  * whose names still move between its releases.
  */
 final class RpcAttributes {
@@ -26,4 +30,13 @@ final class RpcAttributes {
   static final String SYSTEM = "tether";
 
   private RpcAttributes() {}
+
+  /** A span of {@code kind} under {@code parent} with the attributes every RPC span carries from its start. */
+  static SpanBuilder rpcSpan(Tracer tracer, String name, String method, SpanKind kind, Context parent) {
+    return tracer.spanBuilder(name)
+        .setSpanKind(kind)
+        .setParent(parent)
+        .setAttribute(RPC_SYSTEM_NAME, SYSTEM)
+        .setAttribute(RPC_METHOD, method);
+  }
 }

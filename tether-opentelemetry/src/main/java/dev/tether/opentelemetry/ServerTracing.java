@@ -42,12 +42,7 @@ final class ServerTracing implements ServerCallObserver {
   public Execution onExecution(CallContext call) {
     String method = call.service() + "/" + call.operation();
     Context parent = propagator.extract(Context.root(), call.metadata(), METADATA);
-    Span span = tracer.spanBuilder(method)
-        .setSpanKind(SpanKind.SERVER)
-        .setParent(parent)
-        .setAttribute(RpcAttributes.RPC_SYSTEM_NAME, RpcAttributes.SYSTEM)
-        .setAttribute(RpcAttributes.RPC_METHOD, method)
-        .startSpan();
+    Span span = RpcAttributes.rpcSpan(tracer, method, method, SpanKind.SERVER, parent).startSpan();
     if (call.remoteAddress() instanceof InetSocketAddress client) {
       span.setAttribute(RpcAttributes.CLIENT_ADDRESS, client.getHostString());
       span.setAttribute(RpcAttributes.CLIENT_PORT, (long) client.getPort());
