@@ -6,7 +6,8 @@ import java.util.Map;
 /**
  * Sees each logical call a {@link Tether} client makes: its start, each attempt the runtime sends
  * to a server (retries and hedges included), and its end. Registered with {@link
- * Tether.Builder#clientInterceptor}; without one, calls pay one field read and nothing else.
+ * Tether.Builder#clientInterceptor}; without one, a call allocates nothing more and pays a null
+ * check where it starts, where its request is encoded and where it ends.
  *
  * <p>{@link #interceptCall} runs on the caller's thread before the first attempt and returns the
  * {@link Listener} of that call (or null to watch nothing more). A listener's methods run on
