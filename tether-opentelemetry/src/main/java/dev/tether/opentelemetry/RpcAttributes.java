@@ -7,8 +7,8 @@ import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
 
 /**
- * The attribute keys the spans carry: those of the OpenTelemetry RPC semantic conventions (the
- * release candidate that renamed {@code rpc.response.status_code} to {@code rpc.status_code}), and
+ * The attribute keys the spans carry: those of the OpenTelemetry RPC span conventions of
+ * semantic-conventions v1.45.0 (after {@code rpc.response.status_code} became {@code rpc.status_code}), and
  * Tether's own for attempts, and the start every span shares. Kept here rather than taken from the incubating semconv artifact,
  * whose names still move between its releases.
  */
