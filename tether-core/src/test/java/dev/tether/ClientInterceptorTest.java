@@ -128,8 +128,11 @@ class ClientInterceptorTest {
       Proxy p = tether.proxy("svc:" + slow.endpoints().get(0) + ":" + server.endpoints().get(0))
           .withEndpointSelection(EndpointSelection.ORDERED)
           .withHedging(Duration.ofMillis(50), 2);
+      // Connected first, the call is on the slow server when it starts, so the hedge goes elsewhere.
+      p.connectAsync().get(5, java.util.concurrent.TimeUnit.SECONDS);
 
-      assertThat(p.invoke("echo", new byte[] {5}, Idempotency.IDEMPOTENT)).containsExactly(5);
+      assertThat(p.invokeAsync("echo", new byte[] {5}, Idempotency.IDEMPOTENT).get(5, java.util.concurrent.TimeUnit.SECONDS))
+          .containsExactly(5);
 
       await().atMost(Duration.ofSeconds(5)).until(() -> seen.size() == 4);
       assertThat(seen).containsExactly(

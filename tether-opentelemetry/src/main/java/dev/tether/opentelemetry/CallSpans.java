@@ -49,6 +49,8 @@ final class CallSpans implements ClientInterceptor.Listener {
   private SocketAddress firstAddress;
   /** Attempt spans not yet ended, oldest first; empty while the call made one attempt. */
   private final List<Span> openAttempts = new ArrayList<>(2);
+  /** True once the call ended: an attempt still leaving then (a hedge's late retry) gets no span that nobody would end. */
+  private boolean ended;
 
   CallSpans(Tracer tracer, TextMapPropagator propagator, Clock clock, String method, Context callContext, Span call) {
     this.tracer = tracer;
@@ -61,6 +63,10 @@ final class CallSpans implements ClientInterceptor.Listener {
 
   @Override
   public synchronized void onAttempt(ClientInterceptor.AttemptStart attempt) {
+    if (ended) {
+      propagator.inject(callContext, attempt, METADATA);
+      return;
+    }
     setServer(call, attempt.serverAddress());
     if (attempt.number() == 1) {
       firstStart = clock.instant();
@@ -107,6 +113,7 @@ final class CallSpans implements ClientInterceptor.Listener {
 
   @Override
   public synchronized void onEnd(Throwable failure) {
+    ended = true;
     RpcStatus status = RpcStatus.of(failure);
     for (int i = 0; i < openAttempts.size(); i++) {
       Span attempt = openAttempts.get(i);

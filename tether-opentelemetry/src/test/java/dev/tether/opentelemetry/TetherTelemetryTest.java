@@ -206,9 +206,14 @@ class TetherTelemetryTest {
     Proxy p = tracedClient().proxy("svc:" + slow.endpoints().get(0) + ":" + fast.endpoints().get(0))
         .withEndpointSelection(EndpointSelection.ORDERED)
         .withHedging(Duration.ofMillis(50), 2);
+    // Connected first, the call is on the slow server when it starts, so the hedge goes elsewhere.
+    p.connectAsync().get(5, java.util.concurrent.TimeUnit.SECONDS);
 
-    p.invoke("echo", new byte[] {6}, dev.tether.Idempotency.IDEMPOTENT);
-    release.countDown();
+    try {
+      p.invokeAsync("echo", new byte[] {6}, dev.tether.Idempotency.IDEMPOTENT).get(5, java.util.concurrent.TimeUnit.SECONDS);
+    } finally {
+      release.countDown();
+    }
 
     // CLIENT, two attempts, and a SERVER span on each server (the slow one ends once released).
     List<SpanData> spans = awaitSpans(5);
