@@ -18,17 +18,8 @@ import java.util.Map;
  * request's metadata (the client-side span that carried it), ended with the status sent back.
  */
 final class ServerTracing implements ServerCallObserver {
-  private static final TextMapGetter<Map<String, String>> METADATA = new TextMapGetter<>() {
-    @Override
-    public Iterable<String> keys(Map<String, String> carrier) {
-      return carrier.keySet();
-    }
-
-    @Override
-    public String get(Map<String, String> carrier, String key) {
-      return carrier == null ? null : carrier.get(key);
-    }
-  };
+  private static final TextMapGetter<Map<String, String>> METADATA =
+      (carrier, key) -> carrier == null ? null : carrier.get(key);
 
   private final Tracer tracer;
   private final TextMapPropagator propagator;

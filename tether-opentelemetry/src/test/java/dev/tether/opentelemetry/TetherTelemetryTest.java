@@ -124,9 +124,11 @@ class TetherTelemetryTest {
     Proxy p = tracedClient().proxy(server.proxyString("svc"));
     Span outer = otel.getTracer("test").spanBuilder("outer").startSpan();
 
-    try (Scope ignored = outer.makeCurrent()) {
+    Scope scope = outer.makeCurrent();
+    try {
       p.invoke("echo", new byte[] {1});
     } finally {
+      scope.close();
       outer.end();
     }
 
@@ -270,9 +272,11 @@ class TetherTelemetryTest {
     closing.add(plain);
     Span outer = otel.getTracer("test").spanBuilder("outer").startSpan();
 
-    try (Scope ignored = outer.makeCurrent()) {
+    Scope scope = outer.makeCurrent();
+    try {
       plain.proxy(server.proxyString("svc")).withMetadata("tenant", "a").invoke("echo", new byte[] {1});
     } finally {
+      scope.close();
       outer.end();
     }
 
