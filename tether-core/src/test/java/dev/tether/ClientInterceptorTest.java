@@ -198,6 +198,13 @@ class ClientInterceptorTest {
   }
 
   @Test
+  void secondCallObserverIsRefusedByTheBuilder() {
+    TetherServer.Builder b = TetherServer.builder().callObserver(call -> null);
+    assertThatThrownBy(() -> b.callObserver(call -> null)).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("already has a call observer");
+  }
+
+  @Test
   void callObserverSeesEachExecutionWithItsStatusAndFailure() {
     List<String> executions = new CopyOnWriteArrayList<>();
     TetherServer observed = echoServer(TetherServer.builder().callObserver(call -> {
