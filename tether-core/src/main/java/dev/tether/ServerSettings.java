@@ -22,6 +22,7 @@ import java.util.concurrent.Executor;
  * @param tlsWatch how often the PEM files are checked; null when not watched
  * @param threads event-loop threads; 0 lets Netty choose
  * @param topology the view WELCOME carries until {@code setTopology}; null for none
+ * @param callObserver sees every execution; null for none
  * @param scheduler what keeps time for the timers; null for the server's own event loops
  */
 record ServerSettings(
@@ -37,6 +38,7 @@ record ServerSettings(
     Topology topology,
     List<TetherListener> listeners,
     List<ServerInterceptor> interceptors,
+    ServerCallObserver callObserver,
     Ticker ticker,
     Scheduler scheduler,
     ServerProperties properties) {

@@ -41,7 +41,8 @@ public final class Tether implements AutoCloseable {
         b.scheduler,
         b.random,
         new NodeGroups(dev.tether.cluster.EpsilonGreedySettings.from(settings)),
-        b.listeners);
+        b.listeners,
+        b.clientInterceptor);
     if (b.tlsWatch != null) {
       tlsWatch = new dev.tether.transport.TlsWatch(
           tls.pemFiles(), this::reloadTls, runtime.scheduler(), new dev.tether.internal.SerialExecutor(), b.tlsWatch.toNanos());
@@ -141,6 +142,8 @@ public final class Tether implements AutoCloseable {
     private Random random = new Random();
     private Scheduler scheduler;
     private final List<dev.tether.observe.TetherListener> listeners = new java.util.ArrayList<>();
+    /** Null unless clientInterceptor was called. */
+    private ClientInterceptor clientInterceptor;
 
     private Builder() {}
 
@@ -207,6 +210,21 @@ public final class Tether implements AutoCloseable {
     /** Receives this runtime's events, off the event loops, in order; any number. */
     public Builder listener(dev.tether.observe.TetherListener l) {
       listeners.add(Objects.requireNonNull(l));
+      return this;
+    }
+
+    /**
+     * Sees each call of this runtime: its start, every attempt (where the interceptor may add
+     * headers, e.g. a trace context) and its end. One per runtime; without one a call costs
+     * nothing more. The server's counterpart is {@link TetherServer.Builder#interceptor}.
+     *
+     * @throws IllegalStateException when one is already set
+     */
+    public Builder clientInterceptor(ClientInterceptor i) {
+      if (clientInterceptor != null) {
+        throw new IllegalStateException("this builder already has a client interceptor: " + clientInterceptor);
+      }
+      clientInterceptor = Objects.requireNonNull(i);
       return this;
     }
 

@@ -58,7 +58,7 @@ public final class TetherServer implements AutoCloseable {
     Scheduler scheduler = s.scheduler() != null ? s.scheduler() : new EventLoopScheduler(transports.ioGroup());
     ServerRuntime.Timing timing = new ServerRuntime.Timing(s.ticker(), scheduler, p.readerIdle(), p.handshakeTimeout());
     Dispatcher dispatcher = new Dispatcher(
-        s.services(), mode, executor, s.ticker(), s.interceptors(), s.maxConcurrentRequests());
+        s.services(), mode, executor, s.ticker(), s.interceptors(), s.callObserver(), s.maxConcurrentRequests());
     this.runtime = new ServerRuntime(
         s.endpoints(), transports, dispatcher, this::welcome, s.maxFrameSize(), p.maxConnections(), timing, owned,
         new EventBus(s.listeners(), s.ticker(), "tether-server-events"), p.compression());
@@ -224,6 +224,8 @@ public final class TetherServer implements AutoCloseable {
     private Topology topology;
     private final List<TetherListener> listeners = new ArrayList<>();
     private final List<ServerInterceptor> interceptors = new ArrayList<>();
+    /** Null unless callObserver was called. */
+    private ServerCallObserver callObserver;
     private Ticker ticker = Ticker.system();
     /** Null until set: the server then keeps time on its own event loops. */
     private Scheduler scheduler;
@@ -394,6 +396,20 @@ public final class TetherServer implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Sees each execution from its start to its answer (for tracing: a span per execution). One
+     * per server; without one an execution costs nothing more.
+     *
+     * @throws IllegalStateException when one is already set
+     */
+    public Builder callObserver(ServerCallObserver o) {
+      if (callObserver != null) {
+        throw new IllegalStateException("this builder already has a call observer: " + callObserver);
+      }
+      callObserver = Objects.requireNonNull(o);
+      return this;
+    }
+
     /** Virtual threads need Java 21, and start their own thread per call. */
     private void checkVirtualThreads() {
       VirtualThreads.require("ExecutionMode.VIRTUAL_THREADS (" + ServerProperties.EXECUTION_MODE + ")");
@@ -416,7 +432,7 @@ public final class TetherServer implements AutoCloseable {
       }
       return new TetherServer(new ServerSettings(
           endpoints, services, executor, tls, tlsWatch, version, threads, maxFrameSize, maxConcurrentRequests,
-          topology, listeners, interceptors, ticker, scheduler, parsed));
+          topology, listeners, interceptors, callObserver, ticker, scheduler, parsed));
     }
   }
 }

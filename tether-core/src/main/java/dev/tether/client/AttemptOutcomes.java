@@ -84,4 +84,17 @@ final class AttemptOutcomes {
     String what = sent ? " lost after " + operation + " was sent: " : " failed before " + operation + " was sent: ";
     return new ConnectionLostException("connection " + where + what + CloseCause.describe(cause), sent, cause);
   }
+
+  /** No answer within the attempt timeout; the request was written, so the server may have run it. */
+  static dev.tether.AttemptTimeoutException attemptTimedOut(String operation, java.time.Duration limit, String where) {
+    return new dev.tether.AttemptTimeoutException(operation + " got no answer within the attempt timeout of "
+        + limit.toMillis() + " ms on " + where + "; the server may have run it");
+  }
+
+  /** The call's deadline passed: its own invocation timeout ({@code limit}), or one it inherited (null). */
+  static dev.tether.InvocationTimeoutException invocationTimedOut(String operation, java.time.Duration limit, String where) {
+    return new dev.tether.InvocationTimeoutException(operation + " got no answer "
+        + (limit != null ? "within " + limit.toMillis() + " ms" : "before the deadline it inherited from the service that made it")
+        + " on " + where);
+  }
 }

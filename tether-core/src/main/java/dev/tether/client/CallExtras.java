@@ -42,6 +42,18 @@ final class CallExtras {
   private long attemptStartNanos;
   /** What the call learned from failed attempts; null until one fails. */
   private RetryHistory history;
+  /** The interceptor's view of the logical call; null without an interceptor (set before the call starts). */
+  private TracedCall trace;
+  /** Why this invocation's first attempt is made: null, or "HEDGE" for a hedge. */
+  private String firstReason;
+  /** False for a hedge's attempt, whose logical call ends with the hedged call, not with it. */
+  private boolean endsTrace;
+  /**
+   * The metadata the current attempt carries when the interceptor added to it, else null. Set by
+   * the thread handing the attempt over before the connection's loop encodes it, so the hand-over
+   * publishes it.
+   */
+  private java.util.Map<String, String> attemptMetadata;
 
   CallExtras(long deadlineNanos) {
     this.deadlineNanos = deadlineNanos;
@@ -79,8 +91,35 @@ final class CallExtras {
     ROUTER.setVolatile(this, r);
   }
 
-  /** The attempt goes on {@code c}: its node's router hears, and its latency clock starts. */
+  /** The interceptor watches this invocation as (part of) {@code call}; before the call starts. */
+  void traceAs(TracedCall call, String reason, boolean endsCall) {
+    trace = call;
+    firstReason = reason;
+    endsTrace = endsCall;
+  }
+
+  /** The metadata of the current attempt when the interceptor added to it, else null. */
+  java.util.Map<String, String> attemptMetadata() {
+    return attemptMetadata;
+  }
+
+  /** The call ended with {@code failure} (null: success): the interceptor hears, unless a hedged call tells it. */
+  void onCallEnded(Throwable failure) {
+    if (trace != null && endsTrace) {
+      trace.onEnd(failure);
+    }
+  }
+
+  /**
+   * The attempt goes on {@code c}: the interceptor hears why (the outcome of the attempt that
+   * failed before it), its node's router hears, and its latency clock starts.
+   */
   void onAttemptStarted(RequestChannel c, Ticker ticker) {
+    if (trace != null) {
+      java.util.List<dev.tether.Attempt> failed = history == null ? java.util.List.of() : history.attempts();
+      String reason = failed.isEmpty() ? firstReason : failed.get(failed.size() - 1).outcome().name();
+      attemptMetadata = trace.onAttempt(c, reason);
+    }
     NodeRouter r = (NodeRouter) ROUTER.getVolatile(this);
     if (r != null) {
       attemptStartNanos = ticker.nanoTime();

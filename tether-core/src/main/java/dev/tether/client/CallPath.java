@@ -144,8 +144,8 @@ final class CallPath {
   private void startNextRound(Invocation inv) {
     Duration wait = rounds.waitBeforeNext(inv.settings(), inv.round());
     if (wait == null) {
-      if (inv.takeConfiguredFallback()) {
-        finder.findThroughConfigured(inv.settings(), inv.binding, inv.latestCause()).whenComplete((connection, failure) -> {
+      if (inv.history().takeConfiguredFallback()) {
+        finder.findThroughConfigured(inv.settings(), inv.binding, inv.history().latestCause()).whenComplete((connection, failure) -> {
           if (failure == null) {
             runtime.hand(inv, connection);
           } else {
@@ -157,7 +157,7 @@ final class CallPath {
       }
       return;
     }
-    inv.beginNextRound();
+    inv.history().beginNextRound();
     rounds.start(wait, () -> retry(inv));
   }
 }

@@ -53,6 +53,8 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
   private final NodeRouter.Factory routerFactory;
   private final String clientId = "tether-" + UUID.randomUUID();
   private final ClientReports reports;
+  /** Sees every logical call; null when none is set, which costs a call one read of this field. */
+  private final dev.tether.ClientInterceptor interceptor;
   /**
    * Set once by {@link #shutdown}; read by callers on any thread to refuse new calls, and by the
    * loops to tell a break from the runtime's own close: a one-way flag, so volatile, not a hop.
@@ -61,11 +63,13 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
 
   /**
    * @param scheduler keeps time for every timer of the runtime; null for the runtime's own event loops
+   * @param interceptor sees every logical call; null for none
    */
   public ClientRuntime(
       ClientConfig config, Resolver resolver, SslContext tls, Ticker ticker, Scheduler scheduler, Random random,
-      NodeRouter.Factory routerFactory, List<TetherListener> listeners) {
+      NodeRouter.Factory routerFactory, List<TetherListener> listeners, dev.tether.ClientInterceptor interceptor) {
     this.config = config;
+    this.interceptor = interceptor;
     this.ticker = ticker;
     this.random = random;
     this.routerFactory = routerFactory;
@@ -93,7 +97,8 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
       int flags) {
     if (isHedged(settings, flags) && !closing) {
       retryBudget.recordCall(ticker.nanoTime());
-      return new HedgedCall(this, calls, settings, binding, operation, body, flags, deadlineFor(settings)).start();
+      TracedCall trace = interceptor == null ? null : TracedCall.start(interceptor, settings, operation, flags);
+      return new HedgedCall(this, calls, settings, binding, operation, body, flags, deadlineFor(settings)).start(trace);
     }
     Invocation inv = new Invocation(binding, operation, body, flags);
     start(inv);
@@ -118,6 +123,10 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
   }
 
   private void start(Invocation inv) {
+    TracedCall trace = interceptor == null ? null : TracedCall.start(interceptor, inv.settings(), inv.operation, inv.flags);
+    if (trace != null) {
+      inv.traceAs(trace, null, true);
+    }
     if (closing) {
       inv.fail(new TetherException("this Tether runtime is closed"));
       return;

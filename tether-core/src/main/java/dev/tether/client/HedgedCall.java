@@ -33,6 +33,8 @@ final class HedgedCall extends CallFuture<byte[]> {
   /** Non-null only while the next hedge waits for its delay. */
   private Scheduler.Cancellable nextHedge;
   private boolean noMoreHedges;
+  /** The client interceptor's view of the call; null without one. Set before the first attempt. */
+  private TracedCall trace;
 
   HedgedCall(ClientRuntime runtime, CallPath calls, ProxySettings settings, ProxyBinding binding, String operation,
       byte[] body, int flags, long deadlineNanos) {
@@ -46,10 +48,17 @@ final class HedgedCall extends CallFuture<byte[]> {
     this.deadlineNanos = deadlineNanos;
   }
 
-  /** Sends the first attempt now and arms the first hedge. */
-  HedgedCall start() {
+  /**
+   * Sends the first attempt now and arms the first hedge; {@code trace} (null for none) is the
+   * client interceptor's view of the call, which each attempt reports to and this call ends.
+   */
+  HedgedCall start(TracedCall trace) {
+    this.trace = trace;
+    if (trace != null) {
+      whenComplete((reply, failure) -> trace.onEnd(failure));
+    }
     runtime.control().execute(() -> {
-      Invocation first = newAttempt();
+      Invocation first = newAttempt(null);
       track(first);
       calls.start(first);
       armNextHedge();
@@ -58,8 +67,11 @@ final class HedgedCall extends CallFuture<byte[]> {
   }
 
   /** An attempt with the call's deadline armed, before any thread but this one sees it. */
-  private Invocation newAttempt() {
+  private Invocation newAttempt(String reason) {
     Invocation inv = new Invocation(binding, operation, body, flags, deadlineNanos);
+    if (trace != null) {
+      inv.traceAs(trace, reason, false);
+    }
     inv.armDeadline();
     return inv;
   }
@@ -89,7 +101,7 @@ final class HedgedCall extends CallFuture<byte[]> {
         busy.add(k);
       }
     }
-    Invocation hedge = newAttempt();
+    Invocation hedge = newAttempt("HEDGE");
     hedge.exclude(busy);
     CallPath.Start started = calls.startElsewhere(hedge, () -> runtime.retryBudget().tryRetry(runtime.ticker().nanoTime()));
     if (started != CallPath.Start.STARTED) {

@@ -1,7 +1,6 @@
 package dev.tether.client;
 
 import dev.tether.Attempt;
-import dev.tether.InvocationTimeoutException;
 import dev.tether.TetherException;
 import dev.tether.protocol.BodyCompression;
 import dev.tether.protocol.EncodedNames;
@@ -115,11 +114,23 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
         wireFlags |= Request.COMPRESSED;
       }
     }
-    FrameWriter.encodeRequest(requestId, wireFlags, settings.identity(), operation, remainingMillis(), settings.metadata(), wire, names, out);
+    FrameWriter.encodeRequest(requestId, wireFlags, settings.identity(), operation, remainingMillis(), metadata(), wire, names, out);
   }
 
   Request toRequest() {
-    return new Request(requestId, flags, settings().identity(), operation, remainingMillis(), settings().metadata(), body);
+    return new Request(requestId, flags, settings().identity(), operation, remainingMillis(), metadata(), body);
+  }
+
+  /** The current attempt's headers: the proxy's, unless the client interceptor added to them. */
+  private Map<String, String> metadata() {
+    CallExtras e = extras;
+    Map<String, String> added = e == null ? null : e.attemptMetadata();
+    return added == null ? settings().metadata() : added;
+  }
+
+  /** A client interceptor watches this call (alone, or as one attempt of a hedged call); before it starts. */
+  void traceAs(TracedCall call, String firstReason, boolean endsCall) {
+    extras().traceAs(call, firstReason, endsCall);
   }
 
   void armDeadline() {
@@ -167,9 +178,8 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
    */
   void onAttemptTimedOut() {
     blameTheNode(true);
-    attemptFailed(Attempt.Outcome.ATTEMPT_TIMEOUT, new dev.tether.AttemptTimeoutException(
-        operation + " got no answer within the attempt timeout of " + settings().attemptTimeout().toMillis()
-            + " ms on " + describeConnection() + "; the server may have run it"));
+    attemptFailed(Attempt.Outcome.ATTEMPT_TIMEOUT,
+        AttemptOutcomes.attemptTimedOut(operation, settings().attemptTimeout(), describeConnection()));
   }
 
   void routedBy(NodeRouter r) {
@@ -270,7 +280,8 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
 
   // ---- between attempts (control executor) ----
 
-  private RetryHistory history() {
+  /** The failure history, made now if there is none; by the thread that ends or hands over an attempt. */
+  RetryHistory history() {
     return extras().history();
   }
 
@@ -305,21 +316,8 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
     return r == null ? 0 : r.round();
   }
 
-  void beginNextRound() {
-    history().beginNextRound();
-  }
-
   void failWithLatestCause() {
     fail(history().latestCause());
-  }
-
-  TetherException latestCause() {
-    return history().latestCause();
-  }
-
-  /** True the first time only: a call goes back to its configured servers at most once. */
-  boolean takeConfiguredFallback() {
-    return history().takeConfiguredFallback();
   }
 
   private void record(Attempt.Outcome outcome, String reason) {
@@ -342,7 +340,7 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
   void succeed(byte[] result) {
     if (finish()) {
       super.complete(result);
-      notifyEnded(result, null);
+      ended(result, null);
     }
   }
 
@@ -350,7 +348,16 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
     if (finish()) {
       Throwable ending = withHistory(t);
       super.completeExceptionally(ending);
-      notifyEnded(null, ending);
+      ended(null, ending);
+    }
+  }
+
+  /** The caller hears of the outcome, then the client interceptor, if the call has one. */
+  private void ended(byte[] answer, Throwable failure) {
+    notifyEnded(answer, failure);
+    CallExtras e = extras;
+    if (e != null) {
+      e.onCallEnded(failure);
     }
   }
 
@@ -384,11 +391,7 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
   /** The invocation timeout passed (on the control executor): fail now, and free the attempt's slot. */
   private void onDeadline() {
     extras.onDeadlinePassed();
-    abandon(new InvocationTimeoutException(operation + " got no answer "
-        + (settings().invocationTimeout() != null
-            ? "within " + settings().invocationTimeout().toMillis() + " ms"
-            : "before the deadline it inherited from the service that made it")
-        + " on " + describeConnection()));
+    abandon(AttemptOutcomes.invocationTimedOut(operation, settings().invocationTimeout(), describeConnection()));
   }
 
   /**
@@ -400,7 +403,7 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
     boolean cancelled = super.cancel(mayInterruptIfRunning);
     if (cancelled) {
       abandon(null);
-      notifyEnded(null, new CancellationException());
+      ended(null, new CancellationException());
     }
     return cancelled;
   }
@@ -414,7 +417,7 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
     if (cause != null) {
       Throwable ending = withHistory(cause);
       super.completeExceptionally(ending);
-      notifyEnded(null, ending);
+      ended(null, ending);
     }
     if (c != null) {
       c.abandon(this);

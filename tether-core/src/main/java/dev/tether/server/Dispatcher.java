@@ -8,6 +8,7 @@ import dev.tether.protocol.Request;
 import dev.tether.protocol.Response;
 import dev.tether.protocol.Status;
 import dev.tether.PermissionDeniedException;
+import dev.tether.ServerCallObserver;
 import dev.tether.ServerInterceptor;
 import java.util.List;
 import java.util.Map;
@@ -40,6 +41,8 @@ public final class Dispatcher {
   private final ThreadPerCall threadPerCall;
   private final Ticker ticker;
   private final List<ServerInterceptor> interceptors;
+  /** Sees every execution start and end; null for none, which costs an execution one read of this field. */
+  private final ServerCallObserver observer;
 
   public Dispatcher(Map<String, ServiceHandler> services, ExecutionMode mode, Executor executor, Ticker ticker) {
     this(services, mode, executor, ticker, List.of());
@@ -49,25 +52,27 @@ public final class Dispatcher {
   public Dispatcher(
       Map<String, ServiceHandler> services, ExecutionMode mode, Executor executor, Ticker ticker,
       List<ServerInterceptor> interceptors) {
-    this(services, mode, executor, ticker, interceptors, DEFAULT_MAX_CONCURRENT_REQUESTS);
+    this(services, mode, executor, ticker, interceptors, null, DEFAULT_MAX_CONCURRENT_REQUESTS);
   }
 
   /**
    * @param executor where service code runs; in VIRTUAL_THREADS mode one that starts a virtual
    *     thread per task
+   * @param observer sees every execution from its start to its answer; null for none
    * @param maxConcurrentRequests the in-flight limit of one connection; in VIRTUAL_THREADS mode
    *     also how many calls run at once server-wide before new ones are refused
    */
   public Dispatcher(
       Map<String, ServiceHandler> services, ExecutionMode mode, Executor executor, Ticker ticker,
-      List<ServerInterceptor> interceptors, int maxConcurrentRequests) {
-    this(services, mode, executor, ticker, interceptors, RunQueue.DEFAULT_BOUND, maxConcurrentRequests);
+      List<ServerInterceptor> interceptors, ServerCallObserver observer, int maxConcurrentRequests) {
+    this(services, mode, executor, ticker, interceptors, observer, RunQueue.DEFAULT_BOUND, maxConcurrentRequests);
   }
 
   /** @param queueBound how many calls may wait for the executor before new ones are refused */
   Dispatcher(
       Map<String, ServiceHandler> services, ExecutionMode mode, Executor executor, Ticker ticker,
-      List<ServerInterceptor> interceptors, int queueBound, int maxConcurrentRequests) {
+      List<ServerInterceptor> interceptors, ServerCallObserver observer, int queueBound, int maxConcurrentRequests) {
+    this.observer = observer;
     this.services = Map.copyOf(services);
     this.mode = mode;
     this.runQueue = mode == ExecutionMode.EXECUTOR || mode == ExecutionMode.SERIALIZED
@@ -167,9 +172,21 @@ public final class Dispatcher {
     execute(service, request, remote, responder, receivedNanos);
   }
 
-  private void execute(ServiceHandler service, Request request, Peer remote, Responder responder, long receivedNanos) {
+  private void execute(ServiceHandler service, Request request, Peer remote, Responder connection, long receivedNanos) {
     long deadlineNanos = request.deadlineMillis() > 0 ? receivedNanos + request.deadlineMillis() * 1_000_000 : 0;
     RequestContext context = new RequestContext(request, remote, deadlineNanos, ticker);
+    if (observer == null) {
+      run(service, request, context, connection, deadlineNanos);
+      return;
+    }
+    Responder watched = ObservedExecution.start(observer, context, connection);
+    try (ServerCallObserver.Scope entered = ObservedExecution.enter(watched)) {
+      run(service, request, context, watched, deadlineNanos);
+    }
+  }
+
+  /** Runs the interceptors, then the service, and answers through {@code responder}. */
+  private void run(ServiceHandler service, Request request, RequestContext context, Responder responder, long deadlineNanos) {
     if (!interceptors.isEmpty() && refusedByInterceptor(request, context, responder)) {
       return;
     }
@@ -216,6 +233,7 @@ public final class Dispatcher {
   }
 
   private static void answerRefusal(Request request, Responder responder, Status status, Throwable why) {
+    ObservedExecution.failing(responder, status, why);
     answer(request, responder, status, EMPTY, Map.of(
         Response.ERROR_MESSAGE, why.getMessage() == null ? why.getClass().getName() : why.getMessage()));
   }
@@ -233,6 +251,7 @@ public final class Dispatcher {
       log.debug("oneway {}.{} failed", request.service(), request.operation(), t);
     }
     Status status = t instanceof CodecException ? Status.INTERNAL : Status.REMOTE_ERROR;
+    ObservedExecution.failing(responder, status, t);
     answer(request, responder, status, EMPTY, Map.of(
         Response.ERROR_TYPE, t.getClass().getName(),
         Response.ERROR_MESSAGE, t.getMessage() == null ? "" : t.getMessage()));

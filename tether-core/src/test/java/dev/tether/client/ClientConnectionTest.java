@@ -41,7 +41,7 @@ class ClientConnectionTest {
   private final List<TetherEvent> events = new CopyOnWriteArrayList<>();
   private final ClientRuntime runtime = new ClientRuntime(
       ClientConfig.from(new Properties()), Resolver.system(), null, nowNanos::get, this::schedule, new Random(7),
-      (host, settings) -> null, List.of(events::add));
+      (host, settings) -> null, List.of(events::add), null);
 
   /** One task the manual scheduler holds until the test fires it. */
   private static final class Timer {

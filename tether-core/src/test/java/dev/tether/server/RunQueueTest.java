@@ -38,7 +38,7 @@ class RunQueueTest {
   });
 
   private Dispatcher dispatcher(java.util.concurrent.Executor e, int bound) {
-    return new Dispatcher(Map.of("svc", counting), ExecutionMode.EXECUTOR, e, System::nanoTime, List.of(), bound, 10_000);
+    return new Dispatcher(Map.of("svc", counting), ExecutionMode.EXECUTOR, e, System::nanoTime, List.of(), null, bound, 10_000);
   }
 
   private static Request request(int id) {
@@ -71,7 +71,7 @@ class RunQueueTest {
     Dispatcher d = new Dispatcher(Map.of("svc", new RawServiceHandler((op, payload, ctx) -> {
       askedWhenEachRan.add(executor.size());
       return payload;
-    })), ExecutionMode.EXECUTOR, executor::add, System::nanoTime, List.of(), 16, 10_000);
+    })), ExecutionMode.EXECUTOR, executor::add, System::nanoTime, List.of(), null, 16, 10_000);
     for (int id = 1; id <= 3; id++) {
       d.dispatch(request(id), Peer.UNKNOWN, responder);
     }

@@ -31,7 +31,7 @@ class ThreadPerCallTest {
 
   private Dispatcher dispatcher(int maxRunning) {
     return new Dispatcher(Map.of("svc", counting), ExecutionMode.VIRTUAL_THREADS, threads::add, System::nanoTime,
-        List.of(), maxRunning);
+        List.of(), null, maxRunning);
   }
 
   private static Request request(int id) {
@@ -94,7 +94,7 @@ class ThreadPerCallTest {
         throw new RejectedExecutionException("no thread this time");
       }
       threads.add(task);
-    }, System::nanoTime, List.of(), 1);
+    }, System::nanoTime, List.of(), null, 1);
     d.dispatch(request(1), Peer.UNKNOWN, responder, null);
     d.dispatch(request(2), Peer.UNKNOWN, responder, null); // the bound is 1: refused if 1 still held its room
     threads.forEach(Runnable::run);
