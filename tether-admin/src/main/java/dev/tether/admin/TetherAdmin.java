@@ -32,7 +32,8 @@ import java.util.function.Supplier;
  * A live status page for runtimes and servers of this JVM, served over HTTP on loopback by
  * default: {@code /} (the page), {@code /status.json}, {@code /events} (server-sent events) and
  * {@code /metrics} (Prometheus text, when tether-micrometer and micrometer-registry-prometheus are
- * on the class path). {@link #close()} stops it; the observed runtimes are not closed.
+ * on the class path; otherwise 501 naming the missing jars, and the rest works with any registry or
+ * none). {@link #close()} stops it; the observed runtimes are not closed.
  *
  * <pre>{@code
  * TetherAdmin.Builder admin = TetherAdmin.builder().bind("127.0.0.1", 0);
@@ -53,7 +54,7 @@ public final class TetherAdmin implements AutoCloseable {
   private final int requestedPort;
   private final AdminSite site;
   private final ScheduledExecutorService worker;
-  /** Null without the optional metrics jars. */
+  /** Null while an optional metrics jar is missing. */
   private final AutoCloseable metrics;
   /** Set by {@link #start()}, null before. */
   private EventLoopGroup loops;
@@ -63,12 +64,13 @@ public final class TetherAdmin implements AutoCloseable {
     this.host = b.host;
     this.requestedPort = b.port;
     this.worker = worker;
-    PrometheusText prometheus = PrometheusText.available() ? new PrometheusText(b.clients, b.servers) : null;
+    String missingJars = MetricsJars.missing();
+    PrometheusText prometheus = missingJars == null ? new PrometheusText(b.clients, b.servers) : null;
     this.metrics = prometheus;
     ObjectMapper json = new ObjectMapper();
     StatusBoard board = new StatusBoard(json, b.clock, b.clients, b.servers);
     Supplier<String> metricsText = prometheus;
-    this.site = new AdminSite(json, board, b.ring, worker, b.accessToken, metricsText);
+    this.site = new AdminSite(json, board, b.ring, worker, b.accessToken, metricsText, missingJars);
   }
 
   public static Builder builder() {
