@@ -41,6 +41,7 @@ public final class TetherServer implements AutoCloseable {
   private final ServerSettings settings;
   private final String serverId = UUID.randomUUID().toString();
   private final ServerRuntime runtime;
+  private final EventBus events;
   private volatile boolean started;
   private volatile Topology topology;
   private final ShutdownStartingActions shutdownStarting = new ShutdownStartingActions();
@@ -56,9 +57,10 @@ public final class TetherServer implements AutoCloseable {
     Scheduler scheduler = s.scheduler() != null ? s.scheduler() : new EventLoopScheduler(transports.ioGroup());
     ServerRuntime.Timing timing = new ServerRuntime.Timing(s.ticker(), scheduler, p.readerIdle(), p.handshakeTimeout());
     Dispatcher dispatcher = new Dispatcher(s.services(), s.mode(), executor, s.ticker(), s.interceptors());
+    this.events = new EventBus(s.listeners(), s.ticker(), "tether-server-events");
     this.runtime = new ServerRuntime(
         s.endpoints(), transports, dispatcher, this::welcome, s.maxFrameSize(), p.maxConnections(), timing, owned,
-        new EventBus(s.listeners(), s.ticker(), "tether-server-events"), p.compression());
+        events, p.compression());
   }
 
   /**
@@ -167,6 +169,23 @@ public final class TetherServer implements AutoCloseable {
   /** A snapshot: lifecycle state, open connections, requests in flight, requests served. */
   public ServerStatus status() {
     return runtime.status();
+  }
+
+  /**
+   * Adds a listener while the server runs, beside the builder's {@code listener(l)}: it receives
+   * the events emitted from now on, in order, on the server's event thread. Safe from any thread.
+   */
+  public void addListener(TetherListener l) {
+    events.add(l);
+  }
+
+  /**
+   * Removes {@code l} (one registration of that instance): events emitted from now on skip it;
+   * those emitted before may still reach it, in order, just after this returns. Returns false
+   * when it was not registered.
+   */
+  public boolean removeListener(TetherListener l) {
+    return events.remove(l);
   }
 
   /** How many client connections are open now. */

@@ -37,7 +37,7 @@ import java.util.function.Supplier;
  *
  * <pre>{@code
  * TetherAdmin.Builder admin = TetherAdmin.builder().bind("127.0.0.1", 0);
- * Tether tether = Tether.builder().listener(admin.listener()).build();   // events need the listener
+ * Tether tether = Tether.builder().listener(admin.listener()).build();   // or tether.addListener(...)
  * TetherAdmin started = admin.observe(tether).build().start();
  * System.out.println(started.url());
  * }</pre>
@@ -198,8 +198,9 @@ public final class TetherAdmin implements AutoCloseable {
 
     /**
      * The listener feeding the page's list of recent events: give it to {@code
-     * Tether.builder().listener(...)} and {@code TetherServer.builder().listener(...)}, since
-     * runtimes take listeners only when they are built. One listener serves every runtime.
+     * Tether.builder().listener(...)} and {@code TetherServer.builder().listener(...)}, or to
+     * {@code addListener(...)} of a runtime or server already running (it then sees the events
+     * from that moment on). One listener serves every runtime.
      */
     public TetherListener listener() {
       return ring;
