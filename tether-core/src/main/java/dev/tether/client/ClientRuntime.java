@@ -352,6 +352,11 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
     return config.ejection();
   }
 
+  /** What a call of {@code endpoints} without a connection at its deadline waited for; control executor. */
+  CallTimeline.Wait waitAmong(List<dev.tether.Endpoint> endpoints) {
+    return pool.waitAmong(endpoints);
+  }
+
   @Override
   public Backoff nodeBackoff() {
     return config.nodeReconnect();

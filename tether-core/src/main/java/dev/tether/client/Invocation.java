@@ -1,7 +1,7 @@
 package dev.tether.client;
 
 import dev.tether.Attempt;
-import dev.tether.InvocationTimeoutException;
+import dev.tether.CallPhase;
 import dev.tether.TetherException;
 import dev.tether.protocol.BodyCompression;
 import dev.tether.protocol.EncodedNames;
@@ -53,7 +53,7 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
     this.body = body;
     this.flags = flags;
     if (deadlineNanos != 0) {
-      extras = new CallExtras(deadlineNanos);
+      extras = CallExtras.forDeadline(deadlineNanos, binding.settings.invocationTimeout(), binding.runtime.ticker());
     }
   }
 
@@ -69,7 +69,7 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
   private CallExtras extras() {
     CallExtras e = extras;
     if (e == null) {
-      e = new CallExtras(0);
+      e = new CallExtras(0, 0);
       extras = e;
     }
     return e;
@@ -133,6 +133,14 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
   /** Endpoints this call must not use in its first round (a hedge avoids its siblings'). */
   void exclude(Set<ConnectionKey> keys) {
     history().tried().addAll(keys);
+  }
+
+  /** The call waits in {@code kind} from now (on {@code endpoint}, or null); its clock records it if it has a deadline. */
+  void waitsIn(CallPhase.Kind kind, String endpoint) {
+    CallExtras e = extras;
+    if (e != null && e.deadlineNanos != 0) {
+      e.waitIn(kind, endpoint, runtime().ticker().nanoTime());
+    }
   }
 
   // ---- the attempt on a connection (its event loop) ----
@@ -251,6 +259,7 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
           return; // the deadline or a cancel ended the call meanwhile
         }
         endAttempt(failedOn);
+        waitsIn(failedOn == null ? CallPhase.Kind.CONNECTING : CallPhase.Kind.AWAITING_REPLY, endpointOf(failedOn));
         history().onRetry(cause, failedOn == null ? null : failedOn.key());
         binding.forget(failedOn);
         moveTo(null);
@@ -384,11 +393,10 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
   /** The invocation timeout passed (on the control executor): fail now, and free the attempt's slot. */
   private void onDeadline() {
     extras.onDeadlinePassed();
-    abandon(new InvocationTimeoutException(operation + " got no answer "
-        + (settings().invocationTimeout() != null
-            ? "within " + settings().invocationTimeout().toMillis() + " ms"
-            : "before the deadline it inherited from the service that made it")
-        + " on " + describeConnection()));
+    java.time.Duration timeout = settings().invocationTimeout();
+    abandon(extras.timedOut(operation + " got no answer " + (timeout != null ? "within " + timeout.toMillis() + " ms"
+            : "before the deadline it inherited from the service that made it"),
+        connection(), () -> runtime().waitAmong(settings().fixedEndpoints()), runtime().ticker().nanoTime()));
   }
 
   /**
