@@ -21,6 +21,7 @@ import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executors;
@@ -68,13 +69,27 @@ public final class TetherAdmin implements AutoCloseable {
     PrometheusText prometheus = missingJars == null ? new PrometheusText(b.clients, b.servers) : null;
     this.metrics = prometheus;
     ObjectMapper json = new ObjectMapper();
-    StatusBoard board = new StatusBoard(json, b.clock, b.clients, b.servers);
+    List<TetherServer> fixed = List.copyOf(b.servers);
+    List<Supplier<? extends Collection<TetherServer>>> changing = List.copyOf(b.changingServers);
+    StatusBoard board = new StatusBoard(json, b.clock, b.clients, () -> serversNow(fixed, changing));
     Supplier<String> metricsText = prometheus;
     this.site = new AdminSite(json, board, b.ring, worker, b.accessToken, metricsText, missingJars);
   }
 
   public static Builder builder() {
     return new Builder();
+  }
+
+  private static List<TetherServer> serversNow(List<TetherServer> fixed,
+      List<Supplier<? extends Collection<TetherServer>>> changing) {
+    if (changing.isEmpty()) {
+      return fixed;
+    }
+    List<TetherServer> now = new ArrayList<>(fixed);
+    for (Supplier<? extends Collection<TetherServer>> s : changing) {
+      now.addAll(s.get());
+    }
+    return now;
   }
 
   /** Binds and starts sampling; returns once the port is open. */
@@ -168,6 +183,7 @@ public final class TetherAdmin implements AutoCloseable {
     private final EventRing ring = new EventRing(clock);
     private final List<Tether> clients = new ArrayList<>();
     private final List<TetherServer> servers = new ArrayList<>();
+    private final List<Supplier<? extends Collection<TetherServer>>> changingServers = new ArrayList<>();
 
     private Builder() {}
 
@@ -204,6 +220,17 @@ public final class TetherAdmin implements AutoCloseable {
      */
     public TetherListener listener() {
       return ring;
+    }
+
+    /**
+     * Shows the servers {@code current} returns, asked afresh at every sample: for servers that
+     * come and go, such as one restarted as a new {@code TetherServer} on the same port. It is
+     * called on the page's own thread and must be cheap and thread-safe. {@code /metrics} covers
+     * only servers given to {@link #observe(TetherServer)}.
+     */
+    public Builder observeServers(Supplier<? extends Collection<TetherServer>> current) {
+      changingServers.add(Objects.requireNonNull(current, "current"));
+      return this;
     }
 
     /** Every request must then carry {@code ?token=} or {@code Authorization: Bearer}. */
