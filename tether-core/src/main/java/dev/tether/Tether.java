@@ -110,6 +110,24 @@ public final class Tether implements AutoCloseable {
     runtime.reloadTls(TlsContexts.forClient(tls));
   }
 
+  /**
+   * Adds a listener while the runtime runs, beside the builder's {@code listener(l)} (so a status
+   * page can be wired to a runtime that already exists): it receives the events emitted from now
+   * on, in order, on the runtime's event thread. Safe from any thread.
+   */
+  public void addListener(dev.tether.observe.TetherListener l) {
+    runtime.events().add(l);
+  }
+
+  /**
+   * Removes {@code l} (one registration of that instance): events emitted from now on skip it;
+   * those emitted before may still reach it, in order, just after this returns. Returns false
+   * when it was not registered.
+   */
+  public boolean removeListener(dev.tether.observe.TetherListener l) {
+    return runtime.events().remove(l);
+  }
+
   ClientRuntime runtime() {
     return runtime;
   }

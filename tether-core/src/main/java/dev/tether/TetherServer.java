@@ -15,11 +15,11 @@ import dev.tether.protocol.Welcome;
 import dev.tether.server.Dispatcher;
 import dev.tether.server.RawServiceHandler;
 import dev.tether.server.ServerRuntime;
+import dev.tether.server.ServiceThreads;
 import dev.tether.server.ServiceHandler;
 import dev.tether.server.TypedServiceHandler;
 import dev.tether.transport.TlsContexts;
 import dev.tether.transport.TransportSet;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -29,9 +29,6 @@ import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A server: listens on its endpoints and serves registered services. Build it, {@link #start()} it,
@@ -42,6 +39,7 @@ public final class TetherServer implements AutoCloseable {
   private final ServerSettings settings;
   private final String serverId = UUID.randomUUID().toString();
   private final ServerRuntime runtime;
+  private final EventBus events;
   private volatile boolean started;
   private volatile Topology topology;
   private final ShutdownStartingActions shutdownStarting = new ShutdownStartingActions();
@@ -51,7 +49,7 @@ public final class TetherServer implements AutoCloseable {
     this.topology = s.topology();
     ServerProperties p = s.properties();
     ExecutionMode mode = p.executionMode();
-    ExecutorService owned = s.executor() != null ? null : ownedExecutor(mode);
+    ExecutorService owned = s.executor() != null ? null : ServiceThreads.ownedFor(mode);
     Executor executor = s.executor() != null ? s.executor() : owned;
     TransportSet transports = new TransportSet(
         "tether-server", s.threads(), p.forceNio(), null, s.tls() == null ? null : TlsContexts.forServer(s.tls()));
@@ -59,33 +57,10 @@ public final class TetherServer implements AutoCloseable {
     ServerRuntime.Timing timing = new ServerRuntime.Timing(s.ticker(), scheduler, p.readerIdle(), p.handshakeTimeout());
     Dispatcher dispatcher = new Dispatcher(
         s.services(), mode, executor, s.ticker(), s.interceptors(), s.callObserver(), s.maxConcurrentRequests());
+    this.events = new EventBus(s.listeners(), s.ticker(), "tether-server-events");
     this.runtime = new ServerRuntime(
         s.endpoints(), transports, dispatcher, this::welcome, s.maxFrameSize(), p.maxConnections(), timing, owned,
-        new EventBus(s.listeners(), s.ticker(), "tether-server-events"), p.compression());
-  }
-
-  /** The threads the server owns for its mode, stopped when it closes; null in DIRECT mode. */
-  private static ExecutorService ownedExecutor(ExecutionMode mode) {
-    return switch (mode) {
-      case DIRECT -> null;
-      case EXECUTOR, SERIALIZED -> defaultExecutor();
-      // Bounded by the dispatcher: see ExecutionMode.VIRTUAL_THREADS.
-      case VIRTUAL_THREADS -> VirtualThreads.newThreadPerTaskExecutor("tether-service-virtual-");
-    };
-  }
-
-  /**
-   * A few threads per core stay ready; the pool grows to 256 threads as soon as every thread is
-   * busy (service code blocking), one thread per blocked call. It queues nothing itself: calls
-   * wait in the dispatcher's bounded run queue, which hands them to the pool's threads (see
-   * {@code RunQueue}), and once that queue is full the server answers REFUSED rather than queueing
-   * without bound: the client then knows the request did not run and may send it elsewhere.
-   */
-  private static ExecutorService defaultExecutor() {
-    int cores = Runtime.getRuntime().availableProcessors();
-    return new ThreadPoolExecutor(
-        Math.max(8, 4 * cores), 256, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
-        new DefaultThreadFactory("tether-service", true));
+        events, p.compression());
   }
 
   private Welcome welcome() {
@@ -180,6 +155,23 @@ public final class TetherServer implements AutoCloseable {
   /** A snapshot: lifecycle state, open connections, requests in flight, requests served. */
   public ServerStatus status() {
     return runtime.status();
+  }
+
+  /**
+   * Adds a listener while the server runs, beside the builder's {@code listener(l)}: it receives
+   * the events emitted from now on, in order, on the server's event thread. Safe from any thread.
+   */
+  public void addListener(TetherListener l) {
+    events.add(l);
+  }
+
+  /**
+   * Removes {@code l} (one registration of that instance): events emitted from now on skip it;
+   * those emitted before may still reach it, in order, just after this returns. Returns false
+   * when it was not registered.
+   */
+  public boolean removeListener(TetherListener l) {
+    return events.remove(l);
   }
 
   /** How many client connections are open now. */

@@ -100,8 +100,9 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
   private void metrics(ChannelHandlerContext ctx, boolean keepAlive) {
     if (!site.hasMetrics()) {
-      respond(ctx, HttpResponseStatus.NOT_FOUND, "text/plain",
-          "no metrics: put tether-micrometer and micrometer-registry-prometheus on the class path\n", keepAlive);
+      // 501, not 404: the route exists, this class path cannot serve it (the page works without it).
+      respond(ctx, HttpResponseStatus.NOT_IMPLEMENTED, "text/plain",
+          "no metrics: /metrics needs " + site.missingMetricsJars() + " on the class path\n", keepAlive);
       return;
     }
     CompletableFuture.supplyAsync(site::metricsText, site.worker()).whenComplete((body, failure) -> {

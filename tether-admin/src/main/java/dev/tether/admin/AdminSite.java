@@ -23,8 +23,9 @@ final class AdminSite {
   private final SseHub streams = new SseHub();
   private final ScheduledExecutorService worker;
   private final String accessToken;
-  /** Null without tether-micrometer and micrometer-registry-prometheus. */
+  /** Null while a metrics jar is missing; then {@link #missingMetricsJars} names them. */
   private final Supplier<String> metrics;
+  private final String missingMetricsJars;
   private final byte[] page;
   /** A status snapshot is cheap enough to take every 100 ms; /status.json is never staler. */
   static final long SNAPSHOT_REUSE_NANOS = 100_000_000L;
@@ -35,13 +36,14 @@ final class AdminSite {
   private long lastPushedSeq = -1;
 
   AdminSite(ObjectMapper json, StatusBoard board, EventRing ring, ScheduledExecutorService worker,
-      String accessToken, Supplier<String> metrics) {
+      String accessToken, Supplier<String> metrics, String missingMetricsJars) {
     this.json = json;
     this.board = board;
     this.ring = ring;
     this.worker = worker;
     this.accessToken = accessToken;
     this.metrics = metrics;
+    this.missingMetricsJars = missingMetricsJars;
     this.page = resource("status-page.html");
   }
 
@@ -78,6 +80,11 @@ final class AdminSite {
 
   boolean hasMetrics() {
     return metrics != null;
+  }
+
+  /** Why {@code /metrics} is not served: the artifacts missing from the class path. */
+  String missingMetricsJars() {
+    return missingMetricsJars;
   }
 
   String metricsText() {

@@ -12,7 +12,7 @@ import java.util.function.Supplier;
 /**
  * The {@code /metrics} text: a Prometheus registry with {@link TetherMetrics} bound to every
  * observed runtime and server. Only this class names Micrometer, so the admin loads it only when
- * both optional jars are present (see {@link #available()}).
+ * the optional jars are present (see {@link MetricsJars#missing()}).
  */
 final class PrometheusText implements Supplier<String>, AutoCloseable {
   private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -24,18 +24,6 @@ final class PrometheusText implements Supplier<String>, AutoCloseable {
     }
     for (TetherServer s : servers) {
       bindings.add(TetherMetrics.bind(s, registry));
-    }
-  }
-
-  /** True when tether-micrometer and the Prometheus registry can both be loaded. */
-  static boolean available() {
-    ClassLoader loader = PrometheusText.class.getClassLoader();
-    try {
-      Class.forName("dev.tether.micrometer.TetherMetrics", false, loader);
-      Class.forName("io.micrometer.prometheusmetrics.PrometheusMeterRegistry", false, loader);
-      return true;
-    } catch (ClassNotFoundException | LinkageError absent) {
-      return false;
     }
   }
 

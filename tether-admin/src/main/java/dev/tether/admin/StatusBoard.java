@@ -13,6 +13,7 @@ import dev.tether.observe.TetherStatus;
 import java.time.Clock;
 import java.util.ArrayDeque;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * What the page shows, as JSON: the snapshots of every observed runtime and server (the
@@ -31,17 +32,18 @@ final class StatusBoard {
   private final ObjectMapper json;
   private final Clock clock;
   private final List<Tether> clients;
-  private final List<TetherServer> servers;
+  /** The servers shown, asked at every snapshot: servers may come and go (a restarted one is a new object). */
+  private final Supplier<List<TetherServer>> servers;
   private final ArrayDeque<Point> history = new ArrayDeque<>(HISTORY_POINTS);
   /** Poller-only: calls finished on the clients' connections at the previous sample, and when. */
   private long previousCalls = -1;
   private long previousMillis;
 
-  StatusBoard(ObjectMapper json, Clock clock, List<Tether> clients, List<TetherServer> servers) {
+  StatusBoard(ObjectMapper json, Clock clock, List<Tether> clients, Supplier<List<TetherServer>> servers) {
     this.json = json;
     this.clock = clock;
     this.clients = List.copyOf(clients);
-    this.servers = List.copyOf(servers);
+    this.servers = servers;
   }
 
   /** Takes fresh snapshots; {@code /status.json} answers this. */
@@ -60,7 +62,7 @@ final class StatusBoard {
       clientArray.add(client(s));
     }
     ArrayNode serverArray = root.putArray("servers");
-    for (TetherServer server : servers) {
+    for (TetherServer server : servers.get()) {
       serverArray.add(server(server));
     }
     return root;

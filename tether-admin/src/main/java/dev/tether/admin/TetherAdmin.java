@@ -21,6 +21,7 @@ import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executors;
@@ -32,11 +33,12 @@ import java.util.function.Supplier;
  * A live status page for runtimes and servers of this JVM, served over HTTP on loopback by
  * default: {@code /} (the page), {@code /status.json}, {@code /events} (server-sent events) and
  * {@code /metrics} (Prometheus text, when tether-micrometer and micrometer-registry-prometheus are
- * on the class path). {@link #close()} stops it; the observed runtimes are not closed.
+ * on the class path; otherwise 501 naming the missing jars, and the rest works with any registry or
+ * none). {@link #close()} stops it; the observed runtimes are not closed.
  *
  * <pre>{@code
  * TetherAdmin.Builder admin = TetherAdmin.builder().bind("127.0.0.1", 0);
- * Tether tether = Tether.builder().listener(admin.listener()).build();   // events need the listener
+ * Tether tether = Tether.builder().listener(admin.listener()).build();   // or tether.addListener(...)
  * TetherAdmin started = admin.observe(tether).build().start();
  * System.out.println(started.url());
  * }</pre>
@@ -53,7 +55,7 @@ public final class TetherAdmin implements AutoCloseable {
   private final int requestedPort;
   private final AdminSite site;
   private final ScheduledExecutorService worker;
-  /** Null without the optional metrics jars. */
+  /** Null while an optional metrics jar is missing. */
   private final AutoCloseable metrics;
   /** Set by {@link #start()}, null before. */
   private EventLoopGroup loops;
@@ -63,16 +65,31 @@ public final class TetherAdmin implements AutoCloseable {
     this.host = b.host;
     this.requestedPort = b.port;
     this.worker = worker;
-    PrometheusText prometheus = PrometheusText.available() ? new PrometheusText(b.clients, b.servers) : null;
+    String missingJars = MetricsJars.missing();
+    PrometheusText prometheus = missingJars == null ? new PrometheusText(b.clients, b.servers) : null;
     this.metrics = prometheus;
     ObjectMapper json = new ObjectMapper();
-    StatusBoard board = new StatusBoard(json, b.clock, b.clients, b.servers);
+    List<TetherServer> fixed = List.copyOf(b.servers);
+    List<Supplier<? extends Collection<TetherServer>>> changing = List.copyOf(b.changingServers);
+    StatusBoard board = new StatusBoard(json, b.clock, b.clients, () -> serversNow(fixed, changing));
     Supplier<String> metricsText = prometheus;
-    this.site = new AdminSite(json, board, b.ring, worker, b.accessToken, metricsText);
+    this.site = new AdminSite(json, board, b.ring, worker, b.accessToken, metricsText, missingJars);
   }
 
   public static Builder builder() {
     return new Builder();
+  }
+
+  private static List<TetherServer> serversNow(List<TetherServer> fixed,
+      List<Supplier<? extends Collection<TetherServer>>> changing) {
+    if (changing.isEmpty()) {
+      return fixed;
+    }
+    List<TetherServer> now = new ArrayList<>(fixed);
+    for (Supplier<? extends Collection<TetherServer>> s : changing) {
+      now.addAll(s.get());
+    }
+    return now;
   }
 
   /** Binds and starts sampling; returns once the port is open. */
@@ -166,6 +183,7 @@ public final class TetherAdmin implements AutoCloseable {
     private final EventRing ring = new EventRing(clock);
     private final List<Tether> clients = new ArrayList<>();
     private final List<TetherServer> servers = new ArrayList<>();
+    private final List<Supplier<? extends Collection<TetherServer>>> changingServers = new ArrayList<>();
 
     private Builder() {}
 
@@ -196,11 +214,23 @@ public final class TetherAdmin implements AutoCloseable {
 
     /**
      * The listener feeding the page's list of recent events: give it to {@code
-     * Tether.builder().listener(...)} and {@code TetherServer.builder().listener(...)}, since
-     * runtimes take listeners only when they are built. One listener serves every runtime.
+     * Tether.builder().listener(...)} and {@code TetherServer.builder().listener(...)}, or to
+     * {@code addListener(...)} of a runtime or server already running (it then sees the events
+     * from that moment on). One listener serves every runtime.
      */
     public TetherListener listener() {
       return ring;
+    }
+
+    /**
+     * Shows the servers {@code current} returns, asked afresh at every sample: for servers that
+     * come and go, such as one restarted as a new {@code TetherServer} on the same port. It is
+     * called on the page's own thread and must be cheap and thread-safe. {@code /metrics} covers
+     * only servers given to {@link #observe(TetherServer)}.
+     */
+    public Builder observeServers(Supplier<? extends Collection<TetherServer>> current) {
+      changingServers.add(Objects.requireNonNull(current, "current"));
+      return this;
     }
 
     /** Every request must then carry {@code ?token=} or {@code Authorization: Bearer}. */

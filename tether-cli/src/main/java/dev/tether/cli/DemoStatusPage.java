@@ -1,6 +1,7 @@
 package dev.tether.cli;
 
 import dev.tether.Tether;
+import dev.tether.TetherServer;
 import dev.tether.admin.TetherAdmin;
 import dev.tether.cli.demo.DemoRun;
 import dev.tether.observe.TetherListener;
@@ -10,10 +11,12 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.function.Supplier;
 
 /**
- * The status page of {@code tether demo --admin}: it shows the demo's client (connections, calls,
- * events of the client and of every server) and, with {@code --hold}, stays up after the callers
+ * The status page of {@code tether demo --admin}: it shows the demo's client (connections, node
+ * group, calls, events of the client and of every server) and its servers, restarted ones included and, with {@code --hold}, stays up after the callers
  * stopped until Enter is pressed, so a person can look before everything closes.
  */
 final class DemoStatusPage implements DemoRun.Watcher, AutoCloseable {
@@ -37,8 +40,8 @@ final class DemoStatusPage implements DemoRun.Watcher, AutoCloseable {
   }
 
   @Override
-  public void clientStarted(Tether tether) {
-    admin = page.observe(tether).build().start();
+  public void clientStarted(Tether tether, Supplier<List<TetherServer>> servers) {
+    admin = page.observe(tether).observeServers(servers).build().start();
     out.println("status page: " + admin.url());
     out.flush();
   }

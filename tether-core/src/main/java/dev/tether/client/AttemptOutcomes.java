@@ -91,10 +91,9 @@ final class AttemptOutcomes {
         + limit.toMillis() + " ms on " + where + "; the server may have run it");
   }
 
-  /** The call's deadline passed: its own invocation timeout ({@code limit}), or one it inherited (null). */
-  static dev.tether.InvocationTimeoutException invocationTimedOut(String operation, java.time.Duration limit, String where) {
-    return new dev.tether.InvocationTimeoutException(operation + " got no answer "
-        + (limit != null ? "within " + limit.toMillis() + " ms" : "before the deadline it inherited from the service that made it")
-        + " on " + where);
+  /** How a timeout says the deadline passed: its own invocation timeout ({@code limit}), or one it inherited (null). */
+  static String noAnswer(String operation, java.time.Duration limit) {
+    return operation + " got no answer "
+        + (limit != null ? "within " + limit.toMillis() + " ms" : "before the deadline it inherited from the service that made it");
   }
 }

@@ -157,6 +157,12 @@ abstract class BaseConnection extends ChannelInboundHandlerAdapter implements Re
     return candidate.transport().name();
   }
 
+  /** True once the transport connected (the handshake may still be going on). */
+  final boolean transportConnected() {
+    Channel ch = channel;
+    return ch != null && ch.isActive();
+  }
+
   /** The endpoint in grammar form, as events and status name it. */
   protected final String endpointText() {
     return candidate.endpoint().toString();

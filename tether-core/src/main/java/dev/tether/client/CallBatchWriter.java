@@ -1,5 +1,6 @@
 package dev.tether.client;
 
+import dev.tether.CallPhase;
 import dev.tether.RequestTooLargeException;
 import dev.tether.protocol.BodyCompression;
 import dev.tether.protocol.Cancel;
@@ -62,6 +63,7 @@ final class CallBatchWriter extends WriteBatcher<Invocation> {
   void onSlotFreed() {
     Invocation next = backlog.nextLive();
     if (next != null) {
+      next.waitsIn(CallPhase.Kind.AWAITING_REPLY, CallAttempt.endpointOf(connection));
       enqueue(next);
     } else if (pending.isEmpty()) {
       watch.onNoCallInFlight();
@@ -87,7 +89,9 @@ final class CallBatchWriter extends WriteBatcher<Invocation> {
   /** Below the low-water mark again (on the loop): calls that waited for the unsent bytes to drain go out. */
   void onWritable() {
     for (int n = backlog.size(); n > 0 && pending.size() < inFlightLimit; n--) {
-      enqueue(backlog.poll());
+      Invocation next = backlog.poll();
+      next.waitsIn(CallPhase.Kind.AWAITING_REPLY, CallAttempt.endpointOf(connection));
+      enqueue(next);
     }
     backlog.endSaturationIfEmpty();
   }
@@ -110,6 +114,7 @@ final class CallBatchWriter extends WriteBatcher<Invocation> {
     if (twoway && !hasFreeSlot()) {
       // Every slot is taken: the call waits, unsent, and the runtime hears once per saturation so
       // it can move the backlog to a sibling or open an extra connection.
+      inv.waitsIn(CallPhase.Kind.WAITING_FOR_SLOT, CallAttempt.endpointOf(connection));
       if (backlog.add(inv)) {
         connection.runtime.onSaturated(connection);
       }

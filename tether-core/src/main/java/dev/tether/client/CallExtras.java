@@ -1,9 +1,12 @@
 package dev.tether.client;
 
+import dev.tether.CallPhase;
+import dev.tether.InvocationTimeoutException;
 import dev.tether.spi.Scheduler;
 import dev.tether.spi.Ticker;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.function.Supplier;
 
 /**
  * What only some calls need, apart from the {@link Invocation} so that a plain call (no deadline,
@@ -26,6 +29,14 @@ final class CallExtras {
 
   /** The absolute invocation deadline on the runtime's ticker; 0 for none. */
   final long deadlineNanos;
+  /** When the call was made, on the runtime's ticker; where its timeline starts. 0 without a deadline. */
+  final long startNanos;
+  /**
+   * Where the call's time went; null until it waits (connecting, in a backlog, between rounds),
+   * so a call answered on its cached connection never makes one. Made by the thread holding the
+   * call; read at the deadline on the control executor.
+   */
+  private volatile CallTimeline timeline;
   /** Non-null only while the invocation timeout is armed. */
   private Scheduler.Cancellable deadline;
   /** Non-null only while the current attempt's timeout is armed; taken with getAndSet to cancel it once. */
@@ -55,8 +66,62 @@ final class CallExtras {
    */
   private java.util.Map<String, String> attemptMetadata;
 
-  CallExtras(long deadlineNanos) {
+  CallExtras(long deadlineNanos, long startNanos) {
     this.deadlineNanos = deadlineNanos;
+    this.startNanos = startNanos;
+  }
+
+  /** The extras of a call made now with a deadline; {@code own} is its own invocation timeout, or null. */
+  static CallExtras forDeadline(long deadlineNanos, java.time.Duration own, Ticker ticker) {
+    // Its own timeout gives the start without a clock read; an inherited deadline does not.
+    return new CallExtras(deadlineNanos, own != null ? deadlineNanos - own.toNanos() : ticker.nanoTime());
+  }
+
+  /** The timeline, or null while the call never waited. */
+  CallTimeline timelineIfAny() {
+    return timeline;
+  }
+
+  /**
+   * The call's invocation timeout, saying where its time went (control executor), phase by phase.
+   * The timeline as the deadline finds it: without a recorded wait, the call
+   * spent its whole time on {@code on} (or, without a connection, connecting); a call still
+   * without a connection learns from {@code dialing} which endpoint it was connecting to or
+   * backing off from.
+   */
+  InvocationTimeoutException timedOut(String what, RequestChannel on, Supplier<CallTimeline.Wait> dialing, long nowNanos) {
+    CallTimeline t = timelineAtDeadline(on, dialing);
+    return new InvocationTimeoutException(what + ": " + t.describe(nowNanos), t.phases(nowNanos));
+  }
+
+  private CallTimeline timelineAtDeadline(RequestChannel on, Supplier<CallTimeline.Wait> dialing) {
+    CallTimeline t = timeline;
+    if (t == null) {
+      t = new CallTimeline(on == null ? CallPhase.Kind.CONNECTING : CallPhase.Kind.AWAITING_REPLY,
+          CallAttempt.endpointOf(on), startNanos);
+      timeline = t;
+    }
+    CallPhase.Kind last = t.lastKind();
+    if (on == null && (last == CallPhase.Kind.CONNECTING || last == CallPhase.Kind.BACKING_OFF)) {
+      CallTimeline.Wait w = dialing.get();
+      if (w != null) {
+        t.clarifyLast(w);
+      }
+    }
+    return t;
+  }
+
+  /**
+   * The call waits in {@code kind} from now: the timeline gains the phase, or is made with it (its
+   * first phase then starts when the call was made). Only for calls with a deadline.
+   */
+  void waitIn(CallPhase.Kind kind, String endpoint, long nowNanos) {
+    CallTimeline t = timeline;
+    if (t == null) {
+      timeline = new CallTimeline(kind, endpoint, startNanos);
+    } else {
+      t.enter(kind, endpoint, nowNanos);
+    }
   }
 
   void armDeadline(Scheduler.Cancellable timer) {
@@ -112,13 +177,17 @@ final class CallExtras {
 
   /**
    * The attempt goes on {@code c}: the interceptor hears why (the outcome of the attempt that
-   * failed before it), its node's router hears, and its latency clock starts.
+   * failed before it), its node's router hears, its latency clock starts, the call's timeline moves there.
    */
   void onAttemptStarted(RequestChannel c, Ticker ticker) {
     if (trace != null) {
       java.util.List<dev.tether.Attempt> failed = history == null ? java.util.List.of() : history.attempts();
       String reason = failed.isEmpty() ? firstReason : failed.get(failed.size() - 1).outcome().name();
       attemptMetadata = trace.onAttempt(c, reason);
+    }
+    CallTimeline t = timeline;
+    if (t != null) { // the call waited before: its clock now runs on c
+      t.enter(CallPhase.Kind.AWAITING_REPLY, CallAttempt.endpointOf(c), ticker.nanoTime());
     }
     NodeRouter r = (NodeRouter) ROUTER.getVolatile(this);
     if (r != null) {

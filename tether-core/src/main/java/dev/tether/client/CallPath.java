@@ -1,10 +1,12 @@
 package dev.tether.client;
 
+import dev.tether.CallPhase;
 import dev.tether.LoadBalancing;
 import dev.tether.TetherException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The path of every call from proxy to connection, first attempt and retries: a pinned proxy's
@@ -45,7 +47,7 @@ final class CallPath {
       runtime.hand(inv, cached);
       return;
     }
-    finder.find(inv.settings(), inv.binding, inv.deadlineNanos()).whenComplete((connection, failure) -> {
+    whenConnected(inv, finder.find(inv.settings(), inv.binding, inv.deadlineNanos())).whenComplete((connection, failure) -> {
       if (failure != null) {
         inv.onConnectFailed(ClientRuntime.unwrap(failure));
       } else {
@@ -54,9 +56,20 @@ final class CallPath {
     });
   }
 
+  /**
+   * {@code connecting} is the call's connection being found: when it is not there at once the call
+   * waits, and its clock records a CONNECTING phase (the deadline learns the endpoint).
+   */
+  private static CompletableFuture<RequestChannel> whenConnected(Invocation inv, CompletableFuture<RequestChannel> connecting) {
+    if (!connecting.isDone()) {
+      inv.waitsIn(CallPhase.Kind.CONNECTING, null);
+    }
+    return connecting;
+  }
+
   private void startOnNode(Invocation inv, Set<ConnectionKey> exclude) {
     NodeRouter router = runtime.routerFor(inv.settings(), inv.binding);
-    router.route(inv.settings(), exclude, inv.deadlineNanos()).whenComplete((connection, failure) -> {
+    whenConnected(inv, router.route(inv.settings(), exclude, inv.deadlineNanos())).whenComplete((connection, failure) -> {
       if (failure != null) {
         inv.onConnectFailed(ClientRuntime.unwrap(failure));
       } else {
@@ -88,10 +101,10 @@ final class CallPath {
       return;
     }
     if (routesOverNodes(inv.settings())) {
-      startOnNode(inv, inv.triedKeys());
+      startOnNode(inv, inv.history().tried());
       return;
     }
-    finder.findAmong(inv.settings(), inv.binding, untried, inv.deadlineNanos()).whenComplete((connection, failure) -> {
+    whenConnected(inv, finder.findAmong(inv.settings(), inv.binding, untried, inv.deadlineNanos())).whenComplete((connection, failure) -> {
       if (failure == null) {
         runtime.hand(inv, connection);
       } else {
@@ -128,7 +141,7 @@ final class CallPath {
       return Start.NOT_PERMITTED;
     }
     if (routesOverNodes(inv.settings())) {
-      startOnNode(inv, inv.triedKeys());
+      startOnNode(inv, inv.history().tried());
     } else {
       finder.findAmong(inv.settings(), inv.binding, untried, inv.deadlineNanos()).whenComplete((connection, failure) -> {
         if (failure == null) {
@@ -149,15 +162,18 @@ final class CallPath {
           if (failure == null) {
             runtime.hand(inv, connection);
           } else {
-            runtime.control().execute(inv::failWithLatestCause);
+            runtime.control().execute(() -> inv.fail(inv.history().latestCause()));
           }
         });
       } else {
-        inv.failWithLatestCause();
+        inv.fail(inv.history().latestCause());
       }
       return;
     }
     inv.history().beginNextRound();
+    if (!wait.isZero()) {
+      inv.waitsIn(CallPhase.Kind.RETRY_DELAY, null);
+    }
     rounds.start(wait, () -> retry(inv));
   }
 }

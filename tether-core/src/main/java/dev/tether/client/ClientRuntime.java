@@ -140,22 +140,9 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
     calls.start(inv);
   }
 
-  /**
-   * A new call's absolute deadline on this runtime's ticker, 0 for none: the proxy's invocation
-   * timeout, or the deadline of the service call this thread serves, whichever ends first.
-   */
+  /** A new call's absolute deadline on this runtime's ticker, 0 for none (see {@link dev.tether.internal.CallDeadline#forNewCall}). */
   long deadlineFor(ProxySettings settings) {
-    dev.tether.internal.CallDeadline inherited = dev.tether.internal.CallDeadline.current();
-    if (inherited == null && settings.invocationTimeout() == null) {
-      return 0; // the common case reads no clock
-    }
-    long now = ticker.nanoTime();
-    long own = settings.invocationTimeout() == null ? 0 : now + settings.invocationTimeout().toNanos();
-    if (inherited == null) {
-      return own;
-    }
-    long theirs = now + inherited.remainingNanos();
-    return own == 0 ? theirs : Math.min(own, theirs);
+    return dev.tether.internal.CallDeadline.forNewCall(settings.invocationTimeout(), ticker);
   }
 
   /** Only an idempotent twoway call outside a session may run on several servers at once. */
@@ -359,6 +346,11 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
   @Override
   public EjectionPolicy ejection() {
     return config.ejection();
+  }
+
+  /** What a call of {@code endpoints} without a connection at its deadline waited for; control executor. */
+  CallTimeline.Wait waitAmong(List<dev.tether.Endpoint> endpoints) {
+    return pool.waitAmong(endpoints);
   }
 
   @Override

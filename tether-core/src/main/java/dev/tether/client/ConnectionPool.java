@@ -77,6 +77,29 @@ public final class ConnectionPool {
     }
   }
 
+  /**
+   * What a call without a connection at its deadline waited for, among the keys of {@code
+   * endpoints}: the first one connecting, else one backing off; null when none is. Control executor.
+   */
+  CallTimeline.Wait waitAmong(List<dev.tether.Endpoint> endpoints) {
+    CallTimeline.Wait backingOff = null;
+    for (ConnectionSupervisor s : supervisors.values()) {
+      if (!endpoints.contains(s.endpoint())) {
+        continue;
+      }
+      String endpoint = s.endpoint().toString();
+      if (s.state() == ConnectionSupervisor.State.CONNECTING) {
+        boolean helloSent = s.current() instanceof BaseConnection b && b.transportConnected();
+        return new CallTimeline.Wait(dev.tether.CallPhase.Kind.CONNECTING, endpoint,
+            helloSent ? "HELLO not answered" : "transport connect not finished");
+      }
+      if (s.state() == ConnectionSupervisor.State.TRANSIENT_FAILURE && backingOff == null) {
+        backingOff = new CallTimeline.Wait(dev.tether.CallPhase.Kind.BACKING_OFF, endpoint, s.backoffNote());
+      }
+    }
+    return backingOff;
+  }
+
   /** A usable connection for the key, or null. */
   public RequestChannel existing(ConnectionKey key) {
     ConnectionSupervisor s = supervisors.get(key);

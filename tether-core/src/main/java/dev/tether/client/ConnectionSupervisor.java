@@ -136,6 +136,16 @@ public final class ConnectionSupervisor {
     return published.ownedByGroup();
   }
 
+  /** The endpoint this key dials; for a call's timeline. Control executor. */
+  dev.tether.Endpoint endpoint() {
+    return candidate.endpoint();
+  }
+
+  /** How long the backoff still lasts and after what, in words; meaningful in TRANSIENT_FAILURE. Control executor. */
+  String backoffNote() {
+    return "next attempt in " + millisToNextAttempt() + " ms" + (lastFailure == null ? "" : ", after: " + lastFailure.getMessage());
+  }
+
   /** True while the key waits for its next attempt: calls go elsewhere first. Any thread. */
   boolean isBackingOff() {
     return published.state() == State.TRANSIENT_FAILURE;
@@ -190,9 +200,12 @@ public final class ConnectionSupervisor {
   }
 
   private TetherException backingOff() {
-    long inMillis = Math.max(0, TimeUnit.NANOSECONDS.toMillis(nextAttemptNanos - host.ticker().nanoTime()));
     return new ConnectFailedException("not dialling " + candidate.endpoint() + " while it backs off after: "
-        + lastFailure.getMessage() + "; next attempt due in " + inMillis + " ms", lastFailure);
+        + lastFailure.getMessage() + "; next attempt due in " + millisToNextAttempt() + " ms", lastFailure);
+  }
+
+  private long millisToNextAttempt() {
+    return Math.max(0, TimeUnit.NANOSECONDS.toMillis(nextAttemptNanos - host.ticker().nanoTime()));
   }
 
   private static void follow(RequestChannel c, CompletableFuture<RequestChannel> result) {

@@ -1,6 +1,7 @@
 package dev.tether.client;
 
 import dev.tether.Attempt;
+import dev.tether.CallPhase;
 import dev.tether.TetherException;
 import dev.tether.protocol.BodyCompression;
 import dev.tether.protocol.EncodedNames;
@@ -52,7 +53,7 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
     this.body = body;
     this.flags = flags;
     if (deadlineNanos != 0) {
-      extras = new CallExtras(deadlineNanos);
+      extras = CallExtras.forDeadline(deadlineNanos, binding.settings.invocationTimeout(), binding.runtime.ticker());
     }
   }
 
@@ -68,7 +69,7 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
   private CallExtras extras() {
     CallExtras e = extras;
     if (e == null) {
-      e = new CallExtras(0);
+      e = new CallExtras(0, 0);
       extras = e;
     }
     return e;
@@ -144,6 +145,14 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
   /** Endpoints this call must not use in its first round (a hedge avoids its siblings'). */
   void exclude(Set<ConnectionKey> keys) {
     history().tried().addAll(keys);
+  }
+
+  /** The call waits in {@code kind} from now (on {@code endpoint}, or null); its clock records it if it has a deadline. */
+  void waitsIn(CallPhase.Kind kind, String endpoint) {
+    CallExtras e = extras;
+    if (e != null && e.deadlineNanos != 0) {
+      e.waitIn(kind, endpoint, runtime().ticker().nanoTime());
+    }
   }
 
   // ---- the attempt on a connection (its event loop) ----
@@ -261,6 +270,7 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
           return; // the deadline or a cancel ended the call meanwhile
         }
         endAttempt(failedOn);
+        waitsIn(failedOn == null ? CallPhase.Kind.CONNECTING : CallPhase.Kind.AWAITING_REPLY, endpointOf(failedOn));
         history().onRetry(cause, failedOn == null ? null : failedOn.key());
         binding.forget(failedOn);
         moveTo(null);
@@ -291,10 +301,6 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
     return e == null ? null : e.historyIfAny();
   }
 
-  Set<ConnectionKey> triedKeys() {
-    return history().tried();
-  }
-
   /** The candidates this round has not failed on yet, in selection order. */
   List<Candidate> untried(List<Candidate> candidates) {
     return history().untried(candidates, settings().connectionId());
@@ -314,10 +320,6 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
   int round() {
     RetryHistory r = failures();
     return r == null ? 0 : r.round();
-  }
-
-  void failWithLatestCause() {
-    fail(history().latestCause());
   }
 
   private void record(Attempt.Outcome outcome, String reason) {
@@ -391,7 +393,8 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
   /** The invocation timeout passed (on the control executor): fail now, and free the attempt's slot. */
   private void onDeadline() {
     extras.onDeadlinePassed();
-    abandon(AttemptOutcomes.invocationTimedOut(operation, settings().invocationTimeout(), describeConnection()));
+    abandon(extras.timedOut(AttemptOutcomes.noAnswer(operation, settings().invocationTimeout()),
+        connection(), () -> runtime().waitAmong(settings().fixedEndpoints()), runtime().ticker().nanoTime()));
   }
 
   /**

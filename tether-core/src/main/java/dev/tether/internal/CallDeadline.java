@@ -18,6 +18,24 @@ public final class CallDeadline {
     this.ticker = ticker;
   }
 
+  /**
+   * A new call's absolute deadline on {@code ticker}, 0 for none: {@code invocationTimeout} from
+   * now (null: none), or the deadline of the service call this thread serves, whichever ends first.
+   */
+  public static long forNewCall(java.time.Duration invocationTimeout, Ticker ticker) {
+    CallDeadline inherited = current();
+    if (inherited == null && invocationTimeout == null) {
+      return 0; // the common case reads no clock
+    }
+    long now = ticker.nanoTime();
+    long own = invocationTimeout == null ? 0 : now + invocationTimeout.toNanos();
+    if (inherited == null) {
+      return own;
+    }
+    long theirs = now + inherited.remainingNanos();
+    return own == 0 ? theirs : Math.min(own, theirs);
+  }
+
   /** The deadline of the service call on this thread, or null outside one or when it has none. */
   public static CallDeadline current() {
     return CURRENT.get();

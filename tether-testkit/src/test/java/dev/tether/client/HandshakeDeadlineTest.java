@@ -9,9 +9,6 @@ import dev.tether.Tether;
 import dev.tether.observe.TetherEvent;
 import dev.tether.testkit.FakeClock;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,7 +24,6 @@ import org.junit.jupiter.api.Test;
  * handshake after {@code tether.connection.handshakeTimeout}, on the injected clock.
  */
 class HandshakeDeadlineTest {
-  private final List<Socket> accepted = new CopyOnWriteArrayList<>();
   private final List<TetherEvent> events = new CopyOnWriteArrayList<>();
   private final List<AutoCloseable> closeables = new ArrayList<>();
 
@@ -36,27 +32,12 @@ class HandshakeDeadlineTest {
     for (int i = closeables.size() - 1; i >= 0; i--) {
       closeables.get(i).close();
     }
-    for (Socket s : accepted) {
-      s.close();
-    }
   }
 
-  /** Accepts connections and never writes a byte. */
   private int silentServer() throws IOException {
-    ServerSocket listener = new ServerSocket(0, 10, InetAddress.getLoopbackAddress());
-    closeables.add(listener);
-    Thread t = new Thread(() -> {
-      while (!listener.isClosed()) {
-        try {
-          accepted.add(listener.accept());
-        } catch (IOException closed) {
-          return;
-        }
-      }
-    }, "silent-server");
-    t.setDaemon(true);
-    t.start();
-    return listener.getLocalPort();
+    SilentServer server = new SilentServer();
+    closeables.add(server);
+    return server.port();
   }
 
   @Test

@@ -2,18 +2,19 @@ package dev.tether.cli.demo;
 
 import dev.tether.ExecutionMode;
 import dev.tether.Tether;
+import dev.tether.TetherServer;
 import dev.tether.Topology;
 import dev.tether.cli.kv.DemoServer;
 import dev.tether.cli.kv.KeyValue;
 import dev.tether.cli.kv.KeyValueStore;
 import dev.tether.observe.TetherListener;
 import dev.tether.testkit.FaultProxy;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
@@ -59,8 +60,11 @@ public final class DemoCluster implements AutoCloseable {
     private final String name;
     /** The port every incarnation listens on, chosen by the first one. */
     private final int port;
-    /** Every server that listened on the port, oldest first; the last one is the current one. */
-    private final List<DemoServer> incarnations = new ArrayList<>();
+    /**
+     * Every server that listened on the port, oldest first; the last one is the current one.
+     * Copy-on-write: the status page reads the current one from its own thread.
+     */
+    private final List<DemoServer> incarnations = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** The current incarnation's trap: a trap catches once, so each incarnation gets its own. */
     private IncrementTrap trap;
     /** The network in front of the server, which clients dial; null when they dial the server itself. */
@@ -196,6 +200,14 @@ public final class DemoCluster implements AutoCloseable {
   }
 
   /**
+   * Each server's current incarnation, in order (a restarted server's newest, a stopped one's last,
+   * which reports itself closed); safe from any thread, for the status page.
+   */
+  public List<TetherServer> servers() {
+    return nodes.stream().map(n -> n.server().server()).toList();
+  }
+
+  /**
    * A proxy string for {@code service} listing every server's endpoint. It stays valid across
    * restarts, which reuse the ports, and lists a server that is down too, as a real client's
    * configuration would.
@@ -253,18 +265,6 @@ public final class DemoCluster implements AutoCloseable {
     node.faults.freeze();
     node.frozen = true;
     timeline.record(name + "'s network frozen (nothing moves, no socket closes): only heartbeats can tell");
-  }
-
-  /** Freezes the network in front of a server, waits {@code hold} on this thread, then lets it flow again. */
-  public void freezeFor(String name, Duration hold) {
-    freeze(name);
-    try {
-      TimeUnit.NANOSECONDS.sleep(hold.toNanos());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } finally {
-      unfreeze(name);
-    }
   }
 
   /** Lets the bytes a frozen network held move on. */

@@ -3,6 +3,7 @@ package dev.tether.cli.demo;
 import dev.tether.LoadBalancing;
 import dev.tether.Proxy;
 import dev.tether.Tether;
+import dev.tether.TetherServer;
 import dev.tether.cli.kv.DemoServer;
 import dev.tether.cli.kv.KeyValue;
 import dev.tether.cli.kv.KeyValueStore;
@@ -13,6 +14,7 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * One run of a cluster scenario: starts the servers, points one client at all of them with
@@ -49,13 +51,14 @@ public final class DemoRun {
 
   /**
    * Someone watching the run: the status page of {@code tether demo --admin}. It gets the listener
-   * for the client and every server before they start, then the client once it runs, and its
+   * for the client and every server before they start, then the client once it runs with the
+   * cluster's servers as they are at each moment (restarted ones are new objects), and its
    * {@code holding} runs before anything closes (after the callers stopped).
    */
   public interface Watcher {
     TetherListener listener();
 
-    void clientStarted(Tether tether);
+    void clientStarted(Tether tether, Supplier<List<TetherServer>> servers);
 
     void holding() throws InterruptedException;
   }
@@ -99,7 +102,7 @@ public final class DemoRun {
             settings.servers(), store, timeline, registry == null ? ServerLifecycle.NONE : registry, listener);
         Tether tether = listener == null ? Tether.create() : Tether.builder().listener(listener).build()) {
       if (watcher != null) {
-        watcher.clientStarted(tether);
+        watcher.clientStarted(tether, cluster::servers);
       }
       String proxy = registry == null ? cluster.proxyString(DemoServer.KV) : DemoServer.KV + " (found in " + registry.describe() + ")";
       Proxy balanced = registry == null

@@ -87,11 +87,14 @@ public final class Scenarios {
       Duration.ofSeconds(5));
 
   /**
-   * How long the showcase's freeze lasts: past the client's heartbeat bound (250 ms + 750 ms) with
-   * room to spare, yet short. A longer freeze would also show a limit of today's client: a connection
-   * opened to a frozen peer waits for its WELCOME, and calls routed to it wait up to their timeout.
+   * When in its phase the showcase's freeze begins and ends: it lasts most of the phase (6.4 s of
+   * the default 8 s phase), so the client's heartbeat (250 ms + 750 ms) finds it several times over
+   * and a person watching the status page, which samples every 500 ms, sees the frozen server's
+   * connection break and come back while the freeze still holds. It ends before the phase does, so
+   * the next phase starts on a cluster that flows again.
    */
-  static final Duration FREEZE_HOLD = Duration.ofMillis(1500);
+  static final double FREEZE_STARTS = 0.1;
+  static final double FREEZE_ENDS = 0.9;
 
   /** The primary of the showcase's failover phase. */
   static final String PRIMARY = "server-1";
@@ -114,7 +117,8 @@ public final class Scenarios {
               e -> e.noticed("the client saw the connection drop and retried elsewhere",
                   TetherEvent.Kind.CONNECTION_CLOSED, "server-1")),
           new ShowcaseScenario.Phase("freeze", "server-2's network will freeze: no byte moves, no socket closes", false,
-              List.of(new Scenario.Step(0.1, cluster -> cluster.freezeFor(VICTIM, FREEZE_HOLD))),
+              List.of(new Scenario.Step(FREEZE_STARTS, cluster -> cluster.freeze(VICTIM)),
+                  new Scenario.Step(FREEZE_ENDS, cluster -> cluster.unfreeze(VICTIM))),
               e -> e.noticed("the client's heartbeat found the frozen peer",
                   TetherEvent.Kind.HEARTBEAT_TIMEOUT, VICTIM)),
           new ShowcaseScenario.Phase("graceful drain", "server-3 will shut down gracefully and restart", false,

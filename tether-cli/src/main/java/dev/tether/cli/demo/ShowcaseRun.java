@@ -1,5 +1,6 @@
 package dev.tether.cli.demo;
 
+import dev.tether.LoadBalancing;
 import dev.tether.Proxy;
 import dev.tether.Tether;
 import dev.tether.cli.kv.DemoServer;
@@ -31,8 +32,8 @@ public final class ShowcaseRun {
    * The client's heartbeat: ping after 250 ms of silence, give up after 750 ms more, so a frozen
    * peer is found within a second, well inside the invocation timeout of the calls it holds.
    */
-  static final String HEARTBEAT_READER_IDLE = "250ms";
-  static final String HEARTBEAT_IDLE_TIMEOUT = "750ms";
+  static final Duration HEARTBEAT_READER_IDLE = Duration.ofMillis(250);
+  static final Duration HEARTBEAT_IDLE_TIMEOUT = Duration.ofMillis(750);
   /** The failover proxy's reroute rounds: 10 rounds 50 ms apart, half a second in all. */
   private static final int REROUTE_RETRIES = 10;
   private static final Duration REROUTE_INTERVAL = Duration.ofMillis(50);
@@ -76,8 +77,8 @@ public final class ShowcaseRun {
     LiveTable table = new LiveTable(out, settings.ansi(), view::rows);
     Timeline timeline = new Timeline(nanoClock, table::event);
     Tether.Builder client = Tether.builder().listener(events)
-        .property("tether.heartbeat.readerIdle", HEARTBEAT_READER_IDLE)
-        .property("tether.heartbeat.idleTimeout", HEARTBEAT_IDLE_TIMEOUT);
+        .property("tether.heartbeat.readerIdle", HEARTBEAT_READER_IDLE.toMillis() + "ms")
+        .property("tether.heartbeat.idleTimeout", HEARTBEAT_IDLE_TIMEOUT.toMillis() + "ms");
     if (watcher != null) {
       client.listener(watcher.listener());
     }
@@ -87,10 +88,9 @@ public final class ShowcaseRun {
         Tether tether = client.build();
         table) {
       if (watcher != null) {
-        watcher.clientStarted(tether);
+        watcher.clientStarted(tether, cluster::servers);
       }
-      Proxy balanced = tether.proxy(cluster.proxyString(DemoServer.KV)).withConnectionCached(false)
-          .withInvocationTimeout(settings.callTimeout());
+      Proxy balanced = balancedProxy(tether, cluster, settings.callTimeout());
       int warmUpCalls = cluster.warmUp(tether, WARM_UP_ROUNDS);
       view.watch(cluster, tether, events);
       timeline.start();
@@ -107,6 +107,15 @@ public final class ShowcaseRun {
       }
       return new ShowcaseReport(settings.scenario(), timeline.events(), phases);
     }
+  }
+
+  /**
+   * The callers' proxy: a node group over every server (round robin, node health, ejection), which
+   * the status page shows as its nodes.
+   */
+  static Proxy balancedProxy(Tether tether, DemoCluster cluster, Duration callTimeout) {
+    return tether.proxy(cluster.proxyString(DemoServer.KV)).withLoadBalancing(LoadBalancing.ROUND_ROBIN)
+        .withInvocationTimeout(callTimeout);
   }
 
   private ShowcaseReport.PhaseReport runPhase(int index, DemoCluster cluster, Tether tether, Proxy balanced,

@@ -3,6 +3,7 @@ package dev.tether.cli.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -14,6 +15,20 @@ class ScenariosTest {
     assertThat(Scenarios.names()).doesNotHaveDuplicates();
     assertThat(Scenarios.byName("steady")).contains(Scenarios.STEADY);
     assertThat(Scenarios.byName("nope")).isEmpty();
+  }
+
+  @Test
+  void theShowcasesFreezeOutlastsTheHeartbeatAndTwoStatusPageSamplesAndEndsWithinItsPhase() {
+    ShowcaseScenario.Phase freeze = Scenarios.SHOWCASE.phases().stream()
+        .filter(p -> p.name().equals("freeze")).findFirst().orElseThrow();
+    assertThat(freeze.steps()).extracting(Scenario.Step::atFraction)
+        .containsExactly(Scenarios.FREEZE_STARTS, Scenarios.FREEZE_ENDS);
+    Duration phase = Scenarios.SHOWCASE.defaultDuration().dividedBy(Scenarios.SHOWCASE.phases().size());
+    Duration frozen = Duration.ofNanos((long) ((Scenarios.FREEZE_ENDS - Scenarios.FREEZE_STARTS) * phase.toNanos()));
+    Duration found = ShowcaseRun.HEARTBEAT_READER_IDLE.plus(ShowcaseRun.HEARTBEAT_IDLE_TIMEOUT)
+        .plus(dev.tether.admin.TetherAdmin.SAMPLE_INTERVAL.multipliedBy(2));
+    assertThat(frozen).isGreaterThan(found.multipliedBy(2));
+    assertThat(Scenarios.FREEZE_ENDS).isLessThan(1.0);
   }
 
   @Test
