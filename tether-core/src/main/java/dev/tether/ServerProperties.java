@@ -16,13 +16,19 @@ import java.time.Duration;
  * @param compression {@code tether.compression.enabled} (true: announce zstd, decompress requests,
  *     compress the replies of compressed requests) and {@code tether.compression.threshold} (1024 bytes)
  * @param forceNio {@code tether.transport.nio}: NIO even where native epoll is present
+ * @param maxConnectionAge {@code tether.server.maxConnectionAge}: after this long (±10%) a
+ *     connection is told GOAWAY(MAX_AGE) and its client moves to a new one (0 = never, the default)
+ * @param maxConnectionAgeGrace {@code tether.server.maxConnectionAgeGrace}: how long an aged
+ *     connection is still served before it is closed (0 = until its client closes it, the default)
  */
 record ServerProperties(
     Duration readerIdle,
     Duration handshakeTimeout,
     int maxConnections,
     BodyCompression.Settings compression,
-    boolean forceNio) {
+    boolean forceNio,
+    Duration maxConnectionAge,
+    Duration maxConnectionAgeGrace) {
 
   static ServerProperties parse(TetherProperties properties) {
     return new ServerProperties(
@@ -31,7 +37,9 @@ record ServerProperties(
         maxConnections(properties.get("tether.server.maxConnections", String.valueOf(Integer.MAX_VALUE))),
         BodyCompression.Settings.parse(
             properties.get("tether.compression.enabled", null), properties.get("tether.compression.threshold", null)),
-        Boolean.parseBoolean(properties.get("tether.transport.nio", "false")));
+        Boolean.parseBoolean(properties.get("tether.transport.nio", "false")),
+        duration(properties, "tether.server.maxConnectionAge", "0"),
+        duration(properties, "tether.server.maxConnectionAgeGrace", "0"));
   }
 
   private static Duration duration(TetherProperties properties, String key, String fallback) {

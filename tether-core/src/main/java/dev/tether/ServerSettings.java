@@ -23,6 +23,7 @@ import java.util.concurrent.Executor;
  * @param threads event-loop threads; 0 lets Netty choose
  * @param topology the view WELCOME carries until {@code setTopology}; null for none
  * @param scheduler what keeps time for the timers; null for the server's own event loops
+ * @param random the source of the connection ages' jitter
  */
 record ServerSettings(
     List<Endpoint> endpoints,
@@ -40,6 +41,7 @@ record ServerSettings(
     List<ServerInterceptor> interceptors,
     Ticker ticker,
     Scheduler scheduler,
+    java.util.Random random,
     ServerProperties properties) {
 
   ServerSettings {

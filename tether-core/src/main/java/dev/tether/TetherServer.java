@@ -11,6 +11,7 @@ import dev.tether.spi.Ticker;
 import dev.tether.codec.JacksonCodec;
 import dev.tether.protocol.ProtocolVersion;
 import dev.tether.protocol.Welcome;
+import dev.tether.server.ConnectionAge;
 import dev.tether.server.Dispatcher;
 import dev.tether.server.RawServiceHandler;
 import dev.tether.server.ServerRuntime;
@@ -54,7 +55,8 @@ public final class TetherServer implements AutoCloseable {
     TransportSet transports = new TransportSet(
         "tether-server", s.threads(), p.forceNio(), null, s.tls() == null ? null : TlsContexts.forServer(s.tls()));
     Scheduler scheduler = s.scheduler() != null ? s.scheduler() : new EventLoopScheduler(transports.ioGroup());
-    ServerRuntime.Timing timing = new ServerRuntime.Timing(s.ticker(), scheduler, p.readerIdle(), p.handshakeTimeout());
+    ServerRuntime.Timing timing = new ServerRuntime.Timing(s.ticker(), scheduler, p.readerIdle(), p.handshakeTimeout(),
+        ConnectionAge.of(p.maxConnectionAge(), p.maxConnectionAgeGrace(), s.random()));
     Dispatcher dispatcher = new Dispatcher(s.services(), s.mode(), executor, s.ticker(), s.interceptors());
     this.runtime = new ServerRuntime(
         s.endpoints(), transports, dispatcher, this::welcome, s.maxFrameSize(), p.maxConnections(), timing, owned,
@@ -215,6 +217,7 @@ public final class TetherServer implements AutoCloseable {
     private Ticker ticker = Ticker.system();
     /** Null until set: the server then keeps time on its own event loops. */
     private Scheduler scheduler;
+    private java.util.Random random = new java.util.Random();
 
     private Builder() {}
 
@@ -349,6 +352,32 @@ public final class TetherServer implements AutoCloseable {
       return property("tether.server.maxConnections", String.valueOf(n));
     }
 
+    /**
+     * How long a client connection is served before the server tells it GOAWAY(MAX_AGE) (same as
+     * {@code tether.server.maxConnectionAge}; default: never), each connection within ±10% of it.
+     * Its client opens a replacement at once, with names resolved and endpoints chosen again, moves
+     * new calls to it once it is ready and closes the old one when answered: no call is refused or
+     * fails, so servers started later behind a name or list get traffic from long-lived clients.
+     */
+    public Builder maxConnectionAge(Duration age) {
+      return property("tether.server.maxConnectionAge", age.toMillis() + "ms");
+    }
+
+    /**
+     * How long an aged connection is still served (same as {@code
+     * tether.server.maxConnectionAgeGrace}; default: until its client closes it); at the end the
+     * server names the last request it served and closes, and calls still running there fail.
+     */
+    public Builder maxConnectionAgeGrace(Duration grace) {
+      return property("tether.server.maxConnectionAgeGrace", grace.toMillis() + "ms");
+    }
+
+    /** The random source of the connection ages' jitter; tests pass a seeded one. */
+    public Builder random(java.util.Random r) {
+      random = Objects.requireNonNull(r);
+      return this;
+    }
+
     /** Receives the server's events (ACCEPTED, GOAWAY_SENT, DRAINED, PROTOCOL_ERROR); any number. */
     public Builder listener(TetherListener l) {
       listeners.add(Objects.requireNonNull(l));
@@ -390,7 +419,7 @@ public final class TetherServer implements AutoCloseable {
       }
       return new TetherServer(new ServerSettings(
           endpoints, services, mode, executor, tls, tlsWatch, version, threads, maxFrameSize, maxConcurrentRequests,
-          topology, listeners, interceptors, ticker, scheduler, ServerProperties.parse(properties)));
+          topology, listeners, interceptors, ticker, scheduler, random, ServerProperties.parse(properties)));
     }
   }
 }

@@ -59,7 +59,7 @@ class FrameCodecTest {
 
     FrameWriter.writePreface(out);
 
-    assertThat(ByteBufUtil.hexDump(out)).isEqualTo("5445544801010000");
+    assertThat(ByteBufUtil.hexDump(out)).isEqualTo("5445544801020000");
   }
 
   @Test
@@ -68,7 +68,7 @@ class FrameCodecTest {
 
     FrameWriter.writePreface(out, BodyCompression.ZSTD);
 
-    assertThat(ByteBufUtil.hexDump(out)).isEqualTo("5445544801010001");
+    assertThat(ByteBufUtil.hexDump(out)).isEqualTo("5445544801020001");
   }
 
   @Test
