@@ -35,6 +35,11 @@ public enum GoAwayReason {
     return code;
   }
 
+  /** True for the reasons that end a connection on purpose, not because something was wrong. */
+  public boolean isGraceful() {
+    return this == SHUTDOWN || this == IDLE_TIMEOUT || this == MAX_AGE;
+  }
+
   /**
    * The reason for a wire code; a code this side does not know (a later version's) is read as
    * SHUTDOWN, the reason every receiver can act on: drain, and retry what was not accepted.

@@ -1,5 +1,6 @@
 package dev.tether.server;
 
+import dev.tether.internal.AgeJitter;
 import java.time.Duration;
 import java.util.Random;
 
@@ -13,9 +14,6 @@ import java.util.Random;
  * @param graceNanos 0: an aged connection is served until its client closes it
  */
 public record ConnectionAge(long maxAgeNanos, long graceNanos, Random random) {
-  /** How far a connection's age may stray from the setting, either way. */
-  static final double JITTER = 0.10;
-
   public ConnectionAge {
     if (maxAgeNanos < 0 || graceNanos < 0) {
       throw new IllegalArgumentException("a max connection age and its grace must not be negative");
@@ -44,11 +42,6 @@ public record ConnectionAge(long maxAgeNanos, long graceNanos, Random random) {
 
   /** One connection's age: the setting times a factor drawn uniformly from [0.9, 1.1). */
   long drawAgeNanos() {
-    return jittered(maxAgeNanos, random.nextDouble());
-  }
-
-  /** {@code nanos} moved by {@code unit} (in [0, 1)) across the jitter band: 0 is -10%, 1 would be +10%. */
-  static long jittered(long nanos, double unit) {
-    return (long) (nanos * (1 - JITTER + 2 * JITTER * unit));
+    return AgeJitter.draw(maxAgeNanos, random);
   }
 }

@@ -3,6 +3,7 @@ package dev.tether.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tether.internal.AgeJitter;
 import java.time.Duration;
 import java.util.Random;
 import java.util.stream.LongStream;
@@ -13,9 +14,9 @@ class ConnectionAgeTest {
 
   @Test
   void jitterSpansTenPercentEitherWay() {
-    assertThat(ConnectionAge.jittered(1_000_000, 0)).isEqualTo(900_000);
-    assertThat(ConnectionAge.jittered(1_000_000, 0.5)).isEqualTo(1_000_000);
-    assertThat(ConnectionAge.jittered(1_000_000, Math.nextDown(1.0))).isLessThanOrEqualTo(1_100_000).isGreaterThan(1_099_000);
+    assertThat(AgeJitter.at(1_000_000, 0)).isEqualTo(900_000);
+    assertThat(AgeJitter.at(1_000_000, 0.5)).isEqualTo(1_000_000);
+    assertThat(AgeJitter.at(1_000_000, Math.nextDown(1.0))).isLessThanOrEqualTo(1_100_000).isGreaterThan(1_099_000);
   }
 
   @Test

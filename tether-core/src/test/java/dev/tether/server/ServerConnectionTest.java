@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
 import dev.tether.ExecutionMode;
+import dev.tether.internal.AgeJitter;
 import dev.tether.observe.TetherEvent;
 import dev.tether.protocol.BodyCompression;
 import dev.tether.protocol.Frame;
@@ -398,7 +399,7 @@ class ServerConnectionTest {
 
   /** The age the connection draws from a Random seeded like the host's. */
   private static Duration drawnAge() {
-    return Duration.ofNanos(ConnectionAge.jittered(AGE.toNanos(), new java.util.Random(SEED).nextDouble()));
+    return Duration.ofNanos(AgeJitter.at(AGE.toNanos(), new java.util.Random(SEED).nextDouble()));
   }
 
   private void openAging(Duration grace) {
