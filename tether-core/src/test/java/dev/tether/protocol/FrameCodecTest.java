@@ -72,6 +72,16 @@ class FrameCodecTest {
   }
 
   @Test
+  void maxAgeNoticeMatchesTheExampleInTheProtocolDocument() {
+    ByteBuf out = Unpooled.buffer();
+
+    FrameWriter.encode(new GoAway(GoAwayReason.MAX_AGE, GoAway.UNTIL_FURTHER_NOTICE, "max connection age reached"), out);
+
+    assertThat(ByteBufUtil.hexDump(out)).isEqualTo("00000026" + "08" + "00" + "00000000" + "05" + "ffffffff"
+        + "1a" + "6d617820636f6e6e656374696f6e2061676520726561636865" + "64");
+  }
+
+  @Test
   void topologyMatchesTheExampleInTheProtocolDocument() {
     ByteBuf out = Unpooled.buffer();
 
