@@ -38,7 +38,7 @@ import org.junit.jupiter.api.Test;
 class MaxConnectionAgeTest {
   private static final int CALLERS = 4;
   /** Bounds of every load loop: calls per caller, and the wall time. */
-  private static final int MAX_CALLS_PER_CALLER = 5_000;
+  private static final int MAX_CALLS_PER_CALLER = 50_000;
   private static final Duration LOAD_LIMIT = Duration.ofSeconds(20);
 
   private final List<AutoCloseable> closeables = new ArrayList<>();
