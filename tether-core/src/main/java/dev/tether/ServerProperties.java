@@ -18,6 +18,10 @@ import java.time.Duration;
  * @param forceNio {@code tether.transport.nio}: NIO even where native epoll is present
  * @param executionMode {@code tether.server.executionMode}: where service code runs (EXECUTOR);
  *     {@link TetherServer.Builder#executionMode} sets the same key
+ * @param maxConnectionAge {@code tether.server.maxConnectionAge}: after this long (±10%) a
+ *     connection is told GOAWAY(MAX_AGE) and its client moves to a new one (0 = never, the default)
+ * @param maxConnectionAgeGrace {@code tether.server.maxConnectionAgeGrace}: how long an aged
+ *     connection is still served before it is closed (0 = until its client closes it, the default)
  */
 record ServerProperties(
     Duration readerIdle,
@@ -25,7 +29,9 @@ record ServerProperties(
     int maxConnections,
     BodyCompression.Settings compression,
     boolean forceNio,
-    ExecutionMode executionMode) {
+    ExecutionMode executionMode,
+    Duration maxConnectionAge,
+    Duration maxConnectionAgeGrace) {
   static final String EXECUTION_MODE = "tether.server.executionMode";
 
   static ServerProperties parse(TetherProperties properties) {
@@ -36,7 +42,9 @@ record ServerProperties(
         BodyCompression.Settings.parse(
             properties.get("tether.compression.enabled", null), properties.get("tether.compression.threshold", null)),
         Boolean.parseBoolean(properties.get("tether.transport.nio", "false")),
-        executionMode(properties.get(EXECUTION_MODE, ExecutionMode.EXECUTOR.name())));
+        executionMode(properties.get(EXECUTION_MODE, ExecutionMode.EXECUTOR.name())),
+        duration(properties, "tether.server.maxConnectionAge", "0"),
+        duration(properties, "tether.server.maxConnectionAgeGrace", "0"));
   }
 
   /** The mode's name, in any case, with '-' for '_' as Spring's relaxed binding may write it. */

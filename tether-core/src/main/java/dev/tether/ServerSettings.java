@@ -24,6 +24,7 @@ import java.util.concurrent.Executor;
  * @param topology the view WELCOME carries until {@code setTopology}; null for none
  * @param callObserver sees every execution; null for none
  * @param scheduler what keeps time for the timers; null for the server's own event loops
+ * @param random the source of the connection ages' jitter
  */
 record ServerSettings(
     List<Endpoint> endpoints,
@@ -41,9 +42,25 @@ record ServerSettings(
     ServerCallObserver callObserver,
     Ticker ticker,
     Scheduler scheduler,
+    java.util.Random random,
     ServerProperties properties) {
 
+  /** Checks the settings as a whole, as {@code build()} must: what it throws names the mistake. */
   ServerSettings {
+    if (endpoints.isEmpty()) {
+      throw new IllegalStateException("a server needs at least one endpoint");
+    }
+    if (tlsWatch != null && (tls == null || tls.pemFiles().isEmpty())) {
+      throw new IllegalArgumentException("watchTls needs a TLS config read from PEM files: " + tls);
+    }
+    if (properties.executionMode() == ExecutionMode.VIRTUAL_THREADS) {
+      // Virtual threads need Java 21, and start their own thread per call.
+      dev.tether.internal.VirtualThreads.require("ExecutionMode.VIRTUAL_THREADS (" + ServerProperties.EXECUTION_MODE + ")");
+      if (executor != null) {
+        throw new IllegalStateException("ExecutionMode.VIRTUAL_THREADS starts a virtual thread per call and takes"
+            + " no executor: drop executor(...), or use EXECUTOR to run calls on that executor");
+      }
+    }
     endpoints = List.copyOf(endpoints);
     services = Collections.unmodifiableMap(new LinkedHashMap<>(services));
     listeners = List.copyOf(listeners);

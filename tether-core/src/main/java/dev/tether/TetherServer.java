@@ -3,7 +3,6 @@ package dev.tether;
 import dev.tether.internal.EventBus;
 import dev.tether.internal.EventLoopScheduler;
 import dev.tether.internal.TetherProperties;
-import dev.tether.internal.VirtualThreads;
 import dev.tether.observe.ServerStatus;
 import dev.tether.observe.TetherListener;
 import dev.tether.spi.Codec;
@@ -12,6 +11,7 @@ import dev.tether.spi.Ticker;
 import dev.tether.codec.JacksonCodec;
 import dev.tether.protocol.ProtocolVersion;
 import dev.tether.protocol.Welcome;
+import dev.tether.server.ConnectionAge;
 import dev.tether.server.Dispatcher;
 import dev.tether.server.RawServiceHandler;
 import dev.tether.server.ServerRuntime;
@@ -54,7 +54,8 @@ public final class TetherServer implements AutoCloseable {
     TransportSet transports = new TransportSet(
         "tether-server", s.threads(), p.forceNio(), null, s.tls() == null ? null : TlsContexts.forServer(s.tls()));
     Scheduler scheduler = s.scheduler() != null ? s.scheduler() : new EventLoopScheduler(transports.ioGroup());
-    ServerRuntime.Timing timing = new ServerRuntime.Timing(s.ticker(), scheduler, p.readerIdle(), p.handshakeTimeout());
+    ServerRuntime.Timing timing = new ServerRuntime.Timing(s.ticker(), scheduler, p.readerIdle(), p.handshakeTimeout(),
+        ConnectionAge.of(p.maxConnectionAge(), p.maxConnectionAgeGrace(), s.random()));
     Dispatcher dispatcher = new Dispatcher(
         s.services(), mode, executor, s.ticker(), s.interceptors(), s.callObserver(), s.maxConcurrentRequests());
     this.events = new EventBus(s.listeners(), s.ticker(), "tether-server-events");
@@ -221,6 +222,7 @@ public final class TetherServer implements AutoCloseable {
     private Ticker ticker = Ticker.system();
     /** Null until set: the server then keeps time on its own event loops. */
     private Scheduler scheduler;
+    private java.util.Random random = new java.util.Random();
 
     private Builder() {}
 
@@ -356,6 +358,32 @@ public final class TetherServer implements AutoCloseable {
       return property("tether.server.maxConnections", String.valueOf(n));
     }
 
+    /**
+     * How long a client connection is served before the server tells it GOAWAY(MAX_AGE) (same as
+     * {@code tether.server.maxConnectionAge}; default: never), each connection within ±10% of it.
+     * Its client opens a replacement at once, with names resolved and endpoints chosen again, moves
+     * new calls to it once it is ready and closes the old one when answered: no call is refused or
+     * fails, so servers started later behind a name or list get traffic from long-lived clients.
+     */
+    public Builder maxConnectionAge(Duration age) {
+      return property("tether.server.maxConnectionAge", age.toMillis() + "ms");
+    }
+
+    /**
+     * How long an aged connection is still served (same as {@code
+     * tether.server.maxConnectionAgeGrace}; default: until its client closes it); at the end the
+     * server names the last request it served and closes, and calls still running there fail.
+     */
+    public Builder maxConnectionAgeGrace(Duration grace) {
+      return property("tether.server.maxConnectionAgeGrace", grace.toMillis() + "ms");
+    }
+
+    /** The random source of the connection ages' jitter; tests pass a seeded one. */
+    public Builder random(java.util.Random r) {
+      random = Objects.requireNonNull(r);
+      return this;
+    }
+
     /** Receives the server's events (ACCEPTED, GOAWAY_SENT, DRAINED, PROTOCOL_ERROR); any number. */
     public Builder listener(TetherListener l) {
       listeners.add(Objects.requireNonNull(l));
@@ -402,29 +430,11 @@ public final class TetherServer implements AutoCloseable {
       return this;
     }
 
-    /** Virtual threads need Java 21, and start their own thread per call. */
-    private void checkVirtualThreads() {
-      VirtualThreads.require("ExecutionMode.VIRTUAL_THREADS (" + ServerProperties.EXECUTION_MODE + ")");
-      if (executor != null) {
-        throw new IllegalStateException("ExecutionMode.VIRTUAL_THREADS starts a virtual thread per call and takes"
-            + " no executor: drop executor(...), or use EXECUTOR to run calls on that executor");
-      }
-    }
-
+    /** A server with these settings; fails naming what is wrong with them (see {@code ServerSettings}). */
     public TetherServer build() {
-      if (endpoints.isEmpty()) {
-        throw new IllegalStateException("a server needs at least one endpoint");
-      }
-      if (tlsWatch != null && (tls == null || tls.pemFiles().isEmpty())) {
-        throw new IllegalArgumentException("watchTls needs a TLS config read from PEM files: " + tls);
-      }
-      ServerProperties parsed = ServerProperties.parse(properties);
-      if (parsed.executionMode() == ExecutionMode.VIRTUAL_THREADS) {
-        checkVirtualThreads();
-      }
       return new TetherServer(new ServerSettings(
           endpoints, services, executor, tls, tlsWatch, version, threads, maxFrameSize, maxConcurrentRequests,
-          topology, listeners, interceptors, callObserver, ticker, scheduler, parsed));
+          topology, listeners, interceptors, callObserver, ticker, scheduler, random, ServerProperties.parse(properties)));
     }
   }
 }

@@ -107,4 +107,24 @@ class TetherServerBuilderTest {
         .hasMessageContaining("VIRTUAL_THREADS")
         .hasMessageContaining("green-threads");
   }
+
+  @Test
+  void aNegativeMaxConnectionAgeFailsTheBuildNamingItsKey() {
+    TetherServer.Builder builder = TetherServer.builder()
+        .endpoints("tcp -h 127.0.0.1 -p 0")
+        .maxConnectionAge(java.time.Duration.ofSeconds(-1));
+
+    assertThatThrownBy(builder::build)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("tether.server.maxConnectionAge");
+  }
+
+  @Test
+  void connectionsNeverAgeUnlessTheServerSaysSo() {
+    try (TetherServer server = TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0").build()) {
+      assertThat(server.status().aged()).isZero();
+    }
+    assertThat(ServerProperties.parse(new dev.tether.internal.TetherProperties()).maxConnectionAge()).isZero();
+    assertThat(ServerProperties.parse(new dev.tether.internal.TetherProperties()).maxConnectionAgeGrace()).isZero();
+  }
 }

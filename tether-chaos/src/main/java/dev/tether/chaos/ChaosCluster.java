@@ -22,6 +22,9 @@ public final class ChaosCluster implements AutoCloseable {
   /** How long a rolling restart waits for clients to reach a restarted node before the next. */
   static final Duration READY_PATIENCE = Duration.ofSeconds(5);
 
+  /** The maximum connection age of the odd-numbered nodes; the even ones never age. */
+  public static final Duration ROTATING_AGE = Duration.ofMillis(1500);
+
   private final InProcessCluster cluster;
   private final NodeHealth health;
   /** The view servers announce, restarted ones too; null until {@link #announcePrimary}. */
@@ -35,7 +38,8 @@ public final class ChaosCluster implements AutoCloseable {
 
   /**
    * Starts {@code nodes} servers; each closes connections silent for {@code serverReaderIdle}
-   * (shorter than the default 20 s, so orphans of frozen connections go within the run's checks).
+   * (shorter than the default 20 s, so orphans of frozen connections go within the run's checks),
+   * and the odd-numbered ones tell their connections to move every {@link #ROTATING_AGE}.
    */
   public static ChaosCluster start(int nodes, Ledger ledger, NodeHealth health, Duration serverReaderIdle) {
     ChaosService service = new ChaosService(ledger::executed);
@@ -43,6 +47,11 @@ public final class ChaosCluster implements AutoCloseable {
     InProcessCluster cluster = InProcessCluster.start(nodes, (i, builder) -> {
       builder.service(ChaosService.NAME, service)
           .property("tether.server.readerIdle", serverReaderIdle.toMillis() + "ms");
+      if (i % 2 == 1) {
+        // Rotations all through the run, under every other fault: the clients' connections to these
+        // nodes are replaced every ROTATING_AGE (±10%), with the ledger watching for a lost or repeated call.
+        builder.maxConnectionAge(ROTATING_AGE).random(new java.util.Random(i));
+      }
       Topology view = self[0] == null ? null : self[0].topology;
       if (view != null) {
         builder.topology(view);

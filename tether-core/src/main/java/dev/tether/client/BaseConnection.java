@@ -34,6 +34,18 @@ abstract class BaseConnection extends ChannelInboundHandlerAdapter implements Re
 
   /** When the connection was made, on the runtime's ticker. */
   protected final long createdNanos;
+  /** Set once, by the supervisor, when a replacement took this connection's place; read anywhere. */
+  private volatile boolean rotated;
+
+  @Override
+  public boolean wasRotated() {
+    return rotated;
+  }
+
+  @Override
+  public void markRotated() {
+    rotated = true;
+  }
 
   BaseConnection(ClientRuntime runtime, ConnectionKey key, Candidate candidate) {
     this.createdNanos = runtime.ticker().nanoTime();

@@ -93,7 +93,8 @@ public record ClientConfig(
             nonNegative("tether.connection.maxExtra", integer(p, "tether.connection.maxExtra", 4)),
             duration(p, "tether.connection.extraIdleClose", Duration.ofSeconds(10)),
             duration(p, "tether.connection.idleClose", Duration.ZERO),
-            duration(p, "tether.connection.handshakeTimeout", Duration.ofSeconds(10))),
+            duration(p, "tether.connection.handshakeTimeout", Duration.ofSeconds(10)),
+            duration(p, "tether.connection.maxAge", Duration.ZERO)),
         BodyCompression.Settings.parse(
             p.getProperty("tether.compression.enabled"), p.getProperty("tether.compression.threshold")));
   }
@@ -110,8 +111,18 @@ public record ClientConfig(
    * @param handshakeTimeout a connection whose server has not answered HELLO this long after the
    *     transport connected fails its connect, when its endpoint sets no connect timeout
    *     ({@code tether.connection.handshakeTimeout}, 10 s; 0 waits forever)
+   * @param maxAge after this long (±10%) a connection is replaced: the new one opens at once and
+   *     takes new calls once ready, the old one drains ({@code tether.connection.maxAge}; 0, the
+   *     default, never)
    */
-  public record ConnectionUse(int maxExtra, Duration extraIdleClose, Duration idleClose, Duration handshakeTimeout) {}
+  public record ConnectionUse(
+      int maxExtra, Duration extraIdleClose, Duration idleClose, Duration handshakeTimeout, Duration maxAge) {
+    public ConnectionUse {
+      if (maxAge.isNegative()) {
+        throw new IllegalArgumentException("tether.connection.maxAge must not be negative, got " + maxAge);
+      }
+    }
+  }
 
   private static int nonNegative(String key, int value) {
     if (value < 0) {

@@ -75,13 +75,19 @@ final class ClientFrameReader extends ChannelInboundHandlerAdapter {
   /**
    * Requests above the server's last accepted id never ran: refuse them so they retry elsewhere.
    * A GOAWAY instead of WELCOME (the server is full, or does not speak this version) fails the
-   * connect: the caller goes on to the next endpoint.
+   * connect: the caller goes on to the next endpoint. MAX_AGE's notice (no last id yet) drains
+   * nothing: the key's supervisor opens the replacement and moves new calls once it is ready.
    */
   private void onGoAway(ChannelHandlerContext ctx, GoAway g) {
     boolean handshaking = connection.isHandshaking();
+    if (!handshaking && g.reason() == GoAwayReason.MAX_AGE && g.acceptsFurtherRequests()) {
+      // Still served: the connection keeps its calls until its replacement is ready.
+      runtime.onConnectionAged(connection, "the server's max connection age was reached");
+      return;
+    }
     if (handshaking) {
       closing.failedBecause(handshake.refusedBy(g));
-    } else if (g.reason() != GoAwayReason.SHUTDOWN && g.reason() != GoAwayReason.IDLE_TIMEOUT) {
+    } else if (!g.reason().isGraceful()) {
       closing.failedBecause(new ProtocolException("server sent GOAWAY(" + g.reason() + "): " + g.message()));
     }
     if (!handshaking) {

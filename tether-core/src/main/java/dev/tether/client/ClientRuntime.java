@@ -328,6 +328,11 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
     pool.supervisorOf(c.key()).ifPresent(s -> s.onConnectionClosed(c, unexpectedly && !closing, cause));
   }
 
+  /** {@code c} reached its maximum age (the server's or this side's): its supervisor replaces it. */
+  void onConnectionAged(RequestChannel c, String why) {
+    pool.supervisorOf(c.key()).ifPresent(s -> s.onAged(c, why));
+  }
+
   @Override
   public List<Candidate> select(ProxySettings settings) {
     return selector.select(settings);

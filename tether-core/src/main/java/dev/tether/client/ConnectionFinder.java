@@ -48,22 +48,34 @@ final class ConnectionFinder {
 
   /** Decides how to find a connection for {@code settings}, without opening anything. */
   Plan plan(ProxySettings settings) {
+    return plan(settings, true);
+  }
+
+  /**
+   * {@code reuseAny}: reuse a pooled connection to any of the endpoints (Ice's rule); false after
+   * the proxy's connection was replaced for its age: only the first endpoint in selection order
+   * may be reused, so that the selection is applied afresh.
+   */
+  private Plan plan(ProxySettings settings, boolean reuseAny) {
     List<Candidate> candidates;
     try {
       candidates = rounds.candidates(settings);
     } catch (TetherException e) {
       return new Plan.Fail(e);
     }
-    return planFor(settings, candidates, true);
+    return planFor(settings, candidates, true, reuseAny);
   }
 
-  private Plan planFor(ProxySettings settings, List<Candidate> selected, boolean inRounds) {
+  private Plan planFor(ProxySettings settings, List<Candidate> selected, boolean inRounds, boolean reuseAny) {
     List<Candidate> candidates = pool.healthyFirst(selected, settings.connectionId());
     if (settings.connectionCached()) {
       for (Candidate c : candidates) {
         RequestChannel existing = pool.existing(c.key(settings.connectionId()));
         if (existing != null && isCompatible(settings, existing)) {
           return new Plan.Reuse(existing, new Plan.Walk(candidates, inRounds));
+        }
+        if (!reuseAny) {
+          break;
         }
       }
     }
@@ -72,14 +84,14 @@ final class ConnectionFinder {
 
   /** Finds a connection for the proxy and caches it in its binding. */
   CompletableFuture<RequestChannel> find(ProxySettings settings, ProxyBinding binding, long deadlineNanos) {
-    return carryOut(new Finding(settings, binding, true, deadlineNanos), plan(settings));
+    return carryOut(new Finding(settings, binding, true, deadlineNanos), plan(settings, !binding.lostToRotation()));
   }
 
   /** Finds a connection among {@code candidates} only, in one round: a retry's untried endpoints. */
   CompletableFuture<RequestChannel> findAmong(ProxySettings settings, ProxyBinding binding, List<Candidate> candidates,
       long deadlineNanos) {
     // One round of a retry: its rounds, not this walk, decide when to go back to the configured servers.
-    return carryOut(new Finding(settings, binding, false, deadlineNanos), planFor(settings, candidates, false));
+    return carryOut(new Finding(settings, binding, false, deadlineNanos), planFor(settings, candidates, false, true));
   }
 
   /**

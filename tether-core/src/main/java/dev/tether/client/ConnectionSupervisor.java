@@ -79,6 +79,7 @@ public final class ConnectionSupervisor {
   private final Host host;
   private final ConnectionKey key;
   private final ExtraConnections extras;
+  private final ConnectionRotation rotation;
   private final List<Listener> listeners = new ArrayList<>(1);
   /** The connection now (connecting, ready or draining), or null; written by transitionTo only, read anywhere. */
   private volatile RequestChannel current;
@@ -104,6 +105,7 @@ public final class ConnectionSupervisor {
     this.candidate = candidate;
     this.backoff = backoff;
     this.extras = new ExtraConnections(host, key, host.maxExtraConnections());
+    this.rotation = new ConnectionRotation(host, key);
   }
 
   public ConnectionKey key() {
@@ -141,9 +143,10 @@ public final class ConnectionSupervisor {
     return candidate.endpoint();
   }
 
-  /** How long the backoff still lasts and after what, in words; meaningful in TRANSIENT_FAILURE. Control executor. */
+  /** What the key backs off after and how long it still waits, in words; in TRANSIENT_FAILURE. Control executor. */
   String backoffNote() {
-    return "next attempt in " + millisToNextAttempt() + " ms" + (lastFailure == null ? "" : ", after: " + lastFailure.getMessage());
+    long inMillis = Math.max(0, TimeUnit.NANOSECONDS.toMillis(nextAttemptNanos - host.ticker().nanoTime()));
+    return (lastFailure == null ? "" : "after: " + lastFailure.getMessage() + "; ") + "next attempt due in " + inMillis + " ms";
   }
 
   /** True while the key waits for its next attempt: calls go elsewhere first. Any thread. */
@@ -187,7 +190,7 @@ public final class ConnectionSupervisor {
     switch (state) {
       case SHUTDOWN -> result.completeExceptionally(new TetherException("the Tether runtime is closed"));
       case CONNECTING -> follow(current, result);
-      case READY -> follow(current.isUsable() ? current : dial(forCall), result);
+      case READY -> follow(current.isUsable() ? current : rotation.isUnderWay() ? rotation.replacement() : dial(forCall), result);
       case IDLE -> follow(dial(forCall), result);
       case TRANSIENT_FAILURE -> {
         if (waitForReady && (deadlineNanos == 0 || deadlineNanos - nextAttemptNanos >= 0)) {
@@ -200,12 +203,7 @@ public final class ConnectionSupervisor {
   }
 
   private TetherException backingOff() {
-    return new ConnectFailedException("not dialling " + candidate.endpoint() + " while it backs off after: "
-        + lastFailure.getMessage() + "; next attempt due in " + millisToNextAttempt() + " ms", lastFailure);
-  }
-
-  private long millisToNextAttempt() {
-    return Math.max(0, TimeUnit.NANOSECONDS.toMillis(nextAttemptNanos - host.ticker().nanoTime()));
+    return new ConnectFailedException("not dialling " + candidate.endpoint() + " while it backs off " + backoffNote(), lastFailure);
   }
 
   private static void follow(RequestChannel c, CompletableFuture<RequestChannel> result) {
@@ -281,7 +279,9 @@ public final class ConnectionSupervisor {
       if (c != current || state == State.SHUTDOWN) {
         return;
       }
-      if (state == State.CONNECTING) {
+      if (state == State.READY && rotation.isUnderWay()) {
+        transitionTo(State.CONNECTING, rotation.promote(), null); // its attempt decides, as any dial's
+      } else if (state == State.CONNECTING) {
         onAttemptDone(c, cause != null ? cause : new ConnectFailedException("connection closed while connecting"));
       } else if (unexpectedly || isOwnedByGroup()) {
         // The server was up a moment ago: the streak's first attempt needs no delay (as gRPC
@@ -293,6 +293,36 @@ public final class ConnectionSupervisor {
         transitionTo(State.IDLE, null, cause);
       }
     });
+  }
+
+  /**
+   * {@code c} reached its maximum age (any thread): the key's own connection gets its replacement
+   * at once and keeps its calls until that is READY; an extra one drains (extras reopen under load).
+   */
+  void onAged(RequestChannel c, String why) {
+    host.control().execute(() -> {
+      if (c instanceof ClientConnection cc && cc.isExtra()) {
+        c.drain();
+      } else if (c == current && state == State.READY && !rotation.isUnderWay()) {
+        rotation.start(c, candidate, why, this::onReplacementDone);
+      }
+    });
+  }
+
+  /** The replacement's attempt ended: once ready it is the key's connection, and the aged one drains. */
+  private void onReplacementDone(RequestChannel next, Throwable failure) {
+    if (next == current) {
+      onAttemptDone(next, failure); // promoted: the aged connection closed first
+      return;
+    }
+    RequestChannel old = rotation.finish(next);
+    if (old != null && old == current && state == State.READY && failure == null) {
+      transitionTo(State.READY, next, null);
+      extras.onPrimaryChanged(next);
+      rotation.rotated(candidate, old, next);
+    } else if (old != null && failure == null) {
+      next.drain(); // the key moved on meanwhile: the aged connection serves until it closes
+    }
   }
 
   /** Enters TRANSIENT_FAILURE with the streak's next attempt scheduled. */
@@ -382,7 +412,7 @@ public final class ConnectionSupervisor {
   }
 
   private void emit(State previous, State next, RequestChannel connection, Throwable cause) {
-    TetherEvent.Kind kind = eventOf(previous, next);
+    TetherEvent.Kind kind = SupervisorEvents.eventOf(previous, next);
     EventBus events = host.events();
     if (kind == null || !events.isOn()) {
       return;
@@ -397,24 +427,11 @@ public final class ConnectionSupervisor {
     events.emit(kind, candidate.endpoint().toString(), detail, kind == TetherEvent.Kind.CONNECT_FAILED ? lastFailure : cause);
   }
 
-  /**
-   * The event of a transition, or null: the supervisor reports its dials (one CONNECTING, then
-   * CONNECTED or CONNECT_FAILED per attempt); a connection that closes reports that itself
-   * (CONNECTION_CLOSED, with its reason), and going IDLE or SHUTDOWN is no news to a listener.
-   */
-  static TetherEvent.Kind eventOf(State previous, State next) {
-    return switch (next) {
-      case CONNECTING -> TetherEvent.Kind.CONNECTING;
-      case READY -> previous == State.CONNECTING ? TetherEvent.Kind.CONNECTED : null;
-      case TRANSIENT_FAILURE -> previous == State.CONNECTING ? TetherEvent.Kind.CONNECT_FAILED : null;
-      case IDLE, SHUTDOWN -> null;
-    };
-  }
-
   /** The runtime closes: no more attempts; the connection is drained by the caller. */
   void shutdown() {
     host.control().execute(() -> {
       cancelNextAttempt();
+      rotation.cancel();
       TetherException closed = new TetherException("the Tether runtime is closed");
       for (CompletableFuture<RequestChannel> w : waiting) {
         w.completeExceptionally(closed);

@@ -1,5 +1,6 @@
 package dev.tether.client;
 
+import dev.tether.internal.AgeJitter;
 import dev.tether.protocol.Ping;
 import dev.tether.spi.Scheduler;
 import io.netty.channel.Channel;
@@ -17,6 +18,8 @@ final class ConnectionWatch implements LivenessMonitor.Owner, IdleCloser.Owner {
   private LivenessMonitor liveness;
   /** Non-null once started when the connection closes after idling. */
   private IdleCloser idle;
+  /** Non-null from start until this side's max age passes, when one is set. */
+  private Scheduler.Cancellable ageTimer;
   /** True once the current read burst's time was given to {@link #liveness}. */
   private boolean readTimed;
 
@@ -44,6 +47,16 @@ final class ConnectionWatch implements LivenessMonitor.Owner, IdleCloser.Owner {
       idle = new IdleCloser(idleNanos, runtime.ticker(), loop, this);
       idle.onIdle();
     }
+    long maxAgeNanos = runtime.config().connections().maxAge().toNanos();
+    if (maxAgeNanos > 0) {
+      ageTimer = loop.schedule(this::onMaxAge, AgeJitter.draw(maxAgeNanos, runtime.random()));
+    }
+  }
+
+  /** This side's max age passed: the key's supervisor replaces the connection, as for the server's GOAWAY(MAX_AGE). */
+  private void onMaxAge() {
+    ageTimer = null;
+    connection.runtime.onConnectionAged(connection, "the client's max connection age was reached");
   }
 
   @Override
@@ -116,6 +129,10 @@ final class ConnectionWatch implements LivenessMonitor.Owner, IdleCloser.Owner {
     }
     if (idle != null) {
       idle.stop();
+    }
+    if (ageTimer != null) {
+      ageTimer.cancel();
+      ageTimer = null;
     }
   }
 }

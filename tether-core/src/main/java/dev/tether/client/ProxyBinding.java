@@ -33,6 +33,15 @@ public final class ProxyBinding {
     return cached;
   }
 
+  /**
+   * True when the cached connection was replaced for its age: the next selection is made afresh,
+   * as for a first call, so that servers added behind the proxy's endpoints get their share.
+   */
+  boolean lostToRotation() {
+    RequestChannel c = cached;
+    return c != null && c.wasRotated();
+  }
+
   void cache(RequestChannel c, boolean toAlternate) {
     cached = c;
     alternateUsed = toAlternate;

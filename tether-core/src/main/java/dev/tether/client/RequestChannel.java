@@ -27,6 +27,17 @@ public interface RequestChannel {
   /** The transport timeout it was opened with, or null when infinite. */
   Duration timeout();
 
+  /**
+   * True once a replacement took this connection's place for its maximum age: a proxy that
+   * cached it chooses among its endpoints again rather than reuse whichever is pooled. Any thread.
+   */
+  default boolean wasRotated() {
+    return false;
+  }
+
+  /** Its replacement is ready and takes the new calls; called on the control executor. */
+  default void markRotated() {}
+
   /** Its state now; a volatile read, safe from any thread. */
   ConnectionState state();
 

@@ -41,6 +41,14 @@ public record TetherEvent(Kind kind, String endpoint, String detail, Throwable c
      * connected); the detail names the primary and alternates.
      */
     TOPOLOGY_CHANGED,
+    /**
+     * A connection reached its maximum age (the server's GOAWAY(MAX_AGE), or the client's own
+     * {@code tether.connection.maxAge}): a replacement opens and new calls move to it once ready.
+     * From a server: it sent GOAWAY(MAX_AGE) and serves the connection until its client moves.
+     */
+    CONNECTION_AGED,
+    /** The replacement of an aged connection is ready: new calls go to it, the old one drains. */
+    CONNECTION_ROTATED,
     /** A server accepted a connection. */
     ACCEPTED,
     /** A server sent GOAWAY on a connection. */

@@ -216,14 +216,12 @@ public final class FrameReader {
 
   private static GoAway readGoAway(ByteBuf in) {
     int code = readU8(in, "GOAWAY.reason");
+    // A reason of a later version is still a GOAWAY: read as SHUTDOWN, its code kept.
     GoAwayReason reason = GoAwayReason.fromCode(code);
-    if (reason == null) {
-      throw new ProtocolException("GOAWAY.reason: unknown reason code " + code);
-    }
     int lastAcceptedId = readU32(in, "GOAWAY.lastAcceptedId");
     String message = readString(in, "GOAWAY.message");
     requireEnd(in, FrameType.GOAWAY);
-    return new GoAway(reason, lastAcceptedId, message);
+    return new GoAway(reason, lastAcceptedId, message, code);
   }
 
   private static Batch readBatch(ByteBuf in, NameCache names, BodyCompression bodies) {

@@ -279,7 +279,7 @@ public final class FrameWriter {
   }
 
   private static void writeGoAway(GoAway goAway, ByteBuf out) {
-    out.writeByte(goAway.reason().code());
+    out.writeByte(goAway.reasonCode());
     out.writeInt(goAway.lastAcceptedId());
     writeString(out, goAway.message());
   }

@@ -14,7 +14,14 @@ public enum GoAwayReason {
    * Protocol 1.1: the server is at its {@code maxConnections} and turned this connection away
    * before the handshake; nothing ran, the client should try another server.
    */
-  TOO_MANY_CONNECTIONS(4);
+  TOO_MANY_CONNECTIONS(4),
+  /**
+   * Protocol 1.2: the connection reached the server's maximum age. With {@code lastAcceptedId}
+   * {@link GoAway#UNTIL_FURTHER_NOTICE} the server still serves everything the client sends and
+   * the client should move new calls to a new connection and close this one once answered; with
+   * any other id it is the end of the grace, read as SHUTDOWN.
+   */
+  MAX_AGE(5);
 
   private static final GoAwayReason[] BY_CODE = values();
 
@@ -28,8 +35,17 @@ public enum GoAwayReason {
     return code;
   }
 
-  /** The reason for a wire code, or null when the code is unknown. */
-  public static GoAwayReason fromCode(int code) {
-    return code >= 0 && code < BY_CODE.length ? BY_CODE[code] : null;
+  /** True for the reasons that end a connection on purpose, not because something was wrong. */
+  public boolean isGraceful() {
+    return this == SHUTDOWN || this == IDLE_TIMEOUT || this == MAX_AGE;
   }
+
+  /**
+   * The reason for a wire code; a code this side does not know (a later version's) is read as
+   * SHUTDOWN, the reason every receiver can act on: drain, and retry what was not accepted.
+   */
+  public static GoAwayReason fromCode(int code) {
+    return code >= 0 && code < BY_CODE.length ? BY_CODE[code] : SHUTDOWN;
+  }
+
 }

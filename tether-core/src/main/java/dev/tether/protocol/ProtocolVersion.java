@@ -7,14 +7,20 @@ public final class ProtocolVersion {
   public static final int MAJOR = 1;
   /**
    * 1.1 added capability bits in the preface and compressed bodies (docs/protocol.md 2.4) and the
-   * TOPOLOGY frame, sent only to peers whose preface announced minor 1 or later.
+   * TOPOLOGY frame, sent only to peers whose preface announced minor 1 or later; 1.2 the GOAWAY
+   * reason MAX_AGE, and reads a reason code it does not know as SHUTDOWN.
    */
-  public static final int MINOR = 1;
+  public static final int MINOR = 2;
   /**
    * The minor version from which a peer may be sent what 1.1 added (the TOPOLOGY frame, the
    * TOO_MANY_CONNECTIONS reason); a peer whose preface announced less is sent neither.
    */
   public static final int FIRST_MINOR_OF_1_1 = 1;
+  /**
+   * The minor version from which a peer may be sent GOAWAY(MAX_AGE); an older peer would take the
+   * code for a protocol error and is sent SHUTDOWN in its place.
+   */
+  public static final int FIRST_MINOR_OF_1_2 = 2;
   /** Bytes in a preface: magic, major, minor, two reserved. */
   public static final int PREFACE_LENGTH = 8;
   /** Default largest accepted frame, header included: 16 MiB. */

@@ -71,6 +71,12 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     /** Close a connection that has not sent HELLO this long after it opened (TLS included). */
     long handshakeTimeoutNanos();
 
+    /** When connections are told to move to a new one (GOAWAY(MAX_AGE)), and the grace after. */
+    ConnectionAge connectionAge();
+
+    /** A connection reached its age and told its client so; called on the loop. */
+    void connectionAged();
+
     /** Reports a server event about {@code channel}; called on the loop. */
     void emit(TetherEvent.Kind kind, Channel channel, String detail, Throwable cause);
 
@@ -86,7 +92,14 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
   private final InboundCalls calls;
   private final ReaderIdleWatch readerIdle;
   private final ReadGate reading;
+  private final AgeWatch age;
   private State state = State.HANDSHAKING;
+  /**
+   * Meaningful only while DRAINING: the highest request id (unsigned) still served, as the GOAWAY
+   * said: the last accepted one for a shutdown, {@link GoAway#UNTIL_FURTHER_NOTICE} while an aged
+   * connection waits for its client to move.
+   */
+  private int servedUpTo;
   /** False until the channel is active and the timers run; set once, on the loop. */
   private boolean timersStarted;
   /** Who the client is; non-null from HELLO on (requests before HELLO are protocol errors). */
@@ -102,6 +115,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     this.calls = new InboundCalls(channel, server.dispatcher(), compression);
     this.readerIdle = new ReaderIdleWatch(channel, server.clock(), server.readerIdleNanos(), this::clientWentSilent);
     this.reading = new ReadGate(channel);
+    this.age = new AgeWatch(channel, server.clock(), server.connectionAge(), this::reachedMaxAge, this::ageGraceOver);
   }
 
   Channel channel() {
@@ -178,11 +192,10 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     } else if (state == State.REFUSED) {
       // Anything a refused client pipelined after HELLO: its GOAWAY said that none of it runs.
     } else if (msg instanceof Request r) {
-      // Above the last accepted id once DRAINING: the client already knows it did not run.
-      calls.handle(r, peer, state != State.DRAINING);
+      calls.handle(r, peer, serves(r.requestId()));
     } else if (msg instanceof Batch b) {
       for (Request r : b.requests()) {
-        calls.handle(r, peer, state != State.DRAINING);
+        calls.handle(r, peer, serves(r.requestId()));
       }
     } else if (msg instanceof Cancel c) {
       calls.cancel(c.requestId());
@@ -191,6 +204,14 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     } else if (msg instanceof GoAway) {
       ctx.close();
     }
+  }
+
+  /**
+   * Everything while ACTIVE; once DRAINING, what the GOAWAY promised: a request above it is
+   * refused, and the client already knows it did not run.
+   */
+  private boolean serves(int requestId) {
+    return state != State.DRAINING || Integer.compareUnsigned(requestId, servedUpTo) <= 0;
   }
 
   private void handleHello(ChannelHandlerContext ctx) {
@@ -202,6 +223,37 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     calls.limitInFlight(welcome.maxConcurrentRequests());
     peer = handshake.welcome(ctx, welcome);
     transitionTo(State.ACTIVE, null);
+    age.start();
+  }
+
+  /**
+   * The connection reached its age: the client is told to move, and everything it sends until it
+   * has moved is still served, so the rotation refuses no request that was on the wire. A client
+   * older than 1.2 is told SHUTDOWN, which it drains the same way. False when not ACTIVE.
+   */
+  private boolean reachedMaxAge() {
+    if (state != State.ACTIVE) {
+      return false;
+    }
+    servedUpTo = GoAway.UNTIL_FURTHER_NOTICE;
+    long ageMillis = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(age.drawnNanos());
+    transitionTo(State.DRAINING, "max connection age reached (" + ageMillis + " ms)");
+    server.connectionAged();
+    GoAwayReason reason = handshake.knowsMaxAge() ? GoAwayReason.MAX_AGE : GoAwayReason.SHUTDOWN;
+    channel.writeAndFlush(new GoAway(reason, GoAway.UNTIL_FURTHER_NOTICE, "max connection age reached"),
+        channel.voidPromise());
+    return true;
+  }
+
+  /** The grace of an aged connection is over: the last GOAWAY names what was served, and it closes. */
+  private void ageGraceOver() {
+    if (state != State.DRAINING || servedUpTo != GoAway.UNTIL_FURTHER_NOTICE) {
+      return;
+    }
+    servedUpTo = calls.highestAcceptedId();
+    GoAwayReason reason = handshake.knowsMaxAge() ? GoAwayReason.MAX_AGE : GoAwayReason.SHUTDOWN;
+    channel.writeAndFlush(new GoAway(reason, servedUpTo, "max connection age grace is over"))
+        .addListener(ChannelFutureListener.CLOSE);
   }
 
   /** Reads nothing until {@link #admit()} or {@link #refuse(String)}; call in the channel's initializer. */
@@ -293,9 +345,12 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     }
     switch (next) {
       case ACTIVE -> server.emit(TetherEvent.Kind.ACCEPTED, channel, "client handshake done", null);
-      case DRAINING, REFUSED -> server.emit(TetherEvent.Kind.GOAWAY_SENT, channel, why, null);
+      case DRAINING -> server.emit(servedUpTo == GoAway.UNTIL_FURTHER_NOTICE
+          ? TetherEvent.Kind.CONNECTION_AGED : TetherEvent.Kind.GOAWAY_SENT, channel, why, null);
+      case REFUSED -> server.emit(TetherEvent.Kind.GOAWAY_SENT, channel, why, null);
       case CLOSED -> {
         readerIdle.stop();
+        age.stop();
         server.connectionClosed(this, calls.served());
       }
       default -> { }
@@ -312,10 +367,13 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
   }
 
   private void drain() {
-    if (state != State.ACTIVE && state != State.HANDSHAKING) {
+    boolean aged = state == State.DRAINING && servedUpTo == GoAway.UNTIL_FURTHER_NOTICE;
+    if (state != State.ACTIVE && state != State.HANDSHAKING && !aged) {
       return;
     }
+    // An aged connection still served what its client sent; from now on, only what was accepted.
     int lastAccepted = calls.highestAcceptedId();
+    servedUpTo = lastAccepted;
     transitionTo(State.DRAINING, "server is shutting down; last accepted request " + lastAccepted);
     channel.writeAndFlush(new GoAway(GoAwayReason.SHUTDOWN, lastAccepted, "server is shutting down"));
   }

@@ -114,6 +114,11 @@ final class ServerHandshake {
     return now;
   }
 
+  /** True when the client reads GOAWAY(MAX_AGE) (protocol 1.2 on); read after HELLO. */
+  boolean knowsMaxAge() {
+    return clientMinorVersion >= ProtocolVersion.FIRST_MINOR_OF_1_2;
+  }
+
   private boolean speaks1Dot1() {
     return clientMinorVersion >= ProtocolVersion.FIRST_MINOR_OF_1_1;
   }

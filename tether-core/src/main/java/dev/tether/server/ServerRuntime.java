@@ -44,7 +44,12 @@ public final class ServerRuntime implements ServerConnection.Host {
   }
 
   /** The timing settings of a server; durations of zero turn a timer off. */
-  public record Timing(Ticker ticker, Scheduler scheduler, Duration readerIdle, Duration handshakeTimeout) {}
+  public record Timing(Ticker ticker, Scheduler scheduler, Duration readerIdle, Duration handshakeTimeout, ConnectionAge age) {
+    /** Timing whose connections never age. */
+    public Timing(Ticker ticker, Scheduler scheduler, Duration readerIdle, Duration handshakeTimeout) {
+      this(ticker, scheduler, readerIdle, handshakeTimeout, ConnectionAge.off());
+    }
+  }
 
   private final ServerListeners listeners;
   private final TransportSet transports;
@@ -56,6 +61,9 @@ public final class ServerRuntime implements ServerConnection.Host {
   private final ServerClock clock;
   private final long readerIdleNanos;
   private final long handshakeTimeoutNanos;
+  private final ConnectionAge connectionAge;
+  /** Connections told GOAWAY(MAX_AGE); counted on their loops, read by status. */
+  private final java.util.concurrent.atomic.LongAdder aged = new java.util.concurrent.atomic.LongAdder();
   /** Non-null only when the runtime created the executor and so must stop it. */
   private final ExecutorService ownedExecutor;
   private final EventBus events;
@@ -94,6 +102,7 @@ public final class ServerRuntime implements ServerConnection.Host {
     this.clock = new ServerClock(timing.ticker(), timing.scheduler());
     this.readerIdleNanos = timing.readerIdle().toNanos();
     this.handshakeTimeoutNanos = timing.handshakeTimeout().toNanos();
+    this.connectionAge = timing.age();
     this.ownedExecutor = ownedExecutor;
   }
 
@@ -204,6 +213,16 @@ public final class ServerRuntime implements ServerConnection.Host {
     return handshakeTimeoutNanos;
   }
 
+  @Override
+  public ConnectionAge connectionAge() {
+    return connectionAge;
+  }
+
+  @Override
+  public void connectionAged() {
+    aged.increment();
+  }
+
   /** New ssl connections use {@code next}; connections already open keep their session. */
   public void reloadTls(io.netty.handler.ssl.SslContext next) {
     transports.reloadTls(next);
@@ -291,7 +310,7 @@ public final class ServerRuntime implements ServerConnection.Host {
       inFlight += counts[0];
       served += counts[1];
     }
-    return new ServerStatus(registry.lifecycle().name(), registry.open().size(), (int) inFlight, served);
+    return new ServerStatus(registry.lifecycle().name(), registry.open().size(), (int) inFlight, served, aged.sum());
   }
 
   /**

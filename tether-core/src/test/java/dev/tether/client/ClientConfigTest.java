@@ -34,6 +34,19 @@ class ClientConfigTest {
   }
 
   @Test
+  void connectionsNeverAgeOnTheClientByDefault() {
+    assertThat(config().connections().maxAge()).isEqualTo(Duration.ZERO);
+    assertThat(config("tether.connection.maxAge", "5min").connections().maxAge()).isEqualTo(Duration.ofMinutes(5));
+  }
+
+  @Test
+  void negativeMaxAgeIsRejectedNamingTheKey() {
+    assertThatThrownBy(() -> config("tether.connection.maxAge", "-1s"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("tether.connection.maxAge");
+  }
+
+  @Test
   void negativeMaxExtraIsRejectedNamingTheKey() {
     assertThatThrownBy(() -> config("tether.connection.maxExtra", "-1"))
         .isInstanceOf(IllegalArgumentException.class)

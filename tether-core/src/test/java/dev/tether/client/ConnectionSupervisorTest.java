@@ -252,16 +252,16 @@ class ConnectionSupervisorTest {
 
   @Test
   void transitionsMapToDialEventsOnly() {
-    assertThat(ConnectionSupervisor.eventOf(ConnectionSupervisor.State.IDLE, ConnectionSupervisor.State.CONNECTING))
+    assertThat(SupervisorEvents.eventOf(ConnectionSupervisor.State.IDLE, ConnectionSupervisor.State.CONNECTING))
         .isEqualTo(TetherEvent.Kind.CONNECTING);
-    assertThat(ConnectionSupervisor.eventOf(ConnectionSupervisor.State.CONNECTING, ConnectionSupervisor.State.READY))
+    assertThat(SupervisorEvents.eventOf(ConnectionSupervisor.State.CONNECTING, ConnectionSupervisor.State.READY))
         .isEqualTo(TetherEvent.Kind.CONNECTED);
-    assertThat(ConnectionSupervisor.eventOf(
+    assertThat(SupervisorEvents.eventOf(
         ConnectionSupervisor.State.CONNECTING, ConnectionSupervisor.State.TRANSIENT_FAILURE))
         .isEqualTo(TetherEvent.Kind.CONNECT_FAILED);
-    assertThat(ConnectionSupervisor.eventOf(ConnectionSupervisor.State.READY, ConnectionSupervisor.State.TRANSIENT_FAILURE))
+    assertThat(SupervisorEvents.eventOf(ConnectionSupervisor.State.READY, ConnectionSupervisor.State.TRANSIENT_FAILURE))
         .as("the connection reports its own close").isNull();
-    assertThat(ConnectionSupervisor.eventOf(ConnectionSupervisor.State.TRANSIENT_FAILURE, ConnectionSupervisor.State.IDLE))
+    assertThat(SupervisorEvents.eventOf(ConnectionSupervisor.State.TRANSIENT_FAILURE, ConnectionSupervisor.State.IDLE))
         .isNull();
   }
 

@@ -1,5 +1,6 @@
 package dev.tether.protocol;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tether.ProtocolException;
@@ -139,9 +140,9 @@ class FrameCodecMalformedInputTest {
   }
 
   @Test
-  void unknownGoAwayReasonIsRejected() {
-    decoding(RawFrame.of(FrameType.GOAWAY).u8(5).u32(0).string(""))
-        .hasMessage("GOAWAY.reason: unknown reason code 5");
+  void goAwayWithAReasonOfALaterVersionIsReadAsShutdown() {
+    Frame frame = FrameReader.decode(RawFrame.of(FrameType.GOAWAY).u8(9).u32(7).string("bye").body());
+    assertThat(frame).isEqualTo(new GoAway(GoAwayReason.SHUTDOWN, 7, "bye", 9));
   }
 
   @Test

@@ -59,7 +59,7 @@ class FrameCodecTest {
 
     FrameWriter.writePreface(out);
 
-    assertThat(ByteBufUtil.hexDump(out)).isEqualTo("5445544801010000");
+    assertThat(ByteBufUtil.hexDump(out)).isEqualTo("5445544801020000");
   }
 
   @Test
@@ -68,7 +68,17 @@ class FrameCodecTest {
 
     FrameWriter.writePreface(out, BodyCompression.ZSTD);
 
-    assertThat(ByteBufUtil.hexDump(out)).isEqualTo("5445544801010001");
+    assertThat(ByteBufUtil.hexDump(out)).isEqualTo("5445544801020001");
+  }
+
+  @Test
+  void maxAgeNoticeMatchesTheExampleInTheProtocolDocument() {
+    ByteBuf out = Unpooled.buffer();
+
+    FrameWriter.encode(new GoAway(GoAwayReason.MAX_AGE, GoAway.UNTIL_FURTHER_NOTICE, "max connection age reached"), out);
+
+    assertThat(ByteBufUtil.hexDump(out)).isEqualTo("00000026" + "08" + "00" + "00000000" + "05" + "ffffffff"
+        + "1a" + "6d617820636f6e6e656374696f6e2061676520726561636865" + "64");
   }
 
   @Test

@@ -92,6 +92,7 @@ final class SampleFrames {
         response(1), okResponse(0x8000_0000), new Ping(-1), new Pong(0),
         new GoAway(GoAwayReason.PROTOCOL_ERROR, 0, ""),
         new GoAway(GoAwayReason.TOO_MANY_CONNECTIONS, 0, "too many connections"),
+        new GoAway(GoAwayReason.MAX_AGE, GoAway.UNTIL_FURTHER_NOTICE, "max connection age"),
         topology(), new TopologyUpdate("", List.of()));
   }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
 import dev.tether.ExecutionMode;
+import dev.tether.internal.AgeJitter;
 import dev.tether.observe.TetherEvent;
 import dev.tether.protocol.BodyCompression;
 import dev.tether.protocol.Frame;
@@ -56,6 +57,9 @@ class ServerConnectionTest {
   private boolean prefaceSkipped;
   /** The in-flight limit the host's WELCOME announces. */
   private int maxConcurrentRequests = 10_000;
+  /** The host's connection age; off unless a test sets it before open(). */
+  private ConnectionAge connectionAge = ConnectionAge.off();
+  private int agedReported;
 
   @AfterEach
   void release() {
@@ -102,6 +106,16 @@ class ServerConnectionTest {
       @Override
       public long handshakeTimeoutNanos() {
         return HANDSHAKE_TIMEOUT.toNanos();
+      }
+
+      @Override
+      public ConnectionAge connectionAge() {
+        return connectionAge;
+      }
+
+      @Override
+      public void connectionAged() {
+        agedReported++;
       }
 
       @Override
@@ -376,5 +390,107 @@ class ServerConnectionTest {
     received();
     assertThat(connection.inFlight()).isZero();
     assertThat(connection.served()).isEqualTo(3);
+  }
+
+  // ---- maximum connection age ----
+
+  private static final Duration AGE = Duration.ofSeconds(10);
+  private static final long SEED = 23;
+
+  /** The age the connection draws from a Random seeded like the host's. */
+  private static Duration drawnAge() {
+    return Duration.ofNanos(AgeJitter.at(AGE.toNanos(), new java.util.Random(SEED).nextDouble()));
+  }
+
+  private void openAging(Duration grace) {
+    connectionAge = new ConnectionAge(AGE.toNanos(), grace.toNanos(), new java.util.Random(SEED));
+    open();
+  }
+
+  @Test
+  void connectionPastItsAgeIsToldMaxAgeAndStillServesWhatItsClientSendsAfter() {
+    openAging(Duration.ZERO);
+    handshake();
+    received();
+
+    advance(drawnAge().minusMillis(1));
+    assertThat(received()).as("not aged yet").isEmpty();
+    advance(Duration.ofMillis(1));
+    assertThat(received()).singleElement()
+        .isEqualTo(new GoAway(GoAwayReason.MAX_AGE, GoAway.UNTIL_FURTHER_NOTICE, "max connection age reached"));
+    assertThat(events).containsExactly(TetherEvent.Kind.ACCEPTED, TetherEvent.Kind.CONNECTION_AGED);
+    assertThat(agedReported).isEqualTo(1);
+
+    send(echo(1, "sent before the client read the GOAWAY"));
+    runServiceWork();
+    assertThat(received()).singleElement().isInstanceOfSatisfying(Response.class,
+        r -> assertThat(r.status()).isEqualTo(Status.OK));
+    advance(READER_IDLE.minusMillis(1));
+    assertThat(channel.isOpen()).as("without a grace, served until the client closes").isTrue();
+  }
+
+  @Test
+  void agedConnectionClosesAtTheEndOfItsGraceNamingTheLastRequestServed() {
+    openAging(Duration.ofSeconds(5));
+    handshake();
+    received();
+    advance(drawnAge());
+    received();
+    send(echo(4, "within the grace"));
+    runServiceWork();
+    assertThat(received()).singleElement().isInstanceOf(Response.class);
+
+    advance(Duration.ofSeconds(5).minusMillis(1));
+    assertThat(channel.isOpen()).isTrue();
+    advance(Duration.ofMillis(1));
+    assertThat(received()).singleElement()
+        .isEqualTo(new GoAway(GoAwayReason.MAX_AGE, 4, "max connection age grace is over"));
+    assertThat(channel.isOpen()).isFalse();
+  }
+
+  @Test
+  void shutdownOfAnAgedConnectionServesOnlyWhatItHadAccepted() {
+    openAging(Duration.ZERO);
+    handshake();
+    received();
+    advance(drawnAge());
+    send(echo(1, "accepted while aged"));
+    received();
+
+    channel.pipeline().get(ServerConnection.class).beginDrain();
+    channel.runPendingTasks();
+    send(echo(2, "after the shutdown's GOAWAY"));
+    runServiceWork();
+
+    assertThat(received()).extracting(f -> f instanceof Response r ? r.status() : ((GoAway) f).reason())
+        .containsExactlyInAnyOrder(GoAwayReason.SHUTDOWN, Status.REFUSED, Status.OK);
+  }
+
+  @Test
+  void clientOlderThanProtocol1Dot2IsToldShutdownAtItsAgeAndStillServed() {
+    openAging(Duration.ZERO);
+    channel.writeInbound(Unpooled.wrappedBuffer(new byte[] {'T', 'E', 'T', 'H', 1, 1, 0, 0}));
+    send(new Hello("client-1", 1 << 20));
+    received();
+    advance(drawnAge());
+
+    assertThat(received()).singleElement()
+        .isEqualTo(new GoAway(GoAwayReason.SHUTDOWN, GoAway.UNTIL_FURTHER_NOTICE, "max connection age reached"));
+    send(echo(9, "still served"));
+    runServiceWork();
+    assertThat(received()).singleElement().isInstanceOf(Response.class);
+  }
+
+  @Test
+  void connectionsNeverAgeByDefault() {
+    open();
+    handshake();
+    received();
+    for (int minute = 0; minute < 24 * 60; minute++) {
+      advance(READER_IDLE.minusSeconds(1));
+      send(new Ping(minute)); // a live client: only an age could end the connection
+    }
+    assertThat(received()).noneMatch(f -> f instanceof GoAway);
+    assertThat(events).doesNotContain(TetherEvent.Kind.CONNECTION_AGED);
   }
 }
