@@ -104,9 +104,7 @@ class TopologyViewsTest {
   void aProxyOnTheOldPrimaryForgetsItsConnectionWhenTheViewNamesAnotherPrimary() {
     ScriptedChannel toPrimary = ScriptedChannel.to(7001).connects(VIEW);
     views.learn(SEEDS, toPrimary);
-    ProxyBinding binding = new ProxyBinding(null, null);
-    binding.cache(toPrimary, false);
-    views.follow(SEEDS, binding, toPrimary, VIEW.failoverOrder());
+    ProxyBinding binding = followingOn(toPrimary);
 
     toPrimary.announces(Topology.of("tcp -h 127.0.0.1 -p 7002", List.of("tcp -h 127.0.0.1 -p 7001")));
     views.relearn(toPrimary);
@@ -119,9 +117,7 @@ class TopologyViewsTest {
     ScriptedChannel toPrimary = ScriptedChannel.to(7001).connects(VIEW);
     views.learn(SEEDS, toPrimary);
     ScriptedChannel toAlternate = ScriptedChannel.to(7002).connects(VIEW);
-    ProxyBinding binding = new ProxyBinding(null, null);
-    binding.cache(toAlternate, true);
-    views.follow(SEEDS, binding, toAlternate, VIEW.failoverOrder());
+    ProxyBinding binding = followingOn(toAlternate);
 
     toPrimary.announces(Topology.of("tcp -h 127.0.0.1 -p 7002", List.of()));
     views.relearn(toPrimary);
@@ -134,9 +130,7 @@ class TopologyViewsTest {
     ScriptedChannel toPrimary = ScriptedChannel.to(7001).connects(VIEW);
     views.learn(SEEDS, toPrimary);
     ScriptedChannel toAlternate = ScriptedChannel.to(7002).connects(VIEW);
-    ProxyBinding binding = new ProxyBinding(null, null);
-    binding.cache(toAlternate, true);
-    views.follow(SEEDS, binding, toAlternate, VIEW.failoverOrder());
+    ProxyBinding binding = followingOn(toAlternate);
 
     toPrimary.announces(Topology.of("tcp -h 127.0.0.1 -p 7001", List.of("tcp -h 127.0.0.1 -p 7003")));
     views.relearn(toPrimary);
@@ -156,6 +150,14 @@ class TopologyViewsTest {
     views.follow(SEEDS, binding, toPrimary, VIEW.failoverOrder());
 
     assertThat(binding.cachedConnection()).isNull();
+  }
+
+  /** A proxy's binding that cached {@code c} under VIEW and follows its primary from now on. */
+  private ProxyBinding followingOn(ScriptedChannel c) {
+    ProxyBinding binding = new ProxyBinding(null, null);
+    binding.cache(c, c.remoteAddress() instanceof java.net.InetSocketAddress a && a.getPort() != 7001);
+    views.follow(SEEDS, binding, c, VIEW.failoverOrder());
+    return binding;
   }
 
   private static void awaitQuietly(CountDownLatch latch) {
