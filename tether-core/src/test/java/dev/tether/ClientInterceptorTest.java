@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.RejectedExecutionException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -85,14 +84,7 @@ class ClientInterceptorTest {
 
   @Test
   void retriedCallIsOneCallWithAnAttemptPerServerAndTheRetryReason() {
-    TetherServer refusing = TetherServer.builder()
-        .endpoints("tcp -h 127.0.0.1 -p 0")
-        .executor(task -> {
-          throw new RejectedExecutionException("no thread free");
-        })
-        .service("svc", (op, payload, ctx) -> payload)
-        .build()
-        .start();
+    TetherServer refusing = RefusingServer.start();
     try {
       tether = Tether.builder().clientInterceptor(recording).build();
       Proxy p = tether.proxy("svc:" + refusing.endpoints().get(0) + ":" + server.endpoints().get(0))

@@ -7,7 +7,6 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tether.LoadBalancing;
-import dev.tether.Proxy;
 import dev.tether.Tether;
 import dev.tether.TetherServer;
 import java.io.BufferedReader;
@@ -29,35 +28,29 @@ import org.junit.jupiter.api.Test;
 
 /** The admin routes over real loopback HTTP, against a real server and client. */
 class AdminHttpTest {
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private ObservedEcho page;
+  private HttpClient http;
   private final ObjectMapper json = new ObjectMapper();
   private TetherServer server;
   private Tether tether;
   private TetherAdmin admin;
-  private Proxy echo;
 
   @BeforeEach
   void start() {
-    TetherAdmin.Builder builder = TetherAdmin.builder().bind("127.0.0.1", 0);
-    server = TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0").listener(builder.listener())
-        .service("echo", (op, payload, ctx) -> payload).build().start();
-    tether = Tether.builder().listener(builder.listener()).build();
-    echo = tether.proxy(server.proxyString("echo")).withLoadBalancing(LoadBalancing.ROUND_ROBIN);
-    echo.invoke("echo", "hi".getBytes(UTF_8));
-    admin = builder.observe(tether).observe(server).build().start();
+    page = new ObservedEcho(p -> p.withLoadBalancing(LoadBalancing.ROUND_ROBIN));
+    server = page.server;
+    tether = page.tether;
+    admin = page.admin;
+    http = page.http;
   }
 
   @AfterEach
   void stop() {
-    admin.close();
-    tether.close();
-    server.close();
+    page.close();
   }
 
   private HttpResponse<String> get(String path) throws Exception {
-    HttpRequest request = HttpRequest.newBuilder(URI.create(admin.url()).resolve(path))
-        .timeout(Duration.ofSeconds(5)).build();
-    return http.send(request, HttpResponse.BodyHandlers.ofString());
+    return page.get(path);
   }
 
   @Test

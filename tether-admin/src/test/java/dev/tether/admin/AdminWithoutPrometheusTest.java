@@ -1,20 +1,12 @@
 package dev.tether.admin;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tether.Proxy;
-import dev.tether.Tether;
-import dev.tether.TetherServer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -28,33 +20,20 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  */
 @EnabledIfSystemProperty(named = "tether.admin.withoutPrometheus", matches = "true")
 class AdminWithoutPrometheusTest {
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-  private TetherServer server;
-  private Tether tether;
-  private TetherAdmin admin;
+  private ObservedEcho page;
 
   @BeforeEach
   void start() {
-    TetherAdmin.Builder builder = TetherAdmin.builder().bind("127.0.0.1", 0);
-    server = TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0").listener(builder.listener())
-        .service("echo", (op, payload, ctx) -> payload).build().start();
-    tether = Tether.builder().listener(builder.listener()).build();
-    Proxy echo = tether.proxy(server.proxyString("echo"));
-    echo.invoke("echo", "hi".getBytes(UTF_8));
-    admin = builder.observe(tether).observe(server).build().start();
+    page = new ObservedEcho(p -> p);
   }
 
   @AfterEach
   void stop() {
-    admin.close();
-    tether.close();
-    server.close();
+    page.close();
   }
 
   private HttpResponse<String> get(String path) throws Exception {
-    HttpRequest request = HttpRequest.newBuilder(URI.create(admin.url()).resolve(path))
-        .timeout(Duration.ofSeconds(5)).build();
-    return http.send(request, HttpResponse.BodyHandlers.ofString());
+    return page.get(path);
   }
 
   @Test

@@ -13,7 +13,6 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.RejectedExecutionException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -75,14 +74,7 @@ class RetryTraceTest {
 
   @Test
   void traceRetryTwoLogsEachRetryOfAnInvocationWithItsReason() {
-    TetherServer full = TetherServer.builder()
-        .endpoints("tcp -h 127.0.0.1 -p 0")
-        .executor(task -> {
-          throw new RejectedExecutionException("no thread free");
-        })
-        .service("svc", (op, payload, ctx) -> payload)
-        .build()
-        .start();
+    TetherServer full = dev.tether.RefusingServer.start();
     try {
       tether = Tether.builder().property("tether.trace.retry", "2").build();
       Proxy p = tether.proxy("svc:" + full.endpoints().get(0) + ":" + server.endpoints().get(0))
