@@ -7,6 +7,7 @@ import dev.tether.codec.TypedStub;
 import dev.tether.protocol.Request;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
 
 /**
  * A reference to a remote service: identity, endpoints and call settings. Immutable; every
@@ -186,6 +187,23 @@ public final class Proxy {
 
   private CompletableFuture<byte[]> send(String operation, byte[] payload, boolean idempotent) {
     return tether.runtime().invoke(settings, binding, operation, orEmpty(payload), flags(idempotent));
+  }
+
+  /**
+   * A server stream: each subscription opens one stream of {@code operation}, whose items reach
+   * the subscriber as it requests them, in order and each once, across connection losses the
+   * runtime can resume (else {@link StreamLostException} says how many were delivered).
+   */
+  public Flow.Publisher<byte[]> stream(String operation, byte[] request) {
+    return stream(operation, request, null);
+  }
+
+  /**
+   * A bidirectional stream: as {@link #stream(String, byte[])}, and each subscription also sends
+   * the items {@code outbound} publishes, as fast as the service asks for them.
+   */
+  public Flow.Publisher<byte[]> stream(String operation, byte[] request, Flow.Publisher<byte[]> outbound) {
+    return new dev.tether.client.StreamPublisher(binding, operation, orEmpty(request), outbound, 0);
   }
 
   private static byte[] orEmpty(byte[] payload) {

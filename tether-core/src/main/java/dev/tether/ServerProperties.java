@@ -22,6 +22,7 @@ import java.time.Duration;
  *     connection is told GOAWAY(MAX_AGE) and its client moves to a new one (0 = never, the default)
  * @param maxConnectionAgeGrace {@code tether.server.maxConnectionAgeGrace}: how long an aged
  *     connection is still served before it is closed (0 = until its client closes it, the default)
+ * @param streams {@code tether.stream.window}, {@code .resumeBuffer}, {@code .resumeWindow}
  */
 record ServerProperties(
     Duration readerIdle,
@@ -31,7 +32,8 @@ record ServerProperties(
     boolean forceNio,
     ExecutionMode executionMode,
     Duration maxConnectionAge,
-    Duration maxConnectionAgeGrace) {
+    Duration maxConnectionAgeGrace,
+    dev.tether.stream.StreamSettings streams) {
   static final String EXECUTION_MODE = "tether.server.executionMode";
 
   static ServerProperties parse(TetherProperties properties) {
@@ -44,7 +46,8 @@ record ServerProperties(
         Boolean.parseBoolean(properties.get("tether.transport.nio", "false")),
         executionMode(properties.get(EXECUTION_MODE, ExecutionMode.EXECUTOR.name())),
         duration(properties, "tether.server.maxConnectionAge", "0"),
-        duration(properties, "tether.server.maxConnectionAgeGrace", "0"));
+        duration(properties, "tether.server.maxConnectionAgeGrace", "0"),
+        dev.tether.stream.StreamSettings.parse(properties::get));
   }
 
   /** The mode's name, in any case, with '-' for '_' as Spring's relaxed binding may write it. */

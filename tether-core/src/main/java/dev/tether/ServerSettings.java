@@ -22,6 +22,7 @@ import java.util.concurrent.Executor;
  * @param tlsWatch how often the PEM files are checked; null when not watched
  * @param threads event-loop threads; 0 lets Netty choose
  * @param topology the view WELCOME carries until {@code setTopology}; null for none
+ * @param streamServices the stream services by name (their names may repeat a call service's)
  * @param callObserver sees every execution; null for none
  * @param scheduler what keeps time for the timers; null for the server's own event loops
  * @param random the source of the connection ages' jitter
@@ -29,6 +30,7 @@ import java.util.concurrent.Executor;
 record ServerSettings(
     List<Endpoint> endpoints,
     Map<String, ServiceHandler> services,
+    Map<String, RawStreamService> streamServices,
     Executor executor,
     TlsConfig tls,
     Duration tlsWatch,
@@ -63,6 +65,7 @@ record ServerSettings(
     }
     endpoints = List.copyOf(endpoints);
     services = Collections.unmodifiableMap(new LinkedHashMap<>(services));
+    streamServices = Map.copyOf(streamServices);
     listeners = List.copyOf(listeners);
     interceptors = List.copyOf(interceptors);
   }

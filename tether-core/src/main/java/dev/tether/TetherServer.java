@@ -16,6 +16,7 @@ import dev.tether.server.Dispatcher;
 import dev.tether.server.RawServiceHandler;
 import dev.tether.server.ServerRuntime;
 import dev.tether.server.ServiceThreads;
+import dev.tether.server.StreamRegistry;
 import dev.tether.server.ServiceHandler;
 import dev.tether.server.TypedServiceHandler;
 import dev.tether.transport.TlsContexts;
@@ -61,7 +62,8 @@ public final class TetherServer implements AutoCloseable {
     this.events = new EventBus(s.listeners(), s.ticker(), "tether-server-events");
     this.runtime = new ServerRuntime(
         s.endpoints(), transports, dispatcher, this::welcome, s.maxFrameSize(), p.maxConnections(), timing, owned,
-        events, p.compression());
+        events, p.compression(), StreamRegistry.of(s.streamServices(), p.streams(),
+            dev.tether.stream.StreamThreads.shared(), scheduler, s.ticker(), events));
   }
 
   private Welcome welcome() {
@@ -204,6 +206,7 @@ public final class TetherServer implements AutoCloseable {
   public static final class Builder {
     private final List<Endpoint> endpoints = new ArrayList<>();
     private final Map<String, ServiceHandler> services = new LinkedHashMap<>();
+    private final Map<String, RawStreamService> streamServices = new LinkedHashMap<>();
     private Codec codec = new JacksonCodec();
     private Executor executor;
     private TlsConfig tls;
@@ -240,6 +243,17 @@ public final class TetherServer implements AutoCloseable {
     /** An untyped service receiving every operation of its name. */
     public Builder service(String name, RawService service) {
       return register(name, new RawServiceHandler(service));
+    }
+
+    /**
+     * An untyped stream service: each stream a client opens on {@code name} gets the publisher
+     * {@code service} returns for it (see {@link RawStreamService}).
+     */
+    public Builder streamService(String name, RawStreamService service) {
+      if (streamServices.putIfAbsent(Objects.requireNonNull(name), Objects.requireNonNull(service)) != null) {
+        throw new IllegalArgumentException("stream service \"" + name + "\" is registered twice");
+      }
+      return this;
     }
 
     private Builder register(String name, ServiceHandler handler) {
@@ -433,7 +447,7 @@ public final class TetherServer implements AutoCloseable {
     /** A server with these settings; fails naming what is wrong with them (see {@code ServerSettings}). */
     public TetherServer build() {
       return new TetherServer(new ServerSettings(
-          endpoints, services, executor, tls, tlsWatch, version, threads, maxFrameSize, maxConcurrentRequests,
+          endpoints, services, streamServices, executor, tls, tlsWatch, version, threads, maxFrameSize, maxConcurrentRequests,
           topology, listeners, interceptors, callObserver, ticker, scheduler, random, ServerProperties.parse(properties)));
     }
   }

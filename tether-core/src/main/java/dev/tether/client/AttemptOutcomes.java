@@ -42,7 +42,7 @@ final class AttemptOutcomes {
       case REFUSED -> Attempt.Outcome.REFUSED;
       // The server failed around the service: it may have run it.
       case INTERNAL -> Attempt.Outcome.SERVER_FAILED;
-      case OK, REMOTE_ERROR, SERVICE_NOT_FOUND, OPERATION_NOT_FOUND, DEADLINE_EXCEEDED, PERMISSION_DENIED -> null;
+      case OK, REMOTE_ERROR, SERVICE_NOT_FOUND, OPERATION_NOT_FOUND, DEADLINE_EXCEEDED, PERMISSION_DENIED, STREAM_LOST -> null;
     };
   }
 
@@ -67,6 +67,8 @@ final class AttemptOutcomes {
           "the server failed: " + metadata.getOrDefault(Response.ERROR_MESSAGE, "internal error"));
       case PERMISSION_DENIED -> new PermissionDeniedException("the server refused " + operation + " of \"" + identity
           + "\": " + metadata.getOrDefault(Response.ERROR_MESSAGE, "permission denied"));
+      case STREAM_LOST -> new dev.tether.StreamLostException("the server cannot carry " + operation + " of \"" + identity
+          + "\" on: " + metadata.getOrDefault(Response.ERROR_MESSAGE, "stream lost"), 0);
       case OK -> throw new IllegalArgumentException("an OK answer is no failure");
     };
   }

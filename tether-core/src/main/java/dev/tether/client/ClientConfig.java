@@ -40,6 +40,8 @@ import java.util.concurrent.TimeUnit;
  * @param connections when a key gets extra connections and when idle ones close
  * @param compression {@code tether.compression.enabled} (true) and {@code .threshold} (1024 bytes):
  *     whether connections announce zstd, and the body size above which {@code -z} calls compress
+ * @param streams {@code tether.stream.window} (64 items), {@code .resumeBuffer} (1 MiB) and
+ *     {@code .resumeWindow} (30 s)
  */
 public record ClientConfig(
     Duration overrideTimeout,
@@ -59,7 +61,8 @@ public record ClientConfig(
     boolean forceNio,
     EjectionPolicy ejection,
     ConnectionUse connections,
-    BodyCompression.Settings compression) {
+    BodyCompression.Settings compression,
+    dev.tether.stream.StreamSettings streams) {
 
   public ClientConfig {
     retryIntervals = List.copyOf(retryIntervals);
@@ -96,7 +99,8 @@ public record ClientConfig(
             duration(p, "tether.connection.handshakeTimeout", Duration.ofSeconds(10)),
             duration(p, "tether.connection.maxAge", Duration.ZERO)),
         BodyCompression.Settings.parse(
-            p.getProperty("tether.compression.enabled"), p.getProperty("tether.compression.threshold")));
+            p.getProperty("tether.compression.enabled"), p.getProperty("tether.compression.threshold")),
+        dev.tether.stream.StreamSettings.parse(p::getProperty));
   }
 
   /**

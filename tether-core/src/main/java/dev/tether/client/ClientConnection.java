@@ -41,6 +41,8 @@ public final class ClientConnection extends BaseConnection
   private final CallTally tally = new CallTally();
   private final CloseCause closing = new CloseCause();
   private final AnnouncedTopology topology = new AnnouncedTopology();
+  /** The streams this connection carries; its loop's (the frame reader and the watch read it). */
+  final ClientStreams streams = new ClientStreams(this);
   private final ClientHandshake handshake;
   /** Body compression of this connection: what the server's preface announced, and the zstd state. */
   private final BodyCompression compression;
@@ -156,9 +158,9 @@ public final class ClientConnection extends BaseConnection
     transitionTo(ConnectionState.DRAINING, why, null);
   }
 
-  /** Closes a draining connection once no call waits for its answer. */
+  /** Closes a draining connection once no call waits for its answer and no stream is open. */
   void closeIfDrained() {
-    if (state == ConnectionState.DRAINING && pending.isEmpty()) {
+    if (state == ConnectionState.DRAINING && pending.isEmpty() && streams.isEmpty()) {
       closing.closedOnPurpose();
       channel.close();
     }
@@ -207,6 +209,7 @@ public final class ClientConnection extends BaseConnection
       inv.onConnectionLost(why);
     }
     backlog.failAll(why);
+    streams.connectionLost(why);
     runtime.onConnectionClosed(this, broke, why);
   }
 
@@ -256,6 +259,9 @@ public final class ClientConnection extends BaseConnection
       tally.onAnswered(status);
       // The slot is free before the caller hears: whoever waits for it, and the idle clock, go first.
       writer.onSlotFreed();
+      if ((inv.flags & dev.tether.protocol.Request.STREAM) != 0) { // the stream is here before its items
+        streams.answered(inv, requestId, status, body);
+      }
       inv.onResponse(status, metadata, body);
     }
     closeIfDrained();
@@ -337,7 +343,7 @@ public final class ClientConnection extends BaseConnection
 
   @Override
   public int outstandingRequests() {
-    return pending.size();
+    return pending.size() + streams.size();
   }
 
   /** The liveness rules declared the peer gone: close, failing calls per the retry rules. */
@@ -386,10 +392,7 @@ public final class ClientConnection extends BaseConnection
         Duration.ofNanos(nowNanos - createdNanos), tally.ok(), tally.failed(), tally.lastError());
   }
 
-  /**
-   * The largest frame the server takes, from its WELCOME. Before the WELCOME (a request pipelined
-   * behind HELLO) no limit is known yet and the server's decoder decides.
-   */
+  /** The largest frame the server takes, from its WELCOME; before it (pipelined calls) the server's decoder decides. */
   int serverMaxFrameSize() {
     Welcome w = welcome;
     return w == null ? Integer.MAX_VALUE : w.maxFrameSize();
@@ -407,10 +410,7 @@ public final class ClientConnection extends BaseConnection
     return ch == null ? Long.MAX_VALUE : ch.bytesBeforeUnwritable();
   }
 
-  /**
-   * The latest cluster view the server announced (WELCOME's, then each TOPOLOGY frame's), or
-   * null when it announced none; safe from any thread.
-   */
+  /** The latest cluster view the server announced (WELCOME's, then TOPOLOGY's), or null; any thread. */
   @Override
   public Topology topology() {
     return topology.current();

@@ -2,7 +2,12 @@ package dev.tether.client;
 
 import dev.tether.ProtocolException;
 import dev.tether.observe.TetherEvent;
+import dev.tether.protocol.Cancel;
+import dev.tether.protocol.Frame;
 import dev.tether.protocol.GoAway;
+import dev.tether.protocol.StreamCredit;
+import dev.tether.protocol.StreamEnd;
+import dev.tether.protocol.StreamItem;
 import dev.tether.protocol.GoAwayReason;
 import dev.tether.protocol.Ping;
 import dev.tether.protocol.Pong;
@@ -53,6 +58,9 @@ final class ClientFrameReader extends ChannelInboundHandlerAdapter {
       }
     } else if (msg instanceof Ping p) {
       ctx.writeAndFlush(new Pong(p.data()), ctx.voidPromise());
+    } else if (msg instanceof StreamItem || msg instanceof StreamCredit || msg instanceof StreamEnd
+        || msg instanceof Cancel) {
+      connection.streams.onFrame((Frame) msg);
     } else if (msg instanceof GoAway g) {
       onGoAway(ctx, g);
     } else if (msg instanceof TopologyUpdate t) {

@@ -76,6 +76,10 @@ final class ConnectionWatch implements LivenessMonitor.Owner, IdleCloser.Owner {
 
   @Override
   public void closeIdle(String reason) {
+    if (!connection.streams.isEmpty()) {
+      idle.restart(); // a stream is long-lived work, not idleness
+      return;
+    }
     connection.closeIdle(reason);
   }
 

@@ -53,6 +53,12 @@ final class IdleCloser {
     }
   }
 
+  /** The connection was found busy after all (it carries streams): the idle period starts again. */
+  void restart() {
+    stopped = false;
+    onIdle();
+  }
+
   void stop() {
     stopped = true;
     if (check != null) {

@@ -55,6 +55,14 @@ public record TetherEvent(Kind kind, String endpoint, String detail, Throwable c
     GOAWAY_SENT,
     /** A draining server closed its last connection. */
     DRAINED,
+    /** A stream was opened: its opening was accepted by the server (both sides emit it). */
+    STREAM_OPENED,
+    /** A stream whose connection broke went on over a new one, nothing lost and nothing twice. */
+    STREAM_RESUMED,
+    /** A stream could not go on (not resumed in time, unknown to the server, server shut down). */
+    STREAM_LOST,
+    /** A stream ended: completed, failed by the application, or cancelled. */
+    STREAM_CLOSED,
     /** A peer broke the protocol; its connection was closed. */
     PROTOCOL_ERROR
   }

@@ -5,7 +5,8 @@ package dev.tether.protocol;
  * {@code length u32 | type u8 | flags u8 | requestId u32 | payload}; see docs/protocol.md.
  */
 public sealed interface Frame
-    permits Hello, Welcome, Request, Response, Cancel, Ping, Pong, GoAway, Batch, TopologyUpdate {
+    permits Hello, Welcome, Request, Response, Cancel, Ping, Pong, GoAway, Batch, TopologyUpdate,
+        StreamItem, StreamCredit, StreamEnd {
 
   /** The frame's type, which decides its payload layout. */
   FrameType type();

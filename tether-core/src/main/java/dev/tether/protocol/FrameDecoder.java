@@ -227,9 +227,10 @@ public final class FrameDecoder extends ByteToMessageDecoder {
 
   private boolean receivable(FrameType type) {
     return switch (type) {
-      case REQUEST, BATCH, CANCEL -> side == Side.SERVER;
+      case REQUEST, BATCH -> side == Side.SERVER;
       case RESPONSE, TOPOLOGY -> side == Side.CLIENT;
-      case PING, PONG, GOAWAY -> true;
+      // Streams flow both ways (1.3); a server CANCELs what a bidirectional client sends.
+      case PING, PONG, GOAWAY, CANCEL, STREAM_ITEM, STREAM_CREDIT, STREAM_END -> true;
       case HELLO, WELCOME -> false;
     };
   }

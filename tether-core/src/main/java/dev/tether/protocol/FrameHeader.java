@@ -11,7 +11,8 @@ public final class FrameHeader {
   /** Bytes counted by the length field before the payload: type, flags, request id. */
   public static final int HEADER_LENGTH = 6;
   /** Every flag bit a REQUEST may carry; the rest are reserved. */
-  public static final int REQUEST_FLAGS = Request.ONEWAY | Request.IDEMPOTENT | Request.COMPRESSED;
+  public static final int REQUEST_FLAGS = Request.ONEWAY | Request.IDEMPOTENT | Request.COMPRESSED
+      | Request.STREAM | Request.BIDI | Request.RESUME;
   /** Every flag bit a RESPONSE may carry (protocol 1.1); the rest are reserved. */
   public static final int RESPONSE_FLAGS = Response.COMPRESSED;
 

@@ -80,6 +80,9 @@ public final class FrameReader {
       case GOAWAY -> readGoAway(frame);
       case BATCH -> readBatch(frame, names, bodies);
       case TOPOLOGY -> readTopology(frame);
+      case STREAM_ITEM -> StreamFrames.readItem(frame, requestId);
+      case STREAM_CREDIT -> StreamFrames.readCredit(frame, requestId);
+      case STREAM_END -> StreamFrames.readEnd(frame, requestId);
     };
   }
 
@@ -102,7 +105,8 @@ public final class FrameReader {
   }
 
   private static boolean carriesRequestId(FrameType type) {
-    return type == FrameType.REQUEST || type == FrameType.RESPONSE || type == FrameType.CANCEL;
+    return type == FrameType.REQUEST || type == FrameType.RESPONSE || type == FrameType.CANCEL
+        || type == FrameType.STREAM_ITEM || type == FrameType.STREAM_CREDIT || type == FrameType.STREAM_END;
   }
 
   private static Hello readHello(ByteBuf in) {

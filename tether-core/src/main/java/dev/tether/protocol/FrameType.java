@@ -21,7 +21,13 @@ public enum FrameType {
   /** Several oneway requests sent together. */
   BATCH(9),
   /** Protocol 1.1: the server's cluster view changed; replaces the one WELCOME announced. */
-  TOPOLOGY(10);
+  TOPOLOGY(10),
+  /** Protocol 1.3: one item of a stream, in either direction, with its position. */
+  STREAM_ITEM(11),
+  /** Protocol 1.3: what the receiver of a stream direction got, and how far the sender may go. */
+  STREAM_CREDIT(12),
+  /** Protocol 1.3: a stream direction ended: completed, failed, or lost. */
+  STREAM_END(13);
 
   private static final FrameType[] BY_CODE = new FrameType[16];
 

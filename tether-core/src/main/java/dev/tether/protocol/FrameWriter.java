@@ -102,6 +102,7 @@ public final class FrameWriter {
       case GOAWAY -> 1 + 4 + stringSize(((GoAway) frame).message());
       case BATCH -> batchSize((Batch) frame);
       case TOPOLOGY -> topologySize(((TopologyUpdate) frame).primary(), ((TopologyUpdate) frame).alternates());
+      case STREAM_ITEM, STREAM_CREDIT, STREAM_END -> StreamFrames.payloadSize(frame);
     };
   }
 
@@ -156,6 +157,7 @@ public final class FrameWriter {
       case GOAWAY -> writeGoAway((GoAway) frame, out);
       case BATCH -> writeBatch((Batch) frame, out);
       case TOPOLOGY -> writeTopology(((TopologyUpdate) frame).primary(), ((TopologyUpdate) frame).alternates(), out);
+      case STREAM_ITEM, STREAM_CREDIT, STREAM_END -> StreamFrames.writePayload(frame, out);
     }
   }
 

@@ -8,9 +8,10 @@ public final class ProtocolVersion {
   /**
    * 1.1 added capability bits in the preface and compressed bodies (docs/protocol.md 2.4) and the
    * TOPOLOGY frame, sent only to peers whose preface announced minor 1 or later; 1.2 the GOAWAY
-   * reason MAX_AGE, and reads a reason code it does not know as SHUTDOWN.
+   * reason MAX_AGE, and reads a reason code it does not know as SHUTDOWN; 1.3 streams (the REQUEST
+   * flags STREAM, BIDI, RESUME and the frames STREAM_ITEM, STREAM_CREDIT, STREAM_END).
    */
-  public static final int MINOR = 2;
+  public static final int MINOR = 3;
   /**
    * The minor version from which a peer may be sent what 1.1 added (the TOPOLOGY frame, the
    * TOO_MANY_CONNECTIONS reason); a peer whose preface announced less is sent neither.
@@ -21,6 +22,8 @@ public final class ProtocolVersion {
    * code for a protocol error and is sent SHUTDOWN in its place.
    */
   public static final int FIRST_MINOR_OF_1_2 = 2;
+  /** The minor version from which a peer may be sent a stream opening; an older server refuses it. */
+  public static final int FIRST_MINOR_OF_1_3 = 3;
   /** Bytes in a preface: magic, major, minor, two reserved. */
   public static final int PREFACE_LENGTH = 8;
   /** Default largest accepted frame, header included: 16 MiB. */

@@ -27,6 +27,15 @@ public record Request(
   public static final int IDEMPOTENT = 0x02;
   /** The body is compressed. */
   public static final int COMPRESSED = 0x04;
+  /** Protocol 1.3: opens a stream; its id is the request id, its OK answer carries the resume token. */
+  public static final int STREAM = 0x08;
+  /** Protocol 1.3, with {@link #STREAM}: the client sends items too (a bidirectional stream). */
+  public static final int BIDI = 0x10;
+  /**
+   * Protocol 1.3, with {@link #STREAM}: resumes a stream a lost connection carried; the body is
+   * {@code token(16) | received varint64 | limit varint64}, the OK answer {@code received | limit}.
+   */
+  public static final int RESUME = 0x20;
 
   /**
    * The operation a ping sends: the server answers OK when the service exists and runs no service
@@ -45,5 +54,10 @@ public record Request(
 
   public boolean isIdempotent() {
     return (flags & IDEMPOTENT) != 0;
+  }
+
+  /** True when this request opens or resumes a stream. */
+  public boolean isStream() {
+    return (flags & STREAM) != 0;
   }
 }

@@ -17,7 +17,12 @@ public enum Status {
   /** The server failed outside service code. */
   INTERNAL(6),
   /** The server's interceptor refused the caller before the service ran; never retried. */
-  PERMISSION_DENIED(7);
+  PERMISSION_DENIED(7),
+  /**
+   * Protocol 1.3: the stream cannot go on (unknown or expired resume token, another client's token,
+   * the server shutting down); what was delivered stays delivered.
+   */
+  STREAM_LOST(8);
 
   private static final Status[] BY_CODE = values();
 

@@ -4,6 +4,7 @@ import dev.tether.observe.TetherEvent;
 import dev.tether.protocol.Batch;
 import dev.tether.protocol.BodyCompression;
 import dev.tether.protocol.Cancel;
+import dev.tether.protocol.Frame;
 import dev.tether.protocol.GoAway;
 import dev.tether.protocol.GoAwayReason;
 import dev.tether.protocol.Hello;
@@ -11,6 +12,9 @@ import dev.tether.protocol.Ping;
 import dev.tether.protocol.Pong;
 import dev.tether.protocol.ProtocolViolation;
 import dev.tether.protocol.Request;
+import dev.tether.protocol.StreamCredit;
+import dev.tether.protocol.StreamEnd;
+import dev.tether.protocol.StreamItem;
 import dev.tether.protocol.TopologyUpdate;
 import dev.tether.protocol.Welcome;
 import io.netty.channel.Channel;
@@ -61,6 +65,9 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
   interface Host {
     Dispatcher dispatcher();
 
+    /** The server's stream services and the streams it keeps. */
+    StreamRegistry streams();
+
     Welcome welcome();
 
     ServerClock clock();
@@ -90,6 +97,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
   private final BodyCompression compression;
   private final ServerHandshake handshake;
   private final InboundCalls calls;
+  private final ServerStreams streams;
   private final ReaderIdleWatch readerIdle;
   private final ReadGate reading;
   private final AgeWatch age;
@@ -113,6 +121,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     this.compression = compression;
     this.handshake = new ServerHandshake(compression);
     this.calls = new InboundCalls(channel, server.dispatcher(), compression);
+    this.streams = new ServerStreams(channel, server.streams());
     this.readerIdle = new ReaderIdleWatch(channel, server.clock(), server.readerIdleNanos(), this::clientWentSilent);
     this.reading = new ReadGate(channel);
     this.age = new AgeWatch(channel, server.clock(), server.connectionAge(), this::reachedMaxAge, this::ageGraceOver);
@@ -187,10 +196,12 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
     if (reading.holdIfAwaiting(msg)) {
       // Only TLS reads before admission, to finish its handshake; a HELLO in that read waits.
-    } else if (msg instanceof Hello) {
-      handleHello(ctx);
+    } else if (msg instanceof Hello h) {
+      handleHello(ctx, h);
     } else if (state == State.REFUSED) {
       // Anything a refused client pipelined after HELLO: its GOAWAY said that none of it runs.
+    } else if (msg instanceof Request r && r.isStream()) {
+      streams.handle(r, peer, serves(r.requestId()));
     } else if (msg instanceof Request r) {
       calls.handle(r, peer, serves(r.requestId()));
     } else if (msg instanceof Batch b) {
@@ -198,7 +209,11 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
         calls.handle(r, peer, serves(r.requestId()));
       }
     } else if (msg instanceof Cancel c) {
-      calls.cancel(c.requestId());
+      if (!streams.onFrame(c)) {
+        calls.cancel(c.requestId());
+      }
+    } else if (msg instanceof StreamItem || msg instanceof StreamCredit || msg instanceof StreamEnd) {
+      streams.onFrame((Frame) msg);
     } else if (msg instanceof Ping p) {
       ctx.writeAndFlush(new Pong(p.data()), ctx.voidPromise());
     } else if (msg instanceof GoAway) {
@@ -214,14 +229,14 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     return state != State.DRAINING || Integer.compareUnsigned(requestId, servedUpTo) <= 0;
   }
 
-  private void handleHello(ChannelHandlerContext ctx) {
+  private void handleHello(ChannelHandlerContext ctx, Hello hello) {
     if (state == State.REFUSED) {
       handshake.refuse(ctx, refusal);
       return;
     }
     Welcome welcome = server.welcome();
     calls.limitInFlight(welcome.maxConcurrentRequests());
-    peer = handshake.welcome(ctx, welcome);
+    peer = handshake.welcome(ctx, welcome, hello.clientId());
     transitionTo(State.ACTIVE, null);
     age.start();
   }
@@ -393,6 +408,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     calls.startQueued(); // a read burst the close cut short: its calls are accounted for when they end
     transitionTo(State.CLOSED, null);
     calls.discardUnwritten();
+    streams.connectionClosed();
     compression.close();
     ctx.fireChannelInactive();
   }

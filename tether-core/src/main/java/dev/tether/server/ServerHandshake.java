@@ -70,14 +70,14 @@ final class ServerHandshake {
    * Answers HELLO with this side's preface and {@code welcome}; returns who the client is, for
    * every request it sends from now on.
    */
-  Peer welcome(ChannelHandlerContext ctx, Welcome welcome) {
+  Peer welcome(ChannelHandlerContext ctx, Welcome welcome, String clientId) {
     readClientVersion(ctx);
     announcedTopology = TopologyUpdate.of(welcome);
     ByteBuf out = ctx.alloc().ioBuffer(128);
     FrameWriter.writePreface(out, compression.capabilities());
     FrameWriter.encode(welcome, out);
     ctx.writeAndFlush(out, ctx.voidPromise());
-    return new Peer(ctx.channel().remoteAddress(), verifiedChain);
+    return new Peer(ctx.channel().remoteAddress(), verifiedChain, clientId);
   }
 
   /**

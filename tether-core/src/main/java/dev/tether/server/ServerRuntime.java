@@ -54,6 +54,7 @@ public final class ServerRuntime implements ServerConnection.Host {
   private final ServerListeners listeners;
   private final TransportSet transports;
   private final Dispatcher dispatcher;
+  private final StreamRegistry streams;
   private final Supplier<Welcome> welcome;
   private final int maxFrameSize;
   /** Connections served at once; the next is turned away with GOAWAY(TOO_MANY_CONNECTIONS). */
@@ -91,6 +92,15 @@ public final class ServerRuntime implements ServerConnection.Host {
       ExecutorService ownedExecutor,
       EventBus events,
       BodyCompression.Settings compression) {
+    this(endpoints, transports, dispatcher, welcome, maxFrameSize, maxConnections, timing, ownedExecutor, events,
+        compression, StreamRegistry.none());
+  }
+
+  /** @param streams the server's stream services and the streams it keeps across connections */
+  public ServerRuntime(List<Endpoint> endpoints, TransportSet transports, Dispatcher dispatcher,
+      Supplier<Welcome> welcome, int maxFrameSize, int maxConnections, Timing timing, ExecutorService ownedExecutor,
+      EventBus events, BodyCompression.Settings compression, StreamRegistry streams) {
+    this.streams = streams;
     this.events = events;
     this.compression = compression;
     this.listeners = new ServerListeners(endpoints, transports);
@@ -191,6 +201,11 @@ public final class ServerRuntime implements ServerConnection.Host {
   @Override
   public Dispatcher dispatcher() {
     return dispatcher;
+  }
+
+  @Override
+  public StreamRegistry streams() {
+    return streams;
   }
 
   @Override
@@ -360,6 +375,7 @@ public final class ServerRuntime implements ServerConnection.Host {
       return;
     }
     listeners.closeAll();
+    streams.closeAll("server shut down", 1_000);
     for (ServerConnection c : open) {
       c.channel().close();
     }

@@ -31,7 +31,7 @@ class FrameCodecMalformedInputTest {
 
   @Test
   void unknownFrameTypeIsRejected() {
-    decoding(RawFrame.of(11, 0, 0)).hasMessage("unknown frame type 11");
+    decoding(RawFrame.of(14, 0, 0)).hasMessage("unknown frame type 14");
     decoding(RawFrame.of(0, 0, 0)).hasMessage("unknown frame type 0");
     decoding(RawFrame.of(255, 0, 0)).hasMessage("unknown frame type 255");
   }
@@ -95,8 +95,8 @@ class FrameCodecMalformedInputTest {
 
   @Test
   void reservedRequestFlagBitsAreRejected() {
-    decoding(RawFrame.of(3, 0x09, 1).requestFields("s", "o"))
-        .hasMessage("REQUEST: reserved flag bits set in 0x09");
+    decoding(RawFrame.of(3, 0x41, 1).requestFields("s", "o"))
+        .hasMessage("REQUEST: reserved flag bits set in 0x41");
   }
 
   @Test
@@ -135,8 +135,8 @@ class FrameCodecMalformedInputTest {
 
   @Test
   void unknownStatusIsRejected() {
-    decoding(RawFrame.of(4, 0, 1).u8(8).varint(0))
-        .hasMessage("RESPONSE.status: unknown status code 8");
+    decoding(RawFrame.of(4, 0, 1).u8(9).varint(0))
+        .hasMessage("RESPONSE.status: unknown status code 9");
   }
 
   @Test

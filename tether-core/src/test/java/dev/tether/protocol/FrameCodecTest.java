@@ -59,7 +59,7 @@ class FrameCodecTest {
 
     FrameWriter.writePreface(out);
 
-    assertThat(ByteBufUtil.hexDump(out)).isEqualTo("5445544801020000");
+    assertThat(ByteBufUtil.hexDump(out)).isEqualTo("5445544801030000");
   }
 
   @Test
@@ -68,7 +68,7 @@ class FrameCodecTest {
 
     FrameWriter.writePreface(out, BodyCompression.ZSTD);
 
-    assertThat(ByteBufUtil.hexDump(out)).isEqualTo("5445544801020001");
+    assertThat(ByteBufUtil.hexDump(out)).isEqualTo("5445544801030001");
   }
 
   @Test
@@ -167,7 +167,7 @@ class FrameCodecTest {
   @Test
   void requestWithReservedFlagBitsIsNotEncodedAndTheBufferIsUntouched() {
     ByteBuf out = Unpooled.buffer().writeByte(1);
-    Request request = new Request(1, 0x08, "s", "o", 0, Map.of(), new byte[0]);
+    Request request = new Request(1, 0x40, "s", "o", 0, Map.of(), new byte[0]);
 
     assertThatThrownBy(() -> FrameWriter.encode(request, out))
         .isInstanceOf(IllegalArgumentException.class)

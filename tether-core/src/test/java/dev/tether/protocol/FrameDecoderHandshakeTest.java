@@ -164,9 +164,9 @@ class FrameDecoderHandshakeTest {
 
   @Test
   void clientRefusesFramesOnlyClientsSend() {
-    client().handshake().feed(DecoderHarness.encode(new Cancel(3)));
+    client().handshake().feed(DecoderHarness.encode(new dev.tether.protocol.Batch(java.util.List.of())));
 
-    assertThat(harness.goAway().message()).isEqualTo("CANCEL frame sent to a client");
+    assertThat(harness.goAway().message()).isEqualTo("BATCH frame sent to a client");
   }
 
   @Test

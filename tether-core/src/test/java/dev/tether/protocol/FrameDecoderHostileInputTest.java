@@ -126,9 +126,9 @@ class FrameDecoderHostileInputTest {
 
   @Test
   void rejectsUnknownFlagBits() {
-    harness.feed(RawFrame.of(3, 0x10, 1).requestFields("s", "o").withLength());
+    harness.feed(RawFrame.of(3, 0x40, 1).requestFields("s", "o").withLength());
 
-    assertRefusedWith("REQUEST: reserved flag bits set in 0x10");
+    assertRefusedWith("REQUEST: reserved flag bits set in 0x40");
   }
 
   @Test

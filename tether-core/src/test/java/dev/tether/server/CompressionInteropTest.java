@@ -10,6 +10,7 @@ import dev.tether.TetherServer;
 import dev.tether.protocol.BodyCompression;
 import dev.tether.protocol.Frame;
 import dev.tether.protocol.FrameReader;
+import dev.tether.protocol.ProtocolVersion;
 import dev.tether.protocol.FrameWriter;
 import dev.tether.protocol.GoAway;
 import dev.tether.protocol.GoAwayReason;
@@ -110,7 +111,7 @@ class CompressionInteropTest {
       s.getOutputStream().write(concat(PREFACE_1_0, frame(new Hello("raw", 1 << 20))));
       byte[] preface = new DataInputStream(s.getInputStream()).readNBytes(8);
 
-      assertThat(preface).containsExactly('T', 'E', 'T', 'H', 1, 2, 0, BodyCompression.ZSTD);
+      assertThat(preface).containsExactly('T', 'E', 'T', 'H', 1, ProtocolVersion.MINOR, 0, BodyCompression.ZSTD);
     }
   }
 

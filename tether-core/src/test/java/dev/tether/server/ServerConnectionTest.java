@@ -89,6 +89,11 @@ class ServerConnectionTest {
       }
 
       @Override
+      public StreamRegistry streams() {
+        return StreamRegistry.none();
+      }
+
+      @Override
       public Welcome welcome() {
         return new Welcome("server-1", "1.0", 3000, 1 << 20, maxConcurrentRequests, "", List.of());
       }

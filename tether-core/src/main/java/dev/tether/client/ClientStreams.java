@@ -1,0 +1,81 @@
+package dev.tether.client;
+
+import dev.tether.internal.IntMap;
+import dev.tether.protocol.Frame;
+import dev.tether.protocol.Status;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The streams one client connection carries, by the id each has on it, and the hand-over of a
+ * stream whose opening (or RESUME) the server accepted: that answer and the items behind it are
+ * read on this connection's loop, so the stream is in the table before its first item is. Frames
+ * for a stream no longer here (it ended, or moved on) are dropped. Runs on the connection's loop.
+ */
+final class ClientStreams {
+  /**
+   * The streams whose opening or RESUME is on its way, by the invocation that carries it (it may
+   * be retried on another connection, which then hands the stream over).
+   */
+  private static final Map<Invocation, ClientStream> OPENINGS = new ConcurrentHashMap<>();
+
+  private final ClientConnection connection;
+  private final IntMap<ClientStream> byId = new IntMap<>();
+
+  ClientStreams(ClientConnection connection) {
+    this.connection = connection;
+  }
+
+  /** {@code opening} carries {@code stream}'s opening or RESUME from now until it is answered. */
+  static void awaitAnswer(Invocation opening, ClientStream stream) {
+    OPENINGS.put(opening, stream);
+  }
+
+  /** The opening ended without the stream (failed, or cancelled): nothing waits for its answer. */
+  static void forgetOpening(Invocation opening) {
+    OPENINGS.remove(opening);
+  }
+
+  /** The server answered {@code opening}, which carried a stream: OK hands the stream to this connection. */
+  void answered(Invocation opening, int streamId, Status status, byte[] body) {
+    if (status != Status.OK) {
+      return; // the invocation decides: retried, or the stream fails with its failure
+    }
+    ClientStream stream = OPENINGS.remove(opening);
+    if (stream != null) {
+      byId.put(streamId, stream);
+      stream.accepted(connection, this, streamId, body);
+    }
+  }
+
+  /** A stream frame or a CANCEL from the server; a frame for a stream no longer here means nothing. */
+  void onFrame(Frame frame) {
+    ClientStream stream = byId.get(frame.requestId());
+    if (stream != null) {
+      stream.onFrame(frame, this);
+    }
+  }
+
+  /** A stream left this connection (ended, or resumed elsewhere); from any thread. */
+  void forget(int streamId) {
+    connection.onLoop(() -> {
+      byId.remove(streamId);
+      connection.closeIfDrained();
+    });
+  }
+
+  boolean isEmpty() {
+    return byId.isEmpty();
+  }
+
+  int size() {
+    return byId.size();
+  }
+
+  /** The connection closed: each stream tries to resume on a new one, or is lost. */
+  void connectionLost(Throwable why) {
+    for (ClientStream s : byId.removeAll()) {
+      s.linkLost(this, why);
+    }
+  }
+}

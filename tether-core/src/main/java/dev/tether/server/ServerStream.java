@@ -1,0 +1,284 @@
+package dev.tether.server;
+
+import dev.tether.RawStreamService;
+import dev.tether.RemoteException;
+import dev.tether.StreamLostException;
+import dev.tether.observe.TetherEvent;
+import dev.tether.protocol.Cancel;
+import dev.tether.protocol.Frame;
+import dev.tether.protocol.Request;
+import dev.tether.protocol.Response;
+import dev.tether.protocol.Status;
+import dev.tether.protocol.StreamCredit;
+import dev.tether.protocol.StreamEnd;
+import dev.tether.protocol.StreamItem;
+import dev.tether.protocol.StreamResume;
+import dev.tether.spi.Scheduler;
+import dev.tether.stream.ChannelLink;
+import dev.tether.stream.StreamContext;
+import dev.tether.stream.StreamLink;
+import dev.tether.stream.StreamReceiver;
+import dev.tether.stream.StreamSender;
+import io.netty.channel.Channel;
+import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
+
+/**
+ * The server end of one stream: its state machine (OPEN on a connection, DETACHED while its
+ * connection is gone and the client may resume it, CLOSED), the service's publisher it sends and,
+ * for a bidirectional stream, the client's items it receives. It outlives its connection for the
+ * resume window without cancelling the service. Everything happens in its {@link StreamContext}.
+ */
+final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
+  enum State {
+    OPEN,
+    DETACHED,
+    CLOSED
+  }
+
+  private final StreamRegistry registry;
+  private final String service;
+  private final String operation;
+  private final String identity;
+  private final boolean bidirectional;
+  private final StreamContext context;
+  private final StreamSender replies;
+  /** What the client sends; on a server stream it never gets an item. */
+  private final StreamReceiver inbound;
+  private final byte[] token;
+  private State state = State.OPEN;
+  private StreamLink link;
+  /** The connection room that carries the stream now. */
+  private ServerStreams room;
+  private Scheduler.Cancellable expiry;
+  private boolean inboundTaken;
+  /** Set as the stream closes when it could not go on, for its event. */
+  private boolean lost;
+
+  ServerStream(StreamRegistry registry, Request opening, Peer peer) {
+    this.registry = registry;
+    this.service = opening.service();
+    this.operation = opening.operation();
+    this.identity = peer.streamIdentity();
+    this.bidirectional = (opening.flags() & Request.BIDI) != 0;
+    this.context = new StreamContext(registry.executor());
+    this.replies = new StreamSender(context, registry.settings().resumeBufferBytes(), this);
+    this.inbound = new StreamReceiver(context, registry.settings().window(), this);
+    this.token = registry.register(this);
+    context.afterEachRun(this::flush);
+  }
+
+  /** Answers the opening with the token and starts the service (from the connection's loop). */
+  void open(RawStreamService handler, Request opening, Peer peer, Channel channel, ServerStreams on) {
+    context.execute(() -> {
+      attachTo(new ChannelLink(channel, opening.requestId()), on);
+      link.write(new Response(opening.requestId(), Status.OK, Map.of(), token));
+      replies.attach(link, 0, 0);
+      registry.emit(TetherEvent.Kind.STREAM_OPENED, describe());
+      Flow.Publisher<byte[]> items;
+      try {
+        RequestContext ctx = new RequestContext(opening, peer, 0, registry.ticker());
+        items = handler.open(operation, opening.body(), this::subscribeInbound, ctx);
+        if (items == null) {
+          throw new NullPointerException("the stream service returned no publisher");
+        }
+      } catch (Throwable t) {
+        replies.onError(t);
+        return;
+      }
+      items.subscribe(replies);
+    });
+  }
+
+  private void subscribeInbound(Flow.Subscriber<? super byte[]> subscriber) {
+    context.execute(() -> {
+      if (inboundTaken) { // rule 1.9 holds: onSubscribe first, then the refusal
+        subscriber.onSubscribe(new NoSubscription());
+        subscriber.onError(new IllegalStateException("a stream's inbound items have one subscriber"));
+        return;
+      }
+      inboundTaken = true;
+      inbound.start(subscriber);
+      if (!bidirectional) {
+        inbound.onEnd(new StreamEnd(0, Status.OK, 0, Map.of()));
+      }
+    });
+  }
+
+  /** A frame for this stream from the connection that carries it (from the loop). */
+  void onFrame(Frame frame, ServerStreams from) {
+    context.execute(() -> {
+      if (from != room || state != State.OPEN) {
+        return; // a frame the old connection still had in flight
+      }
+      if (frame instanceof StreamItem item) {
+        inbound.onItem(item.position(), item.body());
+      } else if (frame instanceof StreamCredit credit) {
+        replies.onCredit(credit.received(), credit.limit());
+        closeIfFinished();
+      } else if (frame instanceof StreamEnd end) {
+        inbound.onEnd(end);
+      } else if (frame instanceof Cancel) {
+        replies.cancel();
+        inbound.fail(new CancellationException("the client cancelled the stream"));
+        transitionTo(State.CLOSED, "cancelled by the client");
+      }
+    });
+  }
+
+  /** The connection that carried the stream closed: it waits for a resume, the service running on. */
+  void connectionLost(ServerStreams from) {
+    context.execute(() -> {
+      if (from != room || state != State.OPEN) {
+        return;
+      }
+      replies.detach();
+      inbound.detach();
+      link = null;
+      transitionTo(State.DETACHED, "connection lost");
+    });
+  }
+
+  /** A RESUME for this stream's token arrived on {@code channel}; answered here, in the context. */
+  void resume(Request request, StreamResume asked, Peer peer, Channel channel, ServerStreams on) {
+    context.execute(() -> {
+      StreamLink next = new ChannelLink(channel, request.requestId());
+      String refusal = state == State.CLOSED ? "the stream is over"
+          : !identity.equals(peer.streamIdentity()) ? "the stream belongs to another client"
+          : !replies.canResumeFrom(asked.received()) ? "the items to replay outgrew the resume buffer" : null;
+      if (refusal != null) {
+        next.write(new Response(request.requestId(), Status.STREAM_LOST, Map.of(Response.ERROR_MESSAGE, refusal), new byte[0]));
+        next.flush();
+        on.forget(request.requestId());
+        if (state != State.CLOSED && identity.equals(peer.streamIdentity())) {
+          lose(refusal);
+        }
+        return;
+      }
+      if (room != null && room != on) {
+        room.forget(link == null ? 0 : link.streamId());
+      }
+      attachTo(next, on);
+      next.write(new Response(request.requestId(), Status.OK, Map.of(),
+          new StreamResume(new byte[0], inbound.received(), inbound.sentLimit()).encodeAnswer()));
+      replies.attach(next, asked.received(), asked.limit());
+      transitionTo(State.OPEN, "resumed on " + channel.remoteAddress());
+    });
+  }
+
+  private void attachTo(StreamLink next, ServerStreams on) {
+    cancelExpiry();
+    link = next;
+    room = on;
+    inbound.attach(next);
+  }
+
+  /** The stream cannot go on (server shutdown, expired, unresumable): the client is told if it can be. */
+  CompletableFuture<Void> lose(String why) {
+    CompletableFuture<Void> told = new CompletableFuture<>();
+    context.execute(() -> {
+      if (state == State.CLOSED) {
+        told.complete(null);
+        return;
+      }
+      if (link != null) {
+        link.write(new StreamEnd(link.streamId(), Status.STREAM_LOST, replies.produced(), Map.of(Response.ERROR_MESSAGE, why)));
+        link.flush();
+      }
+      told.complete(null);
+      replies.cancel();
+      inbound.fail(new StreamLostException("stream " + describe() + " lost: " + why, inbound.delivered()));
+      lost = true;
+      transitionTo(State.CLOSED, "lost: " + why);
+    });
+    return told;
+  }
+
+  @Override
+  public void senderEnded() {
+    closeIfFinished();
+  }
+
+  private void closeIfFinished() {
+    if (replies.isFinished() && state == State.OPEN) {
+      transitionTo(State.CLOSED, "ended");
+    }
+  }
+
+  @Override
+  public void receiverCancelled() {
+    if (link != null) { // the service wants no more of the client's items
+      link.write(new Cancel(link.streamId()));
+    }
+  }
+
+  @Override
+  public void receiverDone() {}
+
+  @Override
+  public Throwable failureOf(StreamEnd end, long delivered) {
+    if (end.status() == Status.REMOTE_ERROR) {
+      return new RemoteException(end.metadata().getOrDefault(Response.ERROR_TYPE, "unknown"),
+          end.metadata().getOrDefault(Response.ERROR_MESSAGE, ""));
+    }
+    return new StreamLostException("the client's items were lost: "
+        + end.metadata().getOrDefault(Response.ERROR_MESSAGE, end.status().toString()), delivered);
+  }
+
+  /** Every state change, in the context; emits its event. */
+  private void transitionTo(State next, String why) {
+    State previous = state;
+    if (previous == State.CLOSED || previous == next) {
+      return;
+    }
+    state = next;
+    switch (next) {
+      case DETACHED -> expiry = registry.scheduler().schedule(
+          () -> lose("not resumed within " + registry.settings().resumeWindow().toMillis() + " ms"),
+          registry.settings().resumeWindow().toNanos());
+      case OPEN -> registry.emit(TetherEvent.Kind.STREAM_RESUMED, describe() + " " + why);
+      case CLOSED -> {
+        cancelExpiry();
+        registry.remove(token);
+        if (room != null && link != null) {
+          room.forget(link.streamId());
+        }
+        registry.emit(lost ? TetherEvent.Kind.STREAM_LOST : TetherEvent.Kind.STREAM_CLOSED,
+            describe() + " " + why);
+      }
+    }
+  }
+
+  private void cancelExpiry() {
+    if (expiry != null) {
+      expiry.cancel();
+      expiry = null;
+    }
+  }
+
+  private void flush() {
+    StreamLink l = link;
+    if (l != null) {
+      l.flush();
+    }
+  }
+
+  State state() {
+    return state;
+  }
+
+  private String describe() {
+    return service + "." + operation;
+  }
+
+  /** What a second subscriber to the inbound items gets before its refusal. */
+  private static final class NoSubscription implements Flow.Subscription {
+    @Override
+    public void request(long n) {}
+
+    @Override
+    public void cancel() {}
+  }
+}

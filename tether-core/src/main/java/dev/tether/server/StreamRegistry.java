@@ -1,0 +1,131 @@
+package dev.tether.server;
+
+import dev.tether.RawStreamService;
+import dev.tether.internal.EventBus;
+import dev.tether.observe.TetherEvent;
+import dev.tether.protocol.StreamResume;
+import dev.tether.spi.Scheduler;
+import dev.tether.spi.Ticker;
+import dev.tether.stream.StreamSettings;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The server's streams across its connections: the stream services by name, the open streams by
+ * resume token (a stream outlives the connection that carried it for the resume window), where
+ * stream work runs, and the clock that ends a detached stream nobody resumed. Thread-safe.
+ */
+public final class StreamRegistry {
+  /** A server that registered no stream service. */
+  public static StreamRegistry none() {
+    return new StreamRegistry(Map.of(), StreamSettings.DEFAULTS, null, null, null, null);
+  }
+
+  /**
+   * @param executor where stream work and the services' publishers start (never an event loop)
+   * @param scheduler ends a detached stream at the end of its resume window
+   * @param events where STREAM_* events go; null for none
+   */
+  public static StreamRegistry of(Map<String, RawStreamService> services, StreamSettings settings, Executor executor,
+      Scheduler scheduler, Ticker ticker, EventBus events) {
+    return new StreamRegistry(services, settings, executor, scheduler, ticker, events);
+  }
+
+  private final Map<String, RawStreamService> services;
+  private final StreamSettings settings;
+  private final Executor executor;
+  private final Scheduler scheduler;
+  private final Ticker ticker;
+  private final EventBus events;
+  private final SecureRandom random = new SecureRandom();
+  private final Map<String, ServerStream> byToken = new ConcurrentHashMap<>();
+
+  StreamRegistry(Map<String, RawStreamService> services, StreamSettings settings, Executor executor,
+      Scheduler scheduler, Ticker ticker, EventBus events) {
+    this.services = Map.copyOf(services);
+    this.settings = settings;
+    this.executor = executor;
+    this.scheduler = scheduler;
+    this.ticker = ticker;
+    this.events = events;
+  }
+
+  RawStreamService service(String name) {
+    return services.get(name);
+  }
+
+  StreamSettings settings() {
+    return settings;
+  }
+
+  Executor executor() {
+    return executor;
+  }
+
+  Scheduler scheduler() {
+    return scheduler;
+  }
+
+  Ticker ticker() {
+    return ticker;
+  }
+
+  void emit(TetherEvent.Kind kind, String detail) {
+    if (events != null) {
+      events.emit(kind, null, detail, null);
+    }
+  }
+
+  /** A new unguessable token, with {@code stream} registered under it. */
+  byte[] register(ServerStream stream) {
+    byte[] token = new byte[StreamResume.TOKEN_BYTES];
+    random.nextBytes(token);
+    byToken.put(key(token), stream);
+    return token;
+  }
+
+  /** The stream a RESUME names, or null when none is kept under that token. */
+  ServerStream find(byte[] token) {
+    return byToken.get(key(token));
+  }
+
+  void remove(byte[] token) {
+    byToken.remove(key(token));
+  }
+
+  /** Streams open or waiting to be resumed now. */
+  int size() {
+    return byToken.size();
+  }
+
+  /**
+   * The server is closing: every stream still kept ends, lost, and its client is told so; waits
+   * at most {@code maxWaitMillis} for those words to be written before the connections close.
+   */
+  public void closeAll(String why, long maxWaitMillis) {
+    List<CompletableFuture<Void>> told = new ArrayList<>();
+    for (ServerStream s : byToken.values()) {
+      told.add(s.lose(why));
+    }
+    try {
+      CompletableFuture.allOf(told.toArray(CompletableFuture[]::new)).get(maxWaitMillis, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      // A stream whose context is stuck in a subscriber: its connection closes all the same.
+    }
+  }
+
+  private static String key(byte[] token) {
+    return Base64.getEncoder().encodeToString(token);
+  }
+}

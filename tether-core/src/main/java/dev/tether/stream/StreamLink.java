@@ -1,0 +1,19 @@
+package dev.tether.stream;
+
+import dev.tether.protocol.Frame;
+
+/**
+ * Where a stream's frames go while it is attached to a connection: the connection and the id the
+ * stream has on it (a resumed stream has a new id on its new connection). Writes are queued and
+ * leave with the next {@link #flush()}.
+ */
+public interface StreamLink {
+  /** The stream's id on this connection: the request id that opened or resumed it. */
+  int streamId();
+
+  /** Queues {@code frame} for the connection; it leaves with the next flush. */
+  void write(Frame frame);
+
+  /** Sends everything written since the last flush. */
+  void flush();
+}

@@ -1,0 +1,199 @@
+package dev.tether.stream;
+
+import dev.tether.protocol.Response;
+import dev.tether.protocol.Status;
+import dev.tether.protocol.StreamEnd;
+import dev.tether.protocol.StreamItem;
+import java.util.ArrayDeque;
+import java.util.Map;
+import java.util.concurrent.Flow;
+
+/**
+ * The sending half of one stream direction: it subscribes to the local publisher, asks it for no
+ * more than the peer's credit, numbers each item and writes it, and keeps what the peer has not
+ * acknowledged (up to the resume buffer's bytes) to replay after a resume. Every signal hops into
+ * the stream's context, so a publisher may call from any thread.
+ */
+public final class StreamSender implements Flow.Subscriber<byte[]> {
+  /** What the sender tells the stream that owns it; called in the context. */
+  public interface Owner {
+    /** The publisher completed or failed, and the end was sent or is kept for the next link. */
+    void senderEnded();
+  }
+
+  private final StreamContext context;
+  private final long maxBufferBytes;
+  private final Owner owner;
+  /** Items from position acked+1 to produced, unless overflowed. */
+  private final ArrayDeque<byte[]> unacked = new ArrayDeque<>();
+  private long unackedBytes;
+  /** The buffer outgrew its bytes and was dropped: a resume is impossible until all is acknowledged. */
+  private boolean overflowed;
+  private Flow.Subscription subscription;
+  private StreamLink link;
+  private long requested;
+  private long produced;
+  private long acked;
+  private long limit;
+  private StreamEnd end;
+  private boolean cancelled;
+
+  public StreamSender(StreamContext context, long maxBufferBytes, Owner owner) {
+    this.context = context;
+    this.maxBufferBytes = maxBufferBytes;
+    this.owner = owner;
+  }
+
+  @Override
+  public void onSubscribe(Flow.Subscription s) {
+    context.execute(() -> {
+      if (subscription != null || cancelled) { // rule 2.5: one subscription at a time
+        s.cancel();
+        return;
+      }
+      subscription = s;
+      pull();
+    });
+  }
+
+  @Override
+  public void onNext(byte[] item) {
+    context.execute(() -> {
+      if (cancelled || end != null) {
+        return;
+      }
+      produced++;
+      keep(item);
+      if (link != null) {
+        link.write(new StreamItem(link.streamId(), produced, item));
+      }
+    });
+  }
+
+  @Override
+  public void onError(Throwable failure) {
+    String message = failure.getMessage();
+    context.execute(() -> ended(Status.REMOTE_ERROR, Map.of(
+        Response.ERROR_TYPE, failure.getClass().getName(), Response.ERROR_MESSAGE, message == null ? "" : message)));
+  }
+
+  @Override
+  public void onComplete() {
+    context.execute(() -> ended(Status.OK, Map.of()));
+  }
+
+  /** Ends this direction without the publisher (it failed to open, or the stream is lost). */
+  public void endWith(Status status, Map<String, String> metadata) {
+    ended(status, metadata);
+  }
+
+  private void ended(Status status, Map<String, String> metadata) {
+    if (end != null || cancelled) {
+      return;
+    }
+    end = new StreamEnd(0, status, produced, metadata);
+    if (link != null) {
+      link.write(new StreamEnd(link.streamId(), status, produced, metadata));
+    }
+    owner.senderEnded();
+  }
+
+  /** The peer's credit: it holds every item up to {@code received} and takes items up to {@code newLimit}. */
+  public void onCredit(long received, long newLimit) {
+    acknowledge(received);
+    if (newLimit > limit) {
+      limit = newLimit;
+      pull();
+    }
+  }
+
+  private void acknowledge(long received) {
+    long upTo = Math.min(received, produced);
+    while (acked < upTo) {
+      acked++;
+      byte[] gone = unacked.poll();
+      if (gone != null) {
+        unackedBytes -= gone.length;
+      }
+    }
+    if (overflowed && acked == produced) {
+      overflowed = false;
+    }
+  }
+
+  private void keep(byte[] item) {
+    if (overflowed) {
+      return;
+    }
+    unacked.add(item);
+    unackedBytes += item.length;
+    if (unackedBytes > maxBufferBytes) {
+      unacked.clear();
+      unackedBytes = 0;
+      overflowed = true;
+    }
+  }
+
+  private void pull() {
+    if (subscription != null && end == null && !cancelled && limit > requested) {
+      long n = limit - requested;
+      requested = limit;
+      subscription.request(n);
+    }
+  }
+
+  /** True when a peer that holds {@code peerReceived} items can be given the rest from this buffer. */
+  public boolean canResumeFrom(long peerReceived) {
+    return !overflowed && peerReceived >= acked && peerReceived <= produced;
+  }
+
+  /** The stream is on {@code next}: what the peer lacks is replayed, then the end if there was one. */
+  public void attach(StreamLink next, long peerReceived, long peerLimit) {
+    acknowledge(peerReceived);
+    link = next;
+    long position = acked;
+    for (byte[] item : unacked) {
+      next.write(new StreamItem(next.streamId(), ++position, item));
+    }
+    if (end != null) {
+      next.write(new StreamEnd(next.streamId(), end.status(), end.finalPosition(), end.metadata()));
+    }
+    onCredit(peerReceived, peerLimit);
+  }
+
+  public void detach() {
+    link = null;
+  }
+
+  /** The peer wants nothing more: the publisher's subscription is cancelled. */
+  public void cancel() {
+    if (cancelled) {
+      return;
+    }
+    cancelled = true;
+    unacked.clear();
+    unackedBytes = 0;
+    if (subscription != null) {
+      subscription.cancel();
+    }
+  }
+
+  /** True once the direction ended and the peer acknowledged every item. */
+  public boolean isFinished() {
+    return end != null && acked == produced;
+  }
+
+  public boolean hasEnded() {
+    return end != null;
+  }
+
+  /** The peer acknowledged every item sent; the stream may end once it is told. */
+  public long produced() {
+    return produced;
+  }
+
+  /** How many items the publisher was asked for so far. */
+  public long requested() {
+    return requested;
+  }
+}
