@@ -88,7 +88,11 @@ final class ServerStreams {
     if (channel.eventLoop().inEventLoop()) {
       byId.remove(streamId);
     } else {
-      channel.eventLoop().execute(() -> byId.remove(streamId));
+      try {
+        channel.eventLoop().execute(() -> byId.remove(streamId));
+      } catch (java.util.concurrent.RejectedExecutionException loopStopped) {
+        // The server closed its loops: the table went with the connection.
+      }
     }
   }
 
