@@ -12,13 +12,20 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class NumberedItems implements Flow.Publisher<byte[]> {
   private final long count;
+  private final java.util.function.LongFunction<byte[]> itemOf;
   private final AtomicLong requested = new AtomicLong();
   private final AtomicLong emitted = new AtomicLong();
   private final AtomicInteger subscriptions = new AtomicInteger();
   private final AtomicInteger cancels = new AtomicInteger();
 
   public NumberedItems(long count) {
+    this(count, NumberedItems::item);
+  }
+
+  /** Items made by {@code itemOf(n)} for n from 1 instead of the numbers themselves. */
+  public NumberedItems(long count, java.util.function.LongFunction<byte[]> itemOf) {
     this.count = count;
+    this.itemOf = itemOf;
   }
 
   /** How much every subscriber together asked for. */
@@ -66,7 +73,7 @@ public final class NumberedItems implements Flow.Publisher<byte[]> {
         while (!done && demand > 0 && (count < 0 || next <= count)) {
           demand--;
           emitted.incrementAndGet();
-          subscriber.onNext(item(next++));
+          subscriber.onNext(itemOf.apply(next++));
         }
         if (!done && count >= 0 && next > count) {
           done = true;

@@ -151,7 +151,7 @@ class StreamsTest {
     List<byte[]> lines = LongStream.rangeClosed(1, 1000).mapToObj(n -> ascii("line " + n)).toList();
     CollectingSubscriber replies = CollectingSubscriber.unbounded();
 
-    chat.stream("echo", new byte[0], new ListPublisher(lines)).subscribe(replies);
+    chat.stream("echo", new byte[0], new NumberedItems(lines.size(), n -> lines.get((int) n - 1))).subscribe(replies);
 
     replies.done().get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
     assertThat(replies.items()).extracting(b -> new String(b, StandardCharsets.US_ASCII))
@@ -196,48 +196,6 @@ class StreamsTest {
     } finally {
       release.countDown();
       held.get().cancel();
-    }
-  }
-
-  /** Publishes a fixed list, as asked; cold. */
-  static final class ListPublisher implements Flow.Publisher<byte[]> {
-    private final List<byte[]> items;
-
-    ListPublisher(List<byte[]> items) {
-      this.items = items;
-    }
-
-    @Override
-    public void subscribe(Flow.Subscriber<? super byte[]> subscriber) {
-      subscriber.onSubscribe(new Flow.Subscription() {
-        private int next;
-        private long demand;
-        private boolean emitting;
-        private boolean cancelled;
-
-        @Override
-        public synchronized void request(long n) {
-          demand += n;
-          if (emitting) {
-            return;
-          }
-          emitting = true;
-          while (!cancelled && demand > 0 && next < items.size()) {
-            demand--;
-            subscriber.onNext(items.get(next++));
-          }
-          if (!cancelled && next == items.size()) {
-            cancelled = true;
-            subscriber.onComplete();
-          }
-          emitting = false;
-        }
-
-        @Override
-        public synchronized void cancel() {
-          cancelled = true;
-        }
-      });
     }
   }
 }

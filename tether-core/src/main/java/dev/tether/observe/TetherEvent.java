@@ -12,7 +12,7 @@ package dev.tether.observe;
  */
 public record TetherEvent(Kind kind, String endpoint, String detail, Throwable cause, long nanos) {
 
-  /** The kinds of event; the first group comes from clients, the last four from servers. */
+  /** The kinds of event: from clients, then from servers (ACCEPTED to DRAINED), then of streams (both sides). */
   public enum Kind {
     /** A connection attempt to an endpoint started. */
     CONNECTING,
