@@ -115,6 +115,20 @@ class StreamsTest {
   }
 
   @Test
+  void closingTheRuntimeEndsItsStreamsAndTheService() {
+    Proxy feed = startFeed();
+    CollectingSubscriber subscriber = new CollectingSubscriber(4);
+    feed.stream("count", ascii("-1")).subscribe(subscriber);
+    await().atMost(PATIENCE).until(() -> subscriber.items().size() == 4);
+
+    tether.close(); // at once: an open stream does not hold the close for its grace
+
+    assertThatThrownBy(() -> subscriber.done().get(PATIENCE.toSeconds(), TimeUnit.SECONDS))
+        .cause().isInstanceOfSatisfying(StreamLostException.class, lost -> assertThat(lost.delivered()).isEqualTo(4));
+    await().atMost(PATIENCE).until(() -> opened.get(0).cancels() == 1);
+  }
+
+  @Test
   void serviceErrorArrivesAsRemoteException() {
     Proxy feed = start(TetherServer.builder().streamService("feed", (operation, request, inbound, ctx) -> {
       SubmissionPublisher<byte[]> items = new SubmissionPublisher<>();

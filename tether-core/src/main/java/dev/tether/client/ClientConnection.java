@@ -166,7 +166,7 @@ public final class ClientConnection extends BaseConnection
     }
   }
 
-  /** The client's own graceful close: no new calls, close once every pending call is answered. */
+  /** The client's own graceful close: no new calls, its streams end, close once every call is answered. */
   @Override
   public io.netty.util.concurrent.Future<?> drain() {
     if (channel == null) {
@@ -179,6 +179,7 @@ public final class ClientConnection extends BaseConnection
         return;
       }
       transitionTo(ConnectionState.DRAINING, null, null);
+      streams.closeAll("the client closed its connection");
       closeIfDrained();
     });
     return channel.closeFuture();
@@ -378,7 +379,6 @@ public final class ClientConnection extends BaseConnection
   }
 
   // ---- the views ----
-
   @Override
   public boolean isUsable() {
     ConnectionState s = state;
@@ -392,7 +392,7 @@ public final class ClientConnection extends BaseConnection
         Duration.ofNanos(nowNanos - createdNanos), tally.ok(), tally.failed(), tally.lastError());
   }
 
-  /** The largest frame the server takes, from its WELCOME; before it (pipelined calls) the server's decoder decides. */
+  /** The largest frame the server takes (WELCOME's); before it, the server's decoder decides. */
   int serverMaxFrameSize() {
     Welcome w = welcome;
     return w == null ? Integer.MAX_VALUE : w.maxFrameSize();

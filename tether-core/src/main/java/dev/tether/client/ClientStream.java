@@ -227,6 +227,18 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
     });
   }
 
+  /** This side is closing the connection under the stream: the server is told, the subscriber too. */
+  void closeBySelf(String why) {
+    context.execute(() -> {
+      if (state != State.OPEN) {
+        return;
+      }
+      link.write(new Cancel(link.streamId()));
+      link.flush(); // before the connection closes, which it does once the stream has left it
+      lose(why);
+    });
+  }
+
   /** One resume attempt: the key's supervisor's connection (after its backoff), then RESUME on it. */
   private void resume() {
     if (state != State.RESUMING) {
@@ -274,6 +286,7 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
       sender.cancel();
     }
     if (room != null && link != null) {
+      link.flush(); // what this stream wrote leaves before a draining connection can close behind it
       room.forget(link.streamId());
     }
   }

@@ -72,6 +72,16 @@ final class ClientStreams {
     return byId.size();
   }
 
+  /**
+   * This side closes the connection (its runtime closes, or it idles out): its streams end, the
+   * server is told, and each subscriber gets {@code StreamLostException} with what it was delivered.
+   */
+  void closeAll(String why) {
+    for (ClientStream s : byId.values()) {
+      s.closeBySelf(why);
+    }
+  }
+
   /** The connection closed: each stream tries to resume on a new one, or is lost. */
   void connectionLost(Throwable why) {
     for (ClientStream s : byId.removeAll()) {

@@ -91,15 +91,21 @@ public final class IntMap<V> {
     return removed;
   }
 
-  /** Empties the map, returning every value. */
+  /** Every value, as a list the map's later changes do not touch. */
   @SuppressWarnings("unchecked")
-  public List<V> removeAll() {
+  public List<V> values() {
     List<V> all = new ArrayList<>(size);
     for (Object v : values) {
       if (v != null) {
         all.add((V) v);
       }
     }
+    return all;
+  }
+
+  /** Empties the map, returning every value. */
+  public List<V> removeAll() {
+    List<V> all = values();
     allocate(MIN_CAPACITY);
     size = 0;
     return all;
