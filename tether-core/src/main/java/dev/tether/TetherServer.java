@@ -17,6 +17,7 @@ import dev.tether.server.RawServiceHandler;
 import dev.tether.server.ServerRuntime;
 import dev.tether.server.ServiceThreads;
 import dev.tether.server.StreamRegistry;
+import dev.tether.stream.StreamThreads;
 import dev.tether.server.ServiceHandler;
 import dev.tether.server.TypedServiceHandler;
 import dev.tether.transport.TlsContexts;
@@ -62,8 +63,8 @@ public final class TetherServer implements AutoCloseable {
     this.events = new EventBus(s.listeners(), s.ticker(), "tether-server-events");
     this.runtime = new ServerRuntime(
         s.endpoints(), transports, dispatcher, this::welcome, s.maxFrameSize(), p.maxConnections(), timing, owned,
-        events, p.compression(), StreamRegistry.of(s.streamServices(), p.streams(),
-            dev.tether.stream.StreamThreads.shared(), scheduler, s.ticker(), events));
+        events, p.compression(), StreamRegistry.of(s.streamServices(), p.streams(), StreamThreads.shared(), scheduler,
+        s.ticker(), events));
   }
 
   private Welcome welcome() {
@@ -237,28 +238,22 @@ public final class TetherServer implements AutoCloseable {
 
     /** A typed service: each interface method is an operation of that name. */
     public <T> Builder service(String name, Class<T> iface, T implementation) {
-      return register(name, new TypedServiceHandler(iface, implementation, codec));
+      return register(services, "service", name, new TypedServiceHandler(iface, implementation, codec));
     }
 
     /** An untyped service receiving every operation of its name. */
     public Builder service(String name, RawService service) {
-      return register(name, new RawServiceHandler(service));
+      return register(services, "service", name, new RawServiceHandler(service));
     }
 
-    /**
-     * An untyped stream service: each stream a client opens on {@code name} gets the publisher
-     * {@code service} returns for it (see {@link RawStreamService}).
-     */
+    /** A stream service: each stream opened on {@code name} gets the publisher {@code service} returns for it. */
     public Builder streamService(String name, RawStreamService service) {
-      if (streamServices.putIfAbsent(Objects.requireNonNull(name), Objects.requireNonNull(service)) != null) {
-        throw new IllegalArgumentException("stream service \"" + name + "\" is registered twice");
-      }
-      return this;
+      return register(streamServices, "stream service", name, Objects.requireNonNull(service));
     }
 
-    private Builder register(String name, ServiceHandler handler) {
-      if (services.putIfAbsent(Objects.requireNonNull(name), handler) != null) {
-        throw new IllegalArgumentException("service \"" + name + "\" is registered twice");
+    private <S> Builder register(Map<String, S> registry, String kind, String name, S handler) {
+      if (registry.putIfAbsent(Objects.requireNonNull(name), handler) != null) {
+        throw new IllegalArgumentException(kind + " \"" + name + "\" is registered twice");
       }
       return this;
     }
