@@ -231,6 +231,13 @@ public final class Proxy {
         java.util.function.Function<byte[], T> decoder) {
       return tether.runtime().invoke(settings, binding, operation, orEmpty(body), flags(idempotent), decoder);
     }
+
+    @Override
+    public Flow.Publisher<byte[]> stream(String operation, byte[] body, boolean idempotent,
+        Flow.Publisher<byte[]> outbound) {
+      return new dev.tether.client.StreamPublisher(binding, operation, orEmpty(body), outbound,
+          idempotent ? Request.IDEMPOTENT : 0);
+    }
   }
 
   /** Reaches the server and the service without running service code. Idempotent. */

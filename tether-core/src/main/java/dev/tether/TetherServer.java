@@ -111,9 +111,7 @@ public final class TetherServer implements AutoCloseable {
   /** {@code service + ":" + every bound endpoint}, ready for {@link Tether#proxy(String)}. */
   public String proxyString(String service) {
     StringBuilder sb = new StringBuilder(new ParsedProxy(service, InvocationMode.TWOWAY, false, List.of()).toString());
-    for (Endpoint e : endpoints()) {
-      sb.append(':').append(e);
-    }
+    endpoints().forEach(e -> sb.append(':').append(e));
     return sb.toString();
   }
 
@@ -236,8 +234,11 @@ public final class TetherServer implements AutoCloseable {
       return this;
     }
 
-    /** A typed service: each interface method is an operation of that name. */
+    /** A typed service: each method is an operation of its name (a stream when it returns Flow.Publisher). */
     public <T> Builder service(String name, Class<T> iface, T implementation) {
+      if (dev.tether.codec.OperationTable.of(iface).hasStreams()) {
+        streamService(name, new dev.tether.server.TypedStreamService(iface, implementation, codec));
+      }
       return register(services, "service", name, new TypedServiceHandler(iface, implementation, codec));
     }
 

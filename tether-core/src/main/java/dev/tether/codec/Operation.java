@@ -26,7 +26,10 @@ public final class Operation {
   private final boolean idempotent;
   private final boolean async;
   private final Type resultType;
+  /** What the request carries: the method's parameters, without a stream's outbound publisher. */
   private final Type[] parameterTypes;
+  /** Null for a call. */
+  private final StreamShape stream;
   private final boolean rawArgument;
   private final boolean rawResult;
   /**
@@ -43,11 +46,13 @@ public final class Operation {
     this.idempotent = method.isAnnotationPresent(Idempotent.class);
     this.async = method.getReturnType() == CompletableFuture.class;
     this.resultType = async ? futureValueType(method) : method.getGenericReturnType();
-    this.parameterTypes = method.getGenericParameterTypes();
+    this.stream = StreamShape.of(method);
+    Type[] parameters = method.getGenericParameterTypes();
+    this.parameterTypes = stream == null ? parameters : stream.requestTypes(parameters);
     this.rawArgument = parameterTypes.length == 1 && parameterTypes[0] == byte[].class;
     this.rawResult = resultType == byte[].class;
     method.setAccessible(true);
-    this.invoker = invokerOf(method, parameterTypes.length);
+    this.invoker = invokerOf(method, parameters.length);
   }
 
   private static MethodHandle invokerOf(Method method, int arity) {
@@ -88,7 +93,21 @@ public final class Operation {
     return async;
   }
 
+  /** True when the method returns a Flow.Publisher: each call opens a stream. */
+  public boolean isStream() {
+    return stream != null;
+  }
+
+  /** How the stream's items travel; null for a call. */
+  public StreamShape stream() {
+    return stream;
+  }
+
+  /** The request's bytes: the arguments, without a stream's outbound publisher. */
   public byte[] encodeArguments(Codec codec, Object[] args) {
+    if (stream != null && args != null) {
+      args = stream.requestArguments(args);
+    }
     if (rawArgument) {
       return (byte[]) args[0];
     }
@@ -107,12 +126,29 @@ public final class Operation {
     if (invoker == null) {
       return reflectively(target, decodeArguments(codec, body));
     }
+    if (parameterTypes.length == 1) {
+      return invoke(target, rawArgument ? body : codec.decodeValue(body, parameterTypes[0]), null);
+    }
+    return invoke(target, null, decodeArguments(codec, body));
+  }
+
+  /**
+   * Decodes the request in {@code body} and calls the stream method on {@code target} with
+   * {@code outbound} as its publisher parameter (unused by a server stream's method); returns the
+   * method's publisher.
+   */
+  public Object openStream(Object target, Codec codec, byte[] body, Object outbound) throws Exception {
+    Object[] arguments = stream.withOutbound(decodeArguments(codec, body), outbound);
+    if (invoker == null) {
+      return reflectively(target, arguments);
+    }
+    return arguments.length == 1 ? invoke(target, arguments[0], null) : invoke(target, null, arguments);
+  }
+
+  /** Calls the handle with {@code one} argument, or with {@code many} when it takes an array. */
+  private Object invoke(Object target, Object one, Object[] many) throws Exception {
     try {
-      if (parameterTypes.length == 1) {
-        Object argument = rawArgument ? body : codec.decodeValue(body, parameterTypes[0]);
-        return (Object) invoker.invokeExact(target, argument);
-      }
-      return (Object) invoker.invokeExact(target, decodeArguments(codec, body));
+      return many == null ? (Object) invoker.invokeExact(target, one) : (Object) invoker.invokeExact(target, many);
     } catch (Exception | Error e) {
       throw e;
     } catch (Throwable e) {

@@ -18,6 +18,7 @@ public final class OperationTable {
   private final Class<?> iface;
   private final Map<Method, Operation> byMethod = new HashMap<>();
   private final Map<String, Operation> byName = new HashMap<>();
+  private final boolean hasStreams;
   /**
    * The Method instances callers actually pass (a dynamic proxy passes the same few on every call),
    * matched by identity: Method.equals compares parameter types on every lookup. Copied on write,
@@ -43,6 +44,7 @@ public final class OperationTable {
       }
       byMethod.put(m, op);
     }
+    this.hasStreams = byName.values().stream().anyMatch(Operation::isStream);
   }
 
   /** The table for an interface, built on first use. */
@@ -77,6 +79,11 @@ public final class OperationTable {
     } finally {
       remembering.unlock();
     }
+  }
+
+  /** True when a method of the interface returns Flow.Publisher, so the service also serves streams. */
+  public boolean hasStreams() {
+    return hasStreams;
   }
 
   /** The operation of that name, or null. */

@@ -8,12 +8,14 @@ import java.lang.reflect.Method;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Flow;
 import java.util.function.Function;
 
 /**
  * The client side of a typed service: a {@link java.lang.reflect.Proxy} whose methods become
  * requests. Blocking methods wait and rethrow Tether's exceptions unwrapped; methods returning
- * CompletableFuture complete with the decoded result.
+ * CompletableFuture complete with the decoded result; methods returning Flow.Publisher open a
+ * stream at each subscription, their items decoded as they arrive.
  */
 public final class TypedStub implements InvocationHandler {
   private final OperationTable table;
@@ -54,12 +56,31 @@ public final class TypedStub implements InvocationHandler {
       last = seen;
     }
     Operation op = seen.operation();
+    if (op.isStream()) {
+      return openStream(op, args);
+    }
     byte[] body = op.encodeArguments(codec, args);
     if (op.isAsync()) {
       return call.send(op.name(), body, op.isIdempotent(), seen.decoder());
     }
     // A blocking call decodes on the caller's thread, not on the connection's event loop.
     return op.decodeResult(codec, await(call.send(op.name(), body, op.isIdempotent())));
+  }
+
+  /** A typed stream: the request encoded now; the items both ways encoded and decoded as they travel. */
+  private Flow.Publisher<Object> openStream(Operation op, Object[] args) {
+    StreamShape shape = op.stream();
+    Flow.Publisher<byte[]> outbound = null;
+    if (shape.isBidirectional()) {
+      @SuppressWarnings("unchecked")
+      Flow.Publisher<Object> given = (Flow.Publisher<Object>) args[shape.outboundIndex()];
+      if (given == null) {
+        throw new NullPointerException(op.name() + ": the outbound publisher of a bidirectional stream is null");
+      }
+      outbound = new MappedPublisher<>(given, item -> shape.encodeOutbound(codec, item));
+    }
+    Flow.Publisher<byte[]> replies = call.stream(op.name(), op.encodeArguments(codec, args), op.isIdempotent(), outbound);
+    return new MappedPublisher<>(replies, bytes -> shape.decodeItem(codec, bytes));
   }
 
   /** A method as the proxy passes it, its operation, and the operation's result decoder, made once. */

@@ -46,6 +46,10 @@ final class ServerStreams {
       answer(r, Status.SERVICE_NOT_FOUND, "no stream service \"" + r.service() + "\"");
       return;
     }
+    if (service instanceof TypedStreamService typed && !typed.hasOperation(r.operation())) {
+      answer(r, Status.OPERATION_NOT_FOUND, "stream service \"" + r.service() + "\" has no stream " + r.operation());
+      return;
+    }
     ServerStream stream = new ServerStream(registry, r, peer);
     byId.put(r.requestId(), stream);
     stream.open(service, r, peer, channel, this);

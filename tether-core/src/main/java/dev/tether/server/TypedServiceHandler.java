@@ -9,7 +9,8 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * Serves an implementation of a service interface: decodes the arguments of the named method,
- * calls it, and encodes its result (or the result its CompletableFuture completes with).
+ * calls it, and encodes its result (or the result its CompletableFuture completes with). Its
+ * stream methods are served by {@link TypedStreamService}.
  */
 public final class TypedServiceHandler implements ServiceHandler {
   private final OperationTable table;
@@ -24,7 +25,8 @@ public final class TypedServiceHandler implements ServiceHandler {
 
   @Override
   public boolean hasOperation(String operation) {
-    return table.forName(operation) != null;
+    Operation op = table.forName(operation);
+    return op != null && !op.isStream(); // a stream method is opened as a stream, never called
   }
 
   @Override
