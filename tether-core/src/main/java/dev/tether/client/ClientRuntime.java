@@ -123,10 +123,7 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
   }
 
   private void start(Invocation inv) {
-    TracedCall trace = interceptor == null ? null : TracedCall.start(interceptor, inv.settings(), inv.operation, inv.flags);
-    if (trace != null) {
-      inv.traceAs(trace, null, true);
-    }
+    watch(inv);
     if (closing) {
       inv.fail(new TetherException("this Tether runtime is closed"));
       return;
@@ -152,6 +149,14 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
         && (flags & dev.tether.protocol.Request.ONEWAY) == 0
         && settings.session() == null
         && !settings.mode().isBatch();
+  }
+
+  /** The client interceptor, if there is one, watches {@code inv}: a call, or a stream's opening. */
+  void watch(Invocation inv) {
+    TracedCall trace = interceptor == null ? null : TracedCall.start(interceptor, inv.settings(), inv.operation, inv.flags);
+    if (trace != null) {
+      inv.traceAs(trace, null, true);
+    }
   }
 
   /** Hands a call's attempt to a connection. */
@@ -217,10 +222,7 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
     return finder.find(settings, binding, 0);
   }
 
-  /**
-   * Connects eagerly: a pinned proxy opens its connection; a load-balanced one connects to every
-   * node and completes once one is connected.
-   */
+  /** Connects eagerly: a pinned proxy its connection; a load-balanced one every node, done once one is connected. */
   public CompletableFuture<Void> connectAsync(ProxySettings settings, ProxyBinding binding) {
     if (CallPath.routesOverNodes(settings)) {
       return routerFor(settings, binding).connectAny(settings);

@@ -96,7 +96,9 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
       end(State.CLOSED, refusal);
       return;
     }
-    send(new Invocation(binding, operation, request, flags), c);
+    Invocation opening = new Invocation(binding, operation, request, flags);
+    runtime.watch(opening); // the client interceptor sees the opening as a call: its metadata travels with it
+    send(opening, c);
   }
 
   /** Why a stream cannot go on {@code c}: a datagram transport, or a server older than 1.3. */

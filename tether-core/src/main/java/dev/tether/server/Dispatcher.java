@@ -7,7 +7,6 @@ import dev.tether.spi.Ticker;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Response;
 import dev.tether.protocol.Status;
-import dev.tether.PermissionDeniedException;
 import dev.tether.ServerCallObserver;
 import dev.tether.ServerInterceptor;
 import java.util.List;
@@ -40,7 +39,7 @@ public final class Dispatcher {
   /** VIRTUAL_THREADS mode's thread per call; null in the other modes. */
   private final ThreadPerCall threadPerCall;
   private final Ticker ticker;
-  private final List<ServerInterceptor> interceptors;
+  private final Interceptors interceptors;
   /** Sees every execution start and end; null for none, which costs an execution one read of this field. */
   private final ServerCallObserver observer;
 
@@ -80,7 +79,12 @@ public final class Dispatcher {
     this.threadPerCall = mode == ExecutionMode.VIRTUAL_THREADS
         ? new ThreadPerCall(executor, maxConcurrentRequests) : null;
     this.ticker = ticker;
-    this.interceptors = List.copyOf(interceptors);
+    this.interceptors = new Interceptors(interceptors);
+  }
+
+  /** The interceptors guarding this server's calls, which guard its stream openings too. */
+  public Interceptors interceptors() {
+    return interceptors;
   }
 
   /** Where one connection's requests queue: a lane of its own in SERIALIZED mode, else null (shared). */
@@ -187,8 +191,12 @@ public final class Dispatcher {
 
   /** Runs the interceptors, then the service, and answers through {@code responder}. */
   private void run(ServiceHandler service, Request request, RequestContext context, Responder responder, long deadlineNanos) {
-    if (!interceptors.isEmpty() && refusedByInterceptor(request, context, responder)) {
-      return;
+    if (!interceptors.isEmpty()) {
+      Interceptors.Refusal refusal = interceptors.check(context);
+      if (refusal != null) {
+        answerRefusal(request, responder, refusal);
+        return;
+      }
     }
     Object result;
     try (CallDeadline.Scope inherited = deadlineNanos == 0 ? null : CallDeadline.enter(deadlineNanos, ticker)) {
@@ -210,32 +218,9 @@ public final class Dispatcher {
     }
   }
 
-  /**
-   * Runs the interceptors; true when one refused, and then the refusal is answered and the service
-   * must not run. An interceptor that fails otherwise refuses too: running a service whose guard
-   * broke would be the one wrong answer.
-   */
-  private boolean refusedByInterceptor(Request request, RequestContext context, Responder responder) {
-    for (ServerInterceptor interceptor : interceptors) {
-      try {
-        interceptor.intercept(context);
-      } catch (PermissionDeniedException denied) {
-        answerRefusal(request, responder, Status.PERMISSION_DENIED, denied);
-        return true;
-      } catch (Throwable broken) {
-        log.warn("interceptor {} failed on {}.{}; the request is refused", interceptor,
-            request.service(), request.operation(), broken);
-        answerRefusal(request, responder, Status.INTERNAL, broken);
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static void answerRefusal(Request request, Responder responder, Status status, Throwable why) {
-    ObservedExecution.failing(responder, status, why);
-    answer(request, responder, status, EMPTY, Map.of(
-        Response.ERROR_MESSAGE, why.getMessage() == null ? why.getClass().getName() : why.getMessage()));
+  private static void answerRefusal(Request request, Responder responder, Interceptors.Refusal refusal) {
+    ObservedExecution.failing(responder, refusal.status(), refusal.why());
+    answer(request, responder, refusal.status(), EMPTY, Map.of(Response.ERROR_MESSAGE, refusal.message()));
   }
 
   private static Throwable unwrap(Throwable t) {

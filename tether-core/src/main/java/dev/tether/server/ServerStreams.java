@@ -50,6 +50,26 @@ final class ServerStreams {
       answer(r, Status.OPERATION_NOT_FOUND, "stream service \"" + r.service() + "\" has no stream " + r.operation());
       return;
     }
+    Interceptors guard = registry.interceptors();
+    if (guard.isEmpty()) {
+      start(service, r, peer);
+      return;
+    }
+    // An interceptor may block (a lookup of who may call), so it runs where the service would, never on the loop.
+    registry.executor().execute(() -> {
+      Interceptors.Refusal refusal = guard.check(new RequestContext(r, peer, 0, registry.ticker()));
+      if (refusal != null) {
+        answer(r, refusal.status(), refusal.message());
+      } else {
+        channel.eventLoop().execute(() -> start(service, r, peer));
+      }
+    });
+  }
+
+  private void start(RawStreamService service, Request r, Peer peer) {
+    if (!channel.isActive()) {
+      return; // closed while the interceptors ran: no stream, no one to answer
+    }
     ServerStream stream = new ServerStream(registry, r, peer);
     byId.put(r.requestId(), stream);
     stream.open(service, r, peer, channel, this);

@@ -27,7 +27,7 @@ import java.util.concurrent.TimeoutException;
 public final class StreamRegistry {
   /** A server that registered no stream service. */
   public static StreamRegistry none() {
-    return new StreamRegistry(Map.of(), StreamSettings.DEFAULTS, null, null, null, null);
+    return new StreamRegistry(Map.of(), StreamSettings.DEFAULTS, null, null, null, null, Interceptors.NONE);
   }
 
   /**
@@ -36,8 +36,8 @@ public final class StreamRegistry {
    * @param events where STREAM_* events go; null for none
    */
   public static StreamRegistry of(Map<String, RawStreamService> services, StreamSettings settings, Executor executor,
-      Scheduler scheduler, Ticker ticker, EventBus events) {
-    return new StreamRegistry(services, settings, executor, scheduler, ticker, events);
+      Scheduler scheduler, Ticker ticker, EventBus events, Interceptors interceptors) {
+    return new StreamRegistry(services, settings, executor, scheduler, ticker, events, interceptors);
   }
 
   private final Map<String, RawStreamService> services;
@@ -46,11 +46,14 @@ public final class StreamRegistry {
   private final Scheduler scheduler;
   private final Ticker ticker;
   private final EventBus events;
+  /** The server's interceptors, which see each opening (not a RESUME) before its service does. */
+  private final Interceptors interceptors;
   private final SecureRandom random = new SecureRandom();
   private final Map<String, ServerStream> byToken = new ConcurrentHashMap<>();
 
   StreamRegistry(Map<String, RawStreamService> services, StreamSettings settings, Executor executor,
-      Scheduler scheduler, Ticker ticker, EventBus events) {
+      Scheduler scheduler, Ticker ticker, EventBus events, Interceptors interceptors) {
+    this.interceptors = interceptors;
     this.services = Map.copyOf(services);
     this.settings = settings;
     this.executor = executor;
@@ -61,6 +64,10 @@ public final class StreamRegistry {
 
   RawStreamService service(String name) {
     return services.get(name);
+  }
+
+  Interceptors interceptors() {
+    return interceptors;
   }
 
   StreamSettings settings() {
