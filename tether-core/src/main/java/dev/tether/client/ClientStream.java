@@ -219,6 +219,9 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
       if (sender != null) {
         sender.detach();
       }
+      if (replies.hasEnded() && (sender == null || sender.isFinished())) {
+        return; // the server ended the stream before the connection went: its last items wait for demand
+      }
       if (settings.resumeWindow().isZero()) {
         lose("its connection closed (" + CloseCause.describe(why) + ") and resuming is off");
         return;

@@ -111,7 +111,10 @@ public final class StreamReceiver implements Flow.Subscription {
     }
   }
 
-  /** The peer ended this direction; the end is delivered once the items before it are. */
+  /**
+   * The peer ended this direction; the end is delivered once the items before it are, except a
+   * STREAM_LOST, which is delivered at once, what is buffered dropped ({@code delivered} counts it out).
+   */
   public void onEnd(StreamEnd ended) {
     if (end != null) {
       return;
@@ -119,6 +122,11 @@ public final class StreamReceiver implements Flow.Subscription {
     end = ended;
     if (link != null) { // the last acknowledgement: the sender may forget everything
       link.write(new StreamCredit(link.streamId(), received, Math.max(sentLimit, received)));
+    }
+    if (ended.status() == Status.STREAM_LOST) {
+      // The peer cannot go on: a subscriber that asks for nothing more must hear it all the same.
+      fail(owner.failureOf(ended, delivered));
+      return;
     }
     drain();
   }
