@@ -18,10 +18,13 @@ import java.util.concurrent.TimeUnit;
  * behind a {@link FaultProxy}, one server stream of 64 B items the client takes as fast as
  * they come; then, N times, every connection through the proxy gets an RST (both sides see
  * "connection reset"). For each reset it reports the time from the new connection's CONNECTED
- * event to the STREAM_RESUMED event, and to the first item the subscriber gets after the new
- * connection is up (a replay when the reset lost items in flight); and from the reset to
- * CONNECTED (the client's reconnect). Events carry their moment on the runtime's ticker, the
- * JVM's nanoTime, as does the subscriber's clock; their delivery to the listener is later.
+ * event to the STREAM_RESUMED event, and to the first item the subscriber gets over the new
+ * connection (a replay when the reset lost items in flight); and from the reset to CONNECTED
+ * (the client's reconnect). Events carry the moment they were emitted on the runtime's ticker,
+ * the JVM's nanoTime, as does the subscriber's clock; their delivery to the listener is later.
+ * STREAM_RESUMED is emitted in the stream's context before the new connection's first item is
+ * delivered there, so the first item at or after it came over the new connection; items the
+ * old connection had read before the reset may still reach the subscriber after CONNECTED.
  *
  * <p>Usage: {@code StreamResumeFigures [resets]} (default 20); each reset bounded by 10 s.
  */
@@ -59,7 +62,7 @@ public final class StreamResumeFigures {
                 faults.resetAll();
                 long connectedNanos = connected.get(STEP_TIMEOUT_SECONDS, TimeUnit.SECONDS);
                 long resumedNanos = resumed.get(STEP_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-                long firstNanos = subscriber.firstItemAtOrAfter(connectedNanos).get(STEP_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+                long firstNanos = subscriber.firstItemAtOrAfter(resumedNanos).get(STEP_TIMEOUT_SECONDS, TimeUnit.SECONDS);
                 toConnected[i] = connectedNanos - resetNanos;
                 toResumed[i] = resumedNanos - connectedNanos;
                 toFirstItem[i] = firstNanos - connectedNanos;
@@ -69,10 +72,10 @@ public final class StreamResumeFigures {
             }
             System.out.printf(Locale.ROOT, "%d resets (RST both ways through a fault proxy), one server stream of %d B items, one JVM;"
                     + " %,d items delivered in all%n", resets, ITEM_BYTES, subscriber.items());
-            System.out.printf(Locale.ROOT, "%-44s %10s %10s %10s%n", "", "median(ms)", "p90(ms)", "max(ms)");
+            System.out.printf(Locale.ROOT, "%-48s %10s %10s %10s%n", "", "median(ms)", "p90(ms)", "max(ms)");
             print("reset -> CONNECTED (the reconnect)", toConnected);
             print("CONNECTED -> STREAM_RESUMED", toResumed);
-            print("CONNECTED -> first item at the subscriber", toFirstItem);
+            print("CONNECTED -> first item over the new connection", toFirstItem);
         }
     }
 
@@ -98,7 +101,7 @@ public final class StreamResumeFigures {
     private static void print(String what, long[] nanos) {
         long[] sorted = nanos.clone();
         Arrays.sort(sorted);
-        System.out.printf(Locale.ROOT, "%-44s %10.2f %10.2f %10.2f%n", what, sorted[sorted.length / 2] / 1e6,
+        System.out.printf(Locale.ROOT, "%-48s %10.2f %10.2f %10.2f%n", what, sorted[sorted.length / 2] / 1e6,
                 sorted[(int) Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.9) - 1)] / 1e6, sorted[sorted.length - 1] / 1e6);
     }
 
