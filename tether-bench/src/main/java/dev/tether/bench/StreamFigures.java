@@ -25,11 +25,11 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "Stream benchmark of Tether against gRPC-java over one loopback connection per run.",
-            "Shapes: a server stream of stamped items (the server sends as fast as flow control lets it) and a",
-            "bidirectional echo (the client sends, the server sends each item back). The age column is, for the",
-            "server stream, now minus the server's stamp at the client; for the echo, the round trip.",
-            "Exit status 1 when a run failed."
+            "Stream benchmark of Tether against gRPC-java, one loopback connection per run.",
+            "Shapes: FEED, a server stream of stamped items, sent as fast as flow control",
+            "lets them; ECHO, a bidirectional stream whose server sends back each item.",
+            "Age: now minus the item's stamp, at the client's subscriber (FEED: since the",
+            "server made it; ECHO: the round trip). Exit status 1 when a run failed."
         })
 public final class StreamFigures implements Callable<Integer> {
 

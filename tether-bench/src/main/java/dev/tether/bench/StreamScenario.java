@@ -35,6 +35,11 @@ record StreamScenario(StreamScenario.StreamSystem system, StreamScenario.Shape s
         boolean isTether() {
             return name.startsWith(SystemSpec.TETHER);
         }
+
+        @Override
+        public String toString() {
+            return name;
+        }
     }
 
     /**
