@@ -62,6 +62,11 @@ final class StampedItems implements Flow.Publisher<byte[]> {
 
         @Override
         public void request(long n) {
+            if (n <= 0) { // Reactive Streams rule 3.9
+                cancelled = true;
+                subscriber.onError(new IllegalArgumentException("request(" + n + "): demand must be positive"));
+                return;
+            }
             synchronized (this) {
                 demand = demand + n < 0 ? Long.MAX_VALUE : demand + n;
                 if (emitting) {

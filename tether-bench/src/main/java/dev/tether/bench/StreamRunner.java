@@ -81,17 +81,14 @@ final class StreamRunner {
                 open.add(scenario.shape() == StreamScenario.Shape.FEED ? client.feed(itemBytes, sink) : client.echo(itemBytes, sink));
             }
             Thread.sleep(warm.toMillis()); // a benchmark's phase, not a test's wait
-            ServerProcess server = process;
-            CpuUse before = CpuUse.sample(CpuClock.PROCESS, cpuOf(server));
-            long start = System.nanoTime();
-            meter.measureFor(measured.toNanos());
+            CpuUse before = CpuUse.sample(CpuClock.PROCESS, cpuOf(process));
+            meter.measureFor(measured.toNanos()); // items count from now for exactly the phase's length
             Thread.sleep(measured.toMillis());
-            long measuredNanos = System.nanoTime() - start;
-            CpuUse used = CpuUse.sample(CpuClock.PROCESS, cpuOf(server)).minus(before);
+            CpuUse used = CpuUse.sample(CpuClock.PROCESS, cpuOf(process)).minus(before);
             open.forEach(StreamClient.Cancellable::cancel);
             String problem = meter.failure() != null ? "a stream failed: " + meter.failure()
                     : meter.itemsSeen() == 0 ? "no item arrived" : null;
-            return new Result(scenario, meter.items(), Math.min(measuredNanos, measured.toNanos()), meter.ages(), used, problem);
+            return new Result(scenario, meter.items(), measured.toNanos(), meter.ages(), used, problem);
         } finally {
             open.forEach(StreamClient.Cancellable::cancel);
             client.close();
