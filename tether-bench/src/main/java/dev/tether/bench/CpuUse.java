@@ -14,7 +14,12 @@ public record CpuUse(long clientNanos, long serverNanos) {
 
     /** This process's CPU time now, and that of {@code system}'s server process when it has one. */
     static CpuUse sample(CpuClock cpu, BenchSystem system) {
-        return new CpuUse(cpu.cpuNanos(), system.serverCpuNanos().orElse(-1));
+        return sample(cpu, system.serverCpuNanos());
+    }
+
+    /** This process's CPU time now, and {@code serverNanos} of a server process, when there is one. */
+    static CpuUse sample(CpuClock cpu, java.util.OptionalLong serverNanos) {
+        return new CpuUse(cpu.cpuNanos(), serverNanos.orElse(-1));
     }
 
     /** The use between {@code earlier} and this sample. */

@@ -57,7 +57,7 @@ final class GrpcSystem {
                 new SystemSpec(SystemSpec.GRPC, "protobuf default", () -> new GrpcServer(false), () -> new GrpcClient(false, true)));
     }
 
-    /** Serves both methods, so one server fits the bytes and the protobuf client. */
+    /** Serves both methods, so one server fits the bytes and the protobuf client, and the streams of {@link GrpcStreams}. */
     private static final class GrpcServer implements BenchServer {
         private final boolean direct;
         /** Non-null once {@link #start()} has run. */
@@ -79,9 +79,9 @@ final class GrpcSystem {
         }
 
         private static ServerServiceDefinition echoService() {
-            return ServerServiceDefinition.builder(SERVICE_NAME)
+            return GrpcStreams.addTo(ServerServiceDefinition.builder(SERVICE_NAME)
                     .addMethod(ECHO, ServerCalls.asyncUnaryCall(GrpcServer::echo))
-                    .addMethod(ECHO_MESSAGE, ServerCalls.asyncUnaryCall(GrpcServer::echo))
+                    .addMethod(ECHO_MESSAGE, ServerCalls.asyncUnaryCall(GrpcServer::echo)))
                     .build();
         }
 

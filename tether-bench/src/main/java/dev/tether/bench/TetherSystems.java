@@ -61,7 +61,7 @@ public final class TetherSystems {
         return payload;
     }
 
-    /** Serves the untyped echo and, under another name, the typed one, so one server fits every client. */
+    /** Serves the untyped echo and, under other names, the typed one and the streams of {@link TetherStreams}, so one server fits every client. */
     private static final class Server implements BenchServer {
         private final ExecutionMode executionMode;
         /** Calls one connection may carry at once; the server's default unless set. */
@@ -86,6 +86,7 @@ public final class TetherSystems {
                     .maxConcurrentRequests(maxConcurrentRequests)
                     .service(SERVICE, TetherSystems::echo)
                     .service(TYPED_SERVICE, Echo.class, new EchoService())
+                    .streamService(TetherStreams.SERVICE, TetherStreams::open)
                     .build()
                     .start();
             return server.endpoints().get(0).port();

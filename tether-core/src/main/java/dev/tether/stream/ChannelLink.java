@@ -2,16 +2,26 @@ package dev.tether.stream;
 
 import dev.tether.protocol.Frame;
 import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
- * A stream's link over one Netty channel. Writes from the stream's context reach the channel's
- * loop in the order they were made, after anything the loop itself wrote before them; a failed
- * write needs no answer here, since the connection's close tells the stream.
+ * A stream's link over one Netty channel. Writes from the stream's context are held and handed
+ * to the channel's loop as one task per flush (a run of the context), which writes them in the
+ * order they were made, after anything the loop itself wrote before the flush, and flushes once:
+ * one hand-off per run, not one per frame. A failed write needs no answer here, since the
+ * connection's close tells the stream.
  */
 public final class ChannelLink implements StreamLink {
+  /** Frames held at most before they go without waiting for the run's end, so a long run keeps moving. */
+  static final int MAX_HELD = 128;
+
   private final Channel channel;
   private final int streamId;
-  private boolean unflushed;
+  /** Written since the last flush; only the stream's context touches it. */
+  private List<Frame> held = new ArrayList<>();
 
   public ChannelLink(Channel channel, int streamId) {
     this.channel = channel;
@@ -25,16 +35,36 @@ public final class ChannelLink implements StreamLink {
 
   @Override
   public void write(Frame frame) {
-    channel.write(frame, channel.voidPromise());
-    unflushed = true;
+    held.add(frame);
+    if (held.size() >= MAX_HELD) {
+      flush();
+    }
   }
 
   @Override
   public void flush() {
-    if (unflushed) {
-      unflushed = false;
-      channel.flush();
+    if (held.isEmpty()) {
+      return;
     }
+    List<Frame> batch = held;
+    held = new ArrayList<>(Math.min(MAX_HELD, batch.size()));
+    EventLoop loop = channel.eventLoop();
+    if (loop.inEventLoop()) {
+      writeAll(batch);
+      return;
+    }
+    try {
+      loop.execute(() -> writeAll(batch));
+    } catch (RejectedExecutionException loopStopped) {
+      // The loop is gone with its connection: the stream hears of the close, and the frames hold no buffers.
+    }
+  }
+
+  private void writeAll(List<Frame> batch) {
+    for (int i = 0; i < batch.size(); i++) {
+      channel.write(batch.get(i), channel.voidPromise());
+    }
+    channel.flush();
   }
 
   @Override
