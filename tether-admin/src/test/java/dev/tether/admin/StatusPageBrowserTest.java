@@ -134,7 +134,7 @@ class StatusPageBrowserTest {
     String named = cluster.endpoint(1) + ": ";
     assertThat(deadEvent).contains(named);
     assertThat(deadEvent.substring(deadEvent.indexOf(named) + named.length())).as("the reason").isNotBlank();
-    saveScreenshot();
+    saveScreenshot("status-page.png");
 
     cluster.restart(1);
     await().atMost(Duration.ofSeconds(10)).until(() -> healthShown(1).equals("alive"));
@@ -156,6 +156,7 @@ class StatusPageBrowserTest {
       assertThat(count("#events li[data-kind='STREAM_OPENED']")).isEqualTo(2); // the client's and the server's
     });
     assertThat(text("#events li[data-kind='STREAM_OPENED']")).contains("feed.watch");
+    saveScreenshot("status-page-stream.png");
 
     feeds.sendToAll("tick".getBytes(UTF_8));
     feeds.completeAll();
@@ -189,9 +190,9 @@ class StatusPageBrowserTest {
     return ok;
   }
 
-  private void saveScreenshot() throws Exception {
+  private void saveScreenshot(String name) throws Exception {
     Path shot = browser.getScreenshotAs(OutputType.FILE).toPath();
-    Path target = Path.of("target", "status-page.png");
+    Path target = Path.of("target", name);
     Files.createDirectories(target.getParent());
     Files.copy(shot, target, StandardCopyOption.REPLACE_EXISTING);
   }

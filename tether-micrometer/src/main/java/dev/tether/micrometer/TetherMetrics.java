@@ -42,14 +42,15 @@ public final class TetherMetrics implements AutoCloseable {
 
   private final MeterRegistry registry;
   private final List<Meter> meters = new ArrayList<>();
-  /** Removes the stream events listener from the runtime or server; set once at bind. */
-  private Runnable unlisten = () -> { };
+  /** Removes the stream events listener from the runtime or server. */
+  private final Runnable unlisten;
   /** Null for a server, whose meters read its status directly at scrape time. */
   private final ScheduledExecutorService poller;
 
-  private TetherMetrics(MeterRegistry registry, ScheduledExecutorService poller) {
+  private TetherMetrics(MeterRegistry registry, ScheduledExecutorService poller, Runnable unlisten) {
     this.registry = registry;
     this.poller = poller;
+    this.unlisten = unlisten;
   }
 
   /** Client meters for {@code tether}, refreshed every {@link #DEFAULT_INTERVAL}. */
@@ -66,13 +67,12 @@ public final class TetherMetrics implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    TetherMetrics metrics = new TetherMetrics(registry, poller);
+    StreamTally streams = new StreamTally();
+    TetherMetrics metrics = new TetherMetrics(registry, poller, () -> tether.removeListener(streams));
     ClientTally tally = new ClientTally(tether::status);
     metrics.registerClient(tally);
-    StreamTally streams = new StreamTally();
     metrics.registerStreamEvents("tether.client", streams, List.of());
     tether.addListener(streams);
-    metrics.unlisten = () -> tether.removeListener(streams);
     long periodNanos = interval.toNanos();
     poller.scheduleWithFixedDelay(() -> metrics.refresh(tally), 0, periodNanos, TimeUnit.NANOSECONDS);
     return metrics;
@@ -82,7 +82,8 @@ public final class TetherMetrics implements AutoCloseable {
   public static TetherMetrics bind(TetherServer server, MeterRegistry registry) {
     Objects.requireNonNull(server, "server");
     Objects.requireNonNull(registry, "registry");
-    TetherMetrics metrics = new TetherMetrics(registry, null);
+    StreamTally streams = new StreamTally();
+    TetherMetrics metrics = new TetherMetrics(registry, null, () -> server.removeListener(streams));
     String id = server.serverId();
     metrics.meters.add(FunctionCounter.builder("tether.server.calls", server, s -> s.status().served())
         .tag("server", id).description("requests answered").register(registry));
@@ -97,10 +98,8 @@ public final class TetherMetrics implements AutoCloseable {
     metrics.meters.add(Gauge.builder("tether.server.streams", server, s -> s.status().detachedStreams())
         .tags("server", id, "state", "detached").description("streams whose connection was lost, waiting for a resume")
         .register(registry));
-    StreamTally streams = new StreamTally();
     metrics.registerStreamEvents("tether.server", streams, List.of(Tag.of("server", id)));
     server.addListener(streams);
-    metrics.unlisten = () -> server.removeListener(streams);
     return metrics;
   }
 

@@ -208,11 +208,14 @@ class TetherMetricsTest {
     try {
       HeldStreams.Reader reader = new HeldStreams.Reader();
       tether.proxy("feed:" + wire.endpoint()).stream("watch", new byte[0]).subscribe(reader);
-      await().atMost(Duration.ofSeconds(5)).until(() -> streamEvents(registry, "tether.server", "opened") == 1);
+      // Both ends hold the stream open: a reset before the client heard the answer would fail the opening instead.
+      await().atMost(Duration.ofSeconds(5)).until(() -> streamEvents(registry, "tether.server", "opened") == 1
+          && streamEvents(registry, "tether.client", "opened") == 1);
 
       wire.resetAll();
 
       await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+        assertThat(reader.done()).as("the stream goes on").isNotDone();
         assertThat(streamEvents(registry, "tether.client", "resumed")).isEqualTo(1);
         assertThat(streamEvents(registry, "tether.server", "resumed")).isEqualTo(1);
         assertThat(registry.get("tether.client.streams").gauge().value()).isEqualTo(1);
