@@ -15,8 +15,12 @@ import java.util.List;
 final class EventRing implements TetherListener {
   static final int CAPACITY = 100;
 
-  /** One event as the page shows it: no Throwable is kept, only its class and message. */
-  record Entry(long seq, long wallMillis, String kind, String endpoint, String detail, String cause) {}
+  /**
+   * One event as the page shows it: no Throwable is kept, only its class and message; the item
+   * counts only on the events that end a stream, else null.
+   */
+  record Entry(long seq, long wallMillis, String kind, String endpoint, String detail, String cause,
+      Long itemsSent, Long itemsReceived) {}
 
   private final Clock clock;
   private final ArrayDeque<Entry> entries = new ArrayDeque<>(CAPACITY);
@@ -29,8 +33,9 @@ final class EventRing implements TetherListener {
   @Override
   public void onEvent(TetherEvent event) {
     synchronized (this) {
+      TetherEvent.StreamItems items = event.items();
       Entry e = new Entry(nextSeq++, clock.millis(), event.kind().name(), event.endpoint(), event.detail(),
-          describe(event.cause()));
+          describe(event.cause()), items == null ? null : items.sent(), items == null ? null : items.received());
       if (entries.size() == CAPACITY) {
         entries.removeFirst();
       }

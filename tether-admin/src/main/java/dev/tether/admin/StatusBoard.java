@@ -80,7 +80,8 @@ final class StatusBoard {
           .put("ageMillis", cs.age().toMillis())
           .put("callsOk", cs.callsOk())
           .put("callsFailed", cs.callsFailed())
-          .put("lastError", cs.lastError());
+          .put("lastError", cs.lastError())
+          .put("streams", cs.streams());
     }
     ArrayNode nodes = c.putArray("nodes");
     for (NodeStatus n : s.nodes()) {
@@ -106,7 +107,9 @@ final class StatusBoard {
         .put("state", s.state())
         .put("connections", s.connections())
         .put("inFlight", s.inFlight())
-        .put("served", s.served());
+        .put("served", s.served())
+        .put("streams", s.streams())
+        .put("detachedStreams", s.detachedStreams());
   }
 
   /**

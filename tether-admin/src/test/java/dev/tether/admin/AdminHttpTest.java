@@ -69,10 +69,13 @@ class AdminHttpTest {
     assertThat(connection.get("state").asText()).isEqualTo("ACTIVE");
     assertThat(connection.get("inFlight").asInt()).isZero();
     assertThat(connection.get("callsOk").asLong()).isEqualTo(1);
+    assertThat(connection.get("streams").asInt()).isZero();
     assertThat(root.at("/clients/0/nodes/0/health").asText()).isEqualTo("ALIVE");
     assertThat(root.at("/servers/0/state").asText()).isEqualTo("RUNNING");
     assertThat(root.at("/servers/0/served").asLong()).isEqualTo(1);
     assertThat(root.at("/servers/0/connections").asInt()).isEqualTo(1);
+    assertThat(root.at("/servers/0/streams").isInt()).isTrue();
+    assertThat(root.at("/servers/0/detachedStreams").isInt()).isTrue();
   }
 
   @Test

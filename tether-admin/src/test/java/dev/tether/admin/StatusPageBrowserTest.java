@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.tether.LoadBalancing;
 import dev.tether.Proxy;
 import dev.tether.Tether;
+import dev.tether.testkit.HeldStreams;
 import dev.tether.testkit.InProcessCluster;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,6 +38,7 @@ class StatusPageBrowserTest {
   private TetherAdmin admin;
   private Proxy work;
   private final CountDownLatch release = new CountDownLatch(1);
+  private final HeldStreams feeds = new HeldStreams();
   private volatile boolean stopLoad;
 
   @BeforeEach
@@ -49,7 +51,8 @@ class StatusPageBrowserTest {
             throw new IllegalStateException("held call was never released");
           }
           return payload;
-        }));
+        })
+        .streamService("feed", feeds));
     // The cluster preset reconnects a dead node after 30 s; the page test wants it back at once.
     tether = Tether.builder().listener(builder.listener()).property("tether.cluster.reconnect.policy", "standard").build();
     work = tether.proxy(cluster.proxyString("work")).withLoadBalancing(LoadBalancing.ROUND_ROBIN);
@@ -131,13 +134,45 @@ class StatusPageBrowserTest {
     String named = cluster.endpoint(1) + ": ";
     assertThat(deadEvent).contains(named);
     assertThat(deadEvent.substring(deadEvent.indexOf(named) + named.length())).as("the reason").isNotBlank();
-    saveScreenshot();
+    saveScreenshot("status-page.png");
 
     cluster.restart(1);
     await().atMost(Duration.ofSeconds(10)).until(() -> healthShown(1).equals("alive"));
     assertThat(count("#events li[data-kind='NODE_ALIVE']")).isPositive();
     stopLoad = true;
     assertThat(load.get(10, TimeUnit.SECONDS)).isPositive();
+  }
+
+  @Test
+  void connectionRowCountsTheOpenStreamAndTheEventListShowsItOpenAndClose() throws Exception {
+    HeldStreams.Reader reader = new HeldStreams.Reader();
+    tether.proxy(cluster.proxyString("feed")).stream("watch", new byte[0]).subscribe(reader);
+
+    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+      assertThat(text("#total-streams")).isEqualTo("1");
+      // the stream's connection reads 1, every other row 0
+      assertThat(streamCells("#connections")).containsOnlyOnce("1").containsOnly("0", "1");
+      assertThat(streamCells("#servers")).containsOnlyOnce("1").containsOnly("0", "1");
+      assertThat(count("#events li[data-kind='STREAM_OPENED']")).isEqualTo(2); // the client's and the server's
+    });
+    assertThat(text("#events li[data-kind='STREAM_OPENED']")).contains("feed.watch");
+    saveScreenshot("status-page-stream.png");
+
+    feeds.sendToAll("tick".getBytes(UTF_8));
+    feeds.completeAll();
+    reader.done().get(10, TimeUnit.SECONDS);
+    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+      assertThat(text("#total-streams")).isEqualTo("0");
+      assertThat(streamCells("#connections")).containsOnly("0");
+      assertThat(text("#events li[data-kind='STREAM_CLOSED']")).contains("items received");
+    });
+  }
+
+  /** The streams cell of each row of the table body {@code css}, read in one script call. */
+  @SuppressWarnings("unchecked")
+  private List<String> streamCells(String css) {
+    return (List<String>) browser.executeScript(
+        "return Array.from(document.querySelectorAll(arguments[0] + ' td.streams')).map(e => e.textContent.trim());", css);
   }
 
   /** Calls until told to stop, for at most 60 s or 1,000,000 calls; returns how many succeeded. */
@@ -155,9 +190,9 @@ class StatusPageBrowserTest {
     return ok;
   }
 
-  private void saveScreenshot() throws Exception {
+  private void saveScreenshot(String name) throws Exception {
     Path shot = browser.getScreenshotAs(OutputType.FILE).toPath();
-    Path target = Path.of("target", "status-page.png");
+    Path target = Path.of("target", name);
     Files.createDirectories(target.getParent());
     Files.copy(shot, target, StandardCopyOption.REPLACE_EXISTING);
   }

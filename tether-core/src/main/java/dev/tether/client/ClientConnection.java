@@ -389,7 +389,7 @@ public final class ClientConnection extends BaseConnection
   @Override
   protected ConnectionStatus statusOnLoop(long nowNanos) {
     return new ConnectionStatus(endpointText(), key.connectionId(), state, pending.size(),
-        Duration.ofNanos(nowNanos - createdNanos), tally.ok(), tally.failed(), tally.lastError());
+        Duration.ofNanos(nowNanos - createdNanos), tally.ok(), tally.failed(), tally.lastError(), streams.size());
   }
 
   /** The largest frame the server takes (WELCOME's); before it, the server's decoder decides. */

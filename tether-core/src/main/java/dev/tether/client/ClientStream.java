@@ -343,8 +343,10 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
       case OPENING -> null;
     };
     if (kind != null) {
+      TetherEvent.StreamItems items = next != State.CLOSED ? null
+          : new TetherEvent.StreamItems(sender == null ? 0 : sender.produced(), replies.delivered());
       runtime.events().emit(kind, connection == null ? null : connection.endpointText(),
-          binding.settings.identity() + "." + operation + ": " + why, null);
+          binding.settings.identity() + "." + operation + ": " + why, null, items);
     }
   }
 

@@ -78,11 +78,17 @@ public final class EventBus implements AutoCloseable {
   }
 
   public void emit(TetherEvent.Kind kind, String endpoint, String detail, Throwable cause) {
+    emit(kind, endpoint, detail, cause, null);
+  }
+
+  /** As {@link #emit(TetherEvent.Kind, String, String, Throwable)}, for the end of a stream and what it carried. */
+  public void emit(TetherEvent.Kind kind, String endpoint, String detail, Throwable cause,
+      TetherEvent.StreamItems items) {
     TetherListener[] to = listeners;
     if (to == NONE) {
       return;
     }
-    TetherEvent event = new TetherEvent(kind, endpoint, detail, cause, ticker.nanoTime());
+    TetherEvent event = new TetherEvent(kind, endpoint, detail, cause, ticker.nanoTime(), items);
     try {
       delivery.execute(() -> deliver(event, to));
     } catch (RejectedExecutionException closed) {

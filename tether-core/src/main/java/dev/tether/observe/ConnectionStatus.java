@@ -14,7 +14,16 @@ import java.time.Duration;
  * @param callsOk calls answered OK on it
  * @param callsFailed calls that failed on it (errors, lost, refused)
  * @param lastError why the latest call or the connection failed, or null
+ * @param streams streams open on it now (accepted by the server and not ended); a stream whose
+ *     connection broke is counted again on the connection it resumes on, not meanwhile
  */
 public record ConnectionStatus(
     String endpoint, String connectionId, ConnectionState state, int inFlight, Duration age,
-    long callsOk, long callsFailed, String lastError) {}
+    long callsOk, long callsFailed, String lastError, int streams) {
+
+  /** A snapshot of a connection that carries no stream. */
+  public ConnectionStatus(String endpoint, String connectionId, ConnectionState state, int inFlight, Duration age,
+      long callsOk, long callsFailed, String lastError) {
+    this(endpoint, connectionId, state, inFlight, age, callsOk, callsFailed, lastError, 0);
+  }
+}

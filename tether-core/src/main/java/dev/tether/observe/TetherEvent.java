@@ -9,8 +9,22 @@ package dev.tether.observe;
  * @param detail a human-readable reason
  * @param cause the failure behind it, or null
  * @param nanos when, on the runtime's Ticker
+ * @param items what the stream carried, on STREAM_CLOSED and STREAM_LOST; null on every other event
  */
-public record TetherEvent(Kind kind, String endpoint, String detail, Throwable cause, long nanos) {
+public record TetherEvent(Kind kind, String endpoint, String detail, Throwable cause, long nanos, StreamItems items) {
+
+  /** An event that is not the end of a stream. */
+  public TetherEvent(Kind kind, String endpoint, String detail, Throwable cause, long nanos) {
+    this(kind, endpoint, detail, cause, nanos, null);
+  }
+
+  /**
+   * The items one side of a stream handled over its whole life, across resumes.
+   *
+   * @param sent items this side's publisher produced for the peer (0 when this side sends none)
+   * @param received items this side's subscriber was given (each once, in order)
+   */
+  public record StreamItems(long sent, long received) {}
 
   /** The kinds of event: from clients, then from servers (ACCEPTED to DRAINED), then of streams (both sides). */
   public enum Kind {

@@ -141,6 +141,11 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     return calls.served();
   }
 
+  /** Streams on this connection now; read on the loop. */
+  int streamCount() {
+    return streams.size();
+  }
+
   /** Active at once (an accepted socket, an embedded channel): the timers start now. */
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {

@@ -321,11 +321,15 @@ public final class ServerRuntime implements ServerConnection.Host {
     Registry registry = onControl(() -> new Registry(lifecycle, List.copyOf(connections), servedByClosed)).join();
     long inFlight = 0;
     long served = registry.servedByClosed();
-    for (long[] counts : ConnectionReads.onEachLoop(registry.open(), c -> new long[] {c.inFlight(), c.served()})) {
+    int open = 0;
+    for (long[] counts : ConnectionReads.onEachLoop(registry.open(),
+        c -> new long[] {c.inFlight(), c.served(), c.streamCount()})) {
       inFlight += counts[0];
       served += counts[1];
+      open += (int) counts[2];
     }
-    return new ServerStatus(registry.lifecycle().name(), registry.open().size(), (int) inFlight, served, aged.sum());
+    return new ServerStatus(registry.lifecycle().name(), registry.open().size(), (int) inFlight, served, aged.sum(),
+        open, streams.detached());
   }
 
   /**

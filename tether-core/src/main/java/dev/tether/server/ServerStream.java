@@ -76,7 +76,7 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
       attachTo(new ChannelLink(channel, opening.requestId()), on);
       link.write(new Response(opening.requestId(), Status.OK, Map.of(), token));
       replies.attach(link, 0, 0);
-      registry.emit(TetherEvent.Kind.STREAM_OPENED, describe());
+      registry.emit(TetherEvent.Kind.STREAM_OPENED, describe(), null);
       Flow.Publisher<byte[]> items;
       try {
         RequestContext ctx = new RequestContext(opening, peer, 0, registry.ticker());
@@ -234,11 +234,14 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
       return;
     }
     state = next;
+    if (previous == State.DETACHED || next == State.DETACHED) {
+      registry.detachedChanged(next == State.DETACHED ? 1 : -1);
+    }
     switch (next) {
       case DETACHED -> expiry = registry.scheduler().schedule(
           () -> lose("not resumed within " + registry.settings().resumeWindow().toMillis() + " ms"),
           registry.settings().resumeWindow().toNanos());
-      case OPEN -> registry.emit(TetherEvent.Kind.STREAM_RESUMED, describe() + " " + why);
+      case OPEN -> registry.emit(TetherEvent.Kind.STREAM_RESUMED, describe() + " " + why, null);
       case CLOSED -> {
         cancelExpiry();
         registry.remove(token);
@@ -246,7 +249,7 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
           room.forget(link.streamId());
         }
         registry.emit(lost ? TetherEvent.Kind.STREAM_LOST : TetherEvent.Kind.STREAM_CLOSED,
-            describe() + " " + why);
+            describe() + " " + why, new TetherEvent.StreamItems(replies.produced(), inbound.delivered()));
       }
     }
   }

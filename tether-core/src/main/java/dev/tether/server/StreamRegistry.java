@@ -18,6 +18,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The server's streams across its connections: the stream services by name, the open streams by
@@ -50,6 +51,8 @@ public final class StreamRegistry {
   private final Interceptors interceptors;
   private final SecureRandom random = new SecureRandom();
   private final Map<String, ServerStream> byToken = new ConcurrentHashMap<>();
+  /** Streams between the loss of their connection and their resume or end; changed by their contexts. */
+  private final AtomicInteger detached = new AtomicInteger();
 
   StreamRegistry(Map<String, RawStreamService> services, StreamSettings settings, Executor executor,
       Scheduler scheduler, Ticker ticker, EventBus events, Interceptors interceptors) {
@@ -86,9 +89,10 @@ public final class StreamRegistry {
     return ticker;
   }
 
-  void emit(TetherEvent.Kind kind, String detail) {
+  /** @param items what the stream carried, when it ended; else null */
+  void emit(TetherEvent.Kind kind, String detail, TetherEvent.StreamItems items) {
     if (events != null) {
-      events.emit(kind, null, detail, null);
+      events.emit(kind, null, detail, null, items);
     }
   }
 
@@ -112,6 +116,16 @@ public final class StreamRegistry {
   /** Streams open or waiting to be resumed now. */
   int size() {
     return byToken.size();
+  }
+
+  /** A stream lost its connection ({@code +1}) or left that state, resumed or ended ({@code -1}). */
+  void detachedChanged(int delta) {
+    detached.addAndGet(delta);
+  }
+
+  /** Streams waiting for their client to resume them now. */
+  int detached() {
+    return detached.get();
   }
 
   /**

@@ -89,6 +89,14 @@ final class ClientTally {
     return sum;
   }
 
+  double streams() {
+    int sum = 0;
+    for (ConnectionStatus c : latest.connections()) {
+      sum += c.streams();
+    }
+    return sum;
+  }
+
   double connectionsIn(ConnectionState state) {
     return latest.connections().stream().filter(c -> c.state() == state).count();
   }

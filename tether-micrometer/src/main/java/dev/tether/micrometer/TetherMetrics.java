@@ -4,10 +4,12 @@ import dev.tether.ConnectionState;
 import dev.tether.Tether;
 import dev.tether.TetherServer;
 import dev.tether.observe.ServerStatus;
+import dev.tether.observe.TetherEvent;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,13 +22,16 @@ import java.util.concurrent.TimeUnit;
 /**
  * Publishes the meters listed in docs/guide.md for one client runtime or server into a
  * {@link MeterRegistry}. Every value comes from the {@code status()} snapshots, which a daemon
- * thread reads once per {@link #DEFAULT_INTERVAL}; {@link #close()} stops it and removes the meters.
+ * thread reads once per {@link #DEFAULT_INTERVAL}, except the {@code *.stream.events} and
+ * {@code *.stream.items} counters, which a listener counts from the stream events emitted after the
+ * binding; {@link #close()} stops both and removes the meters.
  *
  * <p>What snapshots cannot show: calls a connection finished after the last snapshot that listed
  * it are not counted; {@code tether.client.retries} tells retried from refused-by-budget but not the
  * failure behind a retry; {@code tether.client.call.latency} records each node's recent average once
  * per refresh (nothing for proxies without load balancing), so its percentiles are of averages, not
- * of calls.
+ * of calls; {@code *.stream.items} adds a stream's items when it ends, so a stream still running
+ * is not in it yet.
  */
 public final class TetherMetrics implements AutoCloseable {
   /** How often a client runtime's snapshot is taken; gauges and counters move at this pace. */
@@ -37,12 +42,15 @@ public final class TetherMetrics implements AutoCloseable {
 
   private final MeterRegistry registry;
   private final List<Meter> meters = new ArrayList<>();
+  /** Removes the stream events listener from the runtime or server. */
+  private final Runnable unlisten;
   /** Null for a server, whose meters read its status directly at scrape time. */
   private final ScheduledExecutorService poller;
 
-  private TetherMetrics(MeterRegistry registry, ScheduledExecutorService poller) {
+  private TetherMetrics(MeterRegistry registry, ScheduledExecutorService poller, Runnable unlisten) {
     this.registry = registry;
     this.poller = poller;
+    this.unlisten = unlisten;
   }
 
   /** Client meters for {@code tether}, refreshed every {@link #DEFAULT_INTERVAL}. */
@@ -59,9 +67,12 @@ public final class TetherMetrics implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    TetherMetrics metrics = new TetherMetrics(registry, poller);
+    StreamTally streams = new StreamTally();
+    TetherMetrics metrics = new TetherMetrics(registry, poller, () -> tether.removeListener(streams));
     ClientTally tally = new ClientTally(tether::status);
     metrics.registerClient(tally);
+    metrics.registerStreamEvents("tether.client", streams, List.of());
+    tether.addListener(streams);
     long periodNanos = interval.toNanos();
     poller.scheduleWithFixedDelay(() -> metrics.refresh(tally), 0, periodNanos, TimeUnit.NANOSECONDS);
     return metrics;
@@ -71,7 +82,8 @@ public final class TetherMetrics implements AutoCloseable {
   public static TetherMetrics bind(TetherServer server, MeterRegistry registry) {
     Objects.requireNonNull(server, "server");
     Objects.requireNonNull(registry, "registry");
-    TetherMetrics metrics = new TetherMetrics(registry, null);
+    StreamTally streams = new StreamTally();
+    TetherMetrics metrics = new TetherMetrics(registry, null, () -> server.removeListener(streams));
     String id = server.serverId();
     metrics.meters.add(FunctionCounter.builder("tether.server.calls", server, s -> s.status().served())
         .tag("server", id).description("requests answered").register(registry));
@@ -81,7 +93,28 @@ public final class TetherMetrics implements AutoCloseable {
         .tag("server", id).description("requests accepted and not answered").register(registry));
     metrics.meters.add(Gauge.builder("tether.server.running", server, s -> running(s.status()))
         .tag("server", id).description("1 while the server accepts calls").register(registry));
+    metrics.meters.add(Gauge.builder("tether.server.streams", server, s -> s.status().streams())
+        .tags("server", id, "state", "open").description("streams open on the server's connections").register(registry));
+    metrics.meters.add(Gauge.builder("tether.server.streams", server, s -> s.status().detachedStreams())
+        .tags("server", id, "state", "detached").description("streams whose connection was lost, waiting for a resume")
+        .register(registry));
+    metrics.registerStreamEvents("tether.server", streams, List.of(Tag.of("server", id)));
+    server.addListener(streams);
     return metrics;
+  }
+
+  /** {@code prefix.stream.events} by event and {@code prefix.stream.items} by direction, from {@code tally}. */
+  private void registerStreamEvents(String prefix, StreamTally tally, List<Tag> tags) {
+    for (TetherEvent.Kind kind : StreamTally.KINDS) {
+      meters.add(FunctionCounter.builder(prefix + ".stream.events", tally, t -> t.events(kind))
+          .tags(tags).tag("event", StreamTally.tagOf(kind)).description("stream openings, resumes, losses and ends")
+          .register(registry));
+    }
+    meters.add(FunctionCounter.builder(prefix + ".stream.items", tally, StreamTally::itemsSent)
+        .tags(tags).tag("direction", "sent").description("items sent by streams that ended").register(registry));
+    meters.add(FunctionCounter.builder(prefix + ".stream.items", tally, StreamTally::itemsReceived)
+        .tags(tags).tag("direction", "received").description("items received by streams that ended")
+        .register(registry));
   }
 
   private static double running(ServerStatus s) {
@@ -109,6 +142,8 @@ public final class TetherMetrics implements AutoCloseable {
     }
     meters.add(Gauge.builder("tether.client.inflight", tally, ClientTally::inFlight)
         .description("calls sent and not answered").register(registry));
+    meters.add(Gauge.builder("tether.client.streams", tally, ClientTally::streams)
+        .description("streams open on the runtime's connections").register(registry));
     tally.latency = Timer.builder("tether.client.call.latency")
         .description("call latency as the runtime's recent averages saw it (one sample per refresh)")
         .publishPercentiles(0.5, 0.99, 0.999)
@@ -130,6 +165,7 @@ public final class TetherMetrics implements AutoCloseable {
     if (poller != null) {
       poller.shutdownNow();
     }
+    unlisten.run();
     for (Meter m : meters) {
       registry.remove(m);
     }

@@ -8,10 +8,13 @@ import dev.tether.LoadBalancing;
 import dev.tether.Proxy;
 import dev.tether.Tether;
 import dev.tether.TetherServer;
+import dev.tether.testkit.FaultProxy;
+import dev.tether.testkit.HeldStreams;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -19,11 +22,16 @@ import org.junit.jupiter.api.Test;
 class TetherMetricsTest {
   private static final Duration FAST = Duration.ofMillis(50);
 
+  private final HeldStreams feeds = new HeldStreams();
   private TetherServer server;
   private Tether tether;
+  private FaultProxy wire;
 
   @AfterEach
   void close() {
+    if (wire != null) {
+      wire.close();
+    }
     if (tether != null) {
       tether.close();
     }
@@ -40,6 +48,7 @@ class TetherMetricsTest {
           }
           return payload;
         })
+        .streamService("feed", feeds)
         .build().start();
     tether = Tether.create();
     return tether.proxy(server.proxyString("echo")).withLoadBalancing(LoadBalancing.ROUND_ROBIN);
@@ -124,5 +133,106 @@ class TetherMetricsTest {
       client.close();
       metrics.close();
     }
+  }
+
+  @Test
+  void clientStreamMetersShowTheOpenStreamAndCountItsEventsAndItems() throws Exception {
+    start();
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    TetherMetrics metrics = TetherMetrics.bind(tether, registry, FAST);
+    try {
+      HeldStreams.Reader reader = new HeldStreams.Reader();
+      tether.proxy(server.proxyString("feed")).stream("watch", new byte[0]).subscribe(reader);
+      await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+        assertThat(registry.get("tether.client.streams").gauge().value()).isEqualTo(1);
+        assertThat(streamEvents(registry, "tether.client", "opened")).isEqualTo(1);
+      });
+      assertThat(streamEvents(registry, "tether.client", "closed")).isZero();
+
+      for (int i = 0; i < 3; i++) {
+        feeds.sendToAll("tick".getBytes(UTF_8));
+      }
+      feeds.completeAll();
+      reader.done().get(5, TimeUnit.SECONDS);
+
+      await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+        assertThat(registry.get("tether.client.streams").gauge().value()).isZero();
+        assertThat(streamEvents(registry, "tether.client", "closed")).isEqualTo(1);
+        assertThat(streamItems(registry, "tether.client", "received")).isEqualTo(3);
+      });
+      assertThat(streamItems(registry, "tether.client", "sent")).isZero();
+      assertThat(streamEvents(registry, "tether.client", "lost")).isZero();
+    } finally {
+      metrics.close();
+    }
+    assertThat(registry.find("tether.client.stream.events").meters()).isEmpty();
+  }
+
+  @Test
+  void serverStreamMetersShowTheOpenStreamAndCountWhatEndedStreamsSent() throws Exception {
+    start();
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    TetherMetrics metrics = TetherMetrics.bind(server, registry);
+    try {
+      HeldStreams.Reader reader = new HeldStreams.Reader();
+      tether.proxy(server.proxyString("feed")).stream("watch", new byte[0]).subscribe(reader);
+      await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+        assertThat(registry.get("tether.server.streams").tag("state", "open").gauge().value()).isEqualTo(1);
+        assertThat(streamEvents(registry, "tether.server", "opened")).isEqualTo(1);
+      });
+      assertThat(registry.get("tether.server.streams").tag("state", "detached").gauge().value()).isZero();
+
+      for (int i = 0; i < 4; i++) {
+        feeds.sendToAll("tick".getBytes(UTF_8));
+      }
+      feeds.completeAll();
+      reader.done().get(5, TimeUnit.SECONDS);
+
+      await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+        assertThat(registry.get("tether.server.streams").tag("state", "open").gauge().value()).isZero();
+        assertThat(streamEvents(registry, "tether.server", "closed")).isEqualTo(1);
+        assertThat(streamItems(registry, "tether.server", "sent")).isEqualTo(4);
+      });
+    } finally {
+      metrics.close();
+    }
+  }
+
+  @Test
+  void streamResumedThroughAResetIsCountedOnBothSides() throws Exception {
+    start();
+    wire = FaultProxy.start("127.0.0.1", server.endpoints().get(0).port());
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    TetherMetrics client = TetherMetrics.bind(tether, registry, FAST);
+    TetherMetrics served = TetherMetrics.bind(server, registry);
+    try {
+      HeldStreams.Reader reader = new HeldStreams.Reader();
+      tether.proxy("feed:" + wire.endpoint()).stream("watch", new byte[0]).subscribe(reader);
+      // Both ends hold the stream open: a reset before the client heard the answer would fail the opening instead.
+      await().atMost(Duration.ofSeconds(5)).until(() -> streamEvents(registry, "tether.server", "opened") == 1
+          && streamEvents(registry, "tether.client", "opened") == 1);
+
+      wire.resetAll();
+
+      await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+        assertThat(reader.done()).as("the stream goes on").isNotDone();
+        assertThat(streamEvents(registry, "tether.client", "resumed")).isEqualTo(1);
+        assertThat(streamEvents(registry, "tether.server", "resumed")).isEqualTo(1);
+        assertThat(registry.get("tether.client.streams").gauge().value()).isEqualTo(1);
+      });
+      assertThat(streamEvents(registry, "tether.client", "lost")).isZero();
+      assertThat(reader.done()).isNotDone();
+    } finally {
+      client.close();
+      served.close();
+    }
+  }
+
+  private static double streamEvents(SimpleMeterRegistry registry, String prefix, String event) {
+    return registry.get(prefix + ".stream.events").tag("event", event).functionCounter().count();
+  }
+
+  private static double streamItems(SimpleMeterRegistry registry, String prefix, String direction) {
+    return registry.get(prefix + ".stream.items").tag("direction", direction).functionCounter().count();
   }
 }
