@@ -16,11 +16,12 @@ import java.util.concurrent.TimeUnit;
  * The servers' side of the stream ledger: each stream sends the items "1" to "N" (N is the
  * request, in decimal), one per tick, so the client can tell by number which arrived twice and
  * which went missing. The operation names the stream (its ledger id) and is not read here. One
- * daemon thread, shared by every node, paces all streams; {@link #close()} stops it.
+ * daemon thread, shared by every node that registers this feed, paces all streams;
+ * {@link #close()} stops it.
  */
-final class ChaosFeed implements RawStreamService, AutoCloseable {
+public final class ChaosFeed implements RawStreamService, AutoCloseable {
   /** The stream service's name. */
-  static final String NAME = "chaos-feed";
+  public static final String NAME = "chaos-feed";
 
   private final Duration tick;
   private final ScheduledExecutorService pacer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -33,7 +34,8 @@ final class ChaosFeed implements RawStreamService, AutoCloseable {
     return () -> due.cancel(false);
   };
 
-  ChaosFeed(Duration tick) {
+  /** A feed sending one item per {@code tick}. */
+  public ChaosFeed(Duration tick) {
     this.tick = tick;
   }
 

@@ -52,8 +52,12 @@ public final class ChaosRun {
   /** Direct memory an allocator may keep cached after its buffers were released (one 64 KiB chunk... per arena). */
   static final long DIRECT_ALLOWANCE_BYTES = 4L << 20;
   private static final Duration SETTLE_PATIENCE = Duration.ofSeconds(30);
-  /** Streams open at once beside the calls, each about a second long (see {@link StreamLoad}). */
-  static final int STREAM_WORKERS = 4;
+  /**
+   * Streams open at once beside the calls, each about a second long (see {@link StreamLoad}). More
+   * than the nodes: the round-robin proxy puts consecutive streams on consecutive nodes, so every
+   * running node carries one when a reset or a freeze strikes it.
+   */
+  static final int STREAM_WORKERS = 6;
   /**
    * How long the client tries to resume a stream: shorter than the default 30 s, so a stream whose
    * server was killed ends within the run, and longer than any freeze of the plan (4 s at most).

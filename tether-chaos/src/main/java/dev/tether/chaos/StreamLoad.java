@@ -25,9 +25,13 @@ import java.util.function.LongSupplier;
 public final class StreamLoad {
   /** Items per stream, one per tick: a stream lasts about a second, less than a drain's grace. */
   static final long ITEMS = 100;
-  static final Duration TICK = Duration.ofMillis(10);
-  /** The subscriber asks for this many ahead, then one per item: credits and acknowledgements flow all along. */
-  private static final long AHEAD = 16;
+  public static final Duration TICK = Duration.ofMillis(10);
+  /**
+   * The subscriber asks for this many ahead, then for {@link #BATCH} more each time that many
+   * arrived: credits and acknowledgements flow all along, a frame per batch rather than per item.
+   */
+  private static final long AHEAD = 32;
+  private static final long BATCH = 16;
   private static final String OPERATION_PREFIX = "s";
 
   private final Proxy proxy;
@@ -143,7 +147,9 @@ public final class StreamLoad {
         expectedNext = number + 1;
       }
       items++;
-      subscription.request(1);
+      if (items % BATCH == 0) {
+        subscription.request(BATCH);
+      }
     }
 
     @Override
