@@ -53,12 +53,6 @@ public final class ChaosRun {
   static final long DIRECT_ALLOWANCE_BYTES = 4L << 20;
   private static final Duration SETTLE_PATIENCE = Duration.ofSeconds(30);
   /**
-   * Streams open at once beside the calls, each about a second long (see {@link StreamLoad}). More
-   * than the nodes: the round-robin proxy puts consecutive streams on consecutive nodes, so every
-   * running node carries one when a reset or a freeze strikes it.
-   */
-  static final int STREAM_WORKERS = 6;
-  /**
    * How long the client tries to resume a stream: shorter than the default 30 s, so a stream whose
    * server was killed ends within the run, and longer than any freeze of the plan (4 s at most).
    */
@@ -85,8 +79,8 @@ public final class ChaosRun {
 
   public ChaosReport run() throws InterruptedException {
     out.printf(Locale.ROOT, "chaos run: seed %d (replay with -Dchaos.seed=%d), %s, %d nodes, %.0f calls/s,"
-        + " fault density %.1f%n", settings.seed(), settings.seed(), settings.duration(), settings.nodes(),
-        settings.ratePerSecond(), settings.faultDensity());
+        + " %d streams at once, fault density %.1f%n", settings.seed(), settings.seed(), settings.duration(),
+        settings.nodes(), settings.ratePerSecond(), settings.streams(), settings.faultDensity());
     // A short fault-free round first: classes, jars and lazy singleton threads it loads are not leaks.
     warmUp();
     ResourceSnapshot baseline = settle(null);
@@ -98,7 +92,7 @@ public final class ChaosRun {
         rate * Math.max(1, settings.duration().toSeconds()) * 2 + 10_000);
     NodeHealth health = new NodeHealth(settings.nodes());
     Ledger ledger = new Ledger(capacity, health::outages);
-    StreamLedger streamLedger = new StreamLedger(streamCapacity(settings.duration()), StreamLoad.ITEMS);
+    StreamLedger streamLedger = new StreamLedger(streamCapacity(settings), StreamLoad.ITEMS);
     Map<TetherEvent.Kind, LongAdder> events = new ConcurrentHashMap<>();
     String connectionsBefore;
     ResourceSnapshot underLoad;
@@ -122,7 +116,7 @@ public final class ChaosRun {
         long callsPerWorker = (long) (settings.ratePerSecond() / settings.workers()
             * Math.max(1, settings.duration().toSeconds()) * 1.5) + 100;
         load.start(settings.seed(), settings.workers(), settings.ratePerSecond(), callsPerWorker, deadline);
-        streams.start(STREAM_WORKERS, settings.duration().toSeconds() + 10, deadline);
+        streams.start(settings.streams(), settings.duration().toSeconds() + 10, deadline);
         FaultDriver faults = driver;
         Thread driverThread = new Thread(() -> {
           try {
@@ -187,8 +181,8 @@ public final class ChaosRun {
   }
 
   /** Room for every stream the workers can open: one a second each at most, twice over. */
-  private static int streamCapacity(Duration duration) {
-    return (int) Math.min(Integer.MAX_VALUE - 8, (duration.toSeconds() + 10) * STREAM_WORKERS * 2 + 100);
+  private static int streamCapacity(ChaosSettings settings) {
+    return (int) Math.min(Integer.MAX_VALUE - 8, (settings.duration().toSeconds() + 10) * settings.streams() * 2 + 100);
   }
 
   private Tether client(Map<TetherEvent.Kind, LongAdder> events, StreamLedger streams) {
@@ -231,7 +225,7 @@ public final class ChaosRun {
             settings.callTimeout(), STREAM_PATIENCE, nanoClock);
         long deadline = nanoClock.getAsLong() + TimeUnit.SECONDS.toNanos(5);
         load.start(settings.seed(), settings.workers(), 400, 50, deadline);
-        streams.start(STREAM_WORKERS, 2, deadline);
+        streams.start(settings.streams(), 2, deadline);
         load.awaitStopped(Duration.ofSeconds(20));
         streams.awaitStopped(Duration.ofSeconds(20));
         ledger.awaitCompleted(TimeUnit.SECONDS.toNanos(20));

@@ -117,15 +117,12 @@ public final class StreamLoad {
     }
   }
 
-  /** One stream's subscriber: checks each number against the next expected one. Signals come one at a time. */
+  /** One stream's subscriber: tallies the numbers, and closes the stream's ledger entry when it ends. */
   private final class NumberCheck implements Flow.Subscriber<byte[]> {
     private final int id;
     private final CompletableFuture<Void> ended = new CompletableFuture<>();
+    private final NumberedStream.Tally tally = new NumberedStream.Tally();
     private Flow.Subscription subscription;
-    private long expectedNext = 1;
-    private long items;
-    private long duplicates;
-    private long gaps;
 
     NumberCheck(int id) {
       this.id = id;
@@ -139,28 +136,21 @@ public final class StreamLoad {
 
     @Override
     public void onNext(byte[] item) {
-      long number = NumberedStream.number(item);
-      if (number < expectedNext) {
-        duplicates++;
-      } else {
-        gaps += number - expectedNext;
-        expectedNext = number + 1;
-      }
-      items++;
-      if (items % BATCH == 0) {
+      tally.add(item);
+      if (tally.items() % BATCH == 0) {
         subscription.request(BATCH);
       }
     }
 
     @Override
     public void onError(Throwable failure) {
-      ledger.close(id, items, duplicates, gaps, failure);
+      ledger.close(id, tally.items(), tally.duplicates(), tally.gaps(), failure);
       ended.completeExceptionally(failure);
     }
 
     @Override
     public void onComplete() {
-      ledger.close(id, items, duplicates, gaps, null);
+      ledger.close(id, tally.items(), tally.duplicates(), tally.gaps(), null);
       ended.complete(null);
     }
   }

@@ -30,12 +30,16 @@ class ChaosSuiteTest {
     assertThat(streams.lostWhenResumed()).as("stream items lost when resumed").isZero();
     assertThat(streams.gaps() + streams.shortCompletions() + streams.pending() + streams.deliveredMismatches())
         .as("stream losses not reported").isZero();
-    assertThat(streams.completed()).as("streams completed").isPositive();
+    if (settings.streams() > 0) {
+      assertThat(streams.completed()).as("streams completed").isPositive();
+    }
+    if (settings.drawsEveryFaultKind() && settings.streams() > 0) {
+      // Connection resets and freezes are in every such plan: some stream was resumed through one.
+      assertThat(streams.completedAfterResume()).as("streams resumed, then completed whole").isPositive();
+    }
     if (settings.drawsEveryFaultKind()) {
       // A run of the default length or longer draws every kind of fault; a shorter one (a replay) may not.
       assertThat(report.faultsInjected()).allSatisfy((kind, n) -> assertThat(n).as(kind.label).isPositive());
-      // Connection resets and freezes are in every such plan: some stream was resumed through one.
-      assertThat(streams.completedAfterResume()).as("streams resumed, then completed whole").isPositive();
     }
   }
 }

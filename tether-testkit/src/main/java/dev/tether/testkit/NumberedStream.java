@@ -67,6 +67,59 @@ public final class NumberedStream implements Flow.Publisher<byte[]> {
     return Long.parseLong(new String(item, StandardCharsets.US_ASCII));
   }
 
+  /**
+   * What a receiver of numbered items saw, checked item by item against the number expected next:
+   * a lower number came twice, a higher one skipped those in between. Fed by one subscriber's
+   * signals, which come one at a time; any thread may read the counts.
+   */
+  public static final class Tally {
+    private long expectedNext;
+    private volatile long items;
+    private volatile long duplicates;
+    private volatile long gaps;
+
+    /** A tally of a stream numbered from 1. */
+    public Tally() {
+      this(1);
+    }
+
+    /** A tally of a stream whose first item is numbered {@code firstNumber}. */
+    public Tally(long firstNumber) {
+      this.expectedNext = firstNumber;
+    }
+
+    /**
+     * Counts one item.
+     *
+     * @throws NumberFormatException when the item is not a decimal number
+     */
+    public void add(byte[] item) {
+      long n = number(item);
+      if (n < expectedNext) {
+        duplicates = duplicates + 1; // only the subscriber's thread writes
+      } else {
+        gaps = gaps + (n - expectedNext);
+        expectedNext = n + 1;
+      }
+      items = items + 1;
+    }
+
+    /** Items counted, duplicates included. */
+    public long items() {
+      return items;
+    }
+
+    /** Items whose number had arrived before. */
+    public long duplicates() {
+      return duplicates;
+    }
+
+    /** Numbers skipped between one item and the next. */
+    public long gaps() {
+      return gaps;
+    }
+  }
+
   @Override
   public void subscribe(Flow.Subscriber<? super byte[]> subscriber) {
     Numbering numbering = new Numbering(subscriber);

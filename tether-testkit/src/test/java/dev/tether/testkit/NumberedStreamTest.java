@@ -103,6 +103,19 @@ class NumberedStreamTest {
   }
 
   @Test
+  void aTallyCountsDuplicatesAndSkippedNumbers() {
+    NumberedStream.Tally tally = new NumberedStream.Tally();
+
+    for (long n : new long[] {1, 2, 2, 5, 6, 3}) {
+      tally.add(NumberedStream.item(n));
+    }
+
+    assertThat(tally.items()).isEqualTo(6);
+    assertThat(tally.duplicates()).as("2 again, then 3 after 6").isEqualTo(2);
+    assertThat(tally.gaps()).as("3 and 4 skipped").isEqualTo(2);
+  }
+
+  @Test
   void aNonPositiveRequestFailsTheSubscription() {
     Numbers subscriber = new Numbers();
     NumberedStream.of(-1).subscribe(subscriber);

@@ -12,10 +12,10 @@ import java.util.function.Supplier;
 
 /**
  * A live stream through one phase of the showcase: subscribes to a server's {@code ticks.tick},
- * checks every item's number against the one expected next (a lower number came twice, a higher
- * one skipped some), and puts the stream's life on the timeline: its opening, the resume after the
- * phase's reset with the time it took, and its end. Items arrive on a stream thread and events on
- * the runtime's; each field has one writer.
+ * tallies the items' numbers (a number that came twice, numbers skipped), and puts the stream's
+ * life on the timeline: its opening, the resume after the phase's reset with the time it took,
+ * and its end. Items arrive on a stream thread and events on the runtime's; each field has one
+ * writer.
  */
 final class StreamWatch implements Flow.Subscriber<byte[]>, TetherListener {
   private final String server;
@@ -25,11 +25,9 @@ final class StreamWatch implements Flow.Subscriber<byte[]>, TetherListener {
   private final Tether tether;
   private volatile Flow.Subscription subscription;
   private volatile boolean stopped;
-  // Written by the stream thread only.
-  private volatile long items;
-  private volatile long duplicates;
-  private volatile long missing;
-  private long expectedNext = 1;
+  /** Fed by the stream thread. */
+  private final NumberedStream.Tally tally = new NumberedStream.Tally();
+  /** Written by the stream thread only. */
   private volatile String failure;
   // Written by the runtime's event thread only.
   private volatile long resumes;
@@ -59,8 +57,8 @@ final class StreamWatch implements Flow.Subscriber<byte[]>, TetherListener {
       s.cancel();
     }
     tether.removeListener(this);
-    StreamFigures figures = new StreamFigures(server, items, duplicates, missing, resumes, itemsBeforeResume,
-        resumeTime, failure);
+    StreamFigures figures = new StreamFigures(server, tally.items(), tally.duplicates(), tally.gaps(), resumes,
+        itemsBeforeResume, resumeTime, failure);
     timeline.record("stream cancelled as the phase ends: " + figures.describe());
     return figures;
   }
@@ -76,14 +74,7 @@ final class StreamWatch implements Flow.Subscriber<byte[]>, TetherListener {
     if (stopped) {
       return;
     }
-    long number = NumberedStream.number(item);
-    if (number < expectedNext) {
-      duplicates = duplicates + 1;
-    } else {
-      missing = missing + (number - expectedNext);
-      expectedNext = number + 1;
-    }
-    items = items + 1;
+    tally.add(item);
   }
 
   @Override
@@ -91,7 +82,7 @@ final class StreamWatch implements Flow.Subscriber<byte[]>, TetherListener {
     if (!stopped) {
       failure = t.getClass().getSimpleName()
           + (t instanceof StreamLostException lost ? " (delivered=" + lost.delivered() + ")" : "") + ": " + t.getMessage();
-      timeline.record("the stream from " + server + " ended after " + items + " items: " + failure);
+      timeline.record("the stream from " + server + " ended after " + tally.items() + " items: " + failure);
     }
   }
 
@@ -121,11 +112,11 @@ final class StreamWatch implements Flow.Subscriber<byte[]>, TetherListener {
     Duration reset = lastReset.get();
     String after = "";
     if (resumeTime == null && reset != null) {
-      itemsBeforeResume = items;
+      itemsBeforeResume = tally.items();
       resumeTime = timeline.elapsed().minus(reset);
       after = " " + resumeTime.toMillis() + " ms after the reset";
     }
-    timeline.record("STREAM_RESUMED: the stream went on over a new connection" + after + ", after item " + items
+    timeline.record("STREAM_RESUMED: the stream went on over a new connection" + after + ", after item " + tally.items()
         + "; the server replays what had not arrived");
   }
 }
