@@ -10,7 +10,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The chaos run's servers: an {@link InProcessCluster} of real TetherServers on loopback, each
- * behind a FaultProxy, all running {@link ChaosService} over one ledger, and announcing a primary
+ * behind a FaultProxy, all running {@link ChaosService} over one ledger and the stream service
+ * {@link ChaosFeed}, and announcing a primary
  * and its alternates (the client-reroute behaviour) that primary failovers move. Faults go
  * through {@link #begin} and
  * {@link #heal}, which keep {@link NodeHealth} true. Used by the fault driver's thread only, apart
@@ -26,13 +27,15 @@ public final class ChaosCluster implements AutoCloseable {
   public static final Duration ROTATING_AGE = Duration.ofMillis(1500);
 
   private final InProcessCluster cluster;
+  private final ChaosFeed feed;
   private final NodeHealth health;
   /** The view servers announce, restarted ones too; null until {@link #announcePrimary}. */
   private volatile Topology topology;
   private int primary;
 
-  private ChaosCluster(InProcessCluster cluster, NodeHealth health) {
+  private ChaosCluster(InProcessCluster cluster, ChaosFeed feed, NodeHealth health) {
     this.cluster = cluster;
+    this.feed = feed;
     this.health = health;
   }
 
@@ -43,9 +46,11 @@ public final class ChaosCluster implements AutoCloseable {
    */
   public static ChaosCluster start(int nodes, Ledger ledger, NodeHealth health, Duration serverReaderIdle) {
     ChaosService service = new ChaosService(ledger::executed);
+    ChaosFeed feed = new ChaosFeed(StreamLoad.TICK);
     ChaosCluster[] self = new ChaosCluster[1];
     InProcessCluster cluster = InProcessCluster.start(nodes, (i, builder) -> {
       builder.service(ChaosService.NAME, service)
+          .streamService(ChaosFeed.NAME, feed)
           .property("tether.server.readerIdle", serverReaderIdle.toMillis() + "ms");
       if (i % 2 == 1) {
         // Rotations all through the run, under every other fault: the clients' connections to these
@@ -57,7 +62,7 @@ public final class ChaosCluster implements AutoCloseable {
         builder.topology(view);
       }
     });
-    self[0] = new ChaosCluster(cluster, health);
+    self[0] = new ChaosCluster(cluster, feed, health);
     return self[0];
   }
 
@@ -185,5 +190,6 @@ public final class ChaosCluster implements AutoCloseable {
   @Override
   public void close() {
     cluster.close();
+    feed.close();
   }
 }

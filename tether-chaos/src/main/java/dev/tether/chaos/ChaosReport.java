@@ -8,7 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * What a chaos run found: the ledger's totals, the faults injected, the client's events, the
+ * What a chaos run found: the ledger's totals, the stream ledger's, the faults injected, the client's events, the
  * connection and leak checks, and every violation. {@link #violations()} empty means it passed.
  *
  * @param underLoad the same figures under load, before the first fault: the counters move
@@ -19,6 +19,7 @@ public record ChaosReport(
     ChaosSettings settings,
     Duration elapsed,
     LedgerTotals ledger,
+    StreamTotals streams,
     Map<FaultKind, Integer> faultsInjected,
     List<String> faultFailures,
     Map<String, Long> clientEvents,
@@ -40,11 +41,12 @@ public record ChaosReport(
   /** Everything that fails the run; empty when it passed. */
   public List<String> violations() {
     List<String> out = new ArrayList<>(ledger.violations());
+    out.addAll(streams.violations());
     out.addAll(faultFailures);
     out.addAll(connectionProblems);
     out.addAll(leakProblems);
     if (!loadStoppedInTime) {
-      out.add("a load worker was still in a call after the run (a hung call)");
+      out.add("a load worker was still in a call or a stream after the run (a hung call)");
     }
     return out;
   }
@@ -57,6 +59,7 @@ public record ChaosReport(
         settings.nodeReconnectPolicy(),
         elapsed.toNanos() / 1e9, rateReached());
     ledger.print(out);
+    streams.print(out);
     int faults = faultsInjected.values().stream().mapToInt(Integer::intValue).sum();
     out.println("faults injected: " + faults);
     faultsInjected.forEach((k, n) -> out.printf(Locale.ROOT, "  %-20s %d%n", k.label, n));
@@ -69,7 +72,10 @@ public record ChaosReport(
     out.println("threads alive after that were not before: " + after.threadsNotIn(baseline));
     out.println("allowance: " + allowance);
     List<String> v = violations();
-    out.println(v.isEmpty() ? "verdict: PASSED (duplicates 0, lost 0, no leak)" : "verdict: FAILED");
+    out.println(v.isEmpty()
+        ? "verdict: PASSED (duplicates 0, lost 0; stream items twice 0, skipped 0, lost when resumed 0,"
+            + " every stream loss reported; no leak)"
+        : "verdict: FAILED");
     v.forEach(line -> out.println("  " + line));
     out.println("======================");
   }

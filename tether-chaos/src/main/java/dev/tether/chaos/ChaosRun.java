@@ -52,6 +52,13 @@ public final class ChaosRun {
   /** Direct memory an allocator may keep cached after its buffers were released (one 64 KiB chunk... per arena). */
   static final long DIRECT_ALLOWANCE_BYTES = 4L << 20;
   private static final Duration SETTLE_PATIENCE = Duration.ofSeconds(30);
+  /**
+   * How long the client tries to resume a stream: shorter than the default 30 s, so a stream whose
+   * server was killed ends within the run, and longer than any freeze of the plan (4 s at most).
+   */
+  static final Duration STREAM_RESUME_WINDOW = Duration.ofSeconds(10);
+  /** How long one stream may take: its items, a resume window, an opening. */
+  private static final Duration STREAM_PATIENCE = STREAM_RESUME_WINDOW.plusSeconds(20);
 
   private final ChaosSettings settings;
   private final PrintStream out;
@@ -72,8 +79,8 @@ public final class ChaosRun {
 
   public ChaosReport run() throws InterruptedException {
     out.printf(Locale.ROOT, "chaos run: seed %d (replay with -Dchaos.seed=%d), %s, %d nodes, %.0f calls/s,"
-        + " fault density %.1f%n", settings.seed(), settings.seed(), settings.duration(), settings.nodes(),
-        settings.ratePerSecond(), settings.faultDensity());
+        + " %d streams at once, fault density %.1f%n", settings.seed(), settings.seed(), settings.duration(),
+        settings.nodes(), settings.ratePerSecond(), settings.streams(), settings.faultDensity());
     // A short fault-free round first: classes, jars and lazy singleton threads it loads are not leaks.
     warmUp();
     ResourceSnapshot baseline = settle(null);
@@ -85,6 +92,7 @@ public final class ChaosRun {
         rate * Math.max(1, settings.duration().toSeconds()) * 2 + 10_000);
     NodeHealth health = new NodeHealth(settings.nodes());
     Ledger ledger = new Ledger(capacity, health::outages);
+    StreamLedger streamLedger = new StreamLedger(streamCapacity(settings), StreamLoad.ITEMS);
     Map<TetherEvent.Kind, LongAdder> events = new ConcurrentHashMap<>();
     String connectionsBefore;
     ResourceSnapshot underLoad;
@@ -96,9 +104,11 @@ public final class ChaosRun {
     ChaosCluster cluster = ChaosCluster.start(settings.nodes(), ledger, health, SERVER_READER_IDLE);
     try {
       cluster.announcePrimary(plan.firstPrimary());
-      try (Tether tether = client(events)) {
+      try (Tether tether = client(events, streamLedger)) {
         LoadMix load = new LoadMix(tether, cluster.proxyString(ChaosService.NAME), ledger, health,
             settings.callTimeout(), settings.attemptTimeout(), nanoClock);
+        StreamLoad streams = new StreamLoad(tether, cluster.proxyString(ChaosFeed.NAME), streamLedger,
+            settings.callTimeout(), STREAM_PATIENCE, nanoClock);
         long start = nanoClock.getAsLong();
         traceStart = start;
         driver = new FaultDriver(cluster, plan, nanoClock, this::trace);
@@ -106,6 +116,7 @@ public final class ChaosRun {
         long callsPerWorker = (long) (settings.ratePerSecond() / settings.workers()
             * Math.max(1, settings.duration().toSeconds()) * 1.5) + 100;
         load.start(settings.seed(), settings.workers(), settings.ratePerSecond(), callsPerWorker, deadline);
+        streams.start(settings.streams(), settings.duration().toSeconds() + 10, deadline);
         FaultDriver faults = driver;
         Thread driverThread = new Thread(() -> {
           try {
@@ -122,7 +133,9 @@ public final class ChaosRun {
         int clientBefore = tether.status().connections().size();
         sleepUntil(deadline);
         load.requestStop();
-        stoppedInTime = load.awaitStopped(settings.callTimeout().plusSeconds(10));
+        streams.requestStop();
+        stoppedInTime = load.awaitStopped(settings.callTimeout().plusSeconds(10))
+            & streams.awaitStopped(STREAM_PATIENCE);
         loadNanos = nanoClock.getAsLong() - start;
         TimeUnit.SECONDS.timedJoin(driverThread, 60);
         if (driverThread.isAlive()) {
@@ -130,6 +143,7 @@ public final class ChaosRun {
           driverThread.join(TimeUnit.SECONDS.toMillis(60));
         }
         ledger.awaitCompleted(settings.callTimeout().plusSeconds(10).toNanos());
+        streamLedger.awaitCompleted(STREAM_PATIENCE.toNanos());
         // Idle now: the client keeps at most one connection per node and connection id (the
         // round-robin proxies share the default id, the primary's and the sessions' use "primary"),
         // extra connections opened under load have closed, and every server connection has its
@@ -156,7 +170,8 @@ public final class ChaosRun {
     List<String> leaks = leaks(baseline, after);
     Map<String, Long> eventCounts = new TreeMap<>();
     events.forEach((k, v) -> eventCounts.put(k.name(), v.sum()));
-    ChaosReport report = new ChaosReport(settings, Duration.ofNanos(loadNanos), ledger.judge(), driver.injected(),
+    ChaosReport report = new ChaosReport(settings, Duration.ofNanos(loadNanos), ledger.judge(), streamLedger.judge(),
+        driver.injected(),
         driver.failures(), eventCounts, connectionsBefore, connectionsAfter, connectionProblems, baseline, underLoad, after,
         String.format(Locale.ROOT, "threads +%d, file descriptors +%d, direct memory +%s (see ChaosRun)",
             THREAD_ALLOWANCE, FD_ALLOWANCE, ResourceSnapshot.bytes(DIRECT_ALLOWANCE_BYTES)),
@@ -165,14 +180,23 @@ public final class ChaosRun {
     return report;
   }
 
-  private Tether client(Map<TetherEvent.Kind, LongAdder> events) {
+  /** Room for every stream the workers can open: one a second each at most, twice over. */
+  private static int streamCapacity(ChaosSettings settings) {
+    return (int) Math.min(Integer.MAX_VALUE - 8, (settings.duration().toSeconds() + 10) * settings.streams() * 2 + 100);
+  }
+
+  private Tether client(Map<TetherEvent.Kind, LongAdder> events, StreamLedger streams) {
     return Tether.builder()
         .random(new Random(settings.seed() ^ 0x5DEECE66DL))
         .property("tether.heartbeat.readerIdle", HEARTBEAT_READER_IDLE)
         .property("tether.heartbeat.idleTimeout", HEARTBEAT_IDLE_TIMEOUT)
         .property("tether.cluster.reconnect.policy", settings.nodeReconnectPolicy())
+        .property("tether.stream.resumeWindow", STREAM_RESUME_WINDOW.toMillis() + "ms")
         .listener(e -> {
           events.computeIfAbsent(e.kind(), k -> new LongAdder()).increment();
+          if (e.kind() == TetherEvent.Kind.STREAM_RESUMED) {
+            streams.resumed(StreamLoad.streamIdOf(e.detail()));
+          }
           if (e.kind() == TetherEvent.Kind.NODE_DEAD || e.kind() == TetherEvent.Kind.NODE_ALIVE
               || e.kind() == TetherEvent.Kind.HEARTBEAT_TIMEOUT || e.kind() == TetherEvent.Kind.RETRY_BUDGET_EXHAUSTED) {
             trace("event " + e.kind() + " " + e.endpoint() + ": " + e.detail());
@@ -187,17 +211,23 @@ public final class ChaosRun {
     }
   }
 
-  /** A few seconds of every kind of call on a healthy cluster, then everything closed. */
+  /** A few seconds of every kind of call, and streams, on a healthy cluster, then everything closed. */
   private void warmUp() throws InterruptedException {
     NodeHealth health = new NodeHealth(settings.nodes());
     Ledger ledger = new Ledger(10_000, health::outages);
+    StreamLedger streamLedger = new StreamLedger(100, StreamLoad.ITEMS);
     try (ChaosCluster cluster = ChaosCluster.start(settings.nodes(), ledger, health, SERVER_READER_IDLE)) {
       cluster.announcePrimary(0);
-      try (Tether tether = client(new ConcurrentHashMap<>())) {
+      try (Tether tether = client(new ConcurrentHashMap<>(), streamLedger)) {
         LoadMix load = new LoadMix(tether, cluster.proxyString(ChaosService.NAME), ledger, health,
             settings.callTimeout(), settings.attemptTimeout(), nanoClock);
-        load.start(settings.seed(), settings.workers(), 400, 50, nanoClock.getAsLong() + TimeUnit.SECONDS.toNanos(5));
+        StreamLoad streams = new StreamLoad(tether, cluster.proxyString(ChaosFeed.NAME), streamLedger,
+            settings.callTimeout(), STREAM_PATIENCE, nanoClock);
+        long deadline = nanoClock.getAsLong() + TimeUnit.SECONDS.toNanos(5);
+        load.start(settings.seed(), settings.workers(), 400, 50, deadline);
+        streams.start(settings.streams(), 2, deadline);
         load.awaitStopped(Duration.ofSeconds(20));
+        streams.awaitStopped(Duration.ofSeconds(20));
         ledger.awaitCompleted(TimeUnit.SECONDS.toNanos(20));
       }
     }

@@ -12,24 +12,31 @@ import java.util.concurrent.ThreadLocalRandom;
  * {@code chaos.faultDensity} (how many times as often faults begin as in the 3-minute run; see
  * {@link FaultPlan#generate(java.util.Random, Duration, int, int, double)}), {@code chaos.nodes},
  * {@code chaos.nodeReconnect} (the client's {@code tether.cluster.reconnect.policy},
- * {@code standard} unless set; see {@link ChaosRun#NODE_RECONNECT_POLICY} for why). A property
+ * {@code standard} unless set; see {@link ChaosRun#NODE_RECONNECT_POLICY} for why),
+ * {@code chaos.streams} (streams open at once beside the calls; 6, 0 for none). A property
  * that is absent or blank takes the default: the short, dense run of the default build.
  */
 public record ChaosSettings(long seed, Duration duration, double ratePerSecond, int workers, int nodes,
-    Duration callTimeout, Duration attemptTimeout, int maxDown, String nodeReconnectPolicy, double faultDensity) {
+    Duration callTimeout, Duration attemptTimeout, int maxDown, String nodeReconnectPolicy, double faultDensity,
+    int streams) {
 
   /** The default build's run: 40 s at 500 calls/s from 16 workers, faults beginning 3 times as often. */
   static final String DEFAULT_DURATION = "40s";
   private static final String DEFAULT_RATE = "500";
   private static final String DEFAULT_WORKERS = "16";
   private static final String DEFAULT_FAULT_DENSITY = "3";
+  /**
+   * More than the nodes: the round-robin proxy puts consecutive streams on consecutive nodes, so
+   * every running node carries one when a reset or a freeze strikes it.
+   */
+  private static final String DEFAULT_STREAMS = "6";
 
   public ChaosSettings {
     if (duration.toSeconds() < 10 || ratePerSecond <= 0 || workers < 1 || nodes < 3 || maxDown >= nodes
-        || !(faultDensity >= 1)) {
+        || !(faultDensity >= 1) || streams < 0) {
       throw new IllegalArgumentException("chaos settings out of range: " + duration + ", rate " + ratePerSecond
           + ", " + workers + " workers, " + nodes + " nodes, " + maxDown + " down at most, fault density "
-          + faultDensity);
+          + faultDensity + ", " + streams + " streams");
     }
   }
 
@@ -46,7 +53,8 @@ public record ChaosSettings(long seed, Duration duration, double ratePerSecond, 
         Duration.ofSeconds(1),
         2,
         property(properties, "chaos.nodeReconnect", ChaosRun.NODE_RECONNECT_POLICY),
-        Double.parseDouble(property(properties, "chaos.faultDensity", DEFAULT_FAULT_DENSITY)));
+        Double.parseDouble(property(properties, "chaos.faultDensity", DEFAULT_FAULT_DENSITY)),
+        Integer.parseInt(property(properties, "chaos.streams", DEFAULT_STREAMS)));
   }
 
   /** Whether this run is at least as long as the default one, which always draws every kind of fault. */

@@ -36,7 +36,14 @@ class ChaosSettingsTest {
     assertThat(s.ratePerSecond()).isEqualTo(500);
     assertThat(s.workers()).isEqualTo(16);
     assertThat(s.faultDensity()).isEqualTo(3);
+    assertThat(s.streams()).isEqualTo(6);
     assertThat(s.drawsEveryFaultKind()).isTrue();
+  }
+
+  @Test
+  void streamsCanBeTurnedOffButNotMadeNegative() {
+    assertThat(ChaosSettings.from(props("chaos.streams", "0")).streams()).isZero();
+    assertThatThrownBy(() -> ChaosSettings.from(props("chaos.streams", "-1"))).hasMessageContaining("-1 streams");
   }
 
   @Test

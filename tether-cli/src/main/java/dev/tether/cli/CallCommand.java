@@ -6,6 +6,7 @@ import dev.tether.LoadBalancing;
 import dev.tether.Proxy;
 import dev.tether.ProxyParseException;
 import dev.tether.Tether;
+import dev.tether.observe.TetherEvent;
 import dev.tether.zookeeper.ZooKeeperDiscovery;
 import dev.tether.zookeeper.ZooKeeperRegistry;
 import java.io.InputStream;
@@ -16,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ExitCode;
 import picocli.CommandLine.Model.CommandSpec;
@@ -24,13 +26,17 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** {@code tether call}: one untyped call, its reply printed on standard output. */
+/**
+ * {@code tether call}: one untyped call, its reply printed on standard output; with
+ * {@code --stream}, a server stream whose items are printed as they arrive.
+ */
 @Command(
     name = "call",
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
-        "Calls one operation of a remote service and prints the reply.",
+        "Calls one operation of a remote service and prints the reply; with --stream, opens a stream and prints"
+            + " each item as it arrives.",
         "",
         "Examples:",
         "  tether call 'echo:tcp -p 7000' echo hello",
@@ -38,6 +44,8 @@ import picocli.CommandLine.Spec;
         "  tether call --json --idempotent 'kv:tcp -p 7000' put '[\"color\",\"blue\"]'",
         "  tether call --json 'kv:tcp -p 7000' increment '\"visits\"'",
         "  tether call --zookeeper 127.0.0.1:2181 --json kv get color",
+        "  tether call --stream 'ticks:tcp -p 7000' tick 10",
+        "  tether call --stream --limit 5 'ticks:tcp -p 7000' count",
         ""
     })
 public final class CallCommand implements Callable<Integer> {
@@ -64,9 +72,21 @@ public final class CallCommand implements Callable<Integer> {
   @Option(names = "--oneway", description = "Send without waiting for a reply; prints nothing.")
   private boolean oneway;
 
+  @Option(names = "--stream",
+      description = "Open a server stream of the operation instead of calling it, and print each item on its own"
+          + " line as it arrives (text when printable, else hex), until the stream ends, --limit items came or"
+          + " Ctrl-C. A lost connection is resumed unseen; a stream that cannot be resumed ends with"
+          + " StreamLostException and how many items were delivered.")
+  private boolean stream;
+
+  @Option(names = "--limit", paramLabel = "<n>",
+      description = "With --stream: cancel the stream after n items.")
+  private Long limit;
+
   @Option(names = "--timeout", defaultValue = "10s", converter = DurationConverter.class,
       paramLabel = "<duration>",
-      description = "Invocation timeout, connecting included: 500ms, 2s, 1min or infinite (default: ${DEFAULT-VALUE}).")
+      description = "Invocation timeout, connecting included: 500ms, 2s, 1min or infinite (default: ${DEFAULT-VALUE});"
+          + " for a stream, its opening only.")
   private Duration timeout;
 
   @Option(names = "--hex", description = "Print the reply as hex instead of text.")
@@ -97,6 +117,9 @@ public final class CallCommand implements Callable<Integer> {
     }
     try (Tether tether = newTether(); ZooKeeperRegistry registry = zookeeper == null ? null : ZooKeeperRegistry.connect(zookeeper)) {
       Proxy proxy = (registry == null ? proxy(tether) : discovered(tether, registry)).withInvocationTimeout(timeout);
+      if (stream) {
+        return printStream(proxy, body);
+      }
       proxy = oneway ? proxy.withMode(InvocationMode.ONEWAY) : proxy;
       byte[] reply = proxy.invoke(operation, body, idempotent ? Idempotency.IDEMPOTENT : Idempotency.NOT_IDEMPOTENT);
       if (proxy.mode().isBatch()) {
@@ -117,13 +140,56 @@ public final class CallCommand implements Callable<Integer> {
     if (timeout != null && (timeout.isZero() || timeout.isNegative())) {
       throw new ParameterException(spec.commandLine(), "--timeout must be positive (or infinite)");
     }
+    if (limit != null && !stream) {
+      throw new ParameterException(spec.commandLine(), "--limit counts the items of a stream; it needs --stream");
+    }
+    if (limit != null && limit < 1) {
+      throw new ParameterException(spec.commandLine(), "--limit must be at least 1, not " + limit);
+    }
+    if (stream && (oneway || idempotent)) {
+      throw new ParameterException(spec.commandLine(),
+          (oneway ? "--oneway" : "--idempotent") + " is for calls; a stream is opened once and resumed, never retried");
+    }
+  }
+
+  /**
+   * Opens the stream and prints its items until it ends, the limit is reached or the command is
+   * interrupted; a stream that failed (lost, a remote error) ends the command with its exception.
+   */
+  private int printStream(Proxy proxy, byte[] body) {
+    StreamPrinter.Format format = hex ? StreamPrinter.Format.HEX
+        : json ? StreamPrinter.Format.JSON : StreamPrinter.Format.TEXT;
+    StreamPrinter printer = new StreamPrinter(spec.commandLine().getOut(), spec.commandLine().getErr(), format,
+        limit == null ? Long.MAX_VALUE : limit);
+    proxy.stream(operation, body).subscribe(printer);
+    try {
+      printer.done().get();
+      return ExitCode.OK;
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof RuntimeException failure ? failure : CliException.failed(e.getCause().toString(), e);
+    } catch (InterruptedException e) {
+      printer.cancel();
+      Thread.currentThread().interrupt();
+      throw CliException.failed("interrupted; the stream was cancelled", e);
+    }
+  }
+
+  /** Tells standard error when a stream went on over a new connection: the items alone would not show it. */
+  private void onEvent(TetherEvent event) {
+    if (event.kind() == TetherEvent.Kind.STREAM_RESUMED) {
+      PrintWriter err = spec.commandLine().getErr();
+      err.println("(the stream's connection was lost; resumed over a new one, nothing lost or repeated: "
+          + event.detail() + ")");
+      err.flush();
+    }
   }
 
   private Tether newTether() {
     Properties settings = new Properties();
     settings.putAll(properties);
     try {
-      return Tether.builder().properties(settings).build();
+      Tether.Builder builder = Tether.builder().properties(settings);
+      return (stream ? builder.listener(this::onEvent) : builder).build();
     } catch (RuntimeException e) {
       // Settings are read when the runtime is built: a failure here is a bad -D value.
       throw CliException.badInput("bad setting among " + properties + ": " + FailureReporter.describe(e), e);

@@ -48,10 +48,10 @@ import picocli.CommandLine.Spec;
             + " callers (put/get: idempotent; increment: not) while a scenario disrupts the cluster,"
             + " then prints what the callers were told next to what the servers did.",
         "",
-        "Scenarios: showcase (the default) puts each server behind a fault proxy and runs five phases one"
-            + " after the other: an abrupt kill, a network freeze, a graceful drain, a rolling restart and a"
-            + " primary failover, with a live table and the status page, each phase judged on its own"
-            + " (--seconds is the whole run, 40 by default); abrupt-stop closes server-2 abruptly midway; crash-during-increment closes it"
+        "Scenarios: showcase (the default) puts each server behind a fault proxy and runs six phases one"
+            + " after the other: an abrupt kill, a network freeze, a graceful drain, a rolling restart, a live"
+            + " stream through a connection reset and a primary failover, with a live table and the status page,"
+            + " each phase judged on its own (--seconds is the whole run, 48 by default); abrupt-stop closes server-2 abruptly midway; crash-during-increment closes it"
             + " while it executes an increment; graceful-stop shuts it down gracefully midway;"
             + " steady disrupts nothing; rolling-restart shuts each server down gracefully in turn and"
             + " restarts it on the same port (8 callers; expected: no call fails, no increment runs"
@@ -75,7 +75,7 @@ public final class DemoCommand implements Callable<Integer> {
   private static final int DEFAULT_SECONDS = 10;
 
   @Option(names = "--seconds", paramLabel = "<n>",
-      description = "How long the callers call, 1 to 600 (default: 10, 40 for showcase; not for frozen-peer).")
+      description = "How long the callers call, 1 to 600 (default: 10, 48 for showcase; not for frozen-peer).")
   private Integer seconds;
 
   @Option(names = "--callers", paramLabel = "<n>",

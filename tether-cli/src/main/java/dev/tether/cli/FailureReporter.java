@@ -3,6 +3,7 @@ package dev.tether.cli;
 import dev.tether.Attempt;
 import dev.tether.ConnectionLostException;
 import dev.tether.ProxyParseException;
+import dev.tether.StreamLostException;
 import dev.tether.TetherException;
 import java.io.PrintWriter;
 import picocli.CommandLine;
@@ -36,7 +37,10 @@ final class FailureReporter implements IExecutionExceptionHandler {
     return exitCodeOf(ex);
   }
 
-  /** The exception's type and message; for a lost connection, also whether the call may have run. */
+  /**
+   * The exception's type and message; for a lost connection, also whether the call may have run;
+   * for a lost stream, how many items it delivered.
+   */
   static String describe(Throwable ex) {
     if (ex instanceof CliException) {
       return ex.getMessage();
@@ -44,6 +48,10 @@ final class FailureReporter implements IExecutionExceptionHandler {
     String type = ex.getClass().getSimpleName();
     if (ex instanceof ConnectionLostException lost) {
       type += " (mayHaveExecuted=" + lost.mayHaveExecuted() + ")";
+    }
+    if (ex instanceof StreamLostException lost) {
+      // What the user needs to reopen from: the items before it arrived, each once and in order.
+      type += " (delivered=" + lost.delivered() + ")";
     }
     return ex.getMessage() == null ? type : type + ": " + ex.getMessage();
   }

@@ -120,6 +120,19 @@ final class Payloads {
     }
   }
 
+  /**
+   * The bytes as text when they are valid UTF-8 without control characters other than tab and
+   * line breaks, which a terminal shows as they are; null otherwise.
+   */
+  static String printableOrNull(byte[] bytes) {
+    String text = utf8OrNull(bytes);
+    if (text == null) {
+      return null;
+    }
+    boolean printable = text.chars().allMatch(c -> !Character.isISOControl(c) || c == '\t' || c == '\n' || c == '\r');
+    return printable ? text : null;
+  }
+
   private static String firstLine(Exception e) {
     String m = String.valueOf(e.getMessage());
     int nl = m.indexOf('\n');

@@ -17,9 +17,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.ExitCode;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-/** {@code tether serve}: a demo server with services {@code echo} and {@code kv}, until Ctrl-C. */
+/** {@code tether serve}: a demo server with services {@code echo}, {@code kv} and {@code ticks}, until Ctrl-C. */
 @Command(
     name = "serve",
     mixinStandardHelpOptions = true,
@@ -27,8 +28,10 @@ import picocli.CommandLine.Spec;
     description = {
         "Runs a demo server until Ctrl-C, then shuts it down gracefully.",
         "",
-        "Services: echo (operation echo returns the payload) and kv (typed: put, get, increment,"
-            + " whoami; every result names the server). It prints the proxy strings to call them with.",
+        "Services: echo (operation echo returns the payload), kv (typed: put, get, increment,"
+            + " whoami; every result names the server) and the stream service ticks (numbered items: count"
+            + " sends them as fast as the client reads, tick one per --tick-interval; the request says how"
+            + " many, none for without end). It prints the proxy strings to call them with.",
         ""
     })
 public final class ServeCommand implements Callable<Integer> {
@@ -50,6 +53,11 @@ public final class ServeCommand implements Callable<Integer> {
   @Option(names = "--grace", defaultValue = "10s", converter = DurationConverter.class, paramLabel = "<duration>",
       description = "How long shutdown may wait for calls in flight and clients to leave (default: ${DEFAULT-VALUE}).")
   private Duration grace;
+
+  @Option(names = "--tick-interval", defaultValue = "1s", converter = DurationConverter.class,
+      paramLabel = "<duration>",
+      description = "How often the ticks stream's operation tick sends an item (default: ${DEFAULT-VALUE}).")
+  private Duration tickInterval;
 
   @Option(names = "--zookeeper", paramLabel = "<host:port[,host:port]>",
       description = "Register both services in this ZooKeeper (under /tether) while serving; withdrawn when the"
@@ -119,8 +127,11 @@ public final class ServeCommand implements Callable<Integer> {
 
   private DemoServer start(TetherListener listener) {
     ExecutionMode mode = direct ? ExecutionMode.DIRECT : ExecutionMode.EXECUTOR;
+    if (tickInterval == null || tickInterval.isZero() || tickInterval.isNegative()) {
+      throw new ParameterException(spec.commandLine(), "--tick-interval must be a positive duration");
+    }
     try {
-      return DemoServer.start(name, endpoints, mode, new KeyValueStore(), () -> {}, listener);
+      return DemoServer.start(name, endpoints, mode, new KeyValueStore(), () -> {}, listener, tickInterval);
     } catch (ProxyParseException e) {
       throw CliException.badProxyString("--endpoints", endpoints, e);
     } catch (IllegalArgumentException | IllegalStateException e) {
@@ -149,17 +160,21 @@ public final class ServeCommand implements Callable<Integer> {
     String where = server.endpoints().stream().map(Endpoint::toString).collect(Collectors.joining(", "));
     String echo = server.proxyString(DemoServer.ECHO);
     String kv = server.proxyString(DemoServer.KV);
+    String ticks = server.proxyString(DemoServer.TICKS);
     out.println(name + " is serving on " + where
         + (direct ? " (service code on the event loop)" : ""));
     out.println("proxies:");
     out.println("  " + echo);
     out.println("  " + kv);
+    out.println("  " + ticks);
     out.println("try:");
     out.println("  ./tether call '" + echo + "' echo hello");
     out.println("  ./tether call --json --idempotent '" + kv + "' put '[\"color\",\"blue\"]'");
     out.println("  ./tether call --json --idempotent '" + kv + "' get '[\"color\"]'");
     out.println("  ./tether call --json '" + kv + "' increment '[\"visits\"]'");
     out.println("  ./tether call --json --idempotent '" + kv + "' whoami");
+    out.println("  ./tether call --stream '" + ticks + "' " + DemoServer.TICK + " 10");
+    out.println("  ./tether call --stream --limit 1000 '" + ticks + "' " + DemoServer.COUNT);
     out.println("Ctrl-C stops it gracefully.");
     out.flush();
   }

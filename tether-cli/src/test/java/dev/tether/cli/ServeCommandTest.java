@@ -37,6 +37,30 @@ class ServeCommandTest {
   }
 
   @Test
+  void serveOffersTheTicksStreamAtItsTickIntervalAndPrintsHowToCallIt() throws Exception {
+    BackgroundServe serve = new BackgroundServe("--endpoints", "tcp -h 127.0.0.1 -p 0", "--tick-interval", "20ms");
+    await().atMost(Duration.ofSeconds(30)).until(serve::isServing);
+    String ticksProxy = serve.out().lines().map(String::trim).filter(l -> l.startsWith("ticks:tcp")).findFirst()
+        .orElseThrow();
+
+    CliRun run = CliRun.run("call", "--stream", ticksProxy, "tick", "3");
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out()).isEqualTo(String.join(System.lineSeparator(), "1", "2", "3") + System.lineSeparator());
+    assertThat(serve.out()).contains("./tether call --stream '" + ticksProxy + "' tick 10");
+    serve.stop();
+    assertThat(serve.exitCode().get(30, TimeUnit.SECONDS)).isZero();
+  }
+
+  @Test
+  void aTickIntervalThatIsNotPositiveIsBadInput() {
+    CliRun run = CliRun.run("serve", "--endpoints", "tcp -h 127.0.0.1 -p 0", "--tick-interval", "0ms");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("--tick-interval must be a positive duration");
+  }
+
+  @Test
   void badEndpointsExitWithTheUsageCodeAndPointAtTheMistake() {
     CliRun run = CliRun.run("serve", "--endpoints", "tcp -h 127.0.0.1 -q 7000");
 

@@ -19,12 +19,14 @@ import org.junit.jupiter.api.Test;
 /**
  * Real kernel faults between a client and a server in two network namespaces this test makes
  * itself ({@link Netns}), each side a child JVM: nftables in the server's namespace drops
- * everything (a partition), only the replies (a one-way partition), or 5% of the packets. Skipped,
+ * everything (a partition, also under a live stream), only the replies (a one-way partition), or
+ * 5% of the packets. Skipped,
  * with the reason, where namespaces cannot be added (not root) or nft is missing.
  */
 class NetnsFaultsTest {
   private static final Duration JVM_START = Duration.ofSeconds(40);
-  private static final String PROXY = "chaos:tcp -h " + Netns.SERVER_ADDRESS + " -p 7000";
+  private static final String ENDPOINT = "tcp -h " + Netns.SERVER_ADDRESS + " -p 7000";
+  private static final String PROXY = "chaos:" + ENDPOINT;
   private static final String FAST_HEARTBEAT = "-Dtether.heartbeat.readerIdle=250ms";
   private static final String FAST_IDLE_TIMEOUT = "-Dtether.heartbeat.idleTimeout=750ms";
 
@@ -99,6 +101,36 @@ class NetnsFaultsTest {
               + " (readerIdle 250 ms, idleTimeout 750 ms); partition held %d ms; first call answered %d ms after the heal%n",
           millis(detected - cut), millis(healed - cut), millis(recovered.endNanos() - healed));
       assertThat(millis(detected - cut)).as("time to detect").isLessThan(5_000);
+    }
+  }
+
+  @Test
+  void aStreamRidesThroughAFullPartitionWithEveryItemOnceAndInOrder() throws Exception {
+    int items = 150;
+    try (ChildJvm client = ChildJvm.start(Netns.CLIENT, List.of(FAST_HEARTBEAT, FAST_IDLE_TIMEOUT),
+        NetnsStreamMain.class, ENDPOINT, Integer.toString(items))) {
+      awaitLine(client, l -> l.startsWith("ITEM 20 "));
+
+      long cut = System.nanoTime();
+      netns.rule("in", "iifname \"" + Netns.SERVER_LINK + "\" drop");
+      netns.rule("out", "oifname \"" + Netns.SERVER_LINK + "\" drop");
+      String timeout = awaitLine(client, l -> l.startsWith("EVENT") && l.contains("HEARTBEAT_TIMEOUT")
+          && Long.parseLong(l.split(" ")[1]) > cut);
+      long healed = System.nanoTime();
+      netns.heal();
+      String end = awaitLine(client, l -> l.startsWith("END "));
+
+      List<Long> numbers = client.lines().stream().filter(l -> l.startsWith("ITEM "))
+          .map(l -> Long.parseLong(l.split(" ")[1])).toList();
+      String resumed = client.firstLine(l -> l.startsWith("EVENT") && l.contains("STREAM_RESUMED"));
+      assertThat(end).as("how the stream ended").isEqualTo("END OK " + items);
+      assertThat(numbers).as("items, by the server's numbers").containsExactlyElementsOf(
+          java.util.stream.LongStream.rangeClosed(1, items).boxed().toList());
+      assertThat(resumed).as("a STREAM_RESUMED event").isNotNull();
+      System.out.printf(Locale.ROOT, "netns stream through a full partition: %d items once and in order;"
+              + " heartbeat noticed after %d ms, partition held %d ms, resumed %d ms after the heal%n",
+          items, millis(Long.parseLong(timeout.split(" ")[1]) - cut), millis(healed - cut),
+          millis(Long.parseLong(resumed.split(" ")[1]) - healed));
     }
   }
 

@@ -29,6 +29,8 @@ public final class DemoCluster implements AutoCloseable {
   /** The counter warm-up calls increment, apart from the callers' counter. */
   private static final String WARM_UP_COUNTER = "warm-up";
   private static final String LOOPBACK = "127.0.0.1";
+  /** How often each server's {@code ticks.tick} stream sends an item: 50 a second, enough to see a gap. */
+  static final Duration TICK_INTERVAL = Duration.ofMillis(20);
 
   private final List<Node> nodes;
   private final KeyValueStore store;
@@ -41,6 +43,8 @@ public final class DemoCluster implements AutoCloseable {
    * announced. Written only on the scenario thread.
    */
   private volatile Topology topology;
+  /** When {@link #resetConnections} last ran, since the callers started; null before. */
+  private volatile Duration lastResetAt;
 
   /** Where one server is in its life. */
   enum NodeState {
@@ -187,7 +191,7 @@ public final class DemoCluster implements AutoCloseable {
   private static DemoServer startServer(String name, int port, KeyValueStore store, IncrementTrap trap,
       ServerLifecycle lifecycle, TetherListener listener, Topology topology) {
     DemoServer server = DemoServer.start(name, "tcp -h " + LOOPBACK + " -p " + port, ExecutionMode.EXECUTOR, store, trap,
-        listener);
+        listener, TICK_INTERVAL);
     if (topology != null) {
       server.server().setTopology(topology);
     }
@@ -257,6 +261,22 @@ public final class DemoCluster implements AutoCloseable {
     lifecycle.closedAbruptly(node.server());
     markStopped(node, NodeState.CLOSED_ABRUPTLY);
     timeline.record(name + "'s host crashed (its port refuses connects, its connections were reset)");
+  }
+
+  /**
+   * Resets every connection through a server's fault proxy (RST both ways, as a broken network
+   * does) while the server and the proxy go on: clients reconnect to the same server at once.
+   */
+  public void resetConnections(String name) {
+    Node node = behindFaultProxy(name);
+    node.faults.resetAll();
+    lastResetAt = timeline.elapsed();
+    timeline.record(name + "'s connections reset (RST both ways); the server runs on");
+  }
+
+  /** When {@link #resetConnections} last ran, since the callers started; null if it never did. */
+  Duration lastResetAt() {
+    return lastResetAt;
   }
 
   /** Freezes the network in front of a server: no byte moves either way, no socket closes. */

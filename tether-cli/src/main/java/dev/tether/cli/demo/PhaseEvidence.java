@@ -15,9 +15,16 @@ import java.util.stream.Collectors;
  * @param eventsByServer the client's events of the phase, by kind, then by server name
  * @param alternateWasUsed whether the primary-dialling proxy was on an alternate when the phase ended
  * @param stepFailures one line per step that threw; empty when every step was performed
+ * @param stream what the phase's live stream showed; null when the phase had none
  */
 public record PhaseEvidence(Map<TetherEvent.Kind, Map<String, Long>> eventsByServer, long retries,
-    boolean alternateWasUsed, List<String> stepFailures) {
+    boolean alternateWasUsed, List<String> stepFailures, StreamFigures stream) {
+
+  /** The evidence of a phase without a live stream. */
+  public PhaseEvidence(Map<TetherEvent.Kind, Map<String, Long>> eventsByServer, long retries,
+      boolean alternateWasUsed, List<String> stepFailures) {
+    this(eventsByServer, retries, alternateWasUsed, stepFailures, null);
+  }
 
   public PhaseEvidence {
     eventsByServer = Map.copyOf(eventsByServer);
@@ -43,6 +50,17 @@ public record PhaseEvidence(Map<TetherEvent.Kind, Map<String, Long>> eventsBySer
     String seen = List.of(servers).stream().map(s -> kind + " from " + s + " x" + count(events(kind, s)))
         .collect(Collectors.joining(", "));
     return verdict(seenFromAll, claim, seen + "; " + count(retries) + " calls retried");
+  }
+
+  /**
+   * Met when every step was performed and the live stream resumed after the reset with none of its
+   * items twice and none missing; the evidence is the stream's figures.
+   */
+  public Verdict streamRodeThrough(String claim) {
+    if (stream == null) {
+      return verdict(false, claim, "the phase watched no stream");
+    }
+    return verdict(stream.rodeThrough(), claim, stream.describe());
   }
 
   /** A verdict that also fails when a step could not be carried out, saying which. */

@@ -101,15 +101,16 @@ public final class Scenarios {
 
   /**
    * What {@code ./tether demo} runs: one disruption of each kind in turn, behind fault proxies,
-   * each phase judged on its own: the client must notice it, no idempotent call may fail while
-   * two servers are up, and no increment may run more often than its callers can know of.
+   * each phase judged on its own: the client must notice it (a live stream must resume through a
+   * reset, every item once), no idempotent call may fail while two servers are up, and no
+   * increment may run more often than its callers can know of.
    */
   public static final ShowcaseScenario SHOWCASE = new ShowcaseScenario(
       "showcase",
-      "an abrupt kill, a freeze, a graceful drain, a rolling restart and a primary failover, one after the other,"
-          + " on 3 servers behind fault proxies",
+      "an abrupt kill, a freeze, a graceful drain, a rolling restart, a stream through a reset and a primary"
+          + " failover, one after the other, on 3 servers behind fault proxies",
       6,
-      Duration.ofSeconds(40),
+      Duration.ofSeconds(48),
       List.of(
           new ShowcaseScenario.Phase("abrupt kill", "server-1 will be killed (close()) and restarted", false,
               List.of(new Scenario.Step(0.3, cluster -> cluster.stopAbruptly("server-1")),
@@ -132,6 +133,10 @@ public final class Scenarios {
                   new Scenario.Step(0.75, cluster -> cluster.restartGracefully("server-3", RESTART_GRACE))),
               e -> e.noticed("the client heard every server's GOAWAY",
                   TetherEvent.Kind.GOAWAY_RECEIVED, "server-1", "server-2", "server-3")),
+          new ShowcaseScenario.Phase("stream resume",
+              "a live stream from " + VICTIM + " will lose its connection (RST) midway and must resume", false, VICTIM,
+              List.of(new Scenario.Step(0.5, cluster -> cluster.resetConnections(VICTIM))),
+              e -> e.streamRodeThrough("the live stream rode through the reset")),
           new ShowcaseScenario.Phase("primary failover",
               "the callers now dial the primary " + PRIMARY + " only and learn the alternates; its host will crash", true,
               List.of(new Scenario.Step(0.0, cluster -> cluster.announcePrimary(PRIMARY)),

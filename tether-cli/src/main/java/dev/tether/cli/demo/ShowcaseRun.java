@@ -153,6 +153,7 @@ public final class ShowcaseRun {
         MAX_CALLS_PER_CALLER_PER_SECOND * Math.max(1, settings.phaseDuration().toSeconds()),
         start + phaseNanos + settings.callTimeout().toNanos(), nanoClock, tally);
     view.phaseStarted(index, phase, tally);
+    StreamWatch stream = phase.streamFrom() == null ? null : StreamWatch.open(tether, cluster, phase.streamFrom(), timeline);
     workload.start();
     try {
       for (; next < steps.size(); next++) {
@@ -165,10 +166,12 @@ public final class ShowcaseRun {
       workload.requestStop();
     }
     boolean stoppedInTime = workload.awaitStopped(settings.callTimeout().plusSeconds(5));
+    StreamFigures streamFigures = stream == null ? null : stream.stop();
     Duration elapsed = Duration.ofNanos(nanoClock.getAsLong() - start);
     view.phaseEnded(tally);
     PhaseEvidence evidence = new PhaseEvidence(minus(eventsByServer(events, cluster), eventsBefore),
-        tether.status().retries() - retriesBefore, primary != null && primary.alternateWasUsed(), stepFailures);
+        tether.status().retries() - retriesBefore, primary != null && primary.alternateWasUsed(), stepFailures,
+        streamFigures);
     List<Timeline.Event> phaseEvents = timeline.events().subList(firstEvent, timeline.events().size());
     Scenario judged = new Scenario(phase.name(), phase.announcement(), settings.callers(), List.of(),
         settings.scenario().expectations());

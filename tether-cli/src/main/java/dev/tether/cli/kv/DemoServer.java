@@ -15,7 +15,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <ul>
  *   <li>{@code echo} (untyped): operation {@code echo} returns the payload;
- *   <li>{@code kv} (typed, {@link KeyValue}): a key-value store with counters.
+ *   <li>{@code kv} (typed, {@link KeyValue}): a key-value store with counters;
+ *   <li>{@code ticks} (a stream service): numbered items, operation {@code count} as fast as the
+ *       client asks, {@code tick} one per tick interval; the request says how many (none: without end).
  * </ul>
  */
 public final class DemoServer {
@@ -23,19 +25,28 @@ public final class DemoServer {
   public static final String ECHO = "echo";
   /** The identity of the typed {@link KeyValue} service. */
   public static final String KV = "kv";
+  /** The identity of the stream service of numbered items. */
+  public static final String TICKS = "ticks";
+  /** The operation of {@link #TICKS} that sends as fast as the client asks. */
+  public static final String COUNT = TickService.COUNT;
+  /** The operation of {@link #TICKS} that sends one item per tick interval. */
+  public static final String TICK = TickService.TICK;
+  /** How often {@link #TICK} sends when the server is not told otherwise. */
+  public static final Duration DEFAULT_TICK_INTERVAL = Duration.ofSeconds(1);
 
   private final String name;
   private final TetherServer server;
   private final ServerStats stats;
-  /** Null in DIRECT mode, where service code runs on the event loop. */
+  private final TickService ticks;
   // A node may be stopped twice (by a scenario, then by the cluster's close): only the first stop,
   // abrupt or graceful, acts.
   private final AtomicBoolean stopped = new AtomicBoolean();
 
-  private DemoServer(String name, TetherServer server, ServerStats stats) {
+  private DemoServer(String name, TetherServer server, ServerStats stats, TickService ticks) {
     this.name = name;
     this.server = server;
     this.stats = stats;
+    this.ticks = ticks;
   }
 
   /**
@@ -66,8 +77,18 @@ public final class DemoServer {
    */
   public static DemoServer start(String name, String endpoints, ExecutionMode mode, KeyValueStore store,
       Runnable afterIncrement, TetherListener listener) {
+    return start(name, endpoints, mode, store, afterIncrement, listener, DEFAULT_TICK_INTERVAL);
+  }
+
+  /**
+   * As {@link #start(String, String, ExecutionMode, KeyValueStore, Runnable, TetherListener)}, with
+   * {@link #TICK} sending one item per {@code tickInterval}.
+   */
+  public static DemoServer start(String name, String endpoints, ExecutionMode mode, KeyValueStore store,
+      Runnable afterIncrement, TetherListener listener, Duration tickInterval) {
     Objects.requireNonNull(name);
     ServerStats stats = new ServerStats();
+    TickService ticks = new TickService(tickInterval, stats);
     TetherServer.Builder builder = TetherServer.builder()
         .endpoints(endpoints)
         .executionMode(mode)
@@ -78,11 +99,17 @@ public final class DemoServer {
           stats.callServed();
           return payload;
         })
-        .service(KV, KeyValue.class, new KeyValueService(name, store, stats, afterIncrement));
+        .service(KV, KeyValue.class, new KeyValueService(name, store, stats, afterIncrement))
+        .streamService(TICKS, ticks);
     if (listener != null) {
       builder.listener(listener);
     }
-    return new DemoServer(name, builder.build().start(), stats);
+    try {
+      return new DemoServer(name, builder.build().start(), stats, ticks);
+    } catch (RuntimeException e) {
+      ticks.close();
+      throw e;
+    }
   }
 
   public String name() {
@@ -114,6 +141,7 @@ public final class DemoServer {
       return;
     }
     server.close();
+    ticks.close();
   }
 
   /** Drains (GOAWAY, calls in flight finish) for at most {@code grace}, then stops; no-op once stopped. */
@@ -122,5 +150,6 @@ public final class DemoServer {
       return;
     }
     server.shutdownGracefully(grace);
+    ticks.close();
   }
 }

@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.LongAdder;
 public final class ServerStats {
   private final LongAdder served = new LongAdder();
   private final LongAdder incrementsExecuted = new LongAdder();
+  private final LongAdder itemsStreamed = new LongAdder();
 
   void callServed() {
     served.increment();
@@ -16,6 +17,10 @@ public final class ServerStats {
 
   void incrementExecuted() {
     incrementsExecuted.increment();
+  }
+
+  void itemStreamed() {
+    itemsStreamed.increment();
   }
 
   /** Calls whose service code ran on this server, answered or not. */
@@ -26,5 +31,10 @@ public final class ServerStats {
   /** Increments applied to the store by this server, answered or not. */
   public long incrementsExecuted() {
     return incrementsExecuted.sum();
+  }
+
+  /** Stream items the {@code ticks} service of this server sent (a replayed item once). */
+  public long itemsStreamed() {
+    return itemsStreamed.sum();
   }
 }
