@@ -24,18 +24,19 @@ class StreamDrainTest {
   private static final Duration PATIENCE = Duration.ofSeconds(20);
 
   private final List<NumberedItems> opened = new CopyOnWriteArrayList<>();
+  private final List<String> seen = new CopyOnWriteArrayList<>();
   private TetherServer server;
   private Tether tether;
 
   private Proxy startFeed() {
-    server = TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0")
+    server = TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0").listener(e -> seen.add("SRV " + e))
         .streamService("feed", (operation, request, inbound, ctx) -> {
           NumberedItems items = new NumberedItems(Long.parseLong(new String(request, StandardCharsets.US_ASCII)));
           opened.add(items);
           return items;
         })
         .build().start();
-    tether = Tether.create();
+    tether = Tether.builder().listener(e -> seen.add("CLI " + e)).build();
     return tether.proxy(server.proxyString("feed"));
   }
 
@@ -80,6 +81,7 @@ class StreamDrainTest {
     shutDownWithin(Duration.ofMillis(200)).get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
 
     assertThatThrownBy(() -> subscriber.done().get(PATIENCE.toSeconds(), TimeUnit.SECONDS))
+        .describedAs("events: %s", seen)
         .isInstanceOf(ExecutionException.class)
         .cause()
         .isInstanceOfSatisfying(StreamLostException.class, lost -> {
