@@ -185,9 +185,11 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
       }
       if (link != null) {
         link.write(new StreamEnd(link.streamId(), Status.STREAM_LOST, replies.produced(), Map.of(Response.ERROR_MESSAGE, why)));
-        link.flush();
+        // A closing server closes the connection next: the end must have left before that.
+        link.flushAndWait().whenComplete((ok, failure) -> told.complete(null));
+      } else {
+        told.complete(null);
       }
-      told.complete(null);
       replies.cancel();
       inbound.fail(new StreamLostException("stream " + describe() + " lost: " + why, inbound.delivered()));
       lost = true;

@@ -5,6 +5,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
@@ -43,26 +44,50 @@ public final class ChannelLink implements StreamLink {
 
   @Override
   public void flush() {
+    flush(null);
+  }
+
+  @Override
+  public CompletableFuture<Void> flushAndWait() {
+    CompletableFuture<Void> sent = new CompletableFuture<>();
+    flush(sent);
+    return sent;
+  }
+
+  /** @param sent completed once the batch's writes are done; null when no one waits */
+  private void flush(CompletableFuture<Void> sent) {
     if (held.isEmpty()) {
+      if (sent != null) {
+        sent.complete(null);
+      }
       return;
     }
     List<Frame> batch = held;
     held = new ArrayList<>(Math.min(MAX_HELD, batch.size()));
     EventLoop loop = channel.eventLoop();
     if (loop.inEventLoop()) {
-      writeAll(batch);
+      writeAll(batch, sent);
       return;
     }
     try {
-      loop.execute(() -> writeAll(batch));
+      loop.execute(() -> writeAll(batch, sent));
     } catch (RejectedExecutionException loopStopped) {
       // The loop is gone with its connection: the stream hears of the close, and the frames hold no buffers.
+      if (sent != null) {
+        sent.complete(null);
+      }
     }
   }
 
-  private void writeAll(List<Frame> batch) {
-    for (int i = 0; i < batch.size(); i++) {
+  private void writeAll(List<Frame> batch, CompletableFuture<Void> sent) {
+    int last = batch.size() - 1;
+    for (int i = 0; i < last; i++) {
       channel.write(batch.get(i), channel.voidPromise());
+    }
+    if (sent == null) {
+      channel.write(batch.get(last), channel.voidPromise());
+    } else {
+      channel.write(batch.get(last)).addListener(done -> sent.complete(null));
     }
     channel.flush();
   }

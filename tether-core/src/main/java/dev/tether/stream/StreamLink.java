@@ -1,6 +1,7 @@
 package dev.tether.stream;
 
 import dev.tether.protocol.Frame;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Where a stream's frames go while it is attached to a connection: the connection and the id the
@@ -16,4 +17,10 @@ public interface StreamLink {
 
   /** Sends everything written since the last flush. */
   void flush();
+
+  /**
+   * Sends everything written since the last flush; the future completes once it has left for the
+   * peer (or could not: the connection closed). What a last word before a close waits for.
+   */
+  CompletableFuture<Void> flushAndWait();
 }

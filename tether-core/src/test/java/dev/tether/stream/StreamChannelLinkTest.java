@@ -57,14 +57,19 @@ class StreamChannelLinkTest {
 
   /** Records what reaches the pipeline's tail end; the frames go no further. */
   private final class Recorder extends ChannelOutboundHandlerAdapter {
+    private final List<ChannelPromise> unflushed = new java.util.ArrayList<>();
+
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
       written.add((Frame) msg);
+      unflushed.add(promise);
     }
 
     @Override
     public void flush(ChannelHandlerContext ctx) {
       flushes.incrementAndGet();
+      unflushed.forEach(ChannelPromise::trySuccess); // as a socket that took every byte
+      unflushed.clear();
     }
   }
 
@@ -123,6 +128,17 @@ class StreamChannelLinkTest {
       link.flush();
       assertThat(written).containsExactly(one); // in the loop: no hand-over, written before flush returns
     }).sync();
+  }
+
+  @Test
+  void flushAndWaitCompletesOnceEveryHeldFrameWasWritten() throws Exception {
+    ChannelLink link = new ChannelLink(channel, 7);
+    assertThat(link.flushAndWait()).isCompleted(); // nothing held: nothing to wait for
+
+    IntStream.rangeClosed(1, 3).forEach(i -> link.write(item(i)));
+    int seenWhenDone = link.flushAndWait().thenApply(done -> written.size()).get(5, TimeUnit.SECONDS);
+
+    assertThat(seenWhenDone).isEqualTo(3);
   }
 
   @Test
