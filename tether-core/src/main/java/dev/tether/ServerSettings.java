@@ -69,4 +69,11 @@ record ServerSettings(
     listeners = List.copyOf(listeners);
     interceptors = List.copyOf(interceptors);
   }
+
+  /** Every service name, call and stream services alike, each once, in registration order (calls first). */
+  java.util.List<String> serviceNames() {
+    java.util.LinkedHashSet<String> names = new java.util.LinkedHashSet<>(services.keySet());
+    names.addAll(streamServices.keySet());
+    return java.util.List.copyOf(names);
+  }
 }

@@ -119,9 +119,9 @@ public final class TetherServer implements AutoCloseable {
     return serverId;
   }
 
-  /** The names of the registered services, in the order they were registered. */
+  /** The names of the registered services, stream services too, in the order they were registered. */
   public List<String> serviceNames() {
-    return List.copyOf(settings.services().keySet());
+    return settings.serviceNames();
   }
 
   /** The application version this server announces in WELCOME ("0.0.0" unless set). */

@@ -36,6 +36,17 @@ class TetherServerBuilderTest {
   }
 
   @Test
+  void serviceNamesListStreamServicesTooEachOnce() {
+    try (TetherServer server = TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0")
+        .service("echo", ECHO)
+        .streamService("feed", (operation, request, inbound, ctx) -> new NumberedItems(1))
+        .streamService("echo", (operation, request, inbound, ctx) -> new NumberedItems(1))
+        .build()) {
+      assertThat(server.serviceNames()).containsExactly("echo", "feed"); // what a registry announces
+    }
+  }
+
+  @Test
   void aBuilderBuildsAgainWithWhatItHoldsNow() {
     TetherServer.Builder builder = TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0").service("echo", ECHO);
     try (TetherServer first = builder.build()) {
