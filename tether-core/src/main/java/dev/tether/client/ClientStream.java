@@ -265,7 +265,9 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
             return;
           }
           byte[] body = new StreamResume(token, replies.received(), replies.sentLimit()).encodeRequest();
-          send(new Invocation(binding, operation, body, flags | Request.RESUME | Request.IDEMPOTENT), c);
+          // The RESUME lives no longer than the window: a retry of it must not outlast the stream's patience.
+          int resumeFlags = flags | Request.RESUME | Request.IDEMPOTENT;
+          send(new Invocation(binding, operation, body, resumeFlags, resumeDeadlineNanos), c);
         }));
   }
 

@@ -119,6 +119,56 @@ class TetherTelemetryTest {
   }
 
   @Test
+  void streamOpeningIsAClientSpanAndItsTraceContextReachesTheStreamService() throws Exception {
+    List<Map<String, String>> openings = new CopyOnWriteArrayList<>();
+    TetherServer server = telemetry.configure(TetherServer.builder()).endpoints("tcp -h 127.0.0.1 -p 0")
+        .streamService("feed", (operation, request, inbound, ctx) -> {
+          openings.add(Map.copyOf(ctx.metadata()));
+          return subscriber -> { // a stream of no items
+            subscriber.onSubscribe(new java.util.concurrent.Flow.Subscription() {
+              @Override
+              public void request(long n) {}
+
+              @Override
+              public void cancel() {}
+            });
+            subscriber.onComplete();
+          };
+        })
+        .build().start();
+    closing.add(server);
+    java.util.concurrent.CompletableFuture<Void> ended = new java.util.concurrent.CompletableFuture<>();
+
+    tracedClient().proxy(server.proxyString("feed")).stream("count", new byte[0])
+        .subscribe(new java.util.concurrent.Flow.Subscriber<byte[]>() {
+          @Override
+          public void onSubscribe(java.util.concurrent.Flow.Subscription s) {
+            s.request(Long.MAX_VALUE);
+          }
+
+          @Override
+          public void onNext(byte[] item) {}
+
+          @Override
+          public void onError(Throwable failure) {
+            ended.completeExceptionally(failure);
+          }
+
+          @Override
+          public void onComplete() {
+            ended.complete(null);
+          }
+        });
+
+    ended.get(10, java.util.concurrent.TimeUnit.SECONDS);
+    SpanData opening = only(awaitSpans(1), SpanKind.CLIENT);
+    assertThat(opening.getName()).isEqualTo("feed/count");
+    assertThat(opening.getAttributes().get(AttributeKey.stringKey("rpc.status_code"))).isEqualTo("OK");
+    assertThat(openings).hasSize(1);
+    assertThat(openings.get(0).get("traceparent")).contains(opening.getTraceId());
+  }
+
+  @Test
   void clientSpanIsAChildOfTheSpanCurrentWhereTheCallIsMade() {
     TetherServer server = tracedServer();
     Proxy p = tracedClient().proxy(server.proxyString("svc"));
