@@ -12,7 +12,6 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
 import java.net.InetSocketAddress;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -28,7 +27,6 @@ final class GrpcStreams {
     static final MethodDescriptor<byte[], byte[]> FEED = method(MethodDescriptor.MethodType.SERVER_STREAMING, "feed");
     static final MethodDescriptor<byte[], byte[]> ECHO = method(MethodDescriptor.MethodType.BIDI_STREAMING, "chat");
 
-    private static final long SHUTDOWN_SECONDS = 5;
     /**
      * gRPC's server logs a warning with a stack trace for each stream cancelled while it had writes
      * queued, which every run's end does 1 to 16 times; held here so the setting is not collected.
@@ -142,13 +140,7 @@ final class GrpcStreams {
 
         @Override
         public void close() {
-            if (channel != null) {
-                try {
-                    channel.shutdownNow().awaitTermination(SHUTDOWN_SECONDS, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
+            GrpcSystem.shutDown(channel);
         }
 
         @Override

@@ -140,13 +140,7 @@ final class GrpcSystem {
 
         @Override
         public void close() {
-            if (channel != null) {
-                try {
-                    channel.shutdownNow().awaitTermination(SHUTDOWN_SECONDS, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
+            GrpcSystem.shutDown(channel);
         }
 
         @Override
@@ -210,6 +204,17 @@ final class GrpcSystem {
                 handler.onResponse(data.toByteArray());
             } else {
                 handler.onFailure(TypedMessage.notTheEcho(response.getId(), response.getName()));
+            }
+        }
+    }
+
+    /** Stops a client channel (null: none was opened), waiting a little for its threads. */
+    static void shutDown(ManagedChannel channel) {
+        if (channel != null) {
+            try {
+                channel.shutdownNow().awaitTermination(SHUTDOWN_SECONDS, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
     }

@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.LongAdder;
@@ -30,7 +29,7 @@ public final class Ledger {
   private final IntSupplier outages;
   private final AtomicInteger opened = new AtomicInteger();
   /** Calls opened and not yet closed; guarded by its own monitor for {@link #awaitCompleted}. */
-  private final AtomicInteger pending = new AtomicInteger();
+  private final OpenCount pending = new OpenCount();
   private final byte[] kinds;
   /** The {@link #outages} count when the call was opened. */
   private final int[] outagesAtOpen;
@@ -74,7 +73,7 @@ public final class Ledger {
     if (noNodeUpNow) {
       excused.set(id, 1);
     }
-    pending.incrementAndGet();
+    pending.opened();
     return id;
   }
 
@@ -97,11 +96,7 @@ public final class Ledger {
         messages.put(id, message.length() > MAX_MESSAGE_CHARS ? message.substring(0, MAX_MESSAGE_CHARS) : message);
       }
     }
-    if (pending.decrementAndGet() == 0) {
-      synchronized (pending) {
-        pending.notifyAll();
-      }
-    }
+    pending.closed();
   }
 
   /** A server ran request {@code id}; called from service code, before it answers. */
@@ -125,17 +120,7 @@ public final class Ledger {
 
   /** Waits at most {@code timeoutNanos} until every call opened so far was closed. */
   public boolean awaitCompleted(long timeoutNanos) throws InterruptedException {
-    long deadline = System.nanoTime() + timeoutNanos;
-    synchronized (pending) {
-      while (pending.get() > 0) {
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          return false;
-        }
-        TimeUnit.NANOSECONDS.timedWait(pending, left);
-      }
-    }
-    return true;
+    return pending.awaitNone(timeoutNanos);
   }
 
   /** Compares both sides of every call and counts what the run must never show. */

@@ -7,8 +7,6 @@ import dev.tether.LoadBalancing;
 import dev.tether.Proxy;
 import dev.tether.Tether;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
@@ -40,7 +38,7 @@ public final class LoadMix {
   private final Proxy primary;
   private final Proxy primaryIdempotent;
   private final Duration callTimeout;
-  private final List<Thread> threads = new ArrayList<>();
+  private final WorkerThreads threads;
   private volatile boolean stopRequested;
 
   /**
@@ -52,6 +50,7 @@ public final class LoadMix {
     this.ledger = ledger;
     this.health = health;
     this.nanoClock = nanoClock;
+    this.threads = new WorkerThreads(nanoClock);
     this.callTimeout = callTimeout;
     this.balanced = tether.proxy(proxyString).withLoadBalancing(LoadBalancing.ROUND_ROBIN)
         .withInvocationTimeout(callTimeout);
@@ -73,11 +72,7 @@ public final class LoadMix {
     for (int w = 0; w < workers; w++) {
       Random random = new Random(seed * 31 + w);
       Proxy session = primary.withSession("chaos-session-" + w);
-      Thread t = new Thread(() -> work(random, session, intervalNanos, callsPerWorker, deadlineNanos),
-          "chaos-load-" + w);
-      t.setDaemon(true);
-      threads.add(t);
-      t.start();
+      threads.start("chaos-load-" + w, () -> work(random, session, intervalNanos, callsPerWorker, deadlineNanos));
     }
   }
 
@@ -88,17 +83,7 @@ public final class LoadMix {
 
   /** Waits at most {@code patience} for every worker to end; false when one is still in a call. */
   public boolean awaitStopped(Duration patience) throws InterruptedException {
-    long deadline = nanoClock.getAsLong() + patience.toNanos();
-    for (Thread t : threads) {
-      long left = deadline - nanoClock.getAsLong();
-      if (left > 0) {
-        TimeUnit.NANOSECONDS.timedJoin(t, left);
-      }
-      if (t.isAlive()) {
-        return false;
-      }
-    }
-    return true;
+    return threads.awaitStopped(patience);
   }
 
   private void work(Random random, Proxy session, long intervalNanos, long maxCalls, long deadlineNanos) {

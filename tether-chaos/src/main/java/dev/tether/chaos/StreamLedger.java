@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -58,7 +57,7 @@ public final class StreamLedger {
   private final long itemsPerStream;
   private final AtomicInteger opened = new AtomicInteger();
   /** Streams opened and not yet ended; its monitor wakes {@link #awaitCompleted}. */
-  private final AtomicInteger pending = new AtomicInteger();
+  private final OpenCount pending = new OpenCount();
   private final AtomicReferenceArray<Received> received;
   private final AtomicIntegerArray resumes;
   private final AtomicInteger endedTwice = new AtomicInteger();
@@ -84,7 +83,7 @@ public final class StreamLedger {
       opened.decrementAndGet();
       return -1;
     }
-    pending.incrementAndGet();
+    pending.opened();
     return id;
   }
 
@@ -101,26 +100,12 @@ public final class StreamLedger {
       endedTwice.incrementAndGet();
       return;
     }
-    if (pending.decrementAndGet() == 0) {
-      synchronized (pending) {
-        pending.notifyAll();
-      }
-    }
+    pending.closed();
   }
 
   /** Waits at most {@code timeoutNanos} until every stream opened so far has ended. */
   public boolean awaitCompleted(long timeoutNanos) throws InterruptedException {
-    long deadline = System.nanoTime() + timeoutNanos;
-    synchronized (pending) {
-      while (pending.get() > 0) {
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          return false;
-        }
-        TimeUnit.NANOSECONDS.timedWait(pending, left);
-      }
-    }
-    return true;
+    return pending.awaitNone(timeoutNanos);
   }
 
   /** Checks every stream and counts what must never happen. */

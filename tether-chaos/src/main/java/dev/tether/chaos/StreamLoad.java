@@ -6,8 +6,6 @@ import dev.tether.Tether;
 import dev.tether.testkit.NumberedStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Flow;
@@ -39,7 +37,7 @@ public final class StreamLoad {
   private final LongSupplier nanoClock;
   /** How long a worker waits for one stream before it opens the next (the stream stays in the ledger). */
   private final Duration patience;
-  private final List<Thread> threads = new ArrayList<>();
+  private final WorkerThreads threads;
   private volatile boolean stopRequested;
 
   /**
@@ -53,6 +51,7 @@ public final class StreamLoad {
     this.ledger = ledger;
     this.patience = patience;
     this.nanoClock = nanoClock;
+    this.threads = new WorkerThreads(nanoClock);
   }
 
   /** The ledger id of the stream a client event names ("chaos-feed.s17: ..."), or -1. */
@@ -71,10 +70,7 @@ public final class StreamLoad {
   /** Starts the workers; each opens at most {@code streamsPerWorker} streams and none after {@code deadlineNanos}. */
   public void start(int workers, long streamsPerWorker, long deadlineNanos) {
     for (int w = 0; w < workers; w++) {
-      Thread t = new Thread(() -> work(streamsPerWorker, deadlineNanos), "chaos-streams-" + w);
-      t.setDaemon(true);
-      threads.add(t);
-      t.start();
+      threads.start("chaos-streams-" + w, () -> work(streamsPerWorker, deadlineNanos));
     }
   }
 
@@ -84,17 +80,7 @@ public final class StreamLoad {
 
   /** Waits at most {@code most} for every worker to end; false when one still waits for its stream. */
   public boolean awaitStopped(Duration most) throws InterruptedException {
-    long deadline = nanoClock.getAsLong() + most.toNanos();
-    for (Thread t : threads) {
-      long left = deadline - nanoClock.getAsLong();
-      if (left > 0) {
-        TimeUnit.NANOSECONDS.timedJoin(t, left);
-      }
-      if (t.isAlive()) {
-        return false;
-      }
-    }
-    return true;
+    return threads.awaitStopped(most);
   }
 
   private void work(long maxStreams, long deadlineNanos) {

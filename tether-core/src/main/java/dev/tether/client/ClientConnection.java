@@ -166,7 +166,7 @@ public final class ClientConnection extends BaseConnection
     }
   }
 
-  /** The client's own graceful close: no new calls, its streams end, close once every call is answered. */
+  /** The client's own graceful close: no new calls, streams move on or end, close once every call is answered. */
   @Override
   public io.netty.util.concurrent.Future<?> drain() {
     if (channel == null) {
@@ -179,7 +179,7 @@ public final class ClientConnection extends BaseConnection
         return;
       }
       transitionTo(ConnectionState.DRAINING, null, null);
-      streams.closeAll("the client closed its connection");
+      streams.leave("the client drained its connection");
       closeIfDrained();
     });
     return channel.closeFuture();

@@ -73,10 +73,16 @@ final class ClientStreams {
   }
 
   /**
-   * This side closes the connection (its runtime closes, or it idles out): its streams end, the
-   * server is told, and each subscriber gets {@code StreamLostException} with what it was delivered.
+   * This side drains the connection. While the runtime runs (a rotation past the maximum age, an
+   * extra connection let go) each stream moves to the key's next connection by a RESUME, as after
+   * a loss, so the server's stream goes on unbroken; when the runtime closes, each stream ends, the
+   * server is told, and its subscriber gets {@code StreamLostException} with what it was delivered.
    */
-  void closeAll(String why) {
+  void leave(String why) {
+    if (!connection.runtime.isClosing()) {
+      connectionLost(new dev.tether.TetherException(why));
+      return;
+    }
     for (ClientStream s : byId.values()) {
       s.closeBySelf(why);
     }

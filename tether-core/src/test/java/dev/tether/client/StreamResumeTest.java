@@ -92,6 +92,25 @@ class StreamResumeTest {
   }
 
   @Test
+  void streamMovesToTheReplacementWhenItsConnectionIsRotatedAndLosesNothing() throws Exception {
+    Proxy feed = startFeed("10s");
+    CollectingSubscriber subscriber = new CollectingSubscriber(100);
+    feed.stream("count", "2000".getBytes()).subscribe(subscriber);
+    await().atMost(PATIENCE).until(() -> subscriber.items().size() == 100);
+    ClientConnection aged = LiveConnections.stream(tether, feed.connection());
+
+    aged.runtime.onConnectionAged(aged, "the test aged it"); // as the client's max age would
+    await().atMost(PATIENCE).until(() -> events.stream().anyMatch(e -> e.kind() == TetherEvent.Kind.STREAM_RESUMED));
+    subscriber.request(Long.MAX_VALUE);
+
+    subscriber.done().get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+    assertThat(subscriber.numbers()).containsExactlyElementsOf(LongStream.rangeClosed(1, 2000).boxed().toList());
+    assertThat(opened).hasSize(1);
+    assertThat(events).extracting(TetherEvent::kind).doesNotContain(TetherEvent.Kind.STREAM_LOST);
+    await().atMost(PATIENCE).until(() -> !aged.channel.isOpen()); // the aged connection did not wait for the stream
+  }
+
+  @Test
   void serverGoneEndsTheStreamWithWhatWasDelivered() {
     Proxy feed = startFeed("10s");
     CollectingSubscriber subscriber = new CollectingSubscriber(10);
