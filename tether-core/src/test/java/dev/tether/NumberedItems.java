@@ -45,6 +45,20 @@ public final class NumberedItems implements Flow.Publisher<byte[]> {
     return cancels.get();
   }
 
+  /**
+   * A stream service whose request is the count in ASCII ("-1": without end), each stream's
+   * publisher added to {@code opened} (a thread-safe list, or null to keep none).
+   */
+  public static dev.tether.RawStreamService counting(java.util.List<NumberedItems> opened) {
+    return (operation, request, inbound, ctx) -> {
+      NumberedItems items = new NumberedItems(Long.parseLong(new String(request, StandardCharsets.US_ASCII)));
+      if (opened != null) {
+        opened.add(items);
+      }
+      return items;
+    };
+  }
+
   public static byte[] item(long n) {
     return Long.toString(n).getBytes(StandardCharsets.US_ASCII);
   }

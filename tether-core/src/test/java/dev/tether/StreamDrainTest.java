@@ -30,11 +30,7 @@ class StreamDrainTest {
 
   private Proxy startFeed() {
     server = TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0").listener(e -> seen.add("SRV " + e))
-        .streamService("feed", (operation, request, inbound, ctx) -> {
-          NumberedItems items = new NumberedItems(Long.parseLong(new String(request, StandardCharsets.US_ASCII)));
-          opened.add(items);
-          return items;
-        })
+        .streamService("feed", NumberedItems.counting(opened))
         .build().start();
     tether = Tether.builder().listener(e -> seen.add("CLI " + e)).build();
     return tether.proxy(server.proxyString("feed"));

@@ -36,11 +36,7 @@ class StreamInterceptorsTest {
             throw new PermissionDeniedException("no ticket");
           }
         })
-        .streamService("feed", (operation, request, inbound, ctx) -> {
-          NumberedItems items = new NumberedItems(Long.parseLong(new String(request, StandardCharsets.US_ASCII)));
-          opened.add(items);
-          return items;
-        })
+        .streamService("feed", NumberedItems.counting(opened))
         .build().start();
     Tether.Builder b = Tether.builder();
     if (clientInterceptor != null) {

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -28,7 +27,7 @@ class StreamsTest {
   private static final Duration PATIENCE = Duration.ofSeconds(20);
   private static final int WINDOW = 64;
 
-  private final List<NumberedItems> opened = new ArrayList<>();
+  private final List<NumberedItems> opened = new java.util.concurrent.CopyOnWriteArrayList<>();
   private TetherServer server;
   private Tether tether;
 
@@ -43,13 +42,7 @@ class StreamsTest {
 
   /** A feed whose operation names how many items it sends ("count:N"); every publisher is kept. */
   private Proxy startFeed() {
-    return start(TetherServer.builder().streamService("feed", (operation, request, inbound, ctx) -> {
-      NumberedItems items = new NumberedItems(Long.parseLong(new String(request, StandardCharsets.US_ASCII)));
-      synchronized (opened) {
-        opened.add(items);
-      }
-      return items;
-    }));
+    return start(TetherServer.builder().streamService("feed", NumberedItems.counting(opened)));
   }
 
   @AfterEach

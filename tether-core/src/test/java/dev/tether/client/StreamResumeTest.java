@@ -46,11 +46,7 @@ class StreamResumeTest {
 
   private Proxy startFeed(String resumeWindow) {
     server = TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0")
-        .streamService("feed", (operation, request, inbound, ctx) -> {
-          NumberedItems items = new NumberedItems(Long.parseLong(new String(request)));
-          opened.add(items);
-          return items;
-        })
+        .streamService("feed", NumberedItems.counting(opened))
         .build().start();
     tether = Tether.builder().listener(events::add).property("tether.stream.resumeWindow", resumeWindow).build();
     return tether.proxy(server.proxyString("feed"));

@@ -38,8 +38,7 @@ class StreamStatusTest {
   private Proxy startFeed(String clientResumeWindow, String serverResumeWindow) {
     server = TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0").listener(serverEvents::add)
         .property("tether.stream.resumeWindow", serverResumeWindow)
-        .streamService("feed", (operation, request, inbound, ctx) ->
-            new NumberedItems(Long.parseLong(new String(request, StandardCharsets.US_ASCII))))
+        .streamService("feed", NumberedItems.counting(null))
         .build().start();
     tether = Tether.builder().listener(clientEvents::add)
         .property("tether.stream.resumeWindow", clientResumeWindow).build();
