@@ -1,7 +1,6 @@
 package dev.tether.chaos;
 
 import java.io.PrintStream;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -46,22 +45,16 @@ public record LedgerTotals(
 
   /** One line per broken promise; empty when there is none. */
   public List<String> violations() {
-    List<String> out = new ArrayList<>();
-    add(out, duplicates, "duplicate executions of non-idempotent calls");
-    add(out, falseNotExecuted, "non-idempotent calls reported as not executed that did execute");
-    add(out, answeredNotRun, "calls answered OK that no server ran");
-    add(out, idempotentFailures, "idempotent calls failed while a node was up");
-    add(out, otherFailures, "calls failed with an unexpected error");
-    add(out, lost, "calls that never completed");
-    add(out, unknownExecutions, "executions of unknown request ids");
-    add(out, completedTwice, "calls completed twice");
-    return out;
-  }
-
-  private static void add(List<String> out, long n, String what) {
-    if (n > 0) {
-      out.add(n + " " + what);
-    }
+    return new Violations()
+        .count(duplicates, "duplicate executions of non-idempotent calls")
+        .count(falseNotExecuted, "non-idempotent calls reported as not executed that did execute")
+        .count(answeredNotRun, "calls answered OK that no server ran")
+        .count(idempotentFailures, "idempotent calls failed while a node was up")
+        .count(otherFailures, "calls failed with an unexpected error")
+        .count(lost, "calls that never completed")
+        .count(unknownExecutions, "executions of unknown request ids")
+        .count(completedTwice, "calls completed twice")
+        .lines();
   }
 
   /** The ledger's table, as the chaos run prints it. */

@@ -2,7 +2,6 @@ package dev.tether.chaos;
 
 import dev.tether.StreamLostException;
 import java.io.PrintStream;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
@@ -49,22 +48,16 @@ public record StreamTotals(
 
   /** One line per broken promise; empty when there is none. */
   public List<String> violations() {
-    List<String> out = new ArrayList<>();
-    add(out, duplicates, "stream items delivered twice");
-    add(out, gaps, "stream items skipped inside a stream");
-    add(out, shortCompletions, "streams completed without every item");
-    add(out, lostWhenResumed, "stream items lost from resumed streams");
-    add(out, deliveredMismatches, "lost streams whose delivered() is not what arrived");
-    add(out, unexpected, "streams ended with an unexpected error");
-    add(out, pending, "streams that never ended");
-    add(out, endedTwice, "streams that ended twice");
-    return out;
-  }
-
-  private static void add(List<String> out, long n, String what) {
-    if (n > 0) {
-      out.add(n + " " + what);
-    }
+    return new Violations()
+        .count(duplicates, "stream items delivered twice")
+        .count(gaps, "stream items skipped inside a stream")
+        .count(shortCompletions, "streams completed without every item")
+        .count(lostWhenResumed, "stream items lost from resumed streams")
+        .count(deliveredMismatches, "lost streams whose delivered() is not what arrived")
+        .count(unexpected, "streams ended with an unexpected error")
+        .count(pending, "streams that never ended")
+        .count(endedTwice, "streams that ended twice")
+        .lines();
   }
 
   public void print(PrintStream out) {
