@@ -104,12 +104,13 @@ public final class FaultProxy implements AutoCloseable {
         .channel(flavor.socketChannel())
         .option(ChannelOption.AUTO_READ, false)
         .option(ChannelOption.TCP_NODELAY, true);
-    ChannelFuture bound = query(() -> listener.listen(loopback(0))).awaitUninterruptibly();
-    if (!bound.isSuccess()) {
+    try {
+      // restart() needs the port back: one no outgoing connection can take while it is stopped.
+      this.port = StablePorts.listenOnOne(this::listenOn);
+    } catch (RuntimeException e) {
       group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
-      throw listenFailed(0, bound.cause());
+      throw e;
     }
-    this.port = ((InetSocketAddress) bound.channel().localAddress()).getPort();
   }
 
   /**
@@ -281,13 +282,19 @@ public final class FaultProxy implements AutoCloseable {
    * @throws UncheckedIOException if the port cannot be bound, e.g. another process took it
    */
   public void restart() {
+    listenOn(port);
+  }
+
+  /** Listens on {@code port} unless listening already; returns the port bound. */
+  private int listenOn(int port) {
     ChannelFuture bound = query(() -> {
       requireNotClosed();
-      return listener.listen(address());
+      return listener.listen(loopback(port));
     });
     if (!bound.awaitUninterruptibly().isSuccess()) {
       throw listenFailed(port, bound.cause());
     }
+    return ((InetSocketAddress) bound.channel().localAddress()).getPort();
   }
 
   /** How many connections are relayed now: accepted and not yet closed or reset by either side. */

@@ -9,6 +9,7 @@ import dev.tether.cli.kv.KeyValue;
 import dev.tether.cli.kv.KeyValueStore;
 import dev.tether.observe.TetherListener;
 import dev.tether.testkit.FaultProxy;
+import dev.tether.testkit.StablePorts;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -177,7 +178,9 @@ public final class DemoCluster implements AutoCloseable {
     try {
       for (int i = 1; i <= size; i++) {
         IncrementTrap trap = new IncrementTrap();
-        DemoServer server = startServer("server-" + i, 0, store, trap, lifecycle, listener, null);
+        String name = "server-" + i;
+        // Restarts reuse the port: one outside the ephemeral range stays free while the node is down.
+        DemoServer server = StablePorts.listenOnOne(port -> startServer(name, port, store, trap, lifecycle, listener, null));
         nodes.add(new Node(server, trap,
             behindFaultProxies ? FaultProxy.start(LOOPBACK, server.endpoints().get(0).port()) : null));
       }
