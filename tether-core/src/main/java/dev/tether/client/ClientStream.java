@@ -71,7 +71,7 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
     this.outbound = outbound;
     this.flags = flags | Request.STREAM | (outbound != null ? Request.BIDI : 0);
     this.settings = runtime.config().streams();
-    this.replies = new StreamReceiver(context, settings.window(), this);
+    this.replies = new StreamReceiver(context, settings, this);
     this.sender = outbound == null ? null : new StreamSender(context, settings.resumeBufferBytes(), this);
     context.afterEachRun(this::flush);
   }

@@ -65,7 +65,7 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
     this.bidirectional = (opening.flags() & Request.BIDI) != 0;
     this.context = new StreamContext(registry.executor());
     this.replies = new StreamSender(context, registry.settings().resumeBufferBytes(), this);
-    this.inbound = new StreamReceiver(context, registry.settings().window(), this);
+    this.inbound = new StreamReceiver(context, registry.settings(), this);
     this.token = registry.register(this);
     context.afterEachRun(this::flush);
   }

@@ -10,7 +10,9 @@ import java.util.concurrent.Flow;
  * The receiving half of one stream direction: items from the wire reach the local subscriber in
  * position order, each once (a replayed item it already has is dropped), only as it asks; it holds
  * at most what the subscriber asked for and sends the peer credit for that much, never more than
- * {@code window} items beyond what was delivered. Everything runs in the stream's context.
+ * the settings' window beyond what was delivered: {@code window} items, or more small ones while
+ * they fit in {@code windowBytes} at the largest item's size so far (so 64-byte items do not wait
+ * on a credit round trip every 32). Everything runs in the stream's context.
  */
 public final class StreamReceiver implements Flow.Subscription {
   /** What the receiver tells the stream that owns it; called in the context. */
@@ -26,8 +28,11 @@ public final class StreamReceiver implements Flow.Subscription {
   }
 
   private final StreamContext context;
-  private final int window;
+  private final StreamSettings settings;
   private final Owner owner;
+  /** Items credited beyond what was delivered: the settings' window at the largest item so far. */
+  private int window;
+  private int largestItem = -1;
   private final ArrayDeque<byte[]> buffered = new ArrayDeque<>();
   private Flow.Subscriber<? super byte[]> subscriber;
   /** Null while detached: credit waits for the next link. */
@@ -45,9 +50,10 @@ public final class StreamReceiver implements Flow.Subscription {
   /** The subscriber got its last signal or cancelled: nothing more reaches it. */
   private boolean done;
 
-  public StreamReceiver(StreamContext context, int window, Owner owner) {
+  public StreamReceiver(StreamContext context, StreamSettings settings, Owner owner) {
     this.context = context;
-    this.window = window;
+    this.settings = settings;
+    this.window = settings.window();
     this.owner = owner;
   }
 
@@ -105,6 +111,10 @@ public final class StreamReceiver implements Flow.Subscription {
       return;
     }
     received = position;
+    if (body.length > largestItem) {
+      largestItem = body.length;
+      window = settings.windowFor(largestItem);
+    }
     if (!done) {
       buffered.add(body);
       drain();
