@@ -168,7 +168,8 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
     if (e != null) {
       e.onAttemptStarted(c, runtime().ticker());
     }
-    if (settings.attemptTimeout() != null && !isOneway()) {
+    // A RESUME waits until the resume window ends: the CANCEL of a timed-out attempt would end the stream it resumes.
+    if (settings.attemptTimeout() != null && !isOneway() && (flags & Request.RESUME) == 0) {
       CallExtras t = extras();
       int attempt = t.nextAttempt();
       t.armAttemptTimer(runtime().scheduleOnControl(() -> c.timeOutAttempt(this, attempt), settings.attemptTimeout()));
@@ -255,8 +256,9 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
       return;
     }
     RequestChannel failedOn = connection();
-    RetryPolicy.Decision decision = RetryPolicy.decide(outcome, isIdempotent(), settings().session() != null,
-        deadlinePassed(), () -> runtime().retryBudget().tryRetry(runtime().ticker().nanoTime()));
+    boolean pinned = settings().session() != null || (flags & Request.RESUME) != 0; // only its server can answer it
+    RetryPolicy.Decision decision = RetryPolicy.decide(outcome, isIdempotent(), pinned, deadlinePassed(),
+        () -> runtime().retryBudget().tryRetry(runtime().ticker().nanoTime()));
     record(outcome, cause.getMessage());
     switch (decision) {
       case FAIL -> fail(cause);

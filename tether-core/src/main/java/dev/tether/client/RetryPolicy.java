@@ -30,18 +30,19 @@ final class RetryPolicy {
   /**
    * @param outcome what became of the attempt (BUDGET_EXHAUSTED is not an attempt outcome)
    * @param idempotent the call declared that running it twice is harmless
-   * @param inSession the call belongs to a session, whose state lives on its connection
+   * @param pinned the call belongs to one server: a session's (whose state lives on its connection)
+   *     or a stream's RESUME (the stream lives on that server, which retries it there itself)
    * @param deadlinePassed the invocation timeout has passed
    * @param budget takes one retry token; asked only when the answer decides
    */
   static Decision decide(
-      Attempt.Outcome outcome, boolean idempotent, boolean inSession, boolean deadlinePassed, BooleanSupplier budget) {
+      Attempt.Outcome outcome, boolean idempotent, boolean pinned, boolean deadlinePassed, BooleanSupplier budget) {
     // Establishment already walked every endpoint for every round before reporting a connect failure.
     if (outcome == Attempt.Outcome.CONNECT_FAILED) {
       return Decision.FAIL;
     }
-    // The server keeps a session's state on its connection: never move a session's call silently.
-    if (inSession) {
+    // A session's state, a detached stream live on one server: never move their calls silently.
+    if (pinned) {
       return Decision.FAIL;
     }
     // Sent, then the connection broke, the attempt timed out or the server failed it: the server may

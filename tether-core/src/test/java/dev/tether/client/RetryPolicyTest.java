@@ -15,8 +15,8 @@ class RetryPolicyTest {
       Outcome.CONNECT_FAILED, Outcome.NOT_SENT, Outcome.REFUSED, Outcome.LOST_AFTER_SEND, Outcome.ATTEMPT_TIMEOUT,
       Outcome.SERVER_FAILED};
 
-  private static Decision decide(Outcome o, boolean idempotent, boolean inSession, boolean deadlinePassed, boolean budget) {
-    return RetryPolicy.decide(o, idempotent, inSession, deadlinePassed, () -> budget);
+  private static Decision decide(Outcome o, boolean idempotent, boolean pinned, boolean deadlinePassed, boolean budget) {
+    return RetryPolicy.decide(o, idempotent, pinned, deadlinePassed, () -> budget);
   }
 
   @Test
@@ -47,8 +47,10 @@ class RetryPolicyTest {
   }
 
   @Test
-  void sessionCallIsNeverMovedEvenWhenItProvablyDidNotRun() {
-    assertThat(decide(Outcome.REFUSED, true, true, false, true)).isEqualTo(Decision.FAIL);
+  void pinnedCallIsNeverMovedEvenWhenItProvablyDidNotRun() { // a session's call, a stream's RESUME
+    for (Outcome o : new Outcome[] {Outcome.REFUSED, Outcome.NOT_SENT, Outcome.LOST_AFTER_SEND}) {
+      assertThat(decide(o, true, true, false, true)).isEqualTo(Decision.FAIL);
+    }
   }
 
   @Test
