@@ -4,8 +4,10 @@ package dev.tether;
  * Sees each execution on a server from its start to its answer, which a {@link ServerInterceptor}
  * cannot: registered with {@link TetherServer.Builder#callObserver}, told when a routed request
  * starts to run (before the interceptors, on the thread the service runs on) and, through the
- * {@link Execution} it returns, once when its outcome is decided. Without one a request costs one
- * field read. It must not block; what it throws is logged and ignored.
+ * {@link Execution} it returns, once when its outcome is decided. A stream's opening is an
+ * execution too: it ends when the stream service returned its publisher (OK), threw, or an
+ * interceptor refused it; a RESUME is not one. Without an observer a request costs one field
+ * read. It must not block; what it throws is logged and ignored.
  */
 @FunctionalInterface
 public interface ServerCallObserver {

@@ -64,7 +64,7 @@ public final class TetherServer implements AutoCloseable {
     this.runtime = new ServerRuntime(
         s.endpoints(), transports, dispatcher, this::welcome, s.maxFrameSize(), p.maxConnections(), timing, owned,
         events, p.compression(), StreamRegistry.of(s.streamServices(), p.streams(), StreamThreads.shared(), scheduler,
-        s.ticker(), events, dispatcher.interceptors()));
+        s.ticker(), events, dispatcher.oversight()));
   }
 
   private Welcome welcome() {

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 /**
  * A stream is opened like a call, over loopback: the client's interceptor watches the opening
  * and its metadata travels with it; the server's interceptors see it before the service does and
- * may refuse it.
+ * may refuse it; the server's call observer watches the opening as an execution.
  */
 class StreamInterceptorsTest {
   private static final Duration PATIENCE = Duration.ofSeconds(20);
@@ -24,6 +24,7 @@ class StreamInterceptorsTest {
   private final List<NumberedItems> opened = new CopyOnWriteArrayList<>();
   private final List<String> serverSaw = new CopyOnWriteArrayList<>();
   private final List<String> clientSaw = new CopyOnWriteArrayList<>();
+  private final List<String> observed = new CopyOnWriteArrayList<>();
   private TetherServer server;
   private Tether tether;
 
@@ -35,6 +36,10 @@ class StreamInterceptorsTest {
           if (!"ok".equals(call.metadata().get("ticket"))) {
             throw new PermissionDeniedException("no ticket");
           }
+        })
+        .callObserver(call -> {
+          observed.add("start " + call.service() + "." + call.operation());
+          return (status, failure) -> observed.add("end " + status + (failure == null ? "" : " " + failure.getMessage()));
         })
         .streamService("feed", NumberedItems.counting(opened))
         .build().start();
@@ -72,6 +77,7 @@ class StreamInterceptorsTest {
     assertThat(serverSaw.get(0)).doesNotContain("loop"); // where the service would run, not on the event loop
     assertThat(opened).isEmpty();
     assertThat(subscriber.items()).isEmpty();
+    assertThat(observed).containsExactly("start feed.count", "end PERMISSION_DENIED no ticket");
   }
 
   @Test
@@ -100,5 +106,6 @@ class StreamInterceptorsTest {
     assertThat(clientSaw).containsExactly("start feed.count", "attempt 1", "end null");
     assertThat(serverSaw).hasSize(1);
     assertThat(opened).hasSize(1);
+    assertThat(observed).as("the call observer watched the opening").containsExactly("start feed.count", "end OK");
   }
 }

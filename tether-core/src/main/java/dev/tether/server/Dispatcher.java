@@ -82,9 +82,9 @@ public final class Dispatcher {
     this.interceptors = new Interceptors(interceptors);
   }
 
-  /** The interceptors guarding this server's calls, which guard its stream openings too. */
-  public Interceptors interceptors() {
-    return interceptors;
+  /** The interceptors and observer of this server's calls, which see its stream openings too. */
+  public Oversight oversight() {
+    return new Oversight(interceptors, observer);
   }
 
   /** Where one connection's requests queue: a lane of its own in SERIALIZED mode, else null (shared). */

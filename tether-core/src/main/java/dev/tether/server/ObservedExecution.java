@@ -1,5 +1,6 @@
 package dev.tether.server;
 
+import dev.tether.CallContext;
 import dev.tether.ServerCallObserver;
 import dev.tether.protocol.Response;
 import dev.tether.protocol.Status;
@@ -28,26 +29,53 @@ final class ObservedExecution implements Responder {
 
   /** Tells {@code observer} the request starts; the responder to answer it through. */
   static Responder start(ServerCallObserver observer, RequestContext call, Responder next) {
-    ServerCallObserver.Execution execution;
-    try {
-      execution = observer.onExecution(call);
-    } catch (RuntimeException e) {
-      log.warn("server call observer {} failed on {}.{}", observer, call.service(), call.operation(), e);
-      return next;
-    }
+    ServerCallObserver.Execution execution = watch(observer, call);
     return execution == null ? next : new ObservedExecution(next, execution);
   }
 
   /** Lets the observer open what it keeps open while the service runs (on the service's thread); null for nothing. */
   static ServerCallObserver.Scope enter(Responder responder) {
-    if (!(responder instanceof ObservedExecution watched)) {
+    return responder instanceof ObservedExecution watched ? enter(watched.execution) : null;
+  }
+
+  /**
+   * Tells {@code observer} (null for none) that {@code call} starts: what hears its end, or null
+   * when there is none or the observer failed. Calls and stream openings alike.
+   */
+  static ServerCallObserver.Execution watch(ServerCallObserver observer, CallContext call) {
+    if (observer == null) {
       return null;
     }
     try {
-      return watched.execution.enter();
+      return observer.onExecution(call);
+    } catch (RuntimeException e) {
+      log.warn("server call observer {} failed on {}.{}", observer, call.service(), call.operation(), e);
+      return null;
+    }
+  }
+
+  /** What {@code execution} (null for none) keeps open while the service runs here; null for nothing. */
+  static ServerCallObserver.Scope enter(ServerCallObserver.Execution execution) {
+    if (execution == null) {
+      return null;
+    }
+    try {
+      return execution.enter();
     } catch (RuntimeException e) {
       log.warn("server call observer's execution failed to enter", e);
       return null;
+    }
+  }
+
+  /** Tells {@code execution} (null for none) how it ended. */
+  static void end(ServerCallObserver.Execution execution, String status, Throwable failure) {
+    if (execution == null) {
+      return;
+    }
+    try {
+      execution.onEnd(status, failure);
+    } catch (RuntimeException e) {
+      log.warn("server call observer's execution failed at its end", e);
     }
   }
 
@@ -72,10 +100,6 @@ final class ObservedExecution implements Responder {
   }
 
   private void end(Status status) {
-    try {
-      execution.onEnd(status.name(), failure);
-    } catch (RuntimeException e) {
-      log.warn("server call observer's execution failed at its end", e);
-    }
+    end(execution, status.name(), failure);
   }
 }

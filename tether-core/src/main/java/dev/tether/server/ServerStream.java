@@ -2,6 +2,7 @@ package dev.tether.server;
 
 import dev.tether.RawStreamService;
 import dev.tether.RemoteException;
+import dev.tether.ServerCallObserver;
 import dev.tether.StreamLostException;
 import dev.tether.observe.TetherEvent;
 import dev.tether.protocol.Cancel;
@@ -70,24 +71,30 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
     context.afterEachRun(this::flush);
   }
 
-  /** Answers the opening with the token and starts the service (from the connection's loop). */
-  void open(RawStreamService handler, Request opening, Peer peer, Channel channel, ServerStreams on) {
+  /**
+   * Answers the opening with the token and starts the service (from the connection's loop);
+   * {@code watched} (null for none) hears the opening's outcome once the service returned.
+   */
+  void open(RawStreamService handler, Request opening, Peer peer, Channel channel, ServerStreams on,
+      ServerCallObserver.Execution watched) {
     context.execute(() -> {
       attachTo(new ChannelLink(channel, opening.requestId()), on);
       link.write(new Response(opening.requestId(), Status.OK, Map.of(), token));
       replies.attach(link, 0, 0);
       registry.emit(TetherEvent.Kind.STREAM_OPENED, describe(), null);
       Flow.Publisher<byte[]> items;
-      try {
+      try (ServerCallObserver.Scope entered = ObservedExecution.enter(watched)) {
         RequestContext ctx = new RequestContext(opening, peer, 0, registry.ticker());
         items = handler.open(operation, opening.body(), this::subscribeInbound, ctx);
         if (items == null) {
           throw new NullPointerException("the stream service returned no publisher");
         }
       } catch (Throwable t) {
+        ObservedExecution.end(watched, Status.REMOTE_ERROR.name(), t);
         replies.onError(t);
         return;
       }
+      ObservedExecution.end(watched, Status.OK.name(), null);
       items.subscribe(replies);
     });
   }

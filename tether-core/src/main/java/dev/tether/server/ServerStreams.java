@@ -2,6 +2,7 @@ package dev.tether.server;
 
 import dev.tether.ProtocolException;
 import dev.tether.RawStreamService;
+import dev.tether.ServerCallObserver;
 import dev.tether.internal.IntMap;
 import dev.tether.protocol.Frame;
 import dev.tether.protocol.Request;
@@ -50,29 +51,37 @@ final class ServerStreams {
       answer(r, Status.OPERATION_NOT_FOUND, "stream service \"" + r.service() + "\" has no stream " + r.operation());
       return;
     }
-    Interceptors guard = registry.interceptors();
-    if (guard.isEmpty()) {
-      start(service, r, peer);
+    Oversight oversight = registry.oversight();
+    if (oversight.isEmpty()) {
+      start(service, r, peer, null);
       return;
     }
     // An interceptor may block (a lookup of who may call), so it runs where the service would, never on the loop.
     registry.executor().execute(() -> {
-      Interceptors.Refusal refusal = guard.check(new RequestContext(r, peer, 0, registry.ticker()));
+      RequestContext call = new RequestContext(r, peer, 0, registry.ticker());
+      ServerCallObserver.Execution watched = ObservedExecution.watch(oversight.observer(), call);
+      Interceptors.Refusal refusal;
+      try (ServerCallObserver.Scope entered = ObservedExecution.enter(watched)) {
+        refusal = oversight.interceptors().check(call);
+      }
       if (refusal != null) {
+        ObservedExecution.end(watched, refusal.status().name(), refusal.why());
         answer(r, refusal.status(), refusal.message());
       } else {
-        channel.eventLoop().execute(() -> start(service, r, peer));
+        channel.eventLoop().execute(() -> start(service, r, peer, watched));
       }
     });
   }
 
-  private void start(RawStreamService service, Request r, Peer peer) {
+  /** @param watched what hears how the opening went; null for nothing */
+  private void start(RawStreamService service, Request r, Peer peer, ServerCallObserver.Execution watched) {
     if (!channel.isActive()) {
+      ObservedExecution.end(watched, Status.STREAM_LOST.name(), null);
       return; // closed while the interceptors ran: no stream, no one to answer
     }
     ServerStream stream = new ServerStream(registry, r, peer);
     byId.put(r.requestId(), stream);
-    stream.open(service, r, peer, channel, this);
+    stream.open(service, r, peer, channel, this, watched);
   }
 
   private void resume(Request r, Peer peer) {

@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class StreamRegistry {
   /** A server that registered no stream service. */
   public static StreamRegistry none() {
-    return new StreamRegistry(Map.of(), StreamSettings.DEFAULTS, null, null, null, null, Interceptors.NONE);
+    return new StreamRegistry(Map.of(), StreamSettings.DEFAULTS, null, null, null, null, Oversight.NONE);
   }
 
   /**
@@ -37,8 +37,8 @@ public final class StreamRegistry {
    * @param events where STREAM_* events go; null for none
    */
   public static StreamRegistry of(Map<String, RawStreamService> services, StreamSettings settings, Executor executor,
-      Scheduler scheduler, Ticker ticker, EventBus events, Interceptors interceptors) {
-    return new StreamRegistry(services, settings, executor, scheduler, ticker, events, interceptors);
+      Scheduler scheduler, Ticker ticker, EventBus events, Oversight oversight) {
+    return new StreamRegistry(services, settings, executor, scheduler, ticker, events, oversight);
   }
 
   private final Map<String, RawStreamService> services;
@@ -47,16 +47,16 @@ public final class StreamRegistry {
   private final Scheduler scheduler;
   private final Ticker ticker;
   private final EventBus events;
-  /** The server's interceptors, which see each opening (not a RESUME) before its service does. */
-  private final Interceptors interceptors;
+  /** The server's interceptors and call observer, which see each opening (not a RESUME). */
+  private final Oversight oversight;
   private final SecureRandom random = new SecureRandom();
   private final Map<String, ServerStream> byToken = new ConcurrentHashMap<>();
   /** Streams between the loss of their connection and their resume or end; changed by their contexts. */
   private final AtomicInteger detached = new AtomicInteger();
 
   StreamRegistry(Map<String, RawStreamService> services, StreamSettings settings, Executor executor,
-      Scheduler scheduler, Ticker ticker, EventBus events, Interceptors interceptors) {
-    this.interceptors = interceptors;
+      Scheduler scheduler, Ticker ticker, EventBus events, Oversight oversight) {
+    this.oversight = oversight;
     this.services = Map.copyOf(services);
     this.settings = settings;
     this.executor = executor;
@@ -69,8 +69,8 @@ public final class StreamRegistry {
     return services.get(name);
   }
 
-  Interceptors interceptors() {
-    return interceptors;
+  Oversight oversight() {
+    return oversight;
   }
 
   StreamSettings settings() {

@@ -119,11 +119,13 @@ class TetherTelemetryTest {
   }
 
   @Test
-  void streamOpeningIsAClientSpanAndItsTraceContextReachesTheStreamService() throws Exception {
+  void streamOpeningIsAClientSpanAndAServerSpanUnderItCurrentWhileTheStreamServiceOpens() throws Exception {
     List<Map<String, String>> openings = new CopyOnWriteArrayList<>();
+    List<String> currentWhileOpening = new CopyOnWriteArrayList<>();
     TetherServer server = telemetry.configure(TetherServer.builder()).endpoints("tcp -h 127.0.0.1 -p 0")
         .streamService("feed", (operation, request, inbound, ctx) -> {
           openings.add(Map.copyOf(ctx.metadata()));
+          currentWhileOpening.add(Span.current().getSpanContext().getSpanId());
           return subscriber -> { // a stream of no items
             subscriber.onSubscribe(new java.util.concurrent.Flow.Subscription() {
               @Override
@@ -161,11 +163,17 @@ class TetherTelemetryTest {
         });
 
     ended.get(10, java.util.concurrent.TimeUnit.SECONDS);
-    SpanData opening = only(awaitSpans(1), SpanKind.CLIENT);
+    List<SpanData> spans = awaitSpans(2);
+    SpanData opening = only(spans, SpanKind.CLIENT);
+    SpanData opened = only(spans, SpanKind.SERVER);
     assertThat(opening.getName()).isEqualTo("feed/count");
     assertThat(opening.getAttributes().get(AttributeKey.stringKey("rpc.status_code"))).isEqualTo("OK");
     assertThat(openings).hasSize(1);
     assertThat(openings.get(0).get("traceparent")).contains(opening.getTraceId());
+    assertThat(opened.getName()).isEqualTo("feed/count");
+    assertThat(opened.getParentSpanId()).isEqualTo(opening.getSpanId());
+    assertThat(opened.getAttributes().get(AttributeKey.stringKey("rpc.status_code"))).isEqualTo("OK");
+    assertThat(currentWhileOpening).containsExactly(opened.getSpanId());
   }
 
   @Test
