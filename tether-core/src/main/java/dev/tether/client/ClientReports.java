@@ -9,6 +9,7 @@ import dev.tether.observe.NodeStatus;
 import dev.tether.observe.TetherEvent;
 import dev.tether.observe.TetherStatus;
 import dev.tether.spi.Scheduler;
+import dev.tether.stream.StreamItemCounts;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -30,10 +31,16 @@ final class ClientReports {
   private final Scheduler scheduler;
   private final LongAdder retries = new LongAdder();
   private final LongAdder budgetRefusals = new LongAdder();
+  private final StreamItemCounts streamItems = new StreamItemCounts();
 
   ClientReports(EventBus events, Scheduler scheduler) {
     this.events = events;
     this.scheduler = scheduler;
+  }
+
+  /** The items the runtime's streams sent and delivered, open ones included. */
+  StreamItemCounts streamItems() {
+    return streamItems;
   }
 
   /** A hedge of a call was sent; it counts as a retry. */
@@ -130,6 +137,6 @@ final class ClientReports {
     for (NodeRouter r : routers) {
       nodes.addAll(r.nodeStatus());
     }
-    return new TetherStatus(out, nodes, retries.sum(), budgetRefusals.sum());
+    return new TetherStatus(out, nodes, retries.sum(), budgetRefusals.sum(), streamItems.totals());
   }
 }

@@ -17,6 +17,7 @@ import dev.tether.protocol.StreamItem;
 import dev.tether.protocol.StreamResume;
 import dev.tether.stream.ChannelLink;
 import dev.tether.stream.StreamContext;
+import dev.tether.stream.StreamItemCounts;
 import dev.tether.stream.StreamLink;
 import dev.tether.stream.StreamReceiver;
 import dev.tether.stream.StreamSender;
@@ -54,6 +55,8 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
   private final StreamReceiver replies;
   /** Null on a server stream. */
   private final StreamSender sender;
+  /** This stream's part of the runtime's item counts, brought up to date after each run. */
+  private final StreamItemCounts.Share counted;
   private State state = State.OPENING;
   private byte[] token;
   private StreamLink link;
@@ -73,6 +76,7 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
     this.settings = runtime.config().streams();
     this.replies = new StreamReceiver(context, settings, this);
     this.sender = outbound == null ? null : new StreamSender(context, settings.resumeBufferBytes(), this);
+    this.counted = runtime.reports().streamItems().share();
     context.afterEachRun(this::flush);
   }
 
@@ -353,6 +357,7 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
   }
 
   private void flush() {
+    counted.update(sender == null ? 0 : sender.produced(), replies.delivered());
     StreamLink l = link;
     if (l != null) {
       l.flush();

@@ -329,7 +329,7 @@ public final class ServerRuntime implements ServerConnection.Host {
       open += (int) counts[2];
     }
     return new ServerStatus(registry.lifecycle().name(), registry.open().size(), (int) inFlight, served, aged.sum(),
-        open, streams.detached());
+        open, streams.detached(), streams.items().totals());
   }
 
   /**

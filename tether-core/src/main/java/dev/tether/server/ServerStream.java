@@ -17,6 +17,7 @@ import dev.tether.protocol.StreamResume;
 import dev.tether.spi.Scheduler;
 import dev.tether.stream.ChannelLink;
 import dev.tether.stream.StreamContext;
+import dev.tether.stream.StreamItemCounts;
 import dev.tether.stream.StreamLink;
 import dev.tether.stream.StreamReceiver;
 import dev.tether.stream.StreamSender;
@@ -48,6 +49,8 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
   private final StreamSender replies;
   /** What the client sends; on a server stream it never gets an item. */
   private final StreamReceiver inbound;
+  /** This stream's part of the server's item counts, brought up to date after each run. */
+  private final StreamItemCounts.Share counted;
   private final byte[] token;
   private State state = State.OPEN;
   private StreamLink link;
@@ -68,6 +71,7 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
     this.replies = new StreamSender(context, registry.settings().resumeBufferBytes(), this);
     this.inbound = new StreamReceiver(context, registry.settings(), this);
     this.token = registry.register(this);
+    this.counted = registry.items().share();
     context.afterEachRun(this::flush);
   }
 
@@ -271,6 +275,7 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
   }
 
   private void flush() {
+    counted.update(replies.produced(), inbound.delivered());
     StreamLink l = link;
     if (l != null) {
       l.flush();

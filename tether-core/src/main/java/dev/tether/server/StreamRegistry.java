@@ -6,6 +6,7 @@ import dev.tether.observe.TetherEvent;
 import dev.tether.protocol.StreamResume;
 import dev.tether.spi.Scheduler;
 import dev.tether.spi.Ticker;
+import dev.tether.stream.StreamItemCounts;
 import dev.tether.stream.StreamSettings;
 import java.security.SecureRandom;
 import java.util.ArrayList;
@@ -50,6 +51,7 @@ public final class StreamRegistry {
   /** The server's interceptors and call observer, which see each opening (not a RESUME). */
   private final Oversight oversight;
   private final SecureRandom random = new SecureRandom();
+  private final StreamItemCounts items = new StreamItemCounts();
   private final Map<String, ServerStream> byToken = new ConcurrentHashMap<>();
   /** Streams between the loss of their connection and their resume or end; changed by their contexts. */
   private final AtomicInteger detached = new AtomicInteger();
@@ -71,6 +73,11 @@ public final class StreamRegistry {
 
   Oversight oversight() {
     return oversight;
+  }
+
+  /** The items this server's streams sent and delivered, open ones included. */
+  public StreamItemCounts items() {
+    return items;
   }
 
   StreamSettings settings() {

@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
 /**
  * What the status snapshots and the stream events say of streams, over loopback: the count of
  * open streams on the client's connection and on the server, the server's streams waiting for a
- * resume, and the items each side handled, carried by the event that ends a stream.
+ * resume, and the items each side handled: carried by the event that ends a stream, and counted
+ * in the snapshots while it runs.
  */
 class StreamStatusTest {
   private static final Duration PATIENCE = Duration.ofSeconds(20);
@@ -68,6 +69,23 @@ class StreamStatusTest {
 
   private static byte[] ascii(String s) {
     return s.getBytes(StandardCharsets.US_ASCII);
+  }
+
+  @Test
+  void statusCountsTheItemsOfAStreamThatIsStillRunningOnBothSides() throws Exception {
+    Proxy feed = startFeed("10s", "10s");
+    CollectingSubscriber subscriber = new CollectingSubscriber(250);
+    feed.stream("count", ascii("-1")).subscribe(subscriber); // without end: it never reports at its end
+    await().atMost(PATIENCE).until(() -> subscriber.items().size() == 250);
+
+    await().atMost(PATIENCE).until(() -> tether.status().streamItems().received() == 250);
+    assertThat(tether.status().streamItems().sent()).as("a server stream: the client sends nothing").isZero();
+    assertThat(server.status().streamItems().sent()).as("credited ahead of demand: at least what was delivered")
+        .isGreaterThanOrEqualTo(250);
+    assertThat(server.status().streams()).isEqualTo(1);
+
+    subscriber.request(50);
+    await().atMost(PATIENCE).until(() -> tether.status().streamItems().received() == 300);
   }
 
   @Test

@@ -3,6 +3,7 @@ package dev.tether.micrometer;
 import dev.tether.ConnectionState;
 import dev.tether.observe.ConnectionStatus;
 import dev.tether.observe.NodeStatus;
+import dev.tether.observe.TetherEvent;
 import dev.tether.observe.TetherStatus;
 import io.micrometer.core.instrument.Timer;
 import java.util.HashMap;
@@ -29,6 +30,11 @@ final class ClientTally {
 
   ClientTally(Supplier<TetherStatus> source) {
     this.source = source;
+  }
+
+  /** The item totals of the latest snapshot, open streams included. */
+  TetherEvent.StreamItems streamItems() {
+    return latest.streamItems();
   }
 
   /** Takes one snapshot and adds what changed since the previous one. */

@@ -10,9 +10,8 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Counts the stream events of one client runtime or server from the moment it is added as its
- * listener: streams opened, resumed, lost and closed, and the items the ended streams carried
- * (a stream's items are counted when it ends, from its event, so a stream still running adds
- * nothing yet). Written by the runtime's event thread, read by scrapes.
+ * listener: streams opened, resumed, lost and closed (the items come from the status snapshots,
+ * which count open streams too). Written by the runtime's event thread, read by scrapes.
  */
 final class StreamTally implements TetherListener {
   /** The stream events counted, each one tag value of the events counter. */
@@ -20,8 +19,6 @@ final class StreamTally implements TetherListener {
       TetherEvent.Kind.STREAM_RESUMED, TetherEvent.Kind.STREAM_LOST, TetherEvent.Kind.STREAM_CLOSED);
 
   private final Map<TetherEvent.Kind, LongAdder> events = new EnumMap<>(TetherEvent.Kind.class);
-  private final LongAdder itemsSent = new LongAdder();
-  private final LongAdder itemsReceived = new LongAdder();
 
   StreamTally() {
     for (TetherEvent.Kind k : KINDS) {
@@ -36,23 +33,10 @@ final class StreamTally implements TetherListener {
       return;
     }
     count.increment();
-    TetherEvent.StreamItems items = event.items();
-    if (items != null) {
-      itemsSent.add(items.sent());
-      itemsReceived.add(items.received());
-    }
   }
 
   double events(TetherEvent.Kind kind) {
     return events.get(kind).sum();
-  }
-
-  double itemsSent() {
-    return itemsSent.sum();
-  }
-
-  double itemsReceived() {
-    return itemsReceived.sum();
   }
 
   /** The tag value of {@code kind}: "opened" for STREAM_OPENED. */

@@ -18,20 +18,21 @@ import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * Publishes the meters listed in docs/guide.md for one client runtime or server into a
  * {@link MeterRegistry}. Every value comes from the {@code status()} snapshots, which a daemon
- * thread reads once per {@link #DEFAULT_INTERVAL}, except the {@code *.stream.events} and
- * {@code *.stream.items} counters, which a listener counts from the stream events emitted after the
- * binding; {@link #close()} stops both and removes the meters.
+ * thread reads once per {@link #DEFAULT_INTERVAL} (a server's when scraped), except the
+ * {@code *.stream.events} counters, which a listener counts from the stream events emitted after
+ * the binding; {@link #close()} stops both and removes the meters.
  *
  * <p>What snapshots cannot show: calls a connection finished after the last snapshot that listed
  * it are not counted; {@code tether.client.retries} tells retried from refused-by-budget but not the
  * failure behind a retry; {@code tether.client.call.latency} records each node's recent average once
  * per refresh (nothing for proxies without load balancing), so its percentiles are of averages, not
- * of calls; {@code *.stream.items} adds a stream's items when it ends, so a stream still running
- * is not in it yet.
+ * of calls; {@code *.stream.items} counts the items of open streams too, since the runtime or
+ * server started, as its snapshot shows them (brought up to date after each batch of a stream's items).
  */
 public final class TetherMetrics implements AutoCloseable {
   /** How often a client runtime's snapshot is taken; gauges and counters move at this pace. */
@@ -72,6 +73,7 @@ public final class TetherMetrics implements AutoCloseable {
     ClientTally tally = new ClientTally(tether::status);
     metrics.registerClient(tally);
     metrics.registerStreamEvents("tether.client", streams, List.of());
+    metrics.registerStreamItems("tether.client", tally, ClientTally::streamItems, List.of());
     tether.addListener(streams);
     long periodNanos = interval.toNanos();
     poller.scheduleWithFixedDelay(() -> metrics.refresh(tally), 0, periodNanos, TimeUnit.NANOSECONDS);
@@ -99,21 +101,26 @@ public final class TetherMetrics implements AutoCloseable {
         .tags("server", id, "state", "detached").description("streams whose connection was lost, waiting for a resume")
         .register(registry));
     metrics.registerStreamEvents("tether.server", streams, List.of(Tag.of("server", id)));
+    metrics.registerStreamItems("tether.server", server, s -> s.status().streamItems(), List.of(Tag.of("server", id)));
     server.addListener(streams);
     return metrics;
   }
 
-  /** {@code prefix.stream.events} by event and {@code prefix.stream.items} by direction, from {@code tally}. */
+  /** {@code prefix.stream.events} by event, from {@code tally}. */
   private void registerStreamEvents(String prefix, StreamTally tally, List<Tag> tags) {
     for (TetherEvent.Kind kind : StreamTally.KINDS) {
       meters.add(FunctionCounter.builder(prefix + ".stream.events", tally, t -> t.events(kind))
           .tags(tags).tag("event", StreamTally.tagOf(kind)).description("stream openings, resumes, losses and ends")
           .register(registry));
     }
-    meters.add(FunctionCounter.builder(prefix + ".stream.items", tally, StreamTally::itemsSent)
-        .tags(tags).tag("direction", "sent").description("items sent by streams that ended").register(registry));
-    meters.add(FunctionCounter.builder(prefix + ".stream.items", tally, StreamTally::itemsReceived)
-        .tags(tags).tag("direction", "received").description("items received by streams that ended")
+  }
+
+  /** {@code prefix.stream.items} by direction, from the item totals {@code items} reads of {@code source}. */
+  private <T> void registerStreamItems(String prefix, T source, Function<T, TetherEvent.StreamItems> items, List<Tag> tags) {
+    meters.add(FunctionCounter.builder(prefix + ".stream.items", source, s -> items.apply(s).sent())
+        .tags(tags).tag("direction", "sent").description("items sent by streams, open ones included").register(registry));
+    meters.add(FunctionCounter.builder(prefix + ".stream.items", source, s -> items.apply(s).received())
+        .tags(tags).tag("direction", "received").description("items delivered to subscribers, open streams included")
         .register(registry));
   }
 

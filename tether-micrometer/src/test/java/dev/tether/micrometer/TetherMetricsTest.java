@@ -136,7 +136,7 @@ class TetherMetricsTest {
   }
 
   @Test
-  void clientStreamMetersShowTheOpenStreamAndCountItsEventsAndItems() throws Exception {
+  void clientStreamMetersShowTheOpenStreamAndCountItsEventsAndItsItemsWhileItRuns() throws Exception {
     start();
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     TetherMetrics metrics = TetherMetrics.bind(tether, registry, FAST);
@@ -152,14 +152,17 @@ class TetherMetricsTest {
       for (int i = 0; i < 3; i++) {
         feeds.sendToAll("tick".getBytes(UTF_8));
       }
+      await().atMost(Duration.ofSeconds(5)).untilAsserted(
+          () -> assertThat(streamItems(registry, "tether.client", "received")).isEqualTo(3));
+      assertThat(registry.get("tether.client.streams").gauge().value()).as("counted while it runs").isEqualTo(1);
       feeds.completeAll();
       reader.done().get(5, TimeUnit.SECONDS);
 
       await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
         assertThat(registry.get("tether.client.streams").gauge().value()).isZero();
         assertThat(streamEvents(registry, "tether.client", "closed")).isEqualTo(1);
-        assertThat(streamItems(registry, "tether.client", "received")).isEqualTo(3);
       });
+      assertThat(streamItems(registry, "tether.client", "received")).isEqualTo(3);
       assertThat(streamItems(registry, "tether.client", "sent")).isZero();
       assertThat(streamEvents(registry, "tether.client", "lost")).isZero();
     } finally {
@@ -169,7 +172,7 @@ class TetherMetricsTest {
   }
 
   @Test
-  void serverStreamMetersShowTheOpenStreamAndCountWhatEndedStreamsSent() throws Exception {
+  void serverStreamMetersShowTheOpenStreamAndCountWhatItSentWhileItRuns() throws Exception {
     start();
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     TetherMetrics metrics = TetherMetrics.bind(server, registry);
@@ -185,6 +188,9 @@ class TetherMetricsTest {
       for (int i = 0; i < 4; i++) {
         feeds.sendToAll("tick".getBytes(UTF_8));
       }
+      await().atMost(Duration.ofSeconds(5)).untilAsserted(
+          () -> assertThat(streamItems(registry, "tether.server", "sent")).isEqualTo(4));
+      assertThat(registry.get("tether.server.streams").tag("state", "open").gauge().value()).isEqualTo(1);
       feeds.completeAll();
       reader.done().get(5, TimeUnit.SECONDS);
 
