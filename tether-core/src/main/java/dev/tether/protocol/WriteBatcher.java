@@ -74,8 +74,11 @@ public abstract class WriteBatcher<T> implements Runnable {
       discardQueued();
       return;
     }
+    Queue<T> items = queue;
+    if (items == null) {
+      return; // run before anything was ever queued: nothing to write
+    }
     ByteBuf batch = null;
-    Queue<T> items = queue; // non-null: only an enqueue schedules this
     T item;
     while ((item = items.poll()) != null) {
       if (batch == null) {

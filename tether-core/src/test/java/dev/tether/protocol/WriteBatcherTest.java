@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
  * {@link WriteBatcher} over a channel whose loop is a thread of its own: its queue is made by the
  * first enqueue (so several threads racing to be first must all land in one queue), a burst
  * longer than one chunk of the queue is written whole and in order, and a batcher that never
- * queued anything has nothing to discard.
+ * queued anything has nothing to write or discard.
  */
 class WriteBatcherTest {
   private final DefaultEventLoopGroup loops = new DefaultEventLoopGroup(1);
@@ -95,6 +95,16 @@ class WriteBatcherTest {
     channel.eventLoop().submit(batcher::discardQueued).syncUninterruptibly();
     assertThat(batcher.discarded).isEmpty();
     assertThat(written).isEmpty();
+  }
+
+  @Test
+  void aDrainBeforeAnythingWasQueuedWritesNothingAndLaterItemsStillGo() {
+    IntBatcher batcher = new IntBatcher(channel);
+    channel.eventLoop().submit(batcher).syncUninterruptibly();
+    assertThat(written).isEmpty();
+    batcher.enqueue(7);
+    drainLoop();
+    assertThat(written).containsExactly(7);
   }
 
   @Test
