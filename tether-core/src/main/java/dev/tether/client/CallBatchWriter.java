@@ -33,8 +33,11 @@ final class CallBatchWriter extends WriteBatcher<Invocation> {
   private int inFlightLimit = Integer.MAX_VALUE;
   /** The calls encoded into the batch being built; the first apart, since most batches hold one. */
   private Invocation first;
-  /** The batch's other calls, in {@code more[0 .. moreCount)}; kept and reused from batch to batch. */
-  private Invocation[] more = new Invocation[15];
+  /**
+   * The batch's other calls, in {@code more[0 .. moreCount)}; made by the first batch of more than
+   * one call, then kept and reused from batch to batch.
+   */
+  private Invocation[] more;
   private int moreCount;
   /** The wire form of the names this connection sends, reused from call to call. */
   private final EncodedNames names = new EncodedNames();
@@ -143,7 +146,9 @@ final class CallBatchWriter extends WriteBatcher<Invocation> {
     if (first == null) {
       first = inv;
     } else {
-      if (moreCount == more.length) {
+      if (more == null) {
+        more = new Invocation[15];
+      } else if (moreCount == more.length) {
         more = Arrays.copyOf(more, more.length * 2);
       }
       more[moreCount++] = inv;

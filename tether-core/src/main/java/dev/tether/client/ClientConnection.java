@@ -260,7 +260,7 @@ public final class ClientConnection extends BaseConnection
       tally.onAnswered(status);
       // The slot is free before the caller hears: whoever waits for it, and the idle clock, go first.
       writer.onSlotFreed();
-      if ((inv.flags & dev.tether.protocol.Request.STREAM) != 0) { // the stream is here before its items
+      if ((inv.flags() & dev.tether.protocol.Request.STREAM) != 0) { // the stream is here before its items
         streams.answered(inv, requestId, status, body);
       }
       inv.onResponse(status, metadata, body);

@@ -153,7 +153,7 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
 
   /** The client interceptor, if there is one, watches {@code inv}: a call, or a stream's opening. */
   void watch(Invocation inv) {
-    TracedCall trace = interceptor == null ? null : TracedCall.start(interceptor, inv.settings(), inv.operation, inv.flags);
+    TracedCall trace = interceptor == null ? null : TracedCall.start(interceptor, inv.settings(), inv.operation, inv.flags());
     if (trace != null) {
       inv.traceAs(trace, null, true);
     }

@@ -17,15 +17,12 @@ public final class IntMap<V> {
   private static final int FIBONACCI = 0x9E3779B9;
   private static final int MIN_CAPACITY = 16;
 
+  /** Null until the first put: most connections of a large client sit idle and never hold an entry. */
   private int[] keys;
-  /** A null value marks a free slot. */
+  /** A null value marks a free slot; null until the first put, like {@code keys}. */
   private Object[] values;
   private int indexBits;
   private int size;
-
-  public IntMap() {
-    allocate(MIN_CAPACITY);
-  }
 
   public int size() {
     return size;
@@ -40,7 +37,9 @@ public final class IntMap<V> {
     if (value == null) {
       throw new NullPointerException("value");
     }
-    if (2 * (size + 1) > values.length) {
+    if (values == null) {
+      allocate(MIN_CAPACITY);
+    } else if (2 * (size + 1) > values.length) {
       resize(values.length * 2);
     }
     int slot = home(key);
@@ -58,6 +57,9 @@ public final class IntMap<V> {
 
   @SuppressWarnings("unchecked")
   public V get(int key) {
+    if (size == 0) {
+      return null;
+    }
     for (int slot = home(key); values[slot] != null; slot = next(slot)) {
       if (keys[slot] == key) {
         return (V) values[slot];
@@ -69,6 +71,9 @@ public final class IntMap<V> {
   /** Removes and returns the value for {@code key}, or null when there is none. */
   @SuppressWarnings("unchecked")
   public V remove(int key) {
+    if (size == 0) {
+      return null;
+    }
     for (int slot = home(key); values[slot] != null; slot = next(slot)) {
       if (keys[slot] == key) {
         V value = (V) values[slot];
@@ -95,6 +100,9 @@ public final class IntMap<V> {
   @SuppressWarnings("unchecked")
   public List<V> values() {
     List<V> all = new ArrayList<>(size);
+    if (size == 0) {
+      return all;
+    }
     for (Object v : values) {
       if (v != null) {
         all.add((V) v);
@@ -106,7 +114,8 @@ public final class IntMap<V> {
   /** Empties the map, returning every value. */
   public List<V> removeAll() {
     List<V> all = values();
-    allocate(MIN_CAPACITY);
+    keys = null;
+    values = null;
     size = 0;
     return all;
   }
@@ -114,7 +123,7 @@ public final class IntMap<V> {
   private int[] keysSnapshot() {
     int[] out = new int[size];
     int n = 0;
-    for (int i = 0; i < values.length; i++) {
+    for (int i = 0; size > 0 && i < values.length; i++) {
       if (values[i] != null) {
         out[n++] = keys[i];
       }

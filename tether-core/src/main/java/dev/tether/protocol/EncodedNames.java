@@ -14,14 +14,19 @@ import io.netty.buffer.Unpooled;
 public final class EncodedNames {
   private static final int SLOTS = 32;
 
-  private final String[] names = new String[SLOTS];
-  private final byte[][] encodings = new byte[SLOTS][];
+  /** Both made by the first write: an idle connection holds neither. */
+  private String[] names;
+  private byte[][] encodings;
 
   /** Appends {@code name} as a protocol string, exactly as {@link PayloadWriter#writeString} does. */
   void write(ByteBuf out, String name) {
     if (name.length() > NameCache.MAX_CACHED_LENGTH) {
       PayloadWriter.writeString(out, name);
       return;
+    }
+    if (names == null) {
+      names = new String[SLOTS];
+      encodings = new byte[SLOTS][];
     }
     int hash = name.hashCode();
     int slot = (hash ^ (hash >>> 16)) & (SLOTS - 1);

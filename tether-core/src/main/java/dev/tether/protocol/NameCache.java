@@ -14,13 +14,14 @@ final class NameCache {
   /** Longer names are decoded each time: they are rare, and the cache's memory stays bounded. */
   static final int MAX_CACHED_LENGTH = 64;
 
-  private final byte[][] keys = new byte[SLOTS][];
-  private final String[] names = new String[SLOTS];
+  /** The three arrays are made by the first lookup: an idle connection's decoder holds none. */
+  private byte[][] keys;
+  private String[] names;
   /**
    * The name's bytes, copied out of the frame in one bulk read: hashing and comparing them byte by
    * byte through the buffer paid a bounds and liveness check per byte, most of a lookup's cost.
    */
-  private final byte[] scratch = new byte[MAX_CACHED_LENGTH];
+  private byte[] scratch;
 
   /**
    * The name whose UTF-8 bytes are {@code length} bytes at {@code index} of {@code in}; reads
@@ -29,6 +30,11 @@ final class NameCache {
   String lookup(ByteBuf in, int index, int length, String field) {
     if (length > MAX_CACHED_LENGTH) {
       return PayloadReader.decodeUtf8(in, index, length, field);
+    }
+    if (scratch == null) {
+      keys = new byte[SLOTS][];
+      names = new String[SLOTS];
+      scratch = new byte[MAX_CACHED_LENGTH];
     }
     byte[] bytes = scratch;
     in.getBytes(index, bytes, 0, length);

@@ -51,4 +51,28 @@ class IntMapTest {
     assertThat(map.removeAll()).hasSize(7);
     assertThat(map.isEmpty()).isTrue();
   }
+
+  @Test
+  void aMapThatNeverHeldAnEntryAnswersEveryQuery() {
+    IntMap<String> map = new IntMap<>();
+    assertThat(map.get(1)).isNull();
+    assertThat(map.remove(1)).isNull();
+    assertThat(map.values()).isEmpty();
+    assertThat(map.removeKeys(id -> true)).isEmpty();
+    assertThat(map.removeAll()).isEmpty();
+    assertThat(map.isEmpty()).isTrue();
+  }
+
+  @Test
+  void takesEntriesAgainAfterRemoveAll() {
+    IntMap<String> map = new IntMap<>();
+    for (int id = 1; id <= 40; id++) {
+      map.put(id, "v" + id);
+    }
+    assertThat(map.removeAll()).hasSize(40);
+    assertThat(map.get(3)).isNull();
+    map.put(3, "again");
+    assertThat(map.get(3)).isEqualTo("again");
+    assertThat(map.size()).isEqualTo(1);
+  }
 }
