@@ -19,9 +19,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 
 /**
  * A TCP proxy on loopback to put between a client and a server, whose behaviour tests change
@@ -70,6 +68,8 @@ public final class FaultProxy implements AutoCloseable {
 
   private final EventLoopGroup group;
   private final EventLoop loop;
+  /** Where every public method reads and changes the state below: on the loop. */
+  private final LoopQueries onLoop;
   private final Bootstrap upstreamBootstrap;
   private final int port;
 
@@ -92,6 +92,7 @@ public final class FaultProxy implements AutoCloseable {
     this.group = new MultiThreadIoEventLoopGroup(
         1, new DefaultThreadFactory("tether-fault-proxy", true), flavor.ioHandlerFactory());
     this.loop = group.next();
+    this.onLoop = new LoopQueries(loop);
     this.listener = new Listener(new ServerBootstrap()
         .group(loop)
         .channel(flavor.serverSocketChannel())
@@ -159,7 +160,7 @@ public final class FaultProxy implements AutoCloseable {
 
   /** Where new connections go. */
   public InetSocketAddress target() {
-    return query(() -> target);
+    return onLoop.query(() -> target);
   }
 
   /**
@@ -270,7 +271,7 @@ public final class FaultProxy implements AutoCloseable {
    * (A connect the kernel completed but the proxy had not accepted yet is reset.)
    */
   public void stop() {
-    query(() -> {
+    onLoop.query(() -> {
       requireNotClosed();
       return listener.stop();
     }).awaitUninterruptibly();
@@ -287,7 +288,7 @@ public final class FaultProxy implements AutoCloseable {
 
   /** Listens on {@code port} unless listening already; returns the port bound. */
   private int listenOn(int port) {
-    ChannelFuture bound = query(() -> {
+    ChannelFuture bound = onLoop.query(() -> {
       requireNotClosed();
       return listener.listen(loopback(port));
     });
@@ -299,18 +300,18 @@ public final class FaultProxy implements AutoCloseable {
 
   /** How many connections are relayed now: accepted and not yet closed or reset by either side. */
   public int openConnections() {
-    return query(links::size);
+    return onLoop.query(links::size);
   }
 
   /** How many connections were accepted since the start, those {@link #refuseNew} reset too. */
   public int acceptedConnections() {
-    return query(() -> acceptedConnections);
+    return onLoop.query(() -> acceptedConnections);
   }
 
   /** How many bytes were forwarded in {@code direction} since the start, over all connections. */
   public long bytesForwarded(Direction direction) {
     Objects.requireNonNull(direction, "direction");
-    return query(() -> bytesForwarded[direction.ordinal()]);
+    return onLoop.query(() -> bytesForwarded[direction.ordinal()]);
   }
 
   /**
@@ -321,7 +322,7 @@ public final class FaultProxy implements AutoCloseable {
   @Override
   public void close() {
     if (!group.isShuttingDown()) {
-      query(() -> {
+      onLoop.query(() -> {
         closeEverything();
         return null;
       });
@@ -405,52 +406,11 @@ public final class FaultProxy implements AutoCloseable {
 
   /** Runs a change on the event loop, unless the proxy is closed. */
   private void act(Runnable task) {
-    query(() -> {
+    onLoop.query(() -> {
       requireNotClosed();
       task.run();
       return null;
     });
-  }
-
-  /**
-   * Runs {@code task} on the event loop and returns its result: state is only touched there. Once
-   * the loop has ended, the task runs here instead, over the final, quiescent state.
-   */
-  private <T> T query(Supplier<T> task) {
-    if (loop.inEventLoop()) {
-      return task.get();
-    }
-    Future<T> result = submitUnlessEnding(task);
-    if (result == null) {
-      loop.terminationFuture().awaitUninterruptibly();
-      return task.get();
-    }
-    if (!result.awaitUninterruptibly().isSuccess()) {
-      throw rethrown(result.cause());
-    }
-    return result.getNow();
-  }
-
-  /** The task's future, or null when {@link #close()} is ending the loop. */
-  private <T> Future<T> submitUnlessEnding(Supplier<T> task) {
-    if (loop.isShuttingDown()) {
-      return null;
-    }
-    try {
-      return loop.submit(task::get);
-    } catch (RejectedExecutionException ending) {
-      return null;
-    }
-  }
-
-  private static RuntimeException rethrown(Throwable cause) {
-    if (cause instanceof RuntimeException runtime) {
-      return runtime;
-    }
-    if (cause instanceof Error error) {
-      throw error;
-    }
-    return new IllegalStateException(cause);
   }
 
   private static InetSocketAddress loopback(int port) {
