@@ -93,6 +93,8 @@ final class StatusBoard {
     }
     c.put("retries", s.retries());
     c.put("retryBudgetExhausted", s.retryBudgetExhausted());
+    c.put("streamItemsSent", s.streamItems().sent());
+    c.put("streamItemsReceived", s.streamItems().received());
     return c;
   }
 
@@ -109,7 +111,9 @@ final class StatusBoard {
         .put("inFlight", s.inFlight())
         .put("served", s.served())
         .put("streams", s.streams())
-        .put("detachedStreams", s.detachedStreams());
+        .put("detachedStreams", s.detachedStreams())
+        .put("streamItemsSent", s.streamItems().sent())
+        .put("streamItemsReceived", s.streamItems().received());
   }
 
   /**

@@ -76,6 +76,8 @@ class AdminHttpTest {
     assertThat(root.at("/servers/0/connections").asInt()).isEqualTo(1);
     assertThat(root.at("/servers/0/streams").isInt()).isTrue();
     assertThat(root.at("/servers/0/detachedStreams").isInt()).isTrue();
+    assertThat(root.at("/servers/0/streamItemsSent").isNumber()).isTrue();
+    assertThat(root.at("/clients/0/streamItemsReceived").asLong()).isZero();
   }
 
   @Test

@@ -144,7 +144,7 @@ class StatusPageBrowserTest {
   }
 
   @Test
-  void connectionRowCountsTheOpenStreamAndTheEventListShowsItOpenAndClose() throws Exception {
+  void connectionRowCountsTheOpenStreamItsItemsShowWhileItRunsAndTheEventListShowsItOpenAndClose() throws Exception {
     HeldStreams.Reader reader = new HeldStreams.Reader();
     tether.proxy(cluster.proxyString("feed")).stream("watch", new byte[0]).subscribe(reader);
 
@@ -159,6 +159,8 @@ class StatusPageBrowserTest {
     saveScreenshot("status-page-stream.png");
 
     feeds.sendToAll("tick".getBytes(UTF_8));
+    await("counted while the stream runs").atMost(Duration.ofSeconds(5))
+        .untilAsserted(() -> assertThat(text("#stream-items")).isEqualTo("1"));
     feeds.completeAll();
     reader.done().get(10, TimeUnit.SECONDS);
     await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
