@@ -37,13 +37,8 @@ class StreamDrainTest {
   }
 
   @AfterEach
-  void stop() {
-    if (tether != null) {
-      tether.close();
-    }
-    if (server != null) {
-      server.close();
-    }
+  void stop() throws Exception {
+    Closing.all(tether, server);
   }
 
   private CompletableFuture<Void> shutDownWithin(Duration grace) {

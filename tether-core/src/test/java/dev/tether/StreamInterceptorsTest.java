@@ -52,13 +52,8 @@ class StreamInterceptorsTest {
   }
 
   @AfterEach
-  void stop() {
-    if (tether != null) {
-      tether.close();
-    }
-    if (server != null) {
-      server.close();
-    }
+  void stop() throws Exception {
+    Closing.all(tether, server);
   }
 
   @Test

@@ -46,13 +46,8 @@ class StreamsTest {
   }
 
   @AfterEach
-  void stop() {
-    if (tether != null) {
-      tether.close();
-    }
-    if (server != null) {
-      server.close();
-    }
+  void stop() throws Exception {
+    Closing.all(tether, server);
   }
 
   private static byte[] ascii(String s) {

@@ -41,13 +41,8 @@ class TransportsTest {
   private Tether tether;
 
   @AfterEach
-  void stop() {
-    if (tether != null) {
-      tether.close();
-    }
-    if (server != null) {
-      server.close();
-    }
+  void stop() throws Exception {
+    Closing.all(tether, server);
   }
 
   private Greeter start(String endpoints, boolean nio) {

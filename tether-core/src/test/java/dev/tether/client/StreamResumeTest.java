@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.tether.Closing;
 import dev.tether.CollectingSubscriber;
 import dev.tether.IncompatibleServerException;
 import dev.tether.LiveConnections;
@@ -53,13 +54,8 @@ class StreamResumeTest {
   }
 
   @AfterEach
-  void stop() {
-    if (tether != null) {
-      tether.close();
-    }
-    if (server != null) {
-      server.close();
-    }
+  void stop() throws Exception {
+    Closing.all(tether, server);
   }
 
   /** Resets the connection under the stream (RST, not FIN), as a broken network would. */

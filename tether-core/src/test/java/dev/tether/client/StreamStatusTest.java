@@ -3,6 +3,7 @@ package dev.tether.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.tether.Closing;
 import dev.tether.CollectingSubscriber;
 import dev.tether.LiveConnections;
 import dev.tether.NumberedItems;
@@ -47,13 +48,8 @@ class StreamStatusTest {
   }
 
   @AfterEach
-  void stop() {
-    if (tether != null) {
-      tether.close();
-    }
-    if (server != null) {
-      server.close();
-    }
+  void stop() throws Exception {
+    Closing.all(tether, server);
   }
 
   private int clientStreams() {
