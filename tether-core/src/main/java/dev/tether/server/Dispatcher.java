@@ -3,6 +3,7 @@ package dev.tether.server;
 import dev.tether.ExecutionMode;
 import dev.tether.spi.CodecException;
 import dev.tether.internal.CallDeadline;
+import dev.tether.spi.Scheduler;
 import dev.tether.spi.Ticker;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Response;
@@ -98,13 +99,20 @@ public final class Dispatcher {
     startQueued();
   }
 
-  /**
-   * Wakes a worker for the calls {@link #dispatch(Request, Peer, Responder, SerialLane)} queued
-   * on the shared run queue, unless one is on its way: a connection calls it once per read burst.
-   */
+  /** Wakes a worker for the calls queued on the shared run queue, unless one is on its way. */
   void startQueued() {
     if (runQueue != null) {
       runQueue.wakeOne();
+    }
+  }
+
+  /**
+   * Starts the calls {@link #dispatch(Request, Peer, Responder, SerialLane)} queued on the shared
+   * run queue: a connection calls it once per read burst, with its loop's timer (see RunQueue).
+   */
+  void startQueued(int queued, Scheduler loopTimer) {
+    if (runQueue != null) {
+      runQueue.start(queued, loopTimer);
     }
   }
 
@@ -113,7 +121,7 @@ public final class Dispatcher {
    * request waits for an executor or runs on a thread of its own (then a CANCEL can still stop
    * it), else null: it was answered
    * at once or ran on the caller's thread (DIRECT). A call queued on the shared run queue (no
-   * lane) starts once the caller calls {@link #startQueued()}: one worker wake-up per read burst.
+   * lane) starts once the caller calls {@link #startQueued(int, Scheduler)}: at most one worker wake-up per read burst.
    *
    * @param lane the connection's own lane in SERIALIZED mode, null otherwise
    */

@@ -1,10 +1,12 @@
 package dev.tether.server;
 
+import dev.tether.internal.EventLoopScheduler;
 import dev.tether.internal.IntMap;
 import dev.tether.protocol.BodyCompression;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Response;
 import dev.tether.protocol.Status;
+import dev.tether.spi.Scheduler;
 import io.netty.channel.Channel;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
@@ -44,8 +46,10 @@ final class InboundCalls implements Responder {
   private long served;
   /** How many requests may be in flight before new ones are refused; WELCOME's figure, set at HELLO. */
   private int maxInFlight = Integer.MAX_VALUE;
-  /** True when this read burst queued calls on the shared run queue that no worker was woken for yet. */
-  private boolean queuedCallsToStart;
+  /** Calls this read burst queued on the shared run queue that were not started yet. */
+  private int queuedCallsToStart;
+  /** The loop's own timer, for the run queue's stall checks (firing there wakes no other thread); made on first use. */
+  private Scheduler loopTimer;
 
   InboundCalls(Channel channel, Dispatcher dispatcher, BodyCompression compression) {
     this.channel = channel;
@@ -93,7 +97,9 @@ final class InboundCalls implements Responder {
     }
     inFlight++;
     ServiceCall call = dispatcher.dispatch(r, peer, this, lane);
-    queuedCallsToStart |= call != null && lane == null;
+    if (call != null && lane == null) {
+      queuedCallsToStart++;
+    }
     // A queued call replaces its request, so a CANCEL can stop it. No answer can be encoded before
     // this line: encoding runs on this loop, in a later task.
     if (call != null && !r.isOneway()) {
@@ -126,11 +132,15 @@ final class InboundCalls implements Responder {
     respond(new Response(r.requestId(), Status.REFUSED, Map.of(), EMPTY));
   }
 
-  /** Wakes one worker for the calls this read burst queued on the shared run queue, if any. */
+  /** Starts the calls this read burst queued on the shared run queue, if any (see RunQueue#start). */
   void startQueued() {
-    if (queuedCallsToStart) {
-      queuedCallsToStart = false;
-      dispatcher.startQueued();
+    if (queuedCallsToStart > 0) {
+      int queued = queuedCallsToStart;
+      queuedCallsToStart = 0;
+      if (loopTimer == null) {
+        loopTimer = new EventLoopScheduler(channel.eventLoop());
+      }
+      dispatcher.startQueued(queued, loopTimer);
     }
   }
 

@@ -188,7 +188,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
 
   /**
    * Any bytes count as life, a partial frame too; one clock read per read burst, not per frame.
-   * The calls the burst queued for the executor start now, with one worker wake-up for them all.
+   * The calls the burst queued for the executor start now, with at most one worker wake-up for them all.
    */
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) {

@@ -7,6 +7,7 @@ import dev.tether.ExecutionMode;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Response;
 import dev.tether.protocol.Status;
+import dev.tether.spi.Scheduler;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -37,12 +38,30 @@ class RunQueueTest {
     return payload;
   });
 
+  /** The stall checks' timer, run by hand: each entry is one armed check. */
+  private final Queue<Runnable> armedChecks = new ArrayDeque<>();
+  private final Scheduler timer = (task, delayNanos) -> {
+    armedChecks.add(task);
+    return () -> armedChecks.remove(task);
+  };
+
+  /** A dispatcher whose service records how many worker wake-ups were pending when each call ran. */
+  private Dispatcher recordingDispatcher(List<Integer> askedWhenEachRan, java.util.function.IntConsumer whileRunning) {
+    return new Dispatcher(Map.of("svc", new RawServiceHandler((op, payload, ctx) -> {
+      askedWhenEachRan.add(executor.size());
+      if (whileRunning != null) {
+        whileRunning.accept(payload[0]); // the request id, as request(id) makes it
+      }
+      return payload;
+    })), ExecutionMode.EXECUTOR, executor::add, System::nanoTime, List.of(), null, 16, 10_000);
+  }
+
   private Dispatcher dispatcher(java.util.concurrent.Executor e, int bound) {
     return new Dispatcher(Map.of("svc", counting), ExecutionMode.EXECUTOR, e, System::nanoTime, List.of(), null, bound, 10_000);
   }
 
   private static Request request(int id) {
-    return new Request(id, 0, "svc", "echo", 0, Map.of(), new byte[] {1});
+    return new Request(id, 0, "svc", "echo", 0, Map.of(), new byte[] {(byte) id});
   }
 
   private List<Status> statuses() {
@@ -66,25 +85,113 @@ class RunQueueTest {
   }
 
   @Test
-  void aBurstOfCallsWakesOneWorkerAndAWaitingCallAsksForOneMoreBeforeItRuns() {
+  void aBurstOfCallsIsRunByTheOneWorkerItWokeWhichAsksForNoOther() {
     List<Integer> askedWhenEachRan = new ArrayList<>();
-    Dispatcher d = new Dispatcher(Map.of("svc", new RawServiceHandler((op, payload, ctx) -> {
-      askedWhenEachRan.add(executor.size());
-      return payload;
-    })), ExecutionMode.EXECUTOR, executor::add, System::nanoTime, List.of(), null, 16, 10_000);
+    Dispatcher d = recordingDispatcher(askedWhenEachRan, null);
     for (int id = 1; id <= 3; id++) {
-      d.dispatch(request(id), Peer.UNKNOWN, responder);
+      d.dispatch(request(id), Peer.UNKNOWN, responder, null);
     }
-    assertThat(executor).hasSize(1); // one wake-up pending, however many calls queue behind it
+    d.startQueued(3, timer);
+    assertThat(executor).hasSize(1); // one wake-up for the burst
+    assertThat(armedChecks).hasSize(1); // calls 2 and 3 wait behind call 1, which might block
 
     executor.poll().run();
 
-    // The first call might have blocked: before it ran, one more worker had been asked for (and
-    // only one, while that one had not started); the thread already awake ran all three.
-    assertThat(askedWhenEachRan).containsExactly(1, 1, 1);
+    assertThat(askedWhenEachRan).containsExactly(0, 0, 0);
     assertThat(answers).extracting(Response::requestId).containsExactly(1, 2, 3);
-    executor.poll().run(); // the worker asked for finds nothing left and asks for none
+    armedChecks.poll().run(); // nothing left queued when it fires: no worker woken, no check re-armed
     assertThat(executor).isEmpty();
+    assertThat(armedChecks).isEmpty();
+  }
+
+  @Test
+  void aSingleCallThatFindsNoWorkerBusyWakesOneAndArmsNoCheck() {
+    Dispatcher d = dispatcher(executor::add, 16);
+    d.dispatch(request(1), Peer.UNKNOWN, responder, null);
+    d.startQueued(1, timer);
+
+    assertThat(executor).hasSize(1);
+    assertThat(armedChecks).isEmpty(); // nothing waits behind it
+    executor.poll().run();
+    assertThat(answers).extracting(Response::requestId).containsExactly(1);
+  }
+
+  @Test
+  void aBurstThatFindsAWorkerBusyWakesNoOtherButArmsOneStallCheck() {
+    Dispatcher d = dispatcher(executor::add, 16);
+    d.dispatch(request(1), Peer.UNKNOWN, responder, null);
+    d.startQueued(1, timer);
+    d.dispatch(request(2), Peer.UNKNOWN, responder, null);
+    d.startQueued(1, timer);
+    d.dispatch(request(3), Peer.UNKNOWN, responder, null);
+    d.startQueued(1, timer);
+
+    assertThat(executor).hasSize(1);
+    assertThat(armedChecks).hasSize(1);
+    executor.poll().run();
+    assertThat(answers).extracting(Response::requestId).containsExactly(1, 2, 3);
+
+    armedChecks.poll().run(); // the queue is empty by then: no worker woken, no check re-armed
+    assertThat(executor).isEmpty();
+    assertThat(armedChecks).isEmpty();
+  }
+
+  @Test
+  void callsStillQueuedBehindABlockedCallWhenTheStallCheckFiresGetAnotherWorker() {
+    List<Integer> askedWhenEachRan = new ArrayList<>();
+    Dispatcher[] self = new Dispatcher[1];
+    // Call 1 "blocks": while it runs, a second burst arrives and the stall check's wait passes.
+    Dispatcher d = recordingDispatcher(askedWhenEachRan, id -> {
+      if (id == 1) {
+        self[0].dispatch(request(2), Peer.UNKNOWN, responder, null);
+        self[0].dispatch(request(3), Peer.UNKNOWN, responder, null);
+        self[0].startQueued(2, timer);
+        assertThat(executor).isEmpty(); // a worker is busy (this one): no wake-up for the burst
+        armedChecks.poll().run();
+      }
+    });
+    self[0] = d;
+    d.dispatch(request(1), Peer.UNKNOWN, responder, null);
+    d.startQueued(1, timer);
+
+    executor.poll().run();
+
+    // The check found calls 2 and 3 waiting: it asked for one more worker, and from then on the
+    // busy worker asked before each call that had others behind it (one ask pending at a time).
+    assertThat(askedWhenEachRan).containsExactly(0, 1, 1);
+    assertThat(answers).extracting(Response::requestId).containsExactly(1, 2, 3);
+    assertThat(armedChecks).hasSize(1); // re-armed while calls stayed queued
+    executor.poll().run(); // the worker asked for finds nothing left
+    armedChecks.poll().run();
+    assertThat(executor).isEmpty();
+    assertThat(armedChecks).isEmpty();
+  }
+
+  @Test
+  void aBacklogThatKeepsMovingGetsOneMoreWorkerPerStallCheckWhichDoesNotSpreadOut() {
+    List<Integer> askedWhenEachRan = new ArrayList<>();
+    // The first worker finished call 1, yet calls 3 and 4 are still queued when the check fires:
+    // a backlog, not a blocked call. The check asks for one more worker; that worker asks for no
+    // other before each call (a blocked backlog would, see the test above).
+    Dispatcher d = recordingDispatcher(askedWhenEachRan, id -> {
+      if (id == 2) {
+        armedChecks.poll().run();
+        assertThat(executor).hasSize(1);
+        executor.poll().run(); // the second worker runs calls 3 and 4 while the first is in call 2
+      }
+    });
+    for (int id = 1; id <= 4; id++) {
+      d.dispatch(request(id), Peer.UNKNOWN, responder, null);
+    }
+    d.startQueued(4, timer);
+
+    executor.poll().run();
+
+    assertThat(askedWhenEachRan).containsExactly(0, 0, 0, 0);
+    assertThat(answers).extracting(Response::requestId).containsExactly(1, 3, 4, 2);
+    assertThat(executor).isEmpty();
+    armedChecks.poll().run(); // re-armed while calls were queued; by now none is
+    assertThat(armedChecks).isEmpty();
   }
 
   @Test
