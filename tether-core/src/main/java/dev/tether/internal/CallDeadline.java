@@ -9,6 +9,12 @@ import dev.tether.spi.Ticker;
  */
 public final class CallDeadline {
   private static final ThreadLocal<CallDeadline> CURRENT = new ThreadLocal<>();
+  /**
+   * False until the first scope is entered in this JVM: until then no thread has a deadline to
+   * inherit, and a new call skips the thread-local lookup, which was 9 % of a client's samples at
+   * 128 calls in flight. Set once, never cleared; a plain read on the hot path otherwise.
+   */
+  private static volatile boolean anyEntered;
 
   private final long deadlineNanos;
   private final Ticker ticker;
@@ -38,7 +44,7 @@ public final class CallDeadline {
 
   /** The deadline of the service call on this thread, or null outside one or when it has none. */
   public static CallDeadline current() {
-    return CURRENT.get();
+    return anyEntered ? CURRENT.get() : null;
   }
 
   /** Nanoseconds left, never below zero. */
@@ -48,6 +54,9 @@ public final class CallDeadline {
 
   /** Makes {@code deadlineNanos} (on {@code ticker}) this thread's until the scope closes. */
   public static Scope enter(long deadlineNanos, Ticker ticker) {
+    if (!anyEntered) {
+      anyEntered = true;
+    }
     CallDeadline previous = CURRENT.get();
     CURRENT.set(new CallDeadline(deadlineNanos, ticker));
     return () -> {
