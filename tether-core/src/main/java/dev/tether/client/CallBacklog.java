@@ -33,8 +33,8 @@ final class CallBacklog {
     while (next != null && next.isFinished()) {
       next = waiting.poll();
     }
-    if (next == null) {
-      saturationReported = false;
+    if (next == null && saturationReported) {
+      saturationReported = false; // written only when it changes: this runs for every answer
     }
     return next;
   }
