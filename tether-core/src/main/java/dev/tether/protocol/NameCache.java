@@ -14,6 +14,18 @@ final class NameCache {
   /** Longer names are decoded each time: they are rare, and the cache's memory stays bounded. */
   static final int MAX_CACHED_LENGTH = 64;
 
+  /** Slots of the table of names of up to 8 bytes, kept apart from the one of longer names. */
+  private static final int WORD_SLOTS = 16;
+
+  /**
+   * Names of 1 to 8 bytes (most service and operation names) are read as one long, with no copy
+   * and no array comparison: their bytes, their length and their String, by slot. Made by the
+   * first such lookup: an idle connection's decoder holds none.
+   */
+  private long[] words;
+  private byte[] wordLengths;
+  private String[] wordNames;
+
   /** The three arrays are made by the first lookup: an idle connection's decoder holds none. */
   private byte[][] keys;
   private String[] names;
@@ -30,6 +42,9 @@ final class NameCache {
   String lookup(ByteBuf in, int index, int length, String field) {
     if (length > MAX_CACHED_LENGTH) {
       return PayloadReader.decodeUtf8(in, index, length, field);
+    }
+    if (length > 0 && length <= Long.BYTES && in.writerIndex() - index >= Long.BYTES) {
+      return lookupWord(in, index, length, field);
     }
     if (scratch == null) {
       keys = new byte[SLOTS][];
@@ -50,6 +65,27 @@ final class NameCache {
     String name = PayloadReader.decodeUtf8(in, index, length, field);
     keys[slot] = Arrays.copyOf(bytes, length);
     names[slot] = name;
+    return name;
+  }
+
+  /** A name of 1 to 8 bytes with at least 8 bytes readable from its start. */
+  private String lookupWord(ByteBuf in, int index, int length, String field) {
+    if (words == null) {
+      words = new long[WORD_SLOTS];
+      wordLengths = new byte[WORD_SLOTS];
+      wordNames = new String[WORD_SLOTS];
+    }
+    // Big-endian: the name's bytes are the long's high ones; the shift drops what follows it.
+    long word = in.getLong(index) >>> (Long.SIZE - Byte.SIZE * length);
+    int mixed = (int) (word ^ (word >>> 32)) * 0x9E3779B9;
+    int slot = mixed >>> (Integer.SIZE - Integer.numberOfTrailingZeros(WORD_SLOTS));
+    if (words[slot] == word && wordLengths[slot] == length) {
+      return wordNames[slot];
+    }
+    String name = PayloadReader.decodeUtf8(in, index, length, field);
+    words[slot] = word;
+    wordLengths[slot] = (byte) length;
+    wordNames[slot] = name;
     return name;
   }
 }

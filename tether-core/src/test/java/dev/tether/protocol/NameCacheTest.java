@@ -22,6 +22,13 @@ class NameCacheTest {
     return lookup(name.getBytes(StandardCharsets.UTF_8));
   }
 
+  /** The name as in a frame, with more of the frame after it (then names of up to 8 bytes are read as one long). */
+  private String lookupFollowedBy(String name, String rest) {
+    byte[] bytes = name.getBytes(StandardCharsets.UTF_8);
+    ByteBuf in = Unpooled.wrappedBuffer(bytes, rest.getBytes(StandardCharsets.UTF_8));
+    return cache.lookup(in, 0, bytes.length, "REQUEST.operation");
+  }
+
   @Test
   void aNameReceivedAgainIsTheSameString() {
     String first = lookup("withdraw");
@@ -36,6 +43,37 @@ class NameCacheTest {
       for (int i = 0; i < 300; i++) {
         assertThat(lookup("op" + i)).isEqualTo("op" + i);
       }
+    }
+  }
+
+  @Test
+  void shortNamesInAFrameAreTheSameStringAgainWhateverFollowsThem() {
+    String first = lookupFollowedBy("echo", "12345678");
+    assertThat(lookupFollowedBy("echo", "abcdefgh")).isEqualTo("echo").isSameAs(first);
+    assertThat(lookupFollowedBy("withdraw", "!!!!!!!!")).isEqualTo("withdraw"); // 8 bytes: the whole long
+    assertThat(lookupFollowedBy("withdraw", "????????")).isSameAs(lookupFollowedBy("withdraw", "--------"));
+  }
+
+  @Test
+  void shortNamesThatDifferOnlyInLengthOrInOneByteAreNeverConfused() {
+    // A leading zero byte leaves the long the same: the length tells "ab" from "\0ab".
+    assertThat(lookupFollowedBy("ab", "zzzzzzzz")).isEqualTo("ab");
+    assertThat(lookupFollowedBy("\0ab", "zzzzzzzz")).isEqualTo("\0ab");
+    assertThat(lookupFollowedBy("ab", "zzzzzzzz")).isEqualTo("ab");
+    for (int round = 0; round < 3; round++) {
+      for (int i = 0; i < 300; i++) {
+        assertThat(lookupFollowedBy("op" + i, "restrest")).isEqualTo("op" + i);
+      }
+    }
+  }
+
+  @Test
+  void invalidUtf8InAShortNameIsRefusedEveryTimeItArrives() {
+    byte[] invalid = {'o', 'p', (byte) 0xC3, 'x', 'x', 'x', 'x', 'x', 'x'};
+    for (int i = 0; i < 2; i++) {
+      assertThatThrownBy(() -> cache.lookup(Unpooled.wrappedBuffer(invalid), 0, 3, "REQUEST.operation"))
+          .isInstanceOf(ProtocolException.class)
+          .hasMessageContaining("REQUEST.operation");
     }
   }
 
