@@ -6,10 +6,8 @@ import static org.awaitility.Awaitility.await;
 import dev.tether.Proxy;
 import dev.tether.Tether;
 import dev.tether.TetherServer;
+import dev.tether.internal.StablePorts;
 import dev.tether.observe.TetherEvent;
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -167,7 +165,7 @@ class MaxConnectionAgeTest {
   @Test
   void serverStartedAfterTheClientBehindAListGetsCallsWithinTwoAges() throws Exception {
     Duration age = Duration.ofMillis(800);
-    int laterPort = freePort();
+    int laterPort = StablePorts.unusedPort(); // below the ephemeral range: no connection takes it meanwhile
     TetherServer a = server("a", 0, age);
     Tether tether = client(null);
     String list = "svc:tcp -h 127.0.0.1 -p " + a.endpoints().get(0).port() + ":tcp -h 127.0.0.1 -p " + laterPort;
@@ -187,11 +185,5 @@ class MaxConnectionAgeTest {
 
     assertThat(Duration.ofNanos(System.nanoTime() - startedNanos)).isLessThan(age.multipliedBy(3));
     assertThat(executions.values()).allSatisfy(n -> assertThat(n.get()).isEqualTo(1));
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-      return socket.getLocalPort();
-    }
   }
 }

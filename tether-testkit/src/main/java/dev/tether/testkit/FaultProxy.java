@@ -1,5 +1,6 @@
 package dev.tether.testkit;
 
+import dev.tether.internal.StablePorts;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;

@@ -1,9 +1,6 @@
 package dev.tether.zookeeper;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
+import dev.tether.internal.StablePorts;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -52,14 +49,8 @@ public final class LoopbackZooKeeper {
         // Unknown keys become "zookeeper."-prefixed system properties: this one turns off the admin HTTP server.
         "admin.enableServer", "false",
         "maxSessionTimeout", "30000");
-    return new InstanceSpec(null, freePort(), freePort(), freePort(), true, serverId, TICK_MILLIS, 0, settings, LOOPBACK);
-  }
-
-  private static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName(LOOPBACK))) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    // Below the ephemeral range: a member killed and restarted finds its ports still free.
+    return new InstanceSpec(null, StablePorts.unusedPort(), StablePorts.unusedPort(), StablePorts.unusedPort(), true,
+        serverId, TICK_MILLIS, 0, settings, LOOPBACK);
   }
 }

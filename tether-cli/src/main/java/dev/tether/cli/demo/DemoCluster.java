@@ -9,7 +9,7 @@ import dev.tether.cli.kv.KeyValue;
 import dev.tether.cli.kv.KeyValueStore;
 import dev.tether.observe.TetherListener;
 import dev.tether.testkit.FaultProxy;
-import dev.tether.testkit.StablePorts;
+import dev.tether.internal.StablePorts;
 
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,21 +1,21 @@
-package dev.tether.testkit;
+package dev.tether.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.net.InetSocketAddress;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class StablePortsTest {
   @Test
-  void faultProxyListensBelowTheEphemeralRangeSoNoOutgoingConnectionTakesItsPort() {
-    try (FaultProxy proxy = FaultProxy.start(new InetSocketAddress("127.0.0.1", 9))) {
-      assertThat(proxy.port()).isBetween(1024, StablePorts.ephemeralLow() - 1);
-      proxy.stop();
-      proxy.restart();
-      assertThat(proxy.port()).isLessThan(StablePorts.ephemeralLow());
+  void unusedPortLiesBelowTheEphemeralRangeAndCanBeListenedOn() throws Exception {
+    int port = StablePorts.unusedPort();
+    assertThat(port).isBetween(1024, StablePorts.ephemeralLow() - 1);
+    try (ServerSocket later = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+      assertThat(later.getLocalPort()).isEqualTo(port);
     }
   }
 

@@ -1,7 +1,10 @@
-package dev.tether.testkit;
+package dev.tether.internal;
 
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.ThreadLocalRandom;
@@ -15,7 +18,8 @@ import java.util.function.IntFunction;
  * <p>A port the kernel hands out for {@code bind(0)} lies inside that range; once its listener
  * stops, the next outgoing connect anywhere may get it as its local port, and the restart fails
  * with "address in use" for as long as that connection lives. Loaded CI machines running several
- * test JVMs at once do exactly that.
+ * test JVMs at once do exactly that. Used by the test kit's fault proxy, the demo's servers and
+ * the loopback ZooKeeper ensembles, and by tests that start a server after its client.
  */
 public final class StablePorts {
   /** The lowest port tried: well above the ports system services use. */
@@ -53,8 +57,23 @@ public final class StablePorts {
     throw last;
   }
 
+  /**
+   * A loopback port below the ephemeral range that nothing listens on now, for a listener that
+   * starts later (a server started after its client, a ZooKeeper ensemble's ports): another
+   * listener may still take it meanwhile, no outgoing connection can.
+   */
+  public static int unusedPort() {
+    return listenOnOne(port -> {
+      try (ServerSocket probe = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+        return port;
+      } catch (IOException taken) {
+        throw new UncheckedIOException(taken);
+      }
+    });
+  }
+
   /** The first port of the ephemeral range, or Linux's default where it cannot be read. */
-  static int ephemeralLow() {
+  public static int ephemeralLow() {
     // Read as a line: procfs reports a size of 0, and Files.readString then returned one byte here.
     try (BufferedReader reader = Files.newBufferedReader(EPHEMERAL_RANGE)) {
       return Integer.parseInt(reader.readLine().trim().split("\\s+")[0]);
