@@ -57,7 +57,7 @@ final class RunQueue {
   private final LongAdder callsRun = new LongAdder();
   /**
    * {@link #callsRun} when the armed check was armed; plain, since the check runs on the loop
-   * that armed it and only one is armed at a time.
+   * that armed it, only one is armed at a time, and the check reads it before letting another arm.
    */
   private long callsRunWhenArmed;
 
@@ -134,11 +134,13 @@ final class RunQueue {
    * blocked, and the drainers spread out until the queue empties.
    */
   private void checkForStall(Scheduler loopTimer) {
+    // Read before the flag drops: from then on another loop may arm a check and overwrite it.
+    long runWhenArmed = callsRunWhenArmed;
     stallCheckArmed.set(false);
     if (closed || calls.isEmpty()) {
       return;
     }
-    if (callsRun.sum() == callsRunWhenArmed) {
+    if (callsRun.sum() == runWhenArmed) {
       backlogged = true;
     }
     wakeOne();
