@@ -16,6 +16,8 @@ final class NameCache {
 
   /** Slots of the table of names of up to 8 bytes, kept apart from the one of longer names. */
   private static final int WORD_SLOTS = 16;
+  /** Keeps the top bits of a mixed hash: as many as index the word slots. */
+  private static final int WORD_SLOT_SHIFT = Integer.SIZE - Integer.numberOfTrailingZeros(WORD_SLOTS);
 
   /**
    * Names of 1 to 8 bytes (most service and operation names) are read as one long, with no copy
@@ -78,7 +80,7 @@ final class NameCache {
     // Big-endian: the name's bytes are the long's high ones; the shift drops what follows it.
     long word = in.getLong(index) >>> (Long.SIZE - Byte.SIZE * length);
     int mixed = (int) (word ^ (word >>> 32)) * 0x9E3779B9;
-    int slot = mixed >>> (Integer.SIZE - Integer.numberOfTrailingZeros(WORD_SLOTS));
+    int slot = mixed >>> WORD_SLOT_SHIFT;
     if (words[slot] == word && wordLengths[slot] == length) {
       return wordNames[slot];
     }
