@@ -343,7 +343,7 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
 
   void succeed(byte[] result) {
     if (finish()) {
-      super.complete(result);
+      settle(result);
       ended(result, null);
     }
   }
@@ -351,7 +351,7 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
   void fail(Throwable t) {
     if (finish()) {
       Throwable ending = withHistory(t);
-      super.completeExceptionally(ending);
+      settleExceptionally(ending);
       ended(null, ending);
     }
   }
@@ -421,7 +421,7 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
     }
     if (cause != null) {
       Throwable ending = withHistory(cause);
-      super.completeExceptionally(ending);
+      settleExceptionally(ending);
       ended(null, ending);
     }
     if (c != null) {
