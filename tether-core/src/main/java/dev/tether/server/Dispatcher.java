@@ -93,11 +93,6 @@ public final class Dispatcher {
     return mode == ExecutionMode.SERIALIZED ? new SerialLane(runQueue) : null;
   }
 
-  /** Finds the services one connection's requests name (see ServiceLookup); one per connection. */
-  ServiceLookup newLookup() {
-    return new ServiceLookup(services);
-  }
-
   /** {@link #dispatch(Request, Peer, Responder, SerialLane)} on the shared executor, started at once (datagrams). */
   void dispatch(Request request, Peer remote, Responder responder) {
     dispatch(request, remote, responder, null);
@@ -131,11 +126,7 @@ public final class Dispatcher {
    * @param lane the connection's own lane in SERIALIZED mode, null otherwise
    */
   ServiceCall dispatch(Request request, Peer remote, Responder responder, SerialLane lane) {
-    return dispatch(request, services.get(request.service()), remote, responder, lane);
-  }
-
-  /** {@link #dispatch(Request, Peer, Responder, SerialLane)} with the request's service found already (null: none). */
-  ServiceCall dispatch(Request request, ServiceHandler service, Peer remote, Responder responder, SerialLane lane) {
+    ServiceHandler service = services.get(request.service());
     if (service == null) {
       reject(request, responder, Status.SERVICE_NOT_FOUND);
     } else if (Request.PING_OPERATION.equals(request.operation())) {

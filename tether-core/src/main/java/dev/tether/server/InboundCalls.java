@@ -33,8 +33,6 @@ final class InboundCalls implements Responder {
   private final ResponseWriter writer;
   /** This connection's own queue in SERIALIZED mode; null in the other modes. */
   private final SerialLane lane;
-  /** Finds the service each request names; remembers the last one. */
-  private final ServiceLookup services;
   /**
    * The accepted twoway requests whose answer is not written yet, by request id: the ServiceCall
    * while one waits for or runs on an executor (so CANCEL can stop it), else the Request. An
@@ -57,7 +55,6 @@ final class InboundCalls implements Responder {
     this.channel = channel;
     this.dispatcher = dispatcher;
     this.lane = dispatcher.newLane();
-    this.services = dispatcher.newLookup();
     this.writer = new ResponseWriter(channel, this, compression);
   }
 
@@ -99,7 +96,7 @@ final class InboundCalls implements Responder {
       highestAcceptedId = r.requestId();
     }
     inFlight++;
-    ServiceCall call = dispatcher.dispatch(r, services.find(r.service()), peer, this, lane);
+    ServiceCall call = dispatcher.dispatch(r, peer, this, lane);
     if (call != null && lane == null) {
       queuedCallsToStart++;
     }
