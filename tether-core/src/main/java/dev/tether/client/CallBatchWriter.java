@@ -35,10 +35,15 @@ final class CallBatchWriter extends WriteBatcher<Invocation> {
   private Invocation first;
   /**
    * The batch's other calls, in {@code more[0 .. moreCount)}; made by the first batch of more than
-   * one call, then kept and reused from batch to batch.
+   * one call. A written batch hands it to its outcome, which hands it back once the write is done.
    */
   private Invocation[] more;
   private int moreCount;
+  /**
+   * A finished batch's outcome, for the next batch to reuse: a write mostly completes before the
+   * next batch is written, so a busy connection makes no outcome or array per batch. Loop only.
+   */
+  private BatchOutcome spare;
   /** The wire form of the names this connection sends, reused from call to call. */
   private final EncodedNames names = new EncodedNames();
 
@@ -169,9 +174,9 @@ final class CallBatchWriter extends WriteBatcher<Invocation> {
       channel.write(buffer, channel.newPromise()).addListener(only);
       return;
     }
-    // One exact-size array per batch, instead of a growing list and its iterator.
-    BatchOutcome outcome = new BatchOutcome(connection, first, Arrays.copyOf(more, moreCount));
-    Arrays.fill(more, 0, moreCount, null); // the scratch array must not keep answered calls alive
+    BatchOutcome outcome = spare != null ? spare : new BatchOutcome(this);
+    spare = null;
+    more = outcome.take(first, more, moreCount);
     first = null;
     moreCount = 0;
     channel.write(buffer, channel.newProgressivePromise()).addListener(outcome);
@@ -182,21 +187,38 @@ final class CallBatchWriter extends WriteBatcher<Invocation> {
     inv.onNotSent(connection.whyClosed());
   }
 
+  /** A batch's outcome is done with its calls (on the loop): the next batch may reuse it. */
+  private void recycle(BatchOutcome outcome) {
+    if (spare == null) {
+      spare = outcome;
+    }
+  }
+
   /**
    * Marks the calls of one written batch as sent. On a failed write, only the calls whose frame
    * ended within the bytes the kernel took count as sent; the rest never reached the server whole.
+   * Reused from batch to batch once its write is done (see {@link #spare}); loop only.
    */
   private static final class BatchOutcome implements ChannelProgressiveFutureListener {
-    private final ClientConnection connection;
-    private final Invocation first;
-    /** The batch's other calls: one or more. */
-    private final Invocation[] more;
+    private final CallBatchWriter writer;
+    private Invocation first;
+    /** The batch's other calls, in {@code more[0 .. moreCount)}: one or more. */
+    private Invocation[] more;
+    private int moreCount;
     private long bytesWritten;
 
-    BatchOutcome(ClientConnection connection, Invocation first, Invocation[] more) {
-      this.connection = connection;
+    BatchOutcome(CallBatchWriter writer) {
+      this.writer = writer;
+    }
+
+    /** Holds a batch's calls; returns the array of calls it held before, emptied (null at first). */
+    Invocation[] take(Invocation first, Invocation[] more, int moreCount) {
+      Invocation[] previous = this.more;
       this.first = first;
       this.more = more;
+      this.moreCount = moreCount;
+      this.bytesWritten = 0;
+      return previous;
     }
 
     @Override
@@ -208,12 +230,17 @@ final class CallBatchWriter extends WriteBatcher<Invocation> {
     public void operationComplete(ChannelProgressiveFuture future) {
       boolean all = future.isSuccess();
       markIfWritten(first, all);
-      for (Invocation inv : more) {
-        markIfWritten(inv, all);
+      for (int i = 0; i < moreCount; i++) {
+        markIfWritten(more[i], all);
       }
+      // The arrays must not keep answered calls alive while they wait for the next batch.
+      Arrays.fill(more, 0, moreCount, null);
+      first = null;
+      moreCount = 0;
       if (!all) {
-        connection.onWriteFailed(future.cause());
+        writer.connection.onWriteFailed(future.cause());
       }
+      writer.recycle(this);
     }
 
     private void markIfWritten(Invocation inv, boolean all) {

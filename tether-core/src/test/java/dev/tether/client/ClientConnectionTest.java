@@ -17,7 +17,13 @@ import dev.tether.protocol.Welcome;
 import dev.tether.spi.Scheduler;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelProgressivePromise;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.util.ReferenceCountUtil;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -215,5 +221,68 @@ class ClientConnectionTest {
     assertThat(c.state()).isEqualTo(ConnectionState.CLOSED);
     await().atMost(Duration.ofSeconds(5)).until(() -> events.stream()
         .anyMatch(e -> e.kind() == TetherEvent.Kind.CONNECTION_CLOSED && e.cause() != null));
+  }
+
+  /**
+   * Stands in for the socket's side of a write: at the flush, each write reports all its bytes
+   * taken, then succeeds; once {@code failing}, writes fail having taken nothing.
+   */
+  private static final class ScriptedWrites extends ChannelOutboundHandlerAdapter {
+    boolean failing;
+    private final List<Runnable> progressAtFlush = new ArrayList<>();
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+      if (failing) {
+        ReferenceCountUtil.release(msg);
+        promise.tryFailure(new IOException("connection reset by peer"));
+        return;
+      }
+      if (promise instanceof ChannelProgressivePromise progressive && msg instanceof ByteBuf buf) {
+        long bytes = buf.readableBytes();
+        progressAtFlush.add(() -> progressive.tryProgress(bytes, bytes));
+      }
+      ctx.write(msg, promise);
+    }
+
+    @Override
+    public void flush(ChannelHandlerContext ctx) {
+      progressAtFlush.forEach(Runnable::run);
+      progressAtFlush.clear();
+      ctx.flush();
+    }
+  }
+
+  private List<Invocation> sendBatch(ClientConnection c, EmbeddedChannel ch, int calls) {
+    ProxySettings settings = ProxySettings.of("svc", InvocationMode.TWOWAY, false,
+        List.of(Endpoint.parse("tcp -h 127.0.0.1 -p 9 -t 5000")));
+    List<Invocation> batch = new ArrayList<>();
+    for (int i = 0; i < calls; i++) {
+      Invocation inv = new Invocation(new ProxyBinding(runtime, settings), "debit", new byte[] {(byte) i}, 0);
+      batch.add(inv);
+      c.enqueue(inv);
+    }
+    ch.runPendingTasks(); // the loop's turn: one batch, one write
+    return batch;
+  }
+
+  @Test
+  void aBatchWhoseWriteFailsHasNoCallSentEvenWhenItReusesTheOutcomeOfAWholeBatchBeforeIt() {
+    ClientConnection c = connectionWithConnectTimeout(null);
+    ScriptedWrites socket = new ScriptedWrites();
+    EmbeddedChannel ch = new EmbeddedChannel(socket, c.initializer());
+    ch.writeInbound(fromServer(welcome()));
+    ch.runPendingTasks();
+
+    List<Invocation> whole = sendBatch(c, ch, 3);
+    assertThat(whole).as("all of the first batch reached the kernel").allMatch(Invocation::wasSent);
+
+    socket.failing = true;
+    List<Invocation> lost = sendBatch(c, ch, 3);
+
+    // Its frames end within as many bytes as the first batch's write took: an outcome reused with
+    // that progress would count them as sent, and the at-most-once rule would refuse their retry.
+    assertThat(lost).as("none of the failed batch left whole").noneMatch(Invocation::wasSent);
+    assertThat(whole).allMatch(Invocation::wasSent);
   }
 }
