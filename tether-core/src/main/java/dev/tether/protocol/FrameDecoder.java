@@ -110,7 +110,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     try {
       switch (state) {
         case AWAIT_PREFACE -> readPreface(ctx, in);
-        case AWAIT_HANDSHAKE, FRAMES -> readFrame(in, out);
+        case AWAIT_HANDSHAKE, FRAMES -> readFrames(ctx, in, out);
         case FAILED -> in.skipBytes(in.readableBytes());
       }
     } catch (ProtocolException e) {
@@ -145,21 +145,34 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     transitionTo(State.AWAIT_HANDSHAKE);
   }
 
-  private void readFrame(ByteBuf in, List<Object> out) {
+  /**
+   * Reads the next whole frame, and the ones after it for as long as each is a response handed to
+   * the sink: such a frame emits nothing, so reading on spares the decoder's loop (its bookkeeping
+   * and checks) a turn per response.
+   */
+  private void readFrames(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+    boolean sunk;
+    do {
+      sunk = readFrame(in, out);
+    } while (sunk && in.isReadable() && !ctx.isRemoved());
+  }
+
+  /** Reads one frame if it is whole; true when it was a response the sink took (nothing emitted). */
+  private boolean readFrame(ByteBuf in, List<Object> out) {
     int readable = in.readableBytes();
     if (readable < FrameHeader.LENGTH_FIELD_LENGTH) {
-      return;
+      return false;
     }
     int start = in.readerIndex();
     long length = in.getUnsignedInt(start);
     checkLength(length);
     if (readable <= TYPE_OFFSET) {
-      return;
+      return false;
     }
     // Judged before the body arrives: nothing is buffered for a frame that will be refused.
     FrameType type = checkAdmissible(in.getUnsignedByte(start + TYPE_OFFSET));
     if (readable < FrameHeader.LENGTH_FIELD_LENGTH + length) {
-      return;
+      return false;
     }
     in.skipBytes(FrameHeader.LENGTH_FIELD_LENGTH);
     // Narrow the cumulation to this frame instead of slicing it: no slice object per frame.
@@ -170,7 +183,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     try {
       if (type == FrameType.RESPONSE && responseSink != null && state == State.FRAMES) {
         FrameReader.decodeResponse(in, responseSink, bodies);
-        return;
+        return true;
       }
       frame = FrameReader.decode(in, names, bodies);
     } finally {
@@ -179,6 +192,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     }
     onFrameDecoded(type, frame);
     out.add(frame);
+    return false;
   }
 
   /**
