@@ -14,9 +14,11 @@ import io.netty.buffer.Unpooled;
 public final class EncodedNames {
   private static final int SLOTS = 32;
 
-  /** Both made by the first write: an idle connection holds neither. */
+  /** All three made by the first write: an idle connection holds none. */
   private String[] names;
   private byte[][] encodings;
+  /** An encoding of up to 8 bytes as a big-endian long, its bytes first; 0 for longer ones. */
+  private long[] words;
 
   /** Appends {@code name} as a protocol string, exactly as {@link PayloadWriter#writeString} does. */
   void write(ByteBuf out, String name) {
@@ -27,6 +29,7 @@ public final class EncodedNames {
     if (names == null) {
       names = new String[SLOTS];
       encodings = new byte[SLOTS][];
+      words = new long[SLOTS];
     }
     int hash = name.hashCode();
     int slot = (hash ^ (hash >>> 16)) & (SLOTS - 1);
@@ -38,8 +41,28 @@ public final class EncodedNames {
       encoding = encode(name);
       names[slot] = name;
       encodings[slot] = encoding;
+      words[slot] = asWord(encoding);
     }
-    out.writeBytes(encoding);
+    if (encoding.length <= Long.BYTES && out.writableBytes() >= Long.BYTES) {
+      // One 8-byte store: a bulk copy's setup costs more than a short name. The bytes stored past
+      // the name lie beyond the writer index, where what is written next overwrites them.
+      int at = out.writerIndex();
+      out.setLong(at, words[slot]);
+      out.writerIndex(at + encoding.length);
+    } else {
+      out.writeBytes(encoding);
+    }
+  }
+
+  private static long asWord(byte[] encoding) {
+    if (encoding.length > Long.BYTES) {
+      return 0;
+    }
+    long word = 0;
+    for (int i = 0; i < Long.BYTES; i++) {
+      word = word << Byte.SIZE | (i < encoding.length ? encoding[i] & 0xFF : 0);
+    }
+    return word;
   }
 
   /** The one encoder of strings serves here too, so a cached name's bytes cannot differ from an uncached one's. */

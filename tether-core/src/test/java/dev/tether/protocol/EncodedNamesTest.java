@@ -66,4 +66,29 @@ class EncodedNamesTest {
       assertThat(ByteBufUtil.getBytes(cached)).isEqualTo(ByteBufUtil.getBytes(plain));
     }
   }
+
+  @Test
+  void aShortNameFillsABufferWithNoRoomToSpare() {
+    byte[] expected = uncached("echo");
+    throughCache("echo");
+    ByteBuf exact = Unpooled.buffer(expected.length, expected.length);
+    names.write(exact, "echo");
+    assertThat(ByteBufUtil.getBytes(exact)).isEqualTo(expected);
+  }
+
+  @Test
+  void whatFollowsAShortNameIsWrittenOverTheBytesStoredPastIt() {
+    ByteBuf out = Unpooled.buffer(64);
+    for (int i = 0; i < 2; i++) {
+      out.clear();
+      names.write(out, "get");
+      names.write(out, "abcdefg");
+      out.writeByte(42);
+      ByteBuf expected = Unpooled.buffer();
+      PayloadWriter.writeString(expected, "get");
+      PayloadWriter.writeString(expected, "abcdefg");
+      expected.writeByte(42);
+      assertThat(ByteBufUtil.getBytes(out)).isEqualTo(ByteBufUtil.getBytes(expected));
+    }
+  }
 }
