@@ -4,8 +4,6 @@ import dev.tether.protocol.FrameDecoder.Side;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -189,19 +187,5 @@ final class DecoderProperties {
     ByteBuf out = Unpooled.buffer();
     FrameWriter.encode(frame, out);
     return ByteBufUtil.hexDump(out);
-  }
-
-  /** Collects the frames the decoder passes down the pipeline, in order with the sink's. */
-  private static final class FrameRecorder extends ChannelInboundHandlerAdapter {
-    private final List<Frame> frames;
-
-    FrameRecorder(List<Frame> frames) {
-      this.frames = frames;
-    }
-
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      frames.add((Frame) msg);
-    }
   }
 }
