@@ -19,5 +19,6 @@ module dev.tether.core {
   exports dev.tether.observe;
 
   // Typed services and records travel through Jackson, which reads them reflectively.
-  opens dev.tether.codec to com.fasterxml.jackson.databind;
+  opens dev.tether.codec to
+      com.fasterxml.jackson.databind;
 }

@@ -1,8 +1,8 @@
 package dev.tether;
 
 /**
- * One try of a call that did not succeed, as recorded by the runtime: where it went, what
- * happened, and why. A failed call's exception lists them in {@link TetherException#attempts()}.
+ * One try of a call that did not succeed, as recorded by the runtime: where it went, what happened,
+ * and why. A failed call's exception lists them in {@link TetherException#attempts()}.
  *
  * @param endpoint the endpoint tried, in grammar form ("" when no connection was reached)
  */
@@ -12,13 +12,18 @@ public record Attempt(String endpoint, Outcome outcome, String reason) {
   public enum Outcome {
     /** No connection could be opened or found. */
     CONNECT_FAILED,
-    /** The connection failed before the whole request was written: the server cannot have run it. */
+    /**
+     * The connection failed before the whole request was written: the server cannot have run it.
+     */
     NOT_SENT,
     /** The server proved it did not run the request (REFUSED, or GOAWAY below its id). */
     REFUSED,
     /** The connection broke after the request was sent: the server may have run it. */
     LOST_AFTER_SEND,
-    /** No answer within the attempt timeout; the attempt was cancelled, but the server may have run it. */
+    /**
+     * No answer within the attempt timeout; the attempt was cancelled, but the server may have run
+     * it.
+     */
     ATTEMPT_TIMEOUT,
     /** The server answered INTERNAL: it failed the request and may have run part of it. */
     SERVER_FAILED,

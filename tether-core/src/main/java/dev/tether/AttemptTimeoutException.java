@@ -3,9 +3,9 @@ package dev.tether;
 import java.util.List;
 
 /**
- * One attempt of a call got no answer within the proxy's attempt timeout and the call could not
- * go on elsewhere: its request had been sent, so the server may have run it
- * ({@link #mayHaveExecuted()}), and it is not idempotent. The connection stays open.
+ * One attempt of a call got no answer within the proxy's attempt timeout and the call could not go
+ * on elsewhere: its request had been sent, so the server may have run it ({@link
+ * #mayHaveExecuted()}), and it is not idempotent. The connection stays open.
  */
 public class AttemptTimeoutException extends InvocationTimeoutException {
   public AttemptTimeoutException(String message) {
@@ -17,7 +17,10 @@ public class AttemptTimeoutException extends InvocationTimeoutException {
     return true;
   }
 
-  /** A copy of {@code original} that also lists the call's attempts (see {@link TetherException#withAttempts}). */
+  /**
+   * A copy of {@code original} that also lists the call's attempts (see {@link
+   * TetherException#withAttempts}).
+   */
   protected AttemptTimeoutException(AttemptTimeoutException original, List<Attempt> attempts) {
     super(original, attempts);
   }

@@ -21,7 +21,10 @@ public class BatchLostException extends TetherException {
     return lost;
   }
 
-  /** A copy of {@code original} that also lists the call's attempts (see {@link TetherException#withAttempts}). */
+  /**
+   * A copy of {@code original} that also lists the call's attempts (see {@link
+   * TetherException#withAttempts}).
+   */
   protected BatchLostException(BatchLostException original, List<Attempt> attempts) {
     super(original, attempts);
     this.lost = original.lost;

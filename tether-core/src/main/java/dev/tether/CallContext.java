@@ -7,9 +7,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What service code and interceptors may know about the request being served: its names, its
- * flags, the metadata the client attached ({@code proxy.withMetadata}), and who sent it. Identity
- * comes from the TLS handshake only: a certificate the server verified against its trusted CAs.
+ * What service code and interceptors may know about the request being served: its names, its flags,
+ * the metadata the client attached ({@code proxy.withMetadata}), and who sent it. Identity comes
+ * from the TLS handshake only: a certificate the server verified against its trusted CAs.
  */
 public interface CallContext {
   String service();
@@ -36,7 +36,8 @@ public interface CallContext {
 
   /**
    * How long the caller still waits for the answer, or null when it set no deadline. Calls the
-   * service makes on this thread before it returns inherit this deadline unless they set a shorter one.
+   * service makes on this thread before it returns inherit this deadline unless they set a shorter
+   * one.
    */
   default java.time.Duration timeRemaining() {
     return null;

@@ -27,7 +27,10 @@ public record CallPhase(Kind kind, String endpoint, Duration elapsed) {
     CONNECTING,
     /** The endpoint's connection backing off after a failure; the next dial is its supervisor's. */
     BACKING_OFF,
-    /** Unsent, in a connection's backlog: the server's in-flight limit or the unsent-bytes mark was reached. */
+    /**
+     * Unsent, in a connection's backlog: the server's in-flight limit or the unsent-bytes mark was
+     * reached.
+     */
     WAITING_FOR_SLOT,
     /** Sent; no answer yet. */
     AWAITING_REPLY,

@@ -10,10 +10,10 @@ import java.util.Map;
  * check where it starts, where its request is encoded and where it ends.
  *
  * <p>{@link #interceptCall} runs on the caller's thread before the first attempt and returns the
- * {@link Listener} of that call (or null to watch nothing more). A listener's methods run on
- * Tether threads (an event loop, the control executor, the caller's thread): they must be quick,
- * must not block, and must be thread-safe, since a hedged call's attempts run at once. What a
- * listener throws is logged and ignored: it never changes the call.
+ * {@link Listener} of that call (or null to watch nothing more). A listener's methods run on Tether
+ * threads (an event loop, the control executor, the caller's thread): they must be quick, must not
+ * block, and must be thread-safe, since a hedged call's attempts run at once. What a listener
+ * throws is logged and ignored: it never changes the call.
  */
 @FunctionalInterface
 public interface ClientInterceptor {
@@ -32,21 +32,24 @@ public interface ClientInterceptor {
 
     boolean isOneway();
 
-    /** The metadata the proxy attaches ({@code proxy.withMetadata}), before any attempt adds to it. */
+    /**
+     * The metadata the proxy attaches ({@code proxy.withMetadata}), before any attempt adds to it.
+     */
     Map<String, String> metadata();
   }
 
   /** Hears of one call's attempts and its end. */
   interface Listener {
     /**
-     * An attempt is about to be sent on a connection; its request is encoded after this returns,
-     * so what {@link AttemptStart#putMetadata} adds travels with this attempt (and only it).
+     * An attempt is about to be sent on a connection; its request is encoded after this returns, so
+     * what {@link AttemptStart#putMetadata} adds travels with this attempt (and only it).
      */
     default void onAttempt(AttemptStart attempt) {}
 
     /**
      * The call ended, once: {@code failure} is null when it succeeded, else the exception the
-     * caller sees (a {@link TetherException} or a {@link java.util.concurrent.CancellationException}).
+     * caller sees (a {@link TetherException} or a {@link
+     * java.util.concurrent.CancellationException}).
      */
     default void onEnd(Throwable failure) {}
   }
@@ -66,10 +69,16 @@ public interface ClientInterceptor {
     /** The endpoint in grammar form, e.g. {@code "tcp -h 127.0.0.1 -p 7000"}. */
     String endpoint();
 
-    /** The server's address as the connection resolved it (an {@code InetSocketAddress} over tcp, ssl and udp). */
+    /**
+     * The server's address as the connection resolved it (an {@code InetSocketAddress} over tcp,
+     * ssl and udp).
+     */
     SocketAddress serverAddress();
 
-    /** Adds a header to this attempt's request, read by the server from {@link CallContext#metadata()}. */
+    /**
+     * Adds a header to this attempt's request, read by the server from {@link
+     * CallContext#metadata()}.
+     */
     void putMetadata(String key, String value);
   }
 }

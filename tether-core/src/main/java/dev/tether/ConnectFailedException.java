@@ -12,7 +12,10 @@ public class ConnectFailedException extends TetherException {
     super(message, cause);
   }
 
-  /** A copy of {@code original} that also lists the call's attempts (see {@link TetherException#withAttempts}). */
+  /**
+   * A copy of {@code original} that also lists the call's attempts (see {@link
+   * TetherException#withAttempts}).
+   */
   protected ConnectFailedException(ConnectFailedException original, List<Attempt> attempts) {
     super(original, attempts);
   }

@@ -24,7 +24,10 @@ public class ConnectionLostException extends TetherException {
     return mayHaveExecuted;
   }
 
-  /** A copy of {@code original} that also lists the call's attempts (see {@link TetherException#withAttempts}). */
+  /**
+   * A copy of {@code original} that also lists the call's attempts (see {@link
+   * TetherException#withAttempts}).
+   */
   protected ConnectionLostException(ConnectionLostException original, List<Attempt> attempts) {
     super(original, attempts);
     this.mayHaveExecuted = original.mayHaveExecuted;

@@ -18,6 +18,7 @@ public final class Endpoint {
   private final int port;
   private final Duration timeout;
   private final boolean compress;
+
   /** Computed on first use; endpoints key the selector's and the pool's maps on every selection. */
   private int hash;
 
@@ -35,7 +36,9 @@ public final class Endpoint {
     this.compress = compress;
   }
 
-  /** Parses one endpoint in grammar form; throws {@link ProxyParseException} naming the position. */
+  /**
+   * Parses one endpoint in grammar form; throws {@link ProxyParseException} naming the position.
+   */
   public static Endpoint parse(String text) {
     return ProxyGrammar.parseEndpoint(text);
   }

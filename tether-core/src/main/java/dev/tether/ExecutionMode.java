@@ -14,9 +14,9 @@ public enum ExecutionMode {
   SERIALIZED,
   /**
    * Each call on a virtual thread of its own, started at once (Java 21 or later; on an older Java
-   * {@code build()} fails): for services that block, as many at a time as calls are in flight.
-   * Each connection's in-flight limit ({@code maxConcurrentRequests}) bounds its calls, and the
-   * server runs at most that many calls at once over all connections; one beyond is refused.
+   * {@code build()} fails): for services that block, as many at a time as calls are in flight. Each
+   * connection's in-flight limit ({@code maxConcurrentRequests}) bounds its calls, and the server
+   * runs at most that many calls at once over all connections; one beyond is refused.
    */
   VIRTUAL_THREADS
 }

@@ -7,8 +7,8 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * Declares that running the annotated operation twice is harmless, so Tether may retry it after
- * the request was sent (the at-most-once rule, docs/reliability.md).
+ * Declares that running the annotated operation twice is harmless, so Tether may retry it after the
+ * request was sent (the at-most-once rule, docs/reliability.md).
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)

@@ -12,8 +12,12 @@ public class IncompatibleServerException extends TetherException {
     super(message, cause);
   }
 
-  /** A copy of {@code original} that also lists the call's attempts (see {@link TetherException#withAttempts}). */
-  protected IncompatibleServerException(IncompatibleServerException original, List<Attempt> attempts) {
+  /**
+   * A copy of {@code original} that also lists the call's attempts (see {@link
+   * TetherException#withAttempts}).
+   */
+  protected IncompatibleServerException(
+      IncompatibleServerException original, List<Attempt> attempts) {
     super(original, attempts);
   }
 

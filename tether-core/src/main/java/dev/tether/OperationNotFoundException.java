@@ -12,8 +12,12 @@ public class OperationNotFoundException extends TetherException {
     super(message, cause);
   }
 
-  /** A copy of {@code original} that also lists the call's attempts (see {@link TetherException#withAttempts}). */
-  protected OperationNotFoundException(OperationNotFoundException original, List<Attempt> attempts) {
+  /**
+   * A copy of {@code original} that also lists the call's attempts (see {@link
+   * TetherException#withAttempts}).
+   */
+  protected OperationNotFoundException(
+      OperationNotFoundException original, List<Attempt> attempts) {
     super(original, attempts);
   }
 

@@ -5,9 +5,8 @@ import java.util.Objects;
 
 /**
  * A proxy string taken apart: the value a {@code Proxy} is built from. {@link #toString()} prints
- * the canonical grammar form, for example
- * {@code echo -o -s:ssl -h db2 -p 7001 -t 5000 -z}, which {@link #parse(String)} reads back to an
- * equal value.
+ * the canonical grammar form, for example {@code echo -o -s:ssl -h db2 -p 7001 -t 5000 -z}, which
+ * {@link #parse(String)} reads back to an equal value.
  *
  * @param identity the name of the target service; never empty
  * @param mode how requests are sent ({@code -t}, {@code -o}, {@code -O}, {@code -d}, {@code -D});

@@ -12,7 +12,10 @@ public class PermissionDeniedException extends TetherException {
     super(message);
   }
 
-  /** A copy of {@code original} that also lists the call's attempts (see {@link TetherException#withAttempts}). */
+  /**
+   * A copy of {@code original} that also lists the call's attempts (see {@link
+   * TetherException#withAttempts}).
+   */
   protected PermissionDeniedException(PermissionDeniedException original, List<Attempt> attempts) {
     super(original, attempts);
   }

@@ -10,13 +10,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Flow;
 
 /**
- * A reference to a remote service: identity, endpoints and call settings. Immutable; every
- * {@code with*} returns a new proxy on the same runtime. The connection is chosen lazily by the
- * first call and cached per proxy (the connection-reuse rules of docs/architecture.md); {@link #toString()} round-trips through
- * {@link Tether#proxy(String)}.
+ * A reference to a remote service: identity, endpoints and call settings. Immutable; every {@code
+ * with*} returns a new proxy on the same runtime. The connection is chosen lazily by the first call
+ * and cached per proxy (the connection-reuse rules of docs/architecture.md); {@link #toString()}
+ * round-trips through {@link Tether#proxy(String)}.
  *
- * <p>Futures returned by async calls complete on a Tether event loop: callbacks must not block
- * (use the {@code *Async} variants of CompletableFuture to move work elsewhere).
+ * <p>Futures returned by async calls complete on a Tether event loop: callbacks must not block (use
+ * the {@code *Async} variants of CompletableFuture to move work elsewhere).
  */
 public final class Proxy {
   private static final byte[] EMPTY = new byte[0];
@@ -75,14 +75,18 @@ public final class Proxy {
     return with(settings.with(c -> c.loadBalancing(strategy)));
   }
 
-  /** When every node is dead, wait (up to the invocation timeout) for one to return instead of failing at once. */
+  /**
+   * When every node is dead, wait (up to the invocation timeout) for one to return instead of
+   * failing at once.
+   */
   public Proxy withWaitForReady(boolean wait) {
     return with(settings.with(c -> c.waitForReady(wait)));
   }
 
   /**
    * Binds calls to one connection, because the server keeps state for the session there. If that
-   * connection is lost and replaced, the session's next call fails with {@link SessionLostException}.
+   * connection is lost and replaced, the session's next call fails with {@link
+   * SessionLostException}.
    */
   public Proxy withSession(String name) {
     return with(settings.with(c -> c.session(name)));
@@ -100,17 +104,17 @@ public final class Proxy {
 
   /**
    * Bounds each attempt of a call: an attempt without an answer by then is cancelled (CANCEL sent)
-   * and, when the call may run again under the at-most-once rule, tried on the next endpoint or node,
-   * while the invocation timeout still bounds the whole call. Null for no bound.
+   * and, when the call may run again under the at-most-once rule, tried on the next endpoint or
+   * node, while the invocation timeout still bounds the whole call. Null for no bound.
    */
   public Proxy withAttemptTimeout(Duration timeout) {
     return with(settings.with(c -> c.attemptTimeout(timeout)));
   }
 
   /**
-   * Sends an idempotent call again to another endpoint or node when no answer came within
-   * {@code delay}, up to {@code maxAttempts} attempts at once; the first answer wins and the others
-   * are cancelled. Hedges draw on the retry budget; non-idempotent and session calls are never hedged.
+   * Sends an idempotent call again to another endpoint or node when no answer came within {@code
+   * delay}, up to {@code maxAttempts} attempts at once; the first answer wins and the others are
+   * cancelled. Hedges draw on the retry budget; non-idempotent and session calls are never hedged.
    */
   public Proxy withHedging(Duration delay, int maxAttempts) {
     return with(settings.with(c -> c.hedging(delay, maxAttempts)));
@@ -118,7 +122,11 @@ public final class Proxy {
 
   /** Only servers whose version is in {@code range} (e.g. {@code "[2.0,3.0)"}) are used. */
   public Proxy withServerVersion(String range) {
-    return with(settings.with(c -> c.serverVersion(range == null ? null : dev.tether.client.VersionRange.parse(range))));
+    return with(
+        settings.with(
+            c ->
+                c.serverVersion(
+                    range == null ? null : dev.tether.client.VersionRange.parse(range))));
   }
 
   /**
@@ -130,7 +138,10 @@ public final class Proxy {
     return with(settings.with(c -> c.metadata(key, value)));
   }
 
-  /** True when this proxy's connection goes to an alternate rather than the cluster's primary (the client-reroute behaviour). */
+  /**
+   * True when this proxy's connection goes to an alternate rather than the cluster's primary (the
+   * client-reroute behaviour).
+   */
   public boolean alternateWasUsed() {
     return binding.alternateWasUsed();
   }
@@ -166,33 +177,36 @@ public final class Proxy {
   }
 
   /**
-   * Calls an operation; the future completes with the answer (oneway: once written). Its outcome
-   * is the call's own: {@code obtrudeValue} and {@code obtrudeException} throw, and cancelling it
+   * Calls an operation; the future completes with the answer (oneway: once written). Its outcome is
+   * the call's own: {@code obtrudeValue} and {@code obtrudeException} throw, and cancelling it
    * cancels the call.
    *
    * <p>Dependent stages ({@code thenApply}, {@code whenComplete}, ...) added before the call ends
    * run on the thread that ends it: usually the connection's event loop, which read the answer or
    * saw the connection break; for a timeout, a retry that gave up or a hedged call, the thread
    * running the runtime's control tasks. Stages added once the future is complete run at once on
-   * the thread that adds them. Such a stage must not block; give blocking work an executor with
-   * the {@code *Async} variants.
+   * the thread that adds them. Such a stage must not block; give blocking work an executor with the
+   * {@code *Async} variants.
    */
   public CompletableFuture<byte[]> invokeAsync(String operation, byte[] payload) {
     return send(operation, payload, false);
   }
 
-  public CompletableFuture<byte[]> invokeAsync(String operation, byte[] payload, Idempotency idempotency) {
+  public CompletableFuture<byte[]> invokeAsync(
+      String operation, byte[] payload, Idempotency idempotency) {
     return send(operation, payload, idempotency == Idempotency.IDEMPOTENT);
   }
 
   private CompletableFuture<byte[]> send(String operation, byte[] payload, boolean idempotent) {
-    return tether.runtime().invoke(settings, binding, operation, orEmpty(payload), flags(idempotent));
+    return tether
+        .runtime()
+        .invoke(settings, binding, operation, orEmpty(payload), flags(idempotent));
   }
 
   /**
-   * A server stream: each subscription opens one stream of {@code operation}, whose items reach
-   * the subscriber as it requests them, in order and each once, across connection losses the
-   * runtime can resume (else {@link StreamLostException} says how many were delivered).
+   * A server stream: each subscription opens one stream of {@code operation}, whose items reach the
+   * subscriber as it requests them, in order and each once, across connection losses the runtime
+   * can resume (else {@link StreamLostException} says how many were delivered).
    */
   public Flow.Publisher<byte[]> stream(String operation, byte[] request) {
     return stream(operation, request, null);
@@ -202,7 +216,8 @@ public final class Proxy {
    * A bidirectional stream: as {@link #stream(String, byte[])}, and each subscription also sends
    * the items {@code outbound} publishes, as fast as the service asks for them.
    */
-  public Flow.Publisher<byte[]> stream(String operation, byte[] request, Flow.Publisher<byte[]> outbound) {
+  public Flow.Publisher<byte[]> stream(
+      String operation, byte[] request, Flow.Publisher<byte[]> outbound) {
     return new dev.tether.client.StreamPublisher(binding, operation, orEmpty(request), outbound, 0);
   }
 
@@ -211,7 +226,8 @@ public final class Proxy {
   }
 
   private int flags(boolean idempotent) {
-    return (idempotent ? Request.IDEMPOTENT : 0) | (settings.mode().expectsResponse() ? 0 : Request.ONEWAY);
+    return (idempotent ? Request.IDEMPOTENT : 0)
+        | (settings.mode().expectsResponse() ? 0 : Request.ONEWAY);
   }
 
   /** A typed stub: each interface method calls the operation of its name. */
@@ -227,16 +243,21 @@ public final class Proxy {
     }
 
     @Override
-    public <T> CompletableFuture<T> send(String operation, byte[] body, boolean idempotent,
+    public <T> CompletableFuture<T> send(
+        String operation,
+        byte[] body,
+        boolean idempotent,
         java.util.function.Function<byte[], T> decoder) {
-      return tether.runtime().invoke(settings, binding, operation, orEmpty(body), flags(idempotent), decoder);
+      return tether
+          .runtime()
+          .invoke(settings, binding, operation, orEmpty(body), flags(idempotent), decoder);
     }
 
     @Override
-    public Flow.Publisher<byte[]> stream(String operation, byte[] body, boolean idempotent,
-        Flow.Publisher<byte[]> outbound) {
-      return new dev.tether.client.StreamPublisher(binding, operation, orEmpty(body), outbound,
-          idempotent ? Request.IDEMPOTENT : 0);
+    public Flow.Publisher<byte[]> stream(
+        String operation, byte[] body, boolean idempotent, Flow.Publisher<byte[]> outbound) {
+      return new dev.tether.client.StreamPublisher(
+          binding, operation, orEmpty(body), outbound, idempotent ? Request.IDEMPOTENT : 0);
     }
   }
 
@@ -248,9 +269,9 @@ public final class Proxy {
   /**
    * Sends the requests this proxy queued in BATCH_ONEWAY or BATCH_DATAGRAM mode, and no other
    * proxy's, on the connection its next call would use (opened now if needed); returns once they
-   * were written. The queue belongs to the proxy, not to a connection: requests queued before
-   * their connection closed are sent on the next one. Requests still queued when the runtime
-   * closes are dropped.
+   * were written. The queue belongs to the proxy, not to a connection: requests queued before their
+   * connection closed are sent on the next one. Requests still queued when the runtime closes are
+   * dropped.
    *
    * @throws BatchLostException when some could not be sent (no server reachable, a failed write, a
    *     request larger than the server accepts); {@link BatchLostException#lost()} says how many,
@@ -264,7 +285,10 @@ public final class Proxy {
     }
   }
 
-  /** {@link #flushBatch()} without waiting: completes once written, or fails with {@link BatchLostException}. */
+  /**
+   * {@link #flushBatch()} without waiting: completes once written, or fails with {@link
+   * BatchLostException}.
+   */
   public CompletableFuture<Void> flushBatchAsync() {
     return tether.runtime().flushBatch(settings, binding);
   }
@@ -303,6 +327,8 @@ public final class Proxy {
 
   @Override
   public String toString() {
-    return new ParsedProxy(settings.identity(), settings.mode(), settings.secure(), settings.endpoints()).toString();
+    return new ParsedProxy(
+            settings.identity(), settings.mode(), settings.secure(), settings.endpoints())
+        .toString();
   }
 }

@@ -18,8 +18,8 @@ import java.util.regex.Pattern;
  * endpoint = transport [-h host] [-p port] [-t millis | infinite | -1] [-z]
  * </pre>
  *
- * Options may come in any order; none may repeat. Printing gives one canonical form per value,
- * so that parsing what was printed yields an equal value and printing again the same text.
+ * Options may come in any order; none may repeat. Printing gives one canonical form per value, so
+ * that parsing what was printed yields an equal value and printing again the same text.
  */
 final class ProxyGrammar {
   /** The host of an endpoint written without {@code -h}. */
@@ -29,8 +29,7 @@ final class ProxyGrammar {
   // look like a transport name, so that a typo such as "echo:-p 1" fails here with a position.
   private static final Pattern TRANSPORT_NAME = Pattern.compile("[a-z][a-z0-9]*");
   private static final Pattern DIGITS = Pattern.compile("[0-9]+");
-  private static final String TIMEOUT_EXPECTED =
-      "a positive timeout in milliseconds or 'infinite'";
+  private static final String TIMEOUT_EXPECTED = "a positive timeout in milliseconds or 'infinite'";
 
   private ProxyGrammar() {}
 
@@ -71,9 +70,12 @@ final class ProxyGrammar {
   }
 
   static String formatEndpoint(Endpoint endpoint) {
-    StringBuilder out = new StringBuilder(endpoint.transport())
-        .append(" -h ").append(ProxyScanner.quoteIfNeeded(endpoint.host()))
-        .append(" -p ").append(endpoint.port());
+    StringBuilder out =
+        new StringBuilder(endpoint.transport())
+            .append(" -h ")
+            .append(ProxyScanner.quoteIfNeeded(endpoint.host()))
+            .append(" -p ")
+            .append(endpoint.port());
     if (endpoint.timeout() != null) {
       out.append(" -t ").append(wholeMillis(endpoint.timeout()));
     }
@@ -127,19 +129,20 @@ final class ProxyGrammar {
   private static Endpoint readEndpoint(ProxyScanner in) {
     Token name = in.next();
     if (name.endsEndpoint()) {
-      throw in.errorAt(name,
-          "empty endpoint; expected a transport name but found " + name.describe());
+      throw in.errorAt(
+          name, "empty endpoint; expected a transport name but found " + name.describe());
     }
     if (!name.is(Kind.WORD) || !TRANSPORT_NAME.matcher(name.text()).matches()) {
-      throw in.errorAt(name,
+      throw in.errorAt(
+          name,
           "expected a transport name (lowercase letters and digits) but found " + name.describe());
     }
     EndpointOptions options = new EndpointOptions(name.text());
     while (!in.peek().endsEndpoint()) {
       Token option = in.next();
       if (!option.isOption()) {
-        throw in.errorAt(option,
-            "expected an endpoint option or ':' but found " + option.describe());
+        throw in.errorAt(
+            option, "expected an endpoint option or ':' but found " + option.describe());
       }
       options.handle(option, in);
     }
@@ -193,8 +196,8 @@ final class ProxyGrammar {
   }
 
   /**
-   * The grammar counts whole milliseconds; a sub-millisecond remainder rounds up so that a
-   * positive timeout never prints as the invalid {@code -t 0}.
+   * The grammar counts whole milliseconds; a sub-millisecond remainder rounds up so that a positive
+   * timeout never prints as the invalid {@code -t 0}.
    */
   private static long wholeMillis(Duration timeout) {
     long millis = timeout.toMillis();
@@ -226,6 +229,7 @@ final class ProxyGrammar {
   private static final class ProxyOptions {
     /** The mode option given, such as "-o"; null until one is read. */
     private String modeOption;
+
     private boolean secure;
 
     void handle(Token option, ProxyScanner in) {
@@ -236,12 +240,14 @@ final class ProxyGrammar {
         }
         secure = true;
       } else if (modeOf(name) == null) {
-        throw in.errorAt(option,
-            "unknown proxy option " + name + "; expected -t, -o, -O, -d, -D or -s");
+        throw in.errorAt(
+            option, "unknown proxy option " + name + "; expected -t, -o, -O, -d, -D or -s");
       } else if (modeOption != null) {
-        throw in.errorAt(option, name.equals(modeOption)
-            ? "repeated option " + name
-            : "invocation mode " + name + " conflicts with " + modeOption);
+        throw in.errorAt(
+            option,
+            name.equals(modeOption)
+                ? "repeated option " + name
+                : "invocation mode " + name + " conflicts with " + modeOption);
       } else {
         modeOption = name;
       }
@@ -260,8 +266,10 @@ final class ProxyGrammar {
     private final Set<String> seen = new HashSet<>();
     private String host = DEFAULT_HOST;
     private int port;
+
     /** Null while infinite: no {@code -t}, {@code -t infinite} or {@code -t -1}. */
     private Duration timeout;
+
     private boolean compress;
 
     EndpointOptions(String transport) {
@@ -270,8 +278,8 @@ final class ProxyGrammar {
 
     void handle(Token option, ProxyScanner in) {
       if (!ENDPOINT_OPTIONS.contains(option.text())) {
-        throw in.errorAt(option,
-            "unknown endpoint option " + option.text() + "; expected -h, -p, -t or -z");
+        throw in.errorAt(
+            option, "unknown endpoint option " + option.text() + "; expected -h, -p, -t or -z");
       }
       if (!seen.add(option.text())) {
         throw in.errorAt(option, "repeated option " + option.text());

@@ -16,7 +16,10 @@ public class ProxyParseException extends TetherException {
     return position;
   }
 
-  /** A copy of {@code original} that also lists the call's attempts (see {@link TetherException#withAttempts}). */
+  /**
+   * A copy of {@code original} that also lists the call's attempts (see {@link
+   * TetherException#withAttempts}).
+   */
   protected ProxyParseException(ProxyParseException original, List<Attempt> attempts) {
     super(original, attempts);
     this.position = original.position;

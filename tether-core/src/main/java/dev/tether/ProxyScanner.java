@@ -1,8 +1,8 @@
 package dev.tether;
 
 /**
- * Splits a proxy or endpoint string into tokens, one at a time, remembering where each token
- * starts so that {@link ProxyGrammar} can name the offending position in its errors.
+ * Splits a proxy or endpoint string into tokens, one at a time, remembering where each token starts
+ * so that {@link ProxyGrammar} can name the offending position in its errors.
  *
  * <p>The lexical rules live here and nowhere else: a token is a ':' separator, a double-quoted
  * string (in which {@code \"} and {@code \\} are the only escapes), or an unquoted word running up
@@ -34,8 +34,8 @@ final class ProxyScanner {
     }
 
     /**
-     * True for an unquoted word starting with '-', except a negative number: Ice writes an
-     * infinite timeout as {@code -t -1}, so "-1" must read as a value, not as the next option.
+     * True for an unquoted word starting with '-', except a negative number: Ice writes an infinite
+     * timeout as {@code -t -1}, so "-1" must read as a value, not as the next option.
      */
     boolean isOption() {
       return kind == Kind.WORD && text.startsWith("-") && !isNegativeNumber(text);
@@ -58,6 +58,7 @@ final class ProxyScanner {
 
   private final String input;
   private int offset;
+
   /** The token {@link #peek()} has read ahead; non-null only until {@link #next()} takes it. */
   private Token lookahead;
 
@@ -90,9 +91,10 @@ final class ProxyScanner {
    * plain word, quoted when it is empty, holds a separator or a quote, or would read as an option.
    */
   static String quoteIfNeeded(String text) {
-    boolean plainWord = !text.isEmpty()
-        && !text.startsWith("-")
-        && text.chars().allMatch(c -> isWordChar((char) c));
+    boolean plainWord =
+        !text.isEmpty()
+            && !text.startsWith("-")
+            && text.chars().allMatch(c -> isWordChar((char) c));
     if (plainWord) {
       return text;
     }

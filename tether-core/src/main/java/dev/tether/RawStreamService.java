@@ -10,6 +10,7 @@ import java.util.concurrent.Flow;
  */
 @FunctionalInterface
 public interface RawStreamService {
-  Flow.Publisher<byte[]> open(String operation, byte[] request, Flow.Publisher<byte[]> inbound, CallContext context)
+  Flow.Publisher<byte[]> open(
+      String operation, byte[] request, Flow.Publisher<byte[]> inbound, CallContext context)
       throws Exception;
 }

@@ -23,7 +23,10 @@ public class RemoteException extends TetherException {
     return remoteMessage;
   }
 
-  /** A copy of {@code original} that also lists the call's attempts (see {@link TetherException#withAttempts}). */
+  /**
+   * A copy of {@code original} that also lists the call's attempts (see {@link
+   * TetherException#withAttempts}).
+   */
   protected RemoteException(RemoteException original, List<Attempt> attempts) {
     super(original, attempts);
     this.remoteType = original.remoteType;

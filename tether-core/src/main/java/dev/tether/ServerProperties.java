@@ -6,15 +6,18 @@ import dev.tether.protocol.BodyCompression;
 import java.time.Duration;
 
 /**
- * The {@code tether.*} keys a server reads, parsed once when it is built: a bad value fails
- * {@code build()}, and a property changed on the builder later does not reach the built server.
+ * The {@code tether.*} keys a server reads, parsed once when it is built: a bad value fails {@code
+ * build()}, and a property changed on the builder later does not reach the built server.
  *
- * @param readerIdle {@code tether.server.readerIdle}: close a connection silent this long (20 s; 0 = never)
+ * @param readerIdle {@code tether.server.readerIdle}: close a connection silent this long (20 s; 0
+ *     = never)
  * @param handshakeTimeout {@code tether.server.handshakeTimeout}: close a connection that has not
  *     completed its TLS handshake and sent HELLO this long after it opened (10 s; 0 = never)
- * @param maxConnections {@code tether.server.maxConnections}: connections served at once (unlimited)
+ * @param maxConnections {@code tether.server.maxConnections}: connections served at once
+ *     (unlimited)
  * @param compression {@code tether.compression.enabled} (true: announce zstd, decompress requests,
- *     compress the replies of compressed requests) and {@code tether.compression.threshold} (1024 bytes)
+ *     compress the replies of compressed requests) and {@code tether.compression.threshold} (1024
+ *     bytes)
  * @param forceNio {@code tether.transport.nio}: NIO even where native epoll is present
  * @param executionMode {@code tether.server.executionMode}: where service code runs (EXECUTOR);
  *     {@link TetherServer.Builder#executionMode} sets the same key
@@ -40,9 +43,11 @@ record ServerProperties(
     return new ServerProperties(
         duration(properties, "tether.server.readerIdle", "20s"),
         duration(properties, "tether.server.handshakeTimeout", "10s"),
-        maxConnections(properties.get("tether.server.maxConnections", String.valueOf(Integer.MAX_VALUE))),
+        maxConnections(
+            properties.get("tether.server.maxConnections", String.valueOf(Integer.MAX_VALUE))),
         BodyCompression.Settings.parse(
-            properties.get("tether.compression.enabled", null), properties.get("tether.compression.threshold", null)),
+            properties.get("tether.compression.enabled", null),
+            properties.get("tether.compression.threshold", null)),
         Boolean.parseBoolean(properties.get("tether.transport.nio", "false")),
         executionMode(properties.get(EXECUTION_MODE, ExecutionMode.EXECUTOR.name())),
         duration(properties, "tether.server.maxConnectionAge", "0"),
@@ -58,8 +63,13 @@ record ServerProperties(
         return mode;
       }
     }
-    throw new IllegalArgumentException(EXECUTION_MODE + " must be one of "
-        + java.util.Arrays.toString(ExecutionMode.values()) + ", got \"" + value + "\"");
+    throw new IllegalArgumentException(
+        EXECUTION_MODE
+            + " must be one of "
+            + java.util.Arrays.toString(ExecutionMode.values())
+            + ", got \""
+            + value
+            + "\"");
   }
 
   private static Duration duration(TetherProperties properties, String key, String fallback) {
@@ -71,10 +81,12 @@ record ServerProperties(
     try {
       n = Integer.parseInt(value.trim());
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("tether.server.maxConnections must be a whole number, got \"" + value + "\"");
+      throw new IllegalArgumentException(
+          "tether.server.maxConnections must be a whole number, got \"" + value + "\"");
     }
     if (n < 1) {
-      throw new IllegalArgumentException("tether.server.maxConnections must be at least 1, got " + n);
+      throw new IllegalArgumentException(
+          "tether.server.maxConnections must be at least 1, got " + n);
     }
     return n;
   }

@@ -12,9 +12,9 @@ import java.util.Map;
 import java.util.concurrent.Executor;
 
 /**
- * Everything a built {@link TetherServer} reads, fixed by {@link TetherServer.Builder#build()}:
- * the builder can be changed or built again without touching a server it built. Only the cluster
- * view changes at run time, through {@link TetherServer#setTopology}.
+ * Everything a built {@link TetherServer} reads, fixed by {@link TetherServer.Builder#build()}: the
+ * builder can be changed or built again without touching a server it built. Only the cluster view
+ * changes at run time, through {@link TetherServer#setTopology}.
  *
  * @param services the registered services, in registration order
  * @param executor where service code runs; null for the server's own pool
@@ -57,10 +57,12 @@ record ServerSettings(
     }
     if (properties.executionMode() == ExecutionMode.VIRTUAL_THREADS) {
       // Virtual threads need Java 21, and start their own thread per call.
-      dev.tether.internal.VirtualThreads.require("ExecutionMode.VIRTUAL_THREADS (" + ServerProperties.EXECUTION_MODE + ")");
+      dev.tether.internal.VirtualThreads.require(
+          "ExecutionMode.VIRTUAL_THREADS (" + ServerProperties.EXECUTION_MODE + ")");
       if (executor != null) {
-        throw new IllegalStateException("ExecutionMode.VIRTUAL_THREADS starts a virtual thread per call and takes"
-            + " no executor: drop executor(...), or use EXECUTOR to run calls on that executor");
+        throw new IllegalStateException(
+            "ExecutionMode.VIRTUAL_THREADS starts a virtual thread per call and takes"
+                + " no executor: drop executor(...), or use EXECUTOR to run calls on that executor");
       }
     }
     endpoints = List.copyOf(endpoints);
@@ -70,7 +72,10 @@ record ServerSettings(
     interceptors = List.copyOf(interceptors);
   }
 
-  /** Every service name, call and stream services alike, each once, in registration order (calls first). */
+  /**
+   * Every service name, call and stream services alike, each once, in registration order (calls
+   * first).
+   */
   java.util.List<String> serviceNames() {
     java.util.LinkedHashSet<String> names = new java.util.LinkedHashSet<>(services.keySet());
     names.addAll(streamServices.keySet());

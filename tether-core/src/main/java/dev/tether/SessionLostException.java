@@ -2,7 +2,9 @@ package dev.tether;
 
 import java.util.List;
 
-/** The connection a session was pinned to was lost and replaced; the session's work must be retried. */
+/**
+ * The connection a session was pinned to was lost and replaced; the session's work must be retried.
+ */
 public class SessionLostException extends TetherException {
   public SessionLostException(String message) {
     super(message);
@@ -12,7 +14,10 @@ public class SessionLostException extends TetherException {
     super(message, cause);
   }
 
-  /** A copy of {@code original} that also lists the call's attempts (see {@link TetherException#withAttempts}). */
+  /**
+   * A copy of {@code original} that also lists the call's attempts (see {@link
+   * TetherException#withAttempts}).
+   */
   protected SessionLostException(SessionLostException original, List<Attempt> attempts) {
     super(original, attempts);
   }

@@ -9,8 +9,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The actions a server runs when its graceful shutdown first starts: once, in the order added, on
- * the calling thread; one that throws is logged and the others still run, since a failing
- * registry must not keep the server from draining. Thread-safe.
+ * the calling thread; one that throws is logged and the others still run, since a failing registry
+ * must not keep the server from draining. Thread-safe.
  */
 final class ShutdownStartingActions {
   private static final Logger log = LoggerFactory.getLogger(TetherServer.class);
@@ -31,7 +31,8 @@ final class ShutdownStartingActions {
       try {
         action.run();
       } catch (RuntimeException e) {
-        log.warn("a shutdown-starting action of server {} failed; the shutdown goes on", serverId, e);
+        log.warn(
+            "a shutdown-starting action of server {} failed; the shutdown goes on", serverId, e);
       }
     }
   }

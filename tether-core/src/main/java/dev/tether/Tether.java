@@ -1,31 +1,33 @@
 package dev.tether;
 
-import java.time.Duration;
 import dev.tether.client.ClientConfig;
 import dev.tether.client.ClientRuntime;
 import dev.tether.client.ProxySettings;
-import dev.tether.spi.Discovery;
 import dev.tether.cluster.NodeGroups;
-import dev.tether.spi.Codec;
 import dev.tether.codec.JacksonCodec;
-import dev.tether.spi.Scheduler;
 import dev.tether.internal.TetherProperties;
+import dev.tether.spi.Codec;
+import dev.tether.spi.Discovery;
+import dev.tether.spi.Scheduler;
 import dev.tether.spi.Ticker;
 import dev.tether.transport.TlsContexts;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.Random;
 
 /**
- * The client runtime: owns event loops, resolver and connection cache. One per application is
- * the norm; it is thread-safe. {@link #close()} closes every connection and frees the threads.
+ * The client runtime: owns event loops, resolver and connection cache. One per application is the
+ * norm; it is thread-safe. {@link #close()} closes every connection and frees the threads.
  */
 public final class Tether implements AutoCloseable {
   private final ClientRuntime runtime;
   private final Codec codec;
+
   /** Null without TLS. */
   private final TlsConfig tls;
+
   /** Null unless the builder asked to watch the TLS files. */
   private final dev.tether.transport.TlsWatch tlsWatch;
 
@@ -33,19 +35,25 @@ public final class Tether implements AutoCloseable {
     this.codec = b.codec;
     this.tls = b.tls;
     java.util.Properties settings = b.properties.effective();
-    this.runtime = new ClientRuntime(
-        ClientConfig.from(settings),
-        b.resolver,
-        b.tls == null ? null : TlsContexts.forClient(b.tls),
-        b.ticker,
-        b.scheduler,
-        b.random,
-        new NodeGroups(dev.tether.cluster.EpsilonGreedySettings.from(settings)),
-        b.listeners,
-        b.clientInterceptor);
+    this.runtime =
+        new ClientRuntime(
+            ClientConfig.from(settings),
+            b.resolver,
+            b.tls == null ? null : TlsContexts.forClient(b.tls),
+            b.ticker,
+            b.scheduler,
+            b.random,
+            new NodeGroups(dev.tether.cluster.EpsilonGreedySettings.from(settings)),
+            b.listeners,
+            b.clientInterceptor);
     if (b.tlsWatch != null) {
-      tlsWatch = new dev.tether.transport.TlsWatch(
-          tls.pemFiles(), this::reloadTls, runtime.scheduler(), new dev.tether.internal.SerialExecutor(), b.tlsWatch.toNanos());
+      tlsWatch =
+          new dev.tether.transport.TlsWatch(
+              tls.pemFiles(),
+              this::reloadTls,
+              runtime.scheduler(),
+              new dev.tether.internal.SerialExecutor(),
+              b.tlsWatch.toNanos());
       tlsWatch.start();
     } else {
       tlsWatch = null;
@@ -64,7 +72,9 @@ public final class Tether implements AutoCloseable {
   /** A proxy for a string in proxy grammar, e.g. {@code "echo:tcp -h 127.0.0.1 -p 7000"}. */
   public Proxy proxy(String proxyString) {
     ParsedProxy parsed = ProxyGrammar.parseProxy(proxyString);
-    return new Proxy(this, ProxySettings.of(parsed.identity(), parsed.mode(), parsed.secure(), parsed.endpoints()));
+    return new Proxy(
+        this,
+        ProxySettings.of(parsed.identity(), parsed.mode(), parsed.secure(), parsed.endpoints()));
   }
 
   /**
@@ -72,8 +82,9 @@ public final class Tether implements AutoCloseable {
    * dropped without recreating the proxy.
    */
   public Proxy proxy(String identity, Discovery discovery) {
-    ProxySettings settings = ProxySettings.of(identity, InvocationMode.TWOWAY, false, List.of())
-        .with(c -> c.source(discovery));
+    ProxySettings settings =
+        ProxySettings.of(identity, InvocationMode.TWOWAY, false, List.of())
+            .with(c -> c.source(discovery));
     return new Proxy(this, settings);
   }
 
@@ -87,8 +98,16 @@ public final class Tether implements AutoCloseable {
     if (now != null) {
       return now.snapshot();
     }
-    return new Connection(earlier.id(), earlier.endpoint(), earlier.remoteAddress(), earlier.transport(),
-        earlier.connectionId(), earlier.timeout(), earlier.isSecure(), ConnectionState.CLOSED, 0);
+    return new Connection(
+        earlier.id(),
+        earlier.endpoint(),
+        earlier.remoteAddress(),
+        earlier.transport(),
+        earlier.connectionId(),
+        earlier.timeout(),
+        earlier.isSecure(),
+        ConnectionState.CLOSED,
+        0);
   }
 
   /** A snapshot of this runtime's connections, nodes and retry counters; cheap enough to poll. */
@@ -97,15 +116,16 @@ public final class Tether implements AutoCloseable {
   }
 
   /**
-   * Builds a new TLS context from the same configuration (PEM files are read again) and uses it
-   * for connections opened from now on; open connections go on with theirs. A configuration that
-   * no longer builds throws {@link IllegalArgumentException} and leaves the current one in force.
+   * Builds a new TLS context from the same configuration (PEM files are read again) and uses it for
+   * connections opened from now on; open connections go on with theirs. A configuration that no
+   * longer builds throws {@link IllegalArgumentException} and leaves the current one in force.
    *
    * @throws IllegalStateException when this runtime has no TLS configured
    */
   public void reloadTls() {
     if (tls == null) {
-      throw new IllegalStateException("this Tether has no TLS configured (Tether.builder().tls(...))");
+      throw new IllegalStateException(
+          "this Tether has no TLS configured (Tether.builder().tls(...))");
     }
     runtime.reloadTls(TlsContexts.forClient(tls));
   }
@@ -121,8 +141,8 @@ public final class Tether implements AutoCloseable {
 
   /**
    * Removes {@code l} (one registration of that instance): events emitted from now on skip it;
-   * those emitted before may still reach it, in order, just after this returns. Returns false
-   * when it was not registered.
+   * those emitted before may still reach it, in order, just after this returns. Returns false when
+   * it was not registered.
    */
   public boolean removeListener(dev.tether.observe.TetherListener l) {
     return runtime.events().remove(l);
@@ -137,8 +157,8 @@ public final class Tether implements AutoCloseable {
   }
 
   /**
-   * Drains, then frees threads: no new calls, pending calls get their answers (at most
-   * {@code tether.close.grace}, 10 s), then every connection closes and the event loops stop.
+   * Drains, then frees threads: no new calls, pending calls get their answers (at most {@code
+   * tether.close.grace}, 10 s), then every connection closes and the event loops stop.
    */
   @Override
   public void close() {
@@ -153,13 +173,16 @@ public final class Tether implements AutoCloseable {
     private final TetherProperties properties = new TetherProperties();
     private Resolver resolver = Resolver.system();
     private TlsConfig tls;
+
     /** Null unless watchTls was called. */
     private Duration tlsWatch;
+
     private Codec codec = new JacksonCodec();
     private Ticker ticker = Ticker.system();
     private Random random = new Random();
     private Scheduler scheduler;
     private final List<dev.tether.observe.TetherListener> listeners = new java.util.ArrayList<>();
+
     /** Null unless clientInterceptor was called. */
     private ClientInterceptor clientInterceptor;
 
@@ -233,23 +256,27 @@ public final class Tether implements AutoCloseable {
 
     /**
      * Sees each call of this runtime: its start, every attempt (where the interceptor may add
-     * headers, e.g. a trace context) and its end. One per runtime; without one a call costs
-     * nothing more. The server's counterpart is {@link TetherServer.Builder#interceptor}.
+     * headers, e.g. a trace context) and its end. One per runtime; without one a call costs nothing
+     * more. The server's counterpart is {@link TetherServer.Builder#interceptor}.
      *
      * @throws IllegalStateException when one is already set
      */
     public Builder clientInterceptor(ClientInterceptor i) {
       if (clientInterceptor != null) {
-        throw new IllegalStateException("this builder already has a client interceptor: " + clientInterceptor);
+        throw new IllegalStateException(
+            "this builder already has a client interceptor: " + clientInterceptor);
       }
       clientInterceptor = Objects.requireNonNull(i);
       return this;
     }
 
-    /** @throws IllegalArgumentException when watchTls was asked for without PEM files to watch */
+    /**
+     * @throws IllegalArgumentException when watchTls was asked for without PEM files to watch
+     */
     public Tether build() {
       if (tlsWatch != null && (tls == null || tls.pemFiles().isEmpty())) {
-        throw new IllegalArgumentException("watchTls needs a TLS config read from PEM files: " + tls);
+        throw new IllegalArgumentException(
+            "watchTls needs a TLS config read from PEM files: " + tls);
       }
       return new Tether(this);
     }

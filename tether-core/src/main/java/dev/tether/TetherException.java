@@ -3,10 +3,10 @@ package dev.tether;
 import java.util.List;
 
 /**
- * Base of every exception Tether raises; unchecked and immutable. The message says what was
- * tried, and {@link #attempts()} lists each failed attempt of the call it ended: the call hands
- * out a copy made with {@link #withAttempts}, so one failure shared by several calls (a connect
- * failure) never carries another call's history.
+ * Base of every exception Tether raises; unchecked and immutable. The message says what was tried,
+ * and {@link #attempts()} lists each failed attempt of the call it ended: the call hands out a copy
+ * made with {@link #withAttempts}, so one failure shared by several calls (a connect failure) never
+ * carries another call's history.
  */
 public class TetherException extends RuntimeException {
   private final List<Attempt> attempts;
@@ -41,8 +41,8 @@ public class TetherException extends RuntimeException {
 
   /**
    * A copy of this exception, of the same class, that lists {@code recorded} as the call's
-   * attempts; this exception is unchanged. A subclass overrides it with its own copy constructor
-   * so that the copy keeps its type and its fields.
+   * attempts; this exception is unchanged. A subclass overrides it with its own copy constructor so
+   * that the copy keeps its type and its fields.
    */
   public TetherException withAttempts(List<Attempt> recorded) {
     return new TetherException(this, recorded);

@@ -1,25 +1,25 @@
 package dev.tether;
 
+import dev.tether.codec.JacksonCodec;
 import dev.tether.internal.EventBus;
 import dev.tether.internal.EventLoopScheduler;
 import dev.tether.internal.TetherProperties;
 import dev.tether.observe.ServerStatus;
 import dev.tether.observe.TetherListener;
-import dev.tether.spi.Codec;
-import dev.tether.spi.Scheduler;
-import dev.tether.spi.Ticker;
-import dev.tether.codec.JacksonCodec;
 import dev.tether.protocol.ProtocolVersion;
 import dev.tether.protocol.Welcome;
 import dev.tether.server.ConnectionAge;
 import dev.tether.server.Dispatcher;
 import dev.tether.server.RawServiceHandler;
 import dev.tether.server.ServerRuntime;
+import dev.tether.server.ServiceHandler;
 import dev.tether.server.ServiceThreads;
 import dev.tether.server.StreamRegistry;
-import dev.tether.stream.StreamThreads;
-import dev.tether.server.ServiceHandler;
 import dev.tether.server.TypedServiceHandler;
+import dev.tether.spi.Codec;
+import dev.tether.spi.Scheduler;
+import dev.tether.spi.Ticker;
+import dev.tether.stream.StreamThreads;
 import dev.tether.transport.TlsContexts;
 import dev.tether.transport.TransportSet;
 import java.time.Duration;
@@ -53,24 +53,64 @@ public final class TetherServer implements AutoCloseable {
     ExecutionMode mode = p.executionMode();
     ExecutorService owned = s.executor() != null ? null : ServiceThreads.ownedFor(mode);
     Executor executor = s.executor() != null ? s.executor() : owned;
-    TransportSet transports = new TransportSet(
-        "tether-server", s.threads(), p.forceNio(), null, s.tls() == null ? null : TlsContexts.forServer(s.tls()));
-    Scheduler scheduler = s.scheduler() != null ? s.scheduler() : new EventLoopScheduler(transports.ioGroup());
-    ServerRuntime.Timing timing = new ServerRuntime.Timing(s.ticker(), scheduler, p.readerIdle(), p.handshakeTimeout(),
-        ConnectionAge.of(p.maxConnectionAge(), p.maxConnectionAgeGrace(), s.random()));
-    Dispatcher dispatcher = new Dispatcher(
-        s.services(), mode, executor, s.ticker(), s.interceptors(), s.callObserver(), s.maxConcurrentRequests());
+    TransportSet transports =
+        new TransportSet(
+            "tether-server",
+            s.threads(),
+            p.forceNio(),
+            null,
+            s.tls() == null ? null : TlsContexts.forServer(s.tls()));
+    Scheduler scheduler =
+        s.scheduler() != null ? s.scheduler() : new EventLoopScheduler(transports.ioGroup());
+    ServerRuntime.Timing timing =
+        new ServerRuntime.Timing(
+            s.ticker(),
+            scheduler,
+            p.readerIdle(),
+            p.handshakeTimeout(),
+            ConnectionAge.of(p.maxConnectionAge(), p.maxConnectionAgeGrace(), s.random()));
+    Dispatcher dispatcher =
+        new Dispatcher(
+            s.services(),
+            mode,
+            executor,
+            s.ticker(),
+            s.interceptors(),
+            s.callObserver(),
+            s.maxConcurrentRequests());
     this.events = new EventBus(s.listeners(), s.ticker(), "tether-server-events");
-    this.runtime = new ServerRuntime(
-        s.endpoints(), transports, dispatcher, this::welcome, s.maxFrameSize(), p.maxConnections(), timing, owned,
-        events, p.compression(), StreamRegistry.of(s.streamServices(), p.streams(), StreamThreads.shared(), scheduler,
-        s.ticker(), events, dispatcher.oversight()));
+    this.runtime =
+        new ServerRuntime(
+            s.endpoints(),
+            transports,
+            dispatcher,
+            this::welcome,
+            s.maxFrameSize(),
+            p.maxConnections(),
+            timing,
+            owned,
+            events,
+            p.compression(),
+            StreamRegistry.of(
+                s.streamServices(),
+                p.streams(),
+                StreamThreads.shared(),
+                scheduler,
+                s.ticker(),
+                events,
+                dispatcher.oversight()));
   }
 
   private Welcome welcome() {
     Topology t = topology;
-    return new Welcome(serverId, settings.version(), (int) settings.properties().readerIdle().toMillis(),
-        settings.maxFrameSize(), settings.maxConcurrentRequests(), t == null ? "" : t.primary(), t == null ? List.of() : t.alternates());
+    return new Welcome(
+        serverId,
+        settings.version(),
+        (int) settings.properties().readerIdle().toMillis(),
+        settings.maxFrameSize(),
+        settings.maxConcurrentRequests(),
+        t == null ? "" : t.primary(),
+        t == null ? List.of() : t.alternates());
   }
 
   /**
@@ -110,7 +150,9 @@ public final class TetherServer implements AutoCloseable {
 
   /** {@code service + ":" + every bound endpoint}, ready for {@link Tether#proxy(String)}. */
   public String proxyString(String service) {
-    StringBuilder sb = new StringBuilder(new ParsedProxy(service, InvocationMode.TWOWAY, false, List.of()).toString());
+    StringBuilder sb =
+        new StringBuilder(
+            new ParsedProxy(service, InvocationMode.TWOWAY, false, List.of()).toString());
     endpoints().forEach(e -> sb.append(':').append(e));
     return sb.toString();
   }
@@ -119,7 +161,9 @@ public final class TetherServer implements AutoCloseable {
     return serverId;
   }
 
-  /** The names of the registered services, stream services too, in the order they were registered. */
+  /**
+   * The names of the registered services, stream services too, in the order they were registered.
+   */
   public List<String> serviceNames() {
     return settings.serviceNames();
   }
@@ -131,9 +175,9 @@ public final class TetherServer implements AutoCloseable {
 
   /**
    * Runs {@code action} when {@link #shutdownGracefully} is first called, before the server stops
-   * accepting or sends GOAWAY, so a registry can withdraw it while it still serves and clients
-   * stop routing to it before the drain. Actions run once, in the order added, on the caller's
-   * thread; one that throws is logged and the shutdown goes on. {@link #close()} runs none.
+   * accepting or sends GOAWAY, so a registry can withdraw it while it still serves and clients stop
+   * routing to it before the drain. Actions run once, in the order added, on the caller's thread;
+   * one that throws is logged and the shutdown goes on. {@link #close()} runs none.
    */
   public void onShutdownStarting(Runnable action) {
     shutdownStarting.add(action);
@@ -142,14 +186,15 @@ public final class TetherServer implements AutoCloseable {
   /**
    * Builds a new TLS context from the same configuration (PEM files are read again, so a renewed
    * certificate or CA takes effect) and uses it for connections accepted from now on; open
-   * connections go on with theirs. A configuration that no longer builds throws
-   * {@link IllegalArgumentException} and leaves the current context in force.
+   * connections go on with theirs. A configuration that no longer builds throws {@link
+   * IllegalArgumentException} and leaves the current context in force.
    *
    * @throws IllegalStateException when the server has no TLS configured
    */
   public void reloadTls() {
     if (settings.tls() == null) {
-      throw new IllegalStateException("this server has no TLS configured (TetherServer.builder().tls(...))");
+      throw new IllegalStateException(
+          "this server has no TLS configured (TetherServer.builder().tls(...))");
     }
     runtime.reloadTls(TlsContexts.forServer(settings.tls()));
   }
@@ -169,8 +214,8 @@ public final class TetherServer implements AutoCloseable {
 
   /**
    * Removes {@code l} (one registration of that instance): events emitted from now on skip it;
-   * those emitted before may still reach it, in order, just after this returns. Returns false
-   * when it was not registered.
+   * those emitted before may still reach it, in order, just after this returns. Returns false when
+   * it was not registered.
    */
   public boolean removeListener(TetherListener l) {
     return events.remove(l);
@@ -209,8 +254,10 @@ public final class TetherServer implements AutoCloseable {
     private Codec codec = new JacksonCodec();
     private Executor executor;
     private TlsConfig tls;
+
     /** Null unless watchTls was called. */
     private Duration tlsWatch;
+
     private String version = "0.0.0";
     private int threads;
     private final TetherProperties properties = new TetherProperties();
@@ -219,11 +266,15 @@ public final class TetherServer implements AutoCloseable {
     private Topology topology;
     private final List<TetherListener> listeners = new ArrayList<>();
     private final List<ServerInterceptor> interceptors = new ArrayList<>();
+
     /** Null unless callObserver was called. */
     private ServerCallObserver callObserver;
+
     private Ticker ticker = Ticker.system();
+
     /** Null until set: the server then keeps time on its own event loops. */
     private Scheduler scheduler;
+
     private java.util.Random random = new java.util.Random();
 
     private Builder() {}
@@ -234,12 +285,16 @@ public final class TetherServer implements AutoCloseable {
       return this;
     }
 
-    /** A typed service: each method is an operation of its name (a stream when it returns Flow.Publisher). */
+    /**
+     * A typed service: each method is an operation of its name (a stream when it returns
+     * Flow.Publisher).
+     */
     public <T> Builder service(String name, Class<T> iface, T implementation) {
       if (dev.tether.codec.OperationTable.of(iface).hasStreams()) {
         streamService(name, new dev.tether.server.TypedStreamService(iface, implementation, codec));
       }
-      return register(services, "service", name, new TypedServiceHandler(iface, implementation, codec));
+      return register(
+          services, "service", name, new TypedServiceHandler(iface, implementation, codec));
     }
 
     /** An untyped service receiving every operation of its name. */
@@ -247,7 +302,10 @@ public final class TetherServer implements AutoCloseable {
       return register(services, "service", name, new RawServiceHandler(service));
     }
 
-    /** A stream service: each stream opened on {@code name} gets the publisher {@code service} returns for it. */
+    /**
+     * A stream service: each stream opened on {@code name} gets the publisher {@code service}
+     * returns for it.
+     */
     public Builder streamService(String name, RawStreamService service) {
       return register(streamServices, "stream service", name, Objects.requireNonNull(service));
     }
@@ -266,10 +324,10 @@ public final class TetherServer implements AutoCloseable {
     }
 
     /**
-     * Where service code runs: the executor (default), the event loop (DIRECT), the executor
-     * one request per connection at a time, in arrival order (SERIALIZED), or a virtual thread per
-     * call (VIRTUAL_THREADS, Java 21 or later). Same as the property
-     * {@code tether.server.executionMode}.
+     * Where service code runs: the executor (default), the event loop (DIRECT), the executor one
+     * request per connection at a time, in arrival order (SERIALIZED), or a virtual thread per call
+     * (VIRTUAL_THREADS, Java 21 or later). Same as the property {@code
+     * tether.server.executionMode}.
      */
     public Builder executionMode(ExecutionMode m) {
       return property(ServerProperties.EXECUTION_MODE, Objects.requireNonNull(m).name());
@@ -278,9 +336,9 @@ public final class TetherServer implements AutoCloseable {
     /**
      * Runs service code on this executor instead of the server's own pool, which keeps a few
      * threads per core and grows to 256 while calls block: services that block for longer or in
-     * greater numbers (remote calls, locks) should pass an executor sized for how many may block
-     * at once. Either way up to 1,024 calls wait for a thread before new ones are refused; an
-     * executor that rejects work makes the server answer REFUSED once none of its tasks is left.
+     * greater numbers (remote calls, locks) should pass an executor sized for how many may block at
+     * once. Either way up to 1,024 calls wait for a thread before new ones are refused; an executor
+     * that rejects work makes the server answer REFUSED once none of its tasks is left.
      */
     public Builder executor(Executor e) {
       executor = e;
@@ -294,10 +352,10 @@ public final class TetherServer implements AutoCloseable {
     }
 
     /**
-     * Opt-in certificate rotation: every {@code interval}, the server looks at the PEM files of
-     * its TLS config and, when one changed, {@linkplain TetherServer#reloadTls() reloads} them.
-     * Write the key before the certificate or replace both atomically (a rename): a pair that does
-     * not match is logged and the previous context stays until the next change.
+     * Opt-in certificate rotation: every {@code interval}, the server looks at the PEM files of its
+     * TLS config and, when one changed, {@linkplain TetherServer#reloadTls() reloads} them. Write
+     * the key before the certificate or replace both atomically (a rename): a pair that does not
+     * match is logged and the previous context stays until the next change.
      *
      * @throws IllegalArgumentException at build time when the TLS config has no PEM file to watch
      */
@@ -309,7 +367,10 @@ public final class TetherServer implements AutoCloseable {
       return this;
     }
 
-    /** The cluster view (primary, alternates) sent to clients in WELCOME, for the client-reroute behaviour. */
+    /**
+     * The cluster view (primary, alternates) sent to clients in WELCOME, for the client-reroute
+     * behaviour.
+     */
     public Builder topology(Topology t) {
       topology = t;
       return this;
@@ -394,7 +455,9 @@ public final class TetherServer implements AutoCloseable {
       return this;
     }
 
-    /** Receives the server's events (ACCEPTED, GOAWAY_SENT, DRAINED, PROTOCOL_ERROR); any number. */
+    /**
+     * Receives the server's events (ACCEPTED, GOAWAY_SENT, DRAINED, PROTOCOL_ERROR); any number.
+     */
     public Builder listener(TetherListener l) {
       listeners.add(Objects.requireNonNull(l));
       return this;
@@ -427,24 +490,45 @@ public final class TetherServer implements AutoCloseable {
     }
 
     /**
-     * Sees each execution from its start to its answer (for tracing: a span per execution). One
-     * per server; without one an execution costs nothing more.
+     * Sees each execution from its start to its answer (for tracing: a span per execution). One per
+     * server; without one an execution costs nothing more.
      *
      * @throws IllegalStateException when one is already set
      */
     public Builder callObserver(ServerCallObserver o) {
       if (callObserver != null) {
-        throw new IllegalStateException("this builder already has a call observer: " + callObserver);
+        throw new IllegalStateException(
+            "this builder already has a call observer: " + callObserver);
       }
       callObserver = Objects.requireNonNull(o);
       return this;
     }
 
-    /** A server with these settings; fails naming what is wrong with them (see {@code ServerSettings}). */
+    /**
+     * A server with these settings; fails naming what is wrong with them (see {@code
+     * ServerSettings}).
+     */
     public TetherServer build() {
-      return new TetherServer(new ServerSettings(
-          endpoints, services, streamServices, executor, tls, tlsWatch, version, threads, maxFrameSize, maxConcurrentRequests,
-          topology, listeners, interceptors, callObserver, ticker, scheduler, random, ServerProperties.parse(properties)));
+      return new TetherServer(
+          new ServerSettings(
+              endpoints,
+              services,
+              streamServices,
+              executor,
+              tls,
+              tlsWatch,
+              version,
+              threads,
+              maxFrameSize,
+              maxConcurrentRequests,
+              topology,
+              listeners,
+              interceptors,
+              callObserver,
+              ticker,
+              scheduler,
+              random,
+              ServerProperties.parse(properties)));
     }
   }
 }

@@ -46,7 +46,11 @@ public final class TlsConfig {
   private final List<String> protocols;
   private final boolean hostnameVerification;
 
-  private TlsConfig(KeyMaterial material, ClientAuth clientAuth, List<String> protocols, boolean hostnameVerification) {
+  private TlsConfig(
+      KeyMaterial material,
+      ClientAuth clientAuth,
+      List<String> protocols,
+      boolean hostnameVerification) {
     this.material = material;
     this.clientAuth = clientAuth;
     this.protocols = protocols;
@@ -65,8 +69,11 @@ public final class TlsConfig {
    * @param certificateChain non-null exactly when {@code privateKey} is
    */
   private record KeyMaterial(
-      Pem certificateChain, Pem privateKey, Pem trustedCertificates,
-      KeyManagerFactory keyManagerFactory, TrustManagerFactory trustManagerFactory) {
+      Pem certificateChain,
+      Pem privateKey,
+      Pem trustedCertificates,
+      KeyManagerFactory keyManagerFactory,
+      TrustManagerFactory trustManagerFactory) {
 
     List<Path> pemFiles() {
       return java.util.stream.Stream.of(certificateChain, privateKey, trustedCertificates)
@@ -132,12 +139,13 @@ public final class TlsConfig {
   private static <T> TlsConfig fromPem(
       T certificateChain, T privateKey, T trustedCertificates, BiFunction<String, T, Pem> read) {
     requireBothOrNeither(certificateChain, privateKey);
-    return new TlsConfig(new KeyMaterial(
-        pem("certificate chain", certificateChain, read),
-        pem("private key", privateKey, read),
-        pem("trusted certificates", trustedCertificates, read),
-        null,
-        null));
+    return new TlsConfig(
+        new KeyMaterial(
+            pem("certificate chain", certificateChain, read),
+            pem("private key", privateKey, read),
+            pem("trusted certificates", trustedCertificates, read),
+            null,
+            null));
   }
 
   private static <T> Pem pem(String role, T source, BiFunction<String, T, Pem> read) {

@@ -4,10 +4,9 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * A cluster's failover order as a server knows it (the client-reroute behaviour): the primary,
- * then the alternates.
- * Endpoints are in grammar form, e.g. {@code "tcp -h 127.0.0.1 -p 7001"}. Servers send it in
- * WELCOME; clients connect to the primary and fail over through the alternates in order.
+ * A cluster's failover order as a server knows it (the client-reroute behaviour): the primary, then
+ * the alternates. Endpoints are in grammar form, e.g. {@code "tcp -h 127.0.0.1 -p 7001"}. Servers
+ * send it in WELCOME; clients connect to the primary and fail over through the alternates in order.
  */
 public record Topology(String primary, List<String> alternates) {
   public Topology {

@@ -37,10 +37,13 @@ class CallFutureTest {
 
   @BeforeEach
   void start() {
-    server = TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0")
-        .service("raw", (operation, payload, context) -> payload)
-        .service("greeter", Greeter.class, new GreeterImpl())
-        .build().start();
+    server =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .service("raw", (operation, payload, context) -> payload)
+            .service("greeter", Greeter.class, new GreeterImpl())
+            .build()
+            .start();
     tether = Tether.create();
   }
 
@@ -53,8 +56,10 @@ class CallFutureTest {
   private static void refusesObtrusion(CompletableFuture<?> future) throws Exception {
     future.get(10, TimeUnit.SECONDS);
     Object outcome = future.getNow(null);
-    for (Consumer<CompletableFuture<?>> obtrude : java.util.List.<Consumer<CompletableFuture<?>>>of(
-        f -> f.obtrudeValue(null), f -> f.obtrudeException(new IllegalStateException("replaced")))) {
+    for (Consumer<CompletableFuture<?>> obtrude :
+        java.util.List.<Consumer<CompletableFuture<?>>>of(
+            f -> f.obtrudeValue(null),
+            f -> f.obtrudeException(new IllegalStateException("replaced")))) {
       assertThatThrownBy(() -> obtrude.accept(future))
           .isInstanceOf(UnsupportedOperationException.class)
           .hasMessage("a Tether call's outcome is set only by the call itself");
@@ -80,7 +85,11 @@ class CallFutureTest {
 
   @Test
   void aTypedHedgedCallsFutureRefusesObtrusion() throws Exception {
-    Greeter hedged = tether.proxy(server.proxyString("greeter")).withHedging(Duration.ofSeconds(5), 2).as(Greeter.class);
+    Greeter hedged =
+        tether
+            .proxy(server.proxyString("greeter"))
+            .withHedging(Duration.ofSeconds(5), 2)
+            .as(Greeter.class);
     refusesObtrusion(hedged.greetAgain("bob"));
   }
 }

@@ -18,15 +18,21 @@ class CallPathTest {
 
   @BeforeEach
   void start() {
-    server = TetherServer.builder()
-        .endpoints("tcp -h 127.0.0.1 -p 0")
-        .service("echo", (op, payload, ctx) -> switch (op) {
-          case "echo" -> payload;
-          case "fail" -> throw new IllegalStateException("boom " + new String(payload, StandardCharsets.UTF_8));
-          default -> throw new UnsupportedOperationException(op);
-        })
-        .build()
-        .start();
+    server =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .service(
+                "echo",
+                (op, payload, ctx) ->
+                    switch (op) {
+                      case "echo" -> payload;
+                      case "fail" ->
+                          throw new IllegalStateException(
+                              "boom " + new String(payload, StandardCharsets.UTF_8));
+                      default -> throw new UnsupportedOperationException(op);
+                    })
+            .build()
+            .start();
     tether = Tether.create();
   }
 
@@ -60,16 +66,19 @@ class CallPathTest {
   void remoteErrorCarriesTheRemoteTypeAndMessage() {
     Proxy p = tether.proxy(server.proxyString("echo"));
     assertThatThrownBy(() -> p.invoke("fail", "x".getBytes(StandardCharsets.UTF_8)))
-        .isInstanceOfSatisfying(RemoteException.class, e -> {
-          assertThat(e.remoteType()).isEqualTo(IllegalStateException.class.getName());
-          assertThat(e.remoteMessage()).isEqualTo("boom x");
-        });
+        .isInstanceOfSatisfying(
+            RemoteException.class,
+            e -> {
+              assertThat(e.remoteType()).isEqualTo(IllegalStateException.class.getName());
+              assertThat(e.remoteMessage()).isEqualTo("boom x");
+            });
   }
 
   @Test
   void unknownServiceRaisesServiceNotFound() {
     Proxy p = tether.proxy(server.proxyString("nope"));
-    assertThatThrownBy(() -> p.invoke("echo", new byte[0])).isInstanceOf(ServiceNotFoundException.class);
+    assertThatThrownBy(() -> p.invoke("echo", new byte[0]))
+        .isInstanceOf(ServiceNotFoundException.class);
   }
 
   @Test

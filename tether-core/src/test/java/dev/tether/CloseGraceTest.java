@@ -14,19 +14,24 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** {@code Tether.close()} drains: a pending call gets its answer within {@code tether.close.grace}. */
+/**
+ * {@code Tether.close()} drains: a pending call gets its answer within {@code tether.close.grace}.
+ */
 class CloseGraceTest {
   private final CountDownLatch release = new CountDownLatch(1);
   private final AtomicInteger started = new AtomicInteger();
-  private final TetherServer server = TetherServer.builder()
-      .endpoints("tcp -h 127.0.0.1 -p 0")
-      .service("svc", (op, payload, ctx) -> {
-        started.incrementAndGet();
-        release.await(30, TimeUnit.SECONDS);
-        return "done".getBytes(StandardCharsets.UTF_8);
-      })
-      .build()
-      .start();
+  private final TetherServer server =
+      TetherServer.builder()
+          .endpoints("tcp -h 127.0.0.1 -p 0")
+          .service(
+              "svc",
+              (op, payload, ctx) -> {
+                started.incrementAndGet();
+                release.await(30, TimeUnit.SECONDS);
+                return "done".getBytes(StandardCharsets.UTF_8);
+              })
+          .build()
+          .start();
 
   @AfterEach
   void stop() {
@@ -44,12 +49,15 @@ class CloseGraceTest {
 
     CompletableFuture<Void> closed = CompletableFuture.runAsync(tether::close);
     // Draining: no new calls, the pending one still waits for its answer.
-    await().atMost(Duration.ofSeconds(10)).until(() -> tether.connection(c).state() == ConnectionState.DRAINING);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> tether.connection(c).state() == ConnectionState.DRAINING);
     assertThat(closed).isNotDone();
     assertThatThrownBy(() -> p.invoke("later", new byte[0])).hasMessageContaining("closed");
 
     release.countDown();
-    assertThat(new String(call.get(10, TimeUnit.SECONDS), StandardCharsets.UTF_8)).isEqualTo("done");
+    assertThat(new String(call.get(10, TimeUnit.SECONDS), StandardCharsets.UTF_8))
+        .isEqualTo("done");
     closed.get(10, TimeUnit.SECONDS);
     assertThat(tether.connection(c).state()).isEqualTo(ConnectionState.CLOSED);
     assertThat(started).hasValue(1);
@@ -66,6 +74,8 @@ class CloseGraceTest {
 
     assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS))
         .isInstanceOf(ExecutionException.class)
-        .cause().isInstanceOfSatisfying(ConnectionLostException.class, e -> assertThat(e.mayHaveExecuted()).isTrue());
+        .cause()
+        .isInstanceOfSatisfying(
+            ConnectionLostException.class, e -> assertThat(e.mayHaveExecuted()).isTrue());
   }
 }

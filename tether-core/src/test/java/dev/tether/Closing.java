@@ -1,6 +1,9 @@
 package dev.tether;
 
-/** A test's cleanup: closes what it opened, in the order given (clients before servers), skipping what it never made. */
+/**
+ * A test's cleanup: closes what it opened, in the order given (clients before servers), skipping
+ * what it never made.
+ */
 public final class Closing {
   private Closing() {}
 

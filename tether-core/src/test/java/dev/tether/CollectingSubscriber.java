@@ -7,8 +7,8 @@ import java.util.concurrent.Flow;
 
 /**
  * A subscriber that keeps every item and its end, asking for {@code initialDemand} items when
- * subscribed and for more only when the test says so ({@link #request}); {@link #done()}
- * completes with the end (normally or with the error).
+ * subscribed and for more only when the test says so ({@link #request}); {@link #done()} completes
+ * with the end (normally or with the error).
  */
 public final class CollectingSubscriber implements Flow.Subscriber<byte[]> {
   private final long initialDemand;

@@ -12,12 +12,15 @@ import org.junit.jupiter.api.Test;
 class ModuleSurfaceTest {
   @Test
   void exportsOnlyTheApiTheExtensionPointsAndObservability() throws Exception {
-    Path classes = Path.of(Tether.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+    Path classes =
+        Path.of(Tether.class.getProtectionDomain().getCodeSource().getLocation().toURI());
     ModuleDescriptor module = ModuleFinder.of(classes).findAll().iterator().next().descriptor();
 
-    Set<String> exported = module.exports().stream().map(ModuleDescriptor.Exports::source).collect(Collectors.toSet());
+    Set<String> exported =
+        module.exports().stream().map(ModuleDescriptor.Exports::source).collect(Collectors.toSet());
 
     assertThat(module.name()).isEqualTo("dev.tether.core");
-    assertThat(exported).containsExactlyInAnyOrder("dev.tether", "dev.tether.spi", "dev.tether.observe");
+    assertThat(exported)
+        .containsExactlyInAnyOrder("dev.tether", "dev.tether.spi", "dev.tether.observe");
   }
 }

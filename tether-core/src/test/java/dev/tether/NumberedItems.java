@@ -7,8 +7,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A cold publisher of the items "1", "2", ... up to {@code count} (or without end for a negative
- * count), each emitted on the thread that asked for it and only when asked: what a stream test
- * uses to see how much demand reached the service, whether it was cancelled, and how often opened.
+ * count), each emitted on the thread that asked for it and only when asked: what a stream test uses
+ * to see how much demand reached the service, whether it was cancelled, and how often opened.
  */
 public final class NumberedItems implements Flow.Publisher<byte[]> {
   private final long count;
@@ -51,7 +51,8 @@ public final class NumberedItems implements Flow.Publisher<byte[]> {
    */
   public static dev.tether.RawStreamService counting(java.util.List<NumberedItems> opened) {
     return (operation, request, inbound, ctx) -> {
-      NumberedItems items = new NumberedItems(Long.parseLong(new String(request, StandardCharsets.US_ASCII)));
+      NumberedItems items =
+          new NumberedItems(Long.parseLong(new String(request, StandardCharsets.US_ASCII)));
       if (opened != null) {
         opened.add(items);
       }
@@ -70,39 +71,40 @@ public final class NumberedItems implements Flow.Publisher<byte[]> {
   @Override
   public void subscribe(Flow.Subscriber<? super byte[]> subscriber) {
     subscriptions.incrementAndGet();
-    subscriber.onSubscribe(new Flow.Subscription() {
-      private long next = 1;
-      private long demand;
-      private boolean emitting;
-      private boolean done;
+    subscriber.onSubscribe(
+        new Flow.Subscription() {
+          private long next = 1;
+          private long demand;
+          private boolean emitting;
+          private boolean done;
 
-      @Override
-      public synchronized void request(long n) {
-        requested.addAndGet(n);
-        demand += n;
-        if (emitting) {
-          return; // the loop below sees the new demand
-        }
-        emitting = true;
-        while (!done && demand > 0 && (count < 0 || next <= count)) {
-          demand--;
-          emitted.incrementAndGet();
-          subscriber.onNext(itemOf.apply(next++));
-        }
-        if (!done && count >= 0 && next > count) {
-          done = true;
-          subscriber.onComplete();
-        }
-        emitting = false;
-      }
+          @Override
+          public synchronized void request(long n) {
+            requested.addAndGet(n);
+            demand += n;
+            if (emitting) {
+              return; // the loop below sees the new demand
+            }
+            emitting = true;
+            while (!done && demand > 0 && (count < 0 || next <= count)) {
+              demand--;
+              emitted.incrementAndGet();
+              subscriber.onNext(itemOf.apply(next++));
+            }
+            if (!done && count >= 0 && next > count) {
+              done = true;
+              subscriber.onComplete();
+            }
+            emitting = false;
+          }
 
-      @Override
-      public synchronized void cancel() {
-        if (!done) {
-          done = true;
-          cancels.incrementAndGet();
-        }
-      }
-    });
+          @Override
+          public synchronized void cancel() {
+            if (!done) {
+              done = true;
+              cancels.incrementAndGet();
+            }
+          }
+        });
   }
 }

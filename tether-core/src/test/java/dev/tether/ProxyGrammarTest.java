@@ -29,10 +29,11 @@ class ProxyGrammarTest {
     assertThat(proxy.identity()).isEqualTo("echo");
     assertThat(proxy.mode()).isEqualTo(InvocationMode.TWOWAY);
     assertThat(proxy.secure()).isFalse();
-    assertThat(proxy.endpoints()).containsExactly(
-        new Endpoint("tcp", "127.0.0.1", 7000, null, false),
-        new Endpoint("ssl", "db2", 7001, Duration.ofMillis(5000), false),
-        new Endpoint("udp", "127.0.0.1", 7002, null, false));
+    assertThat(proxy.endpoints())
+        .containsExactly(
+            new Endpoint("tcp", "127.0.0.1", 7000, null, false),
+            new Endpoint("ssl", "db2", 7001, Duration.ofMillis(5000), false),
+            new Endpoint("udp", "127.0.0.1", 7002, null, false));
   }
 
   @Test
@@ -48,9 +49,14 @@ class ProxyGrammarTest {
 
   @Test
   void canonicalFormListsModeSecureTimeoutAndCompression() {
-    ParsedProxy proxy = new ParsedProxy("echo", InvocationMode.ONEWAY, true, List.of(
-        new Endpoint("ssl", "db2", 7001, Duration.ofMillis(5000), true),
-        new Endpoint("udp", "::1", 7002, null, false)));
+    ParsedProxy proxy =
+        new ParsedProxy(
+            "echo",
+            InvocationMode.ONEWAY,
+            true,
+            List.of(
+                new Endpoint("ssl", "db2", 7001, Duration.ofMillis(5000), true),
+                new Endpoint("udp", "::1", 7002, null, false)));
 
     assertThat(proxy.toString())
         .isEqualTo("echo -o -s:ssl -h db2 -p 7001 -t 5000 -z:udp -h \"::1\" -p 7002");
@@ -119,8 +125,8 @@ class ProxyGrammarTest {
     ParsedProxy spaced =
         ProxyGrammar.parseProxy("  echo \t-o  :\ttcp   -h\t127.0.0.1 -p 7000 : udp -p 7002\t ");
 
-    assertThat(spaced).isEqualTo(
-        ProxyGrammar.parseProxy("echo -o:tcp -h 127.0.0.1 -p 7000:udp -p 7002"));
+    assertThat(spaced)
+        .isEqualTo(ProxyGrammar.parseProxy("echo -o:tcp -h 127.0.0.1 -p 7000:udp -p 7002"));
   }
 
   @Test
@@ -156,8 +162,7 @@ class ProxyGrammarTest {
     ParsedProxy proxy = ProxyGrammar.parseProxy("echo:tcp -h \"::1\" -p 1:udp -h \"fe80::1%eth0\"");
 
     assertThat(proxy.endpoints()).extracting(Endpoint::host).containsExactly("::1", "fe80::1%eth0");
-    assertThat(proxy.toString())
-        .isEqualTo("echo:tcp -h \"::1\" -p 1:udp -h \"fe80::1%eth0\" -p 0");
+    assertThat(proxy.toString()).isEqualTo("echo:tcp -h \"::1\" -p 1:udp -h \"fe80::1%eth0\" -p 0");
   }
 
   @Test
@@ -188,9 +193,10 @@ class ProxyGrammarTest {
   void endpointListReadsServerEndpoints() {
     List<Endpoint> endpoints = Endpoint.parseList("tcp -h 127.0.0.1 -p 0 : local -h node1");
 
-    assertThat(endpoints).containsExactly(
-        new Endpoint("tcp", "127.0.0.1", 0, null, false),
-        new Endpoint("local", "node1", 0, null, false));
+    assertThat(endpoints)
+        .containsExactly(
+            new Endpoint("tcp", "127.0.0.1", 0, null, false),
+            new Endpoint("local", "node1", 0, null, false));
   }
 
   @Test
@@ -233,8 +239,8 @@ class ProxyGrammarTest {
     ProxyParseException e = rejected("echo:tcp -h x -p abc");
 
     assertThat(e.position()).isEqualTo(17);
-    assertThat(e).hasMessage(
-        "expected a port number after -p at position 17 in \"echo:tcp -h x -p abc\"");
+    assertThat(e)
+        .hasMessage("expected a port number after -p at position 17 in \"echo:tcp -h x -p abc\"");
   }
 
   static Stream<Arguments> badProxyStrings() {
@@ -313,8 +319,9 @@ class ProxyGrammarTest {
 
   @Test
   void endpointListRefusesProxyOptions() {
-    ProxyParseException e = catchThrowableOfType(
-        ProxyParseException.class, () -> Endpoint.parseList("echo -o:tcp -p 1"));
+    ProxyParseException e =
+        catchThrowableOfType(
+            ProxyParseException.class, () -> Endpoint.parseList("echo -o:tcp -p 1"));
 
     assertThat(e.position()).isEqualTo(5);
     assertThat(e.getMessage()).contains("unknown endpoint option -o");
@@ -388,8 +395,9 @@ class ProxyGrammarTest {
 
   // Characters chosen to hit every lexical rule: separators, quotes, escapes, dashes, non-ASCII.
   private static final String TRICKY_CHARS = "abcxyz019-_./ :\"\\\té*";
-  private static final List<String> HOSTS = List.of(
-      "localhost", "127.0.0.1", "db2", "::1", "fe80::1%eth0", "*", "my host", "-odd", "a\"b");
+  private static final List<String> HOSTS =
+      List.of(
+          "localhost", "127.0.0.1", "db2", "::1", "fe80::1%eth0", "*", "my host", "-odd", "a\"b");
   private static final List<String> TRANSPORTS = List.of("tcp", "ssl", "udp", "local", "ws", "bt2");
 
   private static ParsedProxy randomProxy(Random random) {
@@ -426,11 +434,13 @@ class ProxyGrammarTest {
       options.add("-s");
     }
     Collections.shuffle(options, random);
-    StringBuilder out = new StringBuilder(space(random, 0))
-        .append(quoteLoosely(proxy.identity(), random));
+    StringBuilder out =
+        new StringBuilder(space(random, 0)).append(quoteLoosely(proxy.identity(), random));
     options.forEach(option -> out.append(space(random, 1)).append(option));
     for (Endpoint endpoint : proxy.endpoints()) {
-      out.append(space(random, 0)).append(':').append(space(random, 0))
+      out.append(space(random, 0))
+          .append(':')
+          .append(space(random, 0))
           .append(writeLoosely(endpoint, random));
     }
     return out.append(space(random, 0)).toString();

@@ -6,12 +6,12 @@ import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 
 /**
- * Coverage-guided fuzzing of the proxy-string grammar through its four entry points:
- * {@link ParsedProxy#parse}, {@link Endpoint#parse}, {@link Endpoint#parseList} and
- * {@link Tether#proxy(String)}. Jazzer's last input byte picks the entry point, the rest is the
- * string (any Unicode). A string either parses to a value whose {@code toString()} parses back to
- * an equal value and prints the same again, or is refused with a {@link ProxyParseException}
- * whose position lies within the string and whose message quotes it; never another exception.
+ * Coverage-guided fuzzing of the proxy-string grammar through its four entry points: {@link
+ * ParsedProxy#parse}, {@link Endpoint#parse}, {@link Endpoint#parseList} and {@link
+ * Tether#proxy(String)}. Jazzer's last input byte picks the entry point, the rest is the string
+ * (any Unicode). A string either parses to a value whose {@code toString()} parses back to an equal
+ * value and prints the same again, or is refused with a {@link ProxyParseException} whose position
+ * lies within the string and whose message quotes it; never another exception.
  */
 class ProxyStringJazzerTest {
   private static Tether tether;
@@ -35,7 +35,8 @@ class ProxyStringJazzerTest {
         default -> checkRuntimeProxy(text);
       }
     } catch (ProxyParseException e) {
-      check(e.position() >= 0 && e.position() <= text.length(),
+      check(
+          e.position() >= 0 && e.position() <= text.length(),
           "position " + e.position() + " outside a string of " + text.length());
       check(e.getMessage().contains("at position " + e.position()), "message lacks the position");
       check(e.getMessage().contains(text), "message does not quote the input");
@@ -54,7 +55,8 @@ class ProxyStringJazzerTest {
     Endpoint parsed = Endpoint.parse(text);
     String printed = parsed.toString();
     Endpoint again = Endpoint.parse(printed);
-    check(again.equals(parsed) && again.hashCode() == parsed.hashCode(),
+    check(
+        again.equals(parsed) && again.hashCode() == parsed.hashCode(),
         "\"" + printed + "\" parses to another endpoint");
     check(again.toString().equals(printed), "printing is not stable: " + printed);
   }
@@ -66,14 +68,18 @@ class ProxyStringJazzerTest {
     for (Endpoint endpoint : parsed) {
       printed.append(printed.length() == 0 ? "" : ":").append(endpoint);
     }
-    check(Endpoint.parseList(printed.toString()).equals(parsed), "list does not print back: " + printed);
+    check(
+        Endpoint.parseList(printed.toString()).equals(parsed),
+        "list does not print back: " + printed);
   }
 
   private static void checkRuntimeProxy(String text) {
     Proxy proxy = runtime().proxy(text);
     String printed = proxy.toString();
     check(printed.equals(ParsedProxy.parse(text).toString()), "a Proxy prints " + printed);
-    check(runtime().proxy(printed).toString().equals(printed), "a Proxy does not print back: " + printed);
+    check(
+        runtime().proxy(printed).toString().equals(printed),
+        "a Proxy does not print back: " + printed);
   }
 
   private static Tether runtime() {

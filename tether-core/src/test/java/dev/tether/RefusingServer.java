@@ -13,9 +13,10 @@ public final class RefusingServer {
   public static TetherServer start() {
     return TetherServer.builder()
         .endpoints("tcp -h 127.0.0.1 -p 0")
-        .executor(task -> {
-          throw new RejectedExecutionException("no thread free");
-        })
+        .executor(
+            task -> {
+              throw new RejectedExecutionException("no thread free");
+            })
         .service("svc", (op, payload, ctx) -> payload)
         .build()
         .start();

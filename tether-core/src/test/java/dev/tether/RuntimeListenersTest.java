@@ -29,8 +29,12 @@ class RuntimeListenersTest {
   }
 
   private TetherServer echoServer() {
-    TetherServer s = TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0")
-        .service("echo", (op, payload, ctx) -> payload).build().start();
+    TetherServer s =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .service("echo", (op, payload, ctx) -> payload)
+            .build()
+            .start();
     closing.add(s);
     return s;
   }
@@ -60,9 +64,11 @@ class RuntimeListenersTest {
     await().atMost(Duration.ofSeconds(5)).until(() -> all.sawConnected(last));
 
     List<TetherEvent> between = all.about(endpointOf(during));
-    assertThat(between).extracting(TetherEvent::kind)
+    assertThat(between)
+        .extracting(TetherEvent::kind)
         .containsExactly(TetherEvent.Kind.CONNECTING, TetherEvent.Kind.CONNECTED);
-    assertThat(window.events).containsExactlyElementsOf(between); // the same instances, nothing else
+    assertThat(window.events)
+        .containsExactlyElementsOf(between); // the same instances, nothing else
     assertThat(all.about(endpointOf(before))).isNotEmpty();
     assertThat(all.about(last)).isNotEmpty();
     assertThat(tether.removeListener(window)).as("a second removal finds nothing").isFalse();
@@ -82,7 +88,8 @@ class RuntimeListenersTest {
     call(client(), server);
     await().atMost(Duration.ofSeconds(5)).until(() -> all.count(TetherEvent.Kind.ACCEPTED) == 3);
 
-    List<TetherEvent> accepted = all.events.stream().filter(e -> e.kind() == TetherEvent.Kind.ACCEPTED).toList();
+    List<TetherEvent> accepted =
+        all.events.stream().filter(e -> e.kind() == TetherEvent.Kind.ACCEPTED).toList();
     assertThat(window.events).containsExactly(accepted.get(1));
   }
 

@@ -10,7 +10,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** TetherServer.onShutdownStarting: the hook a registry uses to withdraw a server before its drain. */
+/**
+ * TetherServer.onShutdownStarting: the hook a registry uses to withdraw a server before its drain.
+ */
 class ShutdownStartingActionsTest {
   private final List<String> happened = new CopyOnWriteArrayList<>();
 
@@ -18,12 +20,14 @@ class ShutdownStartingActionsTest {
     return TetherServer.builder()
         .endpoints("tcp -h 127.0.0.1 -p 0")
         .service("echo", (operation, payload, context) -> payload)
-        .listener(event -> {
-          if (event.kind() == TetherEvent.Kind.GOAWAY_SENT) {
-            happened.add("GOAWAY_SENT");
-          }
-        })
-        .build().start();
+        .listener(
+            event -> {
+              if (event.kind() == TetherEvent.Kind.GOAWAY_SENT) {
+                happened.add("GOAWAY_SENT");
+              }
+            })
+        .build()
+        .start();
   }
 
   @Test
@@ -44,9 +48,10 @@ class ShutdownStartingActionsTest {
   void aThrowingActionNeitherStopsTheShutdownNorTheOtherActions() {
     TetherServer server = server();
     AtomicInteger ran = new AtomicInteger();
-    server.onShutdownStarting(() -> {
-      throw new IllegalStateException("registry unreachable");
-    });
+    server.onShutdownStarting(
+        () -> {
+          throw new IllegalStateException("registry unreachable");
+        });
     server.onShutdownStarting(ran::incrementAndGet);
     server.shutdownGracefully(Duration.ofSeconds(5));
     assertThat(ran).hasValue(1);

@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Streams across a server's graceful shutdown, over loopback: a stream that ends within the grace
- * ends as it would have, and the drain finishes as soon as it did; one still running when the
- * grace is over ends with {@link StreamLostException} ("server shut down") counting what arrived.
+ * ends as it would have, and the drain finishes as soon as it did; one still running when the grace
+ * is over ends with {@link StreamLostException} ("server shut down") counting what arrived.
  */
 class StreamDrainTest {
   private static final Duration PATIENCE = Duration.ofSeconds(20);
@@ -29,9 +29,13 @@ class StreamDrainTest {
   private Tether tether;
 
   private Proxy startFeed() {
-    server = TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0").listener(e -> seen.add("SRV " + e))
-        .streamService("feed", NumberedItems.counting(opened))
-        .build().start();
+    server =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .listener(e -> seen.add("SRV " + e))
+            .streamService("feed", NumberedItems.counting(opened))
+            .build()
+            .start();
     tether = Tether.builder().listener(e -> seen.add("CLI " + e)).build();
     return tether.proxy(server.proxyString("feed"));
   }
@@ -57,8 +61,10 @@ class StreamDrainTest {
     subscriber.request(Long.MAX_VALUE);
 
     subscriber.done().get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
-    assertThat(subscriber.numbers()).containsExactlyElementsOf(LongStream.rangeClosed(1, 500).boxed().toList());
-    // the client closes its drained connection once the stream is over: the drain ends long before its grace
+    assertThat(subscriber.numbers())
+        .containsExactlyElementsOf(LongStream.rangeClosed(1, 500).boxed().toList());
+    // the client closes its drained connection once the stream is over: the drain ends long before
+    // its grace
     drained.get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
   }
 
@@ -66,7 +72,8 @@ class StreamDrainTest {
   void streamStillRunningWhenTheGraceIsOverEndsWithStreamLost() throws Exception {
     Proxy feed = startFeed();
     CollectingSubscriber subscriber = new CollectingSubscriber(10);
-    feed.stream("count", "-1".getBytes(StandardCharsets.US_ASCII)).subscribe(subscriber); // never ends
+    feed.stream("count", "-1".getBytes(StandardCharsets.US_ASCII))
+        .subscribe(subscriber); // never ends
     await().atMost(PATIENCE).until(() -> subscriber.items().size() == 10);
 
     shutDownWithin(Duration.ofMillis(200)).get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
@@ -75,10 +82,12 @@ class StreamDrainTest {
         .describedAs("events: %s", seen)
         .isInstanceOf(ExecutionException.class)
         .cause()
-        .isInstanceOfSatisfying(StreamLostException.class, lost -> {
-          assertThat(lost).hasMessageContaining("server shut down");
-          assertThat(lost.delivered()).isEqualTo(subscriber.items().size());
-        });
+        .isInstanceOfSatisfying(
+            StreamLostException.class,
+            lost -> {
+              assertThat(lost).hasMessageContaining("server shut down");
+              assertThat(lost.delivered()).isEqualTo(subscriber.items().size());
+            });
     assertThat(subscriber.items()).hasSize(10);
     await().atMost(PATIENCE).until(() -> opened.get(0).cancels() == 1); // the service was told, too
   }

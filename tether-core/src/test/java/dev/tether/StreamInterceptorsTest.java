@@ -14,9 +14,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A stream is opened like a call, over loopback: the client's interceptor watches the opening
- * and its metadata travels with it; the server's interceptors see it before the service does and
- * may refuse it; the server's call observer watches the opening as an execution.
+ * A stream is opened like a call, over loopback: the client's interceptor watches the opening and
+ * its metadata travels with it; the server's interceptors see it before the service does and may
+ * refuse it; the server's call observer watches the opening as an execution.
  */
 class StreamInterceptorsTest {
   private static final Duration PATIENCE = Duration.ofSeconds(20);
@@ -28,21 +28,35 @@ class StreamInterceptorsTest {
   private TetherServer server;
   private Tether tether;
 
-  /** A feed guarded by an interceptor that lets through only openings carrying {@code ticket: ok}. */
+  /**
+   * A feed guarded by an interceptor that lets through only openings carrying {@code ticket: ok}.
+   */
   private Proxy feed(ClientInterceptor clientInterceptor) {
-    server = TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0")
-        .interceptor(call -> {
-          serverSaw.add(call.service() + "." + call.operation() + " on " + Thread.currentThread().getName());
-          if (!"ok".equals(call.metadata().get("ticket"))) {
-            throw new PermissionDeniedException("no ticket");
-          }
-        })
-        .callObserver(call -> {
-          observed.add("start " + call.service() + "." + call.operation());
-          return (status, failure) -> observed.add("end " + status + (failure == null ? "" : " " + failure.getMessage()));
-        })
-        .streamService("feed", NumberedItems.counting(opened))
-        .build().start();
+    server =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .interceptor(
+                call -> {
+                  serverSaw.add(
+                      call.service()
+                          + "."
+                          + call.operation()
+                          + " on "
+                          + Thread.currentThread().getName());
+                  if (!"ok".equals(call.metadata().get("ticket"))) {
+                    throw new PermissionDeniedException("no ticket");
+                  }
+                })
+            .callObserver(
+                call -> {
+                  observed.add("start " + call.service() + "." + call.operation());
+                  return (status, failure) ->
+                      observed.add(
+                          "end " + status + (failure == null ? "" : " " + failure.getMessage()));
+                })
+            .streamService("feed", NumberedItems.counting(opened))
+            .build()
+            .start();
     Tether.Builder b = Tether.builder();
     if (clientInterceptor != null) {
       b.clientInterceptor(clientInterceptor);
@@ -68,39 +82,48 @@ class StreamInterceptorsTest {
         .cause()
         .isInstanceOf(PermissionDeniedException.class)
         .hasMessageContaining("no ticket");
-    assertThat(serverSaw).hasSize(1).allSatisfy(seen -> assertThat(seen).startsWith("feed.count on "));
-    assertThat(serverSaw.get(0)).doesNotContain("loop"); // where the service would run, not on the event loop
+    assertThat(serverSaw)
+        .hasSize(1)
+        .allSatisfy(seen -> assertThat(seen).startsWith("feed.count on "));
+    assertThat(serverSaw.get(0))
+        .doesNotContain("loop"); // where the service would run, not on the event loop
     assertThat(opened).isEmpty();
     assertThat(subscriber.items()).isEmpty();
     assertThat(observed).containsExactly("start feed.count", "end PERMISSION_DENIED no ticket");
   }
 
   @Test
-  void clientInterceptorWatchesTheOpeningAndItsMetadataReachesTheServersInterceptor() throws Exception {
-    Proxy feed = feed(call -> {
-      clientSaw.add("start " + call.service() + "." + call.operation());
-      return new ClientInterceptor.Listener() {
-        @Override
-        public void onAttempt(ClientInterceptor.AttemptStart attempt) {
-          clientSaw.add("attempt " + attempt.number());
-          attempt.putMetadata("ticket", "ok");
-        }
+  void clientInterceptorWatchesTheOpeningAndItsMetadataReachesTheServersInterceptor()
+      throws Exception {
+    Proxy feed =
+        feed(
+            call -> {
+              clientSaw.add("start " + call.service() + "." + call.operation());
+              return new ClientInterceptor.Listener() {
+                @Override
+                public void onAttempt(ClientInterceptor.AttemptStart attempt) {
+                  clientSaw.add("attempt " + attempt.number());
+                  attempt.putMetadata("ticket", "ok");
+                }
 
-        @Override
-        public void onEnd(Throwable failure) {
-          clientSaw.add("end " + failure);
-        }
-      };
-    });
+                @Override
+                public void onEnd(Throwable failure) {
+                  clientSaw.add("end " + failure);
+                }
+              };
+            });
     CollectingSubscriber subscriber = CollectingSubscriber.unbounded();
 
     feed.stream("count", "100".getBytes(StandardCharsets.US_ASCII)).subscribe(subscriber);
 
     subscriber.done().get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
-    assertThat(subscriber.numbers()).containsExactlyElementsOf(LongStream.rangeClosed(1, 100).boxed().toList());
+    assertThat(subscriber.numbers())
+        .containsExactlyElementsOf(LongStream.rangeClosed(1, 100).boxed().toList());
     assertThat(clientSaw).containsExactly("start feed.count", "attempt 1", "end null");
     assertThat(serverSaw).hasSize(1);
     assertThat(opened).hasSize(1);
-    assertThat(observed).as("the call observer watched the opening").containsExactly("start feed.count", "end OK");
+    assertThat(observed)
+        .as("the call observer watched the opening")
+        .containsExactly("start feed.count", "end OK");
   }
 }

@@ -32,10 +32,11 @@ class StreamsTest {
   private Tether tether;
 
   private Proxy start(TetherServer.Builder b) {
-    server = b.endpoints("tcp -h 127.0.0.1 -p 0")
-        .service("calls", (op, payload, ctx) -> payload)
-        .build()
-        .start();
+    server =
+        b.endpoints("tcp -h 127.0.0.1 -p 0")
+            .service("calls", (op, payload, ctx) -> payload)
+            .build()
+            .start();
     tether = Tether.create();
     return tether.proxy(server.proxyString("feed"));
   }
@@ -62,7 +63,8 @@ class StreamsTest {
     feed.stream("count", ascii("10000")).subscribe(subscriber);
 
     subscriber.done().get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
-    assertThat(subscriber.numbers()).containsExactlyElementsOf(LongStream.rangeClosed(1, 10_000).boxed().toList());
+    assertThat(subscriber.numbers())
+        .containsExactlyElementsOf(LongStream.rangeClosed(1, 10_000).boxed().toList());
     assertThat(subscriber.signalsAfterEnd()).isZero();
     assertThat(opened).hasSize(1);
   }
@@ -76,8 +78,12 @@ class StreamsTest {
 
     await().atMost(PATIENCE).until(() -> subscriber.items().size() == 10);
     NumberedItems service = opened.get(0);
-    // Whatever is still on its way cannot pass the credit the client gave: nothing beyond ten arrives.
-    await().during(Duration.ofMillis(200)).atMost(PATIENCE).until(() -> subscriber.items().size() == 10);
+    // Whatever is still on its way cannot pass the credit the client gave: nothing beyond ten
+    // arrives.
+    await()
+        .during(Duration.ofMillis(200))
+        .atMost(PATIENCE)
+        .until(() -> subscriber.items().size() == 10);
     assertThat(service.requested()).isBetween(10L, 10L + 2 * WINDOW);
     assertThat(subscriber.numbers()).containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L);
 
@@ -97,9 +103,11 @@ class StreamsTest {
     subscriber.cancel();
 
     await().atMost(PATIENCE).until(() -> opened.get(0).cancels() == 1);
-    assertThat(feed.withIdentity("calls").invoke("echo", ascii("still here"))).isEqualTo(ascii("still here"));
+    assertThat(feed.withIdentity("calls").invoke("echo", ascii("still here")))
+        .isEqualTo(ascii("still here"));
     assertThat(feed.connection().isSameConnectionAs(carrying)).isTrue();
-    assertThat(subscriber.done()).isNotDone(); // rule 3.6 spirit: a cancelled subscriber hears nothing more
+    assertThat(subscriber.done())
+        .isNotDone(); // rule 3.6 spirit: a cancelled subscriber hears nothing more
   }
 
   @Test
@@ -112,27 +120,39 @@ class StreamsTest {
     tether.close(); // at once: an open stream does not hold the close for its grace
 
     assertThatThrownBy(() -> subscriber.done().get(PATIENCE.toSeconds(), TimeUnit.SECONDS))
-        .cause().isInstanceOfSatisfying(StreamLostException.class, lost -> assertThat(lost.delivered()).isEqualTo(4));
+        .cause()
+        .isInstanceOfSatisfying(
+            StreamLostException.class, lost -> assertThat(lost.delivered()).isEqualTo(4));
     await().atMost(PATIENCE).until(() -> opened.get(0).cancels() == 1);
   }
 
   @Test
   void serviceErrorArrivesAsRemoteException() {
-    Proxy feed = start(TetherServer.builder().streamService("feed", (operation, request, inbound, ctx) -> {
-      SubmissionPublisher<byte[]> items = new SubmissionPublisher<>();
-      CompletableFuture.runAsync(() -> {
-        await().atMost(PATIENCE).until(() -> items.getNumberOfSubscribers() == 1);
-        items.closeExceptionally(new IllegalStateException("feed broke"));
-      });
-      return items;
-    }));
+    Proxy feed =
+        start(
+            TetherServer.builder()
+                .streamService(
+                    "feed",
+                    (operation, request, inbound, ctx) -> {
+                      SubmissionPublisher<byte[]> items = new SubmissionPublisher<>();
+                      CompletableFuture.runAsync(
+                          () -> {
+                            await()
+                                .atMost(PATIENCE)
+                                .until(() -> items.getNumberOfSubscribers() == 1);
+                            items.closeExceptionally(new IllegalStateException("feed broke"));
+                          });
+                      return items;
+                    }));
     CollectingSubscriber subscriber = CollectingSubscriber.unbounded();
 
     feed.stream("broken", new byte[0]).subscribe(subscriber);
 
     assertThatThrownBy(() -> subscriber.done().get(PATIENCE.toSeconds(), TimeUnit.SECONDS))
         .isInstanceOf(ExecutionException.class)
-        .cause().isInstanceOf(RemoteException.class).hasMessageContaining("feed broke");
+        .cause()
+        .isInstanceOf(RemoteException.class)
+        .hasMessageContaining("feed broke");
   }
 
   @Test
@@ -143,21 +163,30 @@ class StreamsTest {
     feed.withIdentity("nothing").stream("count", ascii("1")).subscribe(subscriber);
 
     assertThatThrownBy(() -> subscriber.done().get(PATIENCE.toSeconds(), TimeUnit.SECONDS))
-        .cause().isInstanceOf(ServiceNotFoundException.class);
+        .cause()
+        .isInstanceOf(ServiceNotFoundException.class);
   }
 
   @Test
   void bidirectionalEchoOfAThousandLinesInOrder() throws Exception {
-    Proxy chat = start(TetherServer.builder().streamService("feed", (operation, request, inbound, ctx) ->
-        subscriber -> inbound.subscribe(subscriber))); // each line back as it came
+    Proxy chat =
+        start(
+            TetherServer.builder()
+                .streamService(
+                    "feed",
+                    (operation, request, inbound, ctx) ->
+                        subscriber -> inbound.subscribe(subscriber))); // each line back as it came
     List<byte[]> lines = LongStream.rangeClosed(1, 1000).mapToObj(n -> ascii("line " + n)).toList();
     CollectingSubscriber replies = CollectingSubscriber.unbounded();
 
-    chat.stream("echo", new byte[0], new NumberedItems(lines.size(), n -> lines.get((int) n - 1))).subscribe(replies);
+    chat.stream("echo", new byte[0], new NumberedItems(lines.size(), n -> lines.get((int) n - 1)))
+        .subscribe(replies);
 
     replies.done().get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
-    assertThat(replies.items()).extracting(b -> new String(b, StandardCharsets.US_ASCII))
-        .containsExactlyElementsOf(LongStream.rangeClosed(1, 1000).mapToObj(n -> "line " + n).toList());
+    assertThat(replies.items())
+        .extracting(b -> new String(b, StandardCharsets.US_ASCII))
+        .containsExactlyElementsOf(
+            LongStream.rangeClosed(1, 1000).mapToObj(n -> "line " + n).toList());
   }
 
   @Test
@@ -165,28 +194,30 @@ class StreamsTest {
     Proxy feed = startFeed();
     CountDownLatch release = new CountDownLatch(1);
     AtomicReference<Flow.Subscription> held = new AtomicReference<>();
-    feed.stream("count", ascii("-1")).subscribe(new Flow.Subscriber<>() {
-      @Override
-      public void onSubscribe(Flow.Subscription s) {
-        held.set(s);
-        s.request(Long.MAX_VALUE);
-      }
+    feed.stream("count", ascii("-1"))
+        .subscribe(
+            new Flow.Subscriber<>() {
+              @Override
+              public void onSubscribe(Flow.Subscription s) {
+                held.set(s);
+                s.request(Long.MAX_VALUE);
+              }
 
-      @Override
-      public void onNext(byte[] item) {
-        try {
-          release.await(); // the subscriber blocks on its first item, holding its stream
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }
+              @Override
+              public void onNext(byte[] item) {
+                try {
+                  release.await(); // the subscriber blocks on its first item, holding its stream
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              }
 
-      @Override
-      public void onError(Throwable failure) {}
+              @Override
+              public void onError(Throwable failure) {}
 
-      @Override
-      public void onComplete() {}
-    });
+              @Override
+              public void onComplete() {}
+            });
     await().atMost(PATIENCE).until(() -> !opened.isEmpty() && opened.get(0).emitted() >= WINDOW);
     Proxy calls = feed.withIdentity("calls").withInvocationTimeout(Duration.ofSeconds(5));
     try {

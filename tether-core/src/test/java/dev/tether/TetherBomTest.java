@@ -13,10 +13,13 @@ import org.w3c.dom.NodeList;
 
 /**
  * tether-bom pins every module an application may depend on: each module of the build except the
- * programs (cli, bench, chaos), the Java 25 test module and the BOM itself, at the build's own version, and nothing else.
+ * programs (cli, bench, chaos), the Java 25 test module and the BOM itself, at the build's own
+ * version, and nothing else.
  */
 class TetherBomTest {
-  private static final Set<String> PROGRAMS = Set.of("tether-bom", "tether-cli", "tether-bench", "tether-chaos", "tether-virtual-threads-it");
+  private static final Set<String> PROGRAMS =
+      Set.of(
+          "tether-bom", "tether-cli", "tether-bench", "tether-chaos", "tether-virtual-threads-it");
 
   @Test
   void theBomPinsEveryLibraryModuleAtTheBuildsVersionAndNothingElse() throws Exception {
@@ -41,7 +44,8 @@ class TetherBomTest {
     }
 
     assertThat(pinned).isEqualTo(libraries);
-    assertThat(text(bom.getDocumentElement(), "version")).isEqualTo(text(root.getDocumentElement(), "version"));
+    assertThat(text(bom.getDocumentElement(), "version"))
+        .isEqualTo(text(root.getDocumentElement(), "version"));
   }
 
   private static Document read(Path pom) throws Exception {

@@ -10,11 +10,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Exceptions are immutable: a call's attempts come on a copy of the same class, never by changing the original. */
+/**
+ * Exceptions are immutable: a call's attempts come on a copy of the same class, never by changing
+ * the original.
+ */
 class TetherExceptionTest {
-  private static final List<Attempt> TWO_ATTEMPTS = List.of(
-      new Attempt("tcp -h 127.0.0.1 -p 7001", Attempt.Outcome.NOT_SENT, "reset"),
-      new Attempt("tcp -h 127.0.0.1 -p 7002", Attempt.Outcome.REFUSED, "going away"));
+  private static final List<Attempt> TWO_ATTEMPTS =
+      List.of(
+          new Attempt("tcp -h 127.0.0.1 -p 7001", Attempt.Outcome.NOT_SENT, "reset"),
+          new Attempt("tcp -h 127.0.0.1 -p 7002", Attempt.Outcome.REFUSED, "going away"));
 
   static Stream<TetherException> everyKind() {
     IOException cause = new IOException("reset by peer");
@@ -43,13 +47,17 @@ class TetherExceptionTest {
 
   @ParameterizedTest
   @MethodSource("everyKind")
-  void withAttemptsReturnsACopyOfTheSameKindAndLeavesTheOriginalUnchanged(TetherException original) {
+  void withAttemptsReturnsACopyOfTheSameKindAndLeavesTheOriginalUnchanged(
+      TetherException original) {
     original.addSuppressed(new IllegalStateException("a later endpoint failed too"));
 
     TetherException copy = original.withAttempts(TWO_ATTEMPTS);
 
-    assertThat(copy).isNotSameAs(original).hasSameClassAs(original)
-        .hasMessage(original.getMessage()).hasCause(original.getCause());
+    assertThat(copy)
+        .isNotSameAs(original)
+        .hasSameClassAs(original)
+        .hasMessage(original.getMessage())
+        .hasCause(original.getCause());
     assertThat(copy.attempts()).isEqualTo(TWO_ATTEMPTS);
     assertThat(copy.getSuppressed()).containsExactly(original.getSuppressed());
     assertThat(copy.getStackTrace()).isEqualTo(original.getStackTrace());
@@ -58,23 +66,31 @@ class TetherExceptionTest {
 
   @Test
   void copiesKeepWhatEachKindCarries() {
-    assertThat(new ConnectionLostException("lost", true).withAttempts(TWO_ATTEMPTS).mayHaveExecuted()).isTrue();
-    assertThat(new BatchLostException(3, "3 lost", null).withAttempts(TWO_ATTEMPTS).lost()).isEqualTo(3);
-    assertThat(new ProxyParseException("x:", 2, "no endpoint").withAttempts(TWO_ATTEMPTS).position()).isEqualTo(2);
-    RemoteException remote = new RemoteException("java.lang.IllegalStateException", "broken").withAttempts(TWO_ATTEMPTS);
+    assertThat(
+            new ConnectionLostException("lost", true).withAttempts(TWO_ATTEMPTS).mayHaveExecuted())
+        .isTrue();
+    assertThat(new BatchLostException(3, "3 lost", null).withAttempts(TWO_ATTEMPTS).lost())
+        .isEqualTo(3);
+    assertThat(
+            new ProxyParseException("x:", 2, "no endpoint").withAttempts(TWO_ATTEMPTS).position())
+        .isEqualTo(2);
+    RemoteException remote =
+        new RemoteException("java.lang.IllegalStateException", "broken").withAttempts(TWO_ATTEMPTS);
     assertThat(remote.remoteType()).isEqualTo("java.lang.IllegalStateException");
     assertThat(remote.remoteMessage()).isEqualTo("broken");
   }
 
   @Test
   void attemptsCannotBeChangedThroughTheList() {
-    TetherException copy = new TetherException("plain").withAttempts(new java.util.ArrayList<>(TWO_ATTEMPTS));
+    TetherException copy =
+        new TetherException("plain").withAttempts(new java.util.ArrayList<>(TWO_ATTEMPTS));
     assertThat(copy.attempts()).isUnmodifiable();
   }
 
   @ParameterizedTest
   @MethodSource("everyKind")
   void everyKindDeclaresItsOwnCopy(TetherException kind) throws NoSuchMethodException {
-    assertThat(kind.getClass().getDeclaredMethod("withAttempts", List.class).getReturnType()).isEqualTo(kind.getClass());
+    assertThat(kind.getClass().getDeclaredMethod("withAttempts", List.class).getReturnType())
+        .isEqualTo(kind.getClass());
   }
 }

@@ -12,13 +12,15 @@ class TetherServerBuilderTest {
 
   @Test
   void changingTheBuilderAfterBuildDoesNotChangeTheServer() {
-    TetherServer.Builder builder = TetherServer.builder()
-        .endpoints("tcp -h 127.0.0.1 -p 0")
-        .service("echo", ECHO)
-        .version("1.0.0")
-        .topology(new Topology("tcp -h 127.0.0.1 -p 7000", List.of()));
+    TetherServer.Builder builder =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .service("echo", ECHO)
+            .version("1.0.0")
+            .topology(new Topology("tcp -h 127.0.0.1 -p 7000", List.of()));
     try (TetherServer server = builder.build()) {
-      builder.endpoints("tcp -h 127.0.0.1 -p 0")
+      builder
+          .endpoints("tcp -h 127.0.0.1 -p 0")
           .service("other", ECHO)
           .version("2.0.0")
           .topology(null)
@@ -30,25 +32,30 @@ class TetherServerBuilderTest {
       assertThat(server.endpoints()).hasSize(1);
       assertThat(server.topology().primary()).isEqualTo("tcp -h 127.0.0.1 -p 7000");
       try (Tether tether = Tether.create()) {
-        assertThat(tether.proxy(server.proxyString("echo")).invoke("echo", new byte[] {7})).containsExactly(7);
+        assertThat(tether.proxy(server.proxyString("echo")).invoke("echo", new byte[] {7}))
+            .containsExactly(7);
       }
     }
   }
 
   @Test
   void serviceNamesListStreamServicesTooEachOnce() {
-    try (TetherServer server = TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0")
-        .service("echo", ECHO)
-        .streamService("feed", (operation, request, inbound, ctx) -> new NumberedItems(1))
-        .streamService("echo", (operation, request, inbound, ctx) -> new NumberedItems(1))
-        .build()) {
-      assertThat(server.serviceNames()).containsExactly("echo", "feed"); // what a registry announces
+    try (TetherServer server =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .service("echo", ECHO)
+            .streamService("feed", (operation, request, inbound, ctx) -> new NumberedItems(1))
+            .streamService("echo", (operation, request, inbound, ctx) -> new NumberedItems(1))
+            .build()) {
+      assertThat(server.serviceNames())
+          .containsExactly("echo", "feed"); // what a registry announces
     }
   }
 
   @Test
   void aBuilderBuildsAgainWithWhatItHoldsNow() {
-    TetherServer.Builder builder = TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0").service("echo", ECHO);
+    TetherServer.Builder builder =
+        TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0").service("echo", ECHO);
     try (TetherServer first = builder.build()) {
       builder.service("other", ECHO).version("2.0.0");
       try (TetherServer second = builder.build()) {
@@ -61,9 +68,10 @@ class TetherServerBuilderTest {
 
   @Test
   void aMalformedServerPropertyFailsTheBuild() {
-    TetherServer.Builder builder = TetherServer.builder()
-        .endpoints("tcp -h 127.0.0.1 -p 0")
-        .property("tether.server.maxConnections", "many");
+    TetherServer.Builder builder =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .property("tether.server.maxConnections", "many");
 
     assertThatThrownBy(builder::build)
         .isInstanceOf(IllegalArgumentException.class)
@@ -72,10 +80,11 @@ class TetherServerBuilderTest {
 
   @Test
   void virtualThreadsBeforeJava21FailTheBuildNamingTheRunningJavaAndTheOneNeeded() {
-    TetherServer.Builder builder = TetherServer.builder()
-        .endpoints("tcp -h 127.0.0.1 -p 0")
-        .service("echo", ECHO)
-        .executionMode(ExecutionMode.VIRTUAL_THREADS);
+    TetherServer.Builder builder =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .service("echo", ECHO)
+            .executionMode(ExecutionMode.VIRTUAL_THREADS);
 
     if (Runtime.version().feature() < 21) {
       assertThatThrownBy(builder::build)
@@ -90,16 +99,23 @@ class TetherServerBuilderTest {
 
   @Test
   void theExecutionModePropertyChoosesWhereServiceCodeRuns() {
-    RawService threadName = (operation, payload, context) ->
-        Thread.currentThread().getName().getBytes(java.nio.charset.StandardCharsets.UTF_8);
-    TetherServer.Builder builder = TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0").service("where", threadName);
+    RawService threadName =
+        (operation, payload, context) ->
+            Thread.currentThread().getName().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    TetherServer.Builder builder =
+        TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0").service("where", threadName);
     try (TetherServer pooled = builder.build().start();
-        TetherServer direct = builder.property("tether.server.executionMode", "direct").build().start();
+        TetherServer direct =
+            builder.property("tether.server.executionMode", "direct").build().start();
         Tether tether = Tether.create()) {
-      String onPool = new String(tether.proxy(pooled.proxyString("where")).invoke("where", new byte[0]),
-          java.nio.charset.StandardCharsets.UTF_8);
-      String onLoop = new String(tether.proxy(direct.proxyString("where")).invoke("where", new byte[0]),
-          java.nio.charset.StandardCharsets.UTF_8);
+      String onPool =
+          new String(
+              tether.proxy(pooled.proxyString("where")).invoke("where", new byte[0]),
+              java.nio.charset.StandardCharsets.UTF_8);
+      String onLoop =
+          new String(
+              tether.proxy(direct.proxyString("where")).invoke("where", new byte[0]),
+              java.nio.charset.StandardCharsets.UTF_8);
 
       assertThat(onPool).startsWith("tether-service");
       assertThat(onLoop).doesNotStartWith("tether-service").startsWith("tether-server");
@@ -108,9 +124,10 @@ class TetherServerBuilderTest {
 
   @Test
   void anUnknownExecutionModeFailsTheBuildListingTheModes() {
-    TetherServer.Builder builder = TetherServer.builder()
-        .endpoints("tcp -h 127.0.0.1 -p 0")
-        .property("tether.server.executionMode", "green-threads");
+    TetherServer.Builder builder =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .property("tether.server.executionMode", "green-threads");
 
     assertThatThrownBy(builder::build)
         .isInstanceOf(IllegalArgumentException.class)
@@ -121,9 +138,10 @@ class TetherServerBuilderTest {
 
   @Test
   void aNegativeMaxConnectionAgeFailsTheBuildNamingItsKey() {
-    TetherServer.Builder builder = TetherServer.builder()
-        .endpoints("tcp -h 127.0.0.1 -p 0")
-        .maxConnectionAge(java.time.Duration.ofSeconds(-1));
+    TetherServer.Builder builder =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .maxConnectionAge(java.time.Duration.ofSeconds(-1));
 
     assertThatThrownBy(builder::build)
         .isInstanceOf(IllegalArgumentException.class)
@@ -135,7 +153,12 @@ class TetherServerBuilderTest {
     try (TetherServer server = TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0").build()) {
       assertThat(server.status().aged()).isZero();
     }
-    assertThat(ServerProperties.parse(new dev.tether.internal.TetherProperties()).maxConnectionAge()).isZero();
-    assertThat(ServerProperties.parse(new dev.tether.internal.TetherProperties()).maxConnectionAgeGrace()).isZero();
+    assertThat(
+            ServerProperties.parse(new dev.tether.internal.TetherProperties()).maxConnectionAge())
+        .isZero();
+    assertThat(
+            ServerProperties.parse(new dev.tether.internal.TetherProperties())
+                .maxConnectionAgeGrace())
+        .isZero();
   }
 }

@@ -46,12 +46,13 @@ class TransportsTest {
   }
 
   private Greeter start(String endpoints, boolean nio) {
-    server = TetherServer.builder()
-        .endpoints(endpoints)
-        .property("tether.transport.nio", String.valueOf(nio))
-        .service("greeter", Greeter.class, impl)
-        .build()
-        .start();
+    server =
+        TetherServer.builder()
+            .endpoints(endpoints)
+            .property("tether.transport.nio", String.valueOf(nio))
+            .service("greeter", Greeter.class, impl)
+            .build()
+            .start();
     tether = Tether.builder().property("tether.transport.nio", String.valueOf(nio)).build();
     return tether.proxy(server.proxyString("greeter")).as(Greeter.class);
   }
@@ -65,7 +66,8 @@ class TransportsTest {
 
   @Test
   void epollIsUsedWhenAvailable() {
-    assertThat(IoFlavor.best(false)).isEqualTo(io.netty.channel.epoll.Epoll.isAvailable() ? IoFlavor.EPOLL : IoFlavor.NIO);
+    assertThat(IoFlavor.best(false))
+        .isEqualTo(io.netty.channel.epoll.Epoll.isAvailable() ? IoFlavor.EPOLL : IoFlavor.NIO);
     assertThat(IoFlavor.best(true)).isEqualTo(IoFlavor.NIO);
   }
 
@@ -83,7 +85,8 @@ class TransportsTest {
     Greeter first = start("local -h inproc -p 0", false);
     assertThat(first.greet(new Greeting("x", 1))).isEqualTo("hello x");
     for (int i = 0; i < 300; i++) {
-      Greeter g = tether.proxy(server.proxyString("greeter")).withConnectionId("c" + i).as(Greeter.class);
+      Greeter g =
+          tether.proxy(server.proxyString("greeter")).withConnectionId("c" + i).as(Greeter.class);
       assertThat(g.greet(new Greeting("n" + i, 1))).isEqualTo("hello n" + i);
     }
   }
@@ -92,13 +95,21 @@ class TransportsTest {
   @ValueSource(booleans = {false, true})
   void udpCarriesATypedOnewayCallAsADatagram(boolean nio) {
     start("udp -h 127.0.0.1 -p 0", nio);
-    Greeter g = tether.proxy(server.proxyString("greeter") ).withMode(InvocationMode.DATAGRAM).as(Greeter.class);
+    Greeter g =
+        tether
+            .proxy(server.proxyString("greeter"))
+            .withMode(InvocationMode.DATAGRAM)
+            .as(Greeter.class);
     assertThat(server.endpoints().get(0).isDatagram()).isTrue();
     // Datagrams may be dropped; send a few until one lands, bounded in count and time.
-    await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20)).until(() -> {
-      g.note(new Greeting("udp", 3));
-      return !impl.notes.isEmpty();
-    });
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .pollInterval(Duration.ofMillis(20))
+        .until(
+            () -> {
+              g.note(new Greeting("udp", 3));
+              return !impl.notes.isEmpty();
+            });
     assertThat(impl.notes.get(0)).isEqualTo(new Greeting("udp", 3));
   }
 
@@ -106,28 +117,38 @@ class TransportsTest {
   void datagramConnectionReportsItsOpeningAndItsClosingAsEvents() {
     start("udp -h 127.0.0.1 -p 0", false);
     List<TetherEvent.Kind> seen = new CopyOnWriteArrayList<>();
-    Tether watched = Tether.builder()
-        .listener(e -> {
-          if (e.endpoint() != null && e.endpoint().startsWith("udp")) {
-            seen.add(e.kind());
-          }
-        })
-        .build();
-    Greeter g = watched.proxy(server.proxyString("greeter")).withMode(InvocationMode.DATAGRAM).as(Greeter.class);
+    Tether watched =
+        Tether.builder()
+            .listener(
+                e -> {
+                  if (e.endpoint() != null && e.endpoint().startsWith("udp")) {
+                    seen.add(e.kind());
+                  }
+                })
+            .build();
+    Greeter g =
+        watched
+            .proxy(server.proxyString("greeter"))
+            .withMode(InvocationMode.DATAGRAM)
+            .as(Greeter.class);
     g.note(new Greeting("udp", 1));
     await().atMost(Duration.ofSeconds(5)).until(() -> seen.contains(TetherEvent.Kind.CONNECTED));
     watched.close();
-    await().atMost(Duration.ofSeconds(5)).until(() -> seen.contains(TetherEvent.Kind.CONNECTION_CLOSED));
-    assertThat(seen).containsSubsequence(
-        TetherEvent.Kind.CONNECTED, TetherEvent.Kind.CONNECTION_CLOSED);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> seen.contains(TetherEvent.Kind.CONNECTION_CLOSED));
+    assertThat(seen)
+        .containsSubsequence(TetherEvent.Kind.CONNECTED, TetherEvent.Kind.CONNECTION_CLOSED);
   }
 
   @Test
   void serverThatCannotBindOneEndpointReleasesTheOthersAndNamesTheEndpoint() throws Exception {
-    try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
-      TetherServer.Builder b = TetherServer.builder()
-          .endpoints("tcp -h 127.0.0.1 -p 0:tcp -h 127.0.0.1 -p " + taken.getLocalPort())
-          .service("greeter", Greeter.class, impl);
+    try (java.net.ServerSocket taken =
+        new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+      TetherServer.Builder b =
+          TetherServer.builder()
+              .endpoints("tcp -h 127.0.0.1 -p 0:tcp -h 127.0.0.1 -p " + taken.getLocalPort())
+              .service("greeter", Greeter.class, impl);
       org.assertj.core.api.Assertions.assertThatThrownBy(() -> b.build().start())
           .isInstanceOf(TetherException.class)
           .hasMessageContaining("-p " + taken.getLocalPort());

@@ -42,8 +42,13 @@ class TypedCallTest {
 
     @Override
     public CompletableFuture<List<Point>> corners(int size) {
-      return CompletableFuture.supplyAsync(() -> List.of(
-          new Point(0, 0, "a"), new Point(size, 0, "b"), new Point(size, size, "c"), new Point(0, size, "d")));
+      return CompletableFuture.supplyAsync(
+          () ->
+              List.of(
+                  new Point(0, 0, "a"),
+                  new Point(size, 0, "b"),
+                  new Point(size, size, "c"),
+                  new Point(0, size, "d")));
     }
 
     @Override
@@ -88,15 +93,20 @@ class TypedCallTest {
 
   @BeforeEach
   void start() {
-    server = TetherServer.builder()
-        .endpoints("tcp -h 127.0.0.1 -p 0")
-        .service("geometry", Geometry.class, impl)
-        .service("recorder", (op, payload, ctx) -> {
-          idempotentByOperation.put(op, ctx.isIdempotent());
-          return op.equals("area") ? new dev.tether.codec.JacksonCodec().encodeValue(0) : new byte[0];
-        })
-        .build()
-        .start();
+    server =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .service("geometry", Geometry.class, impl)
+            .service(
+                "recorder",
+                (op, payload, ctx) -> {
+                  idempotentByOperation.put(op, ctx.isIdempotent());
+                  return op.equals("area")
+                      ? new dev.tether.codec.JacksonCodec().encodeValue(0)
+                      : new byte[0];
+                })
+            .build()
+            .start();
     tether = Tether.create();
   }
 
@@ -137,26 +147,32 @@ class TypedCallTest {
   void serviceExceptionArrivesAsRemoteExceptionWithTypeAndMessage() {
     Geometry g = tether.proxy(server.proxyString("geometry")).as(Geometry.class);
     assertThatThrownBy(() -> g.fail("no way"))
-        .isInstanceOfSatisfying(RemoteException.class, e -> {
-          assertThat(e.remoteType()).isEqualTo("java.lang.IllegalArgumentException");
-          assertThat(e.remoteMessage()).isEqualTo("no way");
-        });
+        .isInstanceOfSatisfying(
+            RemoteException.class,
+            e -> {
+              assertThat(e.remoteType()).isEqualTo("java.lang.IllegalArgumentException");
+              assertThat(e.remoteMessage()).isEqualTo("no way");
+            });
   }
 
   @Test
   void serviceErrorArrivesAsRemoteExceptionWithItsOwnType() {
     Geometry g = tether.proxy(server.proxyString("geometry")).as(Geometry.class);
     assertThatThrownBy(() -> g.crash("broken invariant"))
-        .isInstanceOfSatisfying(RemoteException.class, e -> {
-          assertThat(e.remoteType()).isEqualTo("java.lang.AssertionError");
-          assertThat(e.remoteMessage()).isEqualTo("broken invariant");
-        });
+        .isInstanceOfSatisfying(
+            RemoteException.class,
+            e -> {
+              assertThat(e.remoteType()).isEqualTo("java.lang.AssertionError");
+              assertThat(e.remoteMessage()).isEqualTo("broken invariant");
+            });
   }
 
   @Test
   void missingOperationRaisesOperationNotFound() {
     Extended e = tether.proxy(server.proxyString("geometry")).as(Extended.class);
-    assertThatThrownBy(e::notThere).isInstanceOf(OperationNotFoundException.class).hasMessageContaining("notThere");
+    assertThatThrownBy(e::notThere)
+        .isInstanceOf(OperationNotFoundException.class)
+        .hasMessageContaining("notThere");
   }
 
   @Test
@@ -172,7 +188,9 @@ class TypedCallTest {
     Proxy p = tether.proxy(server.proxyString("recorder"));
     p.invoke("setAddress", new byte[0], Idempotency.IDEMPOTENT);
     p.invoke("withdraw", new byte[0]);
-    assertThat(idempotentByOperation).containsEntry("setAddress", true).containsEntry("withdraw", false);
+    assertThat(idempotentByOperation)
+        .containsEntry("setAddress", true)
+        .containsEntry("withdraw", false);
   }
 
   @Test

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The future of a typed asynchronous call is the call: cancelling it sends CANCEL, as cancelling
- * an untyped call's future does. Checked on a SERIALIZED server over loopback, where a request
+ * The future of a typed asynchronous call is the call: cancelling it sends CANCEL, as cancelling an
+ * untyped call's future does. Checked on a SERIALIZED server over loopback, where a request
  * cancelled while it waits for its connection's turn never runs.
  */
 class TypedCancelTest {
@@ -34,30 +34,32 @@ class TypedCancelTest {
 
   @BeforeEach
   void start() {
-    Steps impl = new Steps() {
-      @Override
-      public CompletableFuture<Integer> block(int step) {
-        blockEntered.countDown();
-        try {
-          release.await(PATIENCE.toSeconds(), TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-        return record(step);
-      }
+    Steps impl =
+        new Steps() {
+          @Override
+          public CompletableFuture<Integer> block(int step) {
+            blockEntered.countDown();
+            try {
+              release.await(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+            return record(step);
+          }
 
-      @Override
-      public CompletableFuture<Integer> record(int step) {
-        ran.add(step);
-        return CompletableFuture.completedFuture(step);
-      }
-    };
-    server = TetherServer.builder()
-        .endpoints("tcp -h 127.0.0.1 -p 0")
-        .executionMode(ExecutionMode.SERIALIZED)
-        .service("steps", Steps.class, impl)
-        .build()
-        .start();
+          @Override
+          public CompletableFuture<Integer> record(int step) {
+            ran.add(step);
+            return CompletableFuture.completedFuture(step);
+          }
+        };
+    server =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .executionMode(ExecutionMode.SERIALIZED)
+            .service("steps", Steps.class, impl)
+            .build()
+            .start();
   }
 
   @AfterEach

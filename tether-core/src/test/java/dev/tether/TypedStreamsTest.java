@@ -19,8 +19,8 @@ import reactor.core.publisher.Flux;
 /**
  * Typed streams over loopback: interface methods returning Flow.Publisher open streams whose items
  * are records, both ways; the service is written with Reactor and so is the caller, through
- * Reactor's own JdkFlowAdapter, so Tether's publishers and subscribers meet a real Reactive
- * Streams implementation on both sides.
+ * Reactor's own JdkFlowAdapter, so Tether's publishers and subscribers meet a real Reactive Streams
+ * implementation on both sides.
  */
 class TypedStreamsTest {
   private static final Duration PATIENCE = Duration.ofSeconds(20);
@@ -61,13 +61,20 @@ class TypedStreamsTest {
   private final class PricesService implements Prices {
     @Override
     public Flow.Publisher<Quote> watch(String symbol, int count) {
-      Flux<Long> prices = count < 0 ? Flux.generate(() -> 1L, (n, sink) -> {
-        sink.next(n);
-        return n + 1;
-      }) : Flux.range(1, count).map(Integer::longValue);
-      return JdkFlowAdapter.publisherToFlowPublisher(prices.map(p -> new Quote(symbol, p))
-          .doOnNext(q -> quotesEmitted.incrementAndGet())
-          .doOnCancel(watchCancels::incrementAndGet));
+      Flux<Long> prices =
+          count < 0
+              ? Flux.generate(
+                  () -> 1L,
+                  (n, sink) -> {
+                    sink.next(n);
+                    return n + 1;
+                  })
+              : Flux.range(1, count).map(Integer::longValue);
+      return JdkFlowAdapter.publisherToFlowPublisher(
+          prices
+              .map(p -> new Quote(symbol, p))
+              .doOnNext(q -> quotesEmitted.incrementAndGet())
+              .doOnCancel(watchCancels::incrementAndGet));
     }
 
     @Override
@@ -78,8 +85,11 @@ class TypedStreamsTest {
 
     @Override
     public Flow.Publisher<Summary> total(Flow.Publisher<Trade> trades) {
-      return JdkFlowAdapter.publisherToFlowPublisher(JdkFlowAdapter.flowPublisherToFlux(trades)
-          .reduce(new Summary(0, 0), (s, t) -> new Summary(s.trades() + 1, s.quantity() + t.quantity())));
+      return JdkFlowAdapter.publisherToFlowPublisher(
+          JdkFlowAdapter.flowPublisherToFlux(trades)
+              .reduce(
+                  new Summary(0, 0),
+                  (s, t) -> new Summary(s.trades() + 1, s.quantity() + t.quantity())));
     }
 
     @Override
@@ -94,10 +104,12 @@ class TypedStreamsTest {
 
   @BeforeEach
   void start() {
-    server = TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0")
-        .service("prices", Prices.class, new PricesService())
-        .build()
-        .start();
+    server =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .service("prices", Prices.class, new PricesService())
+            .build()
+            .start();
     tether = Tether.create();
     prices = tether.proxy(server.proxyString("prices")).as(Prices.class);
   }
@@ -120,8 +132,9 @@ class TypedStreamsTest {
   void typedServerStreamDeliversRecordsInOrderThroughReactor() {
     List<Quote> quotes = flux(prices.watch("ACME", 2_000)).collectList().block(PATIENCE);
 
-    assertThat(quotes).containsExactlyElementsOf(
-        LongStream.rangeClosed(1, 2_000).mapToObj(p -> new Quote("ACME", p)).toList());
+    assertThat(quotes)
+        .containsExactlyElementsOf(
+            LongStream.rangeClosed(1, 2_000).mapToObj(p -> new Quote("ACME", p)).toList());
   }
 
   @Test
@@ -130,8 +143,9 @@ class TypedStreamsTest {
 
     List<Ack> acks = flux(prices.record("book-7", outbound)).collectList().block(PATIENCE);
 
-    assertThat(acks).containsExactlyElementsOf(
-        LongStream.rangeClosed(1, 1_000).mapToObj(seq -> new Ack("book-7", seq)).toList());
+    assertThat(acks)
+        .containsExactlyElementsOf(
+            LongStream.rangeClosed(1, 1_000).mapToObj(seq -> new Ack("book-7", seq)).toList());
   }
 
   @Test
@@ -147,11 +161,14 @@ class TypedStreamsTest {
   void reactorTakeCancelsTheServicesPublisherAndCallsGoOn() {
     List<Quote> first = flux(prices.watch("ENDLESS", -1)).take(10).collectList().block(PATIENCE);
 
-    assertThat(first).extracting(Quote::price).containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L);
+    assertThat(first)
+        .extracting(Quote::price)
+        .containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L);
     await().atMost(PATIENCE).until(() -> watchCancels.get() == 1);
     // demand stayed bounded: what was taken, plus at most two windows of credit in flight
     assertThat(quotesEmitted.get()).isLessThanOrEqualTo(10 + 2 * 64);
-    assertThat(prices.price("ACME")).isEqualTo(4); // the same stub's calls use the same connection on
+    assertThat(prices.price("ACME"))
+        .isEqualTo(4); // the same stub's calls use the same connection on
   }
 
   @Test

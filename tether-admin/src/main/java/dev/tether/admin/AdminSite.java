@@ -23,20 +23,33 @@ final class AdminSite {
   private final SseHub streams = new SseHub();
   private final ScheduledExecutorService worker;
   private final String accessToken;
+
   /** Null while a metrics jar is missing; then {@link #missingMetricsJars} names them. */
   private final Supplier<String> metrics;
+
   private final String missingMetricsJars;
   private final byte[] page;
+
   /** A status snapshot is cheap enough to take every 100 ms; /status.json is never staler. */
   static final long SNAPSHOT_REUSE_NANOS = 100_000_000L;
 
-  /** The latest /status.json body; written by the worker, read by the event loop; null before the first. */
+  /**
+   * The latest /status.json body; written by the worker, read by the event loop; null before the
+   * first.
+   */
   private volatile Cached cachedStatus;
+
   /** Worker-only: the newest event sequence number already pushed. */
   private long lastPushedSeq = -1;
 
-  AdminSite(ObjectMapper json, StatusBoard board, EventRing ring, ScheduledExecutorService worker,
-      String accessToken, Supplier<String> metrics, String missingMetricsJars) {
+  AdminSite(
+      ObjectMapper json,
+      StatusBoard board,
+      EventRing ring,
+      ScheduledExecutorService worker,
+      String accessToken,
+      Supplier<String> metrics,
+      String missingMetricsJars) {
     this.json = json;
     this.board = board;
     this.ring = ring;
@@ -100,7 +113,9 @@ final class AdminSite {
     long now = System.nanoTime();
     Cached c = cachedStatus;
     if (c == null || now - c.takenNanos() >= SNAPSHOT_REUSE_NANOS) {
-      c = new Cached(write(board.statusJson()).getBytes(java.nio.charset.StandardCharsets.UTF_8), now);
+      c =
+          new Cached(
+              write(board.statusJson()).getBytes(java.nio.charset.StandardCharsets.UTF_8), now);
       cachedStatus = c;
     }
     return c.json();

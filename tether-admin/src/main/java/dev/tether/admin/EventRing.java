@@ -19,8 +19,15 @@ final class EventRing implements TetherListener {
    * One event as the page shows it: no Throwable is kept, only its class and message; the item
    * counts only on the events that end a stream, else null.
    */
-  record Entry(long seq, long wallMillis, String kind, String endpoint, String detail, String cause,
-      Long itemsSent, Long itemsReceived) {}
+  record Entry(
+      long seq,
+      long wallMillis,
+      String kind,
+      String endpoint,
+      String detail,
+      String cause,
+      Long itemsSent,
+      Long itemsReceived) {}
 
   private final Clock clock;
   private final ArrayDeque<Entry> entries = new ArrayDeque<>(CAPACITY);
@@ -34,8 +41,16 @@ final class EventRing implements TetherListener {
   public void onEvent(TetherEvent event) {
     synchronized (this) {
       TetherEvent.StreamItems items = event.items();
-      Entry e = new Entry(nextSeq++, clock.millis(), event.kind().name(), event.endpoint(), event.detail(),
-          describe(event.cause()), items == null ? null : items.sent(), items == null ? null : items.received());
+      Entry e =
+          new Entry(
+              nextSeq++,
+              clock.millis(),
+              event.kind().name(),
+              event.endpoint(),
+              event.detail(),
+              describe(event.cause()),
+              items == null ? null : items.sent(),
+              items == null ? null : items.received());
       if (entries.size() == CAPACITY) {
         entries.removeFirst();
       }
@@ -48,7 +63,9 @@ final class EventRing implements TetherListener {
       return null;
     }
     String message = cause.getMessage();
-    return message == null ? cause.getClass().getSimpleName() : cause.getClass().getSimpleName() + ": " + message;
+    return message == null
+        ? cause.getClass().getSimpleName()
+        : cause.getClass().getSimpleName() + ": " + message;
   }
 
   /** The kept events, oldest first. */

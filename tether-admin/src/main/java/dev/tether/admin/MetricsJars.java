@@ -15,7 +15,9 @@ final class MetricsJars {
 
   private MetricsJars() {}
 
-  /** The artifacts {@code /metrics} needs that this class path lacks, or null when none is missing. */
+  /**
+   * The artifacts {@code /metrics} needs that this class path lacks, or null when none is missing.
+   */
   static String missing() {
     ClassLoader loader = MetricsJars.class.getClassLoader();
     StringBuilder absent = new StringBuilder();

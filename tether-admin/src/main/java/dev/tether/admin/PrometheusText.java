@@ -15,7 +15,8 @@ import java.util.function.Supplier;
  * the optional jars are present (see {@link MetricsJars#missing()}).
  */
 final class PrometheusText implements Supplier<String>, AutoCloseable {
-  private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final PrometheusMeterRegistry registry =
+      new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final List<TetherMetrics> bindings = new ArrayList<>();
 
   PrometheusText(List<Tether> clients, List<TetherServer> servers) {

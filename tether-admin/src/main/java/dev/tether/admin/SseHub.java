@@ -64,7 +64,8 @@ final class SseHub {
       c.close();
       return;
     }
-    c.writeAndFlush(new DefaultHttpContent(frame)).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+    c.writeAndFlush(new DefaultHttpContent(frame))
+        .addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
   }
 
   private static ByteBuf frame(String event, String data) {

@@ -16,11 +16,11 @@ import java.util.List;
 import java.util.function.Supplier;
 
 /**
- * What the page shows, as JSON: the snapshots of every observed runtime and server (the
- * {@code /status.json} shape of the observe package's snapshot records) and a
- * {@link #HISTORY_POINTS}-point history of
- * throughput and latency, one point per {@link #sample()}. {@code sample} is called by one poller
- * thread; {@code statusJson} from any thread, since it only reads the runtimes.
+ * What the page shows, as JSON: the snapshots of every observed runtime and server (the {@code
+ * /status.json} shape of the observe package's snapshot records) and a {@link
+ * #HISTORY_POINTS}-point history of throughput and latency, one point per {@link #sample()}. {@code
+ * sample} is called by one poller thread; {@code statusJson} from any thread, since it only reads
+ * the runtimes.
  */
 final class StatusBoard {
   /** 60 s of history at one sample per 500 ms. */
@@ -32,14 +32,22 @@ final class StatusBoard {
   private final ObjectMapper json;
   private final Clock clock;
   private final List<Tether> clients;
-  /** The servers shown, asked at every snapshot: servers may come and go (a restarted one is a new object). */
+
+  /**
+   * The servers shown, asked at every snapshot: servers may come and go (a restarted one is a new
+   * object).
+   */
   private final Supplier<List<TetherServer>> servers;
+
   private final ArrayDeque<Point> history = new ArrayDeque<>(HISTORY_POINTS);
+
   /** Poller-only: calls finished on the clients' connections at the previous sample, and when. */
   private long previousCalls = -1;
+
   private long previousMillis;
 
-  StatusBoard(ObjectMapper json, Clock clock, List<Tether> clients, Supplier<List<TetherServer>> servers) {
+  StatusBoard(
+      ObjectMapper json, Clock clock, List<Tether> clients, Supplier<List<TetherServer>> servers) {
     this.json = json;
     this.clock = clock;
     this.clients = List.copyOf(clients);
@@ -72,7 +80,8 @@ final class StatusBoard {
     ObjectNode c = json.createObjectNode();
     ArrayNode connections = c.putArray("connections");
     for (ConnectionStatus cs : s.connections()) {
-      connections.addObject()
+      connections
+          .addObject()
           .put("endpoint", cs.endpoint())
           .put("connectionId", cs.connectionId())
           .put("state", cs.state().name())
@@ -85,7 +94,8 @@ final class StatusBoard {
     }
     ArrayNode nodes = c.putArray("nodes");
     for (NodeStatus n : s.nodes()) {
-      nodes.addObject()
+      nodes
+          .addObject()
           .put("endpoint", n.endpoint())
           .put("health", n.health())
           .put("inFlight", n.inFlight())
@@ -148,7 +158,8 @@ final class StatusBoard {
     }
     previousCalls = calls;
     previousMillis = now;
-    double latency = latencyCount > 0 ? latencySum / latencyCount : rate > 0 ? inFlight * 1e6 / rate : 0;
+    double latency =
+        latencyCount > 0 ? latencySum / latencyCount : rate > 0 ? inFlight * 1e6 / rate : 0;
     Point p = new Point(now, rate, latency);
     synchronized (history) {
       if (history.size() == HISTORY_POINTS) {

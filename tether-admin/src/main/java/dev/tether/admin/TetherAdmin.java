@@ -30,11 +30,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * A live status page for runtimes and servers of this JVM, served over HTTP on loopback by
- * default: {@code /} (the page), {@code /status.json}, {@code /events} (server-sent events) and
- * {@code /metrics} (Prometheus text, when tether-micrometer and micrometer-registry-prometheus are
- * on the class path; otherwise 501 naming the missing jars, and the rest works with any registry or
- * none). {@link #close()} stops it; the observed runtimes are not closed.
+ * A live status page for runtimes and servers of this JVM, served over HTTP on loopback by default:
+ * {@code /} (the page), {@code /status.json}, {@code /events} (server-sent events) and {@code
+ * /metrics} (Prometheus text, when tether-micrometer and micrometer-registry-prometheus are on the
+ * class path; otherwise 501 naming the missing jars, and the rest works with any registry or none).
+ * {@link #close()} stops it; the observed runtimes are not closed.
  *
  * <pre>{@code
  * TetherAdmin.Builder admin = TetherAdmin.builder().bind("127.0.0.1", 0);
@@ -46,8 +46,10 @@ import java.util.function.Supplier;
 public final class TetherAdmin implements AutoCloseable {
   /** How often the page's snapshots are taken and pushed. */
   public static final Duration SAMPLE_INTERVAL = Duration.ofMillis(500);
+
   /** Bytes queued for one page beyond which it counts as too slow and is dropped. */
   static final int STREAM_HIGH_WATER_BYTES = 256 * 1024;
+
   /** The largest request accepted; the page's requests are a few hundred bytes. */
   static final int MAX_REQUEST_BYTES = 16 * 1024;
 
@@ -55,10 +57,13 @@ public final class TetherAdmin implements AutoCloseable {
   private final int requestedPort;
   private final AdminSite site;
   private final ScheduledExecutorService worker;
+
   /** Null while an optional metrics jar is missing. */
   private final AutoCloseable metrics;
+
   /** Set by {@link #start()}, null before. */
   private EventLoopGroup loops;
+
   private Channel listening;
 
   private TetherAdmin(Builder b, ScheduledExecutorService worker) {
@@ -66,12 +71,14 @@ public final class TetherAdmin implements AutoCloseable {
     this.requestedPort = b.port;
     this.worker = worker;
     String missingJars = MetricsJars.missing();
-    PrometheusText prometheus = missingJars == null ? new PrometheusText(b.clients, b.servers) : null;
+    PrometheusText prometheus =
+        missingJars == null ? new PrometheusText(b.clients, b.servers) : null;
     this.metrics = prometheus;
     ObjectMapper json = new ObjectMapper();
     List<TetherServer> fixed = List.copyOf(b.servers);
     List<Supplier<? extends Collection<TetherServer>>> changing = List.copyOf(b.changingServers);
-    StatusBoard board = new StatusBoard(json, b.clock, b.clients, () -> serversNow(fixed, changing));
+    StatusBoard board =
+        new StatusBoard(json, b.clock, b.clients, () -> serversNow(fixed, changing));
     Supplier<String> metricsText = prometheus;
     this.site = new AdminSite(json, board, b.ring, worker, b.accessToken, metricsText, missingJars);
   }
@@ -80,8 +87,8 @@ public final class TetherAdmin implements AutoCloseable {
     return new Builder();
   }
 
-  private static List<TetherServer> serversNow(List<TetherServer> fixed,
-      List<Supplier<? extends Collection<TetherServer>>> changing) {
+  private static List<TetherServer> serversNow(
+      List<TetherServer> fixed, List<Supplier<? extends Collection<TetherServer>>> changing) {
     if (changing.isEmpty()) {
       return fixed;
     }
@@ -100,24 +107,38 @@ public final class TetherAdmin implements AutoCloseable {
     // Native epoll where the platform has it, as Tether's own transports: a poll every 10 ms is a
     // wakeup every 10 ms, and epoll's costs less than NIO's selector.
     boolean epoll = io.netty.channel.epoll.Epoll.isAvailable();
-    loops = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("tether-admin-http", true),
-        epoll ? io.netty.channel.epoll.EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+    loops =
+        new MultiThreadIoEventLoopGroup(
+            1,
+            new DefaultThreadFactory("tether-admin-http", true),
+            epoll ? io.netty.channel.epoll.EpollIoHandler.newFactory() : NioIoHandler.newFactory());
     AdminHandler handler = new AdminHandler(site);
-    ServerBootstrap bootstrap = new ServerBootstrap().group(loops)
-        .channel(epoll ? io.netty.channel.epoll.EpollServerSocketChannel.class : NioServerSocketChannel.class)
-        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
-            new WriteBufferWaterMark(STREAM_HIGH_WATER_BYTES / 2, STREAM_HIGH_WATER_BYTES))
-        .childHandler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel ch) {
-            ch.pipeline()
-                .addLast(new HttpServerCodec(4096, 8192, 8192))
-                .addLast(new HttpObjectAggregator(MAX_REQUEST_BYTES))
-                .addLast(handler);
-          }
-        });
+    ServerBootstrap bootstrap =
+        new ServerBootstrap()
+            .group(loops)
+            .channel(
+                epoll
+                    ? io.netty.channel.epoll.EpollServerSocketChannel.class
+                    : NioServerSocketChannel.class)
+            .childOption(
+                ChannelOption.WRITE_BUFFER_WATER_MARK,
+                new WriteBufferWaterMark(STREAM_HIGH_WATER_BYTES / 2, STREAM_HIGH_WATER_BYTES))
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    ch.pipeline()
+                        .addLast(new HttpServerCodec(4096, 8192, 8192))
+                        .addLast(new HttpObjectAggregator(MAX_REQUEST_BYTES))
+                        .addLast(handler);
+                  }
+                });
     try {
-      listening = bootstrap.bind(new InetSocketAddress(host, requestedPort)).syncUninterruptibly().channel();
+      listening =
+          bootstrap
+              .bind(new InetSocketAddress(host, requestedPort))
+              .syncUninterruptibly()
+              .channel();
     } catch (RuntimeException e) {
       loops.shutdownGracefully(0, 0, TimeUnit.SECONDS);
       throw e;
@@ -178,12 +199,15 @@ public final class TetherAdmin implements AutoCloseable {
     private String host = "127.0.0.1";
     private int port;
     private String accessToken;
+
     /** The chart's and the event list's times are wall-clock times, shown to a person. */
     private final Clock clock = Clock.systemUTC();
+
     private final EventRing ring = new EventRing(clock);
     private final List<Tether> clients = new ArrayList<>();
     private final List<TetherServer> servers = new ArrayList<>();
-    private final List<Supplier<? extends Collection<TetherServer>>> changingServers = new ArrayList<>();
+    private final List<Supplier<? extends Collection<TetherServer>>> changingServers =
+        new ArrayList<>();
 
     private Builder() {}
 
@@ -215,8 +239,8 @@ public final class TetherAdmin implements AutoCloseable {
     /**
      * The listener feeding the page's list of recent events: give it to {@code
      * Tether.builder().listener(...)} and {@code TetherServer.builder().listener(...)}, or to
-     * {@code addListener(...)} of a runtime or server already running (it then sees the events
-     * from that moment on). One listener serves every runtime.
+     * {@code addListener(...)} of a runtime or server already running (it then sees the events from
+     * that moment on). One listener serves every runtime.
      */
     public TetherListener listener() {
       return ring;
@@ -243,11 +267,13 @@ public final class TetherAdmin implements AutoCloseable {
     }
 
     public TetherAdmin build() {
-      ScheduledExecutorService worker = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "tether-admin");
-        t.setDaemon(true);
-        return t;
-      });
+      ScheduledExecutorService worker =
+          Executors.newSingleThreadScheduledExecutor(
+              r -> {
+                Thread t = new Thread(r, "tether-admin");
+                t.setDaemon(true);
+                return t;
+              });
       return new TetherAdmin(this, worker);
     }
   }

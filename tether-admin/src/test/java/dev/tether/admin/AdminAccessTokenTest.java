@@ -21,9 +21,19 @@ class AdminAccessTokenTest {
 
   @BeforeEach
   void start() {
-    server = TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0")
-        .service("echo", (op, payload, ctx) -> payload).build().start();
-    admin = TetherAdmin.builder().bind("127.0.0.1", 0).accessToken(TOKEN).observe(server).build().start();
+    server =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .service("echo", (op, payload, ctx) -> payload)
+            .build()
+            .start();
+    admin =
+        TetherAdmin.builder()
+            .bind("127.0.0.1", 0)
+            .accessToken(TOKEN)
+            .observe(server)
+            .build()
+            .start();
   }
 
   @AfterEach
@@ -33,8 +43,9 @@ class AdminAccessTokenTest {
   }
 
   private HttpResponse<String> get(String path, String authorization) throws Exception {
-    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(admin.url()).resolve(path))
-        .timeout(Duration.ofSeconds(5));
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create(admin.url()).resolve(path))
+            .timeout(Duration.ofSeconds(5));
     if (authorization != null) {
       request.header("Authorization", authorization);
     }

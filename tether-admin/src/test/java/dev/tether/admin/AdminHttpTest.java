@@ -84,7 +84,8 @@ class AdminHttpTest {
   void pageIsOneSelfContainedDocument() throws Exception {
     HttpResponse<String> r = get("");
     assertThat(r.statusCode()).isEqualTo(200);
-    assertThat(r.body()).contains("<title>Tether status</title>", "new EventSource(")
+    assertThat(r.body())
+        .contains("<title>Tether status</title>", "new EventSource(")
         .doesNotContain("src=\"http", "href=\"http", "<link ");
   }
 
@@ -94,16 +95,20 @@ class AdminHttpTest {
       s.connect(new InetSocketAddress("127.0.0.1", admin.address().getPort()), 5000);
       s.setSoTimeout(5000);
       OutputStream out = s.getOutputStream();
-      out.write("GET /status.json HTTP/1.1\r\nHost: x\r\nBad Header Without Colon\u0001\r\n\r\n".getBytes(UTF_8));
+      out.write(
+          "GET /status.json HTTP/1.1\r\nHost: x\r\nBad Header Without Colon\u0001\r\n\r\n"
+              .getBytes(UTF_8));
       out.flush();
-      String statusLine = new BufferedReader(new InputStreamReader(s.getInputStream(), UTF_8)).readLine();
+      String statusLine =
+          new BufferedReader(new InputStreamReader(s.getInputStream(), UTF_8)).readLine();
       assertThat(statusLine).isEqualTo("HTTP/1.1 400 Bad Request");
     }
     try (Socket s = new Socket()) {
       s.connect(new InetSocketAddress("127.0.0.1", admin.address().getPort()), 5000);
       s.setSoTimeout(5000);
       s.getOutputStream().write("\u0000\u0001 garbage\r\n\r\n".getBytes(UTF_8));
-      String statusLine = new BufferedReader(new InputStreamReader(s.getInputStream(), UTF_8)).readLine();
+      String statusLine =
+          new BufferedReader(new InputStreamReader(s.getInputStream(), UTF_8)).readLine();
       assertThat(statusLine).startsWith("HTTP/1.1 400");
     }
     assertThat(get("status.json").statusCode()).isEqualTo(200);
@@ -112,38 +117,49 @@ class AdminHttpTest {
   @Test
   void unknownPathsAndOtherMethodsAreRefused() throws Exception {
     assertThat(get("nothing-here").statusCode()).isEqualTo(404);
-    HttpRequest post = HttpRequest.newBuilder(URI.create(admin.url()).resolve("status.json"))
-        .POST(HttpRequest.BodyPublishers.ofString("x")).timeout(Duration.ofSeconds(5)).build();
+    HttpRequest post =
+        HttpRequest.newBuilder(URI.create(admin.url()).resolve("status.json"))
+            .POST(HttpRequest.BodyPublishers.ofString("x"))
+            .timeout(Duration.ofSeconds(5))
+            .build();
     assertThat(http.send(post, HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(405);
   }
 
   @Test
   void eventStreamWelcomesWithHistoryAndEventsThenPushesUpdates() throws Exception {
-    HttpRequest request = HttpRequest.newBuilder(URI.create(admin.url()).resolve("events"))
-        .timeout(Duration.ofSeconds(10)).build();
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create(admin.url()).resolve("events"))
+            .timeout(Duration.ofSeconds(10))
+            .build();
     HttpResponse<InputStream> r = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
-    assertThat(r.headers().firstValue("content-type")).hasValueSatisfying(v -> assertThat(v).startsWith("text/event-stream"));
+    assertThat(r.headers().firstValue("content-type"))
+        .hasValueSatisfying(v -> assertThat(v).startsWith("text/event-stream"));
     try (BufferedReader lines = new BufferedReader(new InputStreamReader(r.body(), UTF_8))) {
-      CompletableFuture<String> firstUpdate = CompletableFuture.supplyAsync(() -> {
-        try {
-          String welcome = null;
-          for (String line; (line = lines.readLine()) != null; ) {
-            if (line.startsWith("data: ") && welcome == null) {
-              welcome = line;
-            } else if (line.equals("event: update")) {
-              return welcome + "\n" + lines.readLine();
-            }
-          }
-          return null;
-        } catch (java.io.IOException e) {
-          throw new java.io.UncheckedIOException(e);
-        }
-      });
+      CompletableFuture<String> firstUpdate =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  String welcome = null;
+                  for (String line; (line = lines.readLine()) != null; ) {
+                    if (line.startsWith("data: ") && welcome == null) {
+                      welcome = line;
+                    } else if (line.equals("event: update")) {
+                      return welcome + "\n" + lines.readLine();
+                    }
+                  }
+                  return null;
+                } catch (java.io.IOException e) {
+                  throw new java.io.UncheckedIOException(e);
+                }
+              });
       String both = firstUpdate.get(5, TimeUnit.SECONDS);
-      JsonNode welcome = json.readTree(both.lines().findFirst().orElseThrow().substring("data: ".length()));
+      JsonNode welcome =
+          json.readTree(both.lines().findFirst().orElseThrow().substring("data: ".length()));
       assertThat(welcome.get("events").findValuesAsText("kind")).contains("CONNECTED", "ACCEPTED");
       assertThat(welcome.has("history")).isTrue();
-      JsonNode update = json.readTree(both.lines().skip(1).findFirst().orElseThrow().substring("data: ".length()));
+      JsonNode update =
+          json.readTree(
+              both.lines().skip(1).findFirst().orElseThrow().substring("data: ".length()));
       assertThat(update.at("/point/wallMillis").asLong()).isPositive();
       assertThat(update.at("/clients/0/nodes/0/health").asText()).isEqualTo("ALIVE");
       assertThat(admin.openStreams()).isEqualTo(1);
@@ -152,8 +168,12 @@ class AdminHttpTest {
 
   @Test
   void metricsAreServedAsPrometheusText() throws Exception {
-    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(get("metrics").body())
-        .contains("tether_client_calls_total{outcome=\"ok\"} 1.0")
-        .contains("tether_server_connections{"));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .untilAsserted(
+            () ->
+                assertThat(get("metrics").body())
+                    .contains("tether_client_calls_total{outcome=\"ok\"} 1.0")
+                    .contains("tether_server_connections{"));
   }
 }

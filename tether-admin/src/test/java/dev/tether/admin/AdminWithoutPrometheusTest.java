@@ -40,7 +40,8 @@ class AdminWithoutPrometheusTest {
   void classPathHasMicrometerCoreButNotThePrometheusRegistry() {
     // What makes the other tests mean something: the user's class path, not the module's usual one.
     assertThat(new SimpleMeterRegistry()).isNotNull();
-    assertThatThrownBy(() -> Class.forName("io.micrometer.prometheusmetrics.PrometheusMeterRegistry"))
+    assertThatThrownBy(
+            () -> Class.forName("io.micrometer.prometheusmetrics.PrometheusMeterRegistry"))
         .isInstanceOf(ClassNotFoundException.class);
   }
 
@@ -60,7 +61,8 @@ class AdminWithoutPrometheusTest {
   void metricsAnswerNotImplementedSayingWhichJarIsMissing() throws Exception {
     HttpResponse<String> metrics = get("metrics");
     assertThat(metrics.statusCode()).isEqualTo(501);
-    assertThat(metrics.headers().firstValue("content-type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/plain"));
+    assertThat(metrics.headers().firstValue("content-type"))
+        .hasValueSatisfying(t -> assertThat(t).startsWith("text/plain"));
     assertThat(metrics.body()).contains("micrometer-registry-prometheus");
   }
 }

@@ -23,11 +23,18 @@ final class ObservedEcho implements AutoCloseable {
   final Proxy echo;
   final TetherAdmin admin;
 
-  /** @param shape how the client's proxy is made from the server's proxy string (balanced, say) */
+  /**
+   * @param shape how the client's proxy is made from the server's proxy string (balanced, say)
+   */
   ObservedEcho(UnaryOperator<Proxy> shape) {
     TetherAdmin.Builder builder = TetherAdmin.builder().bind("127.0.0.1", 0);
-    server = TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0").listener(builder.listener())
-        .service("echo", (op, payload, ctx) -> payload).build().start();
+    server =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .listener(builder.listener())
+            .service("echo", (op, payload, ctx) -> payload)
+            .build()
+            .start();
     tether = Tether.builder().listener(builder.listener()).build();
     echo = shape.apply(tether.proxy(server.proxyString("echo")));
     echo.invoke("echo", "hi".getBytes(UTF_8));
@@ -36,8 +43,10 @@ final class ObservedEcho implements AutoCloseable {
 
   /** GETs {@code path} from the page, within 5 s. */
   HttpResponse<String> get(String path) throws Exception {
-    HttpRequest request = HttpRequest.newBuilder(URI.create(admin.url()).resolve(path))
-        .timeout(Duration.ofSeconds(5)).build();
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create(admin.url()).resolve(path))
+            .timeout(Duration.ofSeconds(5))
+            .build();
     return http.send(request, HttpResponse.BodyHandlers.ofString());
   }
 

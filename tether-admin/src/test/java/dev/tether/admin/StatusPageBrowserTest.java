@@ -45,16 +45,27 @@ class StatusPageBrowserTest {
   void start() {
     browser = HeadlessChromium.startOrSkip();
     TetherAdmin.Builder builder = TetherAdmin.builder().bind("127.0.0.1", 0);
-    cluster = InProcessCluster.start(NODES, (node, server) -> server.listener(builder.listener())
-        .service("work", (op, payload, ctx) -> {
-          if (op.equals("hold") && !release.await(20, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("held call was never released");
-          }
-          return payload;
-        })
-        .streamService("feed", feeds));
+    cluster =
+        InProcessCluster.start(
+            NODES,
+            (node, server) ->
+                server
+                    .listener(builder.listener())
+                    .service(
+                        "work",
+                        (op, payload, ctx) -> {
+                          if (op.equals("hold") && !release.await(20, TimeUnit.SECONDS)) {
+                            throw new IllegalStateException("held call was never released");
+                          }
+                          return payload;
+                        })
+                    .streamService("feed", feeds));
     // The cluster preset reconnects a dead node after 30 s; the page test wants it back at once.
-    tether = Tether.builder().listener(builder.listener()).property("tether.cluster.reconnect.policy", "standard").build();
+    tether =
+        Tether.builder()
+            .listener(builder.listener())
+            .property("tether.cluster.reconnect.policy", "standard")
+            .build();
     work = tether.proxy(cluster.proxyString("work")).withLoadBalancing(LoadBalancing.ROUND_ROBIN);
     for (int i = 0; i < NODES * 2; i++) {
       work.invoke("echo", "hi".getBytes(UTF_8));
@@ -85,13 +96,17 @@ class StatusPageBrowserTest {
    * call: the page redraws twice a second, so an element found in one call may be gone by the next.
    */
   private String text(String css) {
-    Object shown = browser.executeScript(
-        "const e = document.querySelector(arguments[0]); return e ? e.textContent.trim() : '';", css);
+    Object shown =
+        browser.executeScript(
+            "const e = document.querySelector(arguments[0]); return e ? e.textContent.trim() : '';",
+            css);
     return String.valueOf(shown);
   }
 
   private int count(String css) {
-    return ((Number) browser.executeScript("return document.querySelectorAll(arguments[0]).length;", css)).intValue();
+    return ((Number)
+            browser.executeScript("return document.querySelectorAll(arguments[0]).length;", css))
+        .intValue();
   }
 
   private String healthShown(int node) {
@@ -100,11 +115,14 @@ class StatusPageBrowserTest {
 
   @Test
   void everyNodeShowsAliveOnceConnected() {
-    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-      for (int i = 0; i < NODES; i++) {
-        assertThat(healthShown(i)).isEqualTo("alive");
-      }
-    });
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .untilAsserted(
+            () -> {
+              for (int i = 0; i < NODES; i++) {
+                assertThat(healthShown(i)).isEqualTo("alive");
+              }
+            });
     assertThat(count("#servers tr")).isEqualTo(NODES);
     assertThat(count("#connections tr")).isEqualTo(NODES);
   }
@@ -115,7 +133,9 @@ class StatusPageBrowserTest {
     for (int i = 0; i < HELD_CALLS; i++) {
       held.add(work.invokeAsync("hold", new byte[0]));
     }
-    await().atMost(Duration.ofSeconds(5)).until(() -> text("#total-inflight").equals(String.valueOf(HELD_CALLS)));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> text("#total-inflight").equals(String.valueOf(HELD_CALLS)));
     release.countDown();
     CompletableFuture.allOf(held.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
     await().atMost(Duration.ofSeconds(5)).until(() -> text("#total-inflight").equals("0"));
@@ -133,7 +153,9 @@ class StatusPageBrowserTest {
     String deadEvent = text("#events li[data-kind='NODE_DEAD']");
     String named = cluster.endpoint(1) + ": ";
     assertThat(deadEvent).contains(named);
-    assertThat(deadEvent.substring(deadEvent.indexOf(named) + named.length())).as("the reason").isNotBlank();
+    assertThat(deadEvent.substring(deadEvent.indexOf(named) + named.length()))
+        .as("the reason")
+        .isNotBlank();
     saveScreenshot("status-page.png");
 
     cluster.restart(1);
@@ -144,37 +166,48 @@ class StatusPageBrowserTest {
   }
 
   @Test
-  void connectionRowCountsTheOpenStreamItsItemsShowWhileItRunsAndTheEventListShowsItOpenAndClose() throws Exception {
+  void connectionRowCountsTheOpenStreamItsItemsShowWhileItRunsAndTheEventListShowsItOpenAndClose()
+      throws Exception {
     HeldStreams.Reader reader = new HeldStreams.Reader();
     tether.proxy(cluster.proxyString("feed")).stream("watch", new byte[0]).subscribe(reader);
 
-    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-      assertThat(text("#total-streams")).isEqualTo("1");
-      // the stream's connection reads 1, every other row 0
-      assertThat(streamCells("#connections")).containsOnlyOnce("1").containsOnly("0", "1");
-      assertThat(streamCells("#servers")).containsOnlyOnce("1").containsOnly("0", "1");
-      assertThat(count("#events li[data-kind='STREAM_OPENED']")).isEqualTo(2); // the client's and the server's
-    });
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .untilAsserted(
+            () -> {
+              assertThat(text("#total-streams")).isEqualTo("1");
+              // the stream's connection reads 1, every other row 0
+              assertThat(streamCells("#connections")).containsOnlyOnce("1").containsOnly("0", "1");
+              assertThat(streamCells("#servers")).containsOnlyOnce("1").containsOnly("0", "1");
+              assertThat(count("#events li[data-kind='STREAM_OPENED']"))
+                  .isEqualTo(2); // the client's and the server's
+            });
     assertThat(text("#events li[data-kind='STREAM_OPENED']")).contains("feed.watch");
     saveScreenshot("status-page-stream.png");
 
     feeds.sendToAll("tick".getBytes(UTF_8));
-    await("counted while the stream runs").atMost(Duration.ofSeconds(5))
+    await("counted while the stream runs")
+        .atMost(Duration.ofSeconds(5))
         .untilAsserted(() -> assertThat(text("#stream-items")).isEqualTo("1"));
     feeds.completeAll();
     reader.done().get(10, TimeUnit.SECONDS);
-    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-      assertThat(text("#total-streams")).isEqualTo("0");
-      assertThat(streamCells("#connections")).containsOnly("0");
-      assertThat(text("#events li[data-kind='STREAM_CLOSED']")).contains("items received");
-    });
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .untilAsserted(
+            () -> {
+              assertThat(text("#total-streams")).isEqualTo("0");
+              assertThat(streamCells("#connections")).containsOnly("0");
+              assertThat(text("#events li[data-kind='STREAM_CLOSED']")).contains("items received");
+            });
   }
 
   /** The streams cell of each row of the table body {@code css}, read in one script call. */
   @SuppressWarnings("unchecked")
   private List<String> streamCells(String css) {
-    return (List<String>) browser.executeScript(
-        "return Array.from(document.querySelectorAll(arguments[0] + ' td.streams')).map(e => e.textContent.trim());", css);
+    return (List<String>)
+        browser.executeScript(
+            "return Array.from(document.querySelectorAll(arguments[0] + ' td.streams')).map(e => e.textContent.trim());",
+            css);
   }
 
   /** Calls until told to stop, for at most 60 s or 1,000,000 calls; returns how many succeeded. */

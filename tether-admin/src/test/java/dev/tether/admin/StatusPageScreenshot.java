@@ -11,8 +11,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * Saves what a status page shows once its live stream has filled it and a text appears on it (a
- * dead node during {@code ./tether demo}, say): the picture docs/status-page.png is made with.
- * Not a test.
+ * dead node during {@code ./tether demo}, say): the picture docs/status-page.png is made with. Not
+ * a test.
  *
  * <pre>java -cp ... dev.tether.admin.StatusPageScreenshot URL TEXT OUT.png [waitSeconds=30]</pre>
  */
@@ -28,12 +28,20 @@ public final class StatusPageScreenshot {
     try {
       browser.get(url);
       try {
-        new WebDriverWait(browser, wait).until(b -> b.findElement(By.tagName("body")).getText().contains(text));
+        new WebDriverWait(browser, wait)
+            .until(b -> b.findElement(By.tagName("body")).getText().contains(text));
       } catch (org.openqa.selenium.TimeoutException notShown) {
-        System.out.println("the page never showed \"" + text + "\"; it shows:\n" + browser.findElement(By.tagName("body")).getText());
+        System.out.println(
+            "the page never showed \""
+                + text
+                + "\"; it shows:\n"
+                + browser.findElement(By.tagName("body")).getText());
         return;
       }
-      Files.copy(browser.getScreenshotAs(OutputType.FILE).toPath(), out, StandardCopyOption.REPLACE_EXISTING);
+      Files.copy(
+          browser.getScreenshotAs(OutputType.FILE).toPath(),
+          out,
+          StandardCopyOption.REPLACE_EXISTING);
       System.out.println("saved " + out + " once the page showed \"" + text + "\"");
     } finally {
       browser.quit();

@@ -6,18 +6,18 @@ package dev.tether.bench;
  */
 public interface BenchClient extends AutoCloseable {
 
-    /**
-     * Opens the one connection to the server listening on 127.0.0.1 at {@code port}; returns once a
-     * call can be issued.
-     *
-     * @throws Exception when the client cannot connect
-     */
-    void connect(int port) throws Exception;
+  /**
+   * Opens the one connection to the server listening on 127.0.0.1 at {@code port}; returns once a
+   * call can be issued.
+   *
+   * @throws Exception when the client cannot connect
+   */
+  void connect(int port) throws Exception;
 
-    /** See {@link BenchSystem#call}. */
-    void call(byte[] payload, ResponseHandler handler);
+  /** See {@link BenchSystem#call}. */
+  void call(byte[] payload, ResponseHandler handler);
 
-    /** Closes the connection and releases the client's threads; safe to call twice. */
-    @Override
-    void close();
+  /** Closes the connection and releases the client's threads; safe to call twice. */
+  @Override
+  void close();
 }

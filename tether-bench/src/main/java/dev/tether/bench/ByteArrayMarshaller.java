@@ -10,49 +10,54 @@ import java.io.InputStream;
 import java.io.OutputStream;
 
 /**
- * Passes gRPC messages as plain {@code byte[]}, with the same courtesies gRPC's protobuf
- * marshaller extends to the transport: the outgoing stream tells its length and drains straight
- * into the frame, and parsing sizes the array from the incoming stream's known length.
+ * Passes gRPC messages as plain {@code byte[]}, with the same courtesies gRPC's protobuf marshaller
+ * extends to the transport: the outgoing stream tells its length and drains straight into the
+ * frame, and parsing sizes the array from the incoming stream's known length.
  */
 enum ByteArrayMarshaller implements MethodDescriptor.Marshaller<byte[]> {
-    INSTANCE;
+  INSTANCE;
 
-    @Override
-    public InputStream stream(byte[] value) {
-        return new KnownLengthStream(value);
+  @Override
+  public InputStream stream(byte[] value) {
+    return new KnownLengthStream(value);
+  }
+
+  @Override
+  public byte[] parse(InputStream stream) {
+    try {
+      return stream instanceof KnownLength ? readKnownLength(stream) : stream.readAllBytes();
+    } catch (IOException e) {
+      throw Status.INTERNAL
+          .withDescription("cannot read message")
+          .withCause(e)
+          .asRuntimeException();
+    }
+  }
+
+  private static byte[] readKnownLength(InputStream stream) throws IOException {
+    byte[] message = new byte[stream.available()];
+    int read = stream.readNBytes(message, 0, message.length);
+    if (read != message.length || stream.read() != -1) {
+      throw new IOException(
+          "message length differs from the " + message.length + " bytes announced");
+    }
+    return message;
+  }
+
+  /** A byte array stream whose {@code available()} is exact, as {@link KnownLength} promises. */
+  private static final class KnownLengthStream extends ByteArrayInputStream
+      implements KnownLength, Drainable {
+
+    KnownLengthStream(byte[] value) {
+      super(value);
     }
 
     @Override
-    public byte[] parse(InputStream stream) {
-        try {
-            return stream instanceof KnownLength ? readKnownLength(stream) : stream.readAllBytes();
-        } catch (IOException e) {
-            throw Status.INTERNAL.withDescription("cannot read message").withCause(e).asRuntimeException();
-        }
+    public int drainTo(OutputStream target) throws IOException {
+      int length = count - pos;
+      target.write(buf, pos, length);
+      pos = count;
+      return length;
     }
-
-    private static byte[] readKnownLength(InputStream stream) throws IOException {
-        byte[] message = new byte[stream.available()];
-        int read = stream.readNBytes(message, 0, message.length);
-        if (read != message.length || stream.read() != -1) {
-            throw new IOException("message length differs from the " + message.length + " bytes announced");
-        }
-        return message;
-    }
-
-    /** A byte array stream whose {@code available()} is exact, as {@link KnownLength} promises. */
-    private static final class KnownLengthStream extends ByteArrayInputStream implements KnownLength, Drainable {
-
-        KnownLengthStream(byte[] value) {
-            super(value);
-        }
-
-        @Override
-        public int drainTo(OutputStream target) throws IOException {
-            int length = count - pos;
-            target.write(buf, pos, length);
-            pos = count;
-            return length;
-        }
-    }
+  }
 }

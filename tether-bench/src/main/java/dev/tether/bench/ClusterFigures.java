@@ -14,9 +14,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Prints how each load-balancing strategy spreads calls over an in-process cluster on loopback,
- * and how long a killed node keeps receiving calls. Run with
- * {@code java -cp tether-bench/target/tether-bench.jar dev.tether.bench.ClusterFigures}.
+ * Prints how each load-balancing strategy spreads calls over an in-process cluster on loopback, and
+ * how long a killed node keeps receiving calls. Run with {@code java -cp
+ * tether-bench/target/tether-bench.jar dev.tether.bench.ClusterFigures}.
  */
 public final class ClusterFigures {
   private final Map<Integer, AtomicInteger> served = new ConcurrentHashMap<>();
@@ -28,21 +28,32 @@ public final class ClusterFigures {
   }
 
   private void run() throws Exception {
-    try (InProcessCluster cluster = InProcessCluster.start(3, (i, b) -> b.service("svc", (op, payload, ctx) -> {
-          served.computeIfAbsent(i, k -> new AtomicInteger()).incrementAndGet();
-          if (op.equals("stuck")) {
-            stuck.incrementAndGet();
-            release.await(60, TimeUnit.SECONDS);
-          }
-          return String.valueOf(i).getBytes(StandardCharsets.UTF_8);
-        }));
+    try (InProcessCluster cluster =
+            InProcessCluster.start(
+                3,
+                (i, b) ->
+                    b.service(
+                        "svc",
+                        (op, payload, ctx) -> {
+                          served.computeIfAbsent(i, k -> new AtomicInteger()).incrementAndGet();
+                          if (op.equals("stuck")) {
+                            stuck.incrementAndGet();
+                            release.await(60, TimeUnit.SECONDS);
+                          }
+                          return String.valueOf(i).getBytes(StandardCharsets.UTF_8);
+                        }));
         Tether tether = Tether.create()) {
       String proxy = cluster.proxyString("svc");
-      spread("ROUND_ROBIN, 300 calls", tether.proxy(proxy).withLoadBalancing(LoadBalancing.ROUND_ROBIN), 300);
+      spread(
+          "ROUND_ROBIN, 300 calls",
+          tether.proxy(proxy).withLoadBalancing(LoadBalancing.ROUND_ROBIN),
+          300);
       spread("RANDOM, 300 calls", tether.proxy(proxy).withLoadBalancing(LoadBalancing.RANDOM), 300);
       cluster.faultProxy(2).latency(Duration.ofMillis(20));
-      spread("EPSILON_GREEDY, node 2 slowed by 20 ms, 2,000 calls",
-          tether.proxy(proxy).withLoadBalancing(LoadBalancing.EPSILON_GREEDY), 2_000);
+      spread(
+          "EPSILON_GREEDY, node 2 slowed by 20 ms, 2,000 calls",
+          tether.proxy(proxy).withLoadBalancing(LoadBalancing.EPSILON_GREEDY),
+          2_000);
       cluster.faultProxy(2).pass();
       Proxy toNode0 = tether.proxy("svc:" + cluster.endpoint(0));
       for (int i = 0; i < 50; i++) {
@@ -52,8 +63,10 @@ public final class ClusterFigures {
       while (stuck.get() < 50 && System.nanoTime() < waitUntil) {
         Thread.onSpinWait();
       }
-      spread("LEAST_LOADED, node 0 holding 50 stuck calls, 300 calls",
-          tether.proxy(proxy).withLoadBalancing(LoadBalancing.LEAST_LOADED), 300);
+      spread(
+          "LEAST_LOADED, node 0 holding 50 stuck calls, 300 calls",
+          tether.proxy(proxy).withLoadBalancing(LoadBalancing.LEAST_LOADED),
+          300);
       release.countDown();
       timeToSkip(cluster, tether, tether.proxy(proxy).withLoadBalancing(LoadBalancing.ROUND_ROBIN));
     }
@@ -67,7 +80,9 @@ public final class ClusterFigures {
     Map<Integer, Integer> after = snapshot();
     StringBuilder line = new StringBuilder(String.format("%-58s", title));
     for (int node = 0; node < 3; node++) {
-      line.append(String.format("  node %d: %5d", node, after.getOrDefault(node, 0) - before.getOrDefault(node, 0)));
+      line.append(
+          String.format(
+              "  node %d: %5d", node, after.getOrDefault(node, 0) - before.getOrDefault(node, 0)));
     }
     System.out.println(line);
   }
@@ -79,8 +94,8 @@ public final class ClusterFigures {
   }
 
   /**
-   * Kills node 1 under round robin and times how long the client takes to see its connection
-   * close, the event on which the node is marked dead and skipped; then checks no call goes there.
+   * Kills node 1 under round robin and times how long the client takes to see its connection close,
+   * the event on which the node is marked dead and skipped; then checks no call goes there.
    */
   private void timeToSkip(InProcessCluster cluster, Tether tether, Proxy p) {
     for (int i = 0; i < 30; i++) {
@@ -90,7 +105,8 @@ public final class ClusterFigures {
     long start = System.nanoTime();
     cluster.faultProxy(1).resetAll();
     long deadline = start + TimeUnit.SECONDS.toNanos(10);
-    while (tether.connection(toNode1).state() != dev.tether.ConnectionState.CLOSED && System.nanoTime() < deadline) {
+    while (tether.connection(toNode1).state() != dev.tether.ConnectionState.CLOSED
+        && System.nanoTime() < deadline) {
       Thread.onSpinWait();
     }
     long detectedNanos = System.nanoTime() - start;
@@ -105,7 +121,11 @@ public final class ClusterFigures {
       }
     }
     int routedToDead = snapshot().getOrDefault(1, 0) - before.getOrDefault(1, 0);
-    System.out.printf("%-58s  %.3f ms; then 300 calls: %d to node 1, %d failed%n",
-        "ROUND_ROBIN, node 1 reset: death seen and node skipped in", detectedNanos / 1e6, routedToDead, failures);
+    System.out.printf(
+        "%-58s  %.3f ms; then 300 calls: %d to node 1, %d failed%n",
+        "ROUND_ROBIN, node 1 reset: death seen and node skipped in",
+        detectedNanos / 1e6,
+        routedToDead,
+        failures);
   }
 }

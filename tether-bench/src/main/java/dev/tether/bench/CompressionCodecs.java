@@ -12,10 +12,9 @@ import net.jpountz.lz4.LZ4SafeDecompressor;
 
 /**
  * The two candidates for {@code -z}, side by side in one run: zstd-jni and lz4-java on 4 KiB and
- * 256 KiB of JSON-like text; prints compression ratio and compress / decompress throughput
- * (MB/s of uncompressed bytes, median of 5 timed rounds after warm-up; each round bounded at
- * ~300 ms). Run with
- * {@code java -cp tether-bench/target/tether-bench.jar dev.tether.bench.CompressionCodecs}.
+ * 256 KiB of JSON-like text; prints compression ratio and compress / decompress throughput (MB/s of
+ * uncompressed bytes, median of 5 timed rounds after warm-up; each round bounded at ~300 ms). Run
+ * with {@code java -cp tether-bench/target/tether-bench.jar dev.tether.bench.CompressionCodecs}.
  */
 public final class CompressionCodecs {
   private static final int ROUNDS = 5;
@@ -34,7 +33,8 @@ public final class CompressionCodecs {
     int maxCompressed(int length);
   }
 
-  private record ZstdCandidate(int level, ZstdCompressCtx cctx, ZstdDecompressCtx dctx) implements Candidate {
+  private record ZstdCandidate(int level, ZstdCompressCtx cctx, ZstdDecompressCtx dctx)
+      implements Candidate {
     static ZstdCandidate level(int level) {
       ZstdCompressCtx c = new ZstdCompressCtx();
       c.setLevel(level);
@@ -58,8 +58,12 @@ public final class CompressionCodecs {
     }
   }
 
-  /** The safe decompressor: the "fast" one trusts the input's lengths, which a peer's frame must not be. */
-  private record Lz4Candidate(String name, LZ4Compressor compressor, LZ4SafeDecompressor decompressor)
+  /**
+   * The safe decompressor: the "fast" one trusts the input's lengths, which a peer's frame must not
+   * be.
+   */
+  private record Lz4Candidate(
+      String name, LZ4Compressor compressor, LZ4SafeDecompressor decompressor)
       implements Candidate {
     public int compress(byte[] src, byte[] dst) {
       return compressor.compress(src, 0, src.length, dst, 0, dst.length);
@@ -76,12 +80,15 @@ public final class CompressionCodecs {
 
   public static void main(String[] args) {
     LZ4Factory lz4 = LZ4Factory.fastestInstance();
-    List<Candidate> candidates = List.of(
-        ZstdCandidate.level(1),
-        ZstdCandidate.level(3),
-        new Lz4Candidate("lz4-java fast (" + lz4 + ")", lz4.fastCompressor(), lz4.safeDecompressor()),
-        new Lz4Candidate("lz4-java high 9", lz4.highCompressor(9), lz4.safeDecompressor()));
-    System.out.printf("%-44s %8s %8s %14s %16s%n", "codec", "input", "ratio", "compress MB/s", "decompress MB/s");
+    List<Candidate> candidates =
+        List.of(
+            ZstdCandidate.level(1),
+            ZstdCandidate.level(3),
+            new Lz4Candidate(
+                "lz4-java fast (" + lz4 + ")", lz4.fastCompressor(), lz4.safeDecompressor()),
+            new Lz4Candidate("lz4-java high 9", lz4.highCompressor(9), lz4.safeDecompressor()));
+    System.out.printf(
+        "%-44s %8s %8s %14s %16s%n", "codec", "input", "ratio", "compress MB/s", "decompress MB/s");
     for (int size : new int[] {4 * 1024, 256 * 1024}) {
       byte[] text = JsonLikeText.generate(size, 42);
       for (Candidate c : candidates) {
@@ -106,8 +113,13 @@ public final class CompressionCodecs {
       compress[i] = text.length / timeRound(() -> c.compress(text, packed)) * 1e3;
       decompress[i] = text.length / timeRound(() -> c.decompress(packed, length, unpacked)) * 1e3;
     }
-    System.out.printf("%-44s %7dK %8.2f %14.0f %16.0f%n", c.name(), text.length / 1024,
-        (double) text.length / length, median(compress), median(decompress));
+    System.out.printf(
+        "%-44s %7dK %8.2f %14.0f %16.0f%n",
+        c.name(),
+        text.length / 1024,
+        (double) text.length / length,
+        median(compress),
+        median(decompress));
   }
 
   /** Nanoseconds per operation over one bounded round. */

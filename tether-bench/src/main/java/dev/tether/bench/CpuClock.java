@@ -6,8 +6,11 @@ import java.lang.management.ManagementFactory;
 @FunctionalInterface
 public interface CpuClock {
 
-    /** The JVM's own account ({@code com.sun.management.OperatingSystemMXBean#getProcessCpuTime}). */
-    CpuClock PROCESS = () -> ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+  /** The JVM's own account ({@code com.sun.management.OperatingSystemMXBean#getProcessCpuTime}). */
+  CpuClock PROCESS =
+      () ->
+          ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+              .getProcessCpuTime();
 
-    long cpuNanos();
+  long cpuNanos();
 }

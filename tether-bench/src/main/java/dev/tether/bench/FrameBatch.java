@@ -10,54 +10,56 @@ import io.netty.channel.ChannelHandlerContext;
  */
 final class FrameBatch {
 
-    /** Size of each batch buffer; a frame that does not fit in what is left starts the next one. */
-    static final int BATCH_BUFFER_BYTES = 16 * 1024;
+  /** Size of each batch buffer; a frame that does not fit in what is left starts the next one. */
+  static final int BATCH_BUFFER_BYTES = 16 * 1024;
 
-    private final ChannelHandlerContext ctx;
-    /** Non-null while encoded frames wait in it, not yet written. */
-    private ByteBuf current;
-    /** True when buffers were written to the channel since the last flush. */
-    private boolean written;
+  private final ChannelHandlerContext ctx;
 
-    FrameBatch(ChannelHandlerContext ctx) {
-        this.ctx = ctx;
+  /** Non-null while encoded frames wait in it, not yet written. */
+  private ByteBuf current;
+
+  /** True when buffers were written to the channel since the last flush. */
+  private boolean written;
+
+  FrameBatch(ChannelHandlerContext ctx) {
+    this.ctx = ctx;
+  }
+
+  /** Encodes one frame into the batch; nothing reaches the socket before {@link #flush()}. */
+  void add(int requestId, byte[] payload) {
+    int frameBytes = RawFrames.frameBytes(payload.length);
+    if (current != null && current.writableBytes() < frameBytes) {
+      writeCurrent();
     }
-
-    /** Encodes one frame into the batch; nothing reaches the socket before {@link #flush()}. */
-    void add(int requestId, byte[] payload) {
-        int frameBytes = RawFrames.frameBytes(payload.length);
-        if (current != null && current.writableBytes() < frameBytes) {
-            writeCurrent();
-        }
-        if (current == null) {
-            current = ctx.alloc().ioBuffer(Math.max(BATCH_BUFFER_BYTES, frameBytes));
-        }
-        RawFrames.encode(current, requestId, payload);
+    if (current == null) {
+      current = ctx.alloc().ioBuffer(Math.max(BATCH_BUFFER_BYTES, frameBytes));
     }
+    RawFrames.encode(current, requestId, payload);
+  }
 
-    /** Writes what is batched and flushes the channel, if anything was added. */
-    void flush() {
-        if (current != null) {
-            writeCurrent();
-        }
-        if (written) {
-            written = false;
-            ctx.flush();
-        }
+  /** Writes what is batched and flushes the channel, if anything was added. */
+  void flush() {
+    if (current != null) {
+      writeCurrent();
     }
+    if (written) {
+      written = false;
+      ctx.flush();
+    }
+  }
 
-    /** Drops frames never written; for a closed connection. */
-    void discard() {
-        if (current != null) {
-            current.release();
-            current = null;
-        }
-        written = false;
+  /** Drops frames never written; for a closed connection. */
+  void discard() {
+    if (current != null) {
+      current.release();
+      current = null;
     }
+    written = false;
+  }
 
-    private void writeCurrent() {
-        ctx.write(current, ctx.voidPromise());
-        current = null;
-        written = true;
-    }
+  private void writeCurrent() {
+    ctx.write(current, ctx.voidPromise());
+    current = null;
+    written = true;
+  }
 }

@@ -30,192 +30,226 @@ import java.util.concurrent.TimeUnit;
  */
 final class GrpcSystem {
 
-    static final String SERVICE_NAME = "tether.bench.Echo";
-    static final MethodDescriptor<byte[], byte[]> ECHO = MethodDescriptor.<byte[], byte[]>newBuilder()
-            .setType(MethodDescriptor.MethodType.UNARY)
-            .setFullMethodName(MethodDescriptor.generateFullMethodName(SERVICE_NAME, "echo"))
-            .setRequestMarshaller(ByteArrayMarshaller.INSTANCE)
-            .setResponseMarshaller(ByteArrayMarshaller.INSTANCE)
-            .build();
-    static final MethodDescriptor<EchoMessage, EchoMessage> ECHO_MESSAGE = MethodDescriptor.<EchoMessage, EchoMessage>newBuilder()
-            .setType(MethodDescriptor.MethodType.UNARY)
-            .setFullMethodName(MethodDescriptor.generateFullMethodName(SERVICE_NAME, "echoMessage"))
-            .setRequestMarshaller(ProtoUtils.marshaller(EchoMessage.getDefaultInstance()))
-            .setResponseMarshaller(ProtoUtils.marshaller(EchoMessage.getDefaultInstance()))
-            .build();
+  static final String SERVICE_NAME = "tether.bench.Echo";
+  static final MethodDescriptor<byte[], byte[]> ECHO =
+      MethodDescriptor.<byte[], byte[]>newBuilder()
+          .setType(MethodDescriptor.MethodType.UNARY)
+          .setFullMethodName(MethodDescriptor.generateFullMethodName(SERVICE_NAME, "echo"))
+          .setRequestMarshaller(ByteArrayMarshaller.INSTANCE)
+          .setResponseMarshaller(ByteArrayMarshaller.INSTANCE)
+          .build();
+  static final MethodDescriptor<EchoMessage, EchoMessage> ECHO_MESSAGE =
+      MethodDescriptor.<EchoMessage, EchoMessage>newBuilder()
+          .setType(MethodDescriptor.MethodType.UNARY)
+          .setFullMethodName(MethodDescriptor.generateFullMethodName(SERVICE_NAME, "echoMessage"))
+          .setRequestMarshaller(ProtoUtils.marshaller(EchoMessage.getDefaultInstance()))
+          .setResponseMarshaller(ProtoUtils.marshaller(EchoMessage.getDefaultInstance()))
+          .build();
 
-    private static final String LOOPBACK = "127.0.0.1";
-    private static final long SHUTDOWN_SECONDS = 5;
+  private static final String LOOPBACK = "127.0.0.1";
+  private static final long SHUTDOWN_SECONDS = 5;
 
-    private GrpcSystem() {}
+  private GrpcSystem() {}
 
-    static List<SystemSpec> specs() {
-        return List.of(
-                new SystemSpec(SystemSpec.GRPC, "direct", () -> new GrpcServer(true), () -> new GrpcClient(true, false)),
-                new SystemSpec(SystemSpec.GRPC, "default", () -> new GrpcServer(false), () -> new GrpcClient(false, false)),
-                new SystemSpec(SystemSpec.GRPC, "protobuf direct", () -> new GrpcServer(true), () -> new GrpcClient(true, true)),
-                new SystemSpec(SystemSpec.GRPC, "protobuf default", () -> new GrpcServer(false), () -> new GrpcClient(false, true)));
+  static List<SystemSpec> specs() {
+    return List.of(
+        new SystemSpec(
+            SystemSpec.GRPC,
+            "direct",
+            () -> new GrpcServer(true),
+            () -> new GrpcClient(true, false)),
+        new SystemSpec(
+            SystemSpec.GRPC,
+            "default",
+            () -> new GrpcServer(false),
+            () -> new GrpcClient(false, false)),
+        new SystemSpec(
+            SystemSpec.GRPC,
+            "protobuf direct",
+            () -> new GrpcServer(true),
+            () -> new GrpcClient(true, true)),
+        new SystemSpec(
+            SystemSpec.GRPC,
+            "protobuf default",
+            () -> new GrpcServer(false),
+            () -> new GrpcClient(false, true)));
+  }
+
+  /**
+   * Serves both methods, so one server fits the bytes and the protobuf client, and the streams of
+   * {@link GrpcStreams}.
+   */
+  private static final class GrpcServer implements BenchServer {
+    private final boolean direct;
+
+    /** Non-null once {@link #start()} has run. */
+    private Server server;
+
+    GrpcServer(boolean direct) {
+      this.direct = direct;
     }
 
-    /** Serves both methods, so one server fits the bytes and the protobuf client, and the streams of {@link GrpcStreams}. */
-    private static final class GrpcServer implements BenchServer {
-        private final boolean direct;
-        /** Non-null once {@link #start()} has run. */
-        private Server server;
-
-        GrpcServer(boolean direct) {
-            this.direct = direct;
-        }
-
-        @Override
-        public int start() throws Exception {
-            NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress(LOOPBACK, 0))
-                    .addService(echoService());
-            if (direct) {
-                builder.directExecutor();
-            }
-            server = builder.build().start();
-            return server.getPort();
-        }
-
-        private static ServerServiceDefinition echoService() {
-            return GrpcStreams.addTo(ServerServiceDefinition.builder(SERVICE_NAME)
-                    .addMethod(ECHO, ServerCalls.asyncUnaryCall(GrpcServer::echo))
-                    .addMethod(ECHO_MESSAGE, ServerCalls.asyncUnaryCall(GrpcServer::echo)))
-                    .build();
-        }
-
-        private static <T> void echo(T request, StreamObserver<T> responses) {
-            responses.onNext(request);
-            responses.onCompleted();
-        }
-
-        @Override
-        public void close() {
-            if (server != null) {
-                try {
-                    server.shutdownNow().awaitTermination(SHUTDOWN_SECONDS, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        }
+    @Override
+    public int start() throws Exception {
+      NettyServerBuilder builder =
+          NettyServerBuilder.forAddress(new InetSocketAddress(LOOPBACK, 0))
+              .addService(echoService());
+      if (direct) {
+        builder.directExecutor();
+      }
+      server = builder.build().start();
+      return server.getPort();
     }
 
-    private static final class GrpcClient implements BenchClient {
-        private final boolean direct;
-        private final boolean protobuf;
-        /** Non-null once {@link #connect} has run. */
-        private ManagedChannel channel;
-
-        GrpcClient(boolean direct, boolean protobuf) {
-            this.direct = direct;
-            this.protobuf = protobuf;
-        }
-
-        @Override
-        public void connect(int port) {
-            NettyChannelBuilder builder = NettyChannelBuilder.forAddress(new InetSocketAddress(LOOPBACK, port)).usePlaintext();
-            if (direct) {
-                builder.directExecutor();
-            }
-            channel = builder.build();
-            // Connect now, not on the first measured call.
-            ClientCalls.blockingUnaryCall(channel, ECHO, CallOptions.DEFAULT, new byte[0]);
-        }
-
-        @Override
-        public void call(byte[] payload, ResponseHandler handler) {
-            if (protobuf) {
-                EchoMessage request = EchoMessage.newBuilder()
-                        .setId(TypedMessage.ID)
-                        .setName(TypedMessage.NAME)
-                        .setData(UnsafeByteOperations.unsafeWrap(payload)) // the caller leaves it untouched until the reply
-                        .build();
-                ClientCalls.asyncUnaryCall(channel.newCall(ECHO_MESSAGE, CallOptions.DEFAULT), request, new MessageObserver(handler));
-            } else {
-                ClientCalls.asyncUnaryCall(channel.newCall(ECHO, CallOptions.DEFAULT), payload, new BytesObserver(handler));
-            }
-        }
-
-        @Override
-        public void close() {
-            GrpcSystem.shutDown(channel);
-        }
-
-        @Override
-        public String toString() {
-            return "grpc " + (protobuf ? "protobuf " : "") + (direct ? "direct" : "default");
-        }
+    private static ServerServiceDefinition echoService() {
+      return GrpcStreams.addTo(
+              ServerServiceDefinition.builder(SERVICE_NAME)
+                  .addMethod(ECHO, ServerCalls.asyncUnaryCall(GrpcServer::echo))
+                  .addMethod(ECHO_MESSAGE, ServerCalls.asyncUnaryCall(GrpcServer::echo)))
+          .build();
     }
 
-    /** Adapts one unary call's observer to the benchmark's handler. */
-    private abstract static class ResponseObserver<T> implements StreamObserver<T> {
-        final ResponseHandler handler;
-        /** Non-null once the response message arrived. */
-        private T response;
-
-        ResponseObserver(ResponseHandler handler) {
-            this.handler = handler;
-        }
-
-        @Override
-        public void onNext(T value) {
-            response = value;
-        }
-
-        @Override
-        public void onError(Throwable cause) {
-            handler.onFailure(cause);
-        }
-
-        @Override
-        public void onCompleted() {
-            if (response == null) {
-                handler.onFailure(new IllegalStateException("call completed without a response"));
-            } else {
-                deliver(response);
-            }
-        }
-
-        abstract void deliver(T response);
+    private static <T> void echo(T request, StreamObserver<T> responses) {
+      responses.onNext(request);
+      responses.onCompleted();
     }
 
-    private static final class BytesObserver extends ResponseObserver<byte[]> {
-        BytesObserver(ResponseHandler handler) {
-            super(handler);
+    @Override
+    public void close() {
+      if (server != null) {
+        try {
+          server.shutdownNow().awaitTermination(SHUTDOWN_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
         }
+      }
+    }
+  }
 
-        @Override
-        void deliver(byte[] response) {
-            handler.onResponse(response);
-        }
+  private static final class GrpcClient implements BenchClient {
+    private final boolean direct;
+    private final boolean protobuf;
+
+    /** Non-null once {@link #connect} has run. */
+    private ManagedChannel channel;
+
+    GrpcClient(boolean direct, boolean protobuf) {
+      this.direct = direct;
+      this.protobuf = protobuf;
     }
 
-    private static final class MessageObserver extends ResponseObserver<EchoMessage> {
-        MessageObserver(ResponseHandler handler) {
-            super(handler);
-        }
-
-        @Override
-        void deliver(EchoMessage response) {
-            if (TypedMessage.isEcho(response.getId(), response.getName())) {
-                ByteString data = response.getData();
-                handler.onResponse(data.toByteArray());
-            } else {
-                handler.onFailure(TypedMessage.notTheEcho(response.getId(), response.getName()));
-            }
-        }
+    @Override
+    public void connect(int port) {
+      NettyChannelBuilder builder =
+          NettyChannelBuilder.forAddress(new InetSocketAddress(LOOPBACK, port)).usePlaintext();
+      if (direct) {
+        builder.directExecutor();
+      }
+      channel = builder.build();
+      // Connect now, not on the first measured call.
+      ClientCalls.blockingUnaryCall(channel, ECHO, CallOptions.DEFAULT, new byte[0]);
     }
 
-    /** Stops a client channel (null: none was opened), waiting a little for its threads. */
-    static void shutDown(ManagedChannel channel) {
-        if (channel != null) {
-            try {
-                channel.shutdownNow().awaitTermination(SHUTDOWN_SECONDS, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+    @Override
+    public void call(byte[] payload, ResponseHandler handler) {
+      if (protobuf) {
+        EchoMessage request =
+            EchoMessage.newBuilder()
+                .setId(TypedMessage.ID)
+                .setName(TypedMessage.NAME)
+                .setData(
+                    UnsafeByteOperations.unsafeWrap(
+                        payload)) // the caller leaves it untouched until the reply
+                .build();
+        ClientCalls.asyncUnaryCall(
+            channel.newCall(ECHO_MESSAGE, CallOptions.DEFAULT),
+            request,
+            new MessageObserver(handler));
+      } else {
+        ClientCalls.asyncUnaryCall(
+            channel.newCall(ECHO, CallOptions.DEFAULT), payload, new BytesObserver(handler));
+      }
     }
+
+    @Override
+    public void close() {
+      GrpcSystem.shutDown(channel);
+    }
+
+    @Override
+    public String toString() {
+      return "grpc " + (protobuf ? "protobuf " : "") + (direct ? "direct" : "default");
+    }
+  }
+
+  /** Adapts one unary call's observer to the benchmark's handler. */
+  private abstract static class ResponseObserver<T> implements StreamObserver<T> {
+    final ResponseHandler handler;
+
+    /** Non-null once the response message arrived. */
+    private T response;
+
+    ResponseObserver(ResponseHandler handler) {
+      this.handler = handler;
+    }
+
+    @Override
+    public void onNext(T value) {
+      response = value;
+    }
+
+    @Override
+    public void onError(Throwable cause) {
+      handler.onFailure(cause);
+    }
+
+    @Override
+    public void onCompleted() {
+      if (response == null) {
+        handler.onFailure(new IllegalStateException("call completed without a response"));
+      } else {
+        deliver(response);
+      }
+    }
+
+    abstract void deliver(T response);
+  }
+
+  private static final class BytesObserver extends ResponseObserver<byte[]> {
+    BytesObserver(ResponseHandler handler) {
+      super(handler);
+    }
+
+    @Override
+    void deliver(byte[] response) {
+      handler.onResponse(response);
+    }
+  }
+
+  private static final class MessageObserver extends ResponseObserver<EchoMessage> {
+    MessageObserver(ResponseHandler handler) {
+      super(handler);
+    }
+
+    @Override
+    void deliver(EchoMessage response) {
+      if (TypedMessage.isEcho(response.getId(), response.getName())) {
+        ByteString data = response.getData();
+        handler.onResponse(data.toByteArray());
+      } else {
+        handler.onFailure(TypedMessage.notTheEcho(response.getId(), response.getName()));
+      }
+    }
+  }
+
+  /** Stops a client channel (null: none was opened), waiting a little for its threads. */
+  static void shutDown(ManagedChannel channel) {
+    if (channel != null) {
+      try {
+        channel.shutdownNow().awaitTermination(SHUTDOWN_SECONDS, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
 }

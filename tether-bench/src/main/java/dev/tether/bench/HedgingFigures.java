@@ -11,10 +11,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.HdrHistogram.Histogram;
 
 /**
- * Tail latency with and without hedging, side by side in one run: three nodes on loopback, one
- * of them 100 ms slower (a fault proxy's latency), idempotent calls round-robin over them; prints
- * p50/p99/p99.9 and the extra load (server executions per call) of each. Run with
- * {@code java -cp tether-bench/target/tether-bench.jar dev.tether.bench.HedgingFigures [calls]}.
+ * Tail latency with and without hedging, side by side in one run: three nodes on loopback, one of
+ * them 100 ms slower (a fault proxy's latency), idempotent calls round-robin over them; prints
+ * p50/p99/p99.9 and the extra load (server executions per call) of each. Run with {@code java -cp
+ * tether-bench/target/tether-bench.jar dev.tether.bench.HedgingFigures [calls]}.
  */
 public final class HedgingFigures {
   private static final Duration SLOW_NODE_EXTRA = Duration.ofMillis(100);
@@ -28,23 +28,33 @@ public final class HedgingFigures {
   }
 
   private void run(int calls) throws Exception {
-    try (InProcessCluster cluster = InProcessCluster.start(3, (i, b) -> b.service("svc", (op, payload, ctx) -> {
-          executions.incrementAndGet();
-          return String.valueOf(i).getBytes(StandardCharsets.UTF_8);
-        }));
+    try (InProcessCluster cluster =
+            InProcessCluster.start(
+                3,
+                (i, b) ->
+                    b.service(
+                        "svc",
+                        (op, payload, ctx) -> {
+                          executions.incrementAndGet();
+                          return String.valueOf(i).getBytes(StandardCharsets.UTF_8);
+                        }));
         Tether tether = Tether.create()) {
       cluster.faultProxy(2).latency(SLOW_NODE_EXTRA);
-      Proxy plain = tether.proxy(cluster.proxyString("svc")).withLoadBalancing(LoadBalancing.ROUND_ROBIN);
+      Proxy plain =
+          tether.proxy(cluster.proxyString("svc")).withLoadBalancing(LoadBalancing.ROUND_ROBIN);
       Proxy hedged = plain.withHedging(HEDGE_DELAY, 2);
       measure("warm-up", tether, plain, calls / 4, false);
       measure("warm-up", tether, hedged, calls / 4, false);
-      System.out.printf("3 nodes, node 2 slowed by %d ms, %d idempotent calls each, one at a time;%n"
-          + "retry budget: 20%% of the calls of the last 10 s plus 10 a second (the defaults)%n",
+      System.out.printf(
+          "3 nodes, node 2 slowed by %d ms, %d idempotent calls each, one at a time;%n"
+              + "retry budget: 20%% of the calls of the last 10 s plus 10 a second (the defaults)%n",
           SLOW_NODE_EXTRA.toMillis(), calls);
-      System.out.printf("%-28s %9s %9s %9s %16s %8s %8s %8s%n", "", "p50(us)", "p99(us)", "p99.9(us)",
-          "executions/call", "hedges", "refused", "seconds");
+      System.out.printf(
+          "%-28s %9s %9s %9s %16s %8s %8s %8s%n",
+          "", "p50(us)", "p99(us)", "p99.9(us)", "executions/call", "hedges", "refused", "seconds");
       measure("no hedging", tether, plain, calls, true);
-      measure("hedging after " + HEDGE_DELAY.toMillis() + " ms, 2 max", tether, hedged, calls, true);
+      measure(
+          "hedging after " + HEDGE_DELAY.toMillis() + " ms, 2 max", tether, hedged, calls, true);
     }
   }
 
@@ -62,9 +72,15 @@ public final class HedgingFigures {
       h.recordValue((System.nanoTime() - start) / 1_000);
     }
     if (print) {
-      System.out.printf("%-28s %9d %9d %9d %16.2f %8d %8d %8.1f%n", title, h.getValueAtPercentile(50),
-          h.getValueAtPercentile(99), h.getValueAtPercentile(99.9), (executions.get() - before) / (double) done,
-          tether.status().retries() - hedgesBefore, tether.status().retryBudgetExhausted() - refusedBefore,
+      System.out.printf(
+          "%-28s %9d %9d %9d %16.2f %8d %8d %8.1f%n",
+          title,
+          h.getValueAtPercentile(50),
+          h.getValueAtPercentile(99),
+          h.getValueAtPercentile(99.9),
+          (executions.get() - before) / (double) done,
+          tether.status().retries() - hedgesBefore,
+          tether.status().retryBudgetExhausted() - refusedBefore,
           (System.nanoTime() - startNanos) / 1e9);
     }
   }

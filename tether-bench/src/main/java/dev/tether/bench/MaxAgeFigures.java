@@ -17,13 +17,13 @@ import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
 /**
- * What maximum connection age costs and what it buys, in one run of about 22 s on loopback.
- * First the latency of a steady load (4 callers, one call at a time each) against a server whose
+ * What maximum connection age costs and what it buys, in one run of about 22 s on loopback. First
+ * the latency of a steady load (4 callers, one call at a time each) against a server whose
  * connections never age and one whose connections are replaced every 500 ms, in alternating 3 s
  * phases (ABAB, so drift on a noisy machine hits both); then the share of calls that a server
  * started after the client gets within 10 s, behind a two-endpoint list, with a max age of 2 s on
- * both servers. Run with
- * {@code java -cp tether-bench/target/tether-bench.jar dev.tether.bench.MaxAgeFigures}.
+ * both servers. Run with {@code java -cp tether-bench/target/tether-bench.jar
+ * dev.tether.bench.MaxAgeFigures}.
  */
 public final class MaxAgeFigures {
   private static final int CALLERS = 4;
@@ -39,10 +39,11 @@ public final class MaxAgeFigures {
   }
 
   private static TetherServer server(String name, int port, Duration maxAge) {
-    TetherServer.Builder b = TetherServer.builder()
-        .endpoints("tcp -h 127.0.0.1 -p " + port)
-        .random(new Random(port))
-        .service("svc", (op, payload, ctx) -> name.getBytes(StandardCharsets.UTF_8));
+    TetherServer.Builder b =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p " + port)
+            .random(new Random(port))
+            .service("svc", (op, payload, ctx) -> name.getBytes(StandardCharsets.UTF_8));
     if (maxAge != null) {
       b.maxConnectionAge(maxAge);
     }
@@ -65,12 +66,16 @@ public final class MaxAgeFigures {
         calls[1] += phase(toRotating, with);
       }
       long rotations = rotating.status().aged();
-      System.out.printf("steady load, %d callers, 64 B calls, %d s per side in ABAB phases of %d s%n",
+      System.out.printf(
+          "steady load, %d callers, 64 B calls, %d s per side in ABAB phases of %d s%n",
           CALLERS, 2 * PHASE.toSeconds(), PHASE.toSeconds());
-      System.out.printf("%-34s %10s %9s %9s %10s %10s%n", "", "calls", "p50(us)", "p99(us)", "p99.9(us)", "rotations");
+      System.out.printf(
+          "%-34s %10s %9s %9s %10s %10s%n",
+          "", "calls", "p50(us)", "p99(us)", "p99.9(us)", "rotations");
       print("no max age", calls[0], without, 0);
       print("max age " + ROTATING_AGE.toMillis() + " ms", calls[1], with, rotations);
-      System.out.printf("p99 with rotations / without: %.2fx%n%n",
+      System.out.printf(
+          "p99 with rotations / without: %.2fx%n%n",
           with.getValueAtPercentile(99) / (double) Math.max(1, without.getValueAtPercentile(99)));
     }
   }
@@ -82,21 +87,27 @@ public final class MaxAgeFigures {
     return n;
   }
 
-  /** {@code CALLERS} threads call their proxy until {@code length} has passed; returns the calls made. */
-  private static long run(IntFunction<Proxy> proxyOf, Duration length, Recorder latencies) throws Exception {
+  /**
+   * {@code CALLERS} threads call their proxy until {@code length} has passed; returns the calls
+   * made.
+   */
+  private static long run(IntFunction<Proxy> proxyOf, Duration length, Recorder latencies)
+      throws Exception {
     long end = System.nanoTime() + length.toNanos();
     AtomicLong calls = new AtomicLong();
     List<Thread> threads = new ArrayList<>();
     for (int c = 0; c < CALLERS; c++) {
       Proxy p = proxyOf.apply(c);
-      Thread t = new Thread(() -> {
-        while (System.nanoTime() < end) {
-          long start = System.nanoTime();
-          p.invoke("write", PAYLOAD);
-          latencies.recordValue((System.nanoTime() - start) / 1_000);
-          calls.incrementAndGet();
-        }
-      });
+      Thread t =
+          new Thread(
+              () -> {
+                while (System.nanoTime() < end) {
+                  long start = System.nanoTime();
+                  p.invoke("write", PAYLOAD);
+                  latencies.recordValue((System.nanoTime() - start) / 1_000);
+                  calls.incrementAndGet();
+                }
+              });
       threads.add(t);
       t.start();
     }
@@ -107,14 +118,25 @@ public final class MaxAgeFigures {
   }
 
   private static void print(String title, long calls, Histogram h, long rotations) {
-    System.out.printf("%-34s %10d %9d %9d %10d %10d%n", title, calls, h.getValueAtPercentile(50),
-        h.getValueAtPercentile(99), h.getValueAtPercentile(99.9), rotations);
+    System.out.printf(
+        "%-34s %10d %9d %9d %10d %10d%n",
+        title,
+        calls,
+        h.getValueAtPercentile(50),
+        h.getValueAtPercentile(99),
+        h.getValueAtPercentile(99.9),
+        rotations);
   }
 
   private static void shareOfALaterServer() throws Exception {
     int laterPort = freePort();
-    try (TetherServer first = server("first", 0, SHARE_AGE); Tether tether = Tether.create()) {
-      String list = "svc:tcp -h 127.0.0.1 -p " + first.endpoints().get(0).port() + ":tcp -h 127.0.0.1 -p " + laterPort;
+    try (TetherServer first = server("first", 0, SHARE_AGE);
+        Tether tether = Tether.create()) {
+      String list =
+          "svc:tcp -h 127.0.0.1 -p "
+              + first.endpoints().get(0).port()
+              + ":tcp -h 127.0.0.1 -p "
+              + laterPort;
       List<Proxy> proxies = new ArrayList<>();
       for (int c = 0; c < CALLERS; c++) {
         proxies.add(tether.proxy(list)); // RANDOM selection (the default), one binding per caller
@@ -127,27 +149,30 @@ public final class MaxAgeFigures {
         long[][] perSecond = new long[(int) SHARE_RUN.toSeconds()][2];
         List<Thread> threads = new ArrayList<>();
         for (Proxy p : proxies) {
-          Thread t = new Thread(() -> {
-            long[][] mine = new long[perSecond.length][2];
-            long now;
-            while ((now = System.nanoTime() - start) < SHARE_RUN.toNanos()) {
-              String who = new String(p.invoke("write", PAYLOAD), StandardCharsets.UTF_8);
-              mine[(int) (now / 1_000_000_000L)][who.equals("later") ? 1 : 0]++;
-            }
-            synchronized (perSecond) {
-              for (int s = 0; s < mine.length; s++) {
-                perSecond[s][0] += mine[s][0];
-                perSecond[s][1] += mine[s][1];
-              }
-            }
-          });
+          Thread t =
+              new Thread(
+                  () -> {
+                    long[][] mine = new long[perSecond.length][2];
+                    long now;
+                    while ((now = System.nanoTime() - start) < SHARE_RUN.toNanos()) {
+                      String who = new String(p.invoke("write", PAYLOAD), StandardCharsets.UTF_8);
+                      mine[(int) (now / 1_000_000_000L)][who.equals("later") ? 1 : 0]++;
+                    }
+                    synchronized (perSecond) {
+                      for (int s = 0; s < mine.length; s++) {
+                        perSecond[s][0] += mine[s][0];
+                        perSecond[s][1] += mine[s][1];
+                      }
+                    }
+                  });
           threads.add(t);
           t.start();
         }
         for (Thread t : threads) {
           t.join();
         }
-        System.out.printf("a server started after the client, behind a two-endpoint list, both with max age %d s, %d callers%n",
+        System.out.printf(
+            "a server started after the client, behind a two-endpoint list, both with max age %d s, %d callers%n",
             SHARE_AGE.toSeconds(), CALLERS);
         System.out.printf("%-8s %12s%n", "second", "later's share");
         long total = 0;
@@ -158,8 +183,13 @@ public final class MaxAgeFigures {
           toLater += perSecond[s][1];
           System.out.printf("%-8d %11.1f%%%n", s + 1, 100.0 * perSecond[s][1] / Math.max(1, all));
         }
-        System.out.printf("over the %d s: %.1f%% of %d calls; rotations: first %d, later %d%n", SHARE_RUN.toSeconds(),
-            100.0 * toLater / Math.max(1, total), total, first.status().aged(), later.status().aged());
+        System.out.printf(
+            "over the %d s: %.1f%% of %d calls; rotations: first %d, later %d%n",
+            SHARE_RUN.toSeconds(),
+            100.0 * toLater / Math.max(1, total),
+            total,
+            first.status().aged(),
+            later.status().aged());
       }
     }
   }

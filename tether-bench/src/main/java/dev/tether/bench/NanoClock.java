@@ -4,9 +4,9 @@ package dev.tether.bench;
 @FunctionalInterface
 public interface NanoClock {
 
-    /** The JVM's monotonic clock. */
-    NanoClock SYSTEM = System::nanoTime;
+  /** The JVM's monotonic clock. */
+  NanoClock SYSTEM = System::nanoTime;
 
-    /** Nanoseconds since an arbitrary origin; only differences between readings mean anything. */
-    long nanoTime();
+  /** Nanoseconds since an arbitrary origin; only differences between readings mean anything. */
+  long nanoTime();
 }

@@ -12,44 +12,44 @@ import java.util.List;
  */
 final class RawEchoServerHandler extends ByteToMessageDecoder {
 
-    /** Non-null once the handler is in the pipeline. */
-    private FrameBatch responses;
+  /** Non-null once the handler is in the pipeline. */
+  private FrameBatch responses;
 
-    @Override
-    public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
-        responses = new FrameBatch(ctx);
-        super.handlerAdded(ctx);
-    }
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
+    responses = new FrameBatch(ctx);
+    super.handlerAdded(ctx);
+  }
 
-    @Override
-    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
-        while (RawFrames.hasCompleteFrame(in)) {
-            int payloadLength = RawFrames.readPayloadLength(in);
-            int requestId = in.readInt();
-            byte[] request = new byte[payloadLength];
-            in.readBytes(request);
-            responses.add(requestId, echo(request));
-        }
+  @Override
+  protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+    while (RawFrames.hasCompleteFrame(in)) {
+      int payloadLength = RawFrames.readPayloadLength(in);
+      int requestId = in.readInt();
+      byte[] request = new byte[payloadLength];
+      in.readBytes(request);
+      responses.add(requestId, echo(request));
     }
+  }
 
-    /** The service: returns its argument. */
-    private static byte[] echo(byte[] request) {
-        return request;
-    }
+  /** The service: returns its argument. */
+  private static byte[] echo(byte[] request) {
+    return request;
+  }
 
-    @Override
-    public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
-        responses.flush();
-        super.channelReadComplete(ctx);
-    }
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+    responses.flush();
+    super.channelReadComplete(ctx);
+  }
 
-    @Override
-    protected void handlerRemoved0(ChannelHandlerContext ctx) {
-        responses.discard();
-    }
+  @Override
+  protected void handlerRemoved0(ChannelHandlerContext ctx) {
+    responses.discard();
+  }
 
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        ctx.close();
-    }
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    ctx.close();
+  }
 }

@@ -10,22 +10,28 @@ package dev.tether.bench;
  */
 public record Scenario(SystemSpec system, int payloadBytes, int concurrency, Placement placement) {
 
-    /** A scenario whose server shares this JVM. */
-    public Scenario(SystemSpec system, int payloadBytes, int concurrency) {
-        this(system, payloadBytes, concurrency, Placement.ONE_JVM);
-    }
+  /** A scenario whose server shares this JVM. */
+  public Scenario(SystemSpec system, int payloadBytes, int concurrency) {
+    this(system, payloadBytes, concurrency, Placement.ONE_JVM);
+  }
 
-    public Scenario {
-        if (payloadBytes < 0) {
-            throw new IllegalArgumentException("payloadBytes < 0: " + payloadBytes);
-        }
-        if (concurrency < 1) {
-            throw new IllegalArgumentException("concurrency < 1: " + concurrency);
-        }
+  public Scenario {
+    if (payloadBytes < 0) {
+      throw new IllegalArgumentException("payloadBytes < 0: " + payloadBytes);
     }
+    if (concurrency < 1) {
+      throw new IllegalArgumentException("concurrency < 1: " + concurrency);
+    }
+  }
 
-    @Override
-    public String toString() {
-        return system.name() + ", " + payloadBytes + " B, " + concurrency + " outstanding, " + placement.label();
-    }
+  @Override
+  public String toString() {
+    return system.name()
+        + ", "
+        + payloadBytes
+        + " B, "
+        + concurrency
+        + " outstanding, "
+        + placement.label();
+  }
 }

@@ -9,22 +9,22 @@ package dev.tether.bench;
  */
 interface StreamClient extends AutoCloseable {
 
-    /** Opens the one connection to the server at {@code port}; returns once a stream can open. */
-    void connect(int port) throws Exception;
+  /** Opens the one connection to the server at {@code port}; returns once a stream can open. */
+  void connect(int port) throws Exception;
 
-    /** Opens a server stream of items of {@code itemBytes}, each handed to {@code sink}. */
-    Cancellable feed(int itemBytes, StreamMeter.Sink sink);
+  /** Opens a server stream of items of {@code itemBytes}, each handed to {@code sink}. */
+  Cancellable feed(int itemBytes, StreamMeter.Sink sink);
 
-    /** Opens an echo stream of items of {@code itemBytes}; each echoed item goes to {@code sink}. */
-    Cancellable echo(int itemBytes, StreamMeter.Sink sink);
+  /** Opens an echo stream of items of {@code itemBytes}; each echoed item goes to {@code sink}. */
+  Cancellable echo(int itemBytes, StreamMeter.Sink sink);
 
-    /** Closes the connection and the client's threads; safe to call twice. */
-    @Override
-    void close();
+  /** Closes the connection and the client's threads; safe to call twice. */
+  @Override
+  void close();
 
-    /** An open stream, stopped by its subscriber. */
-    @FunctionalInterface
-    interface Cancellable {
-        void cancel();
-    }
+  /** An open stream, stopped by its subscriber. */
+  @FunctionalInterface
+  interface Cancellable {
+    void cancel();
+  }
 }

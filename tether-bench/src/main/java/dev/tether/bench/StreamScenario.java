@@ -7,54 +7,58 @@ import java.util.function.Supplier;
  * One stream run: a system's streams of one shape, {@code streams} of them at once on the one
  * connection, with the server where {@code placement} says.
  */
-record StreamScenario(StreamScenario.StreamSystem system, StreamScenario.Shape shape, int streams, Placement placement) {
+record StreamScenario(
+    StreamScenario.StreamSystem system,
+    StreamScenario.Shape shape,
+    int streams,
+    Placement placement) {
 
-    /** What the streams do. */
-    enum Shape {
-        /** A server stream: the server sends stamped items as fast as the client's credit lets it. */
-        FEED("server stream"),
-        /** A bidirectional stream: the client sends stamped items, the server sends each one back. */
-        ECHO("bidi echo");
+  /** What the streams do. */
+  enum Shape {
+    /** A server stream: the server sends stamped items as fast as the client's credit lets it. */
+    FEED("server stream"),
+    /** A bidirectional stream: the client sends stamped items, the server sends each one back. */
+    ECHO("bidi echo");
 
-        final String label;
+    final String label;
 
-        Shape(String label) {
-            this.label = label;
-        }
+    Shape(String label) {
+      this.label = label;
+    }
+  }
+
+  /**
+   * A system with streams: its bench server (by its name in {@link SystemCatalog}, so that a server
+   * process can start it) and a stream client for it.
+   */
+  record StreamSystem(String name, String serverName, Supplier<StreamClient> client) {
+    SystemSpec server() {
+      return SystemCatalog.byName(serverName);
     }
 
-    /**
-     * A system with streams: its bench server (by its name in {@link SystemCatalog}, so that a
-     * server process can start it) and a stream client for it.
-     */
-    record StreamSystem(String name, String serverName, Supplier<StreamClient> client) {
-        SystemSpec server() {
-            return SystemCatalog.byName(serverName);
-        }
-
-        boolean isTether() {
-            return name.startsWith(SystemSpec.TETHER);
-        }
-
-        @Override
-        public String toString() {
-            return name;
-        }
-    }
-
-    /**
-     * The systems, Tether first. Tether's stream contexts run on its stream threads whatever the
-     * server's execution mode, so one Tether row stands against both gRPC settings.
-     */
-    static List<StreamSystem> systems() {
-        return List.of(
-                new StreamSystem("tether", "tether default", TetherStreams.Client::new),
-                new StreamSystem("grpc direct", "grpc direct", () -> new GrpcStreams.Client(true)),
-                new StreamSystem("grpc default", "grpc default", () -> new GrpcStreams.Client(false)));
+    boolean isTether() {
+      return name.startsWith(SystemSpec.TETHER);
     }
 
     @Override
     public String toString() {
-        return system.name() + ", " + streams + " x " + shape.label + ", " + placement.label();
+      return name;
     }
+  }
+
+  /**
+   * The systems, Tether first. Tether's stream contexts run on its stream threads whatever the
+   * server's execution mode, so one Tether row stands against both gRPC settings.
+   */
+  static List<StreamSystem> systems() {
+    return List.of(
+        new StreamSystem("tether", "tether default", TetherStreams.Client::new),
+        new StreamSystem("grpc direct", "grpc direct", () -> new GrpcStreams.Client(true)),
+        new StreamSystem("grpc default", "grpc default", () -> new GrpcStreams.Client(false)));
+  }
+
+  @Override
+  public String toString() {
+    return system.name() + ", " + streams + " x " + shape.label + ", " + placement.label();
+  }
 }

@@ -15,44 +15,50 @@ import java.util.function.Supplier;
  * @param client creates a new, not yet connected client for that server
  */
 public record SystemSpec(
-        String family, String setting, Supplier<? extends BenchServer> server, Supplier<? extends BenchClient> client) {
+    String family,
+    String setting,
+    Supplier<? extends BenchServer> server,
+    Supplier<? extends BenchClient> client) {
 
-    /** Hand-written length-prefixed frames over Netty: the practical limit. */
-    public static final String RAW_NETTY = "raw-netty";
-    /** gRPC-java unary calls. */
-    public static final String GRPC = "grpc";
-    /** Apache Dubbo, its default dubbo protocol. */
-    public static final String DUBBO = "dubbo";
-    /** Tether. */
-    public static final String TETHER = "tether";
+  /** Hand-written length-prefixed frames over Netty: the practical limit. */
+  public static final String RAW_NETTY = "raw-netty";
 
-    public SystemSpec {
-        Objects.requireNonNull(family, "family");
-        Objects.requireNonNull(setting, "setting");
-        Objects.requireNonNull(server, "server");
-        Objects.requireNonNull(client, "client");
-    }
+  /** gRPC-java unary calls. */
+  public static final String GRPC = "grpc";
 
-    /** A fresh server and client in this JVM, not yet started. */
-    public BenchSystem inJvm() {
-        return new InJvmSystem(server.get(), client.get());
-    }
+  /** Apache Dubbo, its default dubbo protocol. */
+  public static final String DUBBO = "dubbo";
 
-    /** The label shown in the results, e.g. {@code "grpc direct"} or {@code "raw-netty"}. */
-    public String name() {
-        return setting.isEmpty() ? family : family + " " + setting;
-    }
+  /** Tether. */
+  public static final String TETHER = "tether";
 
-    /**
-     * Whether a {@code --systems} token selects this system: the family alone ({@code grpc}) or the
-     * full name, with a space or a hyphen between family and setting ({@code grpc-direct}).
-     */
-    public boolean matches(String token) {
-        String wanted = normalize(token);
-        return wanted.equals(normalize(family)) || wanted.equals(normalize(name()));
-    }
+  public SystemSpec {
+    Objects.requireNonNull(family, "family");
+    Objects.requireNonNull(setting, "setting");
+    Objects.requireNonNull(server, "server");
+    Objects.requireNonNull(client, "client");
+  }
 
-    private static String normalize(String text) {
-        return text.trim().toLowerCase(Locale.ROOT).replace(' ', '-');
-    }
+  /** A fresh server and client in this JVM, not yet started. */
+  public BenchSystem inJvm() {
+    return new InJvmSystem(server.get(), client.get());
+  }
+
+  /** The label shown in the results, e.g. {@code "grpc direct"} or {@code "raw-netty"}. */
+  public String name() {
+    return setting.isEmpty() ? family : family + " " + setting;
+  }
+
+  /**
+   * Whether a {@code --systems} token selects this system: the family alone ({@code grpc}) or the
+   * full name, with a space or a hyphen between family and setting ({@code grpc-direct}).
+   */
+  public boolean matches(String token) {
+    String wanted = normalize(token);
+    return wanted.equals(normalize(family)) || wanted.equals(normalize(name()));
+  }
+
+  private static String normalize(String text) {
+    return text.trim().toLowerCase(Locale.ROOT).replace(' ', '-');
+  }
 }

@@ -13,47 +13,58 @@ import org.junit.jupiter.params.provider.MethodSource;
  * stream and an echo deliver stamped items with a sane age and no failure, and stop once cancelled.
  */
 class StreamClientsTest {
-    private static final Duration PATIENCE = Duration.ofSeconds(20);
+  private static final Duration PATIENCE = Duration.ofSeconds(20);
 
-    static List<StreamScenario.StreamSystem> systems() {
-        return StreamScenario.systems();
-    }
+  static List<StreamScenario.StreamSystem> systems() {
+    return StreamScenario.systems();
+  }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("systems")
-    void serverStreamDeliversStampedItemsUntilCancelled(StreamScenario.StreamSystem system) throws Exception {
-        runUntilCancelled(system, StreamScenario.Shape.FEED);
-    }
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("systems")
+  void serverStreamDeliversStampedItemsUntilCancelled(StreamScenario.StreamSystem system)
+      throws Exception {
+    runUntilCancelled(system, StreamScenario.Shape.FEED);
+  }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("systems")
-    void echoSendsEachItemBackUntilCancelled(StreamScenario.StreamSystem system) throws Exception {
-        runUntilCancelled(system, StreamScenario.Shape.ECHO);
-    }
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("systems")
+  void echoSendsEachItemBackUntilCancelled(StreamScenario.StreamSystem system) throws Exception {
+    runUntilCancelled(system, StreamScenario.Shape.ECHO);
+  }
 
-    private static void runUntilCancelled(StreamScenario.StreamSystem system, StreamScenario.Shape shape) throws Exception {
-        try (BenchServer server = system.server().server().get(); StreamClient client = system.client().get()) {
-            client.connect(server.start());
-            StreamMeter meter = new StreamMeter();
-            meter.measureFor(Duration.ofMinutes(1).toNanos());
-            StreamMeter.Sink sink = meter.newSink();
-            StreamClient.Cancellable stream = shape == StreamScenario.Shape.FEED ? client.feed(64, sink) : client.echo(64, sink);
+  private static void runUntilCancelled(
+      StreamScenario.StreamSystem system, StreamScenario.Shape shape) throws Exception {
+    try (BenchServer server = system.server().server().get();
+        StreamClient client = system.client().get()) {
+      client.connect(server.start());
+      StreamMeter meter = new StreamMeter();
+      meter.measureFor(Duration.ofMinutes(1).toNanos());
+      StreamMeter.Sink sink = meter.newSink();
+      StreamClient.Cancellable stream =
+          shape == StreamScenario.Shape.FEED ? client.feed(64, sink) : client.echo(64, sink);
 
-            await().atMost(PATIENCE).until(() -> meter.items() >= 1_000);
-            stream.cancel();
+      await().atMost(PATIENCE).until(() -> meter.items() >= 1_000);
+      stream.cancel();
 
-            assertThat(meter.failure()).isNull();
-            assertThat(meter.ages().getMinValue()).isGreaterThanOrEqualTo(0);
-            assertThat(meter.ages().getMaxValue()).isLessThan(PATIENCE.toNanos());
-            // Once cancelled, what was on its way arrives, then nothing more.
-            long[] last = {-1};
-            await().atMost(PATIENCE).pollInterval(Duration.ofMillis(100)).until(() -> {
+      assertThat(meter.failure()).isNull();
+      assertThat(meter.ages().getMinValue()).isGreaterThanOrEqualTo(0);
+      assertThat(meter.ages().getMaxValue()).isLessThan(PATIENCE.toNanos());
+      // Once cancelled, what was on its way arrives, then nothing more.
+      long[] last = {-1};
+      await()
+          .atMost(PATIENCE)
+          .pollInterval(Duration.ofMillis(100))
+          .until(
+              () -> {
                 long now = meter.itemsSeen();
                 boolean still = now == last[0];
                 last[0] = now;
                 return still;
-            });
-            await().during(Duration.ofMillis(300)).atMost(PATIENCE).until(() -> meter.itemsSeen() == last[0]);
-        }
+              });
+      await()
+          .during(Duration.ofMillis(300))
+          .atMost(PATIENCE)
+          .until(() -> meter.itemsSeen() == last[0]);
     }
+  }
 }

@@ -8,37 +8,43 @@ import org.junit.jupiter.api.Test;
 
 class SystemCatalogTest {
 
-    private final List<SystemSpec> catalog = SystemCatalog.all();
+  private final List<SystemSpec> catalog = SystemCatalog.all();
 
-    @Test
-    void theCatalogListsRawNettyAndBothGrpcSettings() {
-        assertThat(catalog).extracting(SystemSpec::name).startsWith("raw-netty", "grpc direct", "grpc default");
-    }
+  @Test
+  void theCatalogListsRawNettyAndBothGrpcSettings() {
+    assertThat(catalog)
+        .extracting(SystemSpec::name)
+        .startsWith("raw-netty", "grpc direct", "grpc default");
+  }
 
-    @Test
-    void aFamilySelectsEachOfItsSettings() {
-        assertThat(SystemCatalog.select(catalog, List.of("GRPC"))).extracting(SystemSpec::name)
-                .containsExactly("grpc direct", "grpc default", "grpc protobuf direct", "grpc protobuf default");
-    }
+  @Test
+  void aFamilySelectsEachOfItsSettings() {
+    assertThat(SystemCatalog.select(catalog, List.of("GRPC")))
+        .extracting(SystemSpec::name)
+        .containsExactly(
+            "grpc direct", "grpc default", "grpc protobuf direct", "grpc protobuf default");
+  }
 
-    @Test
-    void aNameSelectsOneSettingWrittenWithASpaceOrAHyphen() {
-        assertThat(SystemCatalog.select(catalog, List.of("grpc-default", "raw-netty"))).extracting(SystemSpec::name)
-                .containsExactly("raw-netty", "grpc default");
-        assertThat(SystemCatalog.select(catalog, List.of("grpc direct"))).extracting(SystemSpec::name)
-                .containsExactly("grpc direct");
-    }
+  @Test
+  void aNameSelectsOneSettingWrittenWithASpaceOrAHyphen() {
+    assertThat(SystemCatalog.select(catalog, List.of("grpc-default", "raw-netty")))
+        .extracting(SystemSpec::name)
+        .containsExactly("raw-netty", "grpc default");
+    assertThat(SystemCatalog.select(catalog, List.of("grpc direct")))
+        .extracting(SystemSpec::name)
+        .containsExactly("grpc direct");
+  }
 
-    @Test
-    void noTokensSelectEverySystem() {
-        assertThat(SystemCatalog.select(catalog, List.of())).isEqualTo(catalog);
-    }
+  @Test
+  void noTokensSelectEverySystem() {
+    assertThat(SystemCatalog.select(catalog, List.of())).isEqualTo(catalog);
+  }
 
-    @Test
-    void aTokenThatSelectsNothingIsRefusedWithTheKnownNames() {
-        assertThatThrownBy(() -> SystemCatalog.select(catalog, List.of("grpc", "thrift")))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("'thrift'")
-                .hasMessageContaining("raw-netty, grpc direct, grpc default");
-    }
+  @Test
+  void aTokenThatSelectsNothingIsRefusedWithTheKnownNames() {
+    assertThatThrownBy(() -> SystemCatalog.select(catalog, List.of("grpc", "thrift")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("'thrift'")
+        .hasMessageContaining("raw-netty, grpc direct, grpc default");
+  }
 }

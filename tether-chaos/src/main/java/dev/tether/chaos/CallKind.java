@@ -24,8 +24,10 @@ public enum CallKind {
 
   /** As the ledger prints it. */
   public final String label;
+
   /** Whether running it twice is harmless, so the runtime may retry it after it was sent. */
   public final boolean idempotent;
+
   /** Whether the caller waits for an answer (every kind but {@link #ONEWAY}). */
   public final boolean twoway;
 

@@ -11,15 +11,15 @@ import java.util.concurrent.TimeUnit;
 /**
  * The chaos run's servers: an {@link InProcessCluster} of real TetherServers on loopback, each
  * behind a FaultProxy, all running {@link ChaosService} over one ledger and the stream service
- * {@link ChaosFeed}, and announcing a primary
- * and its alternates (the client-reroute behaviour) that primary failovers move. Faults go
- * through {@link #begin} and
- * {@link #heal}, which keep {@link NodeHealth} true. Used by the fault driver's thread only, apart
- * from {@link #servers()} and the configure callback, which reads the topology when a node restarts.
+ * {@link ChaosFeed}, and announcing a primary and its alternates (the client-reroute behaviour)
+ * that primary failovers move. Faults go through {@link #begin} and {@link #heal}, which keep
+ * {@link NodeHealth} true. Used by the fault driver's thread only, apart from {@link #servers()}
+ * and the configure callback, which reads the topology when a node restarts.
  */
 public final class ChaosCluster implements AutoCloseable {
   /** How long a drained node may take to finish its calls. */
   static final Duration DRAIN_GRACE = Duration.ofSeconds(3);
+
   /** How long a rolling restart waits for clients to reach a restarted node before the next. */
   static final Duration READY_PATIENCE = Duration.ofSeconds(5);
 
@@ -29,8 +29,10 @@ public final class ChaosCluster implements AutoCloseable {
   private final InProcessCluster cluster;
   private final ChaosFeed feed;
   private final NodeHealth health;
+
   /** The view servers announce, restarted ones too; null until {@link #announcePrimary}. */
   private volatile Topology topology;
+
   private int primary;
 
   private ChaosCluster(InProcessCluster cluster, ChaosFeed feed, NodeHealth health) {
@@ -44,24 +46,31 @@ public final class ChaosCluster implements AutoCloseable {
    * (shorter than the default 20 s, so orphans of frozen connections go within the run's checks),
    * and the odd-numbered ones tell their connections to move every {@link #ROTATING_AGE}.
    */
-  public static ChaosCluster start(int nodes, Ledger ledger, NodeHealth health, Duration serverReaderIdle) {
+  public static ChaosCluster start(
+      int nodes, Ledger ledger, NodeHealth health, Duration serverReaderIdle) {
     ChaosService service = new ChaosService(ledger::executed);
     ChaosFeed feed = new ChaosFeed(StreamLoad.TICK);
     ChaosCluster[] self = new ChaosCluster[1];
-    InProcessCluster cluster = InProcessCluster.start(nodes, (i, builder) -> {
-      builder.service(ChaosService.NAME, service)
-          .streamService(ChaosFeed.NAME, feed)
-          .property("tether.server.readerIdle", serverReaderIdle.toMillis() + "ms");
-      if (i % 2 == 1) {
-        // Rotations all through the run, under every other fault: the clients' connections to these
-        // nodes are replaced every ROTATING_AGE (±10%), with the ledger watching for a lost or repeated call.
-        builder.maxConnectionAge(ROTATING_AGE).random(new java.util.Random(i));
-      }
-      Topology view = self[0] == null ? null : self[0].topology;
-      if (view != null) {
-        builder.topology(view);
-      }
-    });
+    InProcessCluster cluster =
+        InProcessCluster.start(
+            nodes,
+            (i, builder) -> {
+              builder
+                  .service(ChaosService.NAME, service)
+                  .streamService(ChaosFeed.NAME, feed)
+                  .property("tether.server.readerIdle", serverReaderIdle.toMillis() + "ms");
+              if (i % 2 == 1) {
+                // Rotations all through the run, under every other fault: the clients' connections
+                // to these
+                // nodes are replaced every ROTATING_AGE (±10%), with the ledger watching for a lost
+                // or repeated call.
+                builder.maxConnectionAge(ROTATING_AGE).random(new java.util.Random(i));
+              }
+              Topology view = self[0] == null ? null : self[0].topology;
+              if (view != null) {
+                builder.topology(view);
+              }
+            });
     self[0] = new ChaosCluster(cluster, feed, health);
     return self[0];
   }
@@ -90,8 +99,8 @@ public final class ChaosCluster implements AutoCloseable {
   }
 
   /**
-   * Makes {@code node} the primary every server announces from now on, the others its alternates
-   * in ring order after it: what a leader election would announce.
+   * Makes {@code node} the primary every server announces from now on, the others its alternates in
+   * ring order after it: what a leader election would announce.
    */
   public void announcePrimary(int node) {
     List<String> alternates = new ArrayList<>();

@@ -8,8 +8,9 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * What a chaos run found: the ledger's totals, the stream ledger's, the faults injected, the client's events, the
- * connection and leak checks, and every violation. {@link #violations()} empty means it passed.
+ * What a chaos run found: the ledger's totals, the stream ledger's, the faults injected, the
+ * client's events, the connection and leak checks, and every violation. {@link #violations()} empty
+ * means it passed.
  *
  * @param underLoad the same figures under load, before the first fault: the counters move
  * @param leakProblems resources that did not come back to their baseline, one line each
@@ -53,11 +54,18 @@ public record ChaosReport(
 
   public void print(PrintStream out) {
     out.println("==== chaos ledger ====");
-    out.printf(Locale.ROOT, "seed %d (replay: -Dchaos.seed=%d), %d nodes, %d workers, target %.0f calls/s,"
+    out.printf(
+        Locale.ROOT,
+        "seed %d (replay: -Dchaos.seed=%d), %d nodes, %d workers, target %.0f calls/s,"
             + " node reconnect policy %s, %.1f s of load: %.1f calls/s reached%n",
-        settings.seed(), settings.seed(), settings.nodes(), settings.workers(), settings.ratePerSecond(),
+        settings.seed(),
+        settings.seed(),
+        settings.nodes(),
+        settings.workers(),
+        settings.ratePerSecond(),
         settings.nodeReconnectPolicy(),
-        elapsed.toNanos() / 1e9, rateReached());
+        elapsed.toNanos() / 1e9,
+        rateReached());
     ledger.print(out);
     streams.print(out);
     int faults = faultsInjected.values().stream().mapToInt(Integer::intValue).sum();
@@ -72,10 +80,11 @@ public record ChaosReport(
     out.println("threads alive after that were not before: " + after.threadsNotIn(baseline));
     out.println("allowance: " + allowance);
     List<String> v = violations();
-    out.println(v.isEmpty()
-        ? "verdict: PASSED (duplicates 0, lost 0; stream items twice 0, skipped 0, lost when resumed 0,"
-            + " every stream loss reported; no leak)"
-        : "verdict: FAILED");
+    out.println(
+        v.isEmpty()
+            ? "verdict: PASSED (duplicates 0, lost 0; stream items twice 0, skipped 0, lost when resumed 0,"
+                + " every stream loss reported; no leak)"
+            : "verdict: FAILED");
     v.forEach(line -> out.println("  " + line));
     out.println("======================");
   }

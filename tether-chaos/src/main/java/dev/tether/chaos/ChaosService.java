@@ -14,13 +14,17 @@ import java.util.function.IntConsumer;
 public final class ChaosService implements RawService {
   /** The service name the chaos load calls. */
   public static final String NAME = "chaos";
+
   /** The one operation. */
   public static final String OPERATION = "work";
+
   private static final int PAYLOAD_BYTES = 8;
 
   private final IntConsumer executions;
 
-  /** @param executions told the id of every request this service runs, on the service thread */
+  /**
+   * @param executions told the id of every request this service runs, on the service thread
+   */
   public ChaosService(IntConsumer executions) {
     this.executions = executions;
   }
@@ -38,7 +42,8 @@ public final class ChaosService implements RawService {
   @Override
   public byte[] handle(String operation, byte[] payload, CallContext context) {
     if (payload.length != PAYLOAD_BYTES) {
-      throw new IllegalArgumentException("a chaos payload has " + PAYLOAD_BYTES + " bytes, not " + payload.length);
+      throw new IllegalArgumentException(
+          "a chaos payload has " + PAYLOAD_BYTES + " bytes, not " + payload.length);
     }
     ByteBuffer in = ByteBuffer.wrap(payload);
     executions.accept(in.getInt());

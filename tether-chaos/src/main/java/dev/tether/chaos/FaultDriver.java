@@ -12,8 +12,8 @@ import java.util.function.LongSupplier;
 /**
  * Plays a {@link FaultPlan} on a {@link ChaosCluster}: each fault begins at its time and heals at
  * its time, in the plan's logical order even when a slow step (a drain, a rolling restart) makes
- * later ones late, so a seed replays the same sequence. Runs on the thread that calls
- * {@link #run}; {@link #requestStop()} ends it early, healing what is still broken.
+ * later ones late, so a seed replays the same sequence. Runs on the thread that calls {@link #run};
+ * {@link #requestStop()} ends it early, healing what is still broken.
  */
 public final class FaultDriver {
   /** A begin or a heal, ordered by logical time, heals first at equal times, then by plan order. */
@@ -25,10 +25,14 @@ public final class FaultDriver {
   private final Map<FaultKind, Integer> injected = new EnumMap<>(FaultKind.class);
   private final List<String> failures = new ArrayList<>();
   private volatile boolean stopRequested;
+
   /** Told of every begin and heal as it happens (the trace); may do nothing. */
   private final java.util.function.Consumer<String> trace;
 
-  public FaultDriver(ChaosCluster cluster, FaultPlan plan, LongSupplier nanoClock,
+  public FaultDriver(
+      ChaosCluster cluster,
+      FaultPlan plan,
+      LongSupplier nanoClock,
       java.util.function.Consumer<String> trace) {
     this.trace = trace;
     this.cluster = cluster;
@@ -41,8 +45,11 @@ public final class FaultDriver {
 
   /** Plays the plan from {@code startNanos} (on the clock); returns once every fault healed. */
   public void run(long startNanos) throws InterruptedException {
-    PriorityQueue<Event> events = new PriorityQueue<>(Comparator.comparingLong(Event::atNanos)
-        .thenComparing(e -> !e.heal()).thenComparingInt(Event::order));
+    PriorityQueue<Event> events =
+        new PriorityQueue<>(
+            Comparator.comparingLong(Event::atNanos)
+                .thenComparing(e -> !e.heal())
+                .thenComparingInt(Event::order));
     List<FaultStep> steps = plan.steps();
     for (int i = 0; i < steps.size(); i++) {
       events.add(new Event(steps.get(i).atNanos(), false, i, steps.get(i)));
@@ -67,7 +74,8 @@ public final class FaultDriver {
         }
       }
     } finally {
-      // Stopped early or interrupted: heal what is broken, in order, so the leak checks meet a whole cluster.
+      // Stopped early or interrupted: heal what is broken, in order, so the leak checks meet a
+      // whole cluster.
       for (Event e : events) {
         if (e.heal()) {
           perform(e, () -> cluster.heal(e.step()));
@@ -94,8 +102,12 @@ public final class FaultDriver {
   }
 
   private void perform(Event e, Runnable action) {
-    trace.accept((e.heal() ? "heal  " : "begin ") + e.step().kind().label + " on node " + e.step().node()
-        + (e.step().latencyMillis() > 0 ? " (" + e.step().latencyMillis() + " ms)" : ""));
+    trace.accept(
+        (e.heal() ? "heal  " : "begin ")
+            + e.step().kind().label
+            + " on node "
+            + e.step().node()
+            + (e.step().latencyMillis() > 0 ? " (" + e.step().latencyMillis() + " ms)" : ""));
     try {
       action.run();
     } catch (RuntimeException ex) {
@@ -107,7 +119,8 @@ public final class FaultDriver {
 
   private void waitUntil(long targetNanos) throws InterruptedException {
     // The driver's pacing: it waits for the plan's next moment, not for a result.
-    for (long left = targetNanos - nanoClock.getAsLong(); left > 0 && !stopRequested;
+    for (long left = targetNanos - nanoClock.getAsLong();
+        left > 0 && !stopRequested;
         left = targetNanos - nanoClock.getAsLong()) {
       TimeUnit.NANOSECONDS.sleep(Math.min(left, TimeUnit.MILLISECONDS.toNanos(100)));
     }

@@ -14,7 +14,9 @@ public enum FaultKind {
   DRAIN("graceful drain", true),
   /** Every node in turn drains and restarts; nothing else happens meanwhile. */
   ROLLING_RESTART("rolling restart", true),
-  /** The announced primary crashes, the servers announce the next node; it restarts after the hold. */
+  /**
+   * The announced primary crashes, the servers announce the next node; it restarts after the hold.
+   */
   PRIMARY_FAILOVER("primary failover", true),
   /**
    * The announced primary hands over while it stays up: the servers announce the next node as
@@ -24,6 +26,7 @@ public enum FaultKind {
 
   /** As the report prints it. */
   public final String label;
+
   /** Whether the node cannot answer while the fault lasts. */
   public final boolean takesNodeDown;
 

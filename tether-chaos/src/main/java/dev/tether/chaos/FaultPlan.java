@@ -12,35 +12,47 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The faults of a run, drawn up front from a seeded {@link Random} in logical time, so that one
- * seed always gives the same faults in the same order, whatever the machine's speed: a failing
- * run is replayed with its seed. Until every kind of fault is in the plan, each draw picks among
- * the kinds still missing, so a short dense run meets them all. The plan keeps the cluster answerable: at most
- * {@code maxDown} nodes are down at once, one fault per node at a time, exclusive faults (rolling
- * restart, primary failover) only on a healthy cluster and alone, and every fault healed before
- * the run ends. A primary handover moves the primary without taking a node down, from a primary
- * that has no fault of its own.
+ * seed always gives the same faults in the same order, whatever the machine's speed: a failing run
+ * is replayed with its seed. Until every kind of fault is in the plan, each draw picks among the
+ * kinds still missing, so a short dense run meets them all. The plan keeps the cluster answerable:
+ * at most {@code maxDown} nodes are down at once, one fault per node at a time, exclusive faults
+ * (rolling restart, primary failover) only on a healthy cluster and alone, and every fault healed
+ * before the run ends. A primary handover moves the primary without taking a node down, from a
+ * primary that has no fault of its own.
  */
 public final class FaultPlan {
   /** How much of each kind the scheduler draws, out of their sum. */
-  private static final Map<FaultKind, Integer> WEIGHTS = new EnumMap<>(Map.of(
-      FaultKind.PRIMARY_HANDOVER, 8,
-      FaultKind.KILL, 18,
-      FaultKind.FREEZE, 14,
-      FaultKind.RESET, 18,
-      FaultKind.LATENCY, 18,
-      FaultKind.DRAIN, 14,
-      FaultKind.ROLLING_RESTART, 6,
-      FaultKind.PRIMARY_FAILOVER, 12));
-  /** A rolling restart's window in the plan, per node; the driver takes as long as the drains take. */
+  private static final Map<FaultKind, Integer> WEIGHTS =
+      new EnumMap<>(
+          Map.of(
+              FaultKind.PRIMARY_HANDOVER, 8,
+              FaultKind.KILL, 18,
+              FaultKind.FREEZE, 14,
+              FaultKind.RESET, 18,
+              FaultKind.LATENCY, 18,
+              FaultKind.DRAIN, 14,
+              FaultKind.ROLLING_RESTART, 6,
+              FaultKind.PRIMARY_FAILOVER, 12));
+
+  /**
+   * A rolling restart's window in the plan, per node; the driver takes as long as the drains take.
+   */
   private static final long ROLLING_NANOS_PER_NODE = TimeUnit.MILLISECONDS.toNanos(1500);
+
   private static final long FIRST_FAULT_NANOS = TimeUnit.SECONDS.toNanos(3);
-  /** The gap between two fault starts at density 1, drawn between these (the 3-minute run's pace). */
+
+  /**
+   * The gap between two fault starts at density 1, drawn between these (the 3-minute run's pace).
+   */
   private static final int MIN_GAP_MILLIS = 300;
+
   private static final int MAX_GAP_MILLIS = 2500;
+
   /** Every fault heals this long before the run ends, so the last calls meet a healthy cluster. */
   private static final long QUIET_END_NANOS = TimeUnit.SECONDS.toNanos(2);
 
   private final List<FaultStep> steps;
+
   /** The node the servers announce as primary at the start; failovers move it to the next node. */
   private final int firstPrimary;
 
@@ -67,19 +79,24 @@ public final class FaultPlan {
     return out;
   }
 
-  /** Draws the faults of a run at density 1: a fault begins every 0.3 to 2.5 s when the cluster allows it. */
+  /**
+   * Draws the faults of a run at density 1: a fault begins every 0.3 to 2.5 s when the cluster
+   * allows it.
+   */
   public static FaultPlan generate(Random random, Duration duration, int nodes, int maxDown) {
     return generate(random, duration, nodes, maxDown, 1);
   }
 
   /**
-   * Draws the faults of a run of {@code duration} on {@code nodes} nodes, beginning faults
-   * {@code density} times as often as density 1 does; each fault lasts as long as at density 1,
-   * since its hold is what the client's detection (heartbeats, attempt timeouts) must outlast.
+   * Draws the faults of a run of {@code duration} on {@code nodes} nodes, beginning faults {@code
+   * density} times as often as density 1 does; each fault lasts as long as at density 1, since its
+   * hold is what the client's detection (heartbeats, attempt timeouts) must outlast.
    *
-   * @throws IllegalArgumentException if {@code maxDown} does not leave a node up, or {@code density < 1}
+   * @throws IllegalArgumentException if {@code maxDown} does not leave a node up, or {@code density
+   *     < 1}
    */
-  public static FaultPlan generate(Random random, Duration duration, int nodes, int maxDown, double density) {
+  public static FaultPlan generate(
+      Random random, Duration duration, int nodes, int maxDown, double density) {
     if (maxDown < 1 || maxDown >= nodes) {
       throw new IllegalArgumentException("maxDown must be between 1 and nodes - 1: " + maxDown);
     }
@@ -96,7 +113,8 @@ public final class FaultPlan {
     long[] busyUntil = new long[nodes];
     boolean[] busyDown = new boolean[nodes];
     long exclusiveUntil = 0;
-    // An exclusive fault drawn while others last waits for them to heal; nothing new starts meanwhile.
+    // An exclusive fault drawn while others last waits for them to heal; nothing new starts
+    // meanwhile.
     FaultKind waiting = null;
     for (long t = FIRST_FAULT_NANOS; t < end; t += millis(random, minGap, maxGap)) {
       FaultKind drawn = draw(random, missing.isEmpty() ? WEIGHTS.keySet() : missing);
@@ -113,7 +131,10 @@ public final class FaultPlan {
         continue;
       }
       if (kind.isExclusive()) {
-        long hold = kind == FaultKind.ROLLING_RESTART ? nodes * ROLLING_NANOS_PER_NODE : millis(random, 1500, 4000);
+        long hold =
+            kind == FaultKind.ROLLING_RESTART
+                ? nodes * ROLLING_NANOS_PER_NODE
+                : millis(random, 1500, 4000);
         if (anyBusy) {
           waiting = kind;
           continue;
@@ -151,13 +172,14 @@ public final class FaultPlan {
         continue;
       }
       int node = free.get(random.nextInt(free.size()));
-      long hold = switch (kind) {
-        case KILL -> millis(random, 1000, 4000);
-        case FREEZE -> millis(random, 500, 3000);
-        case LATENCY -> millis(random, 1000, 4000);
-        case DRAIN -> millis(random, 500, 2000);
-        default -> 0;
-      };
+      long hold =
+          switch (kind) {
+            case KILL -> millis(random, 1000, 4000);
+            case FREEZE -> millis(random, 500, 3000);
+            case LATENCY -> millis(random, 1000, 4000);
+            case DRAIN -> millis(random, 500, 2000);
+            default -> 0;
+          };
       long latency = kind == FaultKind.LATENCY ? 20 + random.nextInt(231) : 0;
       if (t + hold > end) {
         continue;

@@ -6,7 +6,8 @@ package dev.tether.chaos;
  *
  * @param latencyMillis the delay each way of a {@link FaultKind#LATENCY} spike; 0 otherwise
  */
-public record FaultStep(long atNanos, FaultKind kind, int node, long holdNanos, long latencyMillis) {
+public record FaultStep(
+    long atNanos, FaultKind kind, int node, long holdNanos, long latencyMillis) {
   /** When the fault heals, after the run's start. */
   public long healNanos() {
     return atNanos + holdNanos;

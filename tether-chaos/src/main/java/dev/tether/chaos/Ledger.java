@@ -16,27 +16,34 @@ import java.util.function.IntSupplier;
  * with {@link #executed(int)}. {@link #judge()} turns the two sides into {@link LedgerTotals} and
  * the violations of the at-most-once rule (docs/reliability.md).
  *
- * <p>Capacity is fixed up front (the load is bounded in count): {@link #open} returns -1 once it
- * is used up. Callers, callbacks and servers may use it from any thread; {@link #judge()} reads a
+ * <p>Capacity is fixed up front (the load is bounded in count): {@link #open} returns -1 once it is
+ * used up. Callers, callbacks and servers may use it from any thread; {@link #judge()} reads a
  * consistent view once {@link #awaitCompleted} returned true or the callers were joined.
  */
 public final class Ledger {
   /** The most failure messages kept for the report; later ones are counted only. */
   private static final int MAX_MESSAGES = 20_000;
+
   private static final int MAX_MESSAGE_CHARS = 300;
 
   private final int capacity;
   private final IntSupplier outages;
   private final AtomicInteger opened = new AtomicInteger();
+
   /** Calls opened and not yet closed; guarded by its own monitor for {@link #awaitCompleted}. */
   private final OpenCount pending = new OpenCount();
+
   private final byte[] kinds;
+
   /** The {@link #outages} count when the call was opened. */
   private final int[] outagesAtOpen;
+
   private final AtomicIntegerArray outcomes;
   private final AtomicIntegerArray executions;
+
   /** 1 when some moment of the call had no node up: an idempotent failure is then excused. */
   private final AtomicIntegerArray excused;
+
   private final Map<Integer, String> messages = new ConcurrentHashMap<>();
   private final AtomicInteger messageCount = new AtomicInteger();
   private final Map<String, LongAdder> failureTypes = new ConcurrentHashMap<>();
@@ -77,7 +84,9 @@ public final class Ledger {
     return id;
   }
 
-  /** Records what the caller of {@code id} was told; {@code failure} is null for {@link Outcome#OK}. */
+  /**
+   * Records what the caller of {@code id} was told; {@code failure} is null for {@link Outcome#OK}.
+   */
   public void close(int id, Throwable failure) {
     Outcome outcome = failure == null ? Outcome.OK : Outcome.of(failure);
     if (!outcomes.compareAndSet(id, Outcome.PENDING.ordinal(), outcome.ordinal())) {
@@ -89,11 +98,17 @@ public final class Ledger {
     }
     if (failure != null) {
       Throwable t = Outcome.unwrap(failure);
-      failureTypes.computeIfAbsent(outcome.label + ": " + t.getClass().getSimpleName(), k -> new LongAdder())
+      failureTypes
+          .computeIfAbsent(
+              outcome.label + ": " + t.getClass().getSimpleName(), k -> new LongAdder())
           .increment();
       if (messageCount.incrementAndGet() <= MAX_MESSAGES) {
         String message = t.getClass().getSimpleName() + ": " + t.getMessage();
-        messages.put(id, message.length() > MAX_MESSAGE_CHARS ? message.substring(0, MAX_MESSAGE_CHARS) : message);
+        messages.put(
+            id,
+            message.length() > MAX_MESSAGE_CHARS
+                ? message.substring(0, MAX_MESSAGE_CHARS)
+                : message);
       }
     }
     pending.closed();
@@ -167,14 +182,34 @@ public final class Ledger {
         }
       }
       if (problem != null && examples.size() < 20) {
-        examples.add("call " + id + " (" + kind.label + "): " + problem + "; told " + outcome.label
-            + (messages.containsKey(id) ? " (" + messages.get(id) + ")" : ""));
+        examples.add(
+            "call "
+                + id
+                + " ("
+                + kind.label
+                + "): "
+                + problem
+                + "; told "
+                + outcome.label
+                + (messages.containsKey(id) ? " (" + messages.get(id) + ")" : ""));
       }
     }
     Map<String, Long> types = new TreeMap<>();
     failureTypes.forEach((k, v) -> types.put(k, v.sum()));
-    return new LedgerTotals(n, byKind, executionsTotal, duplicates, falseNotExecuted, answeredNotRun,
-        idempotentFailures, excusedFailures, otherFailures, lost, unknownExecutions.sum(), completedTwice.sum(),
-        types, examples);
+    return new LedgerTotals(
+        n,
+        byKind,
+        executionsTotal,
+        duplicates,
+        falseNotExecuted,
+        answeredNotRun,
+        idempotentFailures,
+        excusedFailures,
+        otherFailures,
+        lost,
+        unknownExecutions.sum(),
+        completedTwice.sum(),
+        types,
+        examples);
   }
 }

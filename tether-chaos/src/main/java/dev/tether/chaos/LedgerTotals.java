@@ -59,25 +59,55 @@ public record LedgerTotals(
 
   /** The ledger's table, as the chaos run prints it. */
   public void print(PrintStream out) {
-    out.printf(Locale.ROOT, "%-24s %9s %9s %12s %12s %9s %9s%n", "calls by kind", "ok", "not-exec", "may-have-run",
-        "other-fail", "pending", "total");
+    out.printf(
+        Locale.ROOT,
+        "%-24s %9s %9s %12s %12s %9s %9s%n",
+        "calls by kind",
+        "ok",
+        "not-exec",
+        "may-have-run",
+        "other-fail",
+        "pending",
+        "total");
     for (CallKind kind : CallKind.values()) {
       long total = 0;
       for (Outcome o : Outcome.values()) {
         total += count(kind, o);
       }
-      out.printf(Locale.ROOT, "%-24s %9d %9d %12d %12d %9d %9d%n", kind.label, count(kind, Outcome.OK),
-          count(kind, Outcome.NOT_EXECUTED), count(kind, Outcome.MAY_HAVE_EXECUTED),
-          count(kind, Outcome.OTHER_FAILURE), count(kind, Outcome.PENDING), total);
+      out.printf(
+          Locale.ROOT,
+          "%-24s %9d %9d %12d %12d %9d %9d%n",
+          kind.label,
+          count(kind, Outcome.OK),
+          count(kind, Outcome.NOT_EXECUTED),
+          count(kind, Outcome.MAY_HAVE_EXECUTED),
+          count(kind, Outcome.OTHER_FAILURE),
+          count(kind, Outcome.PENDING),
+          total);
     }
-    out.printf(Locale.ROOT, "%-24s %9d %9d %12d %12d %9d %9d%n", "all", count(Outcome.OK),
-        count(Outcome.NOT_EXECUTED), count(Outcome.MAY_HAVE_EXECUTED), count(Outcome.OTHER_FAILURE),
-        count(Outcome.PENDING), calls);
-    out.printf(Locale.ROOT, "server executions %d; duplicates %d; reported not-executed but ran %d;"
+    out.printf(
+        Locale.ROOT,
+        "%-24s %9d %9d %12d %12d %9d %9d%n",
+        "all",
+        count(Outcome.OK),
+        count(Outcome.NOT_EXECUTED),
+        count(Outcome.MAY_HAVE_EXECUTED),
+        count(Outcome.OTHER_FAILURE),
+        count(Outcome.PENDING),
+        calls);
+    out.printf(
+        Locale.ROOT,
+        "server executions %d; duplicates %d; reported not-executed but ran %d;"
             + " answered but not run %d; idempotent failures while a node was up %d (excused, no node up: %d);"
             + " unexpected failures %d; lost (never completed) %d%n",
-        executions, duplicates, falseNotExecuted, answeredNotRun, idempotentFailures, excusedFailures,
-        otherFailures, lost);
+        executions,
+        duplicates,
+        falseNotExecuted,
+        answeredNotRun,
+        idempotentFailures,
+        excusedFailures,
+        otherFailures,
+        lost);
     if (!failureTypes.isEmpty()) {
       out.println("failures by type:");
       failureTypes.forEach((type, n) -> out.printf(Locale.ROOT, "  %-60s %d%n", type, n));

@@ -23,9 +23,12 @@ import java.util.function.LongSupplier;
 public final class LoadMix {
   /** How often each kind is drawn, in {@link CallKind} order. */
   private static final int[] WEIGHTS = {20, 15, 15, 10, 10, 10, 10, 10};
+
   private static final int MAX_ASYNC_IN_FLIGHT = 64;
+
   /** The connection ids the load's proxies use: the default one and {@code "primary"}. */
   static final int CONNECTION_IDS = 2;
+
   private static final int MAX_SERVICE_MILLIS = 20;
 
   private final Ledger ledger;
@@ -45,34 +48,52 @@ public final class LoadMix {
    * @param proxyString the cluster's proxy string, every node's endpoint
    * @param attemptTimeout bounds each attempt of an idempotent call, so a frozen node costs a retry
    */
-  public LoadMix(Tether tether, String proxyString, Ledger ledger, NodeHealth health, Duration callTimeout,
-      Duration attemptTimeout, LongSupplier nanoClock) {
+  public LoadMix(
+      Tether tether,
+      String proxyString,
+      Ledger ledger,
+      NodeHealth health,
+      Duration callTimeout,
+      Duration attemptTimeout,
+      LongSupplier nanoClock) {
     this.ledger = ledger;
     this.health = health;
     this.nanoClock = nanoClock;
     this.threads = new WorkerThreads(nanoClock);
     this.callTimeout = callTimeout;
-    this.balanced = tether.proxy(proxyString).withLoadBalancing(LoadBalancing.ROUND_ROBIN)
-        .withInvocationTimeout(callTimeout);
+    this.balanced =
+        tether
+            .proxy(proxyString)
+            .withLoadBalancing(LoadBalancing.ROUND_ROBIN)
+            .withInvocationTimeout(callTimeout);
     this.balancedIdempotent = balanced.withAttemptTimeout(attemptTimeout);
     this.oneway = balanced.withMode(InvocationMode.ONEWAY);
-    // Pinned (the default) and ordered: it follows the primary the servers announce, then its alternates.
-    this.primary = tether.proxy(proxyString).withEndpointSelection(EndpointSelection.ORDERED)
-        .withConnectionId("primary").withInvocationTimeout(callTimeout)
-        .withMaxRerouteRetries(20).withRerouteRetryInterval(Duration.ofMillis(100));
+    // Pinned (the default) and ordered: it follows the primary the servers announce, then its
+    // alternates.
+    this.primary =
+        tether
+            .proxy(proxyString)
+            .withEndpointSelection(EndpointSelection.ORDERED)
+            .withConnectionId("primary")
+            .withInvocationTimeout(callTimeout)
+            .withMaxRerouteRetries(20)
+            .withRerouteRetryInterval(Duration.ofMillis(100));
     this.primaryIdempotent = primary.withAttemptTimeout(attemptTimeout);
   }
 
   /**
-   * Starts the workers. Each makes at most {@code callsPerWorker} calls, paced to
-   * {@code ratePerSecond / workers} a second, and stops by {@code deadlineNanos} on the clock.
+   * Starts the workers. Each makes at most {@code callsPerWorker} calls, paced to {@code
+   * ratePerSecond / workers} a second, and stops by {@code deadlineNanos} on the clock.
    */
-  public void start(long seed, int workers, double ratePerSecond, long callsPerWorker, long deadlineNanos) {
+  public void start(
+      long seed, int workers, double ratePerSecond, long callsPerWorker, long deadlineNanos) {
     long intervalNanos = (long) (TimeUnit.SECONDS.toNanos(1) * workers / ratePerSecond);
     for (int w = 0; w < workers; w++) {
       Random random = new Random(seed * 31 + w);
       Proxy session = primary.withSession("chaos-session-" + w);
-      threads.start("chaos-load-" + w, () -> work(random, session, intervalNanos, callsPerWorker, deadlineNanos));
+      threads.start(
+          "chaos-load-" + w,
+          () -> work(random, session, intervalNanos, callsPerWorker, deadlineNanos));
     }
   }
 
@@ -86,9 +107,12 @@ public final class LoadMix {
     return threads.awaitStopped(patience);
   }
 
-  private void work(Random random, Proxy session, long intervalNanos, long maxCalls, long deadlineNanos) {
+  private void work(
+      Random random, Proxy session, long intervalNanos, long maxCalls, long deadlineNanos) {
     long next = nanoClock.getAsLong();
-    for (long i = 0; i < maxCalls && !stopRequested && nanoClock.getAsLong() - deadlineNanos < 0; i++) {
+    for (long i = 0;
+        i < maxCalls && !stopRequested && nanoClock.getAsLong() - deadlineNanos < 0;
+        i++) {
       // Pacing of a load generator, not a wait for a result.
       long wait = next - nanoClock.getAsLong();
       if (wait > 0) {
@@ -138,7 +162,8 @@ public final class LoadMix {
     if (!slot) {
       // Every slot is held by a call that has not completed in twice its timeout: it stays pending,
       // and the ledger reports the ones that never complete.
-      ledger.close(id, new IllegalStateException("no async slot: " + MAX_ASYNC_IN_FLIGHT + " calls stuck"));
+      ledger.close(
+          id, new IllegalStateException("no async slot: " + MAX_ASYNC_IN_FLIGHT + " calls stuck"));
       return;
     }
     CompletableFuture<byte[]> f;
@@ -149,10 +174,11 @@ public final class LoadMix {
       ledger.close(id, e);
       return;
     }
-    f.whenComplete((reply, failure) -> {
-      asyncSlots.release();
-      ledger.close(id, failure);
-    });
+    f.whenComplete(
+        (reply, failure) -> {
+          asyncSlots.release();
+          ledger.close(id, failure);
+        });
   }
 
   private static CallKind draw(Random random) {

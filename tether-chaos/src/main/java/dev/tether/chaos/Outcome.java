@@ -19,7 +19,9 @@ public enum Outcome {
   OK("ok"),
   /** Failed with an error that says the request did not run (refused, never sent, session lost). */
   NOT_EXECUTED("failed, not executed"),
-  /** Failed with an error that says the request may have run (lost after it was sent, timed out). */
+  /**
+   * Failed with an error that says the request may have run (lost after it was sent, timed out).
+   */
   MAY_HAVE_EXECUTED("failed, may have executed"),
   /** Failed with any other error: never expected under the chaos load. */
   OTHER_FAILURE("failed otherwise");
@@ -58,7 +60,8 @@ public enum Outcome {
   /** The failure a future or an executor wrapped. */
   static Throwable unwrap(Throwable failure) {
     Throwable t = failure;
-    while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+    while ((t instanceof CompletionException || t instanceof ExecutionException)
+        && t.getCause() != null) {
       t = t.getCause();
     }
     return t;

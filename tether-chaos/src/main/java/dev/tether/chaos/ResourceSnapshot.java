@@ -17,8 +17,12 @@ import java.util.stream.Stream;
  * open file descriptors ({@code /proc/self/fd}; -1 where there is none), and Netty's direct memory
  * (its own counter, and the default allocator's, -1 when not tracked).
  */
-public record ResourceSnapshot(int threads, List<String> threadNames, long fileDescriptors,
-    long nettyDirectMemory, long allocatorDirectMemory) {
+public record ResourceSnapshot(
+    int threads,
+    List<String> threadNames,
+    long fileDescriptors,
+    long nettyDirectMemory,
+    long allocatorDirectMemory) {
 
   /** The JVM now. */
   public static ResourceSnapshot take() {
@@ -29,8 +33,12 @@ public record ResourceSnapshot(int threads, List<String> threadNames, long fileD
       }
     }
     names.sort(null);
-    return new ResourceSnapshot(ManagementFactory.getThreadMXBean().getThreadCount(), List.copyOf(names),
-        countFileDescriptors(), PlatformDependent.usedDirectMemory(), allocatorDirectMemoryNow());
+    return new ResourceSnapshot(
+        ManagementFactory.getThreadMXBean().getThreadCount(),
+        List.copyOf(names),
+        countFileDescriptors(),
+        PlatformDependent.usedDirectMemory(),
+        allocatorDirectMemoryNow());
   }
 
   /** Names of threads alive here that {@code baseline} did not have (by name, counting repeats). */
@@ -44,8 +52,13 @@ public record ResourceSnapshot(int threads, List<String> threadNames, long fileD
 
   @Override
   public String toString() {
-    return String.format(Locale.ROOT, "threads %d, file descriptors %d, netty direct memory %s, allocator direct memory %s",
-        threads, fileDescriptors, bytes(nettyDirectMemory), bytes(allocatorDirectMemory));
+    return String.format(
+        Locale.ROOT,
+        "threads %d, file descriptors %d, netty direct memory %s, allocator direct memory %s",
+        threads,
+        fileDescriptors,
+        bytes(nettyDirectMemory),
+        bytes(allocatorDirectMemory));
   }
 
   static String bytes(long n) {

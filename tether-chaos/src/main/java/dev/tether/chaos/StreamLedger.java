@@ -14,12 +14,13 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 /**
  * Every stream of a chaos run, by stream id: what its subscriber received, checked by the numbers
  * the server put on the items (a number lower than the next expected came twice; a higher one
- * skipped some), how many times the client resumed it (its {@code STREAM_RESUMED} events), and
- * how it ended. {@link #judge()} turns them into {@link StreamTotals}: no item twice, none
- * skipped, a resumed stream loses nothing, and a stream that could not go on says so with
- * {@link StreamLostException} and the count it delivered.
+ * skipped some), how many times the client resumed it (its {@code STREAM_RESUMED} events), and how
+ * it ended. {@link #judge()} turns them into {@link StreamTotals}: no item twice, none skipped, a
+ * resumed stream loses nothing, and a stream that could not go on says so with {@link
+ * StreamLostException} and the count it delivered.
  *
- * <p>Capacity is fixed up front; {@link #open} returns -1 once it is used up. Any thread may use it.
+ * <p>Capacity is fixed up front; {@link #open} returns -1 once it is used up. Any thread may use
+ * it.
  */
 public final class StreamLedger {
   /** What one stream's subscriber saw; {@code failure} null when it completed. */
@@ -33,7 +34,9 @@ public final class StreamLedger {
     COMPLETED,
     /** StreamLostException: a loss the application was told of, with what was delivered. */
     LOST,
-    /** Another Tether failure (its opening failed, a timeout): reported, nothing silently missing. */
+    /**
+     * Another Tether failure (its opening failed, a timeout): reported, nothing silently missing.
+     */
     FAILED,
     /** Anything else: a remote error or a non-Tether exception, never expected from the feed. */
     UNEXPECTED;
@@ -53,11 +56,15 @@ public final class StreamLedger {
   private static final int MAX_EXAMPLES = 20;
 
   private final int capacity;
+
   /** How many items the feed sends each stream. */
   private final long itemsPerStream;
+
   private final AtomicInteger opened = new AtomicInteger();
+
   /** Streams opened and not yet ended; its monitor wakes {@link #awaitCompleted}. */
   private final OpenCount pending = new OpenCount();
+
   private final AtomicReferenceArray<Received> received;
   private final AtomicIntegerArray resumes;
   private final AtomicInteger endedTwice = new AtomicInteger();
@@ -121,12 +128,21 @@ public final class StreamLedger {
       String problem = totals.add(end, r, wasResumed);
       if (r != null && r.failure() != null) {
         Throwable t = Outcome.unwrap(r.failure());
-        failureTypes.merge(end.name().toLowerCase(java.util.Locale.ROOT) + ": " + t.getClass().getSimpleName(), 1L,
+        failureTypes.merge(
+            end.name().toLowerCase(java.util.Locale.ROOT) + ": " + t.getClass().getSimpleName(),
+            1L,
             Long::sum);
       }
       if (problem != null && examples.size() < MAX_EXAMPLES) {
-        examples.add("stream " + id + (wasResumed ? " (resumed x" + resumes.get(id) + ")" : "") + ": " + problem
-            + (r != null && r.failure() != null ? " (" + Outcome.unwrap(r.failure()) + ")" : ""));
+        examples.add(
+            "stream "
+                + id
+                + (wasResumed ? " (resumed x" + resumes.get(id) + ")" : "")
+                + ": "
+                + problem
+                + (r != null && r.failure() != null
+                    ? " (" + Outcome.unwrap(r.failure()) + ")"
+                    : ""));
       }
     }
     return totals.build(endedTwice.get(), failureTypes, examples);

@@ -23,20 +23,28 @@ import java.util.function.LongSupplier;
 public final class StreamLoad {
   /** Items per stream, one per tick: a stream lasts about a second, less than a drain's grace. */
   static final long ITEMS = 100;
+
   public static final Duration TICK = Duration.ofMillis(10);
+
   /**
    * The subscriber asks for this many ahead, then for {@link #BATCH} more each time that many
    * arrived: credits and acknowledgements flow all along, a frame per batch rather than per item.
    */
   private static final long AHEAD = 32;
+
   private static final long BATCH = 16;
   private static final String OPERATION_PREFIX = "s";
 
   private final Proxy proxy;
   private final StreamLedger ledger;
   private final LongSupplier nanoClock;
-  /** How long a worker waits for one stream before it opens the next (the stream stays in the ledger). */
+
+  /**
+   * How long a worker waits for one stream before it opens the next (the stream stays in the
+   * ledger).
+   */
   private final Duration patience;
+
   private final WorkerThreads threads;
   private volatile boolean stopRequested;
 
@@ -44,10 +52,18 @@ public final class StreamLoad {
    * @param proxyString the cluster's proxy string for {@link ChaosFeed#NAME}
    * @param patience how long a stream may take at most: its items, a resume window, an opening
    */
-  public StreamLoad(Tether tether, String proxyString, StreamLedger ledger, Duration callTimeout, Duration patience,
+  public StreamLoad(
+      Tether tether,
+      String proxyString,
+      StreamLedger ledger,
+      Duration callTimeout,
+      Duration patience,
       LongSupplier nanoClock) {
-    this.proxy = tether.proxy(proxyString).withLoadBalancing(LoadBalancing.ROUND_ROBIN)
-        .withInvocationTimeout(callTimeout);
+    this.proxy =
+        tether
+            .proxy(proxyString)
+            .withLoadBalancing(LoadBalancing.ROUND_ROBIN)
+            .withInvocationTimeout(callTimeout);
     this.ledger = ledger;
     this.patience = patience;
     this.nanoClock = nanoClock;
@@ -64,10 +80,15 @@ public final class StreamLoad {
     while (end < eventDetail.length() && Character.isDigit(eventDetail.charAt(end))) {
       end++;
     }
-    return end == prefix.length() ? -1 : Integer.parseInt(eventDetail.substring(prefix.length(), end));
+    return end == prefix.length()
+        ? -1
+        : Integer.parseInt(eventDetail.substring(prefix.length(), end));
   }
 
-  /** Starts the workers; each opens at most {@code streamsPerWorker} streams and none after {@code deadlineNanos}. */
+  /**
+   * Starts the workers; each opens at most {@code streamsPerWorker} streams and none after {@code
+   * deadlineNanos}.
+   */
   public void start(int workers, long streamsPerWorker, long deadlineNanos) {
     for (int w = 0; w < workers; w++) {
       threads.start("chaos-streams-" + w, () -> work(streamsPerWorker, deadlineNanos));
@@ -78,14 +99,18 @@ public final class StreamLoad {
     stopRequested = true;
   }
 
-  /** Waits at most {@code most} for every worker to end; false when one still waits for its stream. */
+  /**
+   * Waits at most {@code most} for every worker to end; false when one still waits for its stream.
+   */
   public boolean awaitStopped(Duration most) throws InterruptedException {
     return threads.awaitStopped(most);
   }
 
   private void work(long maxStreams, long deadlineNanos) {
     byte[] request = Long.toString(ITEMS).getBytes(StandardCharsets.US_ASCII);
-    for (long i = 0; i < maxStreams && !stopRequested && nanoClock.getAsLong() - deadlineNanos < 0; i++) {
+    for (long i = 0;
+        i < maxStreams && !stopRequested && nanoClock.getAsLong() - deadlineNanos < 0;
+        i++) {
       int id = ledger.open();
       if (id < 0) {
         return;
@@ -103,7 +128,10 @@ public final class StreamLoad {
     }
   }
 
-  /** One stream's subscriber: tallies the numbers, and closes the stream's ledger entry when it ends. */
+  /**
+   * One stream's subscriber: tallies the numbers, and closes the stream's ledger entry when it
+   * ends.
+   */
   private final class NumberCheck implements Flow.Subscriber<byte[]> {
     private final int id;
     private final CompletableFuture<Void> ended = new CompletableFuture<>();

@@ -9,9 +9,9 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * A stream ledger's totals: streams by how they ended, the items they delivered, and the counts
- * of what must never happen. {@link #violations()} is empty when every stream kept the contract:
- * items in order and at most once, nothing lost across a resume, every loss reported.
+ * A stream ledger's totals: streams by how they ended, the items they delivered, and the counts of
+ * what must never happen. {@link #violations()} is empty when every stream kept the contract: items
+ * in order and at most once, nothing lost across a resume, every loss reported.
  *
  * @param resumed streams the client resumed at least once
  * @param completedAfterResume of those, the ones that then completed with every item
@@ -21,7 +21,8 @@ import java.util.TreeMap;
  * @param gaps items skipped inside a stream (must be 0)
  * @param shortCompletions streams that completed without every item (a silent loss; must be 0)
  * @param lostWhenResumed items missing from streams that were resumed, skipped or short (must be 0)
- * @param deliveredMismatches lost streams whose {@code delivered()} differs from what arrived (must be 0)
+ * @param deliveredMismatches lost streams whose {@code delivered()} differs from what arrived (must
+ *     be 0)
  * @param unexpected streams that ended with a remote or non-Tether error (must be 0)
  * @param pending streams that never ended (must be 0)
  * @param endedTwice streams whose subscriber heard two ends (must be 0)
@@ -61,13 +62,30 @@ public record StreamTotals(
   }
 
   public void print(PrintStream out) {
-    out.printf(Locale.ROOT, "streams (%d items each, numbered by the server): %d opened, %d completed, %d resumed"
+    out.printf(
+        Locale.ROOT,
+        "streams (%d items each, numbered by the server): %d opened, %d completed, %d resumed"
             + " (%d of them then completed whole), %d lost with StreamLostException (reported), %d failed otherwise,"
             + " %d never ended%n",
-        itemsPerStream, streams, completed, resumed, completedAfterResume, reportedLosses, failed, pending);
-    out.printf(Locale.ROOT, "stream items %d delivered; duplicates %d; gaps %d; completed short %d; lost when resumed %d;"
+        itemsPerStream,
+        streams,
+        completed,
+        resumed,
+        completedAfterResume,
+        reportedLosses,
+        failed,
+        pending);
+    out.printf(
+        Locale.ROOT,
+        "stream items %d delivered; duplicates %d; gaps %d; completed short %d; lost when resumed %d;"
             + " delivered() mismatches %d; unexpected errors %d%n",
-        items, duplicates, gaps, shortCompletions, lostWhenResumed, deliveredMismatches, unexpected);
+        items,
+        duplicates,
+        gaps,
+        shortCompletions,
+        lostWhenResumed,
+        deliveredMismatches,
+        unexpected);
     if (!failureTypes.isEmpty()) {
       out.println("stream ends by type:");
       failureTypes.forEach((type, n) -> out.printf(Locale.ROOT, "  %-60s %d%n", type, n));
@@ -78,7 +96,10 @@ public record StreamTotals(
     }
   }
 
-  /** Adds streams one by one, each judged as it is added. Not thread-safe: {@link StreamLedger#judge()} owns one. */
+  /**
+   * Adds streams one by one, each judged as it is added. Not thread-safe: {@link
+   * StreamLedger#judge()} owns one.
+   */
   static final class Builder {
     private final long itemsPerStream;
     private long streams;
@@ -114,14 +135,18 @@ public record StreamTotals(
       items += r.items();
       duplicates += r.duplicates();
       gaps += r.gaps();
-      // Numbers that never arrived beyond the skipped ones: the end of a stream that completed early.
+      // Numbers that never arrived beyond the skipped ones: the end of a stream that completed
+      // early.
       long distinct = r.items() - r.duplicates();
-      long missingAtEnd = end == StreamLedger.End.COMPLETED ? Math.max(0, itemsPerStream - distinct - r.gaps()) : 0;
+      long missingAtEnd =
+          end == StreamLedger.End.COMPLETED ? Math.max(0, itemsPerStream - distinct - r.gaps()) : 0;
       if (wasResumed) {
         lostWhenResumed += r.gaps() + missingAtEnd;
       }
-      String problem = r.duplicates() > 0 ? r.duplicates() + " items twice"
-          : r.gaps() > 0 ? r.gaps() + " items skipped" : null;
+      String problem =
+          r.duplicates() > 0
+              ? r.duplicates() + " items twice"
+              : r.gaps() > 0 ? r.gaps() + " items skipped" : null;
       switch (end) {
         case COMPLETED -> {
           completed++;
@@ -151,9 +176,25 @@ public record StreamTotals(
     }
 
     StreamTotals build(long endedTwice, Map<String, Long> failureTypes, List<String> examples) {
-      return new StreamTotals(itemsPerStream, streams, completed, resumed, completedAfterResume, reportedLosses,
-          failed, items, duplicates, gaps, shortCompletions, lostWhenResumed, deliveredMismatches, unexpected,
-          pending, endedTwice, Collections.unmodifiableMap(new TreeMap<>(failureTypes)), List.copyOf(examples));
+      return new StreamTotals(
+          itemsPerStream,
+          streams,
+          completed,
+          resumed,
+          completedAfterResume,
+          reportedLosses,
+          failed,
+          items,
+          duplicates,
+          gaps,
+          shortCompletions,
+          lostWhenResumed,
+          deliveredMismatches,
+          unexpected,
+          pending,
+          endedTwice,
+          Collections.unmodifiableMap(new TreeMap<>(failureTypes)),
+          List.copyOf(examples));
     }
   }
 }

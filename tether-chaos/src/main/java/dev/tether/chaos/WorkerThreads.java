@@ -8,7 +8,8 @@ import java.util.function.LongSupplier;
 
 /**
  * The daemon threads of one load of the chaos run (calls or streams), started by name and awaited
- * together within one deadline, so that a worker stuck in a call or a stream is seen, not waited for.
+ * together within one deadline, so that a worker stuck in a call or a stream is seen, not waited
+ * for.
  */
 final class WorkerThreads {
   private final LongSupplier nanoClock;

@@ -43,7 +43,8 @@ class ChaosSettingsTest {
   @Test
   void streamsCanBeTurnedOffButNotMadeNegative() {
     assertThat(ChaosSettings.from(props("chaos.streams", "0")).streams()).isZero();
-    assertThatThrownBy(() -> ChaosSettings.from(props("chaos.streams", "-1"))).hasMessageContaining("-1 streams");
+    assertThatThrownBy(() -> ChaosSettings.from(props("chaos.streams", "-1")))
+        .hasMessageContaining("-1 streams");
   }
 
   @Test
@@ -59,7 +60,8 @@ class ChaosSettingsTest {
     assertThat(s.duration()).isEqualTo(Duration.ofMinutes(3));
     assertThat(s.workers()).isEqualTo(8);
     assertThat(s.faultDensity()).isEqualTo(1);
-    assertThatThrownBy(() -> ChaosSettings.from(props("chaos.faultDensity", "0.5"))).hasMessageContaining("density");
+    assertThatThrownBy(() -> ChaosSettings.from(props("chaos.faultDensity", "0.5")))
+        .hasMessageContaining("density");
   }
 
   @Test
@@ -80,7 +82,8 @@ class ChaosSettingsTest {
     assertThat(ChaosSettings.parseDuration("1.5h")).isEqualTo(Duration.ofMinutes(90));
     assertThat(ChaosSettings.parseDuration("15min")).isEqualTo(Duration.ofMinutes(15));
     assertThatThrownBy(() -> ChaosSettings.parseDuration("soon")).hasMessageContaining("soon");
-    assertThatThrownBy(() -> ChaosSettings.parseDuration("3 weeks")).hasMessageContaining("3 weeks");
+    assertThatThrownBy(() -> ChaosSettings.parseDuration("3 weeks"))
+        .hasMessageContaining("3 weeks");
   }
 
   @Test

@@ -9,9 +9,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The chaos run: mixed load against 5 nodes under every kind of fault, by default a short, dense
  * run (40 s at 500 calls/s, faults beginning three times as often as in the 3-minute run); the
- * 3-minute run is {@code -Plong}, the 30-minute soak {@code -Psoak}; replayable with
- * {@code -Dchaos.seed=N}. Streams of numbered items ride along through the same faults. Its ledgers
- * (calls and streams) are printed; any broken promise fails it.
+ * 3-minute run is {@code -Plong}, the 30-minute soak {@code -Psoak}; replayable with {@code
+ * -Dchaos.seed=N}. Streams of numbered items ride along through the same faults. Its ledgers (calls
+ * and streams) are printed; any broken promise fails it.
  */
 class ChaosSuiteTest {
   @Test
@@ -23,23 +23,34 @@ class ChaosSuiteTest {
 
     assertThat(report.violations()).as("ledger of seed %d", settings.seed()).isEmpty();
     assertThat(report.ledger().count(Outcome.OK)).as("calls answered").isGreaterThan(0);
-    // Streams rode along: none delivered an item twice, none lost one across a resume, every loss was
-    // reported (StreamLostException, or a failed opening), and some were resumed and completed whole.
+    // Streams rode along: none delivered an item twice, none lost one across a resume, every loss
+    // was
+    // reported (StreamLostException, or a failed opening), and some were resumed and completed
+    // whole.
     StreamTotals streams = report.streams();
     assertThat(streams.duplicates()).as("stream items twice").isZero();
     assertThat(streams.lostWhenResumed()).as("stream items lost when resumed").isZero();
-    assertThat(streams.gaps() + streams.shortCompletions() + streams.pending() + streams.deliveredMismatches())
-        .as("stream losses not reported").isZero();
+    assertThat(
+            streams.gaps()
+                + streams.shortCompletions()
+                + streams.pending()
+                + streams.deliveredMismatches())
+        .as("stream losses not reported")
+        .isZero();
     if (settings.streams() > 0) {
       assertThat(streams.completed()).as("streams completed").isPositive();
     }
     if (settings.drawsEveryFaultKind() && settings.streams() > 0) {
       // Connection resets and freezes are in every such plan: some stream was resumed through one.
-      assertThat(streams.completedAfterResume()).as("streams resumed, then completed whole").isPositive();
+      assertThat(streams.completedAfterResume())
+          .as("streams resumed, then completed whole")
+          .isPositive();
     }
     if (settings.drawsEveryFaultKind()) {
-      // A run of the default length or longer draws every kind of fault; a shorter one (a replay) may not.
-      assertThat(report.faultsInjected()).allSatisfy((kind, n) -> assertThat(n).as(kind.label).isPositive());
+      // A run of the default length or longer draws every kind of fault; a shorter one (a replay)
+      // may not.
+      assertThat(report.faultsInjected())
+          .allSatisfy((kind, n) -> assertThat(n).as(kind.label).isPositive());
     }
   }
 }

@@ -10,8 +10,10 @@ import org.junit.jupiter.api.Test;
 
 class FaultPlanTest {
   private static final Duration RUN = Duration.ofMinutes(3);
+
   /** The default build's short, dense run. */
   private static final Duration SHORT_RUN = Duration.ofSeconds(40);
+
   private static final double DENSE = 3;
 
   @Test
@@ -28,7 +30,9 @@ class FaultPlanTest {
   void drawsEveryKindOfFaultInAThreeMinuteRun() {
     for (long seed = 0; seed < 20; seed++) {
       FaultPlan plan = FaultPlan.generate(new Random(seed), RUN, 5, 2);
-      assertThat(plan.countByKind()).as("seed %d", seed).allSatisfy((kind, n) -> assertThat(n).as(kind.label).isPositive());
+      assertThat(plan.countByKind())
+          .as("seed %d", seed)
+          .allSatisfy((kind, n) -> assertThat(n).as(kind.label).isPositive());
     }
   }
 
@@ -36,7 +40,9 @@ class FaultPlanTest {
   void drawsEveryKindOfFaultInAShortDenseRun() {
     for (long seed = 0; seed < 200; seed++) {
       FaultPlan plan = FaultPlan.generate(new Random(seed), SHORT_RUN, 5, 2, DENSE);
-      assertThat(plan.countByKind()).as("seed %d", seed).allSatisfy((kind, n) -> assertThat(n).as(kind.label).isPositive());
+      assertThat(plan.countByKind())
+          .as("seed %d", seed)
+          .allSatisfy((kind, n) -> assertThat(n).as(kind.label).isPositive());
     }
   }
 
@@ -55,37 +61,53 @@ class FaultPlanTest {
   @Test
   void neverTakesMoreThanMaxDownNodesAndHealsBeforeTheEnd() {
     for (long seed = 0; seed < 50; seed++) {
-      assertKeepsTheClusterAnswerable(seed, FaultPlan.generate(new Random(seed), RUN, 5, 2).steps(), RUN);
+      assertKeepsTheClusterAnswerable(
+          seed, FaultPlan.generate(new Random(seed), RUN, 5, 2).steps(), RUN);
     }
   }
 
   @Test
   void aDenseRunKeepsTheSameLimits() {
     for (long seed = 0; seed < 50; seed++) {
-      assertKeepsTheClusterAnswerable(seed, FaultPlan.generate(new Random(seed), SHORT_RUN, 5, 2, DENSE).steps(),
-          SHORT_RUN);
+      assertKeepsTheClusterAnswerable(
+          seed, FaultPlan.generate(new Random(seed), SHORT_RUN, 5, 2, DENSE).steps(), SHORT_RUN);
     }
   }
 
-  private static void assertKeepsTheClusterAnswerable(long seed, List<FaultStep> steps, Duration run) {
+  private static void assertKeepsTheClusterAnswerable(
+      long seed, List<FaultStep> steps, Duration run) {
     for (FaultStep s : steps) {
       assertThat(s.healNanos()).isLessThanOrEqualTo(run.toNanos());
       long t = s.atNanos();
-      long down = steps.stream().filter(o -> o.kind().takesNodeDown && o.atNanos() <= t && o.healNanos() > t).count();
-      long onNode = steps.stream().filter(o -> o.node() == s.node() && o.atNanos() <= t && o.healNanos() > t).count();
-      assertThat(down).as("seed %d at %d ms", seed, TimeUnit.NANOSECONDS.toMillis(t)).isLessThanOrEqualTo(2);
+      long down =
+          steps.stream()
+              .filter(o -> o.kind().takesNodeDown && o.atNanos() <= t && o.healNanos() > t)
+              .count();
+      long onNode =
+          steps.stream()
+              .filter(o -> o.node() == s.node() && o.atNanos() <= t && o.healNanos() > t)
+              .count();
+      assertThat(down)
+          .as("seed %d at %d ms", seed, TimeUnit.NANOSECONDS.toMillis(t))
+          .isLessThanOrEqualTo(2);
       assertThat(onNode).as("faults on node %d at once", s.node()).isLessThanOrEqualTo(1);
       if (s.kind().isExclusive()) {
-        assertThat(steps.stream().filter(o -> o != s && o.atNanos() < s.healNanos() && o.healNanos() > s.atNanos()))
-            .as("faults during the %s at %d ms", s.kind().label, TimeUnit.NANOSECONDS.toMillis(t)).isEmpty();
+        assertThat(
+                steps.stream()
+                    .filter(
+                        o -> o != s && o.atNanos() < s.healNanos() && o.healNanos() > s.atNanos()))
+            .as("faults during the %s at %d ms", s.kind().label, TimeUnit.NANOSECONDS.toMillis(t))
+            .isEmpty();
       }
     }
   }
 
   @Test
   void primaryFailoversAndHandoversHitTheAnnouncedPrimaryThenTheNext() {
-    List<FaultStep> failovers = FaultPlan.generate(new Random(7), Duration.ofMinutes(10), 5, 2).steps().stream()
-        .filter(s -> s.kind().movesThePrimary()).toList();
+    List<FaultStep> failovers =
+        FaultPlan.generate(new Random(7), Duration.ofMinutes(10), 5, 2).steps().stream()
+            .filter(s -> s.kind().movesThePrimary())
+            .toList();
 
     assertThat(failovers).hasSizeGreaterThan(2);
     for (int i = 0; i < failovers.size(); i++) {

@@ -32,7 +32,8 @@ class StreamLedgerTest {
     assertThat(totals.reportedLosses()).isEqualTo(1);
     assertThat(totals.failed()).isEqualTo(1);
     assertThat(totals.items()).isEqualTo(24);
-    assertThat(totals.failureTypes()).containsEntry("lost: StreamLostException", 1L)
+    assertThat(totals.failureTypes())
+        .containsEntry("lost: StreamLostException", 1L)
         .containsEntry("failed: ConnectFailedException", 1L);
   }
 
@@ -49,9 +50,13 @@ class StreamLedgerTest {
     assertThat(totals.duplicates()).isEqualTo(1);
     assertThat(totals.gaps()).isEqualTo(2);
     assertThat(totals.lostWhenResumed()).isEqualTo(2);
-    assertThat(totals.violations()).contains("1 stream items delivered twice", "2 stream items skipped inside a stream",
-        "2 stream items lost from resumed streams");
-    assertThat(totals.examples()).anySatisfy(e -> assertThat(e).startsWith("stream 1 (resumed x1): 2 items skipped"));
+    assertThat(totals.violations())
+        .contains(
+            "1 stream items delivered twice",
+            "2 stream items skipped inside a stream",
+            "2 stream items lost from resumed streams");
+    assertThat(totals.examples())
+        .anySatisfy(e -> assertThat(e).startsWith("stream 1 (resumed x1): 2 items skipped"));
   }
 
   @Test
@@ -64,7 +69,8 @@ class StreamLedgerTest {
 
     assertThat(totals.shortCompletions()).isEqualTo(1);
     assertThat(totals.lostWhenResumed()).isEqualTo(3);
-    assertThat(totals.examples()).containsExactly("stream 0 (resumed x1): completed with 7 of 10 items");
+    assertThat(totals.examples())
+        .containsExactly("stream 0 (resumed x1): completed with 7 of 10 items");
   }
 
   @Test
@@ -73,14 +79,16 @@ class StreamLedgerTest {
     ledger.close(miscounted, 5, 0, 0, new StreamLostException("lost", 3));
     ledger.open(); // never ends
     int remote = ledger.open();
-    ledger.close(remote, 0, 0, 0, new RemoteException("java.lang.IllegalStateException", "feed broke"));
+    ledger.close(
+        remote, 0, 0, 0, new RemoteException("java.lang.IllegalStateException", "feed broke"));
 
     StreamTotals totals = ledger.judge();
 
-    assertThat(totals.violations()).containsExactlyInAnyOrder(
-        "1 lost streams whose delivered() is not what arrived",
-        "1 streams that never ended",
-        "1 streams ended with an unexpected error");
+    assertThat(totals.violations())
+        .containsExactlyInAnyOrder(
+            "1 lost streams whose delivered() is not what arrived",
+            "1 streams that never ended",
+            "1 streams ended with an unexpected error");
   }
 
   @Test

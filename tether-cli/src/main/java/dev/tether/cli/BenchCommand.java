@@ -31,38 +31,53 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
-        "Calls one operation as fast as it answers, from --concurrency threads, for --duration.",
-        "",
-        "Example:",
-        "  tether bench 'echo:tcp -h 127.0.0.1 -p 7000' --payload 64 --concurrency 16 --duration 10s",
-        ""
+      "Calls one operation as fast as it answers, from --concurrency threads, for --duration.",
+      "",
+      "Example:",
+      "  tether bench 'echo:tcp -h 127.0.0.1 -p 7000' --payload 64 --concurrency 16 --duration 10s",
+      ""
     })
 public final class BenchCommand implements Callable<Integer> {
   /** Latencies up to a minute are recorded at 3 significant digits. */
   private static final long HIGHEST_NANOS = TimeUnit.MINUTES.toNanos(1);
 
-  @Spec
-  private CommandSpec spec;
+  @Spec private CommandSpec spec;
 
   @Parameters(index = "0", paramLabel = "<proxy>", description = "The service, in proxy grammar.")
   private String proxyString;
 
-  @Option(names = "--operation", defaultValue = "echo", description = "The operation (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--operation",
+      defaultValue = "echo",
+      description = "The operation (default: ${DEFAULT-VALUE}).")
   private String operation;
 
-  @Option(names = "--payload", defaultValue = "64", paramLabel = "<bytes>",
+  @Option(
+      names = "--payload",
+      defaultValue = "64",
+      paramLabel = "<bytes>",
       description = "Payload size in bytes (default: ${DEFAULT-VALUE}).")
   private int payloadBytes;
 
-  @Option(names = "--concurrency", defaultValue = "16", paramLabel = "<n>",
+  @Option(
+      names = "--concurrency",
+      defaultValue = "16",
+      paramLabel = "<n>",
       description = "Calls in flight at once (default: ${DEFAULT-VALUE}).")
   private int concurrency;
 
-  @Option(names = "--duration", defaultValue = "10s", converter = DurationConverter.class, paramLabel = "<duration>",
+  @Option(
+      names = "--duration",
+      defaultValue = "10s",
+      converter = DurationConverter.class,
+      paramLabel = "<duration>",
       description = "How long to call (default: ${DEFAULT-VALUE}).")
   private Duration duration;
 
-  @Option(names = "--calls", defaultValue = "0", paramLabel = "<n>",
+  @Option(
+      names = "--calls",
+      defaultValue = "0",
+      paramLabel = "<n>",
       description = "Stop after this many calls, if earlier (default: 0, no limit).")
   private long maxCalls;
 
@@ -75,7 +90,8 @@ public final class BenchCommand implements Callable<Integer> {
   @Override
   public Integer call() throws InterruptedException {
     if (concurrency < 1 || payloadBytes < 0 || duration == null) {
-      throw CliException.badInput("--concurrency must be at least 1, --payload at least 0, --duration finite", null);
+      throw CliException.badInput(
+          "--concurrency must be at least 1, --payload at least 0, --duration finite", null);
     }
     try (Tether tether = Tether.create()) {
       Proxy proxy = proxy(tether);
@@ -116,8 +132,14 @@ public final class BenchCommand implements Callable<Integer> {
       long now = System.nanoTime();
       long count = total.getTotalCount();
       double rate = (count - previousCount) * 1e9 / Math.max(1, now - previousNanos);
-      out.printf(Locale.ROOT, "\r%4.0f s  %,12d calls  %,10.0f calls/s  p99 %s  failures %d   ",
-          (now - startNanos) / 1e9, count, rate, micros(interval.getValueAtPercentile(99)), failures.sum());
+      out.printf(
+          Locale.ROOT,
+          "\r%4.0f s  %,12d calls  %,10.0f calls/s  p99 %s  failures %d   ",
+          (now - startNanos) / 1e9,
+          count,
+          rate,
+          micros(interval.getValueAtPercentile(99)),
+          failures.sum());
       out.flush();
       previousCount = count;
       previousNanos = now;
@@ -161,11 +183,20 @@ public final class BenchCommand implements Callable<Integer> {
 
   private void printSummary(PrintWriter out, Histogram total) {
     double seconds = total.getEndTimeStamp() / 1000.0;
-    out.printf(Locale.ROOT, "%,d calls in %.1f s: %,.0f calls/s, %d failed%n",
-        total.getTotalCount(), seconds, total.getTotalCount() / Math.max(seconds, 1e-9), failures.sum());
-    out.printf(Locale.ROOT, "latency p50 %s  p99 %s  p99.9 %s  max %s%n",
-        micros(total.getValueAtPercentile(50)), micros(total.getValueAtPercentile(99)),
-        micros(total.getValueAtPercentile(99.9)), micros(total.getMaxValue()));
+    out.printf(
+        Locale.ROOT,
+        "%,d calls in %.1f s: %,.0f calls/s, %d failed%n",
+        total.getTotalCount(),
+        seconds,
+        total.getTotalCount() / Math.max(seconds, 1e-9),
+        failures.sum());
+    out.printf(
+        Locale.ROOT,
+        "latency p50 %s  p99 %s  p99.9 %s  max %s%n",
+        micros(total.getValueAtPercentile(50)),
+        micros(total.getValueAtPercentile(99)),
+        micros(total.getValueAtPercentile(99.9)),
+        micros(total.getMaxValue()));
     if (firstFailure.get() != null) {
       out.println("first failure: " + firstFailure.get());
     }

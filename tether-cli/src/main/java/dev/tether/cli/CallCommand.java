@@ -27,82 +27,105 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code tether call}: one untyped call, its reply printed on standard output; with
- * {@code --stream}, a server stream whose items are printed as they arrive.
+ * {@code tether call}: one untyped call, its reply printed on standard output; with {@code
+ * --stream}, a server stream whose items are printed as they arrive.
  */
 @Command(
     name = "call",
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
-        "Calls one operation of a remote service and prints the reply; with --stream, opens a stream and prints"
-            + " each item as it arrives.",
-        "",
-        "Examples:",
-        "  tether call 'echo:tcp -p 7000' echo hello",
-        "  tether call --hex 'echo:tcp -p 7000' echo @picture.png",
-        "  tether call --json --idempotent 'kv:tcp -p 7000' put '[\"color\",\"blue\"]'",
-        "  tether call --json 'kv:tcp -p 7000' increment '\"visits\"'",
-        "  tether call --zookeeper 127.0.0.1:2181 --json kv get color",
-        "  tether call --stream 'ticks:tcp -p 7000' tick 10",
-        "  tether call --stream --limit 5 'ticks:tcp -p 7000' count",
-        ""
+      "Calls one operation of a remote service and prints the reply; with --stream, opens a stream and prints"
+          + " each item as it arrives.",
+      "",
+      "Examples:",
+      "  tether call 'echo:tcp -p 7000' echo hello",
+      "  tether call --hex 'echo:tcp -p 7000' echo @picture.png",
+      "  tether call --json --idempotent 'kv:tcp -p 7000' put '[\"color\",\"blue\"]'",
+      "  tether call --json 'kv:tcp -p 7000' increment '\"visits\"'",
+      "  tether call --zookeeper 127.0.0.1:2181 --json kv get color",
+      "  tether call --stream 'ticks:tcp -p 7000' tick 10",
+      "  tether call --stream --limit 5 'ticks:tcp -p 7000' count",
+      ""
     })
 public final class CallCommand implements Callable<Integer> {
-  @Spec
-  private CommandSpec spec;
+  @Spec private CommandSpec spec;
 
-  @Parameters(index = "0", paramLabel = "<proxy>",
-      description = "The service, in proxy grammar: identity:endpoint[:endpoint...]; with --zookeeper, the"
-          + " service's name alone.")
+  @Parameters(
+      index = "0",
+      paramLabel = "<proxy>",
+      description =
+          "The service, in proxy grammar: identity:endpoint[:endpoint...]; with --zookeeper, the"
+              + " service's name alone.")
   private String proxyString;
 
   @Parameters(index = "1", paramLabel = "<operation>", description = "The operation to call.")
   private String operation;
 
-  @Parameters(index = "2", arity = "0..1", paramLabel = "<payload>",
-      description = "UTF-8 text (none: an empty payload); @file sends the file's bytes, @- reads standard"
-          + " input, @@text sends '@text'.")
+  @Parameters(
+      index = "2",
+      arity = "0..1",
+      paramLabel = "<payload>",
+      description =
+          "UTF-8 text (none: an empty payload); @file sends the file's bytes, @- reads standard"
+              + " input, @@text sends '@text'.")
   private String payload;
 
-  @Option(names = "--idempotent",
+  @Option(
+      names = "--idempotent",
       description = "Declare the call idempotent: Tether may retry it even after it was sent.")
   private boolean idempotent;
 
   @Option(names = "--oneway", description = "Send without waiting for a reply; prints nothing.")
   private boolean oneway;
 
-  @Option(names = "--stream",
-      description = "Open a server stream of the operation instead of calling it, and print each item on its own"
-          + " line as it arrives (text when printable, else hex), until the stream ends, --limit items came or"
-          + " Ctrl-C. A lost connection is resumed unseen; a stream that cannot be resumed ends with"
-          + " StreamLostException and how many items were delivered.")
+  @Option(
+      names = "--stream",
+      description =
+          "Open a server stream of the operation instead of calling it, and print each item on its own"
+              + " line as it arrives (text when printable, else hex), until the stream ends, --limit items came or"
+              + " Ctrl-C. A lost connection is resumed unseen; a stream that cannot be resumed ends with"
+              + " StreamLostException and how many items were delivered.")
   private boolean stream;
 
-  @Option(names = "--limit", paramLabel = "<n>",
+  @Option(
+      names = "--limit",
+      paramLabel = "<n>",
       description = "With --stream: cancel the stream after n items.")
   private Long limit;
 
-  @Option(names = "--timeout", defaultValue = "10s", converter = DurationConverter.class,
+  @Option(
+      names = "--timeout",
+      defaultValue = "10s",
+      converter = DurationConverter.class,
       paramLabel = "<duration>",
-      description = "Invocation timeout, connecting included: 500ms, 2s, 1min or infinite (default: ${DEFAULT-VALUE});"
-          + " for a stream, its opening only.")
+      description =
+          "Invocation timeout, connecting included: 500ms, 2s, 1min or infinite (default: ${DEFAULT-VALUE});"
+              + " for a stream, its opening only.")
   private Duration timeout;
 
   @Option(names = "--hex", description = "Print the reply as hex instead of text.")
   private boolean hex;
 
-  @Option(names = "--json",
-      description = "Talk to a typed service: the payload is JSON (an array of arguments, or the only"
-          + " argument), sent in Tether's default codec; the reply is printed as JSON.")
+  @Option(
+      names = "--json",
+      description =
+          "Talk to a typed service: the payload is JSON (an array of arguments, or the only"
+              + " argument), sent in Tether's default codec; the reply is printed as JSON.")
   private boolean json;
 
-  @Option(names = "-D", paramLabel = "tether.key=value",
-      description = "A Tether setting, e.g. -Dtether.trace.retry=2 or -Dtether.retry.intervals='0 100'.")
+  @Option(
+      names = "-D",
+      paramLabel = "tether.key=value",
+      description =
+          "A Tether setting, e.g. -Dtether.trace.retry=2 or -Dtether.retry.intervals='0 100'.")
   private Map<String, String> properties = new LinkedHashMap<>();
 
-  @Option(names = "--zookeeper", paramLabel = "<host:port[,host:port]>",
-      description = "Find the service's servers in this ZooKeeper (under /tether) and balance over them.")
+  @Option(
+      names = "--zookeeper",
+      paramLabel = "<host:port[,host:port]>",
+      description =
+          "Find the service's servers in this ZooKeeper (under /tether) and balance over them.")
   private String zookeeper;
 
   /** Where {@code @-} reads from; tests replace it. */
@@ -115,15 +138,22 @@ public final class CallCommand implements Callable<Integer> {
     if (json) {
       body = Payloads.jsonArguments(body);
     }
-    try (Tether tether = newTether(); ZooKeeperRegistry registry = zookeeper == null ? null : ZooKeeperRegistry.connect(zookeeper)) {
-      Proxy proxy = (registry == null ? proxy(tether) : discovered(tether, registry)).withInvocationTimeout(timeout);
+    try (Tether tether = newTether();
+        ZooKeeperRegistry registry =
+            zookeeper == null ? null : ZooKeeperRegistry.connect(zookeeper)) {
+      Proxy proxy =
+          (registry == null ? proxy(tether) : discovered(tether, registry))
+              .withInvocationTimeout(timeout);
       if (stream) {
         return printStream(proxy, body);
       }
       proxy = oneway ? proxy.withMode(InvocationMode.ONEWAY) : proxy;
-      byte[] reply = proxy.invoke(operation, body, idempotent ? Idempotency.IDEMPOTENT : Idempotency.NOT_IDEMPOTENT);
+      byte[] reply =
+          proxy.invoke(
+              operation, body, idempotent ? Idempotency.IDEMPOTENT : Idempotency.NOT_IDEMPOTENT);
       if (proxy.mode().isBatch()) {
-        // A batch proxy ("-O", "-D") only queues the request; the command ends here, so send it now.
+        // A batch proxy ("-O", "-D") only queues the request; the command ends here, so send it
+        // now.
         proxy.flushBatch();
       }
       if (proxy.mode().expectsResponse()) {
@@ -135,20 +165,24 @@ public final class CallCommand implements Callable<Integer> {
 
   private void checkOptions() {
     if (hex && json) {
-      throw new ParameterException(spec.commandLine(), "--hex and --json both say how to print the reply; choose one");
+      throw new ParameterException(
+          spec.commandLine(), "--hex and --json both say how to print the reply; choose one");
     }
     if (timeout != null && (timeout.isZero() || timeout.isNegative())) {
       throw new ParameterException(spec.commandLine(), "--timeout must be positive (or infinite)");
     }
     if (limit != null && !stream) {
-      throw new ParameterException(spec.commandLine(), "--limit counts the items of a stream; it needs --stream");
+      throw new ParameterException(
+          spec.commandLine(), "--limit counts the items of a stream; it needs --stream");
     }
     if (limit != null && limit < 1) {
       throw new ParameterException(spec.commandLine(), "--limit must be at least 1, not " + limit);
     }
     if (stream && (oneway || idempotent)) {
-      throw new ParameterException(spec.commandLine(),
-          (oneway ? "--oneway" : "--idempotent") + " is for calls; a stream is opened once and resumed, never retried");
+      throw new ParameterException(
+          spec.commandLine(),
+          (oneway ? "--oneway" : "--idempotent")
+              + " is for calls; a stream is opened once and resumed, never retried");
     }
   }
 
@@ -157,16 +191,24 @@ public final class CallCommand implements Callable<Integer> {
    * interrupted; a stream that failed (lost, a remote error) ends the command with its exception.
    */
   private int printStream(Proxy proxy, byte[] body) {
-    StreamPrinter.Format format = hex ? StreamPrinter.Format.HEX
-        : json ? StreamPrinter.Format.JSON : StreamPrinter.Format.TEXT;
-    StreamPrinter printer = new StreamPrinter(spec.commandLine().getOut(), spec.commandLine().getErr(), format,
-        limit == null ? Long.MAX_VALUE : limit);
+    StreamPrinter.Format format =
+        hex
+            ? StreamPrinter.Format.HEX
+            : json ? StreamPrinter.Format.JSON : StreamPrinter.Format.TEXT;
+    StreamPrinter printer =
+        new StreamPrinter(
+            spec.commandLine().getOut(),
+            spec.commandLine().getErr(),
+            format,
+            limit == null ? Long.MAX_VALUE : limit);
     proxy.stream(operation, body).subscribe(printer);
     try {
       printer.done().get();
       return ExitCode.OK;
     } catch (ExecutionException e) {
-      throw e.getCause() instanceof RuntimeException failure ? failure : CliException.failed(e.getCause().toString(), e);
+      throw e.getCause() instanceof RuntimeException failure
+          ? failure
+          : CliException.failed(e.getCause().toString(), e);
     } catch (InterruptedException e) {
       printer.cancel();
       Thread.currentThread().interrupt();
@@ -174,12 +216,17 @@ public final class CallCommand implements Callable<Integer> {
     }
   }
 
-  /** Tells standard error when a stream went on over a new connection: the items alone would not show it. */
+  /**
+   * Tells standard error when a stream went on over a new connection: the items alone would not
+   * show it.
+   */
   private void onEvent(TetherEvent event) {
     if (event.kind() == TetherEvent.Kind.STREAM_RESUMED) {
       PrintWriter err = spec.commandLine().getErr();
-      err.println("(the stream's connection was lost; resumed over a new one, nothing lost or repeated: "
-          + event.detail() + ")");
+      err.println(
+          "(the stream's connection was lost; resumed over a new one, nothing lost or repeated: "
+              + event.detail()
+              + ")");
       err.flush();
     }
   }
@@ -192,7 +239,8 @@ public final class CallCommand implements Callable<Integer> {
       return (stream ? builder.listener(this::onEvent) : builder).build();
     } catch (RuntimeException e) {
       // Settings are read when the runtime is built: a failure here is a bad -D value.
-      throw CliException.badInput("bad setting among " + properties + ": " + FailureReporter.describe(e), e);
+      throw CliException.badInput(
+          "bad setting among " + properties + ": " + FailureReporter.describe(e), e);
     }
   }
 
@@ -203,16 +251,25 @@ public final class CallCommand implements Callable<Integer> {
     } catch (ProxyParseException e) {
       throw CliException.badProxyString("proxy string", proxyString, e);
     }
-    // A twoway proxy string becomes oneway on request (in call()); a "-o" proxy string is oneway already.
+    // A twoway proxy string becomes oneway on request (in call()); a "-o" proxy string is oneway
+    // already.
     return proxy;
   }
 
-  /** The servers of the service named by the first argument, as ZooKeeper lists them now and later. */
+  /**
+   * The servers of the service named by the first argument, as ZooKeeper lists them now and later.
+   */
   private Proxy discovered(Tether tether, ZooKeeperRegistry registry) {
     ZooKeeperDiscovery discovery = registry.discovery(proxyString);
     if (discovery.endpoints().isEmpty()) {
-      throw CliException.failed("no server of service '" + proxyString + "' is registered in ZooKeeper at " + zookeeper
-          + " (or it did not answer); start one with ./tether serve --zookeeper " + zookeeper, null);
+      throw CliException.failed(
+          "no server of service '"
+              + proxyString
+              + "' is registered in ZooKeeper at "
+              + zookeeper
+              + " (or it did not answer); start one with ./tether serve --zookeeper "
+              + zookeeper,
+          null);
     }
     return tether.proxy(proxyString, discovery).withLoadBalancing(LoadBalancing.ROUND_ROBIN);
   }
@@ -226,7 +283,9 @@ public final class CallCommand implements Callable<Integer> {
     } else {
       String text = Payloads.utf8OrNull(reply);
       if (text == null) {
-        spec.commandLine().getErr().println("(the reply is not valid UTF-8; --hex shows its bytes)");
+        spec.commandLine()
+            .getErr()
+            .println("(the reply is not valid UTF-8; --hex shows its bytes)");
         text = new String(reply, StandardCharsets.UTF_8);
       }
       printLine(out, text);

@@ -28,11 +28,21 @@ public final class CliException extends RuntimeException {
    * A bad proxy or endpoint string, shown with a caret under the offending position so the user
    * need not count characters.
    */
-  public static CliException badProxyString(String what, String input, dev.tether.ProxyParseException e) {
+  public static CliException badProxyString(
+      String what, String input, dev.tether.ProxyParseException e) {
     int caret = Math.max(0, Math.min(e.position(), input.length()));
-    String message = "bad " + what + ": " + e.getMessage()
-        + System.lineSeparator() + "  " + input
-        + System.lineSeparator() + "  " + " ".repeat(caret) + "^";
+    String message =
+        "bad "
+            + what
+            + ": "
+            + e.getMessage()
+            + System.lineSeparator()
+            + "  "
+            + input
+            + System.lineSeparator()
+            + "  "
+            + " ".repeat(caret)
+            + "^";
     return badInput(message, e);
   }
 

@@ -16,14 +16,16 @@ import java.util.function.Supplier;
 
 /**
  * The status page of {@code tether demo --admin}: it shows the demo's client (connections, node
- * group, calls, events of the client and of every server) and its servers, restarted ones included and, with {@code --hold}, stays up after the callers
- * stopped until Enter is pressed, so a person can look before everything closes.
+ * group, calls, events of the client and of every server) and its servers, restarted ones included
+ * and, with {@code --hold}, stays up after the callers stopped until Enter is pressed, so a person
+ * can look before everything closes.
  */
 final class DemoStatusPage implements DemoRun.Watcher, AutoCloseable {
   private final TetherAdmin.Builder page;
   private final PrintWriter out;
   private final boolean hold;
   private final InputStream stdin;
+
   /** Set once the client runs; null before. */
   private TetherAdmin admin;
 
@@ -51,7 +53,8 @@ final class DemoStatusPage implements DemoRun.Watcher, AutoCloseable {
     if (!hold) {
       return;
     }
-    out.println("the callers stopped; the servers and the status page stay up: press Enter to end the demo");
+    out.println(
+        "the callers stopped; the servers and the status page stay up: press Enter to end the demo");
     out.flush();
     try {
       new BufferedReader(new InputStreamReader(stdin, StandardCharsets.UTF_8)).readLine();

@@ -9,9 +9,9 @@ import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
 /**
- * Reads durations the way Tether's {@code tether.*} properties write them: a number of
- * milliseconds ({@code 500}) or a number with a unit ({@code 200ms}, {@code 2s}, {@code 1min},
- * {@code 1h}); also ISO-8601 ({@code PT2S}). {@code infinite} means no limit and converts to null.
+ * Reads durations the way Tether's {@code tether.*} properties write them: a number of milliseconds
+ * ({@code 500}) or a number with a unit ({@code 200ms}, {@code 2s}, {@code 1min}, {@code 1h}); also
+ * ISO-8601 ({@code PT2S}). {@code infinite} means no limit and converts to null.
  */
 public final class DurationConverter implements ITypeConverter<Duration> {
   private static final Pattern AMOUNT_AND_UNIT = Pattern.compile("(\\d+)\\s*(ms|s|m|min|h)?");

@@ -12,9 +12,9 @@ import picocli.CommandLine.IExecutionExceptionHandler;
 import picocli.CommandLine.ParseResult;
 
 /**
- * Turns an exception escaping a command into one line on standard error and an exit code. A user
- * of a command line wants the reason, not a stack trace; {@code --verbose} adds the trace for a
- * bug report.
+ * Turns an exception escaping a command into one line on standard error and an exit code. A user of
+ * a command line wants the reason, not a stack trace; {@code --verbose} adds the trace for a bug
+ * report.
  */
 final class FailureReporter implements IExecutionExceptionHandler {
 
@@ -23,8 +23,10 @@ final class FailureReporter implements IExecutionExceptionHandler {
     PrintWriter err = command.getErr();
     err.println(commandPath(command) + ": " + describe(ex));
     boolean verbose = isVerbose(parsed);
-    // One attempt is already what the message says; several (a retried call) tell a story it may not.
-    if (ex instanceof TetherException te && (te.attempts().size() > 1 || (verbose && !te.attempts().isEmpty()))) {
+    // One attempt is already what the message says; several (a retried call) tell a story it may
+    // not.
+    if (ex instanceof TetherException te
+        && (te.attempts().size() > 1 || (verbose && !te.attempts().isEmpty()))) {
       err.println("attempts:");
       for (Attempt a : te.attempts()) {
         err.println("  " + a);

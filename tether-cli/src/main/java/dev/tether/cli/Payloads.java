@@ -1,11 +1,10 @@
 package dev.tether.cli;
 
-import dev.tether.spi.Codec;
-import dev.tether.spi.CodecException;
-
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tether.spi.Codec;
+import dev.tether.spi.CodecException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -26,8 +25,10 @@ final class Payloads {
   private static final ObjectMapper JSON = new ObjectMapper();
   // The codec typed services use by default; JSON text goes through its tree model.
   private static final Codec CODEC = Codec.standard();
+
   /** What {@link #jsonArguments} takes as a string when it is not JSON. */
-  private static final java.util.regex.Pattern BARE_WORD = java.util.regex.Pattern.compile("[\\p{L}\\p{N}_.-]+");
+  private static final java.util.regex.Pattern BARE_WORD =
+      java.util.regex.Pattern.compile("[\\p{L}\\p{N}_.-]+");
 
   private Payloads() {}
 
@@ -61,10 +62,10 @@ final class Payloads {
   }
 
   /**
-   * JSON text as the arguments of a typed operation: a JSON array lists the arguments in order;
-   * any other JSON value is the only argument. No payload means no arguments. (A lone argument
-   * that is itself a list must be wrapped: {@code [[1,2]]}.) A bare word that is not JSON, such as
-   * {@code color}, is taken as that string, so {@code kv get color} needs no shell quoting.
+   * JSON text as the arguments of a typed operation: a JSON array lists the arguments in order; any
+   * other JSON value is the only argument. No payload means no arguments. (A lone argument that is
+   * itself a list must be wrapped: {@code [[1,2]]}.) A bare word that is not JSON, such as {@code
+   * color}, is taken as that string, so {@code kv get color} needs no shell quoting.
    */
   static byte[] jsonArguments(byte[] jsonText) {
     if (jsonText.length == 0) {
@@ -110,7 +111,8 @@ final class Payloads {
   /** The reply as UTF-8 text, or null when it is not valid UTF-8. */
   static String utf8OrNull(byte[] reply) {
     try {
-      return StandardCharsets.UTF_8.newDecoder()
+      return StandardCharsets.UTF_8
+          .newDecoder()
           .onMalformedInput(CodingErrorAction.REPORT)
           .onUnmappableCharacter(CodingErrorAction.REPORT)
           .decode(ByteBuffer.wrap(reply))
@@ -121,15 +123,17 @@ final class Payloads {
   }
 
   /**
-   * The bytes as text when they are valid UTF-8 without control characters other than tab and
-   * line breaks, which a terminal shows as they are; null otherwise.
+   * The bytes as text when they are valid UTF-8 without control characters other than tab and line
+   * breaks, which a terminal shows as they are; null otherwise.
    */
   static String printableOrNull(byte[] bytes) {
     String text = utf8OrNull(bytes);
     if (text == null) {
       return null;
     }
-    boolean printable = text.chars().allMatch(c -> !Character.isISOControl(c) || c == '\t' || c == '\n' || c == '\r');
+    boolean printable =
+        text.chars()
+            .allMatch(c -> !Character.isISOControl(c) || c == '\t' || c == '\n' || c == '\r');
     return printable ? text : null;
   }
 

@@ -6,8 +6,8 @@ import dev.tether.ProxyParseException;
 import dev.tether.admin.TetherAdmin;
 import dev.tether.cli.kv.DemoServer;
 import dev.tether.cli.kv.KeyValueStore;
-import dev.tether.zookeeper.ZooKeeperRegistry;
 import dev.tether.observe.TetherListener;
+import dev.tether.zookeeper.ZooKeeperRegistry;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -20,54 +20,82 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-/** {@code tether serve}: a demo server with services {@code echo}, {@code kv} and {@code ticks}, until Ctrl-C. */
+/**
+ * {@code tether serve}: a demo server with services {@code echo}, {@code kv} and {@code ticks},
+ * until Ctrl-C.
+ */
 @Command(
     name = "serve",
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
-        "Runs a demo server until Ctrl-C, then shuts it down gracefully.",
-        "",
-        "Services: echo (operation echo returns the payload), kv (typed: put, get, increment,"
-            + " whoami; every result names the server) and the stream service ticks (numbered items: count"
-            + " sends them as fast as the client reads, tick one per --tick-interval; the request says how"
-            + " many, none for without end). It prints the proxy strings to call them with.",
-        ""
+      "Runs a demo server until Ctrl-C, then shuts it down gracefully.",
+      "",
+      "Services: echo (operation echo returns the payload), kv (typed: put, get, increment,"
+          + " whoami; every result names the server) and the stream service ticks (numbered items: count"
+          + " sends them as fast as the client reads, tick one per --tick-interval; the request says how"
+          + " many, none for without end). It prints the proxy strings to call them with.",
+      ""
     })
 public final class ServeCommand implements Callable<Integer> {
-  @Spec
-  private CommandSpec spec;
+  @Spec private CommandSpec spec;
 
-  @Option(names = "--endpoints", defaultValue = "tcp -h 127.0.0.1 -p 7000", paramLabel = "<endpoints>",
-      description = "Where to listen, ':'-separated (default: ${DEFAULT-VALUE}); -p 0 picks a free port.")
+  @Option(
+      names = "--endpoints",
+      defaultValue = "tcp -h 127.0.0.1 -p 7000",
+      paramLabel = "<endpoints>",
+      description =
+          "Where to listen, ':'-separated (default: ${DEFAULT-VALUE}); -p 0 picks a free port.")
   private String endpoints;
 
-  @Option(names = "--name", defaultValue = "server-1",
+  @Option(
+      names = "--name",
+      defaultValue = "server-1",
       description = "The name results report (default: ${DEFAULT-VALUE}).")
   private String name;
 
-  @Option(names = "--direct",
-      description = "Run service code on the event loop (ExecutionMode.DIRECT) instead of a thread pool.")
+  @Option(
+      names = "--direct",
+      description =
+          "Run service code on the event loop (ExecutionMode.DIRECT) instead of a thread pool.")
   private boolean direct;
 
-  @Option(names = "--grace", defaultValue = "10s", converter = DurationConverter.class, paramLabel = "<duration>",
-      description = "How long shutdown may wait for calls in flight and clients to leave (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--grace",
+      defaultValue = "10s",
+      converter = DurationConverter.class,
+      paramLabel = "<duration>",
+      description =
+          "How long shutdown may wait for calls in flight and clients to leave (default: ${DEFAULT-VALUE}).")
   private Duration grace;
 
-  @Option(names = "--tick-interval", defaultValue = "1s", converter = DurationConverter.class,
+  @Option(
+      names = "--tick-interval",
+      defaultValue = "1s",
+      converter = DurationConverter.class,
       paramLabel = "<duration>",
-      description = "How often the ticks stream's operation tick sends an item (default: ${DEFAULT-VALUE}).")
+      description =
+          "How often the ticks stream's operation tick sends an item (default: ${DEFAULT-VALUE}).")
   private Duration tickInterval;
 
-  @Option(names = "--zookeeper", paramLabel = "<host:port[,host:port]>",
-      description = "Register both services in this ZooKeeper (under /tether) while serving; withdrawn when the"
-          + " shutdown starts.")
+  @Option(
+      names = "--zookeeper",
+      paramLabel = "<host:port[,host:port]>",
+      description =
+          "Register both services in this ZooKeeper (under /tether) while serving; withdrawn when the"
+              + " shutdown starts.")
   private String zookeeper;
-  @Option(names = "--admin", paramLabel = "<host:port>",
-      description = "Also serve the live status page there, e.g. 127.0.0.1:0 (a free port); it prints the page's URL.")
+
+  @Option(
+      names = "--admin",
+      paramLabel = "<host:port>",
+      description =
+          "Also serve the live status page there, e.g. 127.0.0.1:0 (a free port); it prints the page's URL.")
   private String admin;
 
-  @Option(names = "--admin-token", paramLabel = "<token>",
+  @Option(
+      names = "--admin-token",
+      paramLabel = "<token>",
       description = "Let only requests carrying ?token=<token> see the status page.")
   private String adminToken;
 
@@ -94,24 +122,30 @@ public final class ServeCommand implements Callable<Integer> {
     ZooKeeperRegistry registry = zookeeper == null ? null : register(server, out);
     printGreeting(out, server);
     if (started != null) {
-      out.println("status page: " + started.url() + (adminToken == null ? "" : "?token=<your token>"));
+      out.println(
+          "status page: " + started.url() + (adminToken == null ? "" : "?token=<your token>"));
       out.flush();
     }
     CountDownLatch stopped = new CountDownLatch(1);
-    stopSignal.onStopRequested(() -> {
-      out.println(name + ": shutting down gracefully (up to " + drain.toSeconds() + " s for calls in flight)");
-      out.flush();
-      server.shutdownGracefully(drain);
-      if (started != null) {
-        started.close();
-      }
-      out.println(name + ": stopped after serving " + server.stats().served() + " call(s)");
-      out.flush();
-      if (registry != null) {
-        registry.close();
-      }
-      stopped.countDown();
-    });
+    stopSignal.onStopRequested(
+        () -> {
+          out.println(
+              name
+                  + ": shutting down gracefully (up to "
+                  + drain.toSeconds()
+                  + " s for calls in flight)");
+          out.flush();
+          server.shutdownGracefully(drain);
+          if (started != null) {
+            started.close();
+          }
+          out.println(name + ": stopped after serving " + server.stats().served() + " call(s)");
+          out.flush();
+          if (registry != null) {
+            registry.close();
+          }
+          stopped.countDown();
+        });
     stopped.await();
     return ExitCode.OK;
   }
@@ -121,17 +155,20 @@ public final class ServeCommand implements Callable<Integer> {
       return page.observe(server.server()).build().start();
     } catch (RuntimeException e) {
       server.close();
-      throw CliException.failed("cannot serve the status page on " + admin + ": " + e.getMessage(), e);
+      throw CliException.failed(
+          "cannot serve the status page on " + admin + ": " + e.getMessage(), e);
     }
   }
 
   private DemoServer start(TetherListener listener) {
     ExecutionMode mode = direct ? ExecutionMode.DIRECT : ExecutionMode.EXECUTOR;
     if (tickInterval == null || tickInterval.isZero() || tickInterval.isNegative()) {
-      throw new ParameterException(spec.commandLine(), "--tick-interval must be a positive duration");
+      throw new ParameterException(
+          spec.commandLine(), "--tick-interval must be a positive duration");
     }
     try {
-      return DemoServer.start(name, endpoints, mode, new KeyValueStore(), () -> {}, listener, tickInterval);
+      return DemoServer.start(
+          name, endpoints, mode, new KeyValueStore(), () -> {}, listener, tickInterval);
     } catch (ProxyParseException e) {
       throw CliException.badProxyString("--endpoints", endpoints, e);
     } catch (IllegalArgumentException | IllegalStateException e) {
@@ -149,20 +186,31 @@ public final class ServeCommand implements Callable<Integer> {
     } catch (RuntimeException e) {
       registry.close();
       server.close();
-      throw CliException.failed("cannot register in ZooKeeper at " + zookeeper + ": " + FailureReporter.describe(e), e);
+      throw CliException.failed(
+          "cannot register in ZooKeeper at " + zookeeper + ": " + FailureReporter.describe(e), e);
     }
-    out.println(name + " is registered in ZooKeeper at " + zookeeper + " as services " + DemoServer.ECHO + " and "
-        + DemoServer.KV + "; find it with ./tether call --zookeeper " + zookeeper + " --json kv whoami");
+    out.println(
+        name
+            + " is registered in ZooKeeper at "
+            + zookeeper
+            + " as services "
+            + DemoServer.ECHO
+            + " and "
+            + DemoServer.KV
+            + "; find it with ./tether call --zookeeper "
+            + zookeeper
+            + " --json kv whoami");
     return registry;
   }
 
   private void printGreeting(PrintWriter out, DemoServer server) {
-    String where = server.endpoints().stream().map(Endpoint::toString).collect(Collectors.joining(", "));
+    String where =
+        server.endpoints().stream().map(Endpoint::toString).collect(Collectors.joining(", "));
     String echo = server.proxyString(DemoServer.ECHO);
     String kv = server.proxyString(DemoServer.KV);
     String ticks = server.proxyString(DemoServer.TICKS);
-    out.println(name + " is serving on " + where
-        + (direct ? " (service code on the event loop)" : ""));
+    out.println(
+        name + " is serving on " + where + (direct ? " (service code on the event loop)" : ""));
     out.println("proxies:");
     out.println("  " + echo);
     out.println("  " + kv);

@@ -2,7 +2,10 @@ package dev.tether.cli;
 
 import dev.tether.admin.TetherAdmin;
 
-/** Reads the {@code --admin host:port} option of {@code serve} and {@code demo} into a page's builder. */
+/**
+ * Reads the {@code --admin host:port} option of {@code serve} and {@code demo} into a page's
+ * builder.
+ */
 final class StatusPageOption {
   private StatusPageOption() {}
 
@@ -10,7 +13,8 @@ final class StatusPageOption {
   static TetherAdmin.Builder builder(String hostPort, String token) {
     int colon = hostPort.lastIndexOf(':');
     if (colon <= 0) {
-      throw CliException.badInput("--admin wants host:port, e.g. 127.0.0.1:0; got \"" + hostPort + "\"", null);
+      throw CliException.badInput(
+          "--admin wants host:port, e.g. 127.0.0.1:0; got \"" + hostPort + "\"", null);
     }
     try {
       int port = Integer.parseInt(hostPort.substring(colon + 1));

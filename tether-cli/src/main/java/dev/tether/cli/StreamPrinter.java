@@ -7,9 +7,9 @@ import java.util.concurrent.Flow;
 /**
  * What {@code tether call --stream} subscribes with: prints each item on its own line as it
  * arrives, as text when it is printable UTF-8 and as hex otherwise (or always as hex, or as JSON),
- * and cancels the stream once {@code limit} items arrived. It asks for a few items ahead, so a
- * slow terminal slows the stream instead of piling items up. {@link #done()} completes with the
- * number of items printed, or with the stream's failure.
+ * and cancels the stream once {@code limit} items arrived. It asks for a few items ahead, so a slow
+ * terminal slows the stream instead of piling items up. {@link #done()} completes with the number
+ * of items printed, or with the stream's failure.
  */
 final class StreamPrinter implements Flow.Subscriber<byte[]> {
   /** How many items it asks for ahead of what it printed. */
@@ -27,8 +27,10 @@ final class StreamPrinter implements Flow.Subscriber<byte[]> {
   private final PrintWriter out;
   private final PrintWriter err;
   private final Format format;
+
   /** Long.MAX_VALUE: until the stream ends. */
   private final long limit;
+
   private final CompletableFuture<Long> done = new CompletableFuture<>();
   // Signals arrive one at a time (Reactive Streams rule 1.3), each after the previous one
   // happened-before it, so these need no lock.
@@ -48,7 +50,10 @@ final class StreamPrinter implements Flow.Subscriber<byte[]> {
     this.limit = limit;
   }
 
-  /** Completes with the items printed when the stream ended or reached the limit; exceptionally when it failed. */
+  /**
+   * Completes with the items printed when the stream ended or reached the limit; exceptionally when
+   * it failed.
+   */
   CompletableFuture<Long> done() {
     return done;
   }
@@ -108,11 +113,12 @@ final class StreamPrinter implements Flow.Subscriber<byte[]> {
   }
 
   private void print(byte[] item) {
-    String line = switch (format) {
-      case HEX -> Payloads.hex(item);
-      case JSON -> Payloads.jsonResult(item);
-      case TEXT -> textOrHex(item);
-    };
+    String line =
+        switch (format) {
+          case HEX -> Payloads.hex(item);
+          case JSON -> Payloads.jsonResult(item);
+          case TEXT -> textOrHex(item);
+        };
     out.println(line);
     out.flush();
   }
@@ -121,11 +127,14 @@ final class StreamPrinter implements Flow.Subscriber<byte[]> {
     String text = Payloads.printableOrNull(item);
     if (text != null) {
       // One line per item: an item that ends its own line does not get a blank one after it.
-      return text.endsWith("\n") ? text.substring(0, text.length() - (text.endsWith("\r\n") ? 2 : 1)) : text;
+      return text.endsWith("\n")
+          ? text.substring(0, text.length() - (text.endsWith("\r\n") ? 2 : 1))
+          : text;
     }
     if (!saidHex) {
       saidHex = true;
-      err.println("(item " + (printed + 1) + " is not printable text; such items are shown as hex)");
+      err.println(
+          "(item " + (printed + 1) + " is not printable text; such items are shown as hex)");
       err.flush();
     }
     return Payloads.hex(item);

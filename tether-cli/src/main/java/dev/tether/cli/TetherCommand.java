@@ -11,23 +11,31 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
-/** The {@code tether} command: the parent of {@code serve}, {@code call}, {@code status}, {@code bench} and {@code demo}. */
+/**
+ * The {@code tether} command: the parent of {@code serve}, {@code call}, {@code status}, {@code
+ * bench} and {@code demo}.
+ */
 @Command(
     name = "tether",
     mixinStandardHelpOptions = true,
     versionProvider = TetherCommand.Version.class,
     description = "Tether, an RPC runtime whose heart is connection management.",
-    subcommands = {ServeCommand.class, CallCommand.class, StatusCommand.class, BenchCommand.class, DemoCommand.class,
-        HelpCommand.class},
+    subcommands = {
+      ServeCommand.class,
+      CallCommand.class,
+      StatusCommand.class,
+      BenchCommand.class,
+      DemoCommand.class,
+      HelpCommand.class
+    },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
-        "0:success",
-        "1:the call or command failed; the message says why",
-        "2:bad input: an option, a proxy string, a payload file"
+      "0:success",
+      "1:the call or command failed; the message says why",
+      "2:bad input: an option, a proxy string, a payload file"
     })
 public final class TetherCommand implements Runnable {
-  @Spec
-  private CommandSpec spec;
+  @Spec private CommandSpec spec;
 
   @Option(
       names = "--verbose",
@@ -37,7 +45,8 @@ public final class TetherCommand implements Runnable {
 
   @Override
   public void run() {
-    throw new ParameterException(spec.commandLine(), "name a command: serve, call, status, bench or demo");
+    throw new ParameterException(
+        spec.commandLine(), "name a command: serve, call, status, bench or demo");
   }
 
   /** The command line with Tether's error reporting, ready to {@code execute(args)}. */
@@ -45,7 +54,9 @@ public final class TetherCommand implements Runnable {
     return newCommandLine(CommandLine.defaultFactory());
   }
 
-  /** As {@link #newCommandLine()}, with subcommands made by {@code factory} (tests inject fakes). */
+  /**
+   * As {@link #newCommandLine()}, with subcommands made by {@code factory} (tests inject fakes).
+   */
   public static CommandLine newCommandLine(IFactory factory) {
     CommandLine commandLine = new CommandLine(new TetherCommand(), factory);
     // "@file" is call's payload syntax; picocli would otherwise expand it as an argument file.

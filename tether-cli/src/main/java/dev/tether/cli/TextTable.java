@@ -51,7 +51,8 @@ final class TextTable {
     return out.toString();
   }
 
-  private static void appendLine(StringBuilder out, String indent, List<String> cells, int[] widths, boolean[] numeric) {
+  private static void appendLine(
+      StringBuilder out, String indent, List<String> cells, int[] widths, boolean[] numeric) {
     StringBuilder line = new StringBuilder(indent);
     for (int i = 0; i < cells.size(); i++) {
       String c = cells.get(i);

@@ -16,13 +16,15 @@ final class BackgroundServe {
   private final CompletableFuture<Integer> exitCode;
 
   BackgroundServe(String... args) {
-    CommandLine.IFactory factory = new CommandLine.IFactory() {
-      @Override
-      public <K> K create(Class<K> type) throws Exception {
-        return type == ServeCommand.class ? type.cast(new ServeCommand(stop::set))
-            : CommandLine.defaultFactory().create(type);
-      }
-    };
+    CommandLine.IFactory factory =
+        new CommandLine.IFactory() {
+          @Override
+          public <K> K create(Class<K> type) throws Exception {
+            return type == ServeCommand.class
+                ? type.cast(new ServeCommand(stop::set))
+                : CommandLine.defaultFactory().create(type);
+          }
+        };
     CommandLine commandLine = TetherCommand.newCommandLine(factory);
     commandLine.setOut(new PrintWriter(out, true));
     String[] all = new String[args.length + 1];

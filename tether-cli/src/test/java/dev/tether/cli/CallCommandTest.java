@@ -24,7 +24,9 @@ class CallCommandTest {
 
   @BeforeEach
   void startServer() {
-    server = DemoServer.start("test-server", "tcp -h 127.0.0.1 -p 0", ExecutionMode.EXECUTOR, new KeyValueStore());
+    server =
+        DemoServer.start(
+            "test-server", "tcp -h 127.0.0.1 -p 0", ExecutionMode.EXECUTOR, new KeyValueStore());
     echo = server.proxyString(DemoServer.ECHO);
     kv = server.proxyString(DemoServer.KV);
   }
@@ -71,16 +73,17 @@ class CallCommandTest {
 
   @Test
   void aPayloadOfAtDashIsReadFromStandardInput() {
-    CommandLine.IFactory withStdin = new CommandLine.IFactory() {
-      @Override
-      public <K> K create(Class<K> type) throws Exception {
-        K made = CommandLine.defaultFactory().create(type);
-        if (made instanceof CallCommand call) {
-          call.stdin = new ByteArrayInputStream("piped in".getBytes(StandardCharsets.UTF_8));
-        }
-        return made;
-      }
-    };
+    CommandLine.IFactory withStdin =
+        new CommandLine.IFactory() {
+          @Override
+          public <K> K create(Class<K> type) throws Exception {
+            K made = CommandLine.defaultFactory().create(type);
+            if (made instanceof CallCommand call) {
+              call.stdin = new ByteArrayInputStream("piped in".getBytes(StandardCharsets.UTF_8));
+            }
+            return made;
+          }
+        };
 
     CliRun run = CliRun.run(withStdin, "call", echo, "echo", "@-");
 
@@ -94,9 +97,12 @@ class CallCommandTest {
     CliRun increment = CliRun.run("call", "--json", kv, "increment", "[\"visits\"]");
     CliRun whoami = CliRun.run("call", "--json", kv, "whoami");
 
-    assertThat(put.out().trim()).isEqualTo("{\"key\":\"color\",\"value\":\"blue\",\"server\":\"test-server\"}");
-    assertThat(get.out().trim()).isEqualTo("{\"key\":\"color\",\"value\":\"blue\",\"server\":\"test-server\"}");
-    assertThat(increment.out().trim()).isEqualTo("{\"counter\":\"visits\",\"value\":1,\"server\":\"test-server\"}");
+    assertThat(put.out().trim())
+        .isEqualTo("{\"key\":\"color\",\"value\":\"blue\",\"server\":\"test-server\"}");
+    assertThat(get.out().trim())
+        .isEqualTo("{\"key\":\"color\",\"value\":\"blue\",\"server\":\"test-server\"}");
+    assertThat(increment.out().trim())
+        .isEqualTo("{\"counter\":\"visits\",\"value\":1,\"server\":\"test-server\"}");
     assertThat(whoami.out().trim()).isEqualTo("\"test-server\"");
   }
 
@@ -139,10 +145,13 @@ class CallCommandTest {
     String port = String.valueOf(server.endpoints().get(0).port());
     server.close();
 
-    CliRun run = CliRun.run("call", "--timeout", "5s", "echo:tcp -h 127.0.0.1 -p " + port, "echo", "hi");
+    CliRun run =
+        CliRun.run("call", "--timeout", "5s", "echo:tcp -h 127.0.0.1 -p " + port, "echo", "hi");
 
     assertThat(run.exitCode()).isEqualTo(1);
-    assertThat(run.err()).startsWith("tether call: ConnectFailedException: ").contains("127.0.0.1 -p " + port);
+    assertThat(run.err())
+        .startsWith("tether call: ConnectFailedException: ")
+        .contains("127.0.0.1 -p " + port);
     assertThat(run.err()).doesNotContain("\tat ");
   }
 
@@ -159,8 +168,10 @@ class CallCommandTest {
     CliRun run = CliRun.run("call", echo, "no-such-operation");
 
     assertThat(run.exitCode()).isEqualTo(1);
-    assertThat(run.err().trim()).isEqualTo("tether call: RemoteException: java.lang.IllegalArgumentException: "
-        + "echo has one operation, \"echo\"; got \"no-such-operation\"");
+    assertThat(run.err().trim())
+        .isEqualTo(
+            "tether call: RemoteException: java.lang.IllegalArgumentException: "
+                + "echo has one operation, \"echo\"; got \"no-such-operation\"");
   }
 
   @Test

@@ -19,18 +19,29 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** {@code tether call --stream} against the demo server's {@code ticks} stream service, over loopback. */
+/**
+ * {@code tether call --stream} against the demo server's {@code ticks} stream service, over
+ * loopback.
+ */
 class CallStreamCommandTest {
   private static final Duration PATIENCE = Duration.ofSeconds(30);
-  private static final Pattern LOST = Pattern.compile("^tether call: StreamLostException \\(delivered=(\\d+)\\): ");
+  private static final Pattern LOST =
+      Pattern.compile("^tether call: StreamLostException \\(delivered=(\\d+)\\): ");
 
   private DemoServer server;
   private String ticks;
 
   @BeforeEach
   void startServer() {
-    server = DemoServer.start("test-server", "tcp -h 127.0.0.1 -p 0", ExecutionMode.EXECUTOR, new KeyValueStore(),
-        () -> {}, null, Duration.ofMillis(10));
+    server =
+        DemoServer.start(
+            "test-server",
+            "tcp -h 127.0.0.1 -p 0",
+            ExecutionMode.EXECUTOR,
+            new KeyValueStore(),
+            () -> {},
+            null,
+            Duration.ofMillis(10));
     ticks = server.proxyString(DemoServer.TICKS);
   }
 
@@ -40,7 +51,9 @@ class CallStreamCommandTest {
   }
 
   private static String lines(long from, long to) {
-    return LongStream.rangeClosed(from, to).mapToObj(n -> n + System.lineSeparator()).collect(Collectors.joining());
+    return LongStream.rangeClosed(from, to)
+        .mapToObj(n -> n + System.lineSeparator())
+        .collect(Collectors.joining());
   }
 
   private static CompletableFuture<CliRun> inBackground(String... args) {
@@ -62,9 +75,13 @@ class CallStreamCommandTest {
 
     assertThat(run.exitCode()).as(run.err()).isZero();
     assertThat(run.out()).isEqualTo(lines(1, 3));
-    // The service stops once the cancel arrives: what it sent is bounded by the credit it was given.
+    // The service stops once the cancel arrives: what it sent is bounded by the credit it was
+    // given.
     long sent = server.stats().itemsStreamed();
-    await().during(Duration.ofMillis(300)).atMost(PATIENCE).until(() -> server.stats().itemsStreamed() == sent);
+    await()
+        .during(Duration.ofMillis(300))
+        .atMost(PATIENCE)
+        .until(() -> server.stats().itemsStreamed() == sent);
     assertThat(sent).isLessThanOrEqualTo(3 + 2 * 64);
   }
 
@@ -78,7 +95,8 @@ class CallStreamCommandTest {
   @Test
   void aTickStreamRidesThroughAConnectionResetAndPrintsEveryItemOnce() throws Exception {
     try (FaultProxy network = FaultProxy.start("127.0.0.1", server.endpoints().get(0).port())) {
-      CompletableFuture<CliRun> call = inBackground("call", "--stream", "ticks:" + network.endpoint(), "tick", "60");
+      CompletableFuture<CliRun> call =
+          inBackground("call", "--stream", "ticks:" + network.endpoint(), "tick", "60");
       await().atMost(PATIENCE).until(() -> server.stats().itemsStreamed() >= 20);
 
       network.resetAll();
@@ -92,8 +110,10 @@ class CallStreamCommandTest {
   }
 
   @Test
-  void aStreamThatCannotResumeEndsWithStreamLostExceptionAndHowManyItemsWereDelivered() throws Exception {
-    CompletableFuture<CliRun> call = inBackground("call", "--stream", "-Dtether.stream.resumeWindow=300ms", ticks, "tick");
+  void aStreamThatCannotResumeEndsWithStreamLostExceptionAndHowManyItemsWereDelivered()
+      throws Exception {
+    CompletableFuture<CliRun> call =
+        inBackground("call", "--stream", "-Dtether.stream.resumeWindow=300ms", ticks, "tick");
     await().atMost(PATIENCE).until(() -> server.stats().itemsStreamed() >= 5);
 
     server.close();
@@ -104,7 +124,9 @@ class CallStreamCommandTest {
     assertThat(lost.find()).as(run.err()).isTrue();
     long delivered = Long.parseLong(lost.group(1));
     assertThat(delivered).isGreaterThanOrEqualTo(1);
-    assertThat(run.out()).as("every delivered item was printed, once").isEqualTo(lines(1, delivered));
+    assertThat(run.out())
+        .as("every delivered item was printed, once")
+        .isEqualTo(lines(1, delivered));
     assertThat(run.err()).doesNotContain("\tat ");
   }
 
@@ -113,8 +135,10 @@ class CallStreamCommandTest {
     CliRun run = CliRun.run("call", "--stream", ticks, "count", "lots");
 
     assertThat(run.exitCode()).isEqualTo(1);
-    assertThat(run.err().trim()).startsWith("tether call: RemoteException: ")
-        .contains("ticks.count takes how many items to send, a decimal number").contains("\"lots\"");
+    assertThat(run.err().trim())
+        .startsWith("tether call: RemoteException: ")
+        .contains("ticks.count takes how many items to send, a decimal number")
+        .contains("\"lots\"");
     assertThat(run.out()).isEmpty();
   }
 
@@ -128,16 +152,20 @@ class CallStreamCommandTest {
 
   @Test
   void limitWithoutStreamAndStreamWithCallOnlyOptionsAreBadInput() {
-    for (List<String> args : List.of(
-        List.of("call", "--limit", "3", ticks, "count"),
-        List.of("call", "--stream", "--limit", "0", ticks, "count"),
-        List.of("call", "--stream", "--oneway", ticks, "count"),
-        List.of("call", "--stream", "--idempotent", ticks, "count"))) {
+    for (List<String> args :
+        List.of(
+            List.of("call", "--limit", "3", ticks, "count"),
+            List.of("call", "--stream", "--limit", "0", ticks, "count"),
+            List.of("call", "--stream", "--oneway", ticks, "count"),
+            List.of("call", "--stream", "--idempotent", ticks, "count"))) {
       CliRun run = CliRun.run(args.toArray(String[]::new));
 
       assertThat(run.exitCode()).as(String.join(" ", args)).isEqualTo(2);
-      assertThat(run.err()).containsAnyOf("--limit counts the items of a stream", "--limit must be at least 1",
-          "is for calls; a stream is opened once");
+      assertThat(run.err())
+          .containsAnyOf(
+              "--limit counts the items of a stream",
+              "--limit must be at least 1",
+              "is for calls; a stream is opened once");
     }
   }
 }

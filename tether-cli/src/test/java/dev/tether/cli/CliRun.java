@@ -11,12 +11,17 @@ record CliRun(int exitCode, String out, String err) {
     return run(CommandLine.defaultFactory(), args);
   }
 
-  /** Makes {@code serve} stop when the runnable handed to {@code stopSignal} is run, instead of on Ctrl-C. */
+  /**
+   * Makes {@code serve} stop when the runnable handed to {@code stopSignal} is run, instead of on
+   * Ctrl-C.
+   */
   static CommandLine.IFactory stoppableServe(java.util.function.Consumer<Runnable> stopSignal) {
     return new CommandLine.IFactory() {
       @Override
       public <K> K create(Class<K> type) throws Exception {
-        return type == ServeCommand.class ? type.cast(new ServeCommand(stopSignal::accept)) : CommandLine.defaultFactory().create(type);
+        return type == ServeCommand.class
+            ? type.cast(new ServeCommand(stopSignal::accept))
+            : CommandLine.defaultFactory().create(type);
       }
     };
   }

@@ -11,19 +11,26 @@ import org.junit.jupiter.api.Test;
 
 class DemoCommandTest {
   private static final String LOST_AFTER_SEND = "ConnectionLostException mayHaveExecuted=true";
-  /** The frozen-peer verdict with the detection in milliseconds, as the test's short heartbeat gives it. */
-  private static final Pattern DETECTED = Pattern.compile(
-      "PASS  a frozen peer is detected within idleTimeout \\+ readerIdle: detected after (\\d+) ms;"
-          + " bound idleTimeout 600 ms \\+ readerIdle 200 ms = 800 ms");
+
+  /**
+   * The frozen-peer verdict with the detection in milliseconds, as the test's short heartbeat gives
+   * it.
+   */
+  private static final Pattern DETECTED =
+      Pattern.compile(
+          "PASS  a frozen peer is detected within idleTimeout \\+ readerIdle: detected after (\\d+) ms;"
+              + " bound idleTimeout 600 ms \\+ readerIdle 200 ms = 800 ms");
 
   @Test
   void abruptStopDemoCompletesAndItsCountsAddUp() {
-    CliRun run = CliRun.run("demo", "--scenario", "abrupt-stop", "--seconds", "2", "--callers", "4");
+    CliRun run =
+        CliRun.run("demo", "--scenario", "abrupt-stop", "--seconds", "2", "--callers", "4");
 
     assertThat(run.exitCode()).as(run.err()).isZero();
     DemoSummary s = DemoSummary.parse(run.out());
     assertCountsAddUp(s);
-    assertThat(s.serverStates()).containsEntry("server-1", "running")
+    assertThat(s.serverStates())
+        .containsEntry("server-1", "running")
         .containsEntry("server-3", "running");
     assertThat(s.serverStates().get("server-2")).startsWith("closed at ");
     assertThat(run.out()).contains("server-2 closed abruptly").contains("callers stopped");
@@ -36,7 +43,8 @@ class DemoCommandTest {
     assertThat(run.exitCode()).as(run.err()).isZero();
     DemoSummary s = DemoSummary.parse(run.out());
     assertCountsAddUp(s);
-    assertThat(run.out()).contains("server-2 closed abruptly while an increment it had executed waited to reply");
+    assertThat(run.out())
+        .contains("server-2 closed abruptly while an increment it had executed waited to reply");
     // The caught increment ran, its caller was told it may have, and nobody was told it was done.
     assertThat(s.failures().get("ConnectionLostException mayHaveExecuted=true")).isPositive();
     assertThat(s.incrementsExecuted()).isGreaterThan(s.incrementsAcknowledged());
@@ -58,8 +66,11 @@ class DemoCommandTest {
     CliRun run = CliRun.run("demo", "--scenario", "meteor-strike");
 
     assertThat(run.exitCode()).isEqualTo(2);
-    assertThat(run.err()).contains("unknown scenario 'meteor-strike'")
-        .contains("abrupt-stop").contains("graceful-stop").contains("steady");
+    assertThat(run.err())
+        .contains("unknown scenario 'meteor-strike'")
+        .contains("abrupt-stop")
+        .contains("graceful-stop")
+        .contains("steady");
   }
 
   @Test
@@ -75,18 +86,25 @@ class DemoCommandTest {
     CliRun run = CliRun.run("demo", "--scenario", "rolling-restart", "--seconds", "3");
 
     assertThat(run.exitCode()).as(run.out() + run.err()).isZero();
-    assertThat(run.out()).contains("3 servers on loopback, 8 callers, 3 s; scenario rolling-restart");
+    assertThat(run.out())
+        .contains("3 servers on loopback, 8 callers, 3 s; scenario rolling-restart");
     DemoSummary s = DemoSummary.parse(run.out());
     assertCountsAddUp(s);
     for (String server : List.of("server-1", "server-2", "server-3")) {
-      assertThat(run.out()).contains(server + " stopped gracefully", server + " restarted on the same port");
+      assertThat(run.out())
+          .contains(server + " stopped gracefully", server + " restarted on the same port");
       assertThat(s.serverStates().get(server)).startsWith("restarted at ");
     }
     assertThat(s.failed()).as("failed calls").isZero();
-    assertThat(s.incrementsExecuted()).as("executed increments").isEqualTo(s.incrementsAcknowledged());
+    assertThat(s.incrementsExecuted())
+        .as("executed increments")
+        .isEqualTo(s.incrementsAcknowledged());
     assertThat(s.verdicts()).containsOnlyKeys("no call fails", "no increment runs twice");
-    assertThat(s.verdicts().get("no call fails")).isEqualTo(String.format(Locale.ROOT, "PASS 0 of %,d calls failed", s.total()));
-    assertThat(s.verdicts().get("no increment runs twice")).startsWith("PASS ").endsWith("= 0 duplicates");
+    assertThat(s.verdicts().get("no call fails"))
+        .isEqualTo(String.format(Locale.ROOT, "PASS 0 of %,d calls failed", s.total()));
+    assertThat(s.verdicts().get("no increment runs twice"))
+        .startsWith("PASS ")
+        .endsWith("= 0 duplicates");
     assertThat(s.verdict()).isEqualTo("PASS: 2 of 2 expectations met");
   }
 
@@ -99,27 +117,46 @@ class DemoCommandTest {
     DemoSummary s = DemoSummary.parse(run.out());
     assertCountsAddUp(s);
     for (String server : List.of("server-1", "server-2", "server-3")) {
-      assertThat(run.out()).contains(server + " closed abruptly", server + " restarted on the same port");
+      assertThat(run.out())
+          .contains(server + " closed abruptly", server + " restarted on the same port");
     }
-    // The three expectations of issue 5, checked here from the printed figures, not only the verdicts.
+    // The three expectations of issue 5, checked here from the printed figures, not only the
+    // verdicts.
     assertThat(s.idempotentCalls()[2]).as("failed idempotent calls").isZero();
-    assertThat(s.notIdempotentFailures()).allSatisfy((kind, n) ->
-        assertThat(n).as("increments failed with %s", kind).isEqualTo(kind.equals(LOST_AFTER_SEND) ? n : 0L));
+    assertThat(s.notIdempotentFailures())
+        .allSatisfy(
+            (kind, n) ->
+                assertThat(n)
+                    .as("increments failed with %s", kind)
+                    .isEqualTo(kind.equals(LOST_AFTER_SEND) ? n : 0L));
     long lostAfterSend = s.notIdempotentFailures().getOrDefault(LOST_AFTER_SEND, 0L);
-    assertThat(s.incrementsExecuted()).isLessThanOrEqualTo(s.incrementsAcknowledged() + lostAfterSend);
-    assertThat(s.idempotentExecuted()).as("idempotent calls ran at least once each").isGreaterThanOrEqualTo(s.idempotentAcknowledged());
+    assertThat(s.incrementsExecuted())
+        .isLessThanOrEqualTo(s.incrementsAcknowledged() + lostAfterSend);
+    assertThat(s.idempotentExecuted())
+        .as("idempotent calls ran at least once each")
+        .isGreaterThanOrEqualTo(s.idempotentAcknowledged());
     assertThat(s.verdicts().values()).hasSize(3).allSatisfy(v -> assertThat(v).startsWith("PASS "));
     assertThat(s.verdict()).isEqualTo("PASS: 3 of 3 expectations met");
   }
 
   @Test
   void aFrozenPeerIsDetectedByTheHeartbeatWithinIdleTimeoutPlusReaderIdle() {
-    CliRun run = CliRun.run("demo", "--scenario", "frozen-peer",
-        "--heartbeat-reader-idle", "200ms", "--heartbeat-idle-timeout", "600ms", "--freeze-after", "500ms");
+    CliRun run =
+        CliRun.run(
+            "demo",
+            "--scenario",
+            "frozen-peer",
+            "--heartbeat-reader-idle",
+            "200ms",
+            "--heartbeat-idle-timeout",
+            "600ms",
+            "--freeze-after",
+            "500ms");
 
     assertThat(run.exitCode()).as(run.out() + run.err()).isZero();
     assertThat(run.out())
-        .contains("overridden: tether.heartbeat.idleTimeout=600ms, tether.heartbeat.readerIdle=200ms")
+        .contains(
+            "overridden: tether.heartbeat.idleTimeout=600ms, tether.heartbeat.readerIdle=200ms")
         .contains("fault proxy frozen")
         .contains("the pending increment failed after ")
         .contains("lost after increment was sent: heartbeat: nothing read for ")
@@ -127,7 +164,10 @@ class DemoCommandTest {
         .contains("verdict      PASS: 1 of 1 expectations met");
     Matcher detected = DETECTED.matcher(run.out());
     assertThat(detected.find()).as(run.out()).isTrue();
-    assertThat(Long.parseLong(detected.group(1))).as("ms from freeze to detection").isPositive().isLessThanOrEqualTo(800);
+    assertThat(Long.parseLong(detected.group(1)))
+        .as("ms from freeze to detection")
+        .isPositive()
+        .isLessThanOrEqualTo(800);
   }
 
   @Test
@@ -135,7 +175,8 @@ class DemoCommandTest {
     CliRun run = CliRun.run("demo", "--scenario", "steady", "--heartbeat-idle-timeout", "1s");
 
     assertThat(run.exitCode()).isEqualTo(2);
-    assertThat(run.err()).contains("--heartbeat-idle-timeout is for frozen-peer, not for scenario steady");
+    assertThat(run.err())
+        .contains("--heartbeat-idle-timeout is for frozen-peer, not for scenario steady");
   }
 
   @Test
@@ -143,7 +184,8 @@ class DemoCommandTest {
     CliRun run = CliRun.run("demo", "--scenario", "frozen-peer", "--seconds", "3");
 
     assertThat(run.exitCode()).isEqualTo(2);
-    assertThat(run.err()).contains("--seconds is for the cluster scenarios, not for scenario frozen-peer");
+    assertThat(run.err())
+        .contains("--seconds is for the cluster scenarios, not for scenario frozen-peer");
   }
 
   @Test
@@ -161,28 +203,41 @@ class DemoCommandTest {
     for (int column = 0; column < 3; column++) {
       int c = column;
       assertThat(s.operations().values().stream().mapToLong(v -> v[c]).sum())
-          .as("operations sum up to the 'all' row, column %d", c).isEqualTo(s.allCalls()[c]);
+          .as("operations sum up to the 'all' row, column %d", c)
+          .isEqualTo(s.allCalls()[c]);
       assertThat(s.servers().values().stream().mapToLong(v -> v[c]).sum())
-          .as("servers sum up to their 'all' row, column %d", c).isEqualTo(s.allServers()[c]);
+          .as("servers sum up to their 'all' row, column %d", c)
+          .isEqualTo(s.allServers()[c]);
     }
     assertThat(Arrays.stream(s.operations().get("put")).sum()).isPositive();
     assertThat(s.failures().values().stream().mapToLong(Long::longValue).sum())
-        .as("failures by exception add up to failed calls").isEqualTo(s.failed());
+        .as("failures by exception add up to failed calls")
+        .isEqualTo(s.failed());
     assertThat(s.allServers()[1]).as("each ok reply names its server").isEqualTo(s.ok());
     assertThat(s.allServers()[0]).as("every ok call ran somewhere").isGreaterThanOrEqualTo(s.ok());
     for (long[] server : s.servers().values()) {
-      assertThat(server[2]).as("served - answered ok").isEqualTo(server[0] - server[1]).isNotNegative();
+      assertThat(server[2])
+          .as("served - answered ok")
+          .isEqualTo(server[0] - server[1])
+          .isNotNegative();
     }
-    assertThat(s.counter()).as("the counter holds every executed increment").isEqualTo(s.incrementsExecuted());
+    assertThat(s.counter())
+        .as("the counter holds every executed increment")
+        .isEqualTo(s.incrementsExecuted());
     assertThat(s.incrementsAcknowledged()).isEqualTo(s.operations().get("increment")[1]);
     assertThat(s.incrementsAcknowledged()).isLessThanOrEqualTo(s.incrementsExecuted());
     assertThat(s.incrementCheckPassed()).as("the summary's own at-most-once check").isTrue();
-    assertThat(s.idempotentAcknowledged()).as("idempotent ok calls").isEqualTo(s.idempotentCalls()[1]);
-    assertThat(s.idempotentExecuted() + s.incrementsExecuted()).as("executions by kind add up to served")
+    assertThat(s.idempotentAcknowledged())
+        .as("idempotent ok calls")
+        .isEqualTo(s.idempotentCalls()[1]);
+    assertThat(s.idempotentExecuted() + s.incrementsExecuted())
+        .as("executions by kind add up to served")
         .isEqualTo(s.allServers()[0]);
     assertThat(s.idempotentFailures().values().stream().mapToLong(Long::longValue).sum())
-        .as("idempotent failures by exception").isEqualTo(s.idempotentCalls()[2]);
+        .as("idempotent failures by exception")
+        .isEqualTo(s.idempotentCalls()[2]);
     assertThat(s.notIdempotentFailures().values().stream().mapToLong(Long::longValue).sum())
-        .as("increment failures by exception").isEqualTo(s.operations().get("increment")[2]);
+        .as("increment failures by exception")
+        .isEqualTo(s.operations().get("increment")[2]);
   }
 }

@@ -25,28 +25,52 @@ class DemoStatusPageTest {
   void demoWithAdminAndHoldKeepsThePageUpUntilEnterThenEndsWithItsVerdict() throws Exception {
     PipedOutputStream keyboard = new PipedOutputStream();
     PipedInputStream stdin = new PipedInputStream(keyboard);
-    CommandLine.IFactory factory = new CommandLine.IFactory() {
-      @Override
-      public <K> K create(Class<K> type) throws Exception {
-        K made = CommandLine.defaultFactory().create(type);
-        if (made instanceof DemoCommand demo) {
-          demo.stdin = stdin;
-        }
-        return made;
-      }
-    };
+    CommandLine.IFactory factory =
+        new CommandLine.IFactory() {
+          @Override
+          public <K> K create(Class<K> type) throws Exception {
+            K made = CommandLine.defaultFactory().create(type);
+            if (made instanceof DemoCommand demo) {
+              demo.stdin = stdin;
+            }
+            return made;
+          }
+        };
     StringWriter out = new StringWriter();
     CommandLine commandLine = TetherCommand.newCommandLine(factory);
     commandLine.setOut(new PrintWriter(out, true));
-    CompletableFuture<Integer> demo = CompletableFuture.supplyAsync(() -> commandLine.execute(
-        "demo", "--seconds", "1", "--callers", "2", "--scenario", "steady", "--admin", "127.0.0.1:0", "--hold"));
+    CompletableFuture<Integer> demo =
+        CompletableFuture.supplyAsync(
+            () ->
+                commandLine.execute(
+                    "demo",
+                    "--seconds",
+                    "1",
+                    "--callers",
+                    "2",
+                    "--scenario",
+                    "steady",
+                    "--admin",
+                    "127.0.0.1:0",
+                    "--hold"));
 
-    await().atMost(Duration.ofSeconds(30)).until(() -> out.toString().contains("press Enter to end the demo"));
-    String url = out.toString().lines().filter(l -> l.startsWith("status page: ")).findFirst().orElseThrow()
-        .substring("status page: ".length());
-    HttpResponse<String> status = HttpClient.newHttpClient().send(
-        HttpRequest.newBuilder(URI.create(url).resolve("status.json")).timeout(Duration.ofSeconds(5)).build(),
-        HttpResponse.BodyHandlers.ofString());
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> out.toString().contains("press Enter to end the demo"));
+    String url =
+        out.toString()
+            .lines()
+            .filter(l -> l.startsWith("status page: "))
+            .findFirst()
+            .orElseThrow()
+            .substring("status page: ".length());
+    HttpResponse<String> status =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create(url).resolve("status.json"))
+                    .timeout(Duration.ofSeconds(5))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
     assertThat(status.body()).contains("\"state\":\"ACTIVE\"").contains("\"callsOk\":");
     assertThat(demo).isNotDone();
 

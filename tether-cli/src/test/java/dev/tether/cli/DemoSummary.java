@@ -28,19 +28,45 @@ record DemoSummary(
 
   private static final String N = "([\\d,]+)";
   private static final Pattern OPERATION =
-      Pattern.compile("^  (put|get|increment)\\s+(?:idempotent|not idempotent)\\s+" + N + "\\s+" + N + "\\s+" + N + "$");
-  private static final Pattern ALL = Pattern.compile("^  all\\s+" + N + "\\s+" + N + "\\s+" + N + "$");
+      Pattern.compile(
+          "^  (put|get|increment)\\s+(?:idempotent|not idempotent)\\s+"
+              + N
+              + "\\s+"
+              + N
+              + "\\s+"
+              + N
+              + "$");
+  private static final Pattern ALL =
+      Pattern.compile("^  all\\s+" + N + "\\s+" + N + "\\s+" + N + "$");
   private static final Pattern SERVER =
-      Pattern.compile("^  (server-\\d+)\\s+(running|(?:closed|drained|restarted) at [\\d.]+ s)\\s+" + N + "\\s+" + N + "\\s+" + N + "$");
+      Pattern.compile(
+          "^  (server-\\d+)\\s+(running|(?:closed|drained|restarted) at [\\d.]+ s)\\s+"
+              + N
+              + "\\s+"
+              + N
+              + "\\s+"
+              + N
+              + "$");
+
   /** A failure row: the exception, then its count among idempotent calls and among the others. */
   private static final Pattern FAILURE =
-      Pattern.compile("^  ([A-Za-z]+Exception(?: mayHaveExecuted=(?:true|false))?)\\s+" + N + "\\s+" + N + "$");
-  private static final Pattern INCREMENTS = Pattern.compile(
-      "^increments   executed on servers " + N + ", acknowledged to callers " + N + ", counter " + N);
-  private static final Pattern IDEMPOTENT = Pattern.compile(
-      "^idempotent   executed on servers " + N + ", acknowledged to callers " + N);
+      Pattern.compile(
+          "^  ([A-Za-z]+Exception(?: mayHaveExecuted=(?:true|false))?)\\s+" + N + "\\s+" + N + "$");
+
+  private static final Pattern INCREMENTS =
+      Pattern.compile(
+          "^increments   executed on servers "
+              + N
+              + ", acknowledged to callers "
+              + N
+              + ", counter "
+              + N);
+  private static final Pattern IDEMPOTENT =
+      Pattern.compile("^idempotent   executed on servers " + N + ", acknowledged to callers " + N);
+
   /** An expectation's line: PASS or FAIL, the claim, its evidence. */
   private static final Pattern VERDICT = Pattern.compile("^  (PASS|FAIL)  ([^:]+): (.*)$");
+
   private static final Pattern FINAL_VERDICT = Pattern.compile("^verdict      (.*)$");
 
   static DemoSummary parse(String text) {
@@ -81,9 +107,23 @@ record DemoSummary(
     if (alls.size() != 2 || increments == null || idempotent == null || operations.size() != 3) {
       throw new IllegalArgumentException("not a complete demo summary:\n" + text);
     }
-    return new DemoSummary(operations, alls.get(0), failures, idempotentFailures, notIdempotentFailures,
-        servers, states, alls.get(1), increments[0], increments[1], increments[2], idempotent[0], idempotent[1],
-        text.contains("none lost or doubled unseen"), verdicts, verdict);
+    return new DemoSummary(
+        operations,
+        alls.get(0),
+        failures,
+        idempotentFailures,
+        notIdempotentFailures,
+        servers,
+        states,
+        alls.get(1),
+        increments[0],
+        increments[1],
+        increments[2],
+        idempotent[0],
+        idempotent[1],
+        text.contains("none lost or doubled unseen"),
+        verdicts,
+        verdict);
   }
 
   private static long[] numbers(Matcher m, int... groups) {

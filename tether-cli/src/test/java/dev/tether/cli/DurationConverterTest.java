@@ -27,7 +27,8 @@ class DurationConverterTest {
 
   @Test
   void rejectsWhatItCannotRead() {
-    assertThatThrownBy(() -> converter.convert("3 days")).isInstanceOf(TypeConversionException.class)
+    assertThatThrownBy(() -> converter.convert("3 days"))
+        .isInstanceOf(TypeConversionException.class)
         .hasMessageContaining("'3 days' is not a duration");
     assertThatThrownBy(() -> converter.convert("-1s")).isInstanceOf(TypeConversionException.class);
   }

@@ -25,24 +25,38 @@ class FailureReporterTest {
 
   @Test
   void aRetriedCallListsEveryAttemptUnderItsMessage() {
-    TetherException lost = new ConnectionLostException("lost after send", true).withAttempts(List.of(
-        new Attempt("tcp -h 127.0.0.1 -p 7001", Attempt.Outcome.LOST_AFTER_SEND, "connection reset"),
-        new Attempt("tcp -h 127.0.0.1 -p 7002", Attempt.Outcome.CONNECT_FAILED, "refused")));
+    TetherException lost =
+        new ConnectionLostException("lost after send", true)
+            .withAttempts(
+                List.of(
+                    new Attempt(
+                        "tcp -h 127.0.0.1 -p 7001",
+                        Attempt.Outcome.LOST_AFTER_SEND,
+                        "connection reset"),
+                    new Attempt(
+                        "tcp -h 127.0.0.1 -p 7002", Attempt.Outcome.CONNECT_FAILED, "refused")));
 
     int code = report(lost, "call", "kv:tcp -h 127.0.0.1 -p 7001", "put");
 
     assertThat(code).isEqualTo(1);
-    assertThat(err.toString()).startsWith(
-        "tether call: ConnectionLostException (mayHaveExecuted=true): lost after send" + System.lineSeparator()
-            + "attempts:" + System.lineSeparator()
-            + "  LOST_AFTER_SEND on tcp -h 127.0.0.1 -p 7001: connection reset");
+    assertThat(err.toString())
+        .startsWith(
+            "tether call: ConnectionLostException (mayHaveExecuted=true): lost after send"
+                + System.lineSeparator()
+                + "attempts:"
+                + System.lineSeparator()
+                + "  LOST_AFTER_SEND on tcp -h 127.0.0.1 -p 7001: connection reset");
     assertThat(err.toString()).doesNotContain("\tat ");
   }
 
   @Test
   void aSingleAttemptIsLeftToTheMessageUnlessVerbose() {
-    TetherException refused = new TetherException("refused").withAttempts(List.of(
-        new Attempt("tcp -h 127.0.0.1 -p 7001", Attempt.Outcome.CONNECT_FAILED, "refused")));
+    TetherException refused =
+        new TetherException("refused")
+            .withAttempts(
+                List.of(
+                    new Attempt(
+                        "tcp -h 127.0.0.1 -p 7001", Attempt.Outcome.CONNECT_FAILED, "refused")));
 
     report(refused, "call", "echo:tcp -h 127.0.0.1 -p 7001", "echo");
     assertThat(err.toString()).doesNotContain("attempts:");
@@ -53,7 +67,8 @@ class FailureReporterTest {
 
   @Test
   void inputMistakesGetTheUsageCode() {
-    assertThat(report(new IllegalArgumentException("port out of range"), "call", "x", "y")).isEqualTo(2);
+    assertThat(report(new IllegalArgumentException("port out of range"), "call", "x", "y"))
+        .isEqualTo(2);
     assertThat(report(CliException.badInput("no such file", null), "call", "x", "y")).isEqualTo(2);
     assertThat(report(new IllegalStateException("bug"), "call", "x", "y")).isEqualTo(1);
   }

@@ -13,16 +13,22 @@ class ServeCommandTest {
 
   @Test
   void serveAnswersOnThePrintedProxyUntilAskedToStopThenStopsGracefully() throws Exception {
-    BackgroundServe serve = new BackgroundServe("--endpoints", "tcp -h 127.0.0.1 -p 0", "--name", "server-7", "--grace", "5s");
+    BackgroundServe serve =
+        new BackgroundServe(
+            "--endpoints", "tcp -h 127.0.0.1 -p 0", "--name", "server-7", "--grace", "5s");
 
     await().atMost(Duration.ofSeconds(30)).until(serve::isServing);
-    String echoProxy = serve.out().lines()
-        .map(String::trim)
-        .filter(l -> l.startsWith("echo:tcp"))
-        .findFirst()
-        .orElseThrow();
+    String echoProxy =
+        serve
+            .out()
+            .lines()
+            .map(String::trim)
+            .filter(l -> l.startsWith("echo:tcp"))
+            .findFirst()
+            .orElseThrow();
     try (Tether tether = Tether.create()) {
-      byte[] reply = tether.proxy(echoProxy).invoke("echo", "ping".getBytes(StandardCharsets.UTF_8));
+      byte[] reply =
+          tether.proxy(echoProxy).invoke("echo", "ping".getBytes(StandardCharsets.UTF_8));
       assertThat(new String(reply, StandardCharsets.UTF_8)).isEqualTo("ping");
     }
     assertThat(serve.exitCode()).isNotDone();
@@ -38,15 +44,23 @@ class ServeCommandTest {
 
   @Test
   void serveOffersTheTicksStreamAtItsTickIntervalAndPrintsHowToCallIt() throws Exception {
-    BackgroundServe serve = new BackgroundServe("--endpoints", "tcp -h 127.0.0.1 -p 0", "--tick-interval", "20ms");
+    BackgroundServe serve =
+        new BackgroundServe("--endpoints", "tcp -h 127.0.0.1 -p 0", "--tick-interval", "20ms");
     await().atMost(Duration.ofSeconds(30)).until(serve::isServing);
-    String ticksProxy = serve.out().lines().map(String::trim).filter(l -> l.startsWith("ticks:tcp")).findFirst()
-        .orElseThrow();
+    String ticksProxy =
+        serve
+            .out()
+            .lines()
+            .map(String::trim)
+            .filter(l -> l.startsWith("ticks:tcp"))
+            .findFirst()
+            .orElseThrow();
 
     CliRun run = CliRun.run("call", "--stream", ticksProxy, "tick", "3");
 
     assertThat(run.exitCode()).as(run.err()).isZero();
-    assertThat(run.out()).isEqualTo(String.join(System.lineSeparator(), "1", "2", "3") + System.lineSeparator());
+    assertThat(run.out())
+        .isEqualTo(String.join(System.lineSeparator(), "1", "2", "3") + System.lineSeparator());
     assertThat(serve.out()).contains("./tether call --stream '" + ticksProxy + "' tick 10");
     serve.stop();
     assertThat(serve.exitCode().get(30, TimeUnit.SECONDS)).isZero();
@@ -54,7 +68,8 @@ class ServeCommandTest {
 
   @Test
   void aTickIntervalThatIsNotPositiveIsBadInput() {
-    CliRun run = CliRun.run("serve", "--endpoints", "tcp -h 127.0.0.1 -p 0", "--tick-interval", "0ms");
+    CliRun run =
+        CliRun.run("serve", "--endpoints", "tcp -h 127.0.0.1 -p 0", "--tick-interval", "0ms");
 
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err()).contains("--tick-interval must be a positive duration");

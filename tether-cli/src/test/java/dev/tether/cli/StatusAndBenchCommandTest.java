@@ -20,7 +20,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** {@code tether status}, {@code tether bench} and {@code tether serve --admin} against real loopback servers. */
+/**
+ * {@code tether status}, {@code tether bench} and {@code tether serve --admin} against real
+ * loopback servers.
+ */
 class StatusAndBenchCommandTest {
   private DemoServer server;
   private Tether tether;
@@ -29,10 +32,18 @@ class StatusAndBenchCommandTest {
   @BeforeEach
   void start() {
     TetherAdmin.Builder page = TetherAdmin.builder().bind("127.0.0.1", 0).accessToken("s3cret");
-    server = DemoServer.start("test-server", "tcp -h 127.0.0.1 -p 0", ExecutionMode.EXECUTOR, new KeyValueStore(),
-        () -> {}, page.listener());
+    server =
+        DemoServer.start(
+            "test-server",
+            "tcp -h 127.0.0.1 -p 0",
+            ExecutionMode.EXECUTOR,
+            new KeyValueStore(),
+            () -> {},
+            page.listener());
     tether = Tether.builder().listener(page.listener()).build();
-    tether.proxy(server.proxyString(DemoServer.ECHO)).withLoadBalancing(LoadBalancing.ROUND_ROBIN)
+    tether
+        .proxy(server.proxyString(DemoServer.ECHO))
+        .withLoadBalancing(LoadBalancing.ROUND_ROBIN)
         .invoke("echo", "hi".getBytes(UTF_8));
     admin = page.observe(tether).observe(server.server()).build().start();
   }
@@ -55,8 +66,10 @@ class StatusAndBenchCommandTest {
         .containsPattern("NODE +HEALTH +IN FLIGHT +LATENCY")
         .containsPattern(endpoint.replace(".", "\\.") + " +ALIVE +0")
         .containsPattern(endpoint.replace(".", "\\.") + " +ACTIVE +\\d+ s +0 +1 +0")
-        .containsPattern("servers:\\n +SERVER +STATE +CONNECTIONS +IN FLIGHT +SERVED\\n +" + endpoint.replace(".", "\\.")
-            + " +RUNNING +1 +0 +1");
+        .containsPattern(
+            "servers:\\n +SERVER +STATE +CONNECTIONS +IN FLIGHT +SERVED\\n +"
+                + endpoint.replace(".", "\\.")
+                + " +RUNNING +1 +0 +1");
   }
 
   @Test
@@ -69,8 +82,17 @@ class StatusAndBenchCommandTest {
 
   @Test
   void statusWatchRedrawsTheTableEachInterval() {
-    CliRun run = CliRun.run("status", admin.url(), "--token", "s3cret", "--watch", "--interval", "100ms",
-        "--refreshes", "3");
+    CliRun run =
+        CliRun.run(
+            "status",
+            admin.url(),
+            "--token",
+            "s3cret",
+            "--watch",
+            "--interval",
+            "100ms",
+            "--refreshes",
+            "3");
 
     assertThat(run.exitCode()).as(run.err()).isZero();
     assertThat(run.out().split("\033\\[H\033\\[2J", -1)).hasSize(4);
@@ -79,8 +101,18 @@ class StatusAndBenchCommandTest {
 
   @Test
   void benchEndsWithCallsPerSecondAndPercentiles() {
-    CliRun run = CliRun.run("bench", server.proxyString(DemoServer.ECHO), "--payload", "32", "--concurrency", "4",
-        "--duration", "5s", "--calls", "2000");
+    CliRun run =
+        CliRun.run(
+            "bench",
+            server.proxyString(DemoServer.ECHO),
+            "--payload",
+            "32",
+            "--concurrency",
+            "4",
+            "--duration",
+            "5s",
+            "--calls",
+            "2000");
 
     assertThat(run.exitCode()).as(run.err()).isZero();
     assertThat(run.out())
@@ -92,8 +124,16 @@ class StatusAndBenchCommandTest {
 
   @Test
   void benchAgainstNothingReportsTheFailure() {
-    CliRun run = CliRun.run("bench", "echo:tcp -h 127.0.0.1 -p 1 -t 500", "--concurrency", "1", "--duration", "5s",
-        "--calls", "3");
+    CliRun run =
+        CliRun.run(
+            "bench",
+            "echo:tcp -h 127.0.0.1 -p 1 -t 500",
+            "--concurrency",
+            "1",
+            "--duration",
+            "5s",
+            "--calls",
+            "3");
 
     assertThat(run.exitCode()).isNotZero();
     assertThat(run.out()).contains("3 failed").contains("first failure: ");
@@ -101,16 +141,29 @@ class StatusAndBenchCommandTest {
 
   @Test
   void serveWithAdminPrintsThePageUrlAndServesIt() throws Exception {
-    BackgroundServe serve = new BackgroundServe("--endpoints", "tcp -h 127.0.0.1 -p 0", "--admin", "127.0.0.1:0",
-        "--grace", "1s");
-    await().atMost(Duration.ofSeconds(30)).until(() -> serve.isServing() && serve.out().contains("status page: "));
+    BackgroundServe serve =
+        new BackgroundServe(
+            "--endpoints", "tcp -h 127.0.0.1 -p 0", "--admin", "127.0.0.1:0", "--grace", "1s");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> serve.isServing() && serve.out().contains("status page: "));
 
-    String url = serve.out().lines().filter(l -> l.startsWith("status page: ")).findFirst().orElseThrow()
-        .substring("status page: ".length());
+    String url =
+        serve
+            .out()
+            .lines()
+            .filter(l -> l.startsWith("status page: "))
+            .findFirst()
+            .orElseThrow()
+            .substring("status page: ".length());
     assertThat(url).matches("http://127\\.0\\.0\\.1:\\d+/");
-    HttpResponse<String> status = HttpClient.newHttpClient().send(
-        HttpRequest.newBuilder(URI.create(url).resolve("status.json")).timeout(Duration.ofSeconds(5)).build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> status =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create(url).resolve("status.json"))
+                    .timeout(Duration.ofSeconds(5))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
     assertThat(status.body()).contains("\"state\":\"RUNNING\"");
 
     serve.stop();

@@ -16,18 +16,21 @@ class StreamPrinterTest {
   private final AtomicLong cancels = new AtomicLong();
 
   private StreamPrinter subscribed(long limit) {
-    StreamPrinter printer = new StreamPrinter(new PrintWriter(out), new PrintWriter(err), StreamPrinter.Format.TEXT, limit);
-    printer.onSubscribe(new Flow.Subscription() {
-      @Override
-      public void request(long n) {
-        requested.addAndGet(n);
-      }
+    StreamPrinter printer =
+        new StreamPrinter(
+            new PrintWriter(out), new PrintWriter(err), StreamPrinter.Format.TEXT, limit);
+    printer.onSubscribe(
+        new Flow.Subscription() {
+          @Override
+          public void request(long n) {
+            requested.addAndGet(n);
+          }
 
-      @Override
-      public void cancel() {
-        cancels.incrementAndGet();
-      }
-    });
+          @Override
+          public void cancel() {
+            cancels.incrementAndGet();
+          }
+        });
     return printer;
   }
 

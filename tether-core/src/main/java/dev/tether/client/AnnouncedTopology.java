@@ -29,7 +29,8 @@ final class AnnouncedTopology {
     try {
       next = primary.isEmpty() ? null : Topology.of(primary, alternates);
     } catch (RuntimeException e) {
-      throw new ProtocolException(frame + ": cluster view is not in endpoint grammar: " + e.getMessage());
+      throw new ProtocolException(
+          frame + ": cluster view is not in endpoint grammar: " + e.getMessage());
     }
     if (Objects.equals(next, current)) {
       return false;
@@ -41,6 +42,8 @@ final class AnnouncedTopology {
   /** The view in words, for the TOPOLOGY_CHANGED event. */
   String describe() {
     Topology t = current;
-    return t == null ? "no cluster view" : "primary " + t.primary() + ", alternates " + t.alternates();
+    return t == null
+        ? "no cluster view"
+        : "primary " + t.primary() + ", alternates " + t.alternates();
   }
 }

@@ -14,11 +14,11 @@ import dev.tether.protocol.Status;
 import java.util.Map;
 
 /**
- * What became of one attempt, as pure functions of what happened to it: which
- * {@link Attempt.Outcome} a failure is, which {@link RetryPolicy} then judges under the
- * at-most-once rule (a request that provably did not run may be retried; one that may have run,
- * only when idempotent), and the exception the caller gets. No state, no clock, no socket: the
- * table of failures is tested as a table.
+ * What became of one attempt, as pure functions of what happened to it: which {@link
+ * Attempt.Outcome} a failure is, which {@link RetryPolicy} then judges under the at-most-once rule
+ * (a request that provably did not run may be retried; one that may have run, only when
+ * idempotent), and the exception the caller gets. No state, no clock, no socket: the table of
+ * failures is tested as a table.
  */
 final class AttemptOutcomes {
   private AttemptOutcomes() {}
@@ -42,7 +42,14 @@ final class AttemptOutcomes {
       case REFUSED -> Attempt.Outcome.REFUSED;
       // The server failed around the service: it may have run it.
       case INTERNAL -> Attempt.Outcome.SERVER_FAILED;
-      case OK, REMOTE_ERROR, SERVICE_NOT_FOUND, OPERATION_NOT_FOUND, DEADLINE_EXCEEDED, PERMISSION_DENIED, STREAM_LOST -> null;
+      case OK,
+          REMOTE_ERROR,
+          SERVICE_NOT_FOUND,
+          OPERATION_NOT_FOUND,
+          DEADLINE_EXCEEDED,
+          PERMISSION_DENIED,
+          STREAM_LOST ->
+          null;
     };
   }
 
@@ -52,23 +59,47 @@ final class AttemptOutcomes {
   }
 
   /** The failure a non-OK answer means; {@code where} names the connection that carried it. */
-  static TetherException failureOf(Status status, Map<String, String> metadata, String identity, String operation,
+  static TetherException failureOf(
+      Status status,
+      Map<String, String> metadata,
+      String identity,
+      String operation,
       String where) {
     return switch (status) {
-      case REMOTE_ERROR -> new RemoteException(
-          metadata.getOrDefault(Response.ERROR_TYPE, "unknown"), metadata.getOrDefault(Response.ERROR_MESSAGE, ""));
-      case SERVICE_NOT_FOUND -> new ServiceNotFoundException("no service \"" + identity + "\" on " + where);
-      case OPERATION_NOT_FOUND -> new OperationNotFoundException(
-          "service \"" + identity + "\" has no operation \"" + operation + "\" on " + where);
+      case REMOTE_ERROR ->
+          new RemoteException(
+              metadata.getOrDefault(Response.ERROR_TYPE, "unknown"),
+              metadata.getOrDefault(Response.ERROR_MESSAGE, ""));
+      case SERVICE_NOT_FOUND ->
+          new ServiceNotFoundException("no service \"" + identity + "\" on " + where);
+      case OPERATION_NOT_FOUND ->
+          new OperationNotFoundException(
+              "service \"" + identity + "\" has no operation \"" + operation + "\" on " + where);
       case REFUSED -> refused("the server refused the request on " + where, operation);
-      case DEADLINE_EXCEEDED -> new InvocationTimeoutException(
-          "the server saw the deadline of " + operation + " pass before running it");
-      case INTERNAL -> new TetherException(
-          "the server failed: " + metadata.getOrDefault(Response.ERROR_MESSAGE, "internal error"));
-      case PERMISSION_DENIED -> new PermissionDeniedException("the server refused " + operation + " of \"" + identity
-          + "\": " + metadata.getOrDefault(Response.ERROR_MESSAGE, "permission denied"));
-      case STREAM_LOST -> new dev.tether.StreamLostException("the server cannot carry " + operation + " of \"" + identity
-          + "\" on: " + metadata.getOrDefault(Response.ERROR_MESSAGE, "stream lost"), 0);
+      case DEADLINE_EXCEEDED ->
+          new InvocationTimeoutException(
+              "the server saw the deadline of " + operation + " pass before running it");
+      case INTERNAL ->
+          new TetherException(
+              "the server failed: "
+                  + metadata.getOrDefault(Response.ERROR_MESSAGE, "internal error"));
+      case PERMISSION_DENIED ->
+          new PermissionDeniedException(
+              "the server refused "
+                  + operation
+                  + " of \""
+                  + identity
+                  + "\": "
+                  + metadata.getOrDefault(Response.ERROR_MESSAGE, "permission denied"));
+      case STREAM_LOST ->
+          new dev.tether.StreamLostException(
+              "the server cannot carry "
+                  + operation
+                  + " of \""
+                  + identity
+                  + "\" on: "
+                  + metadata.getOrDefault(Response.ERROR_MESSAGE, "stream lost"),
+              0);
       case OK -> throw new IllegalArgumentException("an OK answer is no failure");
     };
   }
@@ -82,20 +113,39 @@ final class AttemptOutcomes {
    * The failure of an attempt whose connection ({@code where}) closed before its answer; it says
    * the server may have run the request exactly when the request was {@code sent}.
    */
-  static ConnectionLostException lostConnection(boolean sent, String where, String operation, Throwable cause) {
-    String what = sent ? " lost after " + operation + " was sent: " : " failed before " + operation + " was sent: ";
-    return new ConnectionLostException("connection " + where + what + CloseCause.describe(cause), sent, cause);
+  static ConnectionLostException lostConnection(
+      boolean sent, String where, String operation, Throwable cause) {
+    String what =
+        sent
+            ? " lost after " + operation + " was sent: "
+            : " failed before " + operation + " was sent: ";
+    return new ConnectionLostException(
+        "connection " + where + what + CloseCause.describe(cause), sent, cause);
   }
 
-  /** No answer within the attempt timeout; the request was written, so the server may have run it. */
-  static dev.tether.AttemptTimeoutException attemptTimedOut(String operation, java.time.Duration limit, String where) {
-    return new dev.tether.AttemptTimeoutException(operation + " got no answer within the attempt timeout of "
-        + limit.toMillis() + " ms on " + where + "; the server may have run it");
+  /**
+   * No answer within the attempt timeout; the request was written, so the server may have run it.
+   */
+  static dev.tether.AttemptTimeoutException attemptTimedOut(
+      String operation, java.time.Duration limit, String where) {
+    return new dev.tether.AttemptTimeoutException(
+        operation
+            + " got no answer within the attempt timeout of "
+            + limit.toMillis()
+            + " ms on "
+            + where
+            + "; the server may have run it");
   }
 
-  /** How a timeout says the deadline passed: its own invocation timeout ({@code limit}), or one it inherited (null). */
+  /**
+   * How a timeout says the deadline passed: its own invocation timeout ({@code limit}), or one it
+   * inherited (null).
+   */
   static String noAnswer(String operation, java.time.Duration limit) {
-    return operation + " got no answer "
-        + (limit != null ? "within " + limit.toMillis() + " ms" : "before the deadline it inherited from the service that made it");
+    return operation
+        + " got no answer "
+        + (limit != null
+            ? "within " + limit.toMillis() + " ms"
+            : "before the deadline it inherited from the service that made it");
   }
 }

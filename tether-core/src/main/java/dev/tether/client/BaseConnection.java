@@ -24,8 +24,10 @@ abstract class BaseConnection extends ChannelInboundHandlerAdapter implements Re
   protected final ConnectionKey key;
   protected final Candidate candidate;
   protected final CompletableFuture<RequestChannel> ready = new CompletableFuture<>();
+
   /** Changed on the channel's loop only; volatile because callers on any thread ask isUsable(). */
   protected volatile ConnectionState state = ConnectionState.CONNECTING;
+
   /**
    * Non-null once {@link #connect()} ran. Volatile: it is set on the connecting thread and also by
    * the channel's initializer on the event loop, which may read it before connect() returns.
@@ -34,7 +36,10 @@ abstract class BaseConnection extends ChannelInboundHandlerAdapter implements Re
 
   /** When the connection was made, on the runtime's ticker. */
   protected final long createdNanos;
-  /** Set once, by the supervisor, when a replacement took this connection's place; read anywhere. */
+
+  /**
+   * Set once, by the supervisor, when a replacement took this connection's place; read anywhere.
+   */
   private volatile boolean rotated;
 
   @Override
@@ -96,10 +101,12 @@ abstract class BaseConnection extends ChannelInboundHandlerAdapter implements Re
     }
     try {
       // The close is decided on the loop, which owns the connection's state.
-      ch.eventLoop().execute(() -> {
-        onCloseRequested();
-        ch.close();
-      });
+      ch.eventLoop()
+          .execute(
+              () -> {
+                onCloseRequested();
+                ch.close();
+              });
       return ch.closeFuture();
     } catch (java.util.concurrent.RejectedExecutionException loopStopped) {
       return ch.close();
@@ -113,8 +120,16 @@ abstract class BaseConnection extends ChannelInboundHandlerAdapter implements Re
 
   @Override
   public final dev.tether.Connection snapshot() {
-    return new dev.tether.Connection(id, endpointText(), remoteAddress(), transport(), connectionId(), timeout(),
-        isSecure(), state, outstandingRequests());
+    return new dev.tether.Connection(
+        id,
+        endpointText(),
+        remoteAddress(),
+        transport(),
+        connectionId(),
+        timeout(),
+        isSecure(),
+        state,
+        outstandingRequests());
   }
 
   @Override
@@ -133,24 +148,32 @@ abstract class BaseConnection extends ChannelInboundHandlerAdapter implements Re
   }
 
   /**
-   * Emits {@code kind} for this connection, except a dial's start or outcome on a connection a supervisor owns:
-   * the supervisor reports those with its own state, so each dial is told once.
+   * Emits {@code kind} for this connection, except a dial's start or outcome on a connection a
+   * supervisor owns: the supervisor reports those with its own state, so each dial is told once.
    */
   protected final void emit(TetherEvent.Kind kind, String why, Throwable cause) {
-    boolean dial = kind == TetherEvent.Kind.CONNECTING || kind == TetherEvent.Kind.CONNECTED
-        || kind == TetherEvent.Kind.CONNECT_FAILED;
+    boolean dial =
+        kind == TetherEvent.Kind.CONNECTING
+            || kind == TetherEvent.Kind.CONNECTED
+            || kind == TetherEvent.Kind.CONNECT_FAILED;
     if (!(dial && runtime.isSupervisorsOwn(this))) {
       runtime.events().emit(kind, endpointText(), why, cause);
     }
   }
 
-  /** The event that reports a move from {@code previous} to {@code next}, for stream and datagram connections alike. */
+  /**
+   * The event that reports a move from {@code previous} to {@code next}, for stream and datagram
+   * connections alike.
+   */
   protected static TetherEvent.Kind eventOf(ConnectionState previous, ConnectionState next) {
     return switch (next) {
       case CONNECTING -> TetherEvent.Kind.CONNECTING;
       case ACTIVE -> TetherEvent.Kind.CONNECTED;
       case DRAINING -> TetherEvent.Kind.GOAWAY_RECEIVED;
-      case CLOSED -> previous == ConnectionState.CONNECTING ? TetherEvent.Kind.CONNECT_FAILED : TetherEvent.Kind.CONNECTION_CLOSED;
+      case CLOSED ->
+          previous == ConnectionState.CONNECTING
+              ? TetherEvent.Kind.CONNECT_FAILED
+              : TetherEvent.Kind.CONNECTION_CLOSED;
     };
   }
 
@@ -184,13 +207,15 @@ abstract class BaseConnection extends ChannelInboundHandlerAdapter implements Re
   protected abstract dev.tether.observe.ConnectionStatus statusOnLoop(long nowNanos);
 
   @Override
-  public final java.util.concurrent.CompletableFuture<dev.tether.observe.ConnectionStatus> status() {
+  public final java.util.concurrent.CompletableFuture<dev.tether.observe.ConnectionStatus>
+      status() {
     long now = runtime.ticker().nanoTime();
     Channel ch = channel;
     if (ch == null || ch.eventLoop().inEventLoop()) {
       return java.util.concurrent.CompletableFuture.completedFuture(statusOnLoop(now));
     }
-    java.util.concurrent.CompletableFuture<dev.tether.observe.ConnectionStatus> f = new java.util.concurrent.CompletableFuture<>();
+    java.util.concurrent.CompletableFuture<dev.tether.observe.ConnectionStatus> f =
+        new java.util.concurrent.CompletableFuture<>();
     try {
       ch.eventLoop().execute(() -> f.complete(statusOnLoop(now)));
     } catch (java.util.concurrent.RejectedExecutionException stopped) {

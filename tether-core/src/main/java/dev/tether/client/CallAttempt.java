@@ -6,9 +6,9 @@ import java.lang.invoke.VarHandle;
 /**
  * Where one call's current attempt is: its {@link State} as the runtime sees it (kept apart from
  * the future, which the caller may complete for itself), the connection it is on, its request id
- * and whether its whole frame reached the kernel, which decides under the at-most-once rule
- * whether a failed attempt may run again. Part of the {@link Invocation} itself rather than an
- * object beside it, so a call costs one allocation.
+ * and whether its whole frame reached the kernel, which decides under the at-most-once rule whether
+ * a failed attempt may run again. Part of the {@link Invocation} itself rather than an object
+ * beside it, so a call costs one allocation.
  *
  * <p>Ownership: while the attempt is on a connection (WRITTEN) the connection's event loop drives
  * it; between attempts the runtime's control executor does. The deadline and a caller's cancel may
@@ -18,7 +18,9 @@ import java.lang.invoke.VarHandle;
 abstract class CallAttempt extends ReplyFuture {
   /** Where the call is, as the runtime sees it. */
   enum State {
-    /** On no connection: before the first attempt or between attempts; the server cannot have it. */
+    /**
+     * On no connection: before the first attempt or between attempts; the server cannot have it.
+     */
     UNSENT,
     /**
      * Encoded into a connection's write batch; whether the whole frame reached the kernel (and so
@@ -42,34 +44,43 @@ abstract class CallAttempt extends ReplyFuture {
 
   /**
    * Changed only through {@link #transition}, by compare-and-set on {@code STATE}: the connection's
-   * loop, the deadline timer and a caller's cancel may each end the call, and exactly one wins.
-   * The {@link State}'s ordinal, so that it shares a word with the booleans instead of taking a
-   * reference of its own (the call is 56 bytes, not 64); 0 is UNSENT, so the constructor writes nothing.
+   * loop, the deadline timer and a caller's cancel may each end the call, and exactly one wins. The
+   * {@link State}'s ordinal, so that it shares a word with the booleans instead of taking a
+   * reference of its own (the call is 56 bytes, not 64); 0 is UNSENT, so the constructor writes
+   * nothing.
    */
   @SuppressWarnings("unused")
   private volatile byte state;
+
   /** Set on the connection's loop when the attempt is encoded. */
   int requestId;
+
   /**
    * True once the whole frame of the current attempt reached the kernel. Written and read on the
    * connection's loop only (a plain field: the hot path pays no atomic for it).
    */
   private boolean sent;
+
   /** Where the request frame ends in its write batch; set while the batch is written. */
   int batchEndOffset;
+
   /**
-   * The connection of the current attempt, or null. Written by whichever thread hands the call
-   * over (the caller on the hot path, else the control executor); volatile because the deadline
-   * and a cancel read it from elsewhere to find the loop to abandon the attempt on.
+   * The connection of the current attempt, or null. Written by whichever thread hands the call over
+   * (the caller on the hot path, else the control executor); volatile because the deadline and a
+   * cancel read it from elsewhere to find the loop to abandon the attempt on.
    */
   private volatile RequestChannel connection;
+
   /**
-   * True when the attempt ending now failed through the server's fault; set by the thread that
-   * ends it, just before, and read by that thread.
+   * True when the attempt ending now failed through the server's fault; set by the thread that ends
+   * it, just before, and read by that thread.
    */
   private boolean nodeFault;
 
-  /** The one place the runtime's view of the call changes; false when another thread got there first. */
+  /**
+   * The one place the runtime's view of the call changes; false when another thread got there
+   * first.
+   */
   final boolean transition(State from, State to) {
     return STATE.compareAndSet(this, (byte) from.ordinal(), (byte) to.ordinal());
   }
@@ -134,7 +145,10 @@ abstract class CallAttempt extends ReplyFuture {
     nodeFault = fault;
   }
 
-  /** Whether the server was at fault for the attempt that ends now; asked once, by the thread ending it. */
+  /**
+   * Whether the server was at fault for the attempt that ends now; asked once, by the thread ending
+   * it.
+   */
   final boolean takeNodeFault() {
     boolean fault = nodeFault;
     nodeFault = false;

@@ -4,14 +4,17 @@ import dev.tether.TetherException;
 import java.util.ArrayDeque;
 
 /**
- * The calls that found every slot of one connection taken (the server's limit, or unsent bytes
- * over the high-water mark), in arrival order: they wait here, unsent, for a slot on this
- * connection or for another lane of the same key. The runtime hears once per saturation, not once
- * per waiting call. Confined to the connection's event loop.
+ * The calls that found every slot of one connection taken (the server's limit, or unsent bytes over
+ * the high-water mark), in arrival order: they wait here, unsent, for a slot on this connection or
+ * for another lane of the same key. The runtime hears once per saturation, not once per waiting
+ * call. Confined to the connection's event loop.
  */
 final class CallBacklog {
   private final ArrayDeque<Invocation> waiting = new ArrayDeque<>(0);
-  /** True from the first call that waits until the backlog empties: the runtime heard of it once. */
+
+  /**
+   * True from the first call that waits until the backlog empties: the runtime heard of it once.
+   */
   private boolean saturationReported;
 
   /** Adds a call; true when it is the first of a saturation, which the runtime must hear of. */
@@ -44,7 +47,10 @@ final class CallBacklog {
     return waiting.poll();
   }
 
-  /** Ends the saturation when nothing waits any more: the next call that must wait is reported again. */
+  /**
+   * Ends the saturation when nothing waits any more: the next call that must wait is reported
+   * again.
+   */
   void endSaturationIfEmpty() {
     if (waiting.isEmpty()) {
       saturationReported = false;
@@ -57,7 +63,10 @@ final class CallBacklog {
 
   /** The connection closed: no waiting call was sent, so each may go elsewhere. */
   void failAll(Throwable cause) {
-    TetherException why = cause instanceof TetherException t ? t : new TetherException(CloseCause.describe(cause), cause);
+    TetherException why =
+        cause instanceof TetherException t
+            ? t
+            : new TetherException(CloseCause.describe(cause), cause);
     for (Invocation call = poll(); call != null; call = poll()) {
       call.onNotSent(why);
     }

@@ -16,8 +16,8 @@ import java.util.Arrays;
 /**
  * Puts the calls queued on one connection on the wire: one write per event-loop turn, as many
  * twoway calls as the server's limit and the socket's high-water mark allow, the others held
- * unwritten in the {@link CallBacklog} until a slot frees. It learns which calls left whole: only
- * a call whose whole frame reached the kernel counts as sent, which is what the at-most-once rule
+ * unwritten in the {@link CallBacklog} until a slot frees. It learns which calls left whole: only a
+ * call whose whole frame reached the kernel counts as sent, which is what the at-most-once rule
  * needs to know. Callers enqueue from any thread; everything else runs on the loop.
  */
 final class CallBatchWriter extends WriteBatcher<Invocation> {
@@ -26,29 +26,40 @@ final class CallBatchWriter extends WriteBatcher<Invocation> {
   private final CallBacklog backlog;
   private final ConnectionWatch watch;
   private final BodyCompression compression;
+
   /**
    * How many twoway calls the server takes at once (its WELCOME); plain, written once on the loop
    * at the handshake, read racily by {@link ExtraConnections} to find room.
    */
   private int inFlightLimit = Integer.MAX_VALUE;
+
   /** The calls encoded into the batch being built; the first apart, since most batches hold one. */
   private Invocation first;
+
   /**
    * The batch's other calls, in {@code more[0 .. moreCount)}; made by the first batch of more than
    * one call. A written batch hands it to its outcome, which hands it back once the write is done.
    */
   private Invocation[] more;
+
   private int moreCount;
+
   /**
    * A finished batch's outcome, for the next batch to reuse: a write mostly completes before the
    * next batch is written, so a busy connection makes no outcome or array per batch. Loop only.
    */
   private BatchOutcome spare;
+
   /** The wire form of the names this connection sends, reused from call to call. */
   private final EncodedNames names = new EncodedNames();
 
-  CallBatchWriter(Channel channel, ClientConnection connection, PendingCalls pending, CallBacklog backlog,
-      ConnectionWatch watch, BodyCompression compression) {
+  CallBatchWriter(
+      Channel channel,
+      ClientConnection connection,
+      PendingCalls pending,
+      CallBacklog backlog,
+      ConnectionWatch watch,
+      BodyCompression compression) {
     super(channel);
     this.connection = connection;
     this.pending = pending;
@@ -62,7 +73,9 @@ final class CallBatchWriter extends WriteBatcher<Invocation> {
     inFlightLimit = maxConcurrentRequests;
   }
 
-  /** True while another twoway call fits: under the server's limit, and unsent bytes below the mark. */
+  /**
+   * True while another twoway call fits: under the server's limit, and unsent bytes below the mark.
+   */
   boolean hasFreeSlot() {
     return pending.size() < inFlightLimit && channel.isWritable();
   }
@@ -94,7 +107,10 @@ final class CallBatchWriter extends WriteBatcher<Invocation> {
     return true;
   }
 
-  /** Below the low-water mark again (on the loop): calls that waited for the unsent bytes to drain go out. */
+  /**
+   * Below the low-water mark again (on the loop): calls that waited for the unsent bytes to drain
+   * go out.
+   */
   void onWritable() {
     for (int n = backlog.size(); n > 0 && pending.size() < inFlightLimit; n--) {
       Invocation next = backlog.poll();
@@ -139,8 +155,16 @@ final class CallBatchWriter extends WriteBatcher<Invocation> {
     int limit = connection.serverMaxFrameSize();
     if (frameBytes > limit) {
       out.writerIndex(start); // never written: the connection and the other calls go on
-      inv.fail(new RequestTooLargeException(inv.describe() + " is a frame of " + frameBytes
-          + " bytes, over the " + limit + " bytes " + connection + " accepts (its WELCOME); it was not sent"));
+      inv.fail(
+          new RequestTooLargeException(
+              inv.describe()
+                  + " is a frame of "
+                  + frameBytes
+                  + " bytes, over the "
+                  + limit
+                  + " bytes "
+                  + connection
+                  + " accepts (its WELCOME); it was not sent"));
       return;
     }
     watch.onCallWritten(twoway, twoway && pending.isEmpty());
@@ -202,8 +226,10 @@ final class CallBatchWriter extends WriteBatcher<Invocation> {
   private static final class BatchOutcome implements ChannelProgressiveFutureListener {
     private final CallBatchWriter writer;
     private Invocation first;
+
     /** The batch's other calls, in {@code more[0 .. moreCount)}: one or more. */
     private Invocation[] more;
+
     private int moreCount;
     private long bytesWritten;
 
@@ -211,7 +237,9 @@ final class CallBatchWriter extends WriteBatcher<Invocation> {
       this.writer = writer;
     }
 
-    /** Holds a batch's calls; returns the array of calls it held before, emptied (null at first). */
+    /**
+     * Holds a batch's calls; returns the array of calls it held before, emptied (null at first).
+     */
     Invocation[] take(Invocation first, Invocation[] more, int moreCount) {
       Invocation[] previous = this.more;
       this.first = first;

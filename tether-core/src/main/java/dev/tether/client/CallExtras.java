@@ -20,7 +20,9 @@ final class CallExtras {
 
   static {
     try {
-      ATTEMPT = MethodHandles.lookup().findVarHandle(CallExtras.class, "attempt", Scheduler.Cancellable.class);
+      ATTEMPT =
+          MethodHandles.lookup()
+              .findVarHandle(CallExtras.class, "attempt", Scheduler.Cancellable.class);
       ROUTER = MethodHandles.lookup().findVarHandle(CallExtras.class, "router", NodeRouter.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
@@ -29,36 +31,57 @@ final class CallExtras {
 
   /** The absolute invocation deadline on the runtime's ticker; 0 for none. */
   final long deadlineNanos;
-  /** When the call was made, on the runtime's ticker; where its timeline starts. 0 without a deadline. */
-  final long startNanos;
+
   /**
-   * Where the call's time went; null until it waits (connecting, in a backlog, between rounds),
-   * so a call answered on its cached connection never makes one. Made by the thread holding the
-   * call; read at the deadline on the control executor.
+   * When the call was made, on the runtime's ticker; where its timeline starts. 0 without a
+   * deadline.
+   */
+  final long startNanos;
+
+  /**
+   * Where the call's time went; null until it waits (connecting, in a backlog, between rounds), so
+   * a call answered on its cached connection never makes one. Made by the thread holding the call;
+   * read at the deadline on the control executor.
    */
   private volatile CallTimeline timeline;
+
   /** Non-null only while the invocation timeout is armed. */
   private Scheduler.Cancellable deadline;
-  /** Non-null only while the current attempt's timeout is armed; taken with getAndSet to cancel it once. */
+
+  /**
+   * Non-null only while the current attempt's timeout is armed; taken with getAndSet to cancel it
+   * once.
+   */
   @SuppressWarnings("unused")
   private volatile Scheduler.Cancellable attempt;
+
   /** Counts attempts, so a timer of an earlier attempt knows it is stale. */
   int attemptNumber;
+
   /**
    * Non-null while the current attempt was routed to a node by a load-balancing strategy; taken
    * with getAndSet by whichever thread ends the attempt, so the node hears of its end once.
    */
   @SuppressWarnings("unused")
   private volatile NodeRouter router;
+
   private long attemptStartNanos;
+
   /** What the call learned from failed attempts; null until one fails. */
   private RetryHistory history;
-  /** The interceptor's view of the logical call; null without an interceptor (set before the call starts). */
+
+  /**
+   * The interceptor's view of the logical call; null without an interceptor (set before the call
+   * starts).
+   */
   private TracedCall trace;
+
   /** Why this invocation's first attempt is made: null, or "HEDGE" for a hedge. */
   private String firstReason;
+
   /** False for a hedge's attempt, whose logical call ends with the hedged call, not with it. */
   private boolean endsTrace;
+
   /**
    * The metadata the current attempt carries when the interceptor added to it, else null. Set by
    * the thread handing the attempt over before the connection's loop encodes it, so the hand-over
@@ -71,10 +94,14 @@ final class CallExtras {
     this.startNanos = startNanos;
   }
 
-  /** The extras of a call made now with a deadline; {@code own} is its own invocation timeout, or null. */
+  /**
+   * The extras of a call made now with a deadline; {@code own} is its own invocation timeout, or
+   * null.
+   */
   static CallExtras forDeadline(long deadlineNanos, java.time.Duration own, Ticker ticker) {
     // Its own timeout gives the start without a clock read; an inherited deadline does not.
-    return new CallExtras(deadlineNanos, own != null ? deadlineNanos - own.toNanos() : ticker.nanoTime());
+    return new CallExtras(
+        deadlineNanos, own != null ? deadlineNanos - own.toNanos() : ticker.nanoTime());
   }
 
   /** The timeline, or null while the call never waited. */
@@ -84,12 +111,12 @@ final class CallExtras {
 
   /**
    * The call's invocation timeout, saying where its time went (control executor), phase by phase.
-   * The timeline as the deadline finds it: without a recorded wait, the call
-   * spent its whole time on {@code on} (or, without a connection, connecting); a call still
-   * without a connection learns from {@code dialing} which endpoint it was connecting to or
-   * backing off from.
+   * The timeline as the deadline finds it: without a recorded wait, the call spent its whole time
+   * on {@code on} (or, without a connection, connecting); a call still without a connection learns
+   * from {@code dialing} which endpoint it was connecting to or backing off from.
    */
-  InvocationTimeoutException timedOut(String what, RequestChannel on, Supplier<CallTimeline.Wait> dialing, long nowNanos) {
+  InvocationTimeoutException timedOut(
+      String what, RequestChannel on, Supplier<CallTimeline.Wait> dialing, long nowNanos) {
     CallTimeline t = timelineAtDeadline(on, dialing);
     return new InvocationTimeoutException(what + ": " + t.describe(nowNanos), t.phases(nowNanos));
   }
@@ -97,8 +124,11 @@ final class CallExtras {
   private CallTimeline timelineAtDeadline(RequestChannel on, Supplier<CallTimeline.Wait> dialing) {
     CallTimeline t = timeline;
     if (t == null) {
-      t = new CallTimeline(on == null ? CallPhase.Kind.CONNECTING : CallPhase.Kind.AWAITING_REPLY,
-          CallAttempt.endpointOf(on), startNanos);
+      t =
+          new CallTimeline(
+              on == null ? CallPhase.Kind.CONNECTING : CallPhase.Kind.AWAITING_REPLY,
+              CallAttempt.endpointOf(on),
+              startNanos);
       timeline = t;
     }
     CallPhase.Kind last = t.lastKind();
@@ -168,7 +198,10 @@ final class CallExtras {
     return attemptMetadata;
   }
 
-  /** The call ended with {@code failure} (null: success): the interceptor hears, unless a hedged call tells it. */
+  /**
+   * The call ended with {@code failure} (null: success): the interceptor hears, unless a hedged
+   * call tells it.
+   */
   void onCallEnded(Throwable failure) {
     if (trace != null && endsTrace) {
       trace.onEnd(failure);
@@ -177,12 +210,15 @@ final class CallExtras {
 
   /**
    * The attempt goes on {@code c}: the interceptor hears why (the outcome of the attempt that
-   * failed before it), its node's router hears, its latency clock starts, the call's timeline moves there.
+   * failed before it), its node's router hears, its latency clock starts, the call's timeline moves
+   * there.
    */
   void onAttemptStarted(RequestChannel c, Ticker ticker) {
     if (trace != null) {
-      java.util.List<dev.tether.Attempt> failed = history == null ? java.util.List.of() : history.attempts();
-      String reason = failed.isEmpty() ? firstReason : failed.get(failed.size() - 1).outcome().name();
+      java.util.List<dev.tether.Attempt> failed =
+          history == null ? java.util.List.of() : history.attempts();
+      String reason =
+          failed.isEmpty() ? firstReason : failed.get(failed.size() - 1).outcome().name();
       attemptMetadata = trace.onAttempt(c, reason);
     }
     CallTimeline t = timeline;
@@ -197,13 +233,14 @@ final class CallExtras {
   }
 
   /**
-   * The attempt on {@code on} ended, {@code fault} when the node was to blame: its timer stops
-   * and its router hears, once however many endings race.
+   * The attempt on {@code on} ended, {@code fault} when the node was to blame: its timer stops and
+   * its router hears, once however many endings race.
    */
   void onAttemptEnded(RequestChannel on, boolean fault, Ticker ticker) {
     // A plain read first: most calls have neither, and an atomic swap per call shows at 1M calls/s.
     if (ATTEMPT.getVolatile(this) != null) {
-      Scheduler.Cancellable timer = (Scheduler.Cancellable) ATTEMPT.getAndSet(this, (Scheduler.Cancellable) null);
+      Scheduler.Cancellable timer =
+          (Scheduler.Cancellable) ATTEMPT.getAndSet(this, (Scheduler.Cancellable) null);
       if (timer != null) {
         timer.cancel();
       }
@@ -217,7 +254,10 @@ final class CallExtras {
     }
   }
 
-  /** The failure history, made now if there is none; by the thread that ends or hands over an attempt. */
+  /**
+   * The failure history, made now if there is none; by the thread that ends or hands over an
+   * attempt.
+   */
   RetryHistory history() {
     if (history == null) {
       history = new RetryHistory();

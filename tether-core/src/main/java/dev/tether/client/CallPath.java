@@ -10,9 +10,9 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The path of every call from proxy to connection, first attempt and retries: a pinned proxy's
- * cached connection, a session's connection, a node a strategy picks, or a connection the
- * finder opens. Retries walk the endpoints this round has not tried, then wait for the next
- * round per {@link RetryRounds}; retry decisions and waits run on the control executor.
+ * cached connection, a session's connection, a node a strategy picks, or a connection the finder
+ * opens. Retries walk the endpoints this round has not tried, then wait for the next round per
+ * {@link RetryRounds}; retry decisions and waits run on the control executor.
  */
 final class CallPath {
   private final ClientRuntime runtime;
@@ -47,20 +47,23 @@ final class CallPath {
       runtime.hand(inv, cached);
       return;
     }
-    whenConnected(inv, finder.find(inv.settings(), inv.binding, inv.deadlineNanos())).whenComplete((connection, failure) -> {
-      if (failure != null) {
-        inv.onConnectFailed(ClientRuntime.unwrap(failure));
-      } else {
-        runtime.hand(inv, connection);
-      }
-    });
+    whenConnected(inv, finder.find(inv.settings(), inv.binding, inv.deadlineNanos()))
+        .whenComplete(
+            (connection, failure) -> {
+              if (failure != null) {
+                inv.onConnectFailed(ClientRuntime.unwrap(failure));
+              } else {
+                runtime.hand(inv, connection);
+              }
+            });
   }
 
   /**
    * {@code connecting} is the call's connection being found: when it is not there at once the call
    * waits, and its clock records a CONNECTING phase (the deadline learns the endpoint).
    */
-  private static CompletableFuture<RequestChannel> whenConnected(Invocation inv, CompletableFuture<RequestChannel> connecting) {
+  private static CompletableFuture<RequestChannel> whenConnected(
+      Invocation inv, CompletableFuture<RequestChannel> connecting) {
     if (!connecting.isDone()) {
       inv.waitsIn(CallPhase.Kind.CONNECTING, null);
     }
@@ -69,14 +72,16 @@ final class CallPath {
 
   private void startOnNode(Invocation inv, Set<ConnectionKey> exclude) {
     NodeRouter router = runtime.routerFor(inv.settings(), inv.binding);
-    whenConnected(inv, router.route(inv.settings(), exclude, inv.deadlineNanos())).whenComplete((connection, failure) -> {
-      if (failure != null) {
-        inv.onConnectFailed(ClientRuntime.unwrap(failure));
-      } else {
-        inv.routedBy(router);
-        runtime.hand(inv, connection);
-      }
-    });
+    whenConnected(inv, router.route(inv.settings(), exclude, inv.deadlineNanos()))
+        .whenComplete(
+            (connection, failure) -> {
+              if (failure != null) {
+                inv.onConnectFailed(ClientRuntime.unwrap(failure));
+              } else {
+                inv.routedBy(router);
+                runtime.hand(inv, connection);
+              }
+            });
   }
 
   /**
@@ -104,13 +109,18 @@ final class CallPath {
       startOnNode(inv, inv.history().tried());
       return;
     }
-    whenConnected(inv, finder.findAmong(inv.settings(), inv.binding, untried, inv.deadlineNanos())).whenComplete((connection, failure) -> {
-      if (failure == null) {
-        runtime.hand(inv, connection);
-      } else {
-        runtime.control().execute(() -> inv.onRetryConnectFailed(untried, ClientRuntime.unwrap(failure)));
-      }
-    });
+    whenConnected(inv, finder.findAmong(inv.settings(), inv.binding, untried, inv.deadlineNanos()))
+        .whenComplete(
+            (connection, failure) -> {
+              if (failure == null) {
+                runtime.hand(inv, connection);
+              } else {
+                runtime
+                    .control()
+                    .execute(
+                        () -> inv.onRetryConnectFailed(untried, ClientRuntime.unwrap(failure)));
+              }
+            });
   }
 
   /** What became of starting a hedge. */
@@ -123,8 +133,8 @@ final class CallPath {
   }
 
   /**
-   * Starts a hedge (on the control executor) on an endpoint or node its siblings are not on,
-   * asking {@code permit} only once there is such a place.
+   * Starts a hedge (on the control executor) on an endpoint or node its siblings are not on, asking
+   * {@code permit} only once there is such a place.
    */
   Start startElsewhere(Invocation inv, java.util.function.BooleanSupplier permit) {
     runtime.control().assertInExecutor();
@@ -143,13 +153,16 @@ final class CallPath {
     if (routesOverNodes(inv.settings())) {
       startOnNode(inv, inv.history().tried());
     } else {
-      finder.findAmong(inv.settings(), inv.binding, untried, inv.deadlineNanos()).whenComplete((connection, failure) -> {
-        if (failure == null) {
-          runtime.hand(inv, connection);
-        } else {
-          inv.onConnectFailed(ClientRuntime.unwrap(failure));
-        }
-      });
+      finder
+          .findAmong(inv.settings(), inv.binding, untried, inv.deadlineNanos())
+          .whenComplete(
+              (connection, failure) -> {
+                if (failure == null) {
+                  runtime.hand(inv, connection);
+                } else {
+                  inv.onConnectFailed(ClientRuntime.unwrap(failure));
+                }
+              });
     }
     return Start.STARTED;
   }
@@ -158,13 +171,16 @@ final class CallPath {
     Duration wait = rounds.waitBeforeNext(inv.settings(), inv.round());
     if (wait == null) {
       if (inv.history().takeConfiguredFallback()) {
-        finder.findThroughConfigured(inv.settings(), inv.binding, inv.history().latestCause()).whenComplete((connection, failure) -> {
-          if (failure == null) {
-            runtime.hand(inv, connection);
-          } else {
-            runtime.control().execute(() -> inv.fail(inv.history().latestCause()));
-          }
-        });
+        finder
+            .findThroughConfigured(inv.settings(), inv.binding, inv.history().latestCause())
+            .whenComplete(
+                (connection, failure) -> {
+                  if (failure == null) {
+                    runtime.hand(inv, connection);
+                  } else {
+                    runtime.control().execute(() -> inv.fail(inv.history().latestCause()));
+                  }
+                });
       } else {
         inv.fail(inv.history().latestCause());
       }

@@ -11,37 +11,37 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The client runtime's settings, read once from {@code tether.*} properties (docs/configuration.md lists them).
- * Durations accept {@code 3000}, {@code 200ms}, {@code 3s}, {@code 15min}; a zero duration turns
- * its rule off.
+ * The client runtime's settings, read once from {@code tether.*} properties (docs/configuration.md
+ * lists them). Durations accept {@code 3000}, {@code 200ms}, {@code 3s}, {@code 15min}; a zero
+ * duration turns its rule off.
  *
  * @param overrideTimeout replaces every endpoint's {@code -t} when set; null otherwise
  * @param overrideConnectTimeout the connect timeout for every endpoint when set; null otherwise
  * @param overrideSecure keep only secure endpoints
- * @param retryIntervals waits before each extra round of attempts; {@code [0]} (the default)
- *     means one more round right away, {@code -1} none
+ * @param retryIntervals waits before each extra round of attempts; {@code [0]} (the default) means
+ *     one more round right away, {@code -1} none
  * @param traceRetry 0 silent, 1 failures, 2 every attempt with its reason
  * @param traceConnection log connection state changes
  * @param heartbeatReaderIdle ping a connection that read nothing for this long (3 s)
  * @param heartbeatIdleTimeout a connection that read nothing for this long is dead (10 s)
  * @param reconnect backoff of the background reconnection of broken connections
- * @param nodeReconnect backoff of the node supervisor reconnecting dead cluster nodes
- *     ({@code tether.cluster.reconnect.*}; {@code standard} by default, so a node whose connection
- *     was only reset is back within a fraction of a second; {@code exponential} is RethinkDB's
- *     30 s doubling to 15 min)
+ * @param nodeReconnect backoff of the node supervisor reconnecting dead cluster nodes ({@code
+ *     tether.cluster.reconnect.*}; {@code standard} by default, so a node whose connection was only
+ *     reset is back within a fraction of a second; {@code exponential} is RethinkDB's 30 s doubling
+ *     to 15 min)
  * @param retryBudgetRatio retries allowed as a fraction of recent calls (0.2)
  * @param retryBudgetFloorPerSecond retries allowed per second on top of the ratio (10)
  * @param closeGrace how long {@code Tether.close()} waits for pending calls (10 s)
  * @param eventLoopThreads 0 for Netty's default
  * @param forceNio use NIO even where epoll is available
  * @param ejection failure accrual of cluster nodes ({@code tether.cluster.ejection.failures} 5,
- *     {@code .successRate} 0.5 over at least {@code .minCalls} 20 in ten seconds,
- *     {@code .base} 10 s, {@code .max} 5 min, {@code .maxShare} 0.5)
+ *     {@code .successRate} 0.5 over at least {@code .minCalls} 20 in ten seconds, {@code .base} 10
+ *     s, {@code .max} 5 min, {@code .maxShare} 0.5)
  * @param connections when a key gets extra connections and when idle ones close
  * @param compression {@code tether.compression.enabled} (true) and {@code .threshold} (1024 bytes):
  *     whether connections announce zstd, and the body size above which {@code -z} calls compress
- * @param streams {@code tether.stream.window} (64 items), {@code .resumeBuffer} (1 MiB) and
- *     {@code .resumeWindow} (30 s)
+ * @param streams {@code tether.stream.window} (64 items), {@code .resumeBuffer} (1 MiB) and {@code
+ *     .resumeWindow} (30 s)
  */
 public record ClientConfig(
     Duration overrideTimeout,
@@ -99,31 +99,39 @@ public record ClientConfig(
             duration(p, "tether.connection.handshakeTimeout", Duration.ofSeconds(10)),
             duration(p, "tether.connection.maxAge", Duration.ZERO)),
         BodyCompression.Settings.parse(
-            p.getProperty("tether.compression.enabled"), p.getProperty("tether.compression.threshold")),
+            p.getProperty("tether.compression.enabled"),
+            p.getProperty("tether.compression.threshold")),
         dev.tether.stream.StreamSettings.parse(p::getProperty));
   }
 
   /**
-   * How many connections a key may have and how long unused ones live (extra connections under load; Ice's ACM).
+   * How many connections a key may have and how long unused ones live (extra connections under
+   * load; Ice's ACM).
    *
    * @param maxExtra connections opened beside a key's own when its calls in flight reach the
-   *     server's limit or its unsent bytes pass the high-water mark ({@code tether.connection.maxExtra}, 4)
-   * @param extraIdleClose an extra connection with no call for this long closes
-   *     ({@code tether.connection.extraIdleClose}, 10 s)
+   *     server's limit or its unsent bytes pass the high-water mark ({@code
+   *     tether.connection.maxExtra}, 4)
+   * @param extraIdleClose an extra connection with no call for this long closes ({@code
+   *     tether.connection.extraIdleClose}, 10 s)
    * @param idleClose a connection with no call for this long closes gracefully and the next call
    *     reopens it ({@code tether.connection.idleClose}; 0, the default, keeps it open)
    * @param handshakeTimeout a connection whose server has not answered HELLO this long after the
-   *     transport connected fails its connect, when its endpoint sets no connect timeout
-   *     ({@code tether.connection.handshakeTimeout}, 10 s; 0 waits forever)
+   *     transport connected fails its connect, when its endpoint sets no connect timeout ({@code
+   *     tether.connection.handshakeTimeout}, 10 s; 0 waits forever)
    * @param maxAge after this long (±10%) a connection is replaced: the new one opens at once and
    *     takes new calls once ready, the old one drains ({@code tether.connection.maxAge}; 0, the
    *     default, never)
    */
   public record ConnectionUse(
-      int maxExtra, Duration extraIdleClose, Duration idleClose, Duration handshakeTimeout, Duration maxAge) {
+      int maxExtra,
+      Duration extraIdleClose,
+      Duration idleClose,
+      Duration handshakeTimeout,
+      Duration maxAge) {
     public ConnectionUse {
       if (maxAge.isNegative()) {
-        throw new IllegalArgumentException("tether.connection.maxAge must not be negative, got " + maxAge);
+        throw new IllegalArgumentException(
+            "tether.connection.maxAge must not be negative, got " + maxAge);
       }
     }
   }
@@ -136,25 +144,30 @@ public record ClientConfig(
   }
 
   /**
-   * {@code tether.reconnect.policy}: {@code standard} (100 ms doubling to 30 s, ±20%),
-   * {@code fixed} (every {@code tether.reconnect.initial}, 5 s by default, as SCF) or
-   * {@code exponential} (30 s doubling to 15 min, as RethinkDB); the {@code initial},
-   * {@code multiplier}, {@code max} and {@code jitter} keys adjust the chosen preset.
+   * {@code tether.reconnect.policy}: {@code standard} (100 ms doubling to 30 s, ±20%), {@code
+   * fixed} (every {@code tether.reconnect.initial}, 5 s by default, as SCF) or {@code exponential}
+   * (30 s doubling to 15 min, as RethinkDB); the {@code initial}, {@code multiplier}, {@code max}
+   * and {@code jitter} keys adjust the chosen preset.
    */
   private static Backoff reconnect(Properties p, String prefix, String defaultPolicy) {
-    String policy = p.getProperty(prefix + ".policy", defaultPolicy).trim().toLowerCase(Locale.ROOT);
-    Backoff preset = switch (policy) {
-      case "standard" -> Backoff.standard();
-      case "fixed" -> Backoff.fixed(duration(p, prefix + ".initial", Duration.ofSeconds(5)));
-      case "exponential" -> Backoff.exponential();
-      default -> throw new IllegalArgumentException(
-          prefix + ".policy: \"" + policy + "\" is not standard, fixed or exponential");
-    };
+    String policy =
+        p.getProperty(prefix + ".policy", defaultPolicy).trim().toLowerCase(Locale.ROOT);
+    Backoff preset =
+        switch (policy) {
+          case "standard" -> Backoff.standard();
+          case "fixed" -> Backoff.fixed(duration(p, prefix + ".initial", Duration.ofSeconds(5)));
+          case "exponential" -> Backoff.exponential();
+          default ->
+              throw new IllegalArgumentException(
+                  prefix + ".policy: \"" + policy + "\" is not standard, fixed or exponential");
+        };
     return new Backoff(
         duration(p, prefix + ".initial", preset.initial()),
-        Double.parseDouble(p.getProperty(prefix + ".multiplier", String.valueOf(preset.multiplier())).trim()),
+        Double.parseDouble(
+            p.getProperty(prefix + ".multiplier", String.valueOf(preset.multiplier())).trim()),
         duration(p, prefix + ".max", preset.max()),
-        Double.parseDouble(p.getProperty(prefix + ".jitter", String.valueOf(preset.jitter())).trim()));
+        Double.parseDouble(
+            p.getProperty(prefix + ".jitter", String.valueOf(preset.jitter())).trim()));
   }
 
   private static Duration duration(Properties p, String key, Duration fallback) {

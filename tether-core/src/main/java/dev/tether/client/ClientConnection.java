@@ -26,11 +26,11 @@ import org.slf4j.LoggerFactory;
 /**
  * One multiplexed stream connection (tcp, ssl, local) to a server. It owns the state machine
  * (CONNECTING, ACTIVE, DRAINING, CLOSED: every change through {@link #transitionTo}, which emits
- * the event), handles the channel's lifecycle, and wires the rooms that do the work: the
- * {@link ClientHandshake}, the {@link ClientFrameReader} of what the server sends, the
- * {@link PendingCalls} in flight, the {@link CallBacklog} of calls waiting for a slot, the
- * {@link CallBatchWriter}, the {@link ConnectionWatch} over liveness and idling. Everything
- * happens on the channel's event loop; other threads only enqueue calls.
+ * the event), handles the channel's lifecycle, and wires the rooms that do the work: the {@link
+ * ClientHandshake}, the {@link ClientFrameReader} of what the server sends, the {@link
+ * PendingCalls} in flight, the {@link CallBacklog} of calls waiting for a slot, the {@link
+ * CallBatchWriter}, the {@link ConnectionWatch} over liveness and idling. Everything happens on the
+ * channel's event loop; other threads only enqueue calls.
  */
 public final class ClientConnection extends BaseConnection
     implements ClientHandshake.Owner, ResponseSink {
@@ -41,24 +41,34 @@ public final class ClientConnection extends BaseConnection
   private final CallTally tally = new CallTally();
   private final CloseCause closing = new CloseCause();
   private final AnnouncedTopology topology = new AnnouncedTopology();
+
   /** The streams this connection carries; its loop's (the frame reader and the watch read it). */
   final ClientStreams streams = new ClientStreams(this);
+
   private final ClientHandshake handshake;
-  /** Body compression of this connection: what the server's preface announced, and the zstd state. */
+
+  /**
+   * Body compression of this connection: what the server's preface announced, and the zstd state.
+   */
   private final BodyCompression compression;
+
   /**
    * Non-null once the channel is initialized, which is before it can become active. Set on the
    * loop; volatile because callers enqueue through it from their own threads.
    */
   private volatile CallBatchWriter writer;
+
   private final ConnectionWatch watch = new ConnectionWatch(this, pending);
+
   /** Non-null once ACTIVE. */
   private Welcome welcome;
+
   /**
-   * This key's connections (this one and its extras) while it has extras, else null: callers
-   * spread new calls over them. Published by {@link ExtraConnections}.
+   * This key's connections (this one and its extras) while it has extras, else null: callers spread
+   * new calls over them. Published by {@link ExtraConnections}.
    */
   private volatile RequestChannel[] lanes;
+
   /** Set before connect by {@link ExtraConnections}; read on the loop after. */
   private boolean extra;
 
@@ -72,18 +82,22 @@ public final class ClientConnection extends BaseConnection
   @Override
   public void connect() {
     emit(TetherEvent.Kind.CONNECTING, "opening " + candidate.address(), null);
-    ChannelFuture f = candidate.transport().connect(candidate.address(), candidate.connectTimeout(), initializer());
+    ChannelFuture f =
+        candidate
+            .transport()
+            .connect(candidate.address(), candidate.connectTimeout(), initializer());
     // The initializer already set both on the event loop; a transport that connects at once (local)
     // may have had the server's WELCOME arrive before connect() returned.
     channel = f.channel();
-    f.addListener(done -> {
-      if (!done.isSuccess()) {
-        closing.failedBecause(done.cause());
-        onClosed();
-      } else {
-        onTransportConnected();
-      }
-    });
+    f.addListener(
+        done -> {
+          if (!done.isSuccess()) {
+            closing.failedBecause(done.cause());
+            onClosed();
+          } else {
+            onTransportConnected();
+          }
+        });
   }
 
   /** The pipeline of this connection's channel. */
@@ -91,7 +105,10 @@ public final class ClientConnection extends BaseConnection
     return new Initializer();
   }
 
-  /** The transport connected (on the loop): the handshake must now finish within the connect timeout. */
+  /**
+   * The transport connected (on the loop): the handshake must now finish within the connect
+   * timeout.
+   */
   void onTransportConnected() {
     handshake.startClock(channel);
   }
@@ -101,12 +118,16 @@ public final class ClientConnection extends BaseConnection
     protected void initChannel(Channel ch) {
       channel = ch;
       writer = new CallBatchWriter(ch, ClientConnection.this, pending, backlog, watch, compression);
-      FrameDecoder decoder = new FrameDecoder(FrameDecoder.Side.CLIENT, runtime.maxFrameSize(), compression);
+      FrameDecoder decoder =
+          new FrameDecoder(FrameDecoder.Side.CLIENT, runtime.maxFrameSize(), compression);
       decoder.setResponseSink(ClientConnection.this);
       ch.pipeline()
           .addLast("frame-decoder", decoder)
           .addLast("frame-encoder", FrameEncoder.INSTANCE)
-          .addLast("frame-reader", new ClientFrameReader(ClientConnection.this, watch, topology, pending, closing, handshake))
+          .addLast(
+              "frame-reader",
+              new ClientFrameReader(
+                  ClientConnection.this, watch, topology, pending, closing, handshake))
           .addLast("connection", ClientConnection.this);
     }
   }
@@ -115,7 +136,8 @@ public final class ClientConnection extends BaseConnection
 
   /** Every state change, on the loop; emits the event that says what happened. */
   private void transitionTo(ConnectionState next, String why, Throwable cause) {
-    assert channel == null || channel.eventLoop().inEventLoop() : "connection state changed off its loop";
+    assert channel == null || channel.eventLoop().inEventLoop()
+        : "connection state changed off its loop";
     ConnectionState previous = state;
     if (previous == ConnectionState.CLOSED || previous == next) {
       return;
@@ -135,14 +157,19 @@ public final class ClientConnection extends BaseConnection
     return state == ConnectionState.CONNECTING;
   }
 
-  /** WELCOME, while CONNECTING: the rooms that need the server's figures start, and calls may flow. */
+  /**
+   * WELCOME, while CONNECTING: the rooms that need the server's figures start, and calls may flow.
+   */
   void handleWelcome(Welcome w) {
     welcome = w;
     handshake.stopClock();
     if (w.maxConcurrentRequests() > 0) {
       writer.limitInFlight(w.maxConcurrentRequests());
     }
-    watch.start(channel, runtime.config().livenessSettings(key.timeout(), w.heartbeatMillis()), runtime.idleCloseNanos(this));
+    watch.start(
+        channel,
+        runtime.config().livenessSettings(key.timeout(), w.heartbeatMillis()),
+        runtime.idleCloseNanos(this));
     transitionTo(ConnectionState.ACTIVE, ClientHandshake.summary(w), null);
     ready.complete(this);
   }
@@ -153,7 +180,10 @@ public final class ClientConnection extends BaseConnection
     channel.close();
   }
 
-  /** The server is going away (GOAWAY, once ACTIVE): no new calls here; close once the pending ones are answered. */
+  /**
+   * The server is going away (GOAWAY, once ACTIVE): no new calls here; close once the pending ones
+   * are answered.
+   */
   void startDraining(String why) {
     transitionTo(ConnectionState.DRAINING, why, null);
   }
@@ -166,22 +196,26 @@ public final class ClientConnection extends BaseConnection
     }
   }
 
-  /** The client's own graceful close: no new calls, streams move on or end, close once every call is answered. */
+  /**
+   * The client's own graceful close: no new calls, streams move on or end, close once every call is
+   * answered.
+   */
   @Override
   public io.netty.util.concurrent.Future<?> drain() {
     if (channel == null) {
       return close();
     }
-    onLoop(() -> {
-      closing.closedOnPurpose();
-      if (state == ConnectionState.CONNECTING) {
-        channel.close();
-        return;
-      }
-      transitionTo(ConnectionState.DRAINING, null, null);
-      streams.leave("the client drained its connection");
-      closeIfDrained();
-    });
+    onLoop(
+        () -> {
+          closing.closedOnPurpose();
+          if (state == ConnectionState.CONNECTING) {
+            channel.close();
+            return;
+          }
+          transitionTo(ConnectionState.DRAINING, null, null);
+          streams.leave("the client drained its connection");
+          closeIfDrained();
+        });
     return channel.closeFuture();
   }
 
@@ -193,7 +227,9 @@ public final class ClientConnection extends BaseConnection
     boolean wasConnecting = state == ConnectionState.CONNECTING;
     boolean broke = state == ConnectionState.ACTIVE && !closing.isOnPurpose();
     Throwable why = closing.failureOr("connection closed by the server");
-    transitionTo(ConnectionState.CLOSED, closing.isQuiet() ? closing.purpose() : CloseCause.describe(why),
+    transitionTo(
+        ConnectionState.CLOSED,
+        closing.isQuiet() ? closing.purpose() : CloseCause.describe(why),
         closing.isQuiet() ? null : why);
     handshake.stopClock();
     watch.stop();
@@ -258,9 +294,11 @@ public final class ClientConnection extends BaseConnection
     Invocation inv = pending.take(requestId);
     if (inv != null) {
       tally.onAnswered(status);
-      // The slot is free before the caller hears: whoever waits for it, and the idle clock, go first.
+      // The slot is free before the caller hears: whoever waits for it, and the idle clock, go
+      // first.
       writer.onSlotFreed();
-      if ((inv.flags() & dev.tether.protocol.Request.STREAM) != 0) { // the stream is here before its items
+      if ((inv.flags() & dev.tether.protocol.Request.STREAM)
+          != 0) { // the stream is here before its items
         streams.answered(inv, requestId, status, body);
       }
       inv.onResponse(status, metadata, body);
@@ -324,16 +362,21 @@ public final class ClientConnection extends BaseConnection
 
   @Override
   public void timeOutAttempt(Invocation invocation, int attempt) {
-    onLoop(() -> {
-      if (invocation.attemptNumber() == attempt && forget(invocation)) {
-        invocation.onAttemptTimedOut();
-      }
-    });
+    onLoop(
+        () -> {
+          if (invocation.attemptNumber() == attempt && forget(invocation)) {
+            invocation.onAttemptTimedOut();
+          }
+        });
   }
 
-  /** Frees the call's slot and tells the server it need not answer (on the loop); false when it was not waiting. */
+  /**
+   * Frees the call's slot and tells the server it need not answer (on the loop); false when it was
+   * not waiting.
+   */
   private boolean forget(Invocation invocation) {
-    if (!writer.cancel(invocation, state == ConnectionState.ACTIVE || state == ConnectionState.DRAINING)) {
+    if (!writer.cancel(
+        invocation, state == ConnectionState.ACTIVE || state == ConnectionState.DRAINING)) {
       return false; // answered meanwhile, or never written
     }
     closeIfDrained();
@@ -373,7 +416,10 @@ public final class ClientConnection extends BaseConnection
     return BatchFrames.send(this, channel, calls);
   }
 
-  /** Why a proxy's batch cannot go out now (on the loop): the close's cause when known; null while ACTIVE. */
+  /**
+   * Why a proxy's batch cannot go out now (on the loop): the close's cause when known; null while
+   * ACTIVE.
+   */
   Throwable whyNotActive() {
     return state == ConnectionState.ACTIVE ? null : closing.failureOr(this + " is " + state);
   }
@@ -388,8 +434,16 @@ public final class ClientConnection extends BaseConnection
 
   @Override
   protected ConnectionStatus statusOnLoop(long nowNanos) {
-    return new ConnectionStatus(endpointText(), key.connectionId(), state, pending.size(),
-        Duration.ofNanos(nowNanos - createdNanos), tally.ok(), tally.failed(), tally.lastError(), streams.size());
+    return new ConnectionStatus(
+        endpointText(),
+        key.connectionId(),
+        state,
+        pending.size(),
+        Duration.ofNanos(nowNanos - createdNanos),
+        tally.ok(),
+        tally.failed(),
+        tally.lastError(),
+        streams.size());
   }
 
   /** The largest frame the server takes (WELCOME's); before it, the server's decoder decides. */
@@ -410,7 +464,9 @@ public final class ClientConnection extends BaseConnection
     return ch == null ? Long.MAX_VALUE : ch.bytesBeforeUnwritable();
   }
 
-  /** The latest cluster view the server announced (WELCOME's, then TOPOLOGY's), or null; any thread. */
+  /**
+   * The latest cluster view the server announced (WELCOME's, then TOPOLOGY's), or null; any thread.
+   */
   @Override
   public Topology topology() {
     return topology.current();
@@ -443,7 +499,9 @@ public final class ClientConnection extends BaseConnection
     return extra;
   }
 
-  /** Spreads new calls over {@code all} (this key's connections), or over this one alone when null. */
+  /**
+   * Spreads new calls over {@code all} (this key's connections), or over this one alone when null.
+   */
   void spreadOver(RequestChannel[] all) {
     lanes = all;
   }

@@ -5,13 +5,13 @@ import dev.tether.observe.TetherEvent;
 import dev.tether.protocol.Cancel;
 import dev.tether.protocol.Frame;
 import dev.tether.protocol.GoAway;
-import dev.tether.protocol.StreamCredit;
-import dev.tether.protocol.StreamEnd;
-import dev.tether.protocol.StreamItem;
 import dev.tether.protocol.GoAwayReason;
 import dev.tether.protocol.Ping;
 import dev.tether.protocol.Pong;
 import dev.tether.protocol.Response;
+import dev.tether.protocol.StreamCredit;
+import dev.tether.protocol.StreamEnd;
+import dev.tether.protocol.StreamItem;
 import dev.tether.protocol.TopologyUpdate;
 import dev.tether.protocol.Welcome;
 import io.netty.channel.ChannelFutureListener;
@@ -36,8 +36,13 @@ final class ClientFrameReader extends ChannelInboundHandlerAdapter {
   private final CloseCause closing;
   private final ClientHandshake handshake;
 
-  ClientFrameReader(ClientConnection connection, ConnectionWatch watch, AnnouncedTopology topology,
-      PendingCalls pending, CloseCause closing, ClientHandshake handshake) {
+  ClientFrameReader(
+      ClientConnection connection,
+      ConnectionWatch watch,
+      AnnouncedTopology topology,
+      PendingCalls pending,
+      CloseCause closing,
+      ClientHandshake handshake) {
     this.connection = connection;
     this.runtime = connection.runtime;
     this.watch = watch;
@@ -58,7 +63,9 @@ final class ClientFrameReader extends ChannelInboundHandlerAdapter {
       }
     } else if (msg instanceof Ping p) {
       ctx.writeAndFlush(new Pong(p.data()), ctx.voidPromise());
-    } else if (msg instanceof StreamItem || msg instanceof StreamCredit || msg instanceof StreamEnd
+    } else if (msg instanceof StreamItem
+        || msg instanceof StreamCredit
+        || msg instanceof StreamEnd
         || msg instanceof Cancel) {
       connection.streams.onFrame((Frame) msg);
     } else if (msg instanceof GoAway g) {
@@ -69,8 +76,11 @@ final class ClientFrameReader extends ChannelInboundHandlerAdapter {
         runtime.onTopologyAnnounced(connection);
       }
     } else if (!(msg instanceof Pong)) {
-      failProtocol(ctx, new ProtocolException(
-          "unexpected " + msg.getClass().getSimpleName() + " from the server"), false);
+      failProtocol(
+          ctx,
+          new ProtocolException(
+              "unexpected " + msg.getClass().getSimpleName() + " from the server"),
+          false);
     }
   }
 
@@ -81,8 +91,8 @@ final class ClientFrameReader extends ChannelInboundHandlerAdapter {
   }
 
   /**
-   * Requests above the server's last accepted id never ran: refuse them so they retry elsewhere.
-   * A GOAWAY instead of WELCOME (the server is full, or does not speak this version) fails the
+   * Requests above the server's last accepted id never ran: refuse them so they retry elsewhere. A
+   * GOAWAY instead of WELCOME (the server is full, or does not speak this version) fails the
    * connect: the caller goes on to the next endpoint. MAX_AGE's notice (no last id yet) drains
    * nothing: the key's supervisor opens the replacement and moves new calls once it is ready.
    */
@@ -96,16 +106,19 @@ final class ClientFrameReader extends ChannelInboundHandlerAdapter {
     if (handshaking) {
       closing.failedBecause(handshake.refusedBy(g));
     } else if (!g.reason().isGraceful()) {
-      closing.failedBecause(new ProtocolException("server sent GOAWAY(" + g.reason() + "): " + g.message()));
+      closing.failedBecause(
+          new ProtocolException("server sent GOAWAY(" + g.reason() + "): " + g.message()));
     }
     if (!handshaking) {
-      connection.startDraining("GOAWAY(" + g.reason() + ", last accepted " + g.lastAcceptedId() + "): " + g.message());
+      connection.startDraining(
+          "GOAWAY(" + g.reason() + ", last accepted " + g.lastAcceptedId() + "): " + g.message());
     }
     for (Invocation inv : pending.takeNotAccepted(g.lastAcceptedId())) {
       inv.onRefused("the server is going away (" + g.reason() + ") and never accepted the request");
     }
     if (handshaking) {
-      ctx.channel().close(); // still CONNECTING when it closes: the connect fails with the GOAWAY's words
+      ctx.channel()
+          .close(); // still CONNECTING when it closes: the connect fails with the GOAWAY's words
     } else {
       connection.closeIfDrained();
     }
@@ -115,11 +128,17 @@ final class ClientFrameReader extends ChannelInboundHandlerAdapter {
    * Takes the view a frame announced and tells when it changed. A view that is not in endpoint
    * grammar is a protocol error: the connection closes with GOAWAY, and false is returned.
    */
-  private boolean learn(ChannelHandlerContext ctx, String primary, List<String> alternates, String frame) {
+  private boolean learn(
+      ChannelHandlerContext ctx, String primary, List<String> alternates, String frame) {
     try {
       if (topology.replaceWith(primary, alternates, frame)) {
-        runtime.events().emit(TetherEvent.Kind.TOPOLOGY_CHANGED, connection.endpointText(),
-            frame + " announced " + topology.describe(), null);
+        runtime
+            .events()
+            .emit(
+                TetherEvent.Kind.TOPOLOGY_CHANGED,
+                connection.endpointText(),
+                frame + " announced " + topology.describe(),
+                null);
       }
       return true;
     } catch (ProtocolException e) {
@@ -132,7 +151,8 @@ final class ClientFrameReader extends ChannelInboundHandlerAdapter {
    * The server broke the protocol in a way only the client sees: close, after a GOAWAY saying why
    * when {@code tellServer}.
    */
-  private void failProtocol(ChannelHandlerContext ctx, ProtocolException cause, boolean tellServer) {
+  private void failProtocol(
+      ChannelHandlerContext ctx, ProtocolException cause, boolean tellServer) {
     closing.failedBecause(cause);
     if (tellServer) {
       ctx.writeAndFlush(new GoAway(GoAwayReason.PROTOCOL_ERROR, 0, cause.getMessage()))

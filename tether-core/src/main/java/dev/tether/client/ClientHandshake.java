@@ -15,14 +15,16 @@ import io.netty.channel.ChannelHandlerContext;
 import java.time.Duration;
 
 /**
- * The client's half of the handshake: the preface and HELLO it opens with, the time the server
- * has to answer with WELCOME, and what a failed opening is called (connect timeout, refused, or
+ * The client's half of the handshake: the preface and HELLO it opens with, the time the server has
+ * to answer with WELCOME, and what a failed opening is called (connect timeout, refused, or
  * failed). Confined to the connection's event loop; the timer runs on the runtime's scheduler.
  */
 final class ClientHandshake {
   /** What a handshake settled, for events; null before WELCOME. */
   static String summary(Welcome w) {
-    return w == null ? null : "handshake done with server " + w.serverId() + " version " + w.serverVersion();
+    return w == null
+        ? null
+        : "handshake done with server " + w.serverId() + " version " + w.serverVersion();
   }
 
   /** What the handshake asks of its connection. */
@@ -37,6 +39,7 @@ final class ClientHandshake {
   private final ClientRuntime runtime;
   private final Candidate candidate;
   private final Owner owner;
+
   /** Non-null only while the connection waits for WELCOME with a limit on how long. */
   private Scheduler.Cancellable timeout;
 
@@ -73,25 +76,36 @@ final class ClientHandshake {
   private void onTimeout() {
     timeout = null;
     if (owner.isHandshaking()) {
-      owner.onHandshakeFailed(new ConnectTimeoutException(
-          "no handshake from " + candidate.endpoint() + " within " + limit().toMillis() + " ms"));
+      owner.onHandshakeFailed(
+          new ConnectTimeoutException(
+              "no handshake from "
+                  + candidate.endpoint()
+                  + " within "
+                  + limit().toMillis()
+                  + " ms"));
     }
   }
 
   /**
    * How long the server may take to answer HELLO: the endpoint's connect timeout, or without one
-   * {@code tether.connection.handshakeTimeout}, so a peer that accepts and then says nothing (frozen,
-   * overloaded) cannot hold a connection attempt, and the calls waiting for it, forever.
+   * {@code tether.connection.handshakeTimeout}, so a peer that accepts and then says nothing
+   * (frozen, overloaded) cannot hold a connection attempt, and the calls waiting for it, forever.
    */
   private Duration limit() {
     Duration connectTimeout = candidate.connectTimeout();
-    return connectTimeout != null ? connectTimeout : runtime.config().connections().handshakeTimeout();
+    return connectTimeout != null
+        ? connectTimeout
+        : runtime.config().connections().handshakeTimeout();
   }
 
   /** A GOAWAY instead of WELCOME: the server is full, or does not speak this version. */
   ConnectFailedException refusedBy(GoAway g) {
-    return new ConnectFailedException(candidate.endpoint() + " refused the connection with GOAWAY("
-        + g.reason() + "): " + g.message());
+    return new ConnectFailedException(
+        candidate.endpoint()
+            + " refused the connection with GOAWAY("
+            + g.reason()
+            + "): "
+            + g.message());
   }
 
   /** What the callers waiting for this connection are told when it closed before WELCOME. */
@@ -105,8 +119,10 @@ final class ClientHandshake {
     if (cause instanceof io.netty.channel.ConnectTimeoutException) {
       // The transport's message names the limit it applied: the endpoint's, or its own default
       // when the endpoint sets none (so this must not read the endpoint's, which may be absent).
-      return new ConnectTimeoutException("connect to " + candidate.endpoint() + " " + cause.getMessage(), cause);
+      return new ConnectTimeoutException(
+          "connect to " + candidate.endpoint() + " " + cause.getMessage(), cause);
     }
-    return new ConnectFailedException("cannot connect to " + candidate.endpoint() + ": " + cause, cause);
+    return new ConnectFailedException(
+        "cannot connect to " + candidate.endpoint() + ": " + cause, cause);
   }
 }

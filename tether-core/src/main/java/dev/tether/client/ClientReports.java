@@ -47,17 +47,30 @@ final class ClientReports {
   void onHedge(ProxySettings settings, String operation, int attempt) {
     retries.increment();
     if (events.isOn()) {
-      events.emit(TetherEvent.Kind.RETRY, null,
-          "hedging " + operation + " of " + settings.identity() + " (attempt " + attempt + "): no answer within "
-              + settings.hedgingDelay().toMillis() + " ms", null);
+      events.emit(
+          TetherEvent.Kind.RETRY,
+          null,
+          "hedging "
+              + operation
+              + " of "
+              + settings.identity()
+              + " (attempt "
+              + attempt
+              + "): no answer within "
+              + settings.hedgingDelay().toMillis()
+              + " ms",
+          null);
     }
   }
 
   void onHedgeRefused(HedgedCall call) {
     budgetRefusals.increment();
     if (events.isOn()) {
-      events.emit(TetherEvent.Kind.RETRY_BUDGET_EXHAUSTED, null,
-          "not hedging " + call.describe() + ": the retry budget is spent", null);
+      events.emit(
+          TetherEvent.Kind.RETRY_BUDGET_EXHAUSTED,
+          null,
+          "not hedging " + call.describe() + ": the retry budget is spent",
+          null);
     }
   }
 
@@ -65,44 +78,88 @@ final class ClientReports {
   void onRetry(Invocation inv, Attempt.Outcome outcome, TetherException cause, String endpoint) {
     retries.increment();
     if (events.isOn()) {
-      events.emit(TetherEvent.Kind.RETRY, endpoint,
-          "retrying " + inv.describe() + " (retry " + inv.retries() + ") after " + outcome + ": " + cause.getMessage(), cause);
+      events.emit(
+          TetherEvent.Kind.RETRY,
+          endpoint,
+          "retrying "
+              + inv.describe()
+              + " (retry "
+              + inv.retries()
+              + ") after "
+              + outcome
+              + ": "
+              + cause.getMessage(),
+          cause);
     }
   }
 
-  void onBudgetRefusal(Invocation inv, Attempt.Outcome outcome, TetherException cause, String endpoint) {
+  void onBudgetRefusal(
+      Invocation inv, Attempt.Outcome outcome, TetherException cause, String endpoint) {
     budgetRefusals.increment();
     if (events.isOn()) {
-      events.emit(TetherEvent.Kind.RETRY_BUDGET_EXHAUSTED, endpoint,
-          "not retrying " + inv.describe() + " after " + outcome + ": the retry budget is spent", cause);
+      events.emit(
+          TetherEvent.Kind.RETRY_BUDGET_EXHAUSTED,
+          endpoint,
+          "not retrying " + inv.describe() + " after " + outcome + ": the retry budget is spent",
+          cause);
     }
   }
 
   /** A proxy's connection went to an alternate of the cluster view rather than its primary. */
   void onReroute(ProxySettings settings, RequestChannel connection) {
-    reroute(connection, settings.identity() + " now uses alternate " + connection + " of its cluster view");
+    reroute(
+        connection,
+        settings.identity() + " now uses alternate " + connection + " of its cluster view");
   }
 
   /** A connection manager told where the cluster is; the proxy moves on to its view. */
   void onManagerRedirect(ProxySettings settings, RequestChannel manager, List<Endpoint> view) {
-    reroute(manager, settings.identity() + ": " + manager + " is a connection manager outside its view; now using " + view);
+    reroute(
+        manager,
+        settings.identity()
+            + ": "
+            + manager
+            + " is a connection manager outside its view; now using "
+            + view);
   }
 
-  /** The proxy reached an alternate of its view first (its own endpoints named it): it goes to the primary. */
+  /**
+   * The proxy reached an alternate of its view first (its own endpoints named it): it goes to the
+   * primary.
+   */
   void onPrimaryRedirect(ProxySettings settings, RequestChannel alternate, List<Endpoint> view) {
-    reroute(alternate, settings.identity() + ": " + alternate + " is an alternate of its view; now using " + view
-        + ", primary first");
+    reroute(
+        alternate,
+        settings.identity()
+            + ": "
+            + alternate
+            + " is an alternate of its view; now using "
+            + view
+            + ", primary first");
   }
 
-  /** Every server of the view failed and the configured server that answered knows no other: it is used. */
+  /**
+   * Every server of the view failed and the configured server that answered knows no other: it is
+   * used.
+   */
   void onViewUnreachable(ProxySettings settings, RequestChannel configured, List<Endpoint> view) {
-    reroute(configured, settings.identity() + ": no server of its view " + view + " could be reached; using the configured "
-        + configured + ", which announces no other");
+    reroute(
+        configured,
+        settings.identity()
+            + ": no server of its view "
+            + view
+            + " could be reached; using the configured "
+            + configured
+            + ", which announces no other");
   }
 
   private void reroute(RequestChannel connection, String detail) {
     if (events.isOn()) {
-      events.emit(TetherEvent.Kind.REROUTE, connection instanceof BaseConnection b ? b.endpointText() : null, detail, null);
+      events.emit(
+          TetherEvent.Kind.REROUTE,
+          connection instanceof BaseConnection b ? b.endpointText() : null,
+          detail,
+          null);
     }
   }
 
@@ -115,7 +172,8 @@ final class ClientReports {
     for (RequestChannel c : connections) {
       pending.add(c.status());
     }
-    CompletableFuture<Void> answered = CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new));
+    CompletableFuture<Void> answered =
+        CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new));
     Scheduler.Cancellable patience = null;
     try {
       patience = scheduler.schedule(() -> answered.complete(null), STATUS_PATIENCE.toNanos());

@@ -23,17 +23,17 @@ import java.util.List;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Function;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Function;
 
 /**
- * The client half of a {@code Tether} instance and the composition root of the client package:
- * it wires event loops, endpoint selection, the connection supervisors, the call path and node
- * groups, and owns the runtime's control executor, scheduler, ticker and event bus. Thread-safe.
+ * The client half of a {@code Tether} instance and the composition root of the client package: it
+ * wires event loops, endpoint selection, the connection supervisors, the call path and node groups,
+ * and owns the runtime's control executor, scheduler, ticker and event bus. Thread-safe.
  */
 public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost {
   private final ClientConfig config;
@@ -53,8 +53,10 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
   private final NodeRouter.Factory routerFactory;
   private final String clientId = "tether-" + UUID.randomUUID();
   private final ClientReports reports;
+
   /** Sees every logical call; null when none is set, which costs a call one read of this field. */
   private final dev.tether.ClientInterceptor interceptor;
+
   /**
    * Set once by {@link #shutdown}; read by callers on any thread to refuse new calls, and by the
    * loops to tell a break from the runtime's own close: a one-way flag, so volatile, not a hop.
@@ -62,12 +64,20 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
   private volatile boolean closing;
 
   /**
-   * @param scheduler keeps time for every timer of the runtime; null for the runtime's own event loops
+   * @param scheduler keeps time for every timer of the runtime; null for the runtime's own event
+   *     loops
    * @param interceptor sees every logical call; null for none
    */
   public ClientRuntime(
-      ClientConfig config, Resolver resolver, SslContext tls, Ticker ticker, Scheduler scheduler, Random random,
-      NodeRouter.Factory routerFactory, List<TetherListener> listeners, dev.tether.ClientInterceptor interceptor) {
+      ClientConfig config,
+      Resolver resolver,
+      SslContext tls,
+      Ticker ticker,
+      Scheduler scheduler,
+      Random random,
+      NodeRouter.Factory routerFactory,
+      List<TetherListener> listeners,
+      dev.tether.ClientInterceptor interceptor) {
     this.config = config;
     this.interceptor = interceptor;
     this.ticker = ticker;
@@ -78,8 +88,11 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
       all.add(new TraceLog(config.traceRetry(), config.traceConnection()));
     }
     this.events = new EventBus(all, ticker, "tether-events");
-    this.retryBudget = new RetryBudget(config.retryBudgetRatio(), config.retryBudgetFloorPerSecond());
-    this.transports = new TransportSet("tether-client", config.eventLoopThreads(), config.forceNio(), tls, null, scheduler);
+    this.retryBudget =
+        new RetryBudget(config.retryBudgetRatio(), config.retryBudgetFloorPerSecond());
+    this.transports =
+        new TransportSet(
+            "tether-client", config.eventLoopThreads(), config.forceNio(), tls, null, scheduler);
     this.scheduler = transports.timers();
     this.reports = new ClientReports(events, this.scheduler);
     this.selector = new EndpointSelector(transports, resolver, config, random);
@@ -93,12 +106,15 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
   // ---- calls ----
 
   /** Starts a new call; the returned future is its outcome. */
-  public CompletableFuture<byte[]> invoke(ProxySettings settings, ProxyBinding binding, String operation, byte[] body,
-      int flags) {
+  public CompletableFuture<byte[]> invoke(
+      ProxySettings settings, ProxyBinding binding, String operation, byte[] body, int flags) {
     if (isHedged(settings, flags) && !closing) {
       retryBudget.recordCall(ticker.nanoTime());
-      TracedCall trace = interceptor == null ? null : TracedCall.start(interceptor, settings, operation, flags);
-      return new HedgedCall(this, calls, settings, binding, operation, body, flags, deadlineFor(settings)).start(trace);
+      TracedCall trace =
+          interceptor == null ? null : TracedCall.start(interceptor, settings, operation, flags);
+      return new HedgedCall(
+              this, calls, settings, binding, operation, body, flags, deadlineFor(settings))
+          .start(trace);
     }
     Invocation inv = new Invocation(binding, operation, body, flags);
     start(inv);
@@ -110,8 +126,13 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
    * the call itself completes that future, which spares a completion stage per call. Hedged and
    * batched calls, and calls on a closed runtime, take an ordinary stage.
    */
-  public <T> CompletableFuture<T> invoke(ProxySettings settings, ProxyBinding binding, String operation, byte[] body,
-      int flags, Function<byte[], T> decoder) {
+  public <T> CompletableFuture<T> invoke(
+      ProxySettings settings,
+      ProxyBinding binding,
+      String operation,
+      byte[] body,
+      int flags,
+      Function<byte[], T> decoder) {
     if (isHedged(settings, flags) || settings.mode().isBatch() || closing) {
       return invoke(settings, binding, operation, body, flags).thenApply(decoder);
     }
@@ -137,7 +158,10 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
     calls.start(inv);
   }
 
-  /** A new call's absolute deadline on this runtime's ticker, 0 for none (see {@link dev.tether.internal.CallDeadline#forNewCall}). */
+  /**
+   * A new call's absolute deadline on this runtime's ticker, 0 for none (see {@link
+   * dev.tether.internal.CallDeadline#forNewCall}).
+   */
   long deadlineFor(ProxySettings settings) {
     return dev.tether.internal.CallDeadline.forNewCall(settings.invocationTimeout(), ticker);
   }
@@ -151,9 +175,14 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
         && !settings.mode().isBatch();
   }
 
-  /** The client interceptor, if there is one, watches {@code inv}: a call, or a stream's opening. */
+  /**
+   * The client interceptor, if there is one, watches {@code inv}: a call, or a stream's opening.
+   */
   void watch(Invocation inv) {
-    TracedCall trace = interceptor == null ? null : TracedCall.start(interceptor, inv.settings(), inv.operation, inv.flags());
+    TracedCall trace =
+        interceptor == null
+            ? null
+            : TracedCall.start(interceptor, inv.settings(), inv.operation, inv.flags());
     if (trace != null) {
       inv.traceAs(trace, null, true);
     }
@@ -164,7 +193,10 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
     connection.send(inv);
   }
 
-  /** A failed attempt may run again (decided by the invocation): count, tell, and go on on the control executor. */
+  /**
+   * A failed attempt may run again (decided by the invocation): count, tell, and go on on the
+   * control executor.
+   */
   void onRetry(Invocation inv, Attempt.Outcome outcome, TetherException cause, String endpoint) {
     reports.onRetry(inv, outcome, cause, endpoint);
     retry(inv);
@@ -186,9 +218,9 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
   /**
    * Sends the batch requests the proxy queued, and only those, on the connection its next call
    * would use (found or opened now, as for a call). None of them was on the wire yet, so a
-   * connection that closed since they were queued loses nothing: they go on the new one. Fails
-   * with {@link dev.tether.BatchLostException} naming how many were not sent (no connection, a
-   * failed write, too large for the server); those are no longer queued.
+   * connection that closed since they were queued loses nothing: they go on the new one. Fails with
+   * {@link dev.tether.BatchLostException} naming how many were not sent (no connection, a failed
+   * write, too large for the server); those are no longer queued.
    */
   public CompletableFuture<Void> flushBatch(ProxySettings settings, ProxyBinding binding) {
     List<Invocation> queued = binding.batch().drain();
@@ -197,14 +229,26 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
     }
     if (closing) {
       return CompletableFuture.failedFuture(
-          BatchFrames.lost(queued.size(), queued.size(), settings.identity(), new TetherException("the runtime is closed")));
+          BatchFrames.lost(
+              queued.size(),
+              queued.size(),
+              settings.identity(),
+              new TetherException("the runtime is closed")));
     }
-    RequestChannel cached = settings.connectionCached() && !CallPath.routesOverNodes(settings) ? binding.usable() : null;
-    CompletableFuture<RequestChannel> connection = cached != null ? CompletableFuture.completedFuture(cached)
-        : establish(settings, binding);
-    return connection.handle((c, failure) -> failure == null ? c.sendBatch(queued)
-            : CompletableFuture.<Void>failedFuture(
-                BatchFrames.lost(queued.size(), queued.size(), settings.identity(), unwrap(failure))))
+    RequestChannel cached =
+        settings.connectionCached() && !CallPath.routesOverNodes(settings)
+            ? binding.usable()
+            : null;
+    CompletableFuture<RequestChannel> connection =
+        cached != null ? CompletableFuture.completedFuture(cached) : establish(settings, binding);
+    return connection
+        .handle(
+            (c, failure) ->
+                failure == null
+                    ? c.sendBatch(queued)
+                    : CompletableFuture.<Void>failedFuture(
+                        BatchFrames.lost(
+                            queued.size(), queued.size(), settings.identity(), unwrap(failure))))
         .thenCompose(f -> f);
   }
 
@@ -222,7 +266,10 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
     return finder.find(settings, binding, 0);
   }
 
-  /** Connects eagerly: a pinned proxy its connection; a load-balanced one every node, done once one is connected. */
+  /**
+   * Connects eagerly: a pinned proxy its connection; a load-balanced one every node, done once one
+   * is connected.
+   */
   public CompletableFuture<Void> connectAsync(ProxySettings settings, ProxyBinding binding) {
     if (CallPath.routesOverNodes(settings)) {
       return routerFor(settings, binding).connectAny(settings);
@@ -230,7 +277,10 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
     return establish(settings, binding).thenApply(c -> null);
   }
 
-  /** The node router shared by every proxy with the same endpoints, connection id, strategy, mode and version range. */
+  /**
+   * The node router shared by every proxy with the same endpoints, connection id, strategy, mode
+   * and version range.
+   */
   NodeRouter routerFor(ProxySettings settings, ProxyBinding binding) {
     // Looked up once per proxy: a proxy's settings never change, so neither does its group.
     NodeRouter cached = binding.router();
@@ -238,8 +288,13 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
       return cached;
     }
     Object source = settings.source() != null ? settings.source() : settings.fixedEndpoints();
-    RouterKey key = new RouterKey(
-        source, settings.connectionId(), settings.loadBalancing(), settings.mode(), settings.serverVersion());
+    RouterKey key =
+        new RouterKey(
+            source,
+            settings.connectionId(),
+            settings.loadBalancing(),
+            settings.mode(),
+            settings.serverVersion());
     NodeRouter router = routers.computeIfAbsent(key, k -> routerFactory.create(this, settings));
     binding.router(router);
     return router;
@@ -250,7 +305,11 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
    * outside its range INCOMPATIBLE for every proxy that shares it. Null range: any version.
    */
   private record RouterKey(
-      Object source, String connectionId, LoadBalancing strategy, InvocationMode mode, VersionRange versions) {}
+      Object source,
+      String connectionId,
+      LoadBalancing strategy,
+      InvocationMode mode,
+      VersionRange versions) {}
 
   // ---- what supervisors and node groups ask of the runtime ----
 
@@ -271,16 +330,18 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
   /** Keeps time with the runtime's scheduler, then runs {@code task} on its owner's thread. */
   Scheduler.Cancellable scheduleOn(Executor owner, Runnable task, long delayNanos) {
     try {
-      return scheduler.schedule(() -> {
-        try {
-          owner.execute(task);
-        } catch (RejectedExecutionException ownerStopped) {
-          // The owner's event loop has shut down with the runtime; nothing is left to act on.
-        }
-      }, delayNanos);
+      return scheduler.schedule(
+          () -> {
+            try {
+              owner.execute(task);
+            } catch (RejectedExecutionException ownerStopped) {
+              // The owner's event loop has shut down with the runtime; nothing is left to act on.
+            }
+          },
+          delayNanos);
     } catch (RejectedExecutionException stopping) {
       // The runtime's own timers stopped with its event loops: a closing runtime plans nothing.
-      return () -> { };
+      return () -> {};
     }
   }
 
@@ -307,16 +368,17 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
   }
 
   /**
-   * How long {@code c} may go without a call before it closes (0: never): extras close after
-   * {@code tether.connection.extraIdleClose}; a node group's connections stay, since the group
-   * supervises them; others follow {@code tether.connection.idleClose}.
+   * How long {@code c} may go without a call before it closes (0: never): extras close after {@code
+   * tether.connection.extraIdleClose}; a node group's connections stay, since the group supervises
+   * them; others follow {@code tether.connection.idleClose}.
    */
   long idleCloseNanos(ClientConnection c) {
     ClientConfig.ConnectionUse use = config.connections();
     if (c.isExtra()) {
       return use.extraIdleClose().toNanos();
     }
-    boolean supervised = pool.supervisorOf(c.key()).map(ConnectionSupervisor::keepsConnected).orElse(false);
+    boolean supervised =
+        pool.supervisorOf(c.key()).map(ConnectionSupervisor::keepsConnected).orElse(false);
     return supervised ? 0 : use.idleClose().toNanos();
   }
 
@@ -327,10 +389,13 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
 
   /** A connection closed; its supervisor decides what follows. Called on the connection's loop. */
   void onConnectionClosed(RequestChannel c, boolean unexpectedly, Throwable cause) {
-    pool.supervisorOf(c.key()).ifPresent(s -> s.onConnectionClosed(c, unexpectedly && !closing, cause));
+    pool.supervisorOf(c.key())
+        .ifPresent(s -> s.onConnectionClosed(c, unexpectedly && !closing, cause));
   }
 
-  /** {@code c} reached its maximum age (the server's or this side's): its supervisor replaces it. */
+  /**
+   * {@code c} reached its maximum age (the server's or this side's): its supervisor replaces it.
+   */
   void onConnectionAged(RequestChannel c, String why) {
     pool.supervisorOf(c.key()).ifPresent(s -> s.onAged(c, why));
   }
@@ -355,7 +420,10 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
     return config.ejection();
   }
 
-  /** What a call of {@code endpoints} without a connection at its deadline waited for; control executor. */
+  /**
+   * What a call of {@code endpoints} without a connection at its deadline waited for; control
+   * executor.
+   */
   CallTimeline.Wait waitAmong(List<dev.tether.Endpoint> endpoints) {
     return pool.waitAmong(endpoints);
   }
@@ -388,7 +456,10 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
 
   // ---- status and configuration ----
 
-  /** The connection numbered {@code id} while this runtime holds it (connecting, ready or draining), else null. */
+  /**
+   * The connection numbered {@code id} while this runtime holds it (connecting, ready or draining),
+   * else null.
+   */
   public RequestChannel connectionNumbered(long id) {
     for (RequestChannel c : pool.all()) {
       if (c.id() == id) {
@@ -429,10 +500,13 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
 
   static TetherException unwrap(Throwable t) {
     Throwable cause = t;
-    while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
+    while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+        && cause.getCause() != null) {
       cause = cause.getCause();
     }
-    return cause instanceof TetherException te ? te : new TetherException(String.valueOf(cause), cause);
+    return cause instanceof TetherException te
+        ? te
+        : new TetherException(String.valueOf(cause), cause);
   }
 
   /**

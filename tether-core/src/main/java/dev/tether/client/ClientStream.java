@@ -10,7 +10,6 @@ import dev.tether.protocol.Frame;
 import dev.tether.protocol.ProtocolVersion;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Response;
-import dev.tether.protocol.Status;
 import dev.tether.protocol.StreamCredit;
 import dev.tether.protocol.StreamEnd;
 import dev.tether.protocol.StreamItem;
@@ -53,10 +52,13 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
   private final StreamSettings settings;
   private final StreamContext context = new StreamContext(StreamThreads.shared());
   private final StreamReceiver replies;
+
   /** Null on a server stream. */
   private final StreamSender sender;
+
   /** This stream's part of the runtime's item counts, brought up to date after each run. */
   private final StreamItemCounts.Share counted;
+
   private State state = State.OPENING;
   private byte[] token;
   private StreamLink link;
@@ -66,7 +68,12 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
   private long resumeDeadlineNanos;
   private int resumes;
 
-  ClientStream(ProxyBinding binding, String operation, byte[] request, Flow.Publisher<byte[]> outbound, int flags) {
+  ClientStream(
+      ProxyBinding binding,
+      String operation,
+      byte[] request,
+      Flow.Publisher<byte[]> outbound,
+      int flags) {
     this.runtime = binding.runtime;
     this.binding = binding;
     this.operation = operation;
@@ -75,20 +82,27 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
     this.flags = flags | Request.STREAM | (outbound != null ? Request.BIDI : 0);
     this.settings = runtime.config().streams();
     this.replies = new StreamReceiver(context, settings, this);
-    this.sender = outbound == null ? null : new StreamSender(context, settings.resumeBufferBytes(), this);
+    this.sender =
+        outbound == null ? null : new StreamSender(context, settings.resumeBufferBytes(), this);
     this.counted = runtime.reports().streamItems().share();
     context.afterEachRun(this::flush);
   }
 
-  /** Gives {@code subscriber} its subscription and starts the opening (a cold publisher's subscribe). */
+  /**
+   * Gives {@code subscriber} its subscription and starts the opening (a cold publisher's
+   * subscribe).
+   */
   void start(Flow.Subscriber<? super byte[]> subscriber) {
-    context.execute(() -> {
-      replies.start(subscriber);
-      if (state == State.OPENING) {
-        runtime.establish(binding.settings, binding).thenCompose(RequestChannel::ready)
-            .whenComplete((c, failure) -> context.execute(() -> connected(c, failure)));
-      }
-    });
+    context.execute(
+        () -> {
+          replies.start(subscriber);
+          if (state == State.OPENING) {
+            runtime
+                .establish(binding.settings, binding)
+                .thenCompose(RequestChannel::ready)
+                .whenComplete((c, failure) -> context.execute(() -> connected(c, failure)));
+          }
+        });
   }
 
   private void connected(RequestChannel c, Throwable failure) {
@@ -101,33 +115,44 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
       return;
     }
     Invocation opening = new Invocation(binding, operation, request, flags);
-    runtime.watch(opening); // the client interceptor sees the opening as a call: its metadata travels with it
+    runtime.watch(
+        opening); // the client interceptor sees the opening as a call: its metadata travels with it
     send(opening, c);
   }
 
   /** Why a stream cannot go on {@code c}: a datagram transport, or a server older than 1.3. */
   private static TetherException incompatibility(RequestChannel c) {
     if (!(c instanceof ClientConnection cc)) {
-      return new TetherException("streams need a stream transport (tcp, ssl, local), not " + c.transport());
+      return new TetherException(
+          "streams need a stream transport (tcp, ssl, local), not " + c.transport());
     }
-    int minor = cc.channel.pipeline().get(dev.tether.protocol.FrameDecoder.class).peerMinorVersion();
+    int minor =
+        cc.channel.pipeline().get(dev.tether.protocol.FrameDecoder.class).peerMinorVersion();
     if (minor < ProtocolVersion.FIRST_MINOR_OF_1_3) {
-      return new IncompatibleServerException("the server at " + cc.remoteAddress() + " speaks protocol 1." + minor
-          + " and cannot open streams, which need 1." + ProtocolVersion.FIRST_MINOR_OF_1_3);
+      return new IncompatibleServerException(
+          "the server at "
+              + cc.remoteAddress()
+              + " speaks protocol 1."
+              + minor
+              + " and cannot open streams, which need 1."
+              + ProtocolVersion.FIRST_MINOR_OF_1_3);
     }
     return null;
   }
 
-  /** Sends the opening or RESUME; its answer comes back through {@link #accepted}, its failure here. */
+  /**
+   * Sends the opening or RESUME; its answer comes back through {@link #accepted}, its failure here.
+   */
   private void send(Invocation carrier, RequestChannel c) {
     inFlight = carrier;
     ClientStreams.awaitAnswer(carrier, this);
-    carrier.whenComplete((ok, failure) -> {
-      if (failure != null) {
-        ClientStreams.forgetOpening(carrier);
-        context.execute(() -> carrierFailed(carrier, ClientRuntime.unwrap(failure)));
-      }
-    });
+    carrier.whenComplete(
+        (ok, failure) -> {
+          if (failure != null) {
+            ClientStreams.forgetOpening(carrier);
+            context.execute(() -> carrierFailed(carrier, ClientRuntime.unwrap(failure)));
+          }
+        });
     carrier.armDeadline();
     runtime.hand(carrier, c);
   }
@@ -150,40 +175,42 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
 
   /** The server accepted the opening or the RESUME on {@code on} (called on its loop). */
   void accepted(ClientConnection on, ClientStreams table, int streamId, byte[] body) {
-    context.execute(() -> {
-      inFlight = null;
-      StreamLink next = new ChannelLink(on.channel, streamId);
-      if (state == State.OPENING) {
-        token = body;
-        attach(on, table, next);
-        transitionTo(State.OPEN, "opened on " + on.remoteAddress());
-        replies.attach(next);
-        if (sender != null) {
-          outbound.subscribe(sender);
-          sender.attach(next, 0, 0);
-        }
-      } else if (state == State.RESUMING) {
-        StreamResume answer = StreamResume.decodeAnswer(body);
-        if (sender != null && !sender.canResumeFrom(answer.received())) {
-          next.write(new Cancel(streamId));
-          next.flush();
-          table.forget(streamId);
-          lose("the items to replay outgrew the resume buffer");
-          return;
-        }
-        attach(on, table, next);
-        resumes++;
-        transitionTo(State.OPEN, "resumed on " + on.remoteAddress() + " (resume " + resumes + ")");
-        replies.attach(next);
-        if (sender != null) {
-          sender.attach(next, answer.received(), answer.limit());
-        }
-      } else { // cancelled while the answer was on its way: the server stream is let go
-        next.write(new Cancel(streamId));
-        next.flush();
-        table.forget(streamId);
-      }
-    });
+    context.execute(
+        () -> {
+          inFlight = null;
+          StreamLink next = new ChannelLink(on.channel, streamId);
+          if (state == State.OPENING) {
+            token = body;
+            attach(on, table, next);
+            transitionTo(State.OPEN, "opened on " + on.remoteAddress());
+            replies.attach(next);
+            if (sender != null) {
+              outbound.subscribe(sender);
+              sender.attach(next, 0, 0);
+            }
+          } else if (state == State.RESUMING) {
+            StreamResume answer = StreamResume.decodeAnswer(body);
+            if (sender != null && !sender.canResumeFrom(answer.received())) {
+              next.write(new Cancel(streamId));
+              next.flush();
+              table.forget(streamId);
+              lose("the items to replay outgrew the resume buffer");
+              return;
+            }
+            attach(on, table, next);
+            resumes++;
+            transitionTo(
+                State.OPEN, "resumed on " + on.remoteAddress() + " (resume " + resumes + ")");
+            replies.attach(next);
+            if (sender != null) {
+              sender.attach(next, answer.received(), answer.limit());
+            }
+          } else { // cancelled while the answer was on its way: the server stream is let go
+            next.write(new Cancel(streamId));
+            next.flush();
+            table.forget(streamId);
+          }
+        });
   }
 
   private void attach(ClientConnection on, ClientStreams table, StreamLink next) {
@@ -194,61 +221,69 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
 
   /** A frame for this stream from the connection that carries it (from its loop). */
   void onFrame(Frame frame, ClientStreams from) {
-    context.execute(() -> {
-      if (from != room || state != State.OPEN) {
-        return;
-      }
-      if (frame instanceof StreamItem item) {
-        replies.onItem(item.position(), item.body());
-      } else if (frame instanceof StreamCredit credit) {
-        if (sender != null) {
-          sender.onCredit(credit.received(), credit.limit());
-        }
-      } else if (frame instanceof StreamEnd end) {
-        replies.onEnd(end);
-      } else if (frame instanceof Cancel && sender != null) {
-        sender.cancel(); // the service wants no more of what this side sends
-      }
-    });
+    context.execute(
+        () -> {
+          if (from != room || state != State.OPEN) {
+            return;
+          }
+          if (frame instanceof StreamItem item) {
+            replies.onItem(item.position(), item.body());
+          } else if (frame instanceof StreamCredit credit) {
+            if (sender != null) {
+              sender.onCredit(credit.received(), credit.limit());
+            }
+          } else if (frame instanceof StreamEnd end) {
+            replies.onEnd(end);
+          } else if (frame instanceof Cancel && sender != null) {
+            sender.cancel(); // the service wants no more of what this side sends
+          }
+        });
   }
 
   /** The connection that carried the stream closed (called on its loop): resume, or lose it. */
   void linkLost(ClientStreams from, Throwable why) {
-    context.execute(() -> {
-      if (from != room || state != State.OPEN) {
-        return;
-      }
-      link = null;
-      replies.detach();
-      if (sender != null) {
-        sender.detach();
-      }
-      if (replies.hasEnded() && (sender == null || sender.isFinished())) {
-        return; // the server ended the stream before the connection went: its last items wait for demand
-      }
-      if (settings.resumeWindow().isZero()) {
-        lose("its connection closed (" + CloseCause.describe(why) + ") and resuming is off");
-        return;
-      }
-      resumeDeadlineNanos = runtime.ticker().nanoTime() + settings.resumeWindow().toNanos();
-      transitionTo(State.RESUMING, "connection lost: " + CloseCause.describe(why));
-      resume();
-    });
+    context.execute(
+        () -> {
+          if (from != room || state != State.OPEN) {
+            return;
+          }
+          link = null;
+          replies.detach();
+          if (sender != null) {
+            sender.detach();
+          }
+          if (replies.hasEnded() && (sender == null || sender.isFinished())) {
+            return; // the server ended the stream before the connection went: its last items wait
+            // for demand
+          }
+          if (settings.resumeWindow().isZero()) {
+            lose("its connection closed (" + CloseCause.describe(why) + ") and resuming is off");
+            return;
+          }
+          resumeDeadlineNanos = runtime.ticker().nanoTime() + settings.resumeWindow().toNanos();
+          transitionTo(State.RESUMING, "connection lost: " + CloseCause.describe(why));
+          resume();
+        });
   }
 
-  /** This side is closing the connection under the stream: the server is told, the subscriber too. */
+  /**
+   * This side is closing the connection under the stream: the server is told, the subscriber too.
+   */
   void closeBySelf(String why) {
-    context.execute(() -> {
-      if (state != State.OPEN) {
-        return;
-      }
-      link.write(new Cancel(link.streamId()));
-      link.flush(); // before the connection closes, which it does once the stream has left it
-      lose(why);
-    });
+    context.execute(
+        () -> {
+          if (state != State.OPEN) {
+            return;
+          }
+          link.write(new Cancel(link.streamId()));
+          link.flush(); // before the connection closes, which it does once the stream has left it
+          lose(why);
+        });
   }
 
-  /** One resume attempt: the key's supervisor's connection (after its backoff), then RESUME on it. */
+  /**
+   * One resume attempt: the key's supervisor's connection (after its backoff), then RESUME on it.
+   */
   private void resume() {
     if (state != State.RESUMING) {
       return;
@@ -259,20 +294,31 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
       return;
     }
     Candidate candidate = connection.candidate;
-    runtime.supervisor(candidate, connection.key().connectionId()).obtain(candidate, true, resumeDeadlineNanos)
-        .whenComplete((c, failure) -> context.execute(() -> {
-          if (state != State.RESUMING) {
-            return;
-          }
-          if (failure != null || incompatibility(c) != null) {
-            resumeLater();
-            return;
-          }
-          byte[] body = new StreamResume(token, replies.received(), replies.sentLimit()).encodeRequest();
-          // The RESUME lives no longer than the window: a retry of it must not outlast the stream's patience.
-          int resumeFlags = flags | Request.RESUME | Request.IDEMPOTENT;
-          send(new Invocation(binding, operation, body, resumeFlags, resumeDeadlineNanos), c);
-        }));
+    runtime
+        .supervisor(candidate, connection.key().connectionId())
+        .obtain(candidate, true, resumeDeadlineNanos)
+        .whenComplete(
+            (c, failure) ->
+                context.execute(
+                    () -> {
+                      if (state != State.RESUMING) {
+                        return;
+                      }
+                      if (failure != null || incompatibility(c) != null) {
+                        resumeLater();
+                        return;
+                      }
+                      byte[] body =
+                          new StreamResume(token, replies.received(), replies.sentLimit())
+                              .encodeRequest();
+                      // The RESUME lives no longer than the window: a retry of it must not outlast
+                      // the stream's patience.
+                      int resumeFlags = flags | Request.RESUME | Request.IDEMPOTENT;
+                      send(
+                          new Invocation(
+                              binding, operation, body, resumeFlags, resumeDeadlineNanos),
+                          c);
+                    }));
   }
 
   private void resumeLater() {
@@ -280,11 +326,16 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
   }
 
   private void lose(String why) {
-    end(State.CLOSED, new StreamLostException("stream " + binding.settings.identity() + "." + operation + " lost: "
-        + why, replies.delivered()));
+    end(
+        State.CLOSED,
+        new StreamLostException(
+            "stream " + binding.settings.identity() + "." + operation + " lost: " + why,
+            replies.delivered()));
   }
 
-  /** The stream is over on this side: the subscriber hears {@code failure} (null: it heard its end). */
+  /**
+   * The stream is over on this side: the subscriber hears {@code failure} (null: it heard its end).
+   */
   private void end(State closed, Throwable failure) {
     if (state == State.CLOSED) {
       return;
@@ -297,7 +348,8 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
       sender.cancel();
     }
     if (room != null && link != null) {
-      link.flush(); // what this stream wrote leaves before a draining connection can close behind it
+      link.flush(); // what this stream wrote leaves before a draining connection can close behind
+      // it
       room.forget(link.streamId());
     }
   }
@@ -323,10 +375,15 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
   public Throwable failureOf(StreamEnd end, long delivered) {
     String message = end.metadata().getOrDefault(Response.ERROR_MESSAGE, "");
     return switch (end.status()) {
-      case REMOTE_ERROR -> new RemoteException(end.metadata().getOrDefault(Response.ERROR_TYPE, "unknown"), message);
-      case STREAM_LOST -> new StreamLostException("stream " + binding.settings.identity() + "." + operation
-          + " lost: " + message, delivered);
-      default -> new TetherException("stream " + operation + " ended with " + end.status() + ": " + message);
+      case REMOTE_ERROR ->
+          new RemoteException(end.metadata().getOrDefault(Response.ERROR_TYPE, "unknown"), message);
+      case STREAM_LOST ->
+          new StreamLostException(
+              "stream " + binding.settings.identity() + "." + operation + " lost: " + message,
+              delivered);
+      default ->
+          new TetherException(
+              "stream " + operation + " ended with " + end.status() + ": " + message);
     };
   }
 
@@ -340,19 +397,35 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
       return;
     }
     state = next;
-    TetherEvent.Kind kind = switch (next) {
-      case OPEN -> previous == State.OPENING ? TetherEvent.Kind.STREAM_OPENED : TetherEvent.Kind.STREAM_RESUMED;
-      case RESUMING -> null;
-      case CLOSED -> previous == State.OPENING ? null
-          : why.contains(" lost: ") || previous == State.RESUMING ? TetherEvent.Kind.STREAM_LOST
-          : TetherEvent.Kind.STREAM_CLOSED;
-      case OPENING -> null;
-    };
+    TetherEvent.Kind kind =
+        switch (next) {
+          case OPEN ->
+              previous == State.OPENING
+                  ? TetherEvent.Kind.STREAM_OPENED
+                  : TetherEvent.Kind.STREAM_RESUMED;
+          case RESUMING -> null;
+          case CLOSED ->
+              previous == State.OPENING
+                  ? null
+                  : why.contains(" lost: ") || previous == State.RESUMING
+                      ? TetherEvent.Kind.STREAM_LOST
+                      : TetherEvent.Kind.STREAM_CLOSED;
+          case OPENING -> null;
+        };
     if (kind != null) {
-      TetherEvent.StreamItems items = next != State.CLOSED ? null
-          : new TetherEvent.StreamItems(sender == null ? 0 : sender.produced(), replies.delivered());
-      runtime.events().emit(kind, connection == null ? null : connection.endpointText(),
-          binding.settings.identity() + "." + operation + ": " + why, null, items);
+      TetherEvent.StreamItems items =
+          next != State.CLOSED
+              ? null
+              : new TetherEvent.StreamItems(
+                  sender == null ? 0 : sender.produced(), replies.delivered());
+      runtime
+          .events()
+          .emit(
+              kind,
+              connection == null ? null : connection.endpointText(),
+              binding.settings.identity() + "." + operation + ": " + why,
+              null,
+              items);
     }
   }
 

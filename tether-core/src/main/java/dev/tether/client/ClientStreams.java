@@ -14,8 +14,8 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class ClientStreams {
   /**
-   * The streams whose opening or RESUME is on its way, by the invocation that carries it (it may
-   * be retried on another connection, which then hands the stream over).
+   * The streams whose opening or RESUME is on its way, by the invocation that carries it (it may be
+   * retried on another connection, which then hands the stream over).
    */
   private static final Map<Invocation, ClientStream> OPENINGS = new ConcurrentHashMap<>();
 
@@ -36,7 +36,10 @@ final class ClientStreams {
     OPENINGS.remove(opening);
   }
 
-  /** The server answered {@code opening}, which carried a stream: OK hands the stream to this connection. */
+  /**
+   * The server answered {@code opening}, which carried a stream: OK hands the stream to this
+   * connection.
+   */
   void answered(Invocation opening, int streamId, Status status, byte[] body) {
     if (status != Status.OK) {
       return; // the invocation decides: retried, or the stream fails with its failure
@@ -48,7 +51,9 @@ final class ClientStreams {
     }
   }
 
-  /** A stream frame or a CANCEL from the server; a frame for a stream no longer here means nothing. */
+  /**
+   * A stream frame or a CANCEL from the server; a frame for a stream no longer here means nothing.
+   */
   void onFrame(Frame frame) {
     ClientStream stream = byId.get(frame.requestId());
     if (stream != null) {
@@ -58,10 +63,11 @@ final class ClientStreams {
 
   /** A stream left this connection (ended, or resumed elsewhere); from any thread. */
   void forget(int streamId) {
-    connection.onLoop(() -> {
-      byId.remove(streamId);
-      connection.closeIfDrained();
-    });
+    connection.onLoop(
+        () -> {
+          byId.remove(streamId);
+          connection.closeIfDrained();
+        });
   }
 
   boolean isEmpty() {
@@ -74,8 +80,8 @@ final class ClientStreams {
 
   /**
    * This side drains the connection. While the runtime runs (a rotation past the maximum age, an
-   * extra connection let go) each stream moves to the key's next connection by a RESUME, as after
-   * a loss, so the server's stream goes on unbroken; when the runtime closes, each stream ends, the
+   * extra connection let go) each stream moves to the key's next connection by a RESUME, as after a
+   * loss, so the server's stream goes on unbroken; when the runtime closes, each stream ends, the
    * server is told, and its subscriber gets {@code StreamLostException} with what it was delivered.
    */
   void leave(String why) {

@@ -10,7 +10,9 @@ import dev.tether.TetherException;
 final class CloseCause {
   /** The first failure; null while healthy or when closed on purpose alone. */
   private Throwable failure;
+
   private boolean onPurpose;
+
   /** What more can be said of a close on purpose; null when nothing. */
   private String purpose;
 

@@ -1,8 +1,8 @@
 package dev.tether.client;
 
 import dev.tether.ConnectFailedException;
-import dev.tether.Endpoint;
 import dev.tether.ConnectTimeoutException;
+import dev.tether.Endpoint;
 import dev.tether.IncompatibleServerException;
 import dev.tether.TetherException;
 import java.time.Duration;
@@ -10,9 +10,9 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Finds or opens the connection for a pinned proxy (the endpoint-selection behaviour): a cached proxy reuses a
- * pooled connection to one of its endpoints; otherwise the endpoints are tried in selection
- * order, round after round per {@link RetryRounds}. What to do is decided first, as a
+ * Finds or opens the connection for a pinned proxy (the endpoint-selection behaviour): a cached
+ * proxy reuses a pooled connection to one of its endpoints; otherwise the endpoints are tried in
+ * selection order, round after round per {@link RetryRounds}. What to do is decided first, as a
  * {@link Plan} value, then carried out.
  */
 final class ConnectionFinder {
@@ -24,7 +24,10 @@ final class ConnectionFinder {
      */
     record Reuse(RequestChannel connection, Walk fallback) implements Plan {}
 
-    /** Walk these endpoints in order; {@code inRounds}: then the further rounds {@link RetryRounds} allows. */
+    /**
+     * Walk these endpoints in order; {@code inRounds}: then the further rounds {@link RetryRounds}
+     * allows.
+     */
     record Walk(List<Candidate> candidates, boolean inRounds) implements Plan {}
 
     /** Selection left nothing to try. */
@@ -37,7 +40,11 @@ final class ConnectionFinder {
   private final TopologyViews topologies;
   private final ClientRuntime runtime;
 
-  ConnectionFinder(ClientRuntime runtime, EndpointSelector selector, ConnectionPool pool, RetryRounds rounds,
+  ConnectionFinder(
+      ClientRuntime runtime,
+      EndpointSelector selector,
+      ConnectionPool pool,
+      RetryRounds rounds,
       TopologyViews topologies) {
     this.runtime = runtime;
     this.selector = selector;
@@ -53,8 +60,8 @@ final class ConnectionFinder {
 
   /**
    * {@code reuseAny}: reuse a pooled connection to any of the endpoints (Ice's rule); false after
-   * the proxy's connection was replaced for its age: only the first endpoint in selection order
-   * may be reused, so that the selection is applied afresh.
+   * the proxy's connection was replaced for its age: only the first endpoint in selection order may
+   * be reused, so that the selection is applied afresh.
    */
   private Plan plan(ProxySettings settings, boolean reuseAny) {
     List<Candidate> candidates;
@@ -66,7 +73,8 @@ final class ConnectionFinder {
     return planFor(settings, candidates, true, reuseAny);
   }
 
-  private Plan planFor(ProxySettings settings, List<Candidate> selected, boolean inRounds, boolean reuseAny) {
+  private Plan planFor(
+      ProxySettings settings, List<Candidate> selected, boolean inRounds, boolean reuseAny) {
     List<Candidate> candidates = pool.healthyFirst(selected, settings.connectionId());
     if (settings.connectionCached()) {
       for (Candidate c : candidates) {
@@ -83,24 +91,36 @@ final class ConnectionFinder {
   }
 
   /** Finds a connection for the proxy and caches it in its binding. */
-  CompletableFuture<RequestChannel> find(ProxySettings settings, ProxyBinding binding, long deadlineNanos) {
-    return carryOut(new Finding(settings, binding, true, deadlineNanos), plan(settings, !binding.lostToRotation()));
+  CompletableFuture<RequestChannel> find(
+      ProxySettings settings, ProxyBinding binding, long deadlineNanos) {
+    return carryOut(
+        new Finding(settings, binding, true, deadlineNanos),
+        plan(settings, !binding.lostToRotation()));
   }
 
-  /** Finds a connection among {@code candidates} only, in one round: a retry's untried endpoints. */
-  CompletableFuture<RequestChannel> findAmong(ProxySettings settings, ProxyBinding binding, List<Candidate> candidates,
+  /**
+   * Finds a connection among {@code candidates} only, in one round: a retry's untried endpoints.
+   */
+  CompletableFuture<RequestChannel> findAmong(
+      ProxySettings settings,
+      ProxyBinding binding,
+      List<Candidate> candidates,
       long deadlineNanos) {
-    // One round of a retry: its rounds, not this walk, decide when to go back to the configured servers.
-    return carryOut(new Finding(settings, binding, false, deadlineNanos), planFor(settings, candidates, false, true));
+    // One round of a retry: its rounds, not this walk, decide when to go back to the configured
+    // servers.
+    return carryOut(
+        new Finding(settings, binding, false, deadlineNanos),
+        planFor(settings, candidates, false, true));
   }
 
   /**
    * Goes back to the proxy's configured servers once every server of its cluster view has failed
-   * its reroute retries (the client-reroute behaviour): a connection manager among them may know a newer view.
-   * Fails at once when no view is in force, since the configured servers are what was just tried.
+   * its reroute retries (the client-reroute behaviour): a connection manager among them may know a
+   * newer view. Fails at once when no view is in force, since the configured servers are what was
+   * just tried.
    */
-  CompletableFuture<RequestChannel> findThroughConfigured(ProxySettings settings, ProxyBinding binding,
-      TetherException viewFailure) {
+  CompletableFuture<RequestChannel> findThroughConfigured(
+      ProxySettings settings, ProxyBinding binding, TetherException viewFailure) {
     if (topologies.failoverOrder(settings.fixedEndpoints()) == null) {
       return CompletableFuture.failedFuture(viewFailure);
     }
@@ -125,19 +145,33 @@ final class ConnectionFinder {
 
     private final ProxySettings settings;
     private final ProxyBinding binding;
-    /** The call's deadline (0: none): a wait for a backing-off endpoint's next attempt ends there. */
+
+    /**
+     * The call's deadline (0: none): a wait for a backing-off endpoint's next attempt ends there.
+     */
     private final long deadlineNanos;
+
     private int hopsLeft = MAX_MANAGER_HOPS;
+
     /**
      * True once this search walked a cluster view's servers in failover order, primary first: what
      * it then connected to is the best the view has, even when that is an alternate.
      */
     private boolean walkedView;
+
     private boolean configuredWalked;
-    /** The view every server of which failed before the configured servers were walked again, or null. */
+
+    /**
+     * The view every server of which failed before the configured servers were walked again, or
+     * null.
+     */
     private List<Endpoint> failedView;
 
-    Finding(ProxySettings settings, ProxyBinding binding, boolean mayWalkConfigured, long deadlineNanos) {
+    Finding(
+        ProxySettings settings,
+        ProxyBinding binding,
+        boolean mayWalkConfigured,
+        long deadlineNanos) {
       this.settings = settings;
       this.deadlineNanos = deadlineNanos;
       this.binding = binding;
@@ -145,15 +179,18 @@ final class ConnectionFinder {
     }
 
     CompletableFuture<RequestChannel> connect(Plan plan) {
-      if (plan instanceof Plan.Walk && topologies.failoverOrder(settings.fixedEndpoints()) != null) {
+      if (plan instanceof Plan.Walk
+          && topologies.failoverOrder(settings.fixedEndpoints()) != null) {
         walkedView = true;
       }
       if (plan instanceof Plan.Reuse r) {
         // RetryPolicy fails a call on a connect failure because establishment walked every endpoint
         // first; a reused connection that was still connecting and failed has walked none.
-        return r.connection().ready().handle((c, failure) -> failure == null
-                ? CompletableFuture.completedFuture(c)
-                : walk(r.fallback()))
+        return r.connection()
+            .ready()
+            .handle(
+                (c, failure) ->
+                    failure == null ? CompletableFuture.completedFuture(c) : walk(r.fallback()))
             .thenCompose(f -> f);
       }
       if (plan instanceof Plan.Walk w) {
@@ -163,17 +200,23 @@ final class ConnectionFinder {
     }
 
     private CompletableFuture<RequestChannel> walk(Plan.Walk w) {
-      CompletableFuture<RequestChannel> walked = new EndpointWalk(settings, w.candidates(), w.inRounds(), true, deadlineNanos).start();
+      CompletableFuture<RequestChannel> walked =
+          new EndpointWalk(settings, w.candidates(), w.inRounds(), true, deadlineNanos).start();
       if (configuredWalked) {
         return walked;
       }
       // Without a view the walk was over the configured servers already.
-      return walked.exceptionallyCompose(failure -> topologies.failoverOrder(settings.fixedEndpoints()) == null
-          ? CompletableFuture.failedFuture(failure)
-          : walkConfigured(ClientRuntime.unwrap(failure)));
+      return walked.exceptionallyCompose(
+          failure ->
+              topologies.failoverOrder(settings.fixedEndpoints()) == null
+                  ? CompletableFuture.failedFuture(failure)
+                  : walkConfigured(ClientRuntime.unwrap(failure)));
     }
 
-    /** One round over the configured servers, ignoring the view; fails with {@code viewFailure} first. */
+    /**
+     * One round over the configured servers, ignoring the view; fails with {@code viewFailure}
+     * first.
+     */
     CompletableFuture<RequestChannel> walkConfigured(TetherException viewFailure) {
       configuredWalked = true;
       failedView = topologies.failoverOrder(settings.fixedEndpoints());
@@ -183,14 +226,19 @@ final class ConnectionFinder {
       } catch (TetherException e) {
         return CompletableFuture.failedFuture(viewFailure);
       }
-      return new EndpointWalk(settings, configured, false, false, deadlineNanos).start()
-          .exceptionallyCompose(failure -> {
-            viewFailure.addSuppressed(ClientRuntime.unwrap(failure));
-            return CompletableFuture.failedFuture(viewFailure);
-          });
+      return new EndpointWalk(settings, configured, false, false, deadlineNanos)
+          .start()
+          .exceptionallyCompose(
+              failure -> {
+                viewFailure.addSuppressed(ClientRuntime.unwrap(failure));
+                return CompletableFuture.failedFuture(viewFailure);
+              });
     }
 
-    /** One walk over the view in force, primary first, without reusing a pooled connection first; {@code c} when selection fails. */
+    /**
+     * One walk over the view in force, primary first, without reusing a pooled connection first;
+     * {@code c} when selection fails.
+     */
     private CompletableFuture<RequestChannel> walkInOrder(RequestChannel c) {
       List<Candidate> order;
       try {
@@ -256,23 +304,38 @@ final class ConnectionFinder {
   private final class EndpointWalk {
     private final CompletableFuture<RequestChannel> result = new CompletableFuture<>();
     private final ProxySettings settings;
-    /** True when the walk goes on for the rounds {@link RetryRounds} allows, false for one round. */
+
+    /**
+     * True when the walk goes on for the rounds {@link RetryRounds} allows, false for one round.
+     */
     private final boolean inRounds;
+
     private List<Candidate> candidates;
     private int index;
     private int round;
     private TetherException first;
     private TetherException last;
     private final StringBuilder tried = new StringBuilder();
+
     /** True while every failure so far was a server outside the proxy's version range. */
     private boolean onlyIncompatible = true;
+
     /** Endpoints whose certificate names another host: a later round would meet the same one. */
     private final java.util.Set<Endpoint> wrongName = new java.util.HashSet<>();
-    /** True when each round selects through the cluster view in force, false for the configured servers. */
+
+    /**
+     * True when each round selects through the cluster view in force, false for the configured
+     * servers.
+     */
     private final boolean throughView;
+
     private final long deadlineNanos;
 
-    EndpointWalk(ProxySettings settings, List<Candidate> candidates, boolean inRounds, boolean throughView,
+    EndpointWalk(
+        ProxySettings settings,
+        List<Candidate> candidates,
+        boolean inRounds,
+        boolean throughView,
         long deadlineNanos) {
       this.settings = settings;
       this.deadlineNanos = deadlineNanos;
@@ -292,18 +355,26 @@ final class ConnectionFinder {
         return;
       }
       Candidate c = candidates.get(index++);
-      pool.obtain(c, settings.connectionId(), settings.waitForReady(), deadlineNanos).whenComplete((conn, failure) -> {
-        if (failure == null && !isCompatible(settings, conn)) {
-          recordFailure(c, new IncompatibleServerException(c.endpoint() + " runs version "
-              + ((ClientConnection) conn).welcome().serverVersion() + ", outside " + settings.serverVersion()));
-          tryNext();
-        } else if (failure == null) {
-          result.complete(conn);
-        } else {
-          recordFailure(c, ClientRuntime.unwrap(failure));
-          tryNext();
-        }
-      });
+      pool.obtain(c, settings.connectionId(), settings.waitForReady(), deadlineNanos)
+          .whenComplete(
+              (conn, failure) -> {
+                if (failure == null && !isCompatible(settings, conn)) {
+                  recordFailure(
+                      c,
+                      new IncompatibleServerException(
+                          c.endpoint()
+                              + " runs version "
+                              + ((ClientConnection) conn).welcome().serverVersion()
+                              + ", outside "
+                              + settings.serverVersion()));
+                  tryNext();
+                } else if (failure == null) {
+                  result.complete(conn);
+                } else {
+                  recordFailure(c, ClientRuntime.unwrap(failure));
+                  tryNext();
+                }
+              });
     }
 
     private void recordFailure(Candidate c, TetherException failure) {
@@ -338,8 +409,10 @@ final class ConnectionFinder {
         result.completeExceptionally(e);
         return;
       }
-      candidates = pool.healthyFirst(
-          candidates.stream().filter(c -> !wrongName.contains(c.endpoint())).toList(), settings.connectionId());
+      candidates =
+          pool.healthyFirst(
+              candidates.stream().filter(c -> !wrongName.contains(c.endpoint())).toList(),
+              settings.connectionId());
       if (candidates.isEmpty()) {
         result.completeExceptionally(finalFailure());
         return;
@@ -350,14 +423,24 @@ final class ConnectionFinder {
 
     private TetherException finalFailure() {
       if (last == null) {
-        return new dev.tether.NoEndpointException("no endpoint of " + settings.identity() + " to connect to");
+        return new dev.tether.NoEndpointException(
+            "no endpoint of " + settings.identity() + " to connect to");
       }
-      String message = "cannot connect " + settings.identity() + " after " + (round + 1)
-          + " round(s); tried " + tried + "; last cause: " + last.getMessage();
-      TetherException ex = last instanceof ConnectTimeoutException
-          ? new ConnectTimeoutException(message, last)
-          : onlyIncompatible ? new IncompatibleServerException(message, last)
-          : new ConnectFailedException(message, last);
+      String message =
+          "cannot connect "
+              + settings.identity()
+              + " after "
+              + (round + 1)
+              + " round(s); tried "
+              + tried
+              + "; last cause: "
+              + last.getMessage();
+      TetherException ex =
+          last instanceof ConnectTimeoutException
+              ? new ConnectTimeoutException(message, last)
+              : onlyIncompatible
+                  ? new IncompatibleServerException(message, last)
+                  : new ConnectFailedException(message, last);
       if (first != last) {
         ex.addSuppressed(first);
       }

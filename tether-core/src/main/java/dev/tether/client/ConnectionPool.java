@@ -14,7 +14,8 @@ import java.util.concurrent.TimeUnit;
  * calls share one connection attempt. The map only finds supervisors; each owns its own state.
  */
 public final class ConnectionPool {
-  private final ConcurrentHashMap<ConnectionKey, ConnectionSupervisor> supervisors = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<ConnectionKey, ConnectionSupervisor> supervisors =
+      new ConcurrentHashMap<>();
   private final ConnectionSupervisor.Host host;
   private final Backoff reconnect;
   private final Ticker ticker;
@@ -28,7 +29,8 @@ public final class ConnectionPool {
   /** The supervisor of the candidate's key, made on first use. */
   ConnectionSupervisor supervisor(Candidate candidate, String connectionId) {
     ConnectionKey key = candidate.key(connectionId);
-    return supervisors.computeIfAbsent(key, k -> new ConnectionSupervisor(host, k, candidate, reconnect));
+    return supervisors.computeIfAbsent(
+        key, k -> new ConnectionSupervisor(host, k, candidate, reconnect));
   }
 
   /** The supervisor of a key, if one was made. */
@@ -38,9 +40,9 @@ public final class ConnectionPool {
 
   /**
    * {@code candidates} with those whose key backs off (its last dial failed or its connection
-   * broke) moved to the end, in order: a call meets them only when nothing healthier is left,
-   * and then fails fast or waits for their supervisor's next attempt. The same list when none
-   * is backing off.
+   * broke) moved to the end, in order: a call meets them only when nothing healthier is left, and
+   * then fails fast or waits for their supervisor's next attempt. The same list when none is
+   * backing off.
    */
   List<Candidate> healthyFirst(List<Candidate> candidates, String connectionId) {
     List<Candidate> last = null;
@@ -79,7 +81,8 @@ public final class ConnectionPool {
 
   /**
    * What a call without a connection at its deadline waited for, among the keys of {@code
-   * endpoints}: the first one connecting, else one backing off; null when none is. Control executor.
+   * endpoints}: the first one connecting, else one backing off; null when none is. Control
+   * executor.
    */
   CallTimeline.Wait waitAmong(List<dev.tether.Endpoint> endpoints) {
     CallTimeline.Wait backingOff = null;
@@ -90,11 +93,14 @@ public final class ConnectionPool {
       String endpoint = s.endpoint().toString();
       if (s.state() == ConnectionSupervisor.State.CONNECTING) {
         boolean helloSent = s.current() instanceof BaseConnection b && b.transportConnected();
-        return new CallTimeline.Wait(dev.tether.CallPhase.Kind.CONNECTING, endpoint,
+        return new CallTimeline.Wait(
+            dev.tether.CallPhase.Kind.CONNECTING,
+            endpoint,
             helloSent ? "HELLO not answered" : "transport connect not finished");
       }
       if (s.state() == ConnectionSupervisor.State.TRANSIENT_FAILURE && backingOff == null) {
-        backingOff = new CallTimeline.Wait(dev.tether.CallPhase.Kind.BACKING_OFF, endpoint, s.backoffNote());
+        backingOff =
+            new CallTimeline.Wait(dev.tether.CallPhase.Kind.BACKING_OFF, endpoint, s.backoffNote());
       }
     }
     return backingOff;
@@ -110,12 +116,15 @@ public final class ConnectionPool {
    * The usable connection for the candidate's key, dialling when the key is idle; while it backs
    * off, fails at once or (waiting for ready) follows its next attempt, per its supervisor.
    */
-  java.util.concurrent.CompletableFuture<RequestChannel> obtain(Candidate candidate, String connectionId,
-      boolean waitForReady, long deadlineNanos) {
+  java.util.concurrent.CompletableFuture<RequestChannel> obtain(
+      Candidate candidate, String connectionId, boolean waitForReady, long deadlineNanos) {
     return supervisor(candidate, connectionId).obtain(candidate, waitForReady, deadlineNanos);
   }
 
-  /** True when {@code c} is the connection its key's supervisor opened (not an extra, not a stranger). */
+  /**
+   * True when {@code c} is the connection its key's supervisor opened (not an extra, not a
+   * stranger).
+   */
   boolean isSupervisorsOwn(RequestChannel c) {
     ConnectionSupervisor s = supervisors.get(c.key());
     return s != null && s.current() == c;

@@ -13,8 +13,10 @@ import java.util.function.BiConsumer;
 final class ConnectionRotation {
   private final ConnectionSupervisor.Host host;
   private final ConnectionKey key;
+
   /** Non-null only while a replacement connects: the connection it replaces. */
   private RequestChannel aged;
+
   /** Non-null only while a replacement connects. */
   private RequestChannel replacement;
 
@@ -32,19 +34,27 @@ final class ConnectionRotation {
     return replacement;
   }
 
-  /** Opens the replacement of {@code old}; {@code done} runs on the control executor when its attempt ends. */
-  void start(RequestChannel old, Candidate candidate, String why, BiConsumer<RequestChannel, Throwable> done) {
+  /**
+   * Opens the replacement of {@code old}; {@code done} runs on the control executor when its
+   * attempt ends.
+   */
+  void start(
+      RequestChannel old,
+      Candidate candidate,
+      String why,
+      BiConsumer<RequestChannel, Throwable> done) {
     aged = old;
     RequestChannel next = host.newConnection(candidate, key);
     replacement = next;
     emit(TetherEvent.Kind.CONNECTION_AGED, candidate, why + "; opening its replacement");
     next.connect();
-    next.ready().whenComplete((ready, failure) -> host.control().execute(() -> done.accept(next, failure)));
+    next.ready()
+        .whenComplete((ready, failure) -> host.control().execute(() -> done.accept(next, failure)));
   }
 
   /**
-   * The attempt of {@code next} ended: the connection it replaces, or null when {@code next} is
-   * no longer the replacement under way (a stale callback). The rotation is over either way.
+   * The attempt of {@code next} ended: the connection it replaces, or null when {@code next} is no
+   * longer the replacement under way (a stale callback). The rotation is over either way.
    */
   RequestChannel finish(RequestChannel next) {
     if (next != replacement) {
@@ -56,7 +66,10 @@ final class ConnectionRotation {
     return old;
   }
 
-  /** The aged connection closed before its replacement was ready: the replacement becomes the attempt. */
+  /**
+   * The aged connection closed before its replacement was ready: the replacement becomes the
+   * attempt.
+   */
   RequestChannel promote() {
     RequestChannel next = replacement;
     aged = null;
@@ -64,9 +77,15 @@ final class ConnectionRotation {
     return next;
   }
 
-  /** New calls go to {@code next} from now on: {@code old} drains, closing once its calls are answered. */
+  /**
+   * New calls go to {@code next} from now on: {@code old} drains, closing once its calls are
+   * answered.
+   */
   void rotated(Candidate candidate, RequestChannel old, RequestChannel next) {
-    emit(TetherEvent.Kind.CONNECTION_ROTATED, candidate, "new calls go to " + next + "; " + old + " drains");
+    emit(
+        TetherEvent.Kind.CONNECTION_ROTATED,
+        candidate,
+        "new calls go to " + next + "; " + old + " drains");
     old.markRotated();
     old.drain();
   }

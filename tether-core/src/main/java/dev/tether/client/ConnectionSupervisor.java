@@ -17,14 +17,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The one owner of the connection for one {@link ConnectionKey}: it dials when a call needs the
- * key; after a failed dial (the first one included) it alone dials again, once per backoff delay
- * of one failure streak, until the key is READY; a lost connection it dials again at once, and
- * backs off only if that fails. While it backs off a call never dials: it fails at once naming
- * the last failure and when the next attempt is due, or (waiting for ready) waits for that
- * attempt. A streak no call asked for since its last attempt goes back to IDLE rather than
- * dialling forever (its delays keep growing from where they were), though a lost connection
- * gets one scheduled attempt unasked; a key a node group owns keeps reconnecting. All state changes on the runtime's control executor, through its one transition
- * method, which alone publishes what other threads read.
+ * key; after a failed dial (the first one included) it alone dials again, once per backoff delay of
+ * one failure streak, until the key is READY; a lost connection it dials again at once, and backs
+ * off only if that fails. While it backs off a call never dials: it fails at once naming the last
+ * failure and when the next attempt is due, or (waiting for ready) waits for that attempt. A streak
+ * no call asked for since its last attempt goes back to IDLE rather than dialling forever (its
+ * delays keep growing from where they were), though a lost connection gets one scheduled attempt
+ * unasked; a key a node group owns keeps reconnecting. All state changes on the runtime's control
+ * executor, through its one transition method, which alone publishes what other threads read.
  */
 public final class ConnectionSupervisor {
   private static final Logger log = LoggerFactory.getLogger("dev.tether.trace.connection");
@@ -37,7 +37,10 @@ public final class ConnectionSupervisor {
     CONNECTING,
     /** The connection is up and takes calls. */
     READY,
-    /** The last attempt failed or the connection broke; the next attempt waits for its backoff delay. */
+    /**
+     * The last attempt failed or the connection broke; the next attempt waits for its backoff
+     * delay.
+     */
     TRANSIENT_FAILURE,
     /** The runtime closed; terminal. */
     SHUTDOWN
@@ -71,31 +74,43 @@ public final class ConnectionSupervisor {
    * What other threads may know of the supervisor: written only by {@link #transitionTo} on the
    * control executor and read anywhere (status, idle close, healthy-first ordering) without a hop.
    *
-   * @param nextAttemptNanos when the next attempt is due on the runtime's ticker; meaningful in TRANSIENT_FAILURE
+   * @param nextAttemptNanos when the next attempt is due on the runtime's ticker; meaningful in
+   *     TRANSIENT_FAILURE
    * @param lastFailure why the last attempt failed or the connection broke; null once READY
    */
-  record Snapshot(State state, boolean ownedByGroup, long nextAttemptNanos, TetherException lastFailure) {}
+  record Snapshot(
+      State state, boolean ownedByGroup, long nextAttemptNanos, TetherException lastFailure) {}
 
   private final Host host;
   private final ConnectionKey key;
   private final ExtraConnections extras;
   private final ConnectionRotation rotation;
   private final List<Listener> listeners = new ArrayList<>(1);
-  /** The connection now (connecting, ready or draining), or null; written by transitionTo only, read anywhere. */
+
+  /**
+   * The connection now (connecting, ready or draining), or null; written by transitionTo only, read
+   * anywhere.
+   */
   private volatile RequestChannel current;
+
   private volatile Snapshot published = new Snapshot(State.IDLE, false, 0, null);
   // The fields below are the control executor's alone.
   private State state = State.IDLE;
   private Candidate candidate;
   private Backoff backoff;
+
   /** Non-null from the first failure of a streak until READY. */
   private Backoff.Streak streak;
+
   /** Non-null only in TRANSIENT_FAILURE: the streak's next attempt. */
   private Scheduler.Cancellable nextAttempt;
+
   private long nextAttemptNanos;
   private TetherException lastFailure;
+
   /** True once a call asked for the key since its last attempt started. */
   private boolean demanded;
+
   /** Calls waiting for ready for the next attempt; they follow it once it starts. */
   private final List<CompletableFuture<RequestChannel>> waiting = new ArrayList<>(0);
 
@@ -133,7 +148,9 @@ public final class ConnectionSupervisor {
     return extras.all();
   }
 
-  /** True while a node group keeps this key connected: idle close does not apply then. Any thread. */
+  /**
+   * True while a node group keeps this key connected: idle close does not apply then. Any thread.
+   */
   boolean keepsConnected() {
     return published.ownedByGroup();
   }
@@ -143,10 +160,17 @@ public final class ConnectionSupervisor {
     return candidate.endpoint();
   }
 
-  /** What the key backs off after and how long it still waits, in words; in TRANSIENT_FAILURE. Control executor. */
+  /**
+   * What the key backs off after and how long it still waits, in words; in TRANSIENT_FAILURE.
+   * Control executor.
+   */
   String backoffNote() {
-    long inMillis = Math.max(0, TimeUnit.NANOSECONDS.toMillis(nextAttemptNanos - host.ticker().nanoTime()));
-    return (lastFailure == null ? "" : "after: " + lastFailure.getMessage() + "; ") + "next attempt due in " + inMillis + " ms";
+    long inMillis =
+        Math.max(0, TimeUnit.NANOSECONDS.toMillis(nextAttemptNanos - host.ticker().nanoTime()));
+    return (lastFailure == null ? "" : "after: " + lastFailure.getMessage() + "; ")
+        + "next attempt due in "
+        + inMillis
+        + " ms";
   }
 
   /** True while the key waits for its next attempt: calls go elsewhere first. Any thread. */
@@ -154,16 +178,23 @@ public final class ConnectionSupervisor {
     return published.state() == State.TRANSIENT_FAILURE;
   }
 
-  /** {@code lane} has calls waiting for a slot (any thread): move them or open an extra connection. */
+  /**
+   * {@code lane} has calls waiting for a slot (any thread): move them or open an extra connection.
+   */
   void onSaturated(ClientConnection lane) {
-    host.control().execute(() -> {
-      if (state != State.SHUTDOWN) {
-        extras.onSaturated(lane, current, candidate);
-      }
-    });
+    host.control()
+        .execute(
+            () -> {
+              if (state != State.SHUTDOWN) {
+                extras.onSaturated(lane, current, candidate);
+              }
+            });
   }
 
-  /** The key's connection for a call that does not wait for ready; see {@link #obtain(Candidate, boolean, long)}. */
+  /**
+   * The key's connection for a call that does not wait for ready; see {@link #obtain(Candidate,
+   * boolean, long)}.
+   */
   public CompletableFuture<RequestChannel> obtain(Candidate forCall) {
     return obtain(forCall, false, 0);
   }
@@ -171,10 +202,11 @@ public final class ConnectionSupervisor {
   /**
    * The key's connection, dialling now when the key is IDLE. While the key backs off the future
    * fails at once with a {@link ConnectFailedException} naming the last failure and when the next
-   * attempt is due, unless {@code waitForReady} and that attempt is due before {@code deadlineNanos}
-   * (0: none): then it follows that attempt. Safe from any thread.
+   * attempt is due, unless {@code waitForReady} and that attempt is due before {@code
+   * deadlineNanos} (0: none): then it follows that attempt. Safe from any thread.
    */
-  public CompletableFuture<RequestChannel> obtain(Candidate forCall, boolean waitForReady, long deadlineNanos) {
+  public CompletableFuture<RequestChannel> obtain(
+      Candidate forCall, boolean waitForReady, long deadlineNanos) {
     RequestChannel c = usable();
     if (c != null) {
       return c.ready();
@@ -184,13 +216,22 @@ public final class ConnectionSupervisor {
     return result;
   }
 
-  private void obtainOnControl(Candidate forCall, boolean waitForReady, long deadlineNanos,
+  private void obtainOnControl(
+      Candidate forCall,
+      boolean waitForReady,
+      long deadlineNanos,
       CompletableFuture<RequestChannel> result) {
     demanded = true;
     switch (state) {
-      case SHUTDOWN -> result.completeExceptionally(new TetherException("the Tether runtime is closed"));
+      case SHUTDOWN ->
+          result.completeExceptionally(new TetherException("the Tether runtime is closed"));
       case CONNECTING -> follow(current, result);
-      case READY -> follow(current.isUsable() ? current : rotation.isUnderWay() ? rotation.replacement() : dial(forCall), result);
+      case READY ->
+          follow(
+              current.isUsable()
+                  ? current
+                  : rotation.isUnderWay() ? rotation.replacement() : dial(forCall),
+              result);
       case IDLE -> follow(dial(forCall), result);
       case TRANSIENT_FAILURE -> {
         if (waitForReady && (deadlineNanos == 0 || deadlineNanos - nextAttemptNanos >= 0)) {
@@ -203,22 +244,26 @@ public final class ConnectionSupervisor {
   }
 
   private TetherException backingOff() {
-    return new ConnectFailedException("not dialling " + candidate.endpoint() + " while it backs off " + backoffNote(), lastFailure);
+    return new ConnectFailedException(
+        "not dialling " + candidate.endpoint() + " while it backs off " + backoffNote(),
+        lastFailure);
   }
 
   private static void follow(RequestChannel c, CompletableFuture<RequestChannel> result) {
-    c.ready().whenComplete((ready, failure) -> {
-      if (failure != null) {
-        result.completeExceptionally(failure);
-      } else {
-        result.complete(ready);
-      }
-    });
+    c.ready()
+        .whenComplete(
+            (ready, failure) -> {
+              if (failure != null) {
+                result.completeExceptionally(failure);
+              } else {
+                result.complete(ready);
+              }
+            });
   }
 
   /**
-   * A node group owns this key from now on: it is kept connected, reconnecting under the
-   * group's backoff, until the group removes its listener. Call on the control executor.
+   * A node group owns this key from now on: it is kept connected, reconnecting under the group's
+   * backoff, until the group removes its listener. Call on the control executor.
    */
   public void keepConnected(Backoff nodeBackoff, Listener listener) {
     host.control().assertInExecutor();
@@ -228,7 +273,10 @@ public final class ConnectionSupervisor {
     listener.onStateChanged(this, state, null);
   }
 
-  /** Stops telling {@code listener} (a node group that dropped this node); call on the control executor. */
+  /**
+   * Stops telling {@code listener} (a node group that dropped this node); call on the control
+   * executor.
+   */
   public void removeListener(Listener listener) {
     host.control().assertInExecutor();
     listeners.remove(listener);
@@ -248,11 +296,14 @@ public final class ConnectionSupervisor {
     }
     waiting.clear();
     c.connect();
-    c.ready().whenComplete((ready, failure) -> host.control().execute(() -> onAttemptDone(c, failure)));
+    c.ready()
+        .whenComplete((ready, failure) -> host.control().execute(() -> onAttemptDone(c, failure)));
     return c;
   }
 
-  /** The attempt that opened {@code c} ended; ignored unless {@code c} is still the current attempt. */
+  /**
+   * The attempt that opened {@code c} ended; ignored unless {@code c} is still the current attempt.
+   */
   private void onAttemptDone(RequestChannel c, Throwable failure) {
     if (c != current || state != State.CONNECTING) {
       return;
@@ -271,45 +322,63 @@ public final class ConnectionSupervisor {
    * rather than being closed or drained on purpose.
    */
   void onConnectionClosed(RequestChannel c, boolean unexpectedly, Throwable cause) {
-    host.control().execute(() -> {
-      if (c instanceof ClientConnection cc && cc.isExtra()) {
-        extras.onClosed(c, current);
-        return;
-      }
-      if (c != current || state == State.SHUTDOWN) {
-        return;
-      }
-      if (state == State.READY && rotation.isUnderWay()) {
-        transitionTo(State.CONNECTING, rotation.promote(), null); // its attempt decides, as any dial's
-      } else if (state == State.CONNECTING) {
-        onAttemptDone(c, cause != null ? cause : new ConnectFailedException("connection closed while connecting"));
-      } else if (unexpectedly || isOwnedByGroup()) {
-        // The server was up a moment ago: the streak's first attempt needs no delay (as gRPC
-        // reconnects a lost transport); only a failed attempt waits.
-        streak = backoff.newStreak(host.random());
-        dial(candidate);
-        demanded = true; // the lost connection's calls want it back: one scheduled attempt runs unasked
-      } else {
-        transitionTo(State.IDLE, null, cause);
-      }
-    });
+    host.control()
+        .execute(
+            () -> {
+              if (c instanceof ClientConnection cc && cc.isExtra()) {
+                extras.onClosed(c, current);
+                return;
+              }
+              if (c != current || state == State.SHUTDOWN) {
+                return;
+              }
+              if (state == State.READY && rotation.isUnderWay()) {
+                transitionTo(
+                    State.CONNECTING,
+                    rotation.promote(),
+                    null); // its attempt decides, as any dial's
+              } else if (state == State.CONNECTING) {
+                onAttemptDone(
+                    c,
+                    cause != null
+                        ? cause
+                        : new ConnectFailedException("connection closed while connecting"));
+              } else if (unexpectedly || isOwnedByGroup()) {
+                // The server was up a moment ago: the streak's first attempt needs no delay (as
+                // gRPC
+                // reconnects a lost transport); only a failed attempt waits.
+                streak = backoff.newStreak(host.random());
+                dial(candidate);
+                demanded =
+                    true; // the lost connection's calls want it back: one scheduled attempt runs
+                // unasked
+              } else {
+                transitionTo(State.IDLE, null, cause);
+              }
+            });
   }
 
   /**
    * {@code c} reached its maximum age (any thread): the key's own connection gets its replacement
-   * at once and keeps its calls until that is READY; an extra one drains (extras reopen under load).
+   * at once and keeps its calls until that is READY; an extra one drains (extras reopen under
+   * load).
    */
   void onAged(RequestChannel c, String why) {
-    host.control().execute(() -> {
-      if (c instanceof ClientConnection cc && cc.isExtra()) {
-        c.drain();
-      } else if (c == current && state == State.READY && !rotation.isUnderWay()) {
-        rotation.start(c, candidate, why, this::onReplacementDone);
-      }
-    });
+    host.control()
+        .execute(
+            () -> {
+              if (c instanceof ClientConnection cc && cc.isExtra()) {
+                c.drain();
+              } else if (c == current && state == State.READY && !rotation.isUnderWay()) {
+                rotation.start(c, candidate, why, this::onReplacementDone);
+              }
+            });
   }
 
-  /** The replacement's attempt ended: once ready it is the key's connection, and the aged one drains. */
+  /**
+   * The replacement's attempt ended: once ready it is the key's connection, and the aged one
+   * drains.
+   */
   private void onReplacementDone(RequestChannel next, Throwable failure) {
     if (next == current) {
       onAttemptDone(next, failure); // promoted: the aged connection closed first
@@ -351,26 +420,28 @@ public final class ConnectionSupervisor {
   }
 
   /**
-   * The client's TLS credentials changed (any thread): a failure under the old ones says nothing
-   * of the new, so a secure key backing off forgets its streak and dials for its next call, and
-   * an attempt under way is replaced by one with the new credentials.
+   * The client's TLS credentials changed (any thread): a failure under the old ones says nothing of
+   * the new, so a secure key backing off forgets its streak and dials for its next call, and an
+   * attempt under way is replaced by one with the new credentials.
    */
   void onCredentialsChanged() {
-    host.control().execute(() -> {
-      if (!candidate.transport().isSecure()) {
-        return;
-      }
-      if (state == State.TRANSIENT_FAILURE) {
-        cancelNextAttempt();
-        streak = null;
-        transitionTo(State.IDLE, null, null);
-      } else if (state == State.CONNECTING) {
-        streak = null;
-        RequestChannel stale = current;
-        dial(candidate);
-        stale.close();
-      }
-    });
+    host.control()
+        .execute(
+            () -> {
+              if (!candidate.transport().isSecure()) {
+                return;
+              }
+              if (state == State.TRANSIENT_FAILURE) {
+                cancelNextAttempt();
+                streak = null;
+                transitionTo(State.IDLE, null, null);
+              } else if (state == State.CONNECTING) {
+                streak = null;
+                RequestChannel stale = current;
+                dial(candidate);
+                stale.close();
+              }
+            });
   }
 
   private boolean isOwnedByGroup() {
@@ -385,8 +456,8 @@ public final class ConnectionSupervisor {
   }
 
   /**
-   * Every state change, on the control executor: publishes the state for other threads, emits
-   * the transition's event and tells the listeners. {@code connection} becomes the current one.
+   * Every state change, on the control executor: publishes the state for other threads, emits the
+   * transition's event and tells the listeners. {@code connection} becomes the current one.
    */
   private void transitionTo(State next, RequestChannel connection, Throwable cause) {
     host.control().assertInExecutor();
@@ -398,7 +469,12 @@ public final class ConnectionSupervisor {
     current = connection;
     publish();
     if (previous != next) {
-      log.debug("{} {} -> {}{}", candidate.endpoint(), previous, next, cause == null ? "" : ": " + cause.getMessage());
+      log.debug(
+          "{} {} -> {}{}",
+          candidate.endpoint(),
+          previous,
+          next,
+          cause == null ? "" : ": " + cause.getMessage());
       emit(previous, next, connection, cause);
     }
     for (Listener l : List.copyOf(listeners)) {
@@ -406,7 +482,9 @@ public final class ConnectionSupervisor {
     }
   }
 
-  /** Only transitionTo and the group's ownership changes publish; both run on the control executor. */
+  /**
+   * Only transitionTo and the group's ownership changes publish; both run on the control executor.
+   */
   private void publish() {
     published = new Snapshot(state, isOwnedByGroup(), nextAttemptNanos, lastFailure);
   }
@@ -417,28 +495,41 @@ public final class ConnectionSupervisor {
     if (kind == null || !events.isOn()) {
       return;
     }
-    String detail = switch (kind) {
-      case CONNECTING -> "opening " + candidate.address();
-      case CONNECTED -> connection instanceof ClientConnection cc ? ClientHandshake.summary(cc.welcome()) : "open";
-      case CONNECT_FAILED -> lastFailure.getMessage() + "; next attempt due in "
-          + TimeUnit.NANOSECONDS.toMillis(nextAttemptNanos - host.ticker().nanoTime()) + " ms";
-      default -> String.valueOf(cause);
-    };
-    events.emit(kind, candidate.endpoint().toString(), detail, kind == TetherEvent.Kind.CONNECT_FAILED ? lastFailure : cause);
+    String detail =
+        switch (kind) {
+          case CONNECTING -> "opening " + candidate.address();
+          case CONNECTED ->
+              connection instanceof ClientConnection cc
+                  ? ClientHandshake.summary(cc.welcome())
+                  : "open";
+          case CONNECT_FAILED ->
+              lastFailure.getMessage()
+                  + "; next attempt due in "
+                  + TimeUnit.NANOSECONDS.toMillis(nextAttemptNanos - host.ticker().nanoTime())
+                  + " ms";
+          default -> String.valueOf(cause);
+        };
+    events.emit(
+        kind,
+        candidate.endpoint().toString(),
+        detail,
+        kind == TetherEvent.Kind.CONNECT_FAILED ? lastFailure : cause);
   }
 
   /** The runtime closes: no more attempts; the connection is drained by the caller. */
   void shutdown() {
-    host.control().execute(() -> {
-      cancelNextAttempt();
-      rotation.cancel();
-      TetherException closed = new TetherException("the Tether runtime is closed");
-      for (CompletableFuture<RequestChannel> w : waiting) {
-        w.completeExceptionally(closed);
-      }
-      waiting.clear();
-      transitionTo(State.SHUTDOWN, current, null);
-    });
+    host.control()
+        .execute(
+            () -> {
+              cancelNextAttempt();
+              rotation.cancel();
+              TetherException closed = new TetherException("the Tether runtime is closed");
+              for (CompletableFuture<RequestChannel> w : waiting) {
+                w.completeExceptionally(closed);
+              }
+              waiting.clear();
+              transitionTo(State.SHUTDOWN, current, null);
+            });
   }
 
   @Override

@@ -14,12 +14,16 @@ import io.netty.channel.Channel;
 final class ConnectionWatch implements LivenessMonitor.Owner, IdleCloser.Owner {
   private final ClientConnection connection;
   private final PendingCalls pending;
+
   /** Non-null once started when heartbeats or a transport timeout apply. */
   private LivenessMonitor liveness;
+
   /** Non-null once started when the connection closes after idling. */
   private IdleCloser idle;
+
   /** Non-null from start until this side's max age passes, when one is set. */
   private Scheduler.Cancellable ageTimer;
+
   /** True once the current read burst's time was given to {@link #liveness}. */
   private boolean readTimed;
 
@@ -38,7 +42,8 @@ final class ConnectionWatch implements LivenessMonitor.Owner, IdleCloser.Owner {
   void start(Channel channel, LivenessMonitor.Settings rules, long idleNanos) {
     this.channel = channel;
     ClientRuntime runtime = connection.runtime;
-    Scheduler loop = (task, delayNanos) -> runtime.scheduleOn(channel.eventLoop(), task, delayNanos);
+    Scheduler loop =
+        (task, delayNanos) -> runtime.scheduleOn(channel.eventLoop(), task, delayNanos);
     if (!rules.isOff()) {
       liveness = new LivenessMonitor(rules, runtime.ticker(), loop, this);
       liveness.start();
@@ -53,7 +58,10 @@ final class ConnectionWatch implements LivenessMonitor.Owner, IdleCloser.Owner {
     }
   }
 
-  /** This side's max age passed: the key's supervisor replaces the connection, as for the server's GOAWAY(MAX_AGE). */
+  /**
+   * This side's max age passed: the key's supervisor replaces the connection, as for the server's
+   * GOAWAY(MAX_AGE).
+   */
   private void onMaxAge() {
     ageTimer = null;
     connection.runtime.onConnectionAged(connection, "the client's max connection age was reached");
@@ -85,9 +93,9 @@ final class ConnectionWatch implements LivenessMonitor.Owner, IdleCloser.Owner {
 
   /**
    * A frame arrived. Timed once per read burst rather than per frame: one clock read however many
-   * answers arrived, taken at the burst's first frame, before any caller hears of an answer: a
-   * read timed at the end of the burst would be later than the callers, and a test's clock, know
-   * it to be.
+   * answers arrived, taken at the burst's first frame, before any caller hears of an answer: a read
+   * timed at the end of the burst would be later than the callers, and a test's clock, know it to
+   * be.
    */
   void onFrameRead() {
     if (!readTimed && liveness != null) {
@@ -96,13 +104,18 @@ final class ConnectionWatch implements LivenessMonitor.Owner, IdleCloser.Owner {
     }
   }
 
-  /** The read burst ended; one without a whole frame (a large one arriving) still shows the peer is there. */
+  /**
+   * The read burst ended; one without a whole frame (a large one arriving) still shows the peer is
+   * there.
+   */
   void onReadBurstEnded() {
     onFrameRead();
     readTimed = false;
   }
 
-  /** A call's frame is in a batch; {@code firstInFlight} when no twoway call was waiting before it. */
+  /**
+   * A call's frame is in a batch; {@code firstInFlight} when no twoway call was waiting before it.
+   */
   void onCallWritten(boolean twoway, boolean firstInFlight) {
     if (firstInFlight && liveness != null) {
       liveness.onBecameBusy();

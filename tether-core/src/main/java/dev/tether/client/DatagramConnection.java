@@ -20,20 +20,25 @@ final class DatagramConnection extends BaseConnection {
 
   @Override
   public void connect() {
-    ChannelFuture f = candidate.transport().connect(candidate.address(), candidate.connectTimeout(), this);
+    ChannelFuture f =
+        candidate.transport().connect(candidate.address(), candidate.connectTimeout(), this);
     channel = f.channel();
     // Both listeners run on the channel's loop, which owns the state.
-    f.addListener(done -> {
-      if (done.isSuccess()) {
-        transitionTo(ConnectionState.ACTIVE, "datagram socket open", null);
-        ready.complete(this);
-      } else {
-        transitionTo(ConnectionState.CLOSED, "cannot open a datagram socket", done.cause());
-        ready.completeExceptionally(
-            new ConnectFailedException("cannot open a datagram socket to " + candidate.endpoint(), done.cause()));
-      }
-    });
-    channel.closeFuture().addListener(closed -> transitionTo(ConnectionState.CLOSED, "socket closed", null));
+    f.addListener(
+        done -> {
+          if (done.isSuccess()) {
+            transitionTo(ConnectionState.ACTIVE, "datagram socket open", null);
+            ready.complete(this);
+          } else {
+            transitionTo(ConnectionState.CLOSED, "cannot open a datagram socket", done.cause());
+            ready.completeExceptionally(
+                new ConnectFailedException(
+                    "cannot open a datagram socket to " + candidate.endpoint(), done.cause()));
+          }
+        });
+    channel
+        .closeFuture()
+        .addListener(closed -> transitionTo(ConnectionState.CLOSED, "socket closed", null));
   }
 
   /**
@@ -60,30 +65,36 @@ final class DatagramConnection extends BaseConnection {
     if (!invocation.beginWriting()) {
       return;
     }
-    writeDatagram(invocation.toRequest()).addListener(done -> {
-      if (done.isSuccess()) {
-        invocation.onSent();
-      } else {
-        invocation.onNotSent(done.cause());
-      }
-    });
+    writeDatagram(invocation.toRequest())
+        .addListener(
+            done -> {
+              if (done.isSuccess()) {
+                invocation.onSent();
+              } else {
+                invocation.onNotSent(done.cause());
+              }
+            });
   }
 
   /** The whole batch as one datagram: a datagram is delivered whole or not at all. */
   @Override
   public java.util.concurrent.CompletableFuture<Void> sendBatch(java.util.List<Invocation> calls) {
-    java.util.concurrent.CompletableFuture<Void> done = new java.util.concurrent.CompletableFuture<>();
+    java.util.concurrent.CompletableFuture<Void> done =
+        new java.util.concurrent.CompletableFuture<>();
     java.util.List<dev.tether.protocol.Request> requests = new java.util.ArrayList<>(calls.size());
     for (Invocation inv : calls) {
       requests.add(inv.toRequest());
     }
-    writeDatagram(new Batch(requests)).addListener(f -> {
-      if (f.isSuccess()) {
-        done.complete(null);
-      } else {
-        done.completeExceptionally(BatchFrames.lost(calls.size(), calls.size(), this, f.cause()));
-      }
-    });
+    writeDatagram(new Batch(requests))
+        .addListener(
+            f -> {
+              if (f.isSuccess()) {
+                done.complete(null);
+              } else {
+                done.completeExceptionally(
+                    BatchFrames.lost(calls.size(), calls.size(), this, f.cause()));
+              }
+            });
     return done;
   }
 
@@ -104,10 +115,16 @@ final class DatagramConnection extends BaseConnection {
     return s == ConnectionState.ACTIVE || s == ConnectionState.CONNECTING;
   }
 
-
   @Override
   protected dev.tether.observe.ConnectionStatus statusOnLoop(long nowNanos) {
-    return new dev.tether.observe.ConnectionStatus(endpointText(), key.connectionId(), state, 0,
-        java.time.Duration.ofNanos(nowNanos - createdNanos), 0, 0, null);
+    return new dev.tether.observe.ConnectionStatus(
+        endpointText(),
+        key.connectionId(),
+        state,
+        0,
+        java.time.Duration.ofNanos(nowNanos - createdNanos),
+        0,
+        0,
+        null);
   }
 }

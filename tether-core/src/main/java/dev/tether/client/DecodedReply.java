@@ -5,8 +5,8 @@ import java.util.function.Function;
 
 /**
  * The future a typed asynchronous call hands its caller: completed with the decoded answer by the
- * {@link Invocation} itself when the call ends, with no completion stage in between. Cancelling
- * it cancels the call (CANCEL sent, slot freed), as cancelling an untyped call's future does.
+ * {@link Invocation} itself when the call ends, with no completion stage in between. Cancelling it
+ * cancels the call (CANCEL sent, slot freed), as cancelling an untyped call's future does.
  */
 final class DecodedReply<T> extends CallFuture<T> implements BiConsumer<byte[], Throwable> {
   private final Invocation call;

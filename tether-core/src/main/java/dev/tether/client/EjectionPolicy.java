@@ -3,16 +3,21 @@ package dev.tether.client;
 import java.time.Duration;
 
 /**
- * Failure accrual for nodes whose connection is up but whose calls fail (as
- * Finagle and Envoy's outlier detection do): after {@code consecutiveFailures} INTERNAL,
- * DEADLINE_EXCEEDED or attempt timeouts in a row, or when under {@code minSuccessRate} of its
- * calls of the last ten seconds succeeded (once there were {@code minCalls}), a node is ejected
- * for {@code base}, doubling on each repeat up to {@code max}; one probe call then decides; never
- * more than {@code maxShare} of a group is ejected at once. The application's own errors
- * (REMOTE_ERROR) are successes here: the node answered.
+ * Failure accrual for nodes whose connection is up but whose calls fail (as Finagle and Envoy's
+ * outlier detection do): after {@code consecutiveFailures} INTERNAL, DEADLINE_EXCEEDED or attempt
+ * timeouts in a row, or when under {@code minSuccessRate} of its calls of the last ten seconds
+ * succeeded (once there were {@code minCalls}), a node is ejected for {@code base}, doubling on
+ * each repeat up to {@code max}; one probe call then decides; never more than {@code maxShare} of a
+ * group is ejected at once. The application's own errors (REMOTE_ERROR) are successes here: the
+ * node answered.
  */
 public record EjectionPolicy(
-    int consecutiveFailures, double minSuccessRate, int minCalls, Duration base, Duration max, double maxShare) {
+    int consecutiveFailures,
+    double minSuccessRate,
+    int minCalls,
+    Duration base,
+    Duration max,
+    double maxShare) {
 
   /** Whether {@code successes} out of {@code successes + failures} recent calls is too few. */
   public boolean successRateTooLow(long successes, long failures) {

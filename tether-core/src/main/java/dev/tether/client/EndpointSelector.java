@@ -19,26 +19,30 @@ import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Derives the ordered list of endpoints a proxy may connect to, in the five steps of endpoint selection: drop
- * unknown or unavailable transports, drop those unfit for the mode, resolve names (one candidate
- * per address), shuffle or keep order, then apply the security rules. An empty result raises
- * {@link NoEndpointException} naming the step that emptied the list.
+ * Derives the ordered list of endpoints a proxy may connect to, in the five steps of endpoint
+ * selection: drop unknown or unavailable transports, drop those unfit for the mode, resolve names
+ * (one candidate per address), shuffle or keep order, then apply the security rules. An empty
+ * result raises {@link NoEndpointException} naming the step that emptied the list.
  */
 public final class EndpointSelector {
-  /** Bounds the cache below; a runtime that sees more distinct literal endpoints starts it afresh. */
+  /**
+   * Bounds the cache below; a runtime that sees more distinct literal endpoints starts it afresh.
+   */
   private static final int MAX_CACHED_LITERALS = 4096;
 
   private final TransportSet transports;
   private final Resolver resolver;
   private final ClientConfig config;
   private final Random random;
+
   /**
    * Candidates of endpoints that need no name resolution (IP literals, in-JVM): for one runtime
    * they never change, so a proxy that selects per call does not rebuild their socket address.
    */
   private final Map<Endpoint, Candidate> literals = new ConcurrentHashMap<>();
 
-  public EndpointSelector(TransportSet transports, Resolver resolver, ClientConfig config, Random random) {
+  public EndpointSelector(
+      TransportSet transports, Resolver resolver, ClientConfig config, Random random) {
     this.transports = transports;
     this.resolver = resolver;
     this.config = config;
@@ -62,13 +66,15 @@ public final class EndpointSelector {
     }
     if (out.isEmpty()) {
       throw new NoEndpointException(
-          "no usable endpoint in " + describe(proxy)
+          "no usable endpoint in "
+              + describe(proxy)
               + ": step 1 dropped every endpoint (unknown transport, or ssl without TLS configured)");
     }
     return out;
   }
 
-  private static List<Endpoint> fitForMode(List<Endpoint> endpoints, InvocationMode mode, ProxySettings proxy) {
+  private static List<Endpoint> fitForMode(
+      List<Endpoint> endpoints, InvocationMode mode, ProxySettings proxy) {
     List<Endpoint> out = new ArrayList<>();
     for (Endpoint e : endpoints) {
       if (e.isDatagram() == mode.isDatagram()) {
@@ -77,9 +83,14 @@ public final class EndpointSelector {
     }
     if (out.isEmpty()) {
       throw new NoEndpointException(
-          "no usable endpoint in " + describe(proxy) + ": step 2 dropped every endpoint ("
-              + (mode.isDatagram() ? "only datagram endpoints fit mode " : "datagram endpoints do not fit mode ")
-              + mode + ")");
+          "no usable endpoint in "
+              + describe(proxy)
+              + ": step 2 dropped every endpoint ("
+              + (mode.isDatagram()
+                  ? "only datagram endpoints fit mode "
+                  : "datagram endpoints do not fit mode ")
+              + mode
+              + ")");
     }
     return out;
   }
@@ -94,7 +105,9 @@ public final class EndpointSelector {
         continue;
       }
       Transport t = transports.find(e.transport());
-      if (t.name().equals("local") || NetUtil.isValidIpV4Address(e.host()) || NetUtil.isValidIpV6Address(e.host())) {
+      if (t.name().equals("local")
+          || NetUtil.isValidIpV4Address(e.host())
+          || NetUtil.isValidIpV6Address(e.host())) {
         out.add(rememberLiteral(candidate(e, t)));
         continue;
       }
@@ -102,7 +115,11 @@ public final class EndpointSelector {
         for (InetAddress a : resolver.resolve(e.host())) {
           // The address keeps the name dialled: TLS checks the server's certificate against it.
           InetAddress named = InetAddress.getByAddress(e.host(), a.getAddress());
-          out.add(candidate(e.withHost(a.getHostAddress()), t, new java.net.InetSocketAddress(named, e.port())));
+          out.add(
+              candidate(
+                  e.withHost(a.getHostAddress()),
+                  t,
+                  new java.net.InetSocketAddress(named, e.port())));
         }
       } catch (UnknownHostException ex) {
         lastFailure = ex;
@@ -111,7 +128,9 @@ public final class EndpointSelector {
     if (out.isEmpty()) {
       NoEndpointException ex =
           new NoEndpointException(
-              "no usable endpoint in " + describe(proxy) + ": step 3 resolved no address"
+              "no usable endpoint in "
+                  + describe(proxy)
+                  + ": step 3 resolved no address"
                   + (lastFailure == null ? "" : " (" + lastFailure.getMessage() + ")"));
       if (lastFailure != null) {
         ex.initCause(lastFailure);
@@ -156,8 +175,11 @@ public final class EndpointSelector {
       }
       if (secure.isEmpty()) {
         throw new NoEndpointException(
-            "no usable endpoint in " + describe(proxy) + ": step 5 kept only secure endpoints ("
-                + (config.overrideSecure() ? "tether.override.secure" : "proxy is secure") + ") and there are none");
+            "no usable endpoint in "
+                + describe(proxy)
+                + ": step 5 kept only secure endpoints ("
+                + (config.overrideSecure() ? "tether.override.secure" : "proxy is secure")
+                + ") and there are none");
       }
       return secure;
     }

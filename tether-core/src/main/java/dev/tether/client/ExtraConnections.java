@@ -6,22 +6,25 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The connections one key opens beside its own, only under load (more connections only when
- * volume demands): when a connection's calls in flight reach the limit its
- * server announced, or its unsent bytes pass the high-water mark, its waiting calls move to a
- * sibling with room, else to a new extra connection, at most {@code maxExtra} of them; each extra
- * closes once it has had no call for a while. Owned by the key's {@link ConnectionSupervisor}, on
- * the control executor; callers only read the lanes it publishes to the connections.
+ * The connections one key opens beside its own, only under load (more connections only when volume
+ * demands): when a connection's calls in flight reach the limit its server announced, or its unsent
+ * bytes pass the high-water mark, its waiting calls move to a sibling with room, else to a new
+ * extra connection, at most {@code maxExtra} of them; each extra closes once it has had no call for
+ * a while. Owned by the key's {@link ConnectionSupervisor}, on the control executor; callers only
+ * read the lanes it publishes to the connections.
  */
 final class ExtraConnections {
   private final ConnectionSupervisor.Host host;
   private final ConnectionKey key;
   private final int maxExtra;
   private final List<ClientConnection> extras = new ArrayList<>();
+
   /** A copy of {@code extras} for readers on other threads (status, shutdown). */
   private volatile List<ClientConnection> published = List.of();
+
   /** The extra being opened, or null: one at a time, so a burst opens what it needs and no more. */
   private ClientConnection opening;
+
   /** Saturated connections waiting for the extra being opened. */
   private final Set<ClientConnection> waiting = new LinkedHashSet<>();
 
@@ -32,8 +35,8 @@ final class ExtraConnections {
   }
 
   /**
-   * {@code lane} (the key's own connection or an extra) has calls waiting for a slot: give them
-   * to a sibling with room, or open an extra for them. On the control executor.
+   * {@code lane} (the key's own connection or an extra) has calls waiting for a slot: give them to
+   * a sibling with room, or open an extra for them. On the control executor.
    */
   void onSaturated(ClientConnection lane, RequestChannel primary, Candidate candidate) {
     host.control().assertInExecutor();
@@ -56,7 +59,10 @@ final class ExtraConnections {
     extra.markExtra();
     opening = extra;
     extra.connect();
-    extra.ready().whenComplete((ready, failure) -> host.control().execute(() -> onOpened(extra, failure, primary)));
+    extra
+        .ready()
+        .whenComplete(
+            (ready, failure) -> host.control().execute(() -> onOpened(extra, failure, primary)));
   }
 
   private void onOpened(ClientConnection extra, Throwable failure, RequestChannel primary) {
@@ -73,7 +79,9 @@ final class ExtraConnections {
     }
   }
 
-  /** A connection of the key closed; an extra among them leaves the lanes. On the control executor. */
+  /**
+   * A connection of the key closed; an extra among them leaves the lanes. On the control executor.
+   */
   void onClosed(RequestChannel c, RequestChannel primary) {
     if (extras.remove(c)) {
       publish(primary);
@@ -124,8 +132,8 @@ final class ExtraConnections {
   }
 
   /**
-   * The connection among {@code lanes} with the fewest calls in flight that is usable (any
-   * thread, racy reads); {@code fallback} when none is. Ties go to the earlier lane.
+   * The connection among {@code lanes} with the fewest calls in flight that is usable (any thread,
+   * racy reads); {@code fallback} when none is. Ties go to the earlier lane.
    */
   static ClientConnection leastLoaded(RequestChannel[] lanes, ClientConnection fallback) {
     ClientConnection best = null;

@@ -6,15 +6,13 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 
 /**
- * An idempotent call that is sent again to another endpoint or node when no answer came within
- * the proxy's hedging delay (the tail-latency rule). Each attempt is an ordinary
- * {@link Invocation} with the call's deadline, excluded from the endpoints that already have the
- * call; the first answer wins and the others are cancelled (CANCEL sent). Every hedge takes a
- * retry token, so a slow cluster never gets several times the load. State changes on the
- * runtime's control executor.
+ * An idempotent call that is sent again to another endpoint or node when no answer came within the
+ * proxy's hedging delay (the tail-latency rule). Each attempt is an ordinary {@link Invocation}
+ * with the call's deadline, excluded from the endpoints that already have the call; the first
+ * answer wins and the others are cancelled (CANCEL sent). Every hedge takes a retry token, so a
+ * slow cluster never gets several times the load. State changes on the runtime's control executor.
  */
 final class HedgedCall extends CallFuture<byte[]> {
   private final ClientRuntime runtime;
@@ -30,14 +28,24 @@ final class HedgedCall extends CallFuture<byte[]> {
   private final List<Invocation> attempts = new ArrayList<>();
   private int failed;
   private TetherException firstFailure;
+
   /** Non-null only while the next hedge waits for its delay. */
   private Scheduler.Cancellable nextHedge;
+
   private boolean noMoreHedges;
+
   /** The client interceptor's view of the call; null without one. Set before the first attempt. */
   private TracedCall trace;
 
-  HedgedCall(ClientRuntime runtime, CallPath calls, ProxySettings settings, ProxyBinding binding, String operation,
-      byte[] body, int flags, long deadlineNanos) {
+  HedgedCall(
+      ClientRuntime runtime,
+      CallPath calls,
+      ProxySettings settings,
+      ProxyBinding binding,
+      String operation,
+      byte[] body,
+      int flags,
+      long deadlineNanos) {
     this.runtime = runtime;
     this.calls = calls;
     this.settings = settings;
@@ -57,12 +65,15 @@ final class HedgedCall extends CallFuture<byte[]> {
     if (trace != null) {
       whenComplete((reply, failure) -> trace.onEnd(failure));
     }
-    runtime.control().execute(() -> {
-      Invocation first = newAttempt(null);
-      track(first);
-      calls.start(first);
-      armNextHedge();
-    });
+    runtime
+        .control()
+        .execute(
+            () -> {
+              Invocation first = newAttempt(null);
+              track(first);
+              calls.start(first);
+              armNextHedge();
+            });
     return this;
   }
 
@@ -78,7 +89,8 @@ final class HedgedCall extends CallFuture<byte[]> {
 
   private void track(Invocation inv) {
     attempts.add(inv);
-    inv.whenComplete((reply, failure) -> runtime.control().execute(() -> onAttemptDone(inv, reply, failure)));
+    inv.whenComplete(
+        (reply, failure) -> runtime.control().execute(() -> onAttemptDone(inv, reply, failure)));
   }
 
   private void armNextHedge() {
@@ -103,7 +115,9 @@ final class HedgedCall extends CallFuture<byte[]> {
     }
     Invocation hedge = newAttempt("HEDGE");
     hedge.exclude(busy);
-    CallPath.Start started = calls.startElsewhere(hedge, () -> runtime.retryBudget().tryRetry(runtime.ticker().nanoTime()));
+    CallPath.Start started =
+        calls.startElsewhere(
+            hedge, () -> runtime.retryBudget().tryRetry(runtime.ticker().nanoTime()));
     if (started != CallPath.Start.STARTED) {
       hedge.cancel(false); // never sent: this only disarms its deadline
       noMoreHedges = true;
@@ -131,7 +145,8 @@ final class HedgedCall extends CallFuture<byte[]> {
       firstFailure = ClientRuntime.unwrap(failure);
     }
     // The call fails only once no attempt is left in flight and no hedge will follow.
-    if (failed == attempts.size() && (noMoreHedges || attempts.size() >= settings.hedgingMaxAttempts())) {
+    if (failed == attempts.size()
+        && (noMoreHedges || attempts.size() >= settings.hedgingMaxAttempts())) {
       cancelHedgeTimer();
       super.completeExceptionally(firstFailure);
     } else if (failed == attempts.size()) {

@@ -4,10 +4,10 @@ import dev.tether.spi.Scheduler;
 import dev.tether.spi.Ticker;
 
 /**
- * Closes a connection nobody calls on (Ice's ACM close-on-idle): once it has had no call in
- * flight for {@code idleNanos}, its owner is told to close it. Idle means no call, not no bytes,
- * so heartbeats do not keep an unused connection open. Confined to the connection's event loop;
- * time comes from the injected ticker and scheduler.
+ * Closes a connection nobody calls on (Ice's ACM close-on-idle): once it has had no call in flight
+ * for {@code idleNanos}, its owner is told to close it. Idle means no call, not no bytes, so
+ * heartbeats do not keep an unused connection open. Confined to the connection's event loop; time
+ * comes from the injected ticker and scheduler.
  */
 final class IdleCloser {
   /** What the closer asks of its connection. */
@@ -21,8 +21,10 @@ final class IdleCloser {
   private final Owner owner;
   private boolean busy;
   private long idleSinceNanos;
+
   /** Non-null only while a check is scheduled. */
   private Scheduler.Cancellable check;
+
   private boolean stopped;
 
   IdleCloser(long idleNanos, Ticker ticker, Scheduler loop, Owner owner) {
@@ -42,8 +44,8 @@ final class IdleCloser {
   }
 
   /**
-   * A call went out. A twoway one keeps the connection busy until {@link #onIdle()}; a oneway
-   * one is never waited for, so it only starts the idle period again.
+   * A call went out. A twoway one keeps the connection busy until {@link #onIdle()}; a oneway one
+   * is never waited for, so it only starts the idle period again.
    */
   void onBusy(boolean twoway) {
     if (twoway) {

@@ -19,20 +19,24 @@ import java.util.concurrent.CancellationException;
 /**
  * One call from the moment a proxy makes it until the runtime is done with it; it is also the
  * future the caller holds. Its rooms: the caller's side in {@link ReplyFuture}, where its current
- * attempt is in {@link CallAttempt}, what only some calls need in {@link CallExtras} (made
- * lazily, so a plain call allocates nothing beside itself), the failure history in
- * {@link RetryHistory}, and the pure mapping of what happened to an attempt in
- * {@link AttemptOutcomes}, which {@link RetryPolicy} judges under the at-most-once rule. A caller
- * who cancels the future cancels the call (CANCEL sent, slot freed).
+ * attempt is in {@link CallAttempt}, what only some calls need in {@link CallExtras} (made lazily,
+ * so a plain call allocates nothing beside itself), the failure history in {@link RetryHistory},
+ * and the pure mapping of what happened to an attempt in {@link AttemptOutcomes}, which {@link
+ * RetryPolicy} judges under the at-most-once rule. A caller who cancels the future cancels the call
+ * (CANCEL sent, slot freed).
  */
 public final class Invocation extends CallAttempt implements ChannelFutureListener {
   static final byte[] EMPTY = new byte[0];
 
   /** The proxy's binding, which also names its runtime and settings: one field for the three. */
   final ProxyBinding binding;
+
   final String operation;
   final byte[] body;
-  /** The REQUEST flags, a {@code u8} on the wire; a byte here keeps the call at 56 bytes, not 64. */
+
+  /**
+   * The REQUEST flags, a {@code u8} on the wire; a byte here keeps the call at 56 bytes, not 64.
+   */
   private final byte flagBits;
 
   /**
@@ -47,14 +51,19 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
     this(binding, operation, body, flags, binding.runtime.deadlineFor(binding.settings));
   }
 
-  /** @param deadlineNanos the absolute deadline on the runtime's ticker, 0 for none (a hedge shares its call's) */
+  /**
+   * @param deadlineNanos the absolute deadline on the runtime's ticker, 0 for none (a hedge shares
+   *     its call's)
+   */
   Invocation(ProxyBinding binding, String operation, byte[] body, int flags, long deadlineNanos) {
     this.binding = binding;
     this.operation = operation;
     this.body = body;
     this.flagBits = (byte) flags;
     if (deadlineNanos != 0) {
-      extras = CallExtras.forDeadline(deadlineNanos, binding.settings.invocationTimeout(), binding.runtime.ticker());
+      extras =
+          CallExtras.forDeadline(
+              deadlineNanos, binding.settings.invocationTimeout(), binding.runtime.ticker());
     }
   }
 
@@ -66,7 +75,10 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
     return binding.runtime;
   }
 
-  /** The call's extras, made now if it has none; only by the thread that starts or hands over the call. */
+  /**
+   * The call's extras, made now if it has none; only by the thread that starts or hands over the
+   * call.
+   */
   private CallExtras extras() {
     CallExtras e = extras;
     if (e == null) {
@@ -77,11 +89,17 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
   }
 
   /** The REQUEST flags the caller chose (the wire's {@code COMPRESSED} is decided per attempt). */
-  int flags() { return flagBits & 0xFF; }
+  int flags() {
+    return flagBits & 0xFF;
+  }
 
-  public boolean isOneway() { return (flagBits & Request.ONEWAY) != 0; }
+  public boolean isOneway() {
+    return (flagBits & Request.ONEWAY) != 0;
+  }
 
-  public boolean isIdempotent() { return (flagBits & Request.IDEMPOTENT) != 0; }
+  public boolean isIdempotent() {
+    return (flagBits & Request.IDEMPOTENT) != 0;
+  }
 
   /** Milliseconds left before the invocation timeout, 0 when there is none. */
   long remainingMillis() {
@@ -100,8 +118,8 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
 
   /**
    * Appends this call's REQUEST frame; the hot path, so no Request object is built. The body is
-   * compressed when the proxy asks for it ({@code -z} or {@code withCompression(true)}) and
-   * {@code bodies} says the server negotiated it and the body is worth it. {@code names} is the
+   * compressed when the proxy asks for it ({@code -z} or {@code withCompression(true)}) and {@code
+   * bodies} says the server negotiated it and the body is worth it. {@code names} is the
    * connection's cache of the names' wire form.
    */
   void encodeRequest(ByteBuf out, BodyCompression bodies, EncodedNames names) {
@@ -115,11 +133,21 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
         wireFlags |= Request.COMPRESSED;
       }
     }
-    FrameWriter.encodeRequest(requestId, wireFlags, settings.identity(), operation, remainingMillis(), metadata(), wire, names, out);
+    FrameWriter.encodeRequest(
+        requestId,
+        wireFlags,
+        settings.identity(),
+        operation,
+        remainingMillis(),
+        metadata(),
+        wire,
+        names,
+        out);
   }
 
   Request toRequest() {
-    return new Request(requestId, flags(), settings().identity(), operation, remainingMillis(), metadata(), body);
+    return new Request(
+        requestId, flags(), settings().identity(), operation, remainingMillis(), metadata(), body);
   }
 
   /** The current attempt's headers: the proxy's, unless the client interceptor added to them. */
@@ -129,7 +157,10 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
     return added == null ? settings().metadata() : added;
   }
 
-  /** A client interceptor watches this call (alone, or as one attempt of a hedged call); before it starts. */
+  /**
+   * A client interceptor watches this call (alone, or as one attempt of a hedged call); before it
+   * starts.
+   */
   void traceAs(TracedCall call, String firstReason, boolean endsCall) {
     extras().traceAs(call, firstReason, endsCall);
   }
@@ -138,7 +169,9 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
     CallExtras e = extras;
     if (e != null && e.deadlineNanos != 0) {
       ClientRuntime runtime = runtime();
-      e.armDeadline(runtime.scheduleOnControl(this::onDeadline, Math.max(0, e.deadlineNanos - runtime.ticker().nanoTime())));
+      e.armDeadline(
+          runtime.scheduleOnControl(
+              this::onDeadline, Math.max(0, e.deadlineNanos - runtime.ticker().nanoTime())));
     }
   }
 
@@ -147,7 +180,10 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
     history().tried().addAll(keys);
   }
 
-  /** The call waits in {@code kind} from now (on {@code endpoint}, or null); its clock records it if it has a deadline. */
+  /**
+   * The call waits in {@code kind} from now (on {@code endpoint}, or null); its clock records it if
+   * it has a deadline.
+   */
   void waitsIn(CallPhase.Kind kind, String endpoint) {
     CallExtras e = extras;
     if (e != null && e.deadlineNanos != 0) {
@@ -168,11 +204,14 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
     if (e != null) {
       e.onAttemptStarted(c, runtime().ticker());
     }
-    // A RESUME waits until the resume window ends: the CANCEL of a timed-out attempt would end the stream it resumes.
+    // A RESUME waits until the resume window ends: the CANCEL of a timed-out attempt would end the
+    // stream it resumes.
     if (settings.attemptTimeout() != null && !isOneway() && (flags() & Request.RESUME) == 0) {
       CallExtras t = extras();
       int attempt = t.nextAttempt();
-      t.armAttemptTimer(runtime().scheduleOnControl(() -> c.timeOutAttempt(this, attempt), settings.attemptTimeout()));
+      t.armAttemptTimer(
+          runtime()
+              .scheduleOnControl(() -> c.timeOutAttempt(this, attempt), settings.attemptTimeout()));
     }
   }
 
@@ -183,13 +222,15 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
   }
 
   /**
-   * The attempt got no answer in time; its connection already freed its slot and sent CANCEL
-   * (on the loop). The request was written, so the server may have run it.
+   * The attempt got no answer in time; its connection already freed its slot and sent CANCEL (on
+   * the loop). The request was written, so the server may have run it.
    */
   void onAttemptTimedOut() {
     blameTheNode(true);
-    attemptFailed(Attempt.Outcome.ATTEMPT_TIMEOUT,
-        AttemptOutcomes.attemptTimedOut(operation, settings().attemptTimeout(), describeConnection()));
+    attemptFailed(
+        Attempt.Outcome.ATTEMPT_TIMEOUT,
+        AttemptOutcomes.attemptTimedOut(
+            operation, settings().attemptTimeout(), describeConnection()));
   }
 
   void routedBy(NodeRouter r) {
@@ -204,13 +245,18 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
     }
   }
 
-  /** The server answered (on the loop): OK ends the call; a failure ends it or the attempt, as its status means. */
+  /**
+   * The server answered (on the loop): OK ends the call; a failure ends it or the attempt, as its
+   * status means.
+   */
   void onResponse(Status status, Map<String, String> metadata, byte[] body) {
     if (status == Status.OK) {
       succeed(body);
       return;
     }
-    TetherException failure = AttemptOutcomes.failureOf(status, metadata, settings().identity(), operation, describeConnection());
+    TetherException failure =
+        AttemptOutcomes.failureOf(
+            status, metadata, settings().identity(), operation, describeConnection());
     blameTheNode(AttemptOutcomes.blamesTheNode(status));
     Attempt.Outcome outcome = AttemptOutcomes.ofAnswer(status);
     if (outcome == null) {
@@ -236,19 +282,22 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
   }
 
   private void lost(boolean wasSent, Throwable cause) {
-    attemptFailed(AttemptOutcomes.ofLostConnection(wasSent),
+    attemptFailed(
+        AttemptOutcomes.ofLostConnection(wasSent),
         AttemptOutcomes.lostConnection(wasSent, describeConnection(), operation, cause));
   }
 
-  /** No connection could be found for the attempt (the walk over every endpoint and round failed). */
+  /**
+   * No connection could be found for the attempt (the walk over every endpoint and round failed).
+   */
   void onConnectFailed(TetherException cause) {
     attemptFailed(Attempt.Outcome.CONNECT_FAILED, cause);
   }
 
   /**
-   * An attempt failed: the retry policy decides, and this applies the decision. Invocation
-   * timeouts and the server's own answers (REMOTE_ERROR, SERVICE/OPERATION_NOT_FOUND) never come
-   * here: they end the call directly.
+   * An attempt failed: the retry policy decides, and this applies the decision. Invocation timeouts
+   * and the server's own answers (REMOTE_ERROR, SERVICE/OPERATION_NOT_FOUND) never come here: they
+   * end the call directly.
    */
   private void attemptFailed(Attempt.Outcome outcome, TetherException cause) {
     State from = state();
@@ -256,14 +305,23 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
       return;
     }
     RequestChannel failedOn = connection();
-    boolean pinned = settings().session() != null || (flags() & Request.RESUME) != 0; // only its server can answer it
-    RetryPolicy.Decision decision = RetryPolicy.decide(outcome, isIdempotent(), pinned, deadlinePassed(),
-        () -> runtime().retryBudget().tryRetry(runtime().ticker().nanoTime()));
+    boolean pinned =
+        settings().session() != null
+            || (flags() & Request.RESUME) != 0; // only its server can answer it
+    RetryPolicy.Decision decision =
+        RetryPolicy.decide(
+            outcome,
+            isIdempotent(),
+            pinned,
+            deadlinePassed(),
+            () -> runtime().retryBudget().tryRetry(runtime().ticker().nanoTime()));
     record(outcome, cause.getMessage());
     switch (decision) {
       case FAIL -> fail(cause);
       case FAIL_BUDGET_SPENT -> {
-        record(Attempt.Outcome.BUDGET_EXHAUSTED, "retry budget spent; failing with the original cause");
+        record(
+            Attempt.Outcome.BUDGET_EXHAUSTED,
+            "retry budget spent; failing with the original cause");
         runtime().reports().onBudgetRefusal(this, outcome, cause, endpointOf(failedOn));
         fail(cause);
       }
@@ -272,7 +330,9 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
           return; // the deadline or a cancel ended the call meanwhile
         }
         endAttempt(failedOn);
-        waitsIn(failedOn == null ? CallPhase.Kind.CONNECTING : CallPhase.Kind.AWAITING_REPLY, endpointOf(failedOn));
+        waitsIn(
+            failedOn == null ? CallPhase.Kind.CONNECTING : CallPhase.Kind.AWAITING_REPLY,
+            endpointOf(failedOn));
         history().onRetry(cause, failedOn == null ? null : failedOn.key());
         binding.forget(failedOn);
         moveTo(null);
@@ -292,7 +352,10 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
 
   // ---- between attempts (control executor) ----
 
-  /** The failure history, made now if there is none; by the thread that ends or hands over an attempt. */
+  /**
+   * The failure history, made now if there is none; by the thread that ends or hands over an
+   * attempt.
+   */
   RetryHistory history() {
     return extras().history();
   }
@@ -392,11 +455,17 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
     }
   }
 
-  /** The invocation timeout passed (on the control executor): fail now, and free the attempt's slot. */
+  /**
+   * The invocation timeout passed (on the control executor): fail now, and free the attempt's slot.
+   */
   private void onDeadline() {
     extras.onDeadlinePassed();
-    abandon(extras.timedOut(AttemptOutcomes.noAnswer(operation, settings().invocationTimeout()),
-        connection(), () -> runtime().waitAmong(settings().fixedEndpoints()), runtime().ticker().nanoTime()));
+    abandon(
+        extras.timedOut(
+            AttemptOutcomes.noAnswer(operation, settings().invocationTimeout()),
+            connection(),
+            () -> runtime().waitAmong(settings().fixedEndpoints()),
+            runtime().ticker().nanoTime()));
   }
 
   /**

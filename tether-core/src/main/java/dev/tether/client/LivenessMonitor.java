@@ -1,10 +1,11 @@
 package dev.tether.client;
 
-import dev.tether.spi.Ticker;
 import dev.tether.spi.Scheduler;
+import dev.tether.spi.Ticker;
 
 /**
  * Decides whether one connection's peer is still there, from what the connection has read:
+ *
  * <ul>
  *   <li>heartbeat: nothing read for {@code readerIdle} → send PING (again every readerIdle);
  *   <li>keepalive for the server: nothing written for {@code keepalive} → send PING, so that a
@@ -14,8 +15,9 @@ import dev.tether.spi.Scheduler;
  *   <li>transport timeout ({@code -t}): requests outstanding and nothing read for that long,
  *       counted from the request that made an idle connection busy → the peer is gone.
  * </ul>
- * A zero duration turns its rule off. Confined to the connection's event loop; every decision
- * reads the injected ticker, and {@link #runOnce(long)} can be driven with literal times.
+ *
+ * A zero duration turns its rule off. Confined to the connection's event loop; every decision reads
+ * the injected ticker, and {@link #runOnce(long)} can be driven with literal times.
  */
 final class LivenessMonitor {
   /** What the monitor asks of its connection. */
@@ -33,29 +35,42 @@ final class LivenessMonitor {
    * @param transportTimeoutNanos dead after this much silence with requests outstanding; 0 = never
    * @param keepaliveNanos ping after writing nothing for this long; 0 = never
    */
-  record Settings(long readerIdleNanos, long idleTimeoutNanos, long transportTimeoutNanos, long keepaliveNanos) {
+  record Settings(
+      long readerIdleNanos,
+      long idleTimeoutNanos,
+      long transportTimeoutNanos,
+      long keepaliveNanos) {
     Settings(long readerIdleNanos, long idleTimeoutNanos, long transportTimeoutNanos) {
       this(readerIdleNanos, idleTimeoutNanos, transportTimeoutNanos, 0);
     }
 
     boolean isOff() {
-      return readerIdleNanos == 0 && idleTimeoutNanos == 0 && transportTimeoutNanos == 0 && keepaliveNanos == 0;
+      return readerIdleNanos == 0
+          && idleTimeoutNanos == 0
+          && transportTimeoutNanos == 0
+          && keepaliveNanos == 0;
     }
   }
 
   private final Settings settings;
   private final Ticker ticker;
+
   /** Runs checks on the connection's event loop, keeping time with the runtime's scheduler. */
   private final Scheduler loop;
+
   private final Owner owner;
   private long lastReadNanos;
   private long lastPingNanos;
+
   /** When the connection last wrote a request batch or a ping. */
   private long lastWriteNanos;
+
   /** When the connection last went from no outstanding requests to some. */
   private long busySinceNanos;
+
   /** Non-null only while a check is scheduled. */
   private Scheduler.Cancellable check;
+
   private boolean stopped;
 
   LivenessMonitor(Settings settings, Ticker ticker, Scheduler loop, Owner owner) {
@@ -109,8 +124,10 @@ final class LivenessMonitor {
     if (settings.transportTimeoutNanos() > 0 && owner.hasOutstandingRequests()) {
       long busySilent = nowNanos - Math.max(lastReadNanos, busySinceNanos);
       if (busySilent >= settings.transportTimeoutNanos()) {
-        owner.onPeerSilent("transport timeout: nothing read for " + busySilent / 1_000_000
-            + " ms with requests outstanding");
+        owner.onPeerSilent(
+            "transport timeout: nothing read for "
+                + busySilent / 1_000_000
+                + " ms with requests outstanding");
         return -1;
       }
     }
@@ -118,9 +135,12 @@ final class LivenessMonitor {
       owner.onPeerSilent("heartbeat: nothing read for " + silent / 1_000_000 + " ms");
       return -1;
     }
-    boolean checkPeer = settings.readerIdleNanos() > 0 && silent >= settings.readerIdleNanos()
-        && nowNanos - lastPingNanos >= settings.readerIdleNanos();
-    boolean keepServer = settings.keepaliveNanos() > 0 && nowNanos - lastWriteNanos >= settings.keepaliveNanos();
+    boolean checkPeer =
+        settings.readerIdleNanos() > 0
+            && silent >= settings.readerIdleNanos()
+            && nowNanos - lastPingNanos >= settings.readerIdleNanos();
+    boolean keepServer =
+        settings.keepaliveNanos() > 0 && nowNanos - lastWriteNanos >= settings.keepaliveNanos();
     if (checkPeer || keepServer) {
       lastPingNanos = nowNanos;
       lastWriteNanos = nowNanos;
@@ -141,12 +161,16 @@ final class LivenessMonitor {
       next = Math.min(next, lastWriteNanos + settings.keepaliveNanos());
     }
     if (settings.transportTimeoutNanos() > 0 && owner.hasOutstandingRequests()) {
-      next = Math.min(next, Math.max(lastReadNanos, busySinceNanos) + settings.transportTimeoutNanos());
+      next =
+          Math.min(
+              next, Math.max(lastReadNanos, busySinceNanos) + settings.transportTimeoutNanos());
     }
     return next == Long.MAX_VALUE ? -1 : Math.max(0, next - nowNanos);
   }
 
-  /** Schedules the next check {@code delayNanos} after {@code fromNanos}, however late this runs. */
+  /**
+   * Schedules the next check {@code delayNanos} after {@code fromNanos}, however late this runs.
+   */
   private void reschedule(long fromNanos, long delayNanos) {
     check = null;
     if (delayNanos >= 0 && !stopped) {

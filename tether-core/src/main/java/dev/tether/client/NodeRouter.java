@@ -4,17 +4,18 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Chooses the connection for each call of a proxy that balances load over nodes,
- * and keeps track of the nodes' health. The cluster package implements it; the client only calls
- * it, so the client never depends on the cluster package.
+ * Chooses the connection for each call of a proxy that balances load over nodes, and keeps track of
+ * the nodes' health. The cluster package implements it; the client only calls it, so the client
+ * never depends on the cluster package.
  */
 public interface NodeRouter {
   /**
    * The connection for a call's next attempt, on a live node not in {@code exclude}. Fails with
-   * {@code NoAvailableNodeException} when no node is alive, at once or, for a proxy that waits
-   * for ready, once {@code deadlineNanos} passes (0: no deadline).
+   * {@code NoAvailableNodeException} when no node is alive, at once or, for a proxy that waits for
+   * ready, once {@code deadlineNanos} passes (0: no deadline).
    */
-  CompletableFuture<RequestChannel> route(ProxySettings settings, Set<ConnectionKey> exclude, long deadlineNanos);
+  CompletableFuture<RequestChannel> route(
+      ProxySettings settings, Set<ConnectionKey> exclude, long deadlineNanos);
 
   /** Opens a connection to every node; completes once one is connected. */
   CompletableFuture<Void> connectAny(ProxySettings settings);
@@ -23,9 +24,9 @@ public interface NodeRouter {
   void onCallStarted(RequestChannel c);
 
   /**
-   * The call that went out on {@code c} finished after {@code latencyNanos}; {@code nodeFault}
-   * when the server failed it (INTERNAL, DEADLINE_EXCEEDED, an attempt timeout), which counts
-   * towards ejecting the node. A lost connection is not a node fault: the supervisor sees it.
+   * The call that went out on {@code c} finished after {@code latencyNanos}; {@code nodeFault} when
+   * the server failed it (INTERNAL, DEADLINE_EXCEEDED, an attempt timeout), which counts towards
+   * ejecting the node. A lost connection is not a node fault: the supervisor sees it.
    */
   void onCallFinished(RequestChannel c, long latencyNanos, boolean nodeFault);
 

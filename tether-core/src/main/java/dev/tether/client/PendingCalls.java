@@ -4,9 +4,9 @@ import dev.tether.internal.IntMap;
 import java.util.List;
 
 /**
- * The twoway calls one connection wrote and the server has not answered yet, by request id, and
- * the ids it hands out. Confined to the connection's event loop; {@link #size()} is also read
- * racily by other threads to place calls.
+ * The twoway calls one connection wrote and the server has not answered yet, by request id, and the
+ * ids it hands out. Confined to the connection's event loop; {@link #size()} is also read racily by
+ * other threads to place calls.
  *
  * <p>Streams, when they come, live beside this table in one of their own, keyed by the same ids:
  * whatever fails or drains the pending calls here (a lost connection, GOAWAY, a drain) fails or
@@ -55,7 +55,9 @@ final class PendingCalls {
     return true;
   }
 
-  /** Takes out every call above the server's last accepted id (GOAWAY): the server never ran them. */
+  /**
+   * Takes out every call above the server's last accepted id (GOAWAY): the server never ran them.
+   */
   List<Invocation> takeNotAccepted(int lastAcceptedId) {
     return byId.removeKeys(id -> Integer.compareUnsigned(id, lastAcceptedId) > 0);
   }

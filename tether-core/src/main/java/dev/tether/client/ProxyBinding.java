@@ -1,19 +1,21 @@
 package dev.tether.client;
 
 /**
- * The connection one proxy caches (Ice's connection caching): set after the proxy's first successful
- * selection, used until it stops being usable, then selection runs again. Calls of one proxy
- * come from any thread and a connection may be found on any loop, so the cached values are
- * published through volatile fields; each is replaced whole, never updated in place. It also
- * names the proxy's runtime and settings, so that a call needs one reference to reach all three.
+ * The connection one proxy caches (Ice's connection caching): set after the proxy's first
+ * successful selection, used until it stops being usable, then selection runs again. Calls of one
+ * proxy come from any thread and a connection may be found on any loop, so the cached values are
+ * published through volatile fields; each is replaced whole, never updated in place. It also names
+ * the proxy's runtime and settings, so that a call needs one reference to reach all three.
  */
 public final class ProxyBinding {
   final ClientRuntime runtime;
   final ProxySettings settings;
   private volatile RequestChannel cached;
   private volatile boolean alternateUsed;
+
   /** The node group of a load-balanced proxy; null until its first call. */
   private volatile NodeRouter router;
+
   /** The proxy's batch requests waiting for its flushBatch(). */
   private final BatchQueue batch = new BatchQueue();
 
@@ -34,8 +36,8 @@ public final class ProxyBinding {
   }
 
   /**
-   * True when the cached connection was replaced for its age: the next selection is made afresh,
-   * as for a first call, so that servers added behind the proxy's endpoints get their share.
+   * True when the cached connection was replaced for its age: the next selection is made afresh, as
+   * for a first call, so that servers added behind the proxy's endpoints get their share.
    */
   boolean lostToRotation() {
     RequestChannel c = cached;

@@ -1,11 +1,10 @@
 package dev.tether.client;
 
-import dev.tether.spi.Discovery;
-
 import dev.tether.Endpoint;
 import dev.tether.EndpointSelection;
 import dev.tether.InvocationMode;
 import dev.tether.LoadBalancing;
+import dev.tether.spi.Discovery;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -13,46 +12,63 @@ import java.util.Objects;
 import java.util.function.Consumer;
 
 /**
- * Everything a proxy decides about its calls; immutable, one per proxy.
- * {@link #with(Consumer)} returns a copy with the fields the consumer changed.
+ * Everything a proxy decides about its calls; immutable, one per proxy. {@link #with(Consumer)}
+ * returns a copy with the fields the consumer changed.
  */
 public final class ProxySettings {
   private String identity;
   private List<Endpoint> endpoints;
+
   /** Non-null when the endpoints come from a discovery instead of the fixed list. */
   private Discovery source;
+
   private InvocationMode mode;
   private boolean secure;
   private boolean preferSecure;
   private String connectionId = "";
   private boolean connectionCached = true;
   private EndpointSelection selection = EndpointSelection.RANDOM;
+
   /** Null for no limit. */
   private Duration invocationTimeout;
+
   /** What withCompression chose; null when the endpoints' {@code -z} decides. */
   private Boolean compressChoice;
-  /** Whether calls ask for compressed bodies; derived from the two fields above in {@link #derive()}. */
+
+  /**
+   * Whether calls ask for compressed bodies; derived from the two fields above in {@link
+   * #derive()}.
+   */
   private boolean compress;
+
   private LoadBalancing loadBalancing = LoadBalancing.PINNED;
   private boolean waitForReady;
+
   /** Null outside a session. */
   private String session;
+
   private int maxRerouteRetries = 3;
   private Duration rerouteRetryInterval = Duration.ZERO;
+
   /** Null when any server version will do. */
   private VersionRange serverVersion;
+
   /** Null when an attempt may take as long as the invocation timeout allows. */
   private Duration attemptTimeout;
+
   /** Null when calls are not hedged. */
   private Duration hedgingDelay;
+
   /** How many attempts a hedged call may have in flight at once, the first included. */
   private int hedgingMaxAttempts = 1;
+
   /** Sent with every request; empty when none. */
   private Map<String, String> metadata = Map.of();
 
   private ProxySettings() {}
 
-  public static ProxySettings of(String identity, InvocationMode mode, boolean secure, List<Endpoint> endpoints) {
+  public static ProxySettings of(
+      String identity, InvocationMode mode, boolean secure, List<Endpoint> endpoints) {
     ProxySettings s = new ProxySettings();
     s.identity = identity;
     s.mode = mode;
@@ -63,9 +79,9 @@ public final class ProxySettings {
   }
 
   /**
-   * Ice's rule: a proxy's own choice wins; without one, a call asks for compression when one of
-   * the proxy's endpoints carries {@code -z} (connections are shared whatever the flag, so the
-   * flag belongs to the proxy, not to one connection). Worked out once here, not per call.
+   * Ice's rule: a proxy's own choice wins; without one, a call asks for compression when one of the
+   * proxy's endpoints carries {@code -z} (connections are shared whatever the flag, so the flag
+   * belongs to the proxy, not to one connection). Worked out once here, not per call.
    */
   private void derive() {
     boolean anyEndpoint = false;
@@ -83,33 +99,75 @@ public final class ProxySettings {
       this.s = s;
     }
 
-    public Changes identity(String v) { s.identity = Objects.requireNonNull(v); return this; }
+    public Changes identity(String v) {
+      s.identity = Objects.requireNonNull(v);
+      return this;
+    }
 
-    public Changes endpoints(List<Endpoint> v) { s.endpoints = List.copyOf(v); return this; }
+    public Changes endpoints(List<Endpoint> v) {
+      s.endpoints = List.copyOf(v);
+      return this;
+    }
 
-    public Changes source(Discovery v) { s.source = v; return this; }
+    public Changes source(Discovery v) {
+      s.source = v;
+      return this;
+    }
 
-    public Changes mode(InvocationMode v) { s.mode = Objects.requireNonNull(v); return this; }
+    public Changes mode(InvocationMode v) {
+      s.mode = Objects.requireNonNull(v);
+      return this;
+    }
 
-    public Changes secure(boolean v) { s.secure = v; return this; }
+    public Changes secure(boolean v) {
+      s.secure = v;
+      return this;
+    }
 
-    public Changes preferSecure(boolean v) { s.preferSecure = v; return this; }
+    public Changes preferSecure(boolean v) {
+      s.preferSecure = v;
+      return this;
+    }
 
-    public Changes connectionId(String v) { s.connectionId = v == null ? "" : v; return this; }
+    public Changes connectionId(String v) {
+      s.connectionId = v == null ? "" : v;
+      return this;
+    }
 
-    public Changes connectionCached(boolean v) { s.connectionCached = v; return this; }
+    public Changes connectionCached(boolean v) {
+      s.connectionCached = v;
+      return this;
+    }
 
-    public Changes selection(EndpointSelection v) { s.selection = Objects.requireNonNull(v); return this; }
+    public Changes selection(EndpointSelection v) {
+      s.selection = Objects.requireNonNull(v);
+      return this;
+    }
 
-    public Changes invocationTimeout(Duration v) { s.invocationTimeout = v; return this; }
+    public Changes invocationTimeout(Duration v) {
+      s.invocationTimeout = v;
+      return this;
+    }
 
-    public Changes compress(boolean v) { s.compressChoice = v; return this; }
+    public Changes compress(boolean v) {
+      s.compressChoice = v;
+      return this;
+    }
 
-    public Changes loadBalancing(LoadBalancing v) { s.loadBalancing = Objects.requireNonNull(v); return this; }
+    public Changes loadBalancing(LoadBalancing v) {
+      s.loadBalancing = Objects.requireNonNull(v);
+      return this;
+    }
 
-    public Changes waitForReady(boolean v) { s.waitForReady = v; return this; }
+    public Changes waitForReady(boolean v) {
+      s.waitForReady = v;
+      return this;
+    }
 
-    public Changes session(String v) { s.session = v; return this; }
+    public Changes session(String v) {
+      s.session = v;
+      return this;
+    }
 
     public Changes maxRerouteRetries(int v) {
       if (v < 0) {
@@ -119,9 +177,15 @@ public final class ProxySettings {
       return this;
     }
 
-    public Changes rerouteRetryInterval(Duration v) { s.rerouteRetryInterval = Objects.requireNonNull(v); return this; }
+    public Changes rerouteRetryInterval(Duration v) {
+      s.rerouteRetryInterval = Objects.requireNonNull(v);
+      return this;
+    }
 
-    public Changes serverVersion(VersionRange v) { s.serverVersion = v; return this; }
+    public Changes serverVersion(VersionRange v) {
+      s.serverVersion = v;
+      return this;
+    }
 
     public Changes attemptTimeout(Duration v) {
       if (v != null && (v.isNegative() || v.isZero())) {
@@ -133,7 +197,8 @@ public final class ProxySettings {
 
     public Changes hedging(Duration delay, int maxAttempts) {
       if (delay != null && (delay.isNegative() || maxAttempts < 1)) {
-        throw new IllegalArgumentException("hedging needs a delay >= 0 and at least one attempt: " + delay + ", " + maxAttempts);
+        throw new IllegalArgumentException(
+            "hedging needs a delay >= 0 and at least one attempt: " + delay + ", " + maxAttempts);
       }
       s.hedgingDelay = delay;
       s.hedgingMaxAttempts = delay == null ? 1 : maxAttempts;
@@ -178,59 +243,112 @@ public final class ProxySettings {
     return copy;
   }
 
-  public String identity() { return identity; }
+  public String identity() {
+    return identity;
+  }
 
   /** The endpoints now: the discovery's current list when there is one, else the fixed list. */
-  public List<Endpoint> endpoints() { return source != null ? source.endpoints() : endpoints; }
+  public List<Endpoint> endpoints() {
+    return source != null ? source.endpoints() : endpoints;
+  }
 
   /** The fixed endpoints the proxy was made with (a discovery proxy may have none). */
-  public List<Endpoint> fixedEndpoints() { return endpoints; }
+  public List<Endpoint> fixedEndpoints() {
+    return endpoints;
+  }
 
-  public Discovery source() { return source; }
+  public Discovery source() {
+    return source;
+  }
 
-  public InvocationMode mode() { return mode; }
+  public InvocationMode mode() {
+    return mode;
+  }
 
-  public boolean secure() { return secure; }
+  public boolean secure() {
+    return secure;
+  }
 
-  public boolean preferSecure() { return preferSecure; }
+  public boolean preferSecure() {
+    return preferSecure;
+  }
 
-  public String connectionId() { return connectionId; }
+  public String connectionId() {
+    return connectionId;
+  }
 
-  public boolean connectionCached() { return connectionCached; }
+  public boolean connectionCached() {
+    return connectionCached;
+  }
 
-  public EndpointSelection selection() { return selection; }
+  public EndpointSelection selection() {
+    return selection;
+  }
 
-  public Duration invocationTimeout() { return invocationTimeout; }
+  public Duration invocationTimeout() {
+    return invocationTimeout;
+  }
 
   /** True when calls ask for compressed bodies ({@code -z} on an endpoint, or withCompression). */
-  public boolean compress() { return compress; }
+  public boolean compress() {
+    return compress;
+  }
 
-  public LoadBalancing loadBalancing() { return loadBalancing; }
+  public LoadBalancing loadBalancing() {
+    return loadBalancing;
+  }
 
-  public boolean waitForReady() { return waitForReady; }
+  public boolean waitForReady() {
+    return waitForReady;
+  }
 
-  public String session() { return session; }
+  public String session() {
+    return session;
+  }
 
-  public int maxRerouteRetries() { return maxRerouteRetries; }
+  public int maxRerouteRetries() {
+    return maxRerouteRetries;
+  }
 
-  public Duration rerouteRetryInterval() { return rerouteRetryInterval; }
+  public Duration rerouteRetryInterval() {
+    return rerouteRetryInterval;
+  }
 
-  public VersionRange serverVersion() { return serverVersion; }
+  public VersionRange serverVersion() {
+    return serverVersion;
+  }
 
-  public Duration attemptTimeout() { return attemptTimeout; }
+  public Duration attemptTimeout() {
+    return attemptTimeout;
+  }
 
-  public Duration hedgingDelay() { return hedgingDelay; }
+  public Duration hedgingDelay() {
+    return hedgingDelay;
+  }
 
-  public int hedgingMaxAttempts() { return hedgingMaxAttempts; }
-  public Map<String, String> metadata() { return metadata; }
+  public int hedgingMaxAttempts() {
+    return hedgingMaxAttempts;
+  }
+
+  public Map<String, String> metadata() {
+    return metadata;
+  }
 
   // Convenience copies used across the client.
 
-  public ProxySettings withEndpoints(List<Endpoint> v) { return with(c -> c.endpoints(v).source(null)); }
+  public ProxySettings withEndpoints(List<Endpoint> v) {
+    return with(c -> c.endpoints(v).source(null));
+  }
 
-  public ProxySettings withSelection(EndpointSelection v) { return with(c -> c.selection(v)); }
+  public ProxySettings withSelection(EndpointSelection v) {
+    return with(c -> c.selection(v));
+  }
 
-  public ProxySettings withMode(InvocationMode v) { return with(c -> c.mode(v)); }
+  public ProxySettings withMode(InvocationMode v) {
+    return with(c -> c.mode(v));
+  }
 
-  public ProxySettings withPreferSecure(boolean v) { return with(c -> c.preferSecure(v)); }
+  public ProxySettings withPreferSecure(boolean v) {
+    return with(c -> c.preferSecure(v));
+  }
 }

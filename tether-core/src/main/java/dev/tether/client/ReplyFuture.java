@@ -41,8 +41,8 @@ abstract class ReplyFuture extends CallFuture<byte[]> implements BlockingReply {
   abstract String describe();
 
   /**
-   * Has {@code listener} (a typed call's {@link DecodedReply}) told of the outcome once this
-   * future has it, which so needs no completion stage of its own; before the call starts only.
+   * Has {@code listener} (a typed call's {@link DecodedReply}) told of the outcome once this future
+   * has it, which so needs no completion stage of its own; before the call starts only.
    */
   final void reportTo(DecodedReply<?> listener) {
     watcher = listener;
@@ -68,7 +68,9 @@ abstract class ReplyFuture extends CallFuture<byte[]> implements BlockingReply {
     }
   }
 
-  /** The caller's own completion (or {@code completeOnTimeout}'s) wakes a thread parked here too. */
+  /**
+   * The caller's own completion (or {@code completeOnTimeout}'s) wakes a thread parked here too.
+   */
   @Override
   public boolean complete(byte[] value) {
     boolean completed = super.complete(value);
@@ -86,17 +88,19 @@ abstract class ReplyFuture extends CallFuture<byte[]> implements BlockingReply {
 
   /** As CompletableFuture's, through {@link #complete}, so that a thread parked here wakes. */
   @Override
-  public CompletableFuture<byte[]> completeAsync(Supplier<? extends byte[]> supplier, Executor executor) {
+  public CompletableFuture<byte[]> completeAsync(
+      Supplier<? extends byte[]> supplier, Executor executor) {
     if (supplier == null || executor == null) {
       throw new NullPointerException();
     }
-    executor.execute(() -> {
-      try {
-        complete(supplier.get());
-      } catch (Throwable t) {
-        completeExceptionally(new CompletionException(t));
-      }
-    });
+    executor.execute(
+        () -> {
+          try {
+            complete(supplier.get());
+          } catch (Throwable t) {
+            completeExceptionally(new CompletionException(t));
+          }
+        });
     return this;
   }
 
@@ -111,7 +115,9 @@ abstract class ReplyFuture extends CallFuture<byte[]> implements BlockingReply {
     }
   }
 
-  /** Waits as CompletableFuture's join does (an interrupt is kept for later), parked on this future. */
+  /**
+   * Waits as CompletableFuture's join does (an interrupt is kept for later), parked on this future.
+   */
   @Override
   public final byte[] join() {
     parkUntilDone(false);
@@ -139,7 +145,9 @@ abstract class ReplyFuture extends CallFuture<byte[]> implements BlockingReply {
       return join();
     } catch (CompletionException | CancellationException e) {
       Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-      throw cause instanceof RuntimeException re ? re : new TetherException(String.valueOf(cause), cause);
+      throw cause instanceof RuntimeException re
+          ? re
+          : new TetherException(String.valueOf(cause), cause);
     }
   }
 

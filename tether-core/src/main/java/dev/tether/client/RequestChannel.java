@@ -8,14 +8,20 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * A connection as the invocation path sees it: something that takes requests. Stream connections
- * multiplex twoway calls; datagram ones only send. Users never hold one: they get a
- * {@link Connection} snapshot of it.
+ * multiplex twoway calls; datagram ones only send. Users never hold one: they get a {@link
+ * Connection} snapshot of it.
  */
 public interface RequestChannel {
-  /** The connection's number, unique in this JVM: what its {@link Connection} snapshots are known by. */
+  /**
+   * The connection's number, unique in this JVM: what its {@link Connection} snapshots are known
+   * by.
+   */
   long id();
 
-  /** A read-only snapshot of this connection now, as {@code proxy.connection()} hands out; any thread. */
+  /**
+   * A read-only snapshot of this connection now, as {@code proxy.connection()} hands out; any
+   * thread.
+   */
   Connection snapshot();
 
   /** The peer's address: an InetSocketAddress for tcp, ssl and udp. */
@@ -28,8 +34,8 @@ public interface RequestChannel {
   Duration timeout();
 
   /**
-   * True once a replacement took this connection's place for its maximum age: a proxy that
-   * cached it chooses among its endpoints again rather than reuse whichever is pooled. Any thread.
+   * True once a replacement took this connection's place for its maximum age: a proxy that cached
+   * it chooses among its endpoints again rather than reuse whichever is pooled. Any thread.
    */
   default boolean wasRotated() {
     return false;
@@ -68,15 +74,17 @@ public interface RequestChannel {
 
   ConnectionKey key();
 
-  /** Calls sent on this connection and not answered yet, by any proxy; a racy read, for balancing. */
+  /**
+   * Calls sent on this connection and not answered yet, by any proxy; a racy read, for balancing.
+   */
   default int outstandingRequests() {
     return 0;
   }
 
   /**
-   * False while more than the high-water mark (1 MiB) of written bytes waits for the server to
-   * read it; new calls then wait in the connection's queue, unwritten, until it drops below 512
-   * KiB. A racy read, for spreading calls over connections.
+   * False while more than the high-water mark (1 MiB) of written bytes waits for the server to read
+   * it; new calls then wait in the connection's queue, unwritten, until it drops below 512 KiB. A
+   * racy read, for spreading calls over connections.
    */
   default boolean isWritable() {
     return true;
@@ -106,7 +114,9 @@ public interface RequestChannel {
   /** Forgets a call that gave up waiting (invocation timeout); the connection stays open. */
   default void abandon(Invocation invocation) {}
 
-  /** Takes no new calls, closes once pending ones are answered; the future completes when closed. */
+  /**
+   * Takes no new calls, closes once pending ones are answered; the future completes when closed.
+   */
   default io.netty.util.concurrent.Future<?> drain() {
     return close();
   }

@@ -16,14 +16,22 @@ import java.util.Set;
  */
 final class RetryHistory {
   private int retries;
+
   /** Which round of attempts runs: 0 first, one more per retry interval. */
   private int round;
-  /** Connections this round's attempts failed on, or that the call must not use (a hedge's siblings'). */
+
+  /**
+   * Connections this round's attempts failed on, or that the call must not use (a hedge's
+   * siblings').
+   */
   private final Set<ConnectionKey> triedThisRound = new HashSet<>();
+
   /** Why the latest attempt failed; null before the first failure. */
   private TetherException latestCause;
+
   /** True once the call, its cluster view exhausted, went back to the configured servers. */
   private boolean configuredTried;
+
   private final List<Attempt> attempts = new ArrayList<>(2);
 
   /** An attempt on {@code where} ("" for none) ended as {@code outcome}. */
@@ -36,7 +44,10 @@ final class RetryHistory {
     return attempts;
   }
 
-  /** The call goes again after {@code cause}, away from {@code failedOn} (null when no connection was found). */
+  /**
+   * The call goes again after {@code cause}, away from {@code failedOn} (null when no connection
+   * was found).
+   */
   void onRetry(TetherException cause, ConnectionKey failedOn) {
     retries++;
     latestCause = cause;

@@ -36,8 +36,13 @@ final class RetryPolicy {
    * @param budget takes one retry token; asked only when the answer decides
    */
   static Decision decide(
-      Attempt.Outcome outcome, boolean idempotent, boolean pinned, boolean deadlinePassed, BooleanSupplier budget) {
-    // Establishment already walked every endpoint for every round before reporting a connect failure.
+      Attempt.Outcome outcome,
+      boolean idempotent,
+      boolean pinned,
+      boolean deadlinePassed,
+      BooleanSupplier budget) {
+    // Establishment already walked every endpoint for every round before reporting a connect
+    // failure.
     if (outcome == Attempt.Outcome.CONNECT_FAILED) {
       return Decision.FAIL;
     }
@@ -45,7 +50,8 @@ final class RetryPolicy {
     if (pinned) {
       return Decision.FAIL;
     }
-    // Sent, then the connection broke, the attempt timed out or the server failed it: the server may
+    // Sent, then the connection broke, the attempt timed out or the server failed it: the server
+    // may
     // have run it; run it twice only if that is harmless.
     if (mayHaveRun(outcome) && !idempotent) {
       return Decision.FAIL;

@@ -7,12 +7,12 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * The rounds over a proxy's endpoints, one piece for a call's first connection and for its
- * retries, so both walk the same endpoints in the same order and wait the same intervals: what a
- * round tries (re-selected each round: names re-resolved, a newly announced cluster view in
- * force), how many rounds there are (the retry intervals, or the reroute retries under a cluster
- * view), and when the next one starts. How often one endpoint is dialled is not a round's
- * business: each key's supervisor paces its own dials.
+ * The rounds over a proxy's endpoints, one piece for a call's first connection and for its retries,
+ * so both walk the same endpoints in the same order and wait the same intervals: what a round tries
+ * (re-selected each round: names re-resolved, a newly announced cluster view in force), how many
+ * rounds there are (the retry intervals, or the reroute retries under a cluster view), and when the
+ * next one starts. How often one endpoint is dialled is not a round's business: each key's
+ * supervisor paces its own dials.
  */
 final class RetryRounds {
   private final List<Duration> retryIntervals;
@@ -20,7 +20,11 @@ final class RetryRounds {
   private final EndpointSelector selector;
   private final ClientRuntime runtime;
 
-  RetryRounds(List<Duration> retryIntervals, TopologyViews topologies, EndpointSelector selector, ClientRuntime runtime) {
+  RetryRounds(
+      List<Duration> retryIntervals,
+      TopologyViews topologies,
+      EndpointSelector selector,
+      ClientRuntime runtime) {
     this.retryIntervals = retryIntervals;
     this.topologies = topologies;
     this.selector = selector;
@@ -47,17 +51,21 @@ final class RetryRounds {
 
   /**
    * The wait before the round that follows {@code roundsDone} rounds after the first, or null when
-   * no round is left: {@code tether.retry.intervals}, or under a cluster view
-   * {@code maxRerouteRetries} rounds {@code rerouteRetryInterval} apart.
+   * no round is left: {@code tether.retry.intervals}, or under a cluster view {@code
+   * maxRerouteRetries} rounds {@code rerouteRetryInterval} apart.
    */
   Duration waitBeforeNext(ProxySettings settings, int roundsDone) {
-    List<Duration> waits = topologies.failoverOrder(settings.fixedEndpoints()) == null
-        ? retryIntervals
-        : Collections.nCopies(settings.maxRerouteRetries(), settings.rerouteRetryInterval());
+    List<Duration> waits =
+        topologies.failoverOrder(settings.fixedEndpoints()) == null
+            ? retryIntervals
+            : Collections.nCopies(settings.maxRerouteRetries(), settings.rerouteRetryInterval());
     return roundsDone < waits.size() ? waits.get(roundsDone) : null;
   }
 
-  /** Starts a round after {@code wait}: at once on this thread when zero, else on the control executor. */
+  /**
+   * Starts a round after {@code wait}: at once on this thread when zero, else on the control
+   * executor.
+   */
   void start(Duration wait, Runnable round) {
     if (wait.isZero()) {
       round.run();

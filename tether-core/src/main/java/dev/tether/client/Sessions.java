@@ -4,10 +4,10 @@ import dev.tether.SessionLostException;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Named sessions (the client-reroute behaviour): the server keeps a session's state on one connection, so its
- * calls stay there. When that connection was lost, the next call opens another and fails with
- * SessionLostException (IBM's -4498) naming the new server; later calls run there. Each
- * session's connection changes on the control executor only.
+ * Named sessions (the client-reroute behaviour): the server keeps a session's state on one
+ * connection, so its calls stay there. When that connection was lost, the next call opens another
+ * and fails with SessionLostException (IBM's -4498) naming the new server; later calls run there.
+ * Each session's connection changes on the control executor only.
  */
 final class Sessions {
   private final ConcurrentHashMap<String, Slot> sessions = new ConcurrentHashMap<>();
@@ -21,12 +21,16 @@ final class Sessions {
 
   /** One session's connection; null before its first call. */
   private static final class Slot {
-    /** Written on the control executor; volatile so a call on the hot path reads it without hopping. */
+    /**
+     * Written on the control executor; volatile so a call on the hot path reads it without hopping.
+     */
     volatile RequestChannel connection;
   }
 
   void start(Invocation inv) {
-    Slot slot = sessions.computeIfAbsent(inv.settings().identity() + "/" + inv.settings().session(), k -> new Slot());
+    Slot slot =
+        sessions.computeIfAbsent(
+            inv.settings().identity() + "/" + inv.settings().session(), k -> new Slot());
     RequestChannel current = slot.connection;
     if (current != null && current.isUsable()) {
       runtime.hand(inv, current);
@@ -41,19 +45,31 @@ final class Sessions {
       runtime.hand(inv, before);
       return;
     }
-    finder.find(inv.settings(), inv.binding, inv.deadlineNanos()).whenComplete((connection, failure) -> runtime.control().execute(() -> {
-      if (failure != null) {
-        inv.onConnectFailed(ClientRuntime.unwrap(failure));
-        return;
-      }
-      RequestChannel replaced = slot.connection;
-      slot.connection = connection;
-      if (replaced == null || replaced == connection) {
-        runtime.hand(inv, connection);
-      } else {
-        inv.fail(new SessionLostException("session " + inv.settings().session() + " reconnected to "
-            + connection + "; the session's work was lost; retry the unit"));
-      }
-    }));
+    finder
+        .find(inv.settings(), inv.binding, inv.deadlineNanos())
+        .whenComplete(
+            (connection, failure) ->
+                runtime
+                    .control()
+                    .execute(
+                        () -> {
+                          if (failure != null) {
+                            inv.onConnectFailed(ClientRuntime.unwrap(failure));
+                            return;
+                          }
+                          RequestChannel replaced = slot.connection;
+                          slot.connection = connection;
+                          if (replaced == null || replaced == connection) {
+                            runtime.hand(inv, connection);
+                          } else {
+                            inv.fail(
+                                new SessionLostException(
+                                    "session "
+                                        + inv.settings().session()
+                                        + " reconnected to "
+                                        + connection
+                                        + "; the session's work was lost; retry the unit"));
+                          }
+                        }));
   }
 }

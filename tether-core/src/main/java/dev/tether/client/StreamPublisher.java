@@ -14,8 +14,14 @@ public final class StreamPublisher implements Flow.Publisher<byte[]> {
   private final Flow.Publisher<byte[]> outbound;
   private final int flags;
 
-  /** @param outbound what the client sends, or null for a server stream */
-  public StreamPublisher(ProxyBinding binding, String operation, byte[] request, Flow.Publisher<byte[]> outbound,
+  /**
+   * @param outbound what the client sends, or null for a server stream
+   */
+  public StreamPublisher(
+      ProxyBinding binding,
+      String operation,
+      byte[] request,
+      Flow.Publisher<byte[]> outbound,
       int flags) {
     this.binding = binding;
     this.operation = Objects.requireNonNull(operation, "operation");

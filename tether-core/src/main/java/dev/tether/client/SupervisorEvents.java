@@ -3,7 +3,10 @@ package dev.tether.client;
 import dev.tether.client.ConnectionSupervisor.State;
 import dev.tether.observe.TetherEvent;
 
-/** Which event a supervisor's transition emits: a pure function of the two states, tested as a table. */
+/**
+ * Which event a supervisor's transition emits: a pure function of the two states, tested as a
+ * table.
+ */
 final class SupervisorEvents {
   private SupervisorEvents() {}
 
@@ -16,7 +19,8 @@ final class SupervisorEvents {
     return switch (next) {
       case CONNECTING -> TetherEvent.Kind.CONNECTING;
       case READY -> previous == State.CONNECTING ? TetherEvent.Kind.CONNECTED : null;
-      case TRANSIENT_FAILURE -> previous == State.CONNECTING ? TetherEvent.Kind.CONNECT_FAILED : null;
+      case TRANSIENT_FAILURE ->
+          previous == State.CONNECTING ? TetherEvent.Kind.CONNECT_FAILED : null;
       case IDLE, SHUTDOWN -> null;
     };
   }

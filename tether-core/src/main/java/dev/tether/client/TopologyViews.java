@@ -11,16 +11,16 @@ import java.util.Set;
 import java.util.WeakHashMap;
 
 /**
- * The newest cluster view each group of proxies has heard (the client-reroute behaviour): the primary and alternates
- * a server announced (in WELCOME, or later in a TOPOLOGY frame), keyed by the endpoints the
- * proxies were made with. Once known, a view replaces those endpoints, primary first, in
- * failover order; the configured endpoints stay the way back to a connection manager when the
- * whole view is down.
+ * The newest cluster view each group of proxies has heard (the client-reroute behaviour): the
+ * primary and alternates a server announced (in WELCOME, or later in a TOPOLOGY frame), keyed by
+ * the endpoints the proxies were made with. Once known, a view replaces those endpoints, primary
+ * first, in failover order; the configured endpoints stay the way back to a connection manager when
+ * the whole view is down.
  *
- * <p>A view names the primary, and proxies follow it: the bindings that cached a connection under
- * a view are remembered, and when a later announcement names another primary, those whose
- * connection does not go to it forget it, so their next call finds the new primary (calls in
- * flight finish where they are; sessions keep their own connection).
+ * <p>A view names the primary, and proxies follow it: the bindings that cached a connection under a
+ * view are remembered, and when a later announcement names another primary, those whose connection
+ * does not go to it forget it, so their next call finds the new primary (calls in flight finish
+ * where they are; sessions keep their own connection).
  *
  * <p>The views belong to the runtime's control executor: every write runs there (a write from
  * another thread hops), and readers on any thread read the immutable map it last published.
@@ -33,14 +33,16 @@ final class TopologyViews {
   private record View(List<Endpoint> order, RequestChannel source) {}
 
   private final SerialExecutor control;
+
   /**
    * Replaced whole on the control executor, never changed in place; volatile so readers on any
    * thread see each published map complete.
    */
   private volatile Map<List<Endpoint>, View> views = Map.of();
+
   /**
-   * The bindings that cached a connection under each seed list's view; control executor only.
-   * Weak, so a proxy the application dropped is not kept for its seeds' sake.
+   * The bindings that cached a connection under each seed list's view; control executor only. Weak,
+   * so a proxy the application dropped is not kept for its seeds' sake.
    */
   private final Map<List<Endpoint>, Set<ProxyBinding>> followers = new HashMap<>();
 
@@ -48,7 +50,9 @@ final class TopologyViews {
     this.control = control;
   }
 
-  /** The failover order to use for these seeds, or null when no server announced one. Any thread. */
+  /**
+   * The failover order to use for these seeds, or null when no server announced one. Any thread.
+   */
   List<Endpoint> failoverOrder(List<Endpoint> seeds) {
     View v = views.get(seeds);
     return v == null ? null : v.order();
@@ -71,20 +75,24 @@ final class TopologyViews {
   }
 
   /**
-   * {@code connection}'s server announced a new view while connected: every view learned from
-   * that connection takes it. A server that now announces none leaves the views as they are, as
-   * a WELCOME without a view does. Any thread.
+   * {@code connection}'s server announced a new view while connected: every view learned from that
+   * connection takes it. A server that now announces none leaves the views as they are, as a
+   * WELCOME without a view does. Any thread.
    */
   void relearn(RequestChannel connection) {
-    onControl(() -> {
-      Topology t = connection.topology();
-      if (t != null) {
-        replaceFrom(connection, t.failoverOrder());
-      }
-    });
+    onControl(
+        () -> {
+          Topology t = connection.topology();
+          if (t != null) {
+            replaceFrom(connection, t.failoverOrder());
+          }
+        });
   }
 
-  /** Runs a write now when already on the control executor, so its caller reads it next; hops otherwise. */
+  /**
+   * Runs a write now when already on the control executor, so its caller reads it next; hops
+   * otherwise.
+   */
   private void onControl(Runnable write) {
     if (control.inExecutor()) {
       write.run();
@@ -98,17 +106,24 @@ final class TopologyViews {
    * view in force (null: none): it follows the view's primary from now on. A primary that changed
    * in between is applied at once. Any thread.
    */
-  void follow(List<Endpoint> seeds, ProxyBinding binding, RequestChannel connection, List<Endpoint> settledUnder) {
+  void follow(
+      List<Endpoint> seeds,
+      ProxyBinding binding,
+      RequestChannel connection,
+      List<Endpoint> settledUnder) {
     if (settledUnder == null) {
       return;
     }
-    onControl(() -> {
-      followers.computeIfAbsent(seeds, k -> Collections.newSetFromMap(new WeakHashMap<>())).add(binding);
-      List<Endpoint> now = failoverOrder(seeds);
-      if (now != null && !java.util.Objects.equals(primary(now), primary(settledUnder))) {
-        forgetUnlessOnPrimary(binding, connection, now);
-      }
-    });
+    onControl(
+        () -> {
+          followers
+              .computeIfAbsent(seeds, k -> Collections.newSetFromMap(new WeakHashMap<>()))
+              .add(binding);
+          List<Endpoint> now = failoverOrder(seeds);
+          if (now != null && !java.util.Objects.equals(primary(now), primary(settledUnder))) {
+            forgetUnlessOnPrimary(binding, connection, now);
+          }
+        });
   }
 
   private void put(List<Endpoint> seeds, View v) {
@@ -122,31 +137,37 @@ final class TopologyViews {
     control.assertInExecutor();
     Map<List<Endpoint>, View> next = new HashMap<>(views);
     Map<List<Endpoint>, View> replaced = new HashMap<>();
-    next.replaceAll((seeds, v) -> {
-      if (v.source() != connection) {
-        return v;
-      }
-      replaced.put(seeds, v);
-      return new View(order, connection);
-    });
+    next.replaceAll(
+        (seeds, v) -> {
+          if (v.source() != connection) {
+            return v;
+          }
+          replaced.put(seeds, v);
+          return new View(order, connection);
+        });
     publish(next, replaced);
   }
 
-  /** Publishes {@code next}; the followers of each view in {@code before} whose primary moved leave it. */
+  /**
+   * Publishes {@code next}; the followers of each view in {@code before} whose primary moved leave
+   * it.
+   */
   private void publish(Map<List<Endpoint>, View> next, Map<List<Endpoint>, View> before) {
     views = Map.copyOf(next);
-    before.forEach((seeds, old) -> {
-      List<Endpoint> now = next.get(seeds).order();
-      Set<ProxyBinding> bindings = followers.get(seeds);
-      if (bindings != null && !java.util.Objects.equals(primary(now), primary(old.order()))) {
-        for (ProxyBinding b : List.copyOf(bindings)) {
-          forgetUnlessOnPrimary(b, b.cachedConnection(), now);
-        }
-      }
-    });
+    before.forEach(
+        (seeds, old) -> {
+          List<Endpoint> now = next.get(seeds).order();
+          Set<ProxyBinding> bindings = followers.get(seeds);
+          if (bindings != null && !java.util.Objects.equals(primary(now), primary(old.order()))) {
+            for (ProxyBinding b : List.copyOf(bindings)) {
+              forgetUnlessOnPrimary(b, b.cachedConnection(), now);
+            }
+          }
+        });
   }
 
-  private static void forgetUnlessOnPrimary(ProxyBinding binding, RequestChannel connection, List<Endpoint> order) {
+  private static void forgetUnlessOnPrimary(
+      ProxyBinding binding, RequestChannel connection, List<Endpoint> order) {
     Endpoint primary = primary(order);
     if (connection != null && primary != null && !goesTo(connection, primary)) {
       binding.forget(connection);
@@ -162,7 +183,10 @@ final class TopologyViews {
     return isAlternateIn(failoverOrder(seeds), connection);
   }
 
-  /** True when {@code order} is a view and {@code connection} goes to a server other than its primary. */
+  /**
+   * True when {@code order} is a view and {@code connection} goes to a server other than its
+   * primary.
+   */
   static boolean isAlternateIn(List<Endpoint> order, RequestChannel connection) {
     return order != null && !order.isEmpty() && !goesTo(connection, order.get(0));
   }
@@ -187,6 +211,7 @@ final class TopologyViews {
     return connection.remoteAddress() instanceof java.net.InetSocketAddress remote
         && remote.getPort() == endpoint.port()
         && (remote.getHostString().equals(endpoint.host())
-            || (remote.getAddress() != null && remote.getAddress().getHostAddress().equals(endpoint.host())));
+            || (remote.getAddress() != null
+                && remote.getAddress().getHostAddress().equals(endpoint.host())));
   }
 }

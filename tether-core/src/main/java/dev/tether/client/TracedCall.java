@@ -21,8 +21,10 @@ final class TracedCall implements ClientInterceptor.Call {
   private final ProxySettings settings;
   private final String operation;
   private final int flags;
+
   /** Null once the interceptor chose not to watch the call. */
   private ClientInterceptor.Listener listener;
+
   private final AtomicInteger attempts = new AtomicInteger();
   private final AtomicBoolean ended = new AtomicBoolean();
 
@@ -32,14 +34,22 @@ final class TracedCall implements ClientInterceptor.Call {
     this.flags = flags;
   }
 
-  /** Asks {@code interceptor} about a new call (on the caller's thread); null when it watches nothing. */
-  static TracedCall start(ClientInterceptor interceptor, ProxySettings settings, String operation, int flags) {
+  /**
+   * Asks {@code interceptor} about a new call (on the caller's thread); null when it watches
+   * nothing.
+   */
+  static TracedCall start(
+      ClientInterceptor interceptor, ProxySettings settings, String operation, int flags) {
     TracedCall call = new TracedCall(settings, operation, flags);
     try {
       call.listener = interceptor.interceptCall(call);
     } catch (RuntimeException e) {
-      log.warn("client interceptor {} failed on {}.{}; the call goes on unwatched", interceptor,
-          settings.identity(), operation, e);
+      log.warn(
+          "client interceptor {} failed on {}.{}; the call goes on unwatched",
+          interceptor,
+          settings.identity(),
+          operation,
+          e);
     }
     return call.listener == null ? null : call;
   }
@@ -75,11 +85,16 @@ final class TracedCall implements ClientInterceptor.Call {
    * added to the proxy's, else null.
    */
   Map<String, String> onAttempt(RequestChannel c, String reason) {
-    AttemptStart attempt = new AttemptStart(attempts.incrementAndGet(), reason, c, settings.metadata());
+    AttemptStart attempt =
+        new AttemptStart(attempts.incrementAndGet(), reason, c, settings.metadata());
     try {
       listener.onAttempt(attempt);
     } catch (RuntimeException e) {
-      log.warn("client interceptor's listener failed on an attempt of {}.{}", settings.identity(), operation, e);
+      log.warn(
+          "client interceptor's listener failed on an attempt of {}.{}",
+          settings.identity(),
+          operation,
+          e);
     }
     attempt.sealed = true;
     return attempt.metadata;
@@ -93,7 +108,11 @@ final class TracedCall implements ClientInterceptor.Call {
     try {
       listener.onEnd(failure);
     } catch (RuntimeException e) {
-      log.warn("client interceptor's listener failed at the end of {}.{}", settings.identity(), operation, e);
+      log.warn(
+          "client interceptor's listener failed at the end of {}.{}",
+          settings.identity(),
+          operation,
+          e);
     }
   }
 
@@ -103,12 +122,15 @@ final class TracedCall implements ClientInterceptor.Call {
     private final String reason;
     private final RequestChannel connection;
     private final Map<String, String> proxyMetadata;
+
     /** Null until the listener adds a header. */
     private Map<String, String> metadata;
+
     /** True once onAttempt returned: the request is being encoded, so no header can join it. */
     private boolean sealed;
 
-    AttemptStart(int number, String reason, RequestChannel connection, Map<String, String> proxyMetadata) {
+    AttemptStart(
+        int number, String reason, RequestChannel connection, Map<String, String> proxyMetadata) {
       this.number = number;
       this.reason = reason;
       this.connection = connection;
@@ -138,7 +160,8 @@ final class TracedCall implements ClientInterceptor.Call {
     @Override
     public void putMetadata(String key, String value) {
       if (sealed) {
-        throw new IllegalStateException("headers can be added to an attempt only while onAttempt runs");
+        throw new IllegalStateException(
+            "headers can be added to an attempt only while onAttempt runs");
       }
       if (metadata == null) {
         metadata = new LinkedHashMap<>(proxyMetadata);

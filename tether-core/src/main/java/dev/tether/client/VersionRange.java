@@ -7,19 +7,24 @@ import java.util.List;
  * A range of server versions in Maven's interval notation: {@code [2.0,3.0)} is 2.0 inclusive to
  * 3.0 exclusive, {@code [2.1,)} is 2.1 or later, {@code 1.5} alone means exactly 1.5. Versions
  * compare number by number ("2.10" is after "2.9"); a missing number counts as 0. Two ranges are
- * equal when they hold the same versions however they were written ({@code [2,3)} equals
- * {@code [2.0, 3.0.0)}), so proxies that ask for the same range share a node group.
+ * equal when they hold the same versions however they were written ({@code [2,3)} equals {@code
+ * [2.0, 3.0.0)}), so proxies that ask for the same range share a node group.
  */
 public final class VersionRange {
   private final String text;
+
   /** Null when unbounded below. */
   private final String lower;
+
   private final boolean lowerInclusive;
+
   /** Null when unbounded above. */
   private final String upper;
+
   private final boolean upperInclusive;
 
-  private VersionRange(String text, String lower, boolean lowerInclusive, String upper, boolean upperInclusive) {
+  private VersionRange(
+      String text, String lower, boolean lowerInclusive, String upper, boolean upperInclusive) {
     this.text = text;
     this.lower = lower;
     // An open end has no bound to include: "[,3)" and "(,3)" are the same range.
@@ -44,7 +49,8 @@ public final class VersionRange {
     }
     String lo = t.substring(1, comma).trim();
     String hi = t.substring(comma + 1, t.length() - 1).trim();
-    return new VersionRange(text, lo.isEmpty() ? null : lo, open == '[', hi.isEmpty() ? null : hi, close == ']');
+    return new VersionRange(
+        text, lo.isEmpty() ? null : lo, open == '[', hi.isEmpty() ? null : hi, close == ']');
   }
 
   public boolean contains(String version) {
@@ -86,20 +92,26 @@ public final class VersionRange {
   @Override
   public boolean equals(Object o) {
     return o instanceof VersionRange r
-        && lowerInclusive == r.lowerInclusive && upperInclusive == r.upperInclusive
-        && sameBound(lower, r.lower) && sameBound(upper, r.upper);
+        && lowerInclusive == r.lowerInclusive
+        && upperInclusive == r.upperInclusive
+        && sameBound(lower, r.lower)
+        && sameBound(upper, r.upper);
   }
 
   @Override
   public int hashCode() {
-    return java.util.Objects.hash(canonical(lower), lowerInclusive, canonical(upper), upperInclusive);
+    return java.util.Objects.hash(
+        canonical(lower), lowerInclusive, canonical(upper), upperInclusive);
   }
 
   private static boolean sameBound(String a, String b) {
     return a == null ? b == null : b != null && compare(a, b) == 0;
   }
 
-  /** The bound's numbers without trailing zeros, which {@link #compare} ignores; null for an open end. */
+  /**
+   * The bound's numbers without trailing zeros, which {@link #compare} ignores; null for an open
+   * end.
+   */
   private static List<Long> canonical(String bound) {
     if (bound == null) {
       return null;

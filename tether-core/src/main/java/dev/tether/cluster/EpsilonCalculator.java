@@ -3,8 +3,8 @@ package dev.tether.cluster;
 /**
  * Turns a node's weighted average latency {@code v}, in milliseconds (always positive), into its
  * epsilon value: the weight with which {@link EpsilonGreedySelector} exploits the node. Every
- * calculator is a decreasing function, so a faster node always gets a higher value; they differ in how
- * strongly a latency gap becomes a traffic gap.
+ * calculator is a decreasing function, so a faster node always gets a higher value; they differ in
+ * how strongly a latency gap becomes a traffic gap.
  */
 public sealed interface EpsilonCalculator {
   /** The node's weight given its average latency in milliseconds; positive for positive input. */
@@ -24,8 +24,8 @@ public sealed interface EpsilonCalculator {
   }
 
   /**
-   * {@code 1 / v^exponent}: above 1 more aggressive than linear ({@code polynomial(2)} turns 2 ms vs
-   * 22 ms into 121x), below 1 gentler.
+   * {@code 1 / v^exponent}: above 1 more aggressive than linear ({@code polynomial(2)} turns 2 ms
+   * vs 22 ms into 121x), below 1 gentler.
    *
    * @param exponent positive and finite
    */

@@ -9,11 +9,12 @@ import java.util.Random;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Epsilon-greedy balancing (as the RethinkDB driver does, after bitly's hostpool): with probability epsilon a pick
- * explores, uniformly over the live nodes; otherwise it exploits, choosing each node with probability
- * proportional to its {@link EpsilonCalculator epsilon value}, computed from the node's latencies of
- * the last {@code decayDuration}, recent ones weighing more. Nodes without recent calls count as
- * average, so new nodes get traffic. Time comes only from the callers' {@code nowNanos}.
+ * Epsilon-greedy balancing (as the RethinkDB driver does, after bitly's hostpool): with probability
+ * epsilon a pick explores, uniformly over the live nodes; otherwise it exploits, choosing each node
+ * with probability proportional to its {@link EpsilonCalculator epsilon value}, computed from the
+ * node's latencies of the last {@code decayDuration}, recent ones weighing more. Nodes without
+ * recent calls count as average, so new nodes get traffic. Time comes only from the callers' {@code
+ * nowNanos}.
  *
  * <p>Details, where hostpool leaves a choice:
  *
@@ -21,11 +22,11 @@ import java.util.concurrent.locks.ReentrantLock;
  *   <li>Each node's latencies fall in {@code buckets} buckets (120 by default) of {@code
  *       decayDuration / buckets} each, aligned on multiples of that period of the caller's clock. A
  *       node's score is the average of its non-empty buckets' means weighted linearly by recency
- *       (the current bucket {@code buckets}, the oldest 1), fed to the calculator in milliseconds. (Hostpool instead carries the last
- *       mean into empty buckets and never divides by the weights, so a node with few buckets filled
- *       looks faster than it is.) A bucket expires after {@code
- *       decayDuration}; a node with all buckets expired is unmeasured, and forgotten unless it is
- *       still being picked.
+ *       (the current bucket {@code buckets}, the oldest 1), fed to the calculator in milliseconds.
+ *       (Hostpool instead carries the last mean into empty buckets and never divides by the
+ *       weights, so a node with few buckets filled looks faster than it is.) A bucket expires after
+ *       {@code decayDuration}; a node with all buckets expired is unmeasured, and forgotten unless
+ *       it is still being picked.
  *   <li>Epsilon starts at {@code initialEpsilon} (0.3) and is multiplied by {@value
  *       #EPSILON_DECAY_PER_PERIOD} each time the bucket period moves on, down to a floor of {@code
  *       minEpsilon} (0.05, reached after 18 periods: 45 s with the defaults). Hostpool decays per
@@ -33,7 +34,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *       call rate, and the higher floor keeps slow nodes measured so a recovery is noticed.
  * </ul>
  *
- * <p>Every setting comes from {@link EpsilonGreedySettings} ({@code tether.lb.epsilon.*}). Thread-safe. A pick takes no lock and allocates nothing: per node, one identity-map lookup and
+ * <p>Every setting comes from {@link EpsilonGreedySettings} ({@code tether.lb.epsilon.*}).
+ * Thread-safe. A pick takes no lock and allocates nothing: per node, one identity-map lookup and
  * one cached value, refreshed once per period and on each recorded call.
  */
 public final class EpsilonGreedySelector implements NodeSelector {
@@ -42,13 +44,18 @@ public final class EpsilonGreedySelector implements NodeSelector {
   private final EpsilonGreedySettings settings;
   private final long bucketNanos;
   private final Random random;
+
   /** A lock, not a monitor: callers on virtual threads that meet here leave their carriers free. */
   private final ReentrantLock lock = new ReentrantLock();
 
-  /** Copy-on-write, keyed by identity: replaced under {@link #lock}, never changed once published. */
+  /**
+   * Copy-on-write, keyed by identity: replaced under {@link #lock}, never changed once published.
+   */
   private volatile Map<NodeStats, LatencyWindow> windows = new IdentityHashMap<>();
+
   /** The latest bucket period any caller reported; {@code Long.MIN_VALUE} before the first call. */
   private volatile long latestPeriod = Long.MIN_VALUE;
+
   /** Changed only under {@link #lock}, when the period moves on. */
   private volatile double epsilon;
 
@@ -68,12 +75,22 @@ public final class EpsilonGreedySelector implements NodeSelector {
    *
    * @param decayDuration how long a latency counts; at least 120 ns (one nanosecond per bucket)
    */
-  public EpsilonGreedySelector(Duration decayDuration, EpsilonCalculator calculator, Random random) {
-    this(new EpsilonGreedySettings(decayDuration, EpsilonGreedySettings.defaults().buckets(), calculator,
-        EpsilonGreedySettings.defaults().initialEpsilon(), EpsilonGreedySettings.defaults().minEpsilon()), random);
+  public EpsilonGreedySelector(
+      Duration decayDuration, EpsilonCalculator calculator, Random random) {
+    this(
+        new EpsilonGreedySettings(
+            decayDuration,
+            EpsilonGreedySettings.defaults().buckets(),
+            calculator,
+            EpsilonGreedySettings.defaults().initialEpsilon(),
+            EpsilonGreedySettings.defaults().minEpsilon()),
+        random);
   }
 
-  /** The RethinkDB driver's defaults: decay over 5 minutes (120 buckets of 2.5 s), linear calculator. */
+  /**
+   * The RethinkDB driver's defaults: decay over 5 minutes (120 buckets of 2.5 s), linear
+   * calculator.
+   */
   public static EpsilonGreedySelector withDefaults(Random random) {
     return new EpsilonGreedySelector(EpsilonGreedySettings.defaults(), random);
   }
@@ -164,7 +181,9 @@ public final class EpsilonGreedySelector implements NodeSelector {
     epsilon = Math.max(settings.minEpsilon(), decayed);
   }
 
-  /** Drops the windows nobody read or wrote for a whole decay duration: all their buckets expired. */
+  /**
+   * Drops the windows nobody read or wrote for a whole decay duration: all their buckets expired.
+   */
   private void forgetIdleNodes(long period) {
     Map<NodeStats, LatencyWindow> current = windows;
     if (current.values().stream().noneMatch(window -> isIdle(window, period))) {
@@ -213,7 +232,14 @@ public final class EpsilonGreedySelector implements NodeSelector {
 
   @Override
   public String toString() {
-    return "EpsilonGreedySelector[decay " + settings.decayDuration() + " in " + settings.buckets() + " buckets, "
-        + settings.calculator() + ", epsilon " + epsilon + "]";
+    return "EpsilonGreedySelector[decay "
+        + settings.decayDuration()
+        + " in "
+        + settings.buckets()
+        + " buckets, "
+        + settings.calculator()
+        + ", epsilon "
+        + epsilon
+        + "]";
   }
 }

@@ -6,8 +6,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * How one node's calls have been ending, as the outlier detector reads it: node faults in a row,
  * and successes and faults of the last few seconds. Written by the calls themselves, on whichever
- * loop finishes them, without a hop or a lock of its own per call beyond the window's; the
- * detector reads it and resets it on the control executor.
+ * loop finishes them, without a hop or a lock of its own per call beyond the window's; the detector
+ * reads it and resets it on the control executor.
  */
 final class FaultTally {
   private final AtomicInteger streak = new AtomicInteger();

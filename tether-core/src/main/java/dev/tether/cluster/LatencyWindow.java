@@ -3,41 +3,59 @@ package dev.tether.cluster;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * One node's recent latencies for {@link EpsilonGreedySelector}: a ring of {@code buckets}
- * buckets of (call count, total latency), one bucket per period of the caller's clock, whose linearly
+ * One node's recent latencies for {@link EpsilonGreedySelector}: a ring of {@code buckets} buckets
+ * of (call count, total latency), one bucket per period of the caller's clock, whose linearly
  * weighted average (the current bucket weighs {@code buckets}, the oldest 1) and epsilon value are
  * cached so that reading them costs two volatile loads.
  *
- * <p>Periods are numbered by the selector ({@code nowNanos / bucketNanos}); a window moves to a later
- * period lazily, when it is read or written with that number, clearing the buckets it skips. Writers
- * take the window's lock; readers of an up-to-date window take none. A lock rather than a monitor,
- * so callers on virtual threads that meet here do not pin their carriers (before Java 24 they would).
+ * <p>Periods are numbered by the selector ({@code nowNanos / bucketNanos}); a window moves to a
+ * later period lazily, when it is read or written with that number, clearing the buckets it skips.
+ * Writers take the window's lock; readers of an up-to-date window take none. A lock rather than a
+ * monitor, so callers on virtual threads that meet here do not pin their carriers (before Java 24
+ * they would).
  */
 final class LatencyWindow {
-  /** Epsilon values are kept within these bounds so that sums over nodes stay finite and positive. */
+  /**
+   * Epsilon values are kept within these bounds so that sums over nodes stay finite and positive.
+   */
   private static final double MIN_VALUE = 1e-300;
+
   private static final double MAX_VALUE = 1e300;
-  /** Averages below one microsecond are read as one microsecond (a zero latency has no epsilon value). */
+
+  /**
+   * Averages below one microsecond are read as one microsecond (a zero latency has no epsilon
+   * value).
+   */
   private static final double MIN_LATENCY_MILLIS = 1e-3;
 
   private final EpsilonCalculator calculator;
+
   /** How many buckets the ring holds (120 by default, as the RethinkDB driver has). */
   private final int buckets;
+
   private final long[] counts;
   private final long[] totalNanos;
+
   /** Guards the buckets and the sums below; reentrant, since recording may move the window on. */
   private final ReentrantLock writing = new ReentrantLock();
+
   /** Index of the bucket of {@link #period}. */
   private int current;
+
   /** Sum of weight x mean over the non-empty buckets other than the current one. */
   private double olderWeightedSum;
+
   /** Sum of the weights of the non-empty buckets other than the current one. */
   private double olderWeights;
 
-  /** Written after the cached values when moving on, so a reader that sees a period sees its values. */
+  /**
+   * Written after the cached values when moving on, so a reader that sees a period sees its values.
+   */
   private volatile long period;
+
   /** NaN while no bucket holds a call. */
   private volatile double weightedAverageNanos = Double.NaN;
+
   /** NaN while no bucket holds a call. */
   private volatile double epsilonValue = Double.NaN;
 
@@ -66,7 +84,10 @@ final class LatencyWindow {
     return weightedAverageNanos;
   }
 
-  /** Adds one call to the bucket of {@code period}; a period older than the window's counts as current. */
+  /**
+   * Adds one call to the bucket of {@code period}; a period older than the window's counts as
+   * current.
+   */
   void record(long latencyNanos, long period) {
     writing.lock();
     try {

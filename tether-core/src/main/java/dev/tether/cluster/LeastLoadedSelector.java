@@ -5,9 +5,9 @@ import java.util.Objects;
 import java.util.Random;
 
 /**
- * Power of two choices: samples two distinct live nodes at random and takes the one with fewer calls
- * in flight; on a tie, the one with the lower latency average, where a node with no latency yet (0)
- * counts as fastest so that new nodes get measured; on a full tie, the first sample.
+ * Power of two choices: samples two distinct live nodes at random and takes the one with fewer
+ * calls in flight; on a tie, the one with the lower latency average, where a node with no latency
+ * yet (0) counts as fastest so that new nodes get measured; on a full tie, the first sample.
  */
 public final class LeastLoadedSelector implements NodeSelector {
   private final Random random;

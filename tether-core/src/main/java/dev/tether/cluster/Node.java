@@ -24,7 +24,10 @@ final class Node implements NodeStats {
     DEAD,
     /** Runs a server version outside the proxy's range: skipped for good. */
     INCOMPATIBLE,
-    /** Connected, but its calls kept failing: skipped until its ejection ends and a probe call decides. */
+    /**
+     * Connected, but its calls kept failing: skipped until its ejection ends and a probe call
+     * decides.
+     */
     EJECTED
   }
 
@@ -34,15 +37,19 @@ final class Node implements NodeStats {
   final Candidate candidate;
   final ConnectionKey key;
   final ConnectionSupervisor supervisor;
+
   /** Changed on the control executor only. */
   private Health health = Health.UNKNOWN;
+
   private final AtomicInteger inFlight = new AtomicInteger();
+
   /** How its calls have been ending, for the group's outlier detector; written by the calls. */
   final FaultTally tally = new FaultTally();
+
   /**
    * The latency average as the bits of a double. Calls of one node finish on more than one loop
-   * (its extra connections, a reconnect), so each update is a compare-and-set: two calls ending
-   * at once both count, where a plain read-then-write lost one, and readers picking on callers'
+   * (its extra connections, a reconnect), so each update is a compare-and-set: two calls ending at
+   * once both count, where a plain read-then-write lost one, and readers picking on callers'
    * threads always see a whole value. No lock and no hop per call; a single-writer design would
    * need a hop for every call that ends off the writer's loop.
    */

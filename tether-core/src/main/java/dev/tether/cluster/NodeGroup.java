@@ -4,7 +4,6 @@ import dev.tether.Endpoint;
 import dev.tether.EndpointSelection;
 import dev.tether.IncompatibleServerException;
 import dev.tether.NoAvailableNodeException;
-import dev.tether.TetherException;
 import dev.tether.client.Candidate;
 import dev.tether.client.ConnectionKey;
 import dev.tether.client.ConnectionSupervisor;
@@ -27,22 +26,24 @@ import java.util.concurrent.CompletableFuture;
 /**
  * The nodes behind one group of load-balanced proxies, picked by the proxies' load-balancing
  * strategy. Each node's health follows the supervisor of its connection: dead as soon as the
- * connection fails or breaks, alive again as soon as it is up, however it came back; the
- * supervisor reconnects it under the cluster's backoff. With every node dead, calls fail fast
- * with NoAvailableNodeException, or, for proxies that wait for ready, wait until a node is back
- * or their deadline passes. A node whose calls keep failing is ejected for a while by the
- * group's {@link OutlierDetector}.
+ * connection fails or breaks, alive again as soon as it is up, however it came back; the supervisor
+ * reconnects it under the cluster's backoff. With every node dead, calls fail fast with
+ * NoAvailableNodeException, or, for proxies that wait for ready, wait until a node is back or their
+ * deadline passes. A node whose calls keep failing is ejected for a while by the group's {@link
+ * OutlierDetector}.
  *
  * <p>The group's state changes on the runtime's control executor; calls pick from an immutable
- * {@link Picker} it publishes, so the hot path takes no lock and makes no hop, and status reads
- * the same snapshot, so it never waits for the control executor.
+ * {@link Picker} it publishes, so the hot path takes no lock and makes no hop, and status reads the
+ * same snapshot, so it never waits for the control executor.
  */
 final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
   private final NodeHost host;
   private final NodeSelector strategy;
   private final String connectionId;
+
   /** The settings the group was made for: its endpoints' source and version range. */
   private final ProxySettings template;
+
   private final OutlierDetector outliers;
 
   // Control executor only.
@@ -55,15 +56,21 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
    * What callers pick from: rebuilt on the control executor after every change, read anywhere.
    * Volatile publishes each immutable snapshot whole.
    */
-  private volatile Picker picker = new Picker(null, List.of(), List.of(), List.of(), Map.of(), Set.of());
+  private volatile Picker picker =
+      new Picker(null, List.of(), List.of(), List.of(), Map.of(), Set.of());
 
   /**
    * An immutable view of the group for picking: every node and its health when published, the
-   * selectable ones, by key, and the keys on probation after an ejection (whose next outcome
-   * the detector must hear).
+   * selectable ones, by key, and the keys on probation after an ejection (whose next outcome the
+   * detector must hear).
    */
-  private record Picker(List<Endpoint> builtFrom, List<Node> all, List<Node.Health> health, List<Node> live,
-      Map<ConnectionKey, Node> byKey, Set<ConnectionKey> probing) {}
+  private record Picker(
+      List<Endpoint> builtFrom,
+      List<Node> all,
+      List<Node.Health> health,
+      List<Node> live,
+      Map<ConnectionKey, Node> byKey,
+      Set<ConnectionKey> probing) {}
 
   NodeGroup(NodeHost host, ProxySettings settings, NodeSelector strategy) {
     this.host = host;
@@ -76,14 +83,16 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
   // ---- routing (any thread) ----
 
   @Override
-  public CompletableFuture<RequestChannel> route(ProxySettings settings, Set<ConnectionKey> exclude, long deadlineNanos) {
+  public CompletableFuture<RequestChannel> route(
+      ProxySettings settings, Set<ConnectionKey> exclude, long deadlineNanos) {
     Picker p = picker;
     List<Endpoint> endpoints = settings.endpoints();
     if (p.builtFrom() != endpoints && !endpoints.equals(p.builtFrom())) {
-      return onControl(() -> {
-        rebuild(settings.endpoints());
-        return route(settings, exclude, deadlineNanos);
-      });
+      return onControl(
+          () -> {
+            rebuild(settings.endpoints());
+            return route(settings, exclude, deadlineNanos);
+          });
     }
     List<Node> live = p.live();
     if (!exclude.isEmpty()) {
@@ -94,65 +103,97 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
       return onControl(() -> noLiveNode(settings, exclude, deadlineNanos));
     }
     long now = host.ticker().nanoTime();
-    Node chosen = live.get(exclude.isEmpty() ? strategy.pick(live, now) : strategy.pickAnother(live, now));
-    return chosen.supervisor.obtain(chosen.candidate).handle((c, failure) -> {
-      if (failure == null && host.isCompatible(settings, c)) {
-        return CompletableFuture.completedFuture(c);
-      }
-      if (failure != null && settings.source() != null) {
-        settings.source().onConnectFailure(chosen.endpoint());
-      }
-      // The supervisor already told the group the node is dead (or it is incompatible): try another.
-      return onControl(() -> {
-        if (failure == null) {
-          markIncompatible(chosen);
-        }
-        Set<ConnectionKey> more = new HashSet<>(exclude);
-        more.add(chosen.key);
-        return route(settings, more, deadlineNanos);
-      });
-    }).thenCompose(f -> f);
+    Node chosen =
+        live.get(exclude.isEmpty() ? strategy.pick(live, now) : strategy.pickAnother(live, now));
+    return chosen
+        .supervisor
+        .obtain(chosen.candidate)
+        .handle(
+            (c, failure) -> {
+              if (failure == null && host.isCompatible(settings, c)) {
+                return CompletableFuture.completedFuture(c);
+              }
+              if (failure != null && settings.source() != null) {
+                settings.source().onConnectFailure(chosen.endpoint());
+              }
+              // The supervisor already told the group the node is dead (or it is incompatible): try
+              // another.
+              return onControl(
+                  () -> {
+                    if (failure == null) {
+                      markIncompatible(chosen);
+                    }
+                    Set<ConnectionKey> more = new HashSet<>(exclude);
+                    more.add(chosen.key);
+                    return route(settings, more, deadlineNanos);
+                  });
+            })
+        .thenCompose(f -> f);
   }
 
   /** Runs {@code step} on the control executor and follows the future it returns. */
-  private <T> CompletableFuture<T> onControl(java.util.function.Supplier<CompletableFuture<T>> step) {
+  private <T> CompletableFuture<T> onControl(
+      java.util.function.Supplier<CompletableFuture<T>> step) {
     CompletableFuture<T> result = new CompletableFuture<>();
-    host.control().execute(() -> step.get().whenComplete((v, e) -> {
-      if (e != null) {
-        result.completeExceptionally(e instanceof java.util.concurrent.CompletionException && e.getCause() != null
-            ? e.getCause() : e);
-      } else {
-        result.complete(v);
-      }
-    }));
+    host.control()
+        .execute(
+            () ->
+                step.get()
+                    .whenComplete(
+                        (v, e) -> {
+                          if (e != null) {
+                            result.completeExceptionally(
+                                e instanceof java.util.concurrent.CompletionException
+                                        && e.getCause() != null
+                                    ? e.getCause()
+                                    : e);
+                          } else {
+                            result.complete(v);
+                          }
+                        }));
     return result;
   }
 
-  private CompletableFuture<RequestChannel> noLiveNode(ProxySettings settings, Set<ConnectionKey> exclude, long deadlineNanos) {
+  private CompletableFuture<RequestChannel> noLiveNode(
+      ProxySettings settings, Set<ConnectionKey> exclude, long deadlineNanos) {
     List<Node> all = ordered;
     if (!all.isEmpty() && all.stream().allMatch(n -> n.health() == Node.Health.INCOMPATIBLE)) {
-      return CompletableFuture.failedFuture(new IncompatibleServerException(
-          "no node of " + settings.identity() + " runs a version in " + settings.serverVersion() + ": " + all));
+      return CompletableFuture.failedFuture(
+          new IncompatibleServerException(
+              "no node of "
+                  + settings.identity()
+                  + " runs a version in "
+                  + settings.serverVersion()
+                  + ": "
+                  + all));
     }
     // A retry never waits: it goes elsewhere now or fails with its own cause.
     if (!settings.waitForReady() || !exclude.isEmpty()) {
-      return CompletableFuture.failedFuture(new NoAvailableNodeException(
-          "no live node for " + settings.identity() + ": " + all));
+      return CompletableFuture.failedFuture(
+          new NoAvailableNodeException("no live node for " + settings.identity() + ": " + all));
     }
     long waitNanos = deadlineNanos == 0 ? 0 : deadlineNanos - host.ticker().nanoTime();
     if (deadlineNanos != 0 && waitNanos <= 0) {
-      return CompletableFuture.failedFuture(new NoAvailableNodeException(
-          "no live node for " + settings.identity() + " before the deadline: " + all));
+      return CompletableFuture.failedFuture(
+          new NoAvailableNodeException(
+              "no live node for " + settings.identity() + " before the deadline: " + all));
     }
     Waiter w = new Waiter(settings, deadlineNanos);
     waiters.add(w);
     if (deadlineNanos != 0) {
-      w.timer = host.scheduleOnControl(() -> {
-        if (waiters.remove(w)) {
-          w.result.completeExceptionally(new NoAvailableNodeException(
-              "no node of " + settings.identity() + " came back before the deadline: " + ordered));
-        }
-      }, waitNanos);
+      w.timer =
+          host.scheduleOnControl(
+              () -> {
+                if (waiters.remove(w)) {
+                  w.result.completeExceptionally(
+                      new NoAvailableNodeException(
+                          "no node of "
+                              + settings.identity()
+                              + " came back before the deadline: "
+                              + ordered));
+                }
+              },
+              waitNanos);
     }
     return w.result;
   }
@@ -162,6 +203,7 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
     final ProxySettings settings;
     final long deadlineNanos;
     final CompletableFuture<RequestChannel> result = new CompletableFuture<>();
+
     /** Non-null only when the call has a deadline. */
     Scheduler.Cancellable timer;
 
@@ -183,8 +225,10 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
       return;
     }
     subscribeOnce();
-    List<Candidate> candidates = host.select(
-        template.with(c -> c.endpoints(endpoints).source(null).selection(EndpointSelection.ORDERED)));
+    List<Candidate> candidates =
+        host.select(
+            template.with(
+                c -> c.endpoints(endpoints).source(null).selection(EndpointSelection.ORDERED)));
     Map<ConnectionKey, Node> next = new HashMap<>();
     List<Node> nextOrder = new ArrayList<>();
     List<Node> added = new ArrayList<>();
@@ -236,15 +280,20 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
     if (subscription != null || source == null) {
       return;
     }
-    subscription = source.subscribe(() -> host.control().execute(() -> {
-      Set<ConnectionKey> known = new HashSet<>(byKey.keySet());
-      rebuild(source.endpoints());
-      for (Node n : ordered) {
-        if (!known.contains(n.key) && !host.isClosing()) {
-          n.supervisor.obtain(n.candidate);
-        }
-      }
-    }));
+    subscription =
+        source.subscribe(
+            () ->
+                host.control()
+                    .execute(
+                        () -> {
+                          Set<ConnectionKey> known = new HashSet<>(byKey.keySet());
+                          rebuild(source.endpoints());
+                          for (Node n : ordered) {
+                            if (!known.contains(n.key) && !host.isClosing()) {
+                              n.supervisor.obtain(n.candidate);
+                            }
+                          }
+                        }));
   }
 
   private void publish(List<Endpoint> builtFrom) {
@@ -261,12 +310,15 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
         probing.add(n.key);
       }
     }
-    picker = new Picker(builtFrom, ordered, List.copyOf(health), List.copyOf(live), byKey, Set.copyOf(probing));
+    picker =
+        new Picker(
+            builtFrom, ordered, List.copyOf(health), List.copyOf(live), byKey, Set.copyOf(probing));
   }
 
   /** A node's supervisor changed state: its health follows. */
   @Override
-  public void onStateChanged(ConnectionSupervisor supervisor, ConnectionSupervisor.State state, Throwable cause) {
+  public void onStateChanged(
+      ConnectionSupervisor supervisor, ConnectionSupervisor.State state, Throwable cause) {
     Node node = byKey.get(supervisor.key());
     if (node == null || host.isClosing()) {
       return;
@@ -284,19 +336,24 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
         if (c != null && !host.isCompatible(template, c)) {
           markIncompatible(node);
         } else if (node.becomes(Node.Health.ALIVE)) {
-          host.events().emit(TetherEvent.Kind.NODE_ALIVE, node.endpoint().toString(), "connected", null);
+          host.events()
+              .emit(TetherEvent.Kind.NODE_ALIVE, node.endpoint().toString(), "connected", null);
           publish(picker.builtFrom());
           wakeWaiters();
         }
       }
       case TRANSIENT_FAILURE -> {
         if (node.becomes(Node.Health.DEAD)) {
-          host.events().emit(TetherEvent.Kind.NODE_DEAD, node.endpoint().toString(),
-              cause == null ? "connection lost" : String.valueOf(cause.getMessage()), cause);
+          host.events()
+              .emit(
+                  TetherEvent.Kind.NODE_DEAD,
+                  node.endpoint().toString(),
+                  cause == null ? "connection lost" : String.valueOf(cause.getMessage()),
+                  cause);
           publish(picker.builtFrom());
         }
       }
-      default -> { }
+      default -> {}
     }
   }
 
@@ -313,39 +370,53 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
       if (w.timer != null) {
         w.timer.cancel();
       }
-      route(w.settings, Set.of(), w.deadlineNanos).whenComplete((c, e) -> {
-        if (e != null) {
-          w.result.completeExceptionally(e);
-        } else {
-          w.result.complete(c);
-        }
-      });
+      route(w.settings, Set.of(), w.deadlineNanos)
+          .whenComplete(
+              (c, e) -> {
+                if (e != null) {
+                  w.result.completeExceptionally(e);
+                } else {
+                  w.result.complete(c);
+                }
+              });
     }
   }
 
   @Override
   public CompletableFuture<Void> connectAny(ProxySettings settings) {
-    return onControl(() -> {
-      rebuild(settings.endpoints());
-      List<Node> all = ordered;
-      CompletableFuture<Void> first = new CompletableFuture<>();
-      if (all.isEmpty()) {
-        first.completeExceptionally(new NoAvailableNodeException("no node of " + settings.identity() + " is known"));
-        return first;
-      }
-      int[] failures = {0};
-      for (Node n : all) {
-        n.supervisor.obtain(n.candidate).whenComplete((c, failure) -> host.control().execute(() -> {
-          if (failure == null) {
-            first.complete(null);
-          } else if (++failures[0] == all.size()) {
-            first.completeExceptionally(new NoAvailableNodeException("no node of " + settings.identity()
-                + " accepted a connection: " + all));
+    return onControl(
+        () -> {
+          rebuild(settings.endpoints());
+          List<Node> all = ordered;
+          CompletableFuture<Void> first = new CompletableFuture<>();
+          if (all.isEmpty()) {
+            first.completeExceptionally(
+                new NoAvailableNodeException("no node of " + settings.identity() + " is known"));
+            return first;
           }
-        }));
-      }
-      return first;
-    });
+          int[] failures = {0};
+          for (Node n : all) {
+            n.supervisor
+                .obtain(n.candidate)
+                .whenComplete(
+                    (c, failure) ->
+                        host.control()
+                            .execute(
+                                () -> {
+                                  if (failure == null) {
+                                    first.complete(null);
+                                  } else if (++failures[0] == all.size()) {
+                                    first.completeExceptionally(
+                                        new NoAvailableNodeException(
+                                            "no node of "
+                                                + settings.identity()
+                                                + " accepted a connection: "
+                                                + all));
+                                  }
+                                }));
+          }
+          return first;
+        });
   }
 
   // ---- load figures (any thread) ----
@@ -375,7 +446,8 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
   // ---- failure accrual (control executor) ----
 
   /** The detector moved a node in or out of rotation: its health follows, and callers see it. */
-  private void onStandingChanged(Node n, OutlierDetector.Standing previous, OutlierDetector.Standing next) {
+  private void onStandingChanged(
+      Node n, OutlierDetector.Standing previous, OutlierDetector.Standing next) {
     switch (next) {
       case EJECTED -> n.becomes(Node.Health.EJECTED);
       case PROBING -> {
@@ -383,20 +455,26 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
           n.becomes(Node.Health.ALIVE); // the next call decides
         }
       }
-      case IN_ROTATION -> { }
+      case IN_ROTATION -> {}
     }
     publish(picker.builtFrom());
   }
 
-  /** The nodes as status shows them: the health last published, the load figures now. Any thread. */
+  /**
+   * The nodes as status shows them: the health last published, the load figures now. Any thread.
+   */
   @Override
   public List<NodeStatus> nodeStatus() {
     Picker p = picker;
     List<NodeStatus> out = new ArrayList<>(p.all().size());
     for (int i = 0; i < p.all().size(); i++) {
       Node n = p.all().get(i);
-      out.add(new NodeStatus(n.endpoint().toString(), p.health().get(i).name(), n.inFlight(),
-          n.latencyEwmaNanos() / 1_000.0));
+      out.add(
+          new NodeStatus(
+              n.endpoint().toString(),
+              p.health().get(i).name(),
+              n.inFlight(),
+              n.latencyEwmaNanos() / 1_000.0));
     }
     return out;
   }

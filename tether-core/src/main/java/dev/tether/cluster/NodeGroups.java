@@ -22,12 +22,13 @@ public final class NodeGroups implements NodeRouter.Factory {
 
   @Override
   public NodeRouter create(NodeHost runtime, ProxySettings settings) {
-    NodeSelector strategy = switch (settings.loadBalancing()) {
-      case PINNED, ROUND_ROBIN -> new RoundRobinSelector();
-      case RANDOM -> new RandomSelector(runtime.random());
-      case EPSILON_GREEDY -> new EpsilonGreedySelector(epsilonGreedy, runtime.random());
-      case LEAST_LOADED -> new LeastLoadedSelector(runtime.random());
-    };
+    NodeSelector strategy =
+        switch (settings.loadBalancing()) {
+          case PINNED, ROUND_ROBIN -> new RoundRobinSelector();
+          case RANDOM -> new RandomSelector(runtime.random());
+          case EPSILON_GREEDY -> new EpsilonGreedySelector(epsilonGreedy, runtime.random());
+          case LEAST_LOADED -> new LeastLoadedSelector(runtime.random());
+        };
     return new NodeGroup(runtime, settings, strategy);
   }
 }

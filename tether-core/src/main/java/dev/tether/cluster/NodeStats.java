@@ -9,6 +9,8 @@ public interface NodeStats {
   /** Calls sent to the node and not finished yet. */
   int inFlight();
 
-  /** Exponentially weighted moving average of call latency in nanoseconds; 0 before the first call. */
+  /**
+   * Exponentially weighted moving average of call latency in nanoseconds; 0 before the first call.
+   */
   double latencyEwmaNanos();
 }

@@ -11,8 +11,8 @@ import java.util.Map;
 /**
  * Failure accrual for the nodes of one group, as Finagle's failure accrual and Envoy's outlier
  * detection do: a node whose connection is up but whose calls fail (a streak past the policy's
- * threshold, or too low a success rate) is ejected for a while, growing with each repeat; then
- * it takes calls again and the next one decides (a success readmits it, a fault ejects it again).
+ * threshold, or too low a success rate) is ejected for a while, growing with each repeat; then it
+ * takes calls again and the next one decides (a success readmits it, a fault ejects it again).
  * Never more than the policy's share of the group is ejected at once.
  *
  * <p>Each node's standing belongs to the runtime's control executor: it changes only there, in
@@ -41,6 +41,7 @@ final class OutlierDetector {
   private static final class Track {
     Standing standing = Standing.IN_ROTATION;
     int ejections;
+
     /** Non-null only while EJECTED: ends the ejection. */
     Scheduler.Cancellable ejectionEnd;
   }
@@ -94,8 +95,16 @@ final class OutlierDetector {
       }
       long[] recent = node.tally.recent(nowNanos);
       if (policy.successRateTooLow(recent[0], recent[1])) {
-        host.control().execute(() -> onFault(node,
-            "only " + recent[0] + " of its last " + (recent[0] + recent[1]) + " calls succeeded"));
+        host.control()
+            .execute(
+                () ->
+                    onFault(
+                        node,
+                        "only "
+                            + recent[0]
+                            + " of its last "
+                            + (recent[0] + recent[1])
+                            + " calls succeeded"));
       }
     } else {
       node.tally.success(nowNanos);
@@ -137,7 +146,9 @@ final class OutlierDetector {
     transitionTo(node, t, Standing.PROBING, null);
   }
 
-  /** A call succeeded while the node was on probation: it is back for good, its ejections forgotten. */
+  /**
+   * A call succeeded while the node was on probation: it is back for good, its ejections forgotten.
+   */
   void onProbeSucceeded(Node node) {
     host.control().assertInExecutor();
     Track t = tracks.get(node);

@@ -5,8 +5,9 @@ import java.util.Objects;
 import java.util.Random;
 
 /**
- * Picks a live node uniformly at random from the given source, ignoring load and latency. Thread-safe
- * as long as the source is (a {@link Random} is; pass a seeded one to make picks reproducible).
+ * Picks a live node uniformly at random from the given source, ignoring load and latency.
+ * Thread-safe as long as the source is (a {@link Random} is; pass a seeded one to make picks
+ * reproducible).
  */
 public final class RandomSelector implements NodeSelector {
   private final Random random;

@@ -1,9 +1,5 @@
 package dev.tether.codec;
 
-import dev.tether.spi.CodecException;
-
-import dev.tether.spi.Codec;
-
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
@@ -15,6 +11,8 @@ import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.dataformat.smile.SmileFactory;
 import com.fasterxml.jackson.dataformat.smile.SmileGenerator;
 import com.fasterxml.jackson.dataformat.smile.SmileParser;
+import dev.tether.spi.Codec;
+import dev.tether.spi.CodecException;
 import java.io.IOException;
 import java.lang.reflect.Type;
 import java.util.Optional;
@@ -29,16 +27,28 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class JacksonCodec implements Codec {
   private final ObjectMapper mapper;
-  /** Readers by target type: a generic type and its deserializer are resolved once, not per call. */
+
+  /**
+   * Readers by target type: a generic type and its deserializer are resolved once, not per call.
+   */
   private final ConcurrentHashMap<Type, ObjectReader> readers = new ConcurrentHashMap<>();
+
   /** How each declared type of a lone argument or a result travels, decided at its first use. */
   private final ConcurrentHashMap<Type, ValueCodec> valueCodecs = new ConcurrentHashMap<>();
+
   /** The type looked up last and its codec; racy on purpose, see {@link #valueCodec}. */
   private LastValueCodec lastValueCodec;
-  /** Whether records may take a {@link RecordCodec}: only with this class's own mapper, whose settings it mirrors. */
+
+  /**
+   * Whether records may take a {@link RecordCodec}: only with this class's own mapper, whose
+   * settings it mirrors.
+   */
   private final boolean recordCodecs;
 
-  /** The default: Smile as configured below, records through a {@link RecordCodec} prepared per type. */
+  /**
+   * The default: Smile as configured below, records through a {@link RecordCodec} prepared per
+   * type.
+   */
   public JacksonCodec() {
     this(defaultMapper(), true);
   }
@@ -107,7 +117,8 @@ public final class JacksonCodec implements Codec {
     try {
       return mapper.writeValueAsBytes(value);
     } catch (IOException e) {
-      throw new CodecException("cannot encode " + value.getClass().getName() + ": " + e.getMessage(), e);
+      throw new CodecException(
+          "cannot encode " + value.getClass().getName() + ": " + e.getMessage(), e);
     }
   }
 

@@ -1,8 +1,7 @@
 package dev.tether.codec;
 
-import dev.tether.spi.Codec;
-
 import dev.tether.Idempotent;
+import dev.tether.spi.Codec;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -13,10 +12,10 @@ import java.lang.reflect.Type;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * How one interface method travels: its operation name, whether it is idempotent or async, and
- * how its arguments and result become bytes. Stubs and skeletons share it, so both sides agree.
- * A lone {@code byte[]} argument and a {@code byte[]} result pass through untouched; a lone
- * argument of another type travels as that value alone, several as one array.
+ * How one interface method travels: its operation name, whether it is idempotent or async, and how
+ * its arguments and result become bytes. Stubs and skeletons share it, so both sides agree. A lone
+ * {@code byte[]} argument and a {@code byte[]} result pass through untouched; a lone argument of
+ * another type travels as that value alone, several as one array.
  */
 public final class Operation {
   private static final byte[] EMPTY = new byte[0];
@@ -26,17 +25,21 @@ public final class Operation {
   private final boolean idempotent;
   private final boolean async;
   private final Type resultType;
+
   /** What the request carries: the method's parameters, without a stream's outbound publisher. */
   private final Type[] parameterTypes;
+
   /** Null for a call. */
   private final StreamShape stream;
+
   private final boolean rawArgument;
   private final boolean rawResult;
+
   /**
    * The method as {@code (Object target, Object argument) -> Object} for one parameter, {@code
    * (Object target, Object[] arguments) -> Object} otherwise, so a one-argument call needs no
-   * argument array; null when the method cannot be reached through a handle, and then
-   * {@link Method#invoke} serves.
+   * argument array; null when the method cannot be reached through a handle, and then {@link
+   * Method#invoke} serves.
    */
   private final MethodHandle invoker;
 
@@ -61,7 +64,8 @@ public final class Operation {
       if (arity == 1) {
         return target.asType(MethodType.methodType(Object.class, Object.class, Object.class));
       }
-      return target.asSpreader(Object[].class, arity)
+      return target
+          .asSpreader(Object[].class, arity)
           .asType(MethodType.methodType(Object.class, Object.class, Object[].class));
     } catch (IllegalAccessException | RuntimeException e) {
       return null;
@@ -133,26 +137,32 @@ public final class Operation {
   }
 
   /**
-   * Decodes the request in {@code body} and calls the stream method on {@code target} with
-   * {@code outbound} as its publisher parameter (unused by a server stream's method); returns the
-   * method's publisher.
+   * Decodes the request in {@code body} and calls the stream method on {@code target} with {@code
+   * outbound} as its publisher parameter (unused by a server stream's method); returns the method's
+   * publisher.
    */
-  public Object openStream(Object target, Codec codec, byte[] body, Object outbound) throws Exception {
+  public Object openStream(Object target, Codec codec, byte[] body, Object outbound)
+      throws Exception {
     Object[] arguments = stream.withOutbound(decodeArguments(codec, body), outbound);
     if (invoker == null) {
       return reflectively(target, arguments);
     }
-    return arguments.length == 1 ? invoke(target, arguments[0], null) : invoke(target, null, arguments);
+    return arguments.length == 1
+        ? invoke(target, arguments[0], null)
+        : invoke(target, null, arguments);
   }
 
   /** Calls the handle with {@code one} argument, or with {@code many} when it takes an array. */
   private Object invoke(Object target, Object one, Object[] many) throws Exception {
     try {
-      return many == null ? (Object) invoker.invokeExact(target, one) : (Object) invoker.invokeExact(target, many);
+      return many == null
+          ? (Object) invoker.invokeExact(target, one)
+          : (Object) invoker.invokeExact(target, many);
     } catch (Exception | Error e) {
       throw e;
     } catch (Throwable e) {
-      throw new InvocationTargetException(e); // neither an Exception nor an Error: kept, as Method.invoke keeps it
+      throw new InvocationTargetException(
+          e); // neither an Exception nor an Error: kept, as Method.invoke keeps it
     }
   }
 

@@ -19,13 +19,18 @@ public final class OperationTable {
   private final Map<Method, Operation> byMethod = new HashMap<>();
   private final Map<String, Operation> byName = new HashMap<>();
   private final boolean hasStreams;
+
   /**
    * The Method instances callers actually pass (a dynamic proxy passes the same few on every call),
    * matched by identity: Method.equals compares parameter types on every lookup. Copied on write,
    * and bounded, since reflection can hand out ever-new copies of one method.
    */
   private volatile Map<Method, Operation> byInstance = new IdentityHashMap<>();
-  /** Serializes the copies; a lock, not a monitor, so typed callers on virtual threads keep their carriers free. */
+
+  /**
+   * Serializes the copies; a lock, not a monitor, so typed callers on virtual threads keep their
+   * carriers free.
+   */
   private final ReentrantLock remembering = new ReentrantLock();
 
   private OperationTable(Class<?> iface) {
@@ -34,7 +39,9 @@ public final class OperationTable {
     }
     this.iface = iface;
     for (Method m : iface.getMethods()) {
-      if (m.isDefault() || Modifier.isStatic(m.getModifiers()) || m.getDeclaringClass() == Object.class) {
+      if (m.isDefault()
+          || Modifier.isStatic(m.getModifiers())
+          || m.getDeclaringClass() == Object.class) {
         continue;
       }
       Operation op = new Operation(m);
@@ -81,7 +88,9 @@ public final class OperationTable {
     }
   }
 
-  /** True when a method of the interface returns Flow.Publisher, so the service also serves streams. */
+  /**
+   * True when a method of the interface returns Flow.Publisher, so the service also serves streams.
+   */
   public boolean hasStreams() {
     return hasStreams;
   }

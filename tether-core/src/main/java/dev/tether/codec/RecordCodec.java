@@ -21,25 +21,30 @@ import java.util.Optional;
 
 /**
  * One record type's codec on Jackson's streaming API, prepared at first use: field names encoded
- * once, components read through method handles, the canonical constructor called through one.
- * It writes the Smile object Jackson databind writes for the record (every component by name, in
+ * once, components read through method handles, the canonical constructor called through one. It
+ * writes the Smile object Jackson databind writes for the record (every component by name, in
  * declaration order, nulls included) and reads any such object, in any field order, skipping
  * unknown fields and leaving missing ones at zero or null, as databind does. Records that Jackson
- * annotations or extra getters would make databind treat differently are not taken ({@link #forType}).
- * Records of longs, ints, booleans, Strings and byte arrays take {@link SmileRecordEncoding}, a
- * hand-written subset of Smile, first; the streaming path handles what it does not.
+ * annotations or extra getters would make databind treat differently are not taken ({@link
+ * #forType}). Records of longs, ints, booleans, Strings and byte arrays take {@link
+ * SmileRecordEncoding}, a hand-written subset of Smile, first; the streaming path handles what it
+ * does not.
  */
 final class RecordCodec implements ValueCodec {
   private final JsonFactory factory;
   private final RecordComponentCodec[] components;
+
   /** The canonical constructor as {@code (Object[]) -> Object}. */
   private final MethodHandle constructor;
+
   /** Each component's value when its field is missing or null: zero for primitives. */
   private final Object[] defaults;
+
   /** The hand-written path for records of scalar components; null for others. */
   private final SmileRecordEncoding smile;
 
-  private RecordCodec(JsonFactory factory, RecordComponentCodec[] components, MethodHandle constructor) {
+  private RecordCodec(
+      JsonFactory factory, RecordComponentCodec[] components, MethodHandle constructor) {
     this.factory = factory;
     this.components = components;
     this.constructor = constructor;
@@ -66,9 +71,11 @@ final class RecordCodec implements ValueCodec {
         parameterTypes[i] = recordComponents[i].getType();
       }
       Constructor<?> canonical = type.getDeclaredConstructor(parameterTypes);
-      MethodHandle constructor = lookup.unreflectConstructor(canonical)
-          .asSpreader(Object[].class, parameterTypes.length)
-          .asType(MethodType.methodType(Object.class, Object[].class));
+      MethodHandle constructor =
+          lookup
+              .unreflectConstructor(canonical)
+              .asSpreader(Object[].class, parameterTypes.length)
+              .asType(MethodType.methodType(Object.class, Object[].class));
       return Optional.of(new RecordCodec(mapper.getFactory(), components, constructor));
     } catch (ReflectiveOperationException | RuntimeException e) {
       return Optional.empty(); // not accessible from here: databind gets its chance
@@ -80,7 +87,8 @@ final class RecordCodec implements ValueCodec {
       return true;
     }
     for (RecordComponent component : type.getRecordComponents()) {
-      if (isJackson(component.getAnnotations()) || isJackson(component.getAccessor().getAnnotations())) {
+      if (isJackson(component.getAnnotations())
+          || isJackson(component.getAccessor().getAnnotations())) {
         return true;
       }
     }
@@ -101,13 +109,20 @@ final class RecordCodec implements ValueCodec {
     return false;
   }
 
-  /** A public {@code getX()} or {@code isX()} beside the components would be one more property to databind. */
+  /**
+   * A public {@code getX()} or {@code isX()} beside the components would be one more property to
+   * databind.
+   */
   private static boolean hasExtraGetters(Class<?> type) {
     for (Method method : type.getDeclaredMethods()) {
       String name = method.getName();
-      boolean getterName = name.startsWith("get") && name.length() > 3 || name.startsWith("is") && name.length() > 2;
-      if (getterName && method.getParameterCount() == 0 && Modifier.isPublic(method.getModifiers())
-          && !Modifier.isStatic(method.getModifiers()) && !isAccessor(type, method)) {
+      boolean getterName =
+          name.startsWith("get") && name.length() > 3 || name.startsWith("is") && name.length() > 2;
+      if (getterName
+          && method.getParameterCount() == 0
+          && Modifier.isPublic(method.getModifiers())
+          && !Modifier.isStatic(method.getModifiers())
+          && !isAccessor(type, method)) {
         return true;
       }
     }
@@ -184,7 +199,8 @@ final class RecordCodec implements ValueCodec {
         if (index < 0) {
           parser.skipChildren(); // an unknown field, as databind ignores it here
         } else {
-          // The last value of a repeated field wins, a null one too (as the default), as in databind.
+          // The last value of a repeated field wins, a null one too (as the default), as in
+          // databind.
           arguments[index] =
               valueToken == JsonToken.VALUE_NULL ? defaults[index] : components[index].read(parser);
         }

@@ -15,27 +15,37 @@ import java.lang.invoke.MethodType;
 import java.lang.reflect.RecordComponent;
 
 /**
- * How one component of a record travels in a {@link RecordCodec}: its field name, encoded once,
- * its accessor as a method handle typed to avoid boxing, and a streaming read and write for its
- * kind; components of other types go through databind's reader and writer for their type.
+ * How one component of a record travels in a {@link RecordCodec}: its field name, encoded once, its
+ * accessor as a method handle typed to avoid boxing, and a streaming read and write for its kind;
+ * components of other types go through databind's reader and writer for their type.
  */
 final class RecordComponentCodec {
   /** The kinds written and read straight on the stream; OTHER delegates to databind. */
   private enum Kind {
-    LONG, INT, DOUBLE, BOOLEAN, STRING, BYTES, OTHER
+    LONG,
+    INT,
+    DOUBLE,
+    BOOLEAN,
+    STRING,
+    BYTES,
+    OTHER
   }
 
   private final String name;
   private final SerializedString wireName;
   private final Kind kind;
+
   /** The accessor, typed {@code (Object) -> long | int | double | boolean | Object} by kind. */
   private final MethodHandle accessor;
+
   /** Non-null only for OTHER. */
   private final ObjectWriter writer;
+
   /** Non-null only for OTHER. */
   private final ObjectReader reader;
 
-  private RecordComponentCodec(String name, Kind kind, MethodHandle accessor, ObjectWriter writer, ObjectReader reader) {
+  private RecordComponentCodec(
+      String name, Kind kind, MethodHandle accessor, ObjectWriter writer, ObjectReader reader) {
     this.name = name;
     this.wireName = new SerializedString(name);
     this.kind = kind;
@@ -44,18 +54,26 @@ final class RecordComponentCodec {
     this.reader = reader;
   }
 
-  static RecordComponentCodec of(RecordComponent component, MethodHandles.Lookup lookup, ObjectMapper mapper)
+  static RecordComponentCodec of(
+      RecordComponent component, MethodHandles.Lookup lookup, ObjectMapper mapper)
       throws IllegalAccessException {
     Class<?> type = component.getType();
     Kind kind = kindOf(type);
     Class<?> handleResult = type.isPrimitive() && kind != Kind.OTHER ? type : Object.class;
-    MethodHandle accessor = lookup.unreflect(component.getAccessor())
-        .asType(MethodType.methodType(handleResult, Object.class));
+    MethodHandle accessor =
+        lookup
+            .unreflect(component.getAccessor())
+            .asType(MethodType.methodType(handleResult, Object.class));
     if (kind != Kind.OTHER) {
       return new RecordComponentCodec(component.getName(), kind, accessor, null, null);
     }
     var javaType = mapper.getTypeFactory().constructType(component.getGenericType());
-    return new RecordComponentCodec(component.getName(), kind, accessor, mapper.writerFor(javaType), mapper.readerFor(javaType));
+    return new RecordComponentCodec(
+        component.getName(),
+        kind,
+        accessor,
+        mapper.writerFor(javaType),
+        mapper.readerFor(javaType));
   }
 
   private static Kind kindOf(Class<?> type) {
@@ -94,7 +112,10 @@ final class RecordComponentCodec {
     };
   }
 
-  /** Whether {@link SmileRecordEncoding} can write and read this component: a long, int, boolean, String or byte[]. */
+  /**
+   * Whether {@link SmileRecordEncoding} can write and read this component: a long, int, boolean,
+   * String or byte[].
+   */
   boolean isScalar() {
     return kind != Kind.DOUBLE && kind != Kind.OTHER;
   }
@@ -111,7 +132,10 @@ final class RecordComponentCodec {
     return kind == Kind.BYTES;
   }
 
-  /** A number read for this component, boxed as the constructor takes it, or UNSUPPORTED_VALUE when it does not fit. */
+  /**
+   * A number read for this component, boxed as the constructor takes it, or UNSUPPORTED_VALUE when
+   * it does not fit.
+   */
   Object number(long value) {
     if (kind == Kind.LONG) {
       return value;
@@ -122,7 +146,10 @@ final class RecordComponentCodec {
     return SmileReader.UNSUPPORTED_VALUE;
   }
 
-  /** Writes this component's value of {@code record} by hand (a scalar component only); false when it needs Jackson. */
+  /**
+   * Writes this component's value of {@code record} by hand (a scalar component only); false when
+   * it needs Jackson.
+   */
   boolean writeSmile(SmileWriter out, Object record) {
     try {
       switch (kind) {
@@ -197,7 +224,13 @@ final class RecordComponentCodec {
   /** Reads this component's value at the parser's current (non-null) token. */
   Object read(JsonParser parser) throws IOException {
     if (kind != Kind.OTHER && parser.currentToken().isStructStart()) {
-      throw new IOException("field " + name + " holds " + parser.currentToken() + ", not a " + kind.name().toLowerCase(java.util.Locale.ROOT));
+      throw new IOException(
+          "field "
+              + name
+              + " holds "
+              + parser.currentToken()
+              + ", not a "
+              + kind.name().toLowerCase(java.util.Locale.ROOT));
     }
     return switch (kind) {
       case LONG -> parser.getValueAsLong();

@@ -10,11 +10,12 @@ public interface RemoteCall {
   CompletableFuture<byte[]> send(String operation, byte[] body, boolean idempotent);
 
   /**
-   * Sends one encoded request whose answer {@code decoder} turns into the future's value. A
-   * failure of the decoder fails the future. By default a stage on {@link #send}'s future; a
-   * proxy completes the future from the call itself.
+   * Sends one encoded request whose answer {@code decoder} turns into the future's value. A failure
+   * of the decoder fails the future. By default a stage on {@link #send}'s future; a proxy
+   * completes the future from the call itself.
    */
-  default <T> CompletableFuture<T> send(String operation, byte[] body, boolean idempotent, Function<byte[], T> decoder) {
+  default <T> CompletableFuture<T> send(
+      String operation, byte[] body, boolean idempotent, Function<byte[], T> decoder) {
     return send(operation, body, idempotent).thenApply(decoder);
   }
 
@@ -22,7 +23,8 @@ public interface RemoteCall {
    * Opens a stream of {@code operation} whose request is {@code body}; {@code outbound} is what a
    * bidirectional stream sends, null for a server stream. Cold: each subscription opens one.
    */
-  default Flow.Publisher<byte[]> stream(String operation, byte[] body, boolean idempotent, Flow.Publisher<byte[]> outbound) {
+  default Flow.Publisher<byte[]> stream(
+      String operation, byte[] body, boolean idempotent, Flow.Publisher<byte[]> outbound) {
     throw new UnsupportedOperationException("this stub cannot open streams");
   }
 }

@@ -32,6 +32,7 @@ final class SmileReader {
   static final Object UNSUPPORTED_VALUE = new Object();
   private final byte[] bytes;
   private int position;
+
   /** Set once a VInt ran past the end or past 10 bytes; the document then goes to Jackson. */
   private boolean varintMalformed;
 
@@ -39,7 +40,10 @@ final class SmileReader {
     this.bytes = bytes;
   }
 
-  /** Skips a header when there is one; false for a header with shared names or values, which this subset lacks. */
+  /**
+   * Skips a header when there is one; false for a header with shared names or values, which this
+   * subset lacks.
+   */
   boolean header() {
     if (bytes.length >= 4 && bytes[0] == ':' && bytes[1] == ')' && bytes[2] == '\n') {
       position = 4;
@@ -108,7 +112,9 @@ final class SmileReader {
       return null;
     }
     if (token == TRUE || token == FALSE) {
-      return component == null || component.takesBoolean() ? Boolean.valueOf(token == TRUE) : UNSUPPORTED_VALUE;
+      return component == null || component.takesBoolean()
+          ? Boolean.valueOf(token == TRUE)
+          : UNSUPPORTED_VALUE;
     }
     if (token >= SMALL_INT && token < SMALL_INT + 32 || token == INT32 || token == INT64) {
       return number(token, component);
@@ -204,7 +210,8 @@ final class SmileReader {
 
   private String strictUtf8(int start, int length) {
     try {
-      return StandardCharsets.UTF_8.newDecoder()
+      return StandardCharsets.UTF_8
+          .newDecoder()
           .onMalformedInput(CodingErrorAction.REPORT)
           .onUnmappableCharacter(CodingErrorAction.REPORT)
           .decode(ByteBuffer.wrap(bytes, start, length))
@@ -217,7 +224,9 @@ final class SmileReader {
   private Object binary(RecordComponentCodec component) {
     long length = varint();
     // Compared with what is left, not position + length, which a length near 2^63 overflows.
-    if (varintMalformed || length < 0 || length > bytes.length - position
+    if (varintMalformed
+        || length < 0
+        || length > bytes.length - position
         || component != null && !component.takesBytes()) {
       return UNSUPPORTED_VALUE;
     }

@@ -8,12 +8,11 @@ import static dev.tether.codec.SmileTokens.START_OBJECT;
 import static dev.tether.codec.SmileTokens.isAscii;
 
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 
 /**
- * The common case of a {@link RecordCodec}, written and read by hand: a record whose components
- * are longs, ints, booleans, Strings and byte arrays, with ASCII field names of at most 64 bytes.
- * It writes exactly the Smile bytes Jackson's generator writes with the default codec's settings
+ * The common case of a {@link RecordCodec}, written and read by hand: a record whose components are
+ * longs, ints, booleans, Strings and byte arrays, with ASCII field names of at most 64 bytes. It
+ * writes exactly the Smile bytes Jackson's generator writes with the default codec's settings
  * (header with the raw-binary flag, names written out, binary raw), and reads the subset of Smile
  * such values use. Anything outside that subset (a long or non-ASCII string to write; a shared
  * name, a float or a nested value to read) makes it answer {@code null}, and the caller takes
@@ -25,12 +24,15 @@ final class SmileRecordEncoding {
    * allocate as much; a larger document grows its array by doubling.
    */
   private static final int MAX_GUESSED_SIZE = 4096;
+
   private final RecordComponentCodec[] components;
+
   /** Each component's name token and bytes, ready to copy. */
   private final byte[][] keys;
+
   /**
-   * The size of the document encoded last, the first guess at the next one's. Racy on purpose:
-   * any value is a valid guess, and an int is written whole.
+   * The size of the document encoded last, the first guess at the next one's. Racy on purpose: any
+   * value is a valid guess, and an int is written whole.
    */
   private int lastSize = 64;
 
@@ -39,12 +41,17 @@ final class SmileRecordEncoding {
     this.keys = keys;
   }
 
-  /** The hand-written encoding of a record with these components, or null when one does not fit it. */
+  /**
+   * The hand-written encoding of a record with these components, or null when one does not fit it.
+   */
   static SmileRecordEncoding of(RecordComponentCodec[] components) {
     byte[][] keys = new byte[components.length][];
     for (int i = 0; i < components.length; i++) {
       String name = components[i].name();
-      if (!components[i].isScalar() || name.isEmpty() || name.length() > MAX_SHORT_ASCII || !isAscii(name)) {
+      if (!components[i].isScalar()
+          || name.isEmpty()
+          || name.length() > MAX_SHORT_ASCII
+          || !isAscii(name)) {
         return null;
       }
       byte[] ascii = name.getBytes(StandardCharsets.US_ASCII);
@@ -58,9 +65,9 @@ final class SmileRecordEncoding {
   /**
    * The Smile document of {@code record} (not null), or null when a value needs Jackson's
    * generator. It is written into an array the size of the previous document of this type: values
-   * of one type mostly encode to one size, and then the array is the result, with no scratch
-   * buffer to look up per thread and no copy. (Adding the size up first costs a second call of
-   * every accessor, which measured slower.)
+   * of one type mostly encode to one size, and then the array is the result, with no scratch buffer
+   * to look up per thread and no copy. (Adding the size up first costs a second call of every
+   * accessor, which measured slower.)
    */
   byte[] encode(Object record) {
     SmileWriter out = new SmileWriter(new byte[lastSize]);

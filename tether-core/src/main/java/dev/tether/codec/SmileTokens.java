@@ -7,6 +7,7 @@ package dev.tether.codec;
 final class SmileTokens {
   /** Version 0, raw binary, no shared names or values; never written to. */
   static final byte[] HEADER = {':', ')', '\n', 0x04};
+
   static final int START_OBJECT = 0xFA;
   static final int END_OBJECT = 0xFB;
   static final int KEY_EMPTY = 0x20;
@@ -23,6 +24,7 @@ final class SmileTokens {
   static final int SHORT_UNICODE = 0xA0; // 0xA0-0xBF: 34-65 bytes
   static final int SMALL_INT = 0xC0; // 0xC0-0xDF: zigzag -16..15
   static final int RAW_BINARY = 0xFD;
+
   /** The longest name or string written as one short ASCII token. */
   static final int MAX_SHORT_ASCII = 64;
 

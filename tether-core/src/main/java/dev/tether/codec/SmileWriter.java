@@ -16,8 +16,8 @@ import static dev.tether.codec.SmileTokens.isAscii;
 import java.util.Arrays;
 
 /**
- * Appends the Smile values of the hand-written record encoding to a growable array: what
- * {@link RecordComponentCodec#writeSmile} writes each scalar component with.
+ * Appends the Smile values of the hand-written record encoding to a growable array: what {@link
+ * RecordComponentCodec#writeSmile} writes each scalar component with.
  */
 final class SmileWriter {
   private byte[] buffer;
@@ -87,7 +87,10 @@ final class SmileWriter {
     }
   }
 
-  /** Smile's unsigned VInt: 7 bits per byte, big-endian, the last byte marked 0x80 and holding 6 bits. */
+  /**
+   * Smile's unsigned VInt: 7 bits per byte, big-endian, the last byte marked 0x80 and holding 6
+   * bits.
+   */
   private void varint(long unsigned) {
     ensure(10);
     int groups = 1;

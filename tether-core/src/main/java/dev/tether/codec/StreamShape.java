@@ -9,8 +9,8 @@ import java.util.concurrent.Flow;
 
 /**
  * What makes an interface method a stream: it returns {@code Flow.Publisher<T>}, and a
- * bidirectional one also takes one {@code Flow.Publisher<A>}, the items the client sends. The
- * other parameters are the opening's request. Items travel one value each, {@code byte[]} raw.
+ * bidirectional one also takes one {@code Flow.Publisher<A>}, the items the client sends. The other
+ * parameters are the opening's request. Items travel one value each, {@code byte[]} raw.
  */
 public final class StreamShape {
   private final Type itemType;
@@ -23,26 +23,33 @@ public final class StreamShape {
     this.outboundItemType = outboundItemType;
   }
 
-  /** The shape of {@code method}, or null when it is a call; a method that cannot be either is refused. */
+  /**
+   * The shape of {@code method}, or null when it is a call; a method that cannot be either is
+   * refused.
+   */
   static StreamShape of(Method method) {
     int outbound = -1;
     Class<?>[] parameters = method.getParameterTypes();
     for (int i = 0; i < parameters.length; i++) {
       if (parameters[i] == Flow.Publisher.class) {
         if (outbound >= 0) {
-          throw new IllegalArgumentException(method + " takes two publishers; a stream has one outbound direction");
+          throw new IllegalArgumentException(
+              method + " takes two publishers; a stream has one outbound direction");
         }
         outbound = i;
       }
     }
     if (method.getReturnType() != Flow.Publisher.class) {
       if (outbound >= 0) {
-        throw new IllegalArgumentException(method + " takes a Flow.Publisher but returns none: client streaming"
-            + " is a bidirectional stream whose reply has one item, so return Flow.Publisher");
+        throw new IllegalArgumentException(
+            method
+                + " takes a Flow.Publisher but returns none: client streaming"
+                + " is a bidirectional stream whose reply has one item, so return Flow.Publisher");
       }
       return null;
     }
-    Type outboundItem = outbound < 0 ? null : typeArgument(method.getGenericParameterTypes()[outbound]);
+    Type outboundItem =
+        outbound < 0 ? null : typeArgument(method.getGenericParameterTypes()[outbound]);
     return new StreamShape(typeArgument(method.getGenericReturnType()), outbound, outboundItem);
   }
 
@@ -54,7 +61,9 @@ public final class StreamShape {
     return outboundIndex >= 0;
   }
 
-  /** The position of the outbound publisher among the method's parameters; -1 for a server stream. */
+  /**
+   * The position of the outbound publisher among the method's parameters; -1 for a server stream.
+   */
   public int outboundIndex() {
     return outboundIndex;
   }
@@ -76,7 +85,8 @@ public final class StreamShape {
     Object[] all = new Object[request.length + 1];
     System.arraycopy(request, 0, all, 0, outboundIndex);
     all[outboundIndex] = outbound;
-    System.arraycopy(request, outboundIndex, all, outboundIndex + 1, request.length - outboundIndex);
+    System.arraycopy(
+        request, outboundIndex, all, outboundIndex + 1, request.length - outboundIndex);
     return all;
   }
 

@@ -1,8 +1,7 @@
 package dev.tether.codec;
 
-import dev.tether.spi.Codec;
-
 import dev.tether.TetherException;
+import dev.tether.spi.Codec;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
 import java.util.concurrent.CompletableFuture;
@@ -22,10 +21,11 @@ public final class TypedStub implements InvocationHandler {
   private final Codec codec;
   private final RemoteCall call;
   private final String description;
+
   /**
-   * The Method instance the proxy passed last and its operation: a stub mostly sees one method
-   * over and over, and this answers it without the table's hash lookup. Racy on purpose; a record
-   * of final fields is safe to publish through a plain field.
+   * The Method instance the proxy passed last and its operation: a stub mostly sees one method over
+   * and over, and this answers it without the table's hash lookup. Racy on purpose; a record of
+   * final fields is safe to publish through a plain field.
    */
   private LastCall last;
 
@@ -40,7 +40,8 @@ public final class TypedStub implements InvocationHandler {
   public static <T> T create(Class<T> iface, Codec codec, RemoteCall call, String description) {
     TypedStub handler = new TypedStub(OperationTable.of(iface), codec, call, description);
     Object stub =
-        java.lang.reflect.Proxy.newProxyInstance(iface.getClassLoader(), new Class<?>[] {iface}, handler);
+        java.lang.reflect.Proxy.newProxyInstance(
+            iface.getClassLoader(), new Class<?>[] {iface}, handler);
     return iface.cast(stub);
   }
 
@@ -67,7 +68,10 @@ public final class TypedStub implements InvocationHandler {
     return op.decodeResult(codec, await(call.send(op.name(), body, op.isIdempotent())));
   }
 
-  /** A typed stream: the request encoded now; the items both ways encoded and decoded as they travel. */
+  /**
+   * A typed stream: the request encoded now; the items both ways encoded and decoded as they
+   * travel.
+   */
   private Flow.Publisher<Object> openStream(Operation op, Object[] args) {
     StreamShape shape = op.stream();
     Flow.Publisher<byte[]> outbound = null;
@@ -75,15 +79,19 @@ public final class TypedStub implements InvocationHandler {
       @SuppressWarnings("unchecked")
       Flow.Publisher<Object> given = (Flow.Publisher<Object>) args[shape.outboundIndex()];
       if (given == null) {
-        throw new NullPointerException(op.name() + ": the outbound publisher of a bidirectional stream is null");
+        throw new NullPointerException(
+            op.name() + ": the outbound publisher of a bidirectional stream is null");
       }
       outbound = new MappedPublisher<>(given, item -> shape.encodeOutbound(codec, item));
     }
-    Flow.Publisher<byte[]> replies = call.stream(op.name(), op.encodeArguments(codec, args), op.isIdempotent(), outbound);
+    Flow.Publisher<byte[]> replies =
+        call.stream(op.name(), op.encodeArguments(codec, args), op.isIdempotent(), outbound);
     return new MappedPublisher<>(replies, bytes -> shape.decodeItem(codec, bytes));
   }
 
-  /** A method as the proxy passes it, its operation, and the operation's result decoder, made once. */
+  /**
+   * A method as the proxy passes it, its operation, and the operation's result decoder, made once.
+   */
   private record LastCall(Method method, Operation operation, Function<byte[], Object> decoder) {}
 
   /** Waits for a reply, rethrowing Tether's own exceptions as they are. */

@@ -3,9 +3,9 @@ package dev.tether.internal;
 import java.util.Random;
 
 /**
- * The spread of maximum connection ages, on the server and the client alike: each connection
- * lives the setting moved by up to 10% either way, so that connections opened together (a
- * restart, a burst of new clients) do not all move at the same moment.
+ * The spread of maximum connection ages, on the server and the client alike: each connection lives
+ * the setting moved by up to 10% either way, so that connections opened together (a restart, a
+ * burst of new clients) do not all move at the same moment.
  */
 public final class AgeJitter {
   /** How far an age may stray from the setting, either way. */

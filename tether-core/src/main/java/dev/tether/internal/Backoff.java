@@ -6,8 +6,8 @@ import java.util.Random;
 /**
  * How long to wait before each reconnection attempt of one failure streak: the delay starts at
  * {@code initial}, grows by {@code multiplier} up to {@code max}, and each value is spread by
- * {@code ±jitter} so that many clients do not retry in lockstep. A policy is immutable; call
- * {@link #newStreak()} for the mutable sequence of one streak.
+ * {@code ±jitter} so that many clients do not retry in lockstep. A policy is immutable; call {@link
+ * #newStreak()} for the mutable sequence of one streak.
  */
 public final class Backoff {
   private final Duration initial;
@@ -16,10 +16,20 @@ public final class Backoff {
   private final double jitter;
 
   public Backoff(Duration initial, double multiplier, Duration max, double jitter) {
-    if (initial.isNegative() || max.compareTo(initial) < 0 || multiplier < 1 || jitter < 0 || jitter >= 1) {
+    if (initial.isNegative()
+        || max.compareTo(initial) < 0
+        || multiplier < 1
+        || jitter < 0
+        || jitter >= 1) {
       throw new IllegalArgumentException(
           "backoff needs 0 <= initial <= max, multiplier >= 1 and 0 <= jitter < 1; got "
-              + initial + ", " + multiplier + ", " + max + ", " + jitter);
+              + initial
+              + ", "
+              + multiplier
+              + ", "
+              + max
+              + ", "
+              + jitter);
     }
     this.initial = initial;
     this.multiplier = multiplier;
@@ -90,6 +100,14 @@ public final class Backoff {
 
   @Override
   public String toString() {
-    return "Backoff[" + initial.toMillis() + " ms x" + multiplier + " up to " + max.toMillis() + " ms, jitter " + jitter + "]";
+    return "Backoff["
+        + initial.toMillis()
+        + " ms x"
+        + multiplier
+        + " up to "
+        + max.toMillis()
+        + " ms, jitter "
+        + jitter
+        + "]";
   }
 }

@@ -3,12 +3,13 @@ package dev.tether.internal;
 import dev.tether.spi.Ticker;
 
 /**
- * The deadline of the service call running on this thread, so a call the service makes inherits
- * it (like gRPC's Context): a chain of services gives up together. The server enters it around
- * service code; the client reads it when a call starts.
+ * The deadline of the service call running on this thread, so a call the service makes inherits it
+ * (like gRPC's Context): a chain of services gives up together. The server enters it around service
+ * code; the client reads it when a call starts.
  */
 public final class CallDeadline {
   private static final ThreadLocal<CallDeadline> CURRENT = new ThreadLocal<>();
+
   /**
    * False until the first scope is entered in this JVM: until then no thread has a deadline to
    * inherit, and a new call skips the thread-local lookup, which was 9 % of a client's samples at

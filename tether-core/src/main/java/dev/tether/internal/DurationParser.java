@@ -13,7 +13,8 @@ public final class DurationParser {
   public static Duration parse(String key, String text) {
     String t = text.trim().toLowerCase(Locale.ROOT);
     int unitStart = 0;
-    while (unitStart < t.length() && (Character.isDigit(t.charAt(unitStart)) || t.charAt(unitStart) == '-')) {
+    while (unitStart < t.length()
+        && (Character.isDigit(t.charAt(unitStart)) || t.charAt(unitStart) == '-')) {
       unitStart++;
     }
     if (unitStart == 0) {

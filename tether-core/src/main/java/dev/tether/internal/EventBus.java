@@ -15,32 +15,44 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Delivers one runtime's events to its listeners on a thread of its own, never an event loop, in
- * the order they were emitted. Listeners may be added and removed from any thread while it runs:
- * an event goes to the listeners registered when it was emitted. With no listener, emitting costs
- * one field read.
+ * the order they were emitted. Listeners may be added and removed from any thread while it runs: an
+ * event goes to the listeners registered when it was emitted. With no listener, emitting costs one
+ * field read.
  */
 public final class EventBus implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(EventBus.class);
   private static final TetherListener[] NONE = {};
 
   private final Ticker ticker;
+
   /**
    * Copy-on-write, replaced whole under {@code this}; emitters read it once, without a lock, and
    * hand that array to the delivery with the event, so a listener sees exactly the events emitted
    * between its addition and its removal.
    */
   private volatile TetherListener[] listeners;
-  /** Starts its one thread on the first event and lets it go when idle, so an idle runtime holds none. */
+
+  /**
+   * Starts its one thread on the first event and lets it go when idle, so an idle runtime holds
+   * none.
+   */
   private final ThreadPoolExecutor delivery;
 
   public EventBus(List<TetherListener> listeners, Ticker ticker, String threadName) {
     this.listeners = listeners.isEmpty() ? NONE : listeners.toArray(NONE);
     this.ticker = ticker;
-    delivery = new ThreadPoolExecutor(1, 1, 5, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
-      Thread t = new Thread(r, threadName);
-      t.setDaemon(true);
-      return t;
-    });
+    delivery =
+        new ThreadPoolExecutor(
+            1,
+            1,
+            5,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
+            r -> {
+              Thread t = new Thread(r, threadName);
+              t.setDaemon(true);
+              return t;
+            });
     delivery.allowCoreThreadTimeOut(true);
   }
 
@@ -49,7 +61,9 @@ public final class EventBus implements AutoCloseable {
     return listeners != NONE;
   }
 
-  /** Adds {@code l} for the events emitted from now on; adding it twice delivers each event twice. */
+  /**
+   * Adds {@code l} for the events emitted from now on; adding it twice delivers each event twice.
+   */
   public synchronized void add(TetherListener l) {
     Objects.requireNonNull(l, "listener");
     TetherListener[] now = listeners;
@@ -81,8 +95,15 @@ public final class EventBus implements AutoCloseable {
     emit(kind, endpoint, detail, cause, null);
   }
 
-  /** As {@link #emit(TetherEvent.Kind, String, String, Throwable)}, for the end of a stream and what it carried. */
-  public void emit(TetherEvent.Kind kind, String endpoint, String detail, Throwable cause,
+  /**
+   * As {@link #emit(TetherEvent.Kind, String, String, Throwable)}, for the end of a stream and what
+   * it carried.
+   */
+  public void emit(
+      TetherEvent.Kind kind,
+      String endpoint,
+      String detail,
+      Throwable cause,
       TetherEvent.StreamItems items) {
     TetherListener[] to = listeners;
     if (to == NONE) {

@@ -15,12 +15,17 @@ import java.util.function.IntPredicate;
 public final class IntMap<V> {
   /** 2^32 divided by the golden ratio, odd: multiplying by it scatters consecutive keys. */
   private static final int FIBONACCI = 0x9E3779B9;
+
   private static final int MIN_CAPACITY = 16;
 
-  /** Null until the first put: most connections of a large client sit idle and never hold an entry. */
+  /**
+   * Null until the first put: most connections of a large client sit idle and never hold an entry.
+   */
   private int[] keys;
+
   /** A null value marks a free slot; null until the first put, like {@code keys}. */
   private Object[] values;
+
   private int indexBits;
   private int size;
 
@@ -131,7 +136,9 @@ public final class IntMap<V> {
     return out;
   }
 
-  /** Backward-shift deletion: pulls later entries of the run into the gap so lookups stay correct. */
+  /**
+   * Backward-shift deletion: pulls later entries of the run into the gap so lookups stay correct.
+   */
   private void closeGap(int gap) {
     int slot = next(gap);
     while (values[slot] != null) {

@@ -8,15 +8,16 @@ import java.util.List;
 import java.util.PriorityQueue;
 
 /**
- * The one fake clock behind every module's tests: both the {@link Ticker} and the
- * {@link Scheduler} of a runtime, whose time stands still until {@link #forward(Duration)} moves
- * it and runs every task that fell due, each at its own due time. Thread-safe; tasks run outside
- * its lock. The testkit's public {@code FakeClock} is this clock behind the testkit's own name;
- * core's tests, which cannot depend on the testkit, use it directly.
+ * The one fake clock behind every module's tests: both the {@link Ticker} and the {@link Scheduler}
+ * of a runtime, whose time stands still until {@link #forward(Duration)} moves it and runs every
+ * task that fell due, each at its own due time. Thread-safe; tasks run outside its lock. The
+ * testkit's public {@code FakeClock} is this clock behind the testkit's own name; core's tests,
+ * which cannot depend on the testkit, use it directly.
  */
 public final class ManualClock implements Ticker, Scheduler {
   private final PriorityQueue<Task> tasks = new PriorityQueue<>();
   private long nowNanos;
+
   /** Breaks ties between tasks due at the same time: the first scheduled runs first. */
   private long sequence;
 
@@ -53,7 +54,10 @@ public final class ManualClock implements Ticker, Scheduler {
     }
   }
 
-  /** The next task due by {@code targetNanos}, with time moved to it; null (time at the target) when none is. */
+  /**
+   * The next task due by {@code targetNanos}, with time moved to it; null (time at the target) when
+   * none is.
+   */
   private synchronized Task takeDueBy(long targetNanos) {
     Task next = tasks.peek();
     if (next == null || next.dueNanos > targetNanos) {

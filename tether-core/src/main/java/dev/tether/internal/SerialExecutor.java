@@ -8,9 +8,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The runtime's control executor: tasks run one at a time, in submission order, on the thread
- * that submitted while no other task runs (like gRPC's SynchronizationContext), so the state it
- * owns needs no lock. Tasks must not block. A task that throws is logged and the next one runs.
+ * The runtime's control executor: tasks run one at a time, in submission order, on the thread that
+ * submitted while no other task runs (like gRPC's SynchronizationContext), so the state it owns
+ * needs no lock. Tasks must not block. A task that throws is logged and the next one runs.
  */
 public final class SerialExecutor implements Executor {
   private static final Logger log = LoggerFactory.getLogger(SerialExecutor.class);
@@ -54,7 +54,8 @@ public final class SerialExecutor implements Executor {
   /** Fails fast when a mutator of state this executor owns runs on another thread. */
   public void assertInExecutor() {
     if (!inExecutor()) {
-      throw new IllegalStateException("not on the control executor: " + Thread.currentThread().getName());
+      throw new IllegalStateException(
+          "not on the control executor: " + Thread.currentThread().getName());
     }
   }
 }

@@ -18,15 +18,19 @@ public final class SlidingCounts {
    * whichever thread makes or ends it, and one shared cache line bounced between them per call.
    */
   private final LongAdder[] first = adders();
+
   private final LongAdder[] second = adders();
+
   /** The second each bucket counts; a bucket found holding an older second is emptied first. */
   private final AtomicLongArray bucketEpoch = new AtomicLongArray(BUCKETS);
+
   /**
-   * The newest second a bucket was found or rolled for: an add within it takes that bucket with
-   * two comparisons instead of the two long divisions that place an arbitrary time. Racy on
-   * purpose: any published second is one whose bucket was set up for it.
+   * The newest second a bucket was found or rolled for: an add within it takes that bucket with two
+   * comparisons instead of the two long divisions that place an arbitrary time. Racy on purpose:
+   * any published second is one whose bucket was set up for it.
    */
   private volatile Second current;
+
   /**
    * Held while a bucket rolls over or the counts clear. A lock rather than a monitor: callers on
    * virtual threads that meet here wait without holding their carrier (a monitor would pin it
@@ -69,7 +73,9 @@ public final class SlidingCounts {
     second[bucket(nowNanos)].increment();
   }
 
-  /** The sums of both counts over the window ending at {@code nowNanos}: {@code [first, second]}. */
+  /**
+   * The sums of both counts over the window ending at {@code nowNanos}: {@code [first, second]}.
+   */
   public long[] sums(long nowNanos) {
     int current = bucket(nowNanos);
     long oldestEpoch = bucketEpoch.get(current) - BUCKETS + 1;

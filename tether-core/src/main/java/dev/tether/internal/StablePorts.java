@@ -11,21 +11,23 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.IntFunction;
 
 /**
- * Ports for listeners that stop and must later listen on the same port again (a restarted
- * server, a fault proxy's {@code restart()}): chosen below the kernel's ephemeral range, so no
- * outgoing connection of any process on the machine can take the port while it is free.
+ * Ports for listeners that stop and must later listen on the same port again (a restarted server, a
+ * fault proxy's {@code restart()}): chosen below the kernel's ephemeral range, so no outgoing
+ * connection of any process on the machine can take the port while it is free.
  *
  * <p>A port the kernel hands out for {@code bind(0)} lies inside that range; once its listener
  * stops, the next outgoing connect anywhere may get it as its local port, and the restart fails
  * with "address in use" for as long as that connection lives. Loaded CI machines running several
- * test JVMs at once do exactly that. Used by the test kit's fault proxy, the demo's servers and
- * the loopback ZooKeeper ensembles, and by tests that start a server after its client.
+ * test JVMs at once do exactly that. Used by the test kit's fault proxy, the demo's servers and the
+ * loopback ZooKeeper ensembles, and by tests that start a server after its client.
  */
 public final class StablePorts {
   /** The lowest port tried: well above the ports system services use. */
   private static final int LOWEST = 20_000;
+
   private static final int ATTEMPTS = 64;
   private static final Path EPHEMERAL_RANGE = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
+
   /** Linux's default first ephemeral port, when the range cannot be read. */
   private static final int DEFAULT_EPHEMERAL_LOW = 32_768;
 
@@ -63,13 +65,14 @@ public final class StablePorts {
    * listener may still take it meanwhile, no outgoing connection can.
    */
   public static int unusedPort() {
-    return listenOnOne(port -> {
-      try (ServerSocket probe = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-        return port;
-      } catch (IOException taken) {
-        throw new UncheckedIOException(taken);
-      }
-    });
+    return listenOnOne(
+        port -> {
+          try (ServerSocket probe = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+            return port;
+          } catch (IOException taken) {
+            throw new UncheckedIOException(taken);
+          }
+        });
   }
 
   /** The first port of the ephemeral range, or Linux's default where it cannot be read. */

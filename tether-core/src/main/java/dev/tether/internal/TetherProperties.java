@@ -3,8 +3,8 @@ package dev.tether.internal;
 import java.util.Properties;
 
 /**
- * The {@code tether.*} settings of one runtime or server: those given through its builder win
- * over {@code -Dtether.*} system properties, which win over the built-in defaults.
+ * The {@code tether.*} settings of one runtime or server: those given through its builder win over
+ * {@code -Dtether.*} system properties, which win over the built-in defaults.
  */
 public final class TetherProperties {
   private final Properties given;

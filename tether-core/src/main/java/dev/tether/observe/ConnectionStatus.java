@@ -18,12 +18,26 @@ import java.time.Duration;
  *     connection broke is counted again on the connection it resumes on, not meanwhile
  */
 public record ConnectionStatus(
-    String endpoint, String connectionId, ConnectionState state, int inFlight, Duration age,
-    long callsOk, long callsFailed, String lastError, int streams) {
+    String endpoint,
+    String connectionId,
+    ConnectionState state,
+    int inFlight,
+    Duration age,
+    long callsOk,
+    long callsFailed,
+    String lastError,
+    int streams) {
 
   /** A snapshot of a connection that carries no stream. */
-  public ConnectionStatus(String endpoint, String connectionId, ConnectionState state, int inFlight, Duration age,
-      long callsOk, long callsFailed, String lastError) {
+  public ConnectionStatus(
+      String endpoint,
+      String connectionId,
+      ConnectionState state,
+      int inFlight,
+      Duration age,
+      long callsOk,
+      long callsFailed,
+      String lastError) {
     this(endpoint, connectionId, state, inFlight, age, callsOk, callsFailed, lastError, 0);
   }
 }

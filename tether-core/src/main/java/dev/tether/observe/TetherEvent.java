@@ -11,7 +11,8 @@ package dev.tether.observe;
  * @param nanos when, on the runtime's Ticker
  * @param items what the stream carried, on STREAM_CLOSED and STREAM_LOST; null on every other event
  */
-public record TetherEvent(Kind kind, String endpoint, String detail, Throwable cause, long nanos, StreamItems items) {
+public record TetherEvent(
+    Kind kind, String endpoint, String detail, Throwable cause, long nanos, StreamItems items) {
 
   /** An event that is not the end of a stream. */
   public TetherEvent(Kind kind, String endpoint, String detail, Throwable cause, long nanos) {
@@ -26,7 +27,10 @@ public record TetherEvent(Kind kind, String endpoint, String detail, Throwable c
    */
   public record StreamItems(long sent, long received) {}
 
-  /** The kinds of event: from clients, then from servers (ACCEPTED to DRAINED), then of streams (both sides). */
+  /**
+   * The kinds of event: from clients, then from servers (ACCEPTED to DRAINED), then of streams
+   * (both sides).
+   */
   public enum Kind {
     /** A connection attempt to an endpoint started. */
     CONNECTING,

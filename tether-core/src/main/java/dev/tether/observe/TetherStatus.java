@@ -13,15 +13,23 @@ import java.util.List;
  * @param streamItems items the runtime's streams sent and delivered since it started, open streams
  *     included (brought up to date after each batch of a stream's items)
  */
-public record TetherStatus(List<ConnectionStatus> connections, List<NodeStatus> nodes, long retries,
-    long retryBudgetExhausted, TetherEvent.StreamItems streamItems) {
+public record TetherStatus(
+    List<ConnectionStatus> connections,
+    List<NodeStatus> nodes,
+    long retries,
+    long retryBudgetExhausted,
+    TetherEvent.StreamItems streamItems) {
   public TetherStatus {
     connections = List.copyOf(connections);
     nodes = List.copyOf(nodes);
   }
 
   /** A snapshot of a runtime whose streams carried no item. */
-  public TetherStatus(List<ConnectionStatus> connections, List<NodeStatus> nodes, long retries, long retryBudgetExhausted) {
+  public TetherStatus(
+      List<ConnectionStatus> connections,
+      List<NodeStatus> nodes,
+      long retries,
+      long retryBudgetExhausted) {
     this(connections, nodes, retries, retryBudgetExhausted, new TetherEvent.StreamItems(0, 0));
   }
 }

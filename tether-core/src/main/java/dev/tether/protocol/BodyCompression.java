@@ -13,13 +13,19 @@ import org.slf4j.LoggerFactory;
  * Body compression for one stream connection (protocol 1.1, docs/protocol.md section 2.4): what
  * this side announces in its preface, whether the peer announced it too, and zstd contexts that
  * compress and decompress bodies. Confined to the connection's event loop; the native contexts are
- * made on first use, so a connection that never compresses costs none, and freed by {@link #close()}.
+ * made on first use, so a connection that never compresses costs none, and freed by {@link
+ * #close()}.
  */
 public final class BodyCompression implements AutoCloseable {
   /** Capability bit: this side decompresses zstd bodies. */
   public static final int ZSTD = 0x0001;
-  /** Bodies up to this many bytes travel as they are: compressing them saves little and costs a call. */
+
+  /**
+   * Bodies up to this many bytes travel as they are: compressing them saves little and costs a
+   * call.
+   */
   public static final int DEFAULT_THRESHOLD = 1024;
+
   /** zstd's fastest standard level: docs/performance.md, "Body compression", says why. */
   private static final int LEVEL = 1;
 
@@ -27,14 +33,15 @@ public final class BodyCompression implements AutoCloseable {
   private static final boolean AVAILABLE = loadNative();
 
   /**
-   * A side's compression settings, from {@code tether.compression.enabled} (true: announce zstd
-   * and compress) and {@code tether.compression.threshold} (bytes; bodies up to it travel as they
-   * are, 1024 by default).
+   * A side's compression settings, from {@code tether.compression.enabled} (true: announce zstd and
+   * compress) and {@code tether.compression.threshold} (bytes; bodies up to it travel as they are,
+   * 1024 by default).
    */
   public record Settings(boolean enabled, int thresholdBytes) {
     public Settings {
       if (thresholdBytes < 0) {
-        throw new IllegalArgumentException("tether.compression.threshold must not be negative: " + thresholdBytes);
+        throw new IllegalArgumentException(
+            "tether.compression.threshold must not be negative: " + thresholdBytes);
       }
     }
 
@@ -53,14 +60,21 @@ public final class BodyCompression implements AutoCloseable {
 
   private final boolean enabled;
   private final int thresholdBytes;
+
   /** True once the peer's preface announced {@link #ZSTD}; set on the loop, before any frame. */
   private boolean peerAccepts;
+
   /** The largest body decompression may produce: the receiver's maximum frame size. */
   private int maxBodyBytes = ProtocolVersion.DEFAULT_MAX_FRAME_SIZE;
-  /** True once {@link #close()} ran: nothing is compressed any more, so no context is made again. */
+
+  /**
+   * True once {@link #close()} ran: nothing is compressed any more, so no context is made again.
+   */
   private boolean closed;
+
   /** Null until the first body is compressed. */
   private ZstdCompressCtx compressor;
+
   /** Null until the first body is decompressed. */
   private ZstdDecompressCtx decompressor;
 
@@ -69,10 +83,14 @@ public final class BodyCompression implements AutoCloseable {
     this.thresholdBytes = thresholdBytes;
   }
 
-  /** Announces zstd and compresses bodies over {@code thresholdBytes} for a peer that announced it too. */
+  /**
+   * Announces zstd and compresses bodies over {@code thresholdBytes} for a peer that announced it
+   * too.
+   */
   public static BodyCompression zstd(int thresholdBytes) {
     if (thresholdBytes < 0) {
-      throw new IllegalArgumentException("a compression threshold must not be negative: " + thresholdBytes);
+      throw new IllegalArgumentException(
+          "a compression threshold must not be negative: " + thresholdBytes);
     }
     return new BodyCompression(true, thresholdBytes);
   }
@@ -119,7 +137,8 @@ public final class BodyCompression implements AutoCloseable {
     if (compressor == null) {
       compressor = new ZstdCompressCtx();
       compressor.setLevel(LEVEL);
-      compressor.setContentSize(true); // the receiver sizes its buffer from it (docs/protocol.md 2.4)
+      compressor.setContentSize(
+          true); // the receiver sizes its buffer from it (docs/protocol.md 2.4)
     }
     byte[] packed = compressor.compress(body);
     return packed.length < body.length ? packed : null;
@@ -131,11 +150,11 @@ public final class BodyCompression implements AutoCloseable {
   }
 
   /**
-   * Reads {@code length} bytes of a compressed body from {@code in} and returns the body they
-   * hold, at most the receiver's maximum frame size long.
+   * Reads {@code length} bytes of a compressed body from {@code in} and returns the body they hold,
+   * at most the receiver's maximum frame size long.
    *
-   * @throws ProtocolException if this side announced no compression, or the bytes are not one
-   *     whole zstd frame that declares its content size and decompresses to exactly that size
+   * @throws ProtocolException if this side announced no compression, or the bytes are not one whole
+   *     zstd frame that declares its content size and decompresses to exactly that size
    */
   byte[] decompress(ByteBuf in, int length, String field) {
     if (!enabled) {
@@ -151,11 +170,16 @@ public final class BodyCompression implements AutoCloseable {
       throw new ProtocolException(field + ": not a zstd frame: " + e.getMessage(), e);
     }
     if (size < 0) {
-      throw new ProtocolException(field + ": not a zstd frame with a declared content size (" + size + ")");
+      throw new ProtocolException(
+          field + ": not a zstd frame with a declared content size (" + size + ")");
     }
     if (size > maxBodyBytes) {
       throw new ProtocolException(
-          field + ": decompresses to " + size + " bytes, over the maximum frame size of " + maxBodyBytes);
+          field
+              + ": decompresses to "
+              + size
+              + " bytes, over the maximum frame size of "
+              + maxBodyBytes);
     }
     if (closed) {
       throw new ProtocolException(field + ": the connection is closed");

@@ -52,7 +52,10 @@ public final class DatagramFrameDecoder extends MessageToMessageDecoder<Datagram
     long length = content.readUnsignedInt();
     if (length != content.readableBytes()) {
       throw new ProtocolException(
-          "frame length " + length + " but the datagram holds " + content.readableBytes()
+          "frame length "
+              + length
+              + " but the datagram holds "
+              + content.readableBytes()
               + " bytes after the length field");
     }
     int typeCode = content.getUnsignedByte(content.readerIndex());

@@ -5,22 +5,26 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 
 /**
- * The wire form (length varint and UTF-8) of the service and operation names a connection
- * recently sent, so that a request naming them again is one bulk copy instead of a per-character
- * encode into a pooled direct buffer, which showed as a third of the client loop's time at 128
- * calls in flight. The sender's counterpart of {@link NameCache}: direct-mapped, bounded, one per
- * connection, used on its event loop only.
+ * The wire form (length varint and UTF-8) of the service and operation names a connection recently
+ * sent, so that a request naming them again is one bulk copy instead of a per-character encode into
+ * a pooled direct buffer, which showed as a third of the client loop's time at 128 calls in flight.
+ * The sender's counterpart of {@link NameCache}: direct-mapped, bounded, one per connection, used
+ * on its event loop only.
  */
 public final class EncodedNames {
   private static final int SLOTS = 32;
 
   /** All three made by the first write: an idle connection holds none. */
   private String[] names;
+
   private byte[][] encodings;
+
   /** An encoding of up to 8 bytes as a big-endian long, its bytes first; 0 for longer ones. */
   private long[] words;
 
-  /** Appends {@code name} as a protocol string, exactly as {@link PayloadWriter#writeString} does. */
+  /**
+   * Appends {@code name} as a protocol string, exactly as {@link PayloadWriter#writeString} does.
+   */
   void write(ByteBuf out, String name) {
     if (name.length() > NameCache.MAX_CACHED_LENGTH) {
       PayloadWriter.writeString(out, name);
@@ -65,7 +69,10 @@ public final class EncodedNames {
     return word;
   }
 
-  /** The one encoder of strings serves here too, so a cached name's bytes cannot differ from an uncached one's. */
+  /**
+   * The one encoder of strings serves here too, so a cached name's bytes cannot differ from an
+   * uncached one's.
+   */
   private static byte[] encode(String name) {
     ByteBuf scratch = Unpooled.buffer(PayloadWriter.stringSize(name));
     try {

@@ -44,12 +44,16 @@ public final class FrameDecoder extends ByteToMessageDecoder {
   private int maxFrameSize;
   private State state = State.AWAIT_PREFACE;
   private int highestRequestId;
+
   /** The minor version the peer's preface announced; -1 until the preface has arrived. */
   private int peerMinorVersion = -1;
+
   /** Names of recently received requests; only a server side receives requests. */
   private final NameCache names;
+
   /** Non-null when RESPONSE frames go straight to a client connection. */
   private ResponseSink responseSink;
+
   /** Decompresses bodies that travelled compressed and learns what the peer's preface announced. */
   private final BodyCompression bodies;
 
@@ -135,9 +139,15 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     in.skipBytes(ProtocolVersion.PREFACE_LENGTH);
     peerMinorVersion = minor;
     if (major != ProtocolVersion.MAJOR) {
-      ProtocolException cause = new ProtocolException(
-          "peer speaks protocol " + major + "." + minor
-              + ", this side speaks " + ProtocolVersion.MAJOR + ".x");
+      ProtocolException cause =
+          new ProtocolException(
+              "peer speaks protocol "
+                  + major
+                  + "."
+                  + minor
+                  + ", this side speaks "
+                  + ProtocolVersion.MAJOR
+                  + ".x");
       handleViolation(ctx, in, GoAwayReason.UNSUPPORTED_VERSION, cause);
       return;
     }
@@ -157,7 +167,9 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     } while (sunk && in.isReadable() && !ctx.isRemoved());
   }
 
-  /** Reads one frame if it is whole; true when it was a response the sink took (nothing emitted). */
+  /**
+   * Reads one frame if it is whole; true when it was a response the sink took (nothing emitted).
+   */
   private boolean readFrame(ByteBuf in, List<Object> out) {
     int readable = in.readableBytes();
     if (readable < FrameHeader.LENGTH_FIELD_LENGTH) {

@@ -34,12 +34,11 @@ public final class FrameReader {
   // Presizing lists by a peer-supplied count would let a small frame ask for a large array.
   private static final int MAX_PRESIZE = 16;
 
-
   private FrameReader() {}
 
   /**
-   * Decodes one whole frame: {@code frame}'s readable bytes are everything the length field
-   * counts (type, flags, request id, payload). Consumes them all.
+   * Decodes one whole frame: {@code frame}'s readable bytes are everything the length field counts
+   * (type, flags, request id, payload). Consumes them all.
    *
    * @throws ProtocolException if the bytes are not exactly one well-formed frame
    */
@@ -53,8 +52,8 @@ public final class FrameReader {
   }
 
   /**
-   * {@link #decode(ByteBuf, NameCache)}, with compressed bodies decompressed by {@code
-   * bodies}; null leaves every body as it travelled.
+   * {@link #decode(ByteBuf, NameCache)}, with compressed bodies decompressed by {@code bodies};
+   * null leaves every body as it travelled.
    */
   static Frame decode(ByteBuf frame, NameCache names, BodyCompression bodies) {
     if (frame.readableBytes() < HEADER_LENGTH) {
@@ -105,8 +104,12 @@ public final class FrameReader {
   }
 
   private static boolean carriesRequestId(FrameType type) {
-    return type == FrameType.REQUEST || type == FrameType.RESPONSE || type == FrameType.CANCEL
-        || type == FrameType.STREAM_ITEM || type == FrameType.STREAM_CREDIT || type == FrameType.STREAM_END;
+    return type == FrameType.REQUEST
+        || type == FrameType.RESPONSE
+        || type == FrameType.CANCEL
+        || type == FrameType.STREAM_ITEM
+        || type == FrameType.STREAM_CREDIT
+        || type == FrameType.STREAM_END;
   }
 
   private static Hello readHello(ByteBuf in) {
@@ -152,7 +155,9 @@ public final class FrameReader {
     return new Request(requestId, flags, service, operation, deadlineMillis, metadata, body);
   }
 
-  /** The rest of the frame; decompressed when it travelled compressed and {@code bodies} is given. */
+  /**
+   * The rest of the frame; decompressed when it travelled compressed and {@code bodies} is given.
+   */
   private static byte[] readBody(ByteBuf in, int compressed, BodyCompression bodies, String field) {
     if (compressed == 0 || bodies == null) {
       return readRest(in);
@@ -160,7 +165,8 @@ public final class FrameReader {
     return bodies.decompress(in, in.readableBytes(), field);
   }
 
-  private static Response readResponse(ByteBuf in, int flags, int requestId, BodyCompression bodies) {
+  private static Response readResponse(
+      ByteBuf in, int flags, int requestId, BodyCompression bodies) {
     Status status = readStatus(in);
     var metadata = readMetadata(in, "RESPONSE.metadata");
     byte[] body = readBody(in, flags & Response.COMPRESSED, bodies, "RESPONSE.body");
@@ -204,7 +210,11 @@ public final class FrameReader {
     checkHeader(FrameType.RESPONSE, flags, requestId);
     Status status = readStatus(frame);
     var metadata = readMetadata(frame, "RESPONSE.metadata");
-    sink.onResponse(requestId, status, metadata, readBody(frame, flags & Response.COMPRESSED, bodies, "RESPONSE.body"));
+    sink.onResponse(
+        requestId,
+        status,
+        metadata,
+        readBody(frame, flags & Response.COMPRESSED, bodies, "RESPONSE.body"));
   }
 
   private static Cancel readCancel(ByteBuf in, int requestId) {
@@ -238,12 +248,18 @@ public final class FrameReader {
     return new Batch(requests);
   }
 
-  private static Request readBatchEntry(ByteBuf in, int index, NameCache names, BodyCompression bodies) {
+  private static Request readBatchEntry(
+      ByteBuf in, int index, NameCache names, BodyCompression bodies) {
     long length = Integer.toUnsignedLong(readU32(in, "BATCH.length"));
     if (length < HEADER_LENGTH || length > in.readableBytes()) {
       throw new ProtocolException(
-          "BATCH: entry " + index + " has length " + length + ", outside 6.."
-              + in.readableBytes() + " (what is left of the batch)");
+          "BATCH: entry "
+              + index
+              + " has length "
+              + length
+              + ", outside 6.."
+              + in.readableBytes()
+              + " (what is left of the batch)");
     }
     ByteBuf entry = in.readSlice((int) length);
     int typeCode = entry.getUnsignedByte(entry.readerIndex());

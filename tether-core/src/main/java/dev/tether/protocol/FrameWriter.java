@@ -20,9 +20,9 @@ import java.util.Map;
 
 /**
  * Encodes frames into the v1 wire layout of {@code docs/protocol.md}: header and payload go
- * straight into the caller's buffer, and a frame the protocol cannot carry is rejected with
- * {@link IllegalArgumentException}, leaving the buffer as it was. The request and response paths
- * take their fields directly, with no frame object in between. Stateless and thread-safe.
+ * straight into the caller's buffer, and a frame the protocol cannot carry is rejected with {@link
+ * IllegalArgumentException}, leaving the buffer as it was. The request and response paths take
+ * their fields directly, with no frame object in between. Stateless and thread-safe.
  */
 public final class FrameWriter {
   private FrameWriter() {}
@@ -68,12 +68,20 @@ public final class FrameWriter {
   /**
    * Appends {@code frame}, length field included, to {@code out}.
    *
-   * @throws IllegalArgumentException if a field is outside what the protocol carries; then
-   *     {@code out} is left as it was
+   * @throws IllegalArgumentException if a field is outside what the protocol carries; then {@code
+   *     out} is left as it was
    */
   public static void encode(Frame frame, ByteBuf out) {
     if (frame instanceof Request r) {
-      encodeRequest(r.requestId(), r.flags(), r.service(), r.operation(), r.deadlineMillis(), r.metadata(), r.body(), out);
+      encodeRequest(
+          r.requestId(),
+          r.flags(),
+          r.service(),
+          r.operation(),
+          r.deadlineMillis(),
+          r.metadata(),
+          r.body(),
+          out);
       return;
     }
     if (frame instanceof Response r) {
@@ -101,7 +109,8 @@ public final class FrameWriter {
       case PING, PONG -> 8;
       case GOAWAY -> 1 + 4 + stringSize(((GoAway) frame).message());
       case BATCH -> batchSize((Batch) frame);
-      case TOPOLOGY -> topologySize(((TopologyUpdate) frame).primary(), ((TopologyUpdate) frame).alternates());
+      case TOPOLOGY ->
+          topologySize(((TopologyUpdate) frame).primary(), ((TopologyUpdate) frame).alternates());
       case STREAM_ITEM, STREAM_CREDIT, STREAM_END -> StreamFrames.payloadSize(frame);
     };
   }
@@ -156,7 +165,9 @@ public final class FrameWriter {
       case PONG -> out.writeLong(((Pong) frame).data());
       case GOAWAY -> writeGoAway((GoAway) frame, out);
       case BATCH -> writeBatch((Batch) frame, out);
-      case TOPOLOGY -> writeTopology(((TopologyUpdate) frame).primary(), ((TopologyUpdate) frame).alternates(), out);
+      case TOPOLOGY ->
+          writeTopology(
+              ((TopologyUpdate) frame).primary(), ((TopologyUpdate) frame).alternates(), out);
       case STREAM_ITEM, STREAM_CREDIT, STREAM_END -> StreamFrames.writePayload(frame, out);
     }
   }
@@ -172,8 +183,7 @@ public final class FrameWriter {
     writeVarint32(out, requireNonNegative(welcome.heartbeatMillis(), "WELCOME.heartbeatMillis"));
     out.writeInt(requireFrameSizeLimit(welcome.maxFrameSize(), "WELCOME.maxFrameSize"));
     writeVarint32(
-        out,
-        requireNonNegative(welcome.maxConcurrentRequests(), "WELCOME.maxConcurrentRequests"));
+        out, requireNonNegative(welcome.maxConcurrentRequests(), "WELCOME.maxConcurrentRequests"));
     writeTopology(welcome.primary(), welcome.alternates(), out);
   }
 
@@ -203,8 +213,8 @@ public final class FrameWriter {
 
   /**
    * {@link #encodeRequest(int, int, String, String, long, Map, byte[], ByteBuf)} with the names
-   * written from {@code names}, the sending connection's cache of their wire form (null: none);
-   * the bytes are the same either way.
+   * written from {@code names}, the sending connection's cache of their wire form (null: none); the
+   * bytes are the same either way.
    */
   public static void encodeRequest(
       int requestId,
@@ -217,10 +227,12 @@ public final class FrameWriter {
       EncodedNames names,
       ByteBuf out) {
     if ((flags & ~REQUEST_FLAGS) != 0) {
-      throw new IllegalArgumentException("REQUEST flags 0x" + Integer.toHexString(flags) + " set reserved bits");
+      throw new IllegalArgumentException(
+          "REQUEST flags 0x" + Integer.toHexString(flags) + " set reserved bits");
     }
     if (deadlineMillis < 0) {
-      throw new IllegalArgumentException("REQUEST.deadlineMillis must not be negative: " + deadlineMillis);
+      throw new IllegalArgumentException(
+          "REQUEST.deadlineMillis must not be negative: " + deadlineMillis);
     }
     int start = beginFrame(FrameType.REQUEST, flags, requestId, out);
     try {
@@ -242,14 +254,20 @@ public final class FrameWriter {
   }
 
   /**
-   * Appends a RESPONSE frame built from its fields, with no {@link Response} object in between:
-   * the server's path, which may swap in a compressed body. Same checks and layout as {@link
+   * Appends a RESPONSE frame built from its fields, with no {@link Response} object in between: the
+   * server's path, which may swap in a compressed body. Same checks and layout as {@link
    * #encode(Frame, ByteBuf)}.
    */
   public static void encodeResponse(
-      int requestId, int flags, Status status, Map<String, String> metadata, byte[] body, ByteBuf out) {
+      int requestId,
+      int flags,
+      Status status,
+      Map<String, String> metadata,
+      byte[] body,
+      ByteBuf out) {
     if ((flags & ~RESPONSE_FLAGS) != 0) {
-      throw new IllegalArgumentException("RESPONSE flags 0x" + Integer.toHexString(flags) + " set reserved bits");
+      throw new IllegalArgumentException(
+          "RESPONSE flags 0x" + Integer.toHexString(flags) + " set reserved bits");
     }
     int start = beginFrame(FrameType.RESPONSE, flags, requestId, out);
     try {

@@ -1,13 +1,14 @@
 package dev.tether.protocol;
 
 /**
- * The sender is closing the connection: it accepted (and will finish) requests up to
- * {@code lastAcceptedId} and executes none above it.
+ * The sender is closing the connection: it accepted (and will finish) requests up to {@code
+ * lastAcceptedId} and executes none above it.
  *
  * @param reasonCode the code on the wire: {@code reason}'s, or a later version's code, which this
  *     side reads as SHUTDOWN and keeps, so that the frame encodes back to the bytes it came from
  */
-public record GoAway(GoAwayReason reason, int lastAcceptedId, String message, int reasonCode) implements Frame {
+public record GoAway(GoAwayReason reason, int lastAcceptedId, String message, int reasonCode)
+    implements Frame {
   public GoAway(GoAwayReason reason, int lastAcceptedId, String message) {
     this(reason, lastAcceptedId, message, reason.code());
   }

@@ -17,9 +17,9 @@ public enum GoAwayReason {
   TOO_MANY_CONNECTIONS(4),
   /**
    * Protocol 1.2: the connection reached the server's maximum age. With {@code lastAcceptedId}
-   * {@link GoAway#UNTIL_FURTHER_NOTICE} the server still serves everything the client sends and
-   * the client should move new calls to a new connection and close this one once answered; with
-   * any other id it is the end of the grace, read as SHUTDOWN.
+   * {@link GoAway#UNTIL_FURTHER_NOTICE} the server still serves everything the client sends and the
+   * client should move new calls to a new connection and close this one once answered; with any
+   * other id it is the end of the grace, read as SHUTDOWN.
    */
   MAX_AGE(5);
 
@@ -47,5 +47,4 @@ public enum GoAwayReason {
   public static GoAwayReason fromCode(int code) {
     return code >= 0 && code < BY_CODE.length ? BY_CODE[code] : SHUTDOWN;
   }
-
 }

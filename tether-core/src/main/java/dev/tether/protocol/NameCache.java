@@ -4,33 +4,39 @@ import io.netty.buffer.ByteBuf;
 import java.util.Arrays;
 
 /**
- * The service and operation names a connection has recently received, so that a request naming
- * them again reuses the String instead of decoding a new one (and its hash is already known when
- * the dispatcher looks the name up). Direct-mapped and bounded: a peer sending ever-new names only
+ * The service and operation names a connection has recently received, so that a request naming them
+ * again reuses the String instead of decoding a new one (and its hash is already known when the
+ * dispatcher looks the name up). Direct-mapped and bounded: a peer sending ever-new names only
  * replaces entries. One per decoder, used on its event loop only.
  */
 final class NameCache {
   private static final int SLOTS = 32;
+
   /** Longer names are decoded each time: they are rare, and the cache's memory stays bounded. */
   static final int MAX_CACHED_LENGTH = 64;
 
   /** Slots of the table of names of up to 8 bytes, kept apart from the one of longer names. */
   private static final int WORD_SLOTS = 16;
+
   /** Keeps the top bits of a mixed hash: as many as index the word slots. */
-  private static final int WORD_SLOT_SHIFT = Integer.SIZE - Integer.numberOfTrailingZeros(WORD_SLOTS);
+  private static final int WORD_SLOT_SHIFT =
+      Integer.SIZE - Integer.numberOfTrailingZeros(WORD_SLOTS);
 
   /**
-   * Names of 1 to 8 bytes (most service and operation names) are read as one long, with no copy
-   * and no array comparison: their bytes, their length and their String, by slot. Made by the
-   * first such lookup: an idle connection's decoder holds none.
+   * Names of 1 to 8 bytes (most service and operation names) are read as one long, with no copy and
+   * no array comparison: their bytes, their length and their String, by slot. Made by the first
+   * such lookup: an idle connection's decoder holds none.
    */
   private long[] words;
+
   private byte[] wordLengths;
   private String[] wordNames;
 
   /** The three arrays are made by the first lookup: an idle connection's decoder holds none. */
   private byte[][] keys;
+
   private String[] names;
+
   /**
    * The name's bytes, copied out of the frame in one bulk read: hashing and comparing them byte by
    * byte through the buffer paid a bounds and liveness check per byte, most of a lookup's cost.

@@ -12,9 +12,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Reads the primitive encodings of docs/protocol.md from one frame's bytes. Every read checks
- * what is left of the frame first and throws {@link ProtocolException} naming the field, so a
- * hostile frame never causes an out-of-bounds read or an allocation larger than itself.
+ * Reads the primitive encodings of docs/protocol.md from one frame's bytes. Every read checks what
+ * is left of the frame first and throws {@link ProtocolException} naming the field, so a hostile
+ * frame never causes an out-of-bounds read or an allocation larger than itself.
  */
 final class PayloadReader {
   static final byte[] NO_BYTES = new byte[0];
@@ -104,9 +104,10 @@ final class PayloadReader {
           field,
           "string of " + length + " bytes overruns the frame (" + in.readableBytes() + " left)");
     }
-    String value = names == null
-        ? decodeUtf8(in, in.readerIndex(), length, field)
-        : names.lookup(in, in.readerIndex(), length, field);
+    String value =
+        names == null
+            ? decodeUtf8(in, in.readerIndex(), length, field)
+            : names.lookup(in, in.readerIndex(), length, field);
     in.skipBytes(length);
     return value;
   }

@@ -23,14 +23,21 @@ public record Request(
 
   /** No RESPONSE is expected. */
   public static final int ONEWAY = 0x01;
+
   /** Running the request twice is harmless. */
   public static final int IDEMPOTENT = 0x02;
+
   /** The body is compressed. */
   public static final int COMPRESSED = 0x04;
-  /** Protocol 1.3: opens a stream; its id is the request id, its OK answer carries the resume token. */
+
+  /**
+   * Protocol 1.3: opens a stream; its id is the request id, its OK answer carries the resume token.
+   */
   public static final int STREAM = 0x08;
+
   /** Protocol 1.3, with {@link #STREAM}: the client sends items too (a bidirectional stream). */
   public static final int BIDI = 0x10;
+
   /**
    * Protocol 1.3, with {@link #STREAM}: resumes a stream a lost connection carried; the body is
    * {@code token(16) | received varint64 | limit varint64}, the OK answer {@code received | limit}.

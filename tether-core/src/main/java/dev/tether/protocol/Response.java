@@ -6,14 +6,14 @@ import java.util.Map;
  * The answer to a twoway request.
  *
  * @param flags {@link #COMPRESSED} or 0. Decoded: the body travelled compressed (it is given here
- *     decompressed). To encode: the server asks for the body to be compressed, which the
- *     connection does only when compression was negotiated and the body is over the threshold
- *
- * @param metadata string headers; for REMOTE_ERROR it carries {@link #ERROR_TYPE} and
- *     {@link #ERROR_MESSAGE}
+ *     decompressed). To encode: the server asks for the body to be compressed, which the connection
+ *     does only when compression was negotiated and the body is over the threshold
+ * @param metadata string headers; for REMOTE_ERROR it carries {@link #ERROR_TYPE} and {@link
+ *     #ERROR_MESSAGE}
  * @param body the encoded result when the status is OK
  */
-public record Response(int requestId, int flags, Status status, Map<String, String> metadata, byte[] body)
+public record Response(
+    int requestId, int flags, Status status, Map<String, String> metadata, byte[] body)
     implements Frame {
 
   /** The body is compressed (protocol 1.1); the same bit as {@link Request#COMPRESSED}. */
@@ -26,6 +26,7 @@ public record Response(int requestId, int flags, Status status, Map<String, Stri
 
   /** Metadata key naming the remote exception's class. */
   public static final String ERROR_TYPE = "error-type";
+
   /** Metadata key holding the remote exception's message. */
   public static final String ERROR_MESSAGE = "error-message";
 

@@ -7,7 +7,8 @@ import java.util.Map;
  * completed, REMOTE_ERROR with the error's type and message in {@code metadata} when the
  * application failed it, STREAM_LOST when the runtime could not carry it on.
  */
-public record StreamEnd(int streamId, Status status, long finalPosition, Map<String, String> metadata)
+public record StreamEnd(
+    int streamId, Status status, long finalPosition, Map<String, String> metadata)
     implements Frame {
   public StreamEnd {
     metadata = Map.copyOf(metadata);

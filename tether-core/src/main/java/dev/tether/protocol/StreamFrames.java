@@ -78,7 +78,8 @@ final class StreamFrames {
   private static long readNonNegative(ByteBuf in, String field) {
     long value = readVarint64(in, field);
     if (value < 0) {
-      throw new ProtocolException(field + ": " + Long.toUnsignedString(value) + " is outside 0..2^63-1");
+      throw new ProtocolException(
+          field + ": " + Long.toUnsignedString(value) + " is outside 0..2^63-1");
     }
     return value;
   }

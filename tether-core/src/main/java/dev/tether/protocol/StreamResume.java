@@ -9,10 +9,10 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 
 /**
- * The bodies of a stream's resumption (protocol 1.3, docs/protocol.md 3.9): the REQUEST with
- * the RESUME flag carries {@code token(16) | received varint64 | limit varint64} (what the client
- * holds of the server's items and how far the server may go), and its OK answer {@code received |
- * limit} for the client's own items.
+ * The bodies of a stream's resumption (protocol 1.3, docs/protocol.md 3.9): the REQUEST with the
+ * RESUME flag carries {@code token(16) | received varint64 | limit varint64} (what the client holds
+ * of the server's items and how far the server may go), and its OK answer {@code received | limit}
+ * for the client's own items.
  *
  * @param token the 16 bytes the opening's OK answer carried; empty in an answer
  */
@@ -36,7 +36,9 @@ public record StreamResume(byte[] token, long received, long limit) {
     return out.array();
   }
 
-  /** @throws ProtocolException naming the field when {@code body} is not a RESUME request's body */
+  /**
+   * @throws ProtocolException naming the field when {@code body} is not a RESUME request's body
+   */
   public static StreamResume decodeRequest(byte[] body) {
     if (body.length < TOKEN_BYTES) {
       throw new ProtocolException("RESUME.token: " + body.length + " bytes, shorter than 16");
@@ -47,7 +49,9 @@ public record StreamResume(byte[] token, long received, long limit) {
     return decodePositions(in, token, "RESUME");
   }
 
-  /** @throws ProtocolException naming the field when {@code body} is not a RESUME answer's body */
+  /**
+   * @throws ProtocolException naming the field when {@code body} is not a RESUME answer's body
+   */
   public static StreamResume decodeAnswer(byte[] body) {
     return decodePositions(Unpooled.wrappedBuffer(body), new byte[0], "RESUMED");
   }

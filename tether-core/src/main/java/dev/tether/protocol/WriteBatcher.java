@@ -10,23 +10,28 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Coalesces frames written from any thread into few large writes and one flush per event-loop
- * turn: callers enqueue; one task on the channel's loop encodes everything queued into one pooled
- * buffer and writes it. Subclasses decide how an item is encoded and what a finished batch means.
+ * Coalesces frames written from any thread into few large writes and one flush per event-loop turn:
+ * callers enqueue; one task on the channel's loop encodes everything queued into one pooled buffer
+ * and writes it. Subclasses decide how an item is encoded and what a finished batch means.
  *
  * @param <T> what is queued: a frame, or a call that becomes one
  */
 public abstract class WriteBatcher<T> implements Runnable {
   /** A batch buffer is written once it holds this much, so one burst cannot grow it unbounded. */
   private static final int MAX_BATCH_BYTES = 64 * 1024;
+
   /**
    * Items per chunk of the queue: more queued at once link another chunk (1 KB, garbage once
    * drained). Netty's default of 1024 made each queue 4.7 KB, most of an idle connection's heap;
    * 128 allocated a chunk per lap at 128 calls in flight, 256 none up to 200.
    */
   private static final int QUEUE_CHUNK = 256;
-  /** Bounds nothing in practice (2^30 queued frames would not fit in memory); the queue needs one. */
+
+  /**
+   * Bounds nothing in practice (2^30 queued frames would not fit in memory); the queue needs one.
+   */
   private static final int QUEUE_CAPACITY = 1 << 30;
+
   private static final VarHandle QUEUE;
 
   static {
@@ -42,6 +47,7 @@ public abstract class WriteBatcher<T> implements Runnable {
    * never writes a batch, an idle one with heartbeats only, holds no queue.
    */
   private volatile Queue<T> queue;
+
   private final AtomicBoolean drainScheduled = new AtomicBoolean();
   protected final Channel channel;
 

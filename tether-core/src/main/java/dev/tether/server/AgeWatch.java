@@ -16,12 +16,19 @@ final class AgeWatch {
   private final ConnectionAge age;
   private final BooleanSupplier onAged;
   private final Runnable onGraceOver;
+
   /** Non-null while the age or the grace is being timed. */
   private Scheduler.Cancellable timer;
+
   /** This connection's own age, drawn at start; 0 while not started or ages are off. */
   private long drawnNanos;
 
-  AgeWatch(Channel channel, ServerClock clock, ConnectionAge age, BooleanSupplier onAged, Runnable onGraceOver) {
+  AgeWatch(
+      Channel channel,
+      ServerClock clock,
+      ConnectionAge age,
+      BooleanSupplier onAged,
+      Runnable onGraceOver) {
     this.channel = channel;
     this.clock = clock;
     this.age = age;

@@ -23,10 +23,12 @@ public record ConnectionAge(long maxAgeNanos, long graceNanos, Random random) {
   /** From the settings; throws naming the key when one is negative. */
   public static ConnectionAge of(Duration maxAge, Duration grace, Random random) {
     if (maxAge.isNegative()) {
-      throw new IllegalArgumentException("tether.server.maxConnectionAge must not be negative, got " + maxAge);
+      throw new IllegalArgumentException(
+          "tether.server.maxConnectionAge must not be negative, got " + maxAge);
     }
     if (grace.isNegative()) {
-      throw new IllegalArgumentException("tether.server.maxConnectionAgeGrace must not be negative, got " + grace);
+      throw new IllegalArgumentException(
+          "tether.server.maxConnectionAgeGrace must not be negative, got " + grace);
     }
     return new ConnectionAge(maxAge.toNanos(), grace.toNanos(), random);
   }

@@ -9,9 +9,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
- * Reads one value from each of some server connections, each on its own event loop, so that
- * nothing is read off its owner: the reads are sent out together, then awaited at most a second
- * each. A connection whose loop has stopped, or does not answer in time, gives no value.
+ * Reads one value from each of some server connections, each on its own event loop, so that nothing
+ * is read off its owner: the reads are sent out together, then awaited at most a second each. A
+ * connection whose loop has stopped, or does not answer in time, gives no value.
  */
 final class ConnectionReads {
   private static final long WAIT_MILLIS = 1_000;
@@ -19,7 +19,8 @@ final class ConnectionReads {
   private ConnectionReads() {}
 
   /** {@code read} of every connection that answered, in the order given. */
-  static <T> List<T> onEachLoop(List<ServerConnection> connections, Function<ServerConnection, T> read) {
+  static <T> List<T> onEachLoop(
+      List<ServerConnection> connections, Function<ServerConnection, T> read) {
     List<CompletableFuture<T>> pending = new ArrayList<>(connections.size());
     for (ServerConnection c : connections) {
       pending.add(readOnLoop(c, read));
@@ -35,11 +36,13 @@ final class ConnectionReads {
     return values;
   }
 
-  private static <T> CompletableFuture<T> readOnLoop(ServerConnection c, Function<ServerConnection, T> read) {
+  private static <T> CompletableFuture<T> readOnLoop(
+      ServerConnection c, Function<ServerConnection, T> read) {
     CompletableFuture<T> value = new CompletableFuture<>();
     EventLoop loop = c.channel().eventLoop();
     if (loop.inEventLoop()) {
-      value.complete(read.apply(c)); // called on that loop (a handler polling): waiting would stall it
+      value.complete(
+          read.apply(c)); // called on that loop (a handler polling): waiting would stall it
       return value;
     }
     try {

@@ -1,15 +1,15 @@
 package dev.tether.server;
 
 import dev.tether.ExecutionMode;
-import dev.tether.spi.CodecException;
+import dev.tether.ServerCallObserver;
+import dev.tether.ServerInterceptor;
 import dev.tether.internal.CallDeadline;
-import dev.tether.spi.Scheduler;
-import dev.tether.spi.Ticker;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Response;
 import dev.tether.protocol.Status;
-import dev.tether.ServerCallObserver;
-import dev.tether.ServerInterceptor;
+import dev.tether.spi.CodecException;
+import dev.tether.spi.Scheduler;
+import dev.tether.spi.Ticker;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
@@ -19,8 +19,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Routes a request to its service and runs it where the execution mode says: on the event loop
- * (DIRECT), on the server's executor (EXECUTOR), on it one at a time per connection
- * (SERIALIZED), or on a virtual thread of its own (VIRTUAL_THREADS). Answers SERVICE_NOT_FOUND /
+ * (DIRECT), on the server's executor (EXECUTOR), on it one at a time per connection (SERIALIZED),
+ * or on a virtual thread of its own (VIRTUAL_THREADS). Answers SERVICE_NOT_FOUND /
  * OPERATION_NOT_FOUND without running anything, REMOTE_ERROR with the thrown type and message,
  * REFUSED when the queue of calls waiting for the executor is full (or the executor takes no work
  * and no worker is left to reach it), or in VIRTUAL_THREADS mode when the server already runs as
@@ -30,27 +30,45 @@ public final class Dispatcher {
   private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
   private static final byte[] EMPTY = new byte[0];
 
-  /** The in-flight limit of one connection unless the server sets another (WELCOME announces it). */
+  /**
+   * The in-flight limit of one connection unless the server sets another (WELCOME announces it).
+   */
   private static final int DEFAULT_MAX_CONCURRENT_REQUESTS = 10_000;
 
   private final Map<String, ServiceHandler> services;
   private final ExecutionMode mode;
-  /** Where EXECUTOR mode's calls, SERIALIZED mode's lanes (and its datagrams) wait; null in the other modes. */
+
+  /**
+   * Where EXECUTOR mode's calls, SERIALIZED mode's lanes (and its datagrams) wait; null in the
+   * other modes.
+   */
   private final RunQueue runQueue;
+
   /** VIRTUAL_THREADS mode's thread per call; null in the other modes. */
   private final ThreadPerCall threadPerCall;
+
   private final Ticker ticker;
   private final Interceptors interceptors;
-  /** Sees every execution start and end; null for none, which costs an execution one read of this field. */
+
+  /**
+   * Sees every execution start and end; null for none, which costs an execution one read of this
+   * field.
+   */
   private final ServerCallObserver observer;
 
-  public Dispatcher(Map<String, ServiceHandler> services, ExecutionMode mode, Executor executor, Ticker ticker) {
+  public Dispatcher(
+      Map<String, ServiceHandler> services, ExecutionMode mode, Executor executor, Ticker ticker) {
     this(services, mode, executor, ticker, List.of());
   }
 
-  /** @param interceptors run in order before every service call; the first that throws refuses it */
+  /**
+   * @param interceptors run in order before every service call; the first that throws refuses it
+   */
   public Dispatcher(
-      Map<String, ServiceHandler> services, ExecutionMode mode, Executor executor, Ticker ticker,
+      Map<String, ServiceHandler> services,
+      ExecutionMode mode,
+      Executor executor,
+      Ticker ticker,
       List<ServerInterceptor> interceptors) {
     this(services, mode, executor, ticker, interceptors, null, DEFAULT_MAX_CONCURRENT_REQUESTS);
   }
@@ -63,22 +81,47 @@ public final class Dispatcher {
    *     also how many calls run at once server-wide before new ones are refused
    */
   public Dispatcher(
-      Map<String, ServiceHandler> services, ExecutionMode mode, Executor executor, Ticker ticker,
-      List<ServerInterceptor> interceptors, ServerCallObserver observer, int maxConcurrentRequests) {
-    this(services, mode, executor, ticker, interceptors, observer, RunQueue.DEFAULT_BOUND, maxConcurrentRequests);
+      Map<String, ServiceHandler> services,
+      ExecutionMode mode,
+      Executor executor,
+      Ticker ticker,
+      List<ServerInterceptor> interceptors,
+      ServerCallObserver observer,
+      int maxConcurrentRequests) {
+    this(
+        services,
+        mode,
+        executor,
+        ticker,
+        interceptors,
+        observer,
+        RunQueue.DEFAULT_BOUND,
+        maxConcurrentRequests);
   }
 
-  /** @param queueBound how many calls may wait for the executor before new ones are refused */
+  /**
+   * @param queueBound how many calls may wait for the executor before new ones are refused
+   */
   Dispatcher(
-      Map<String, ServiceHandler> services, ExecutionMode mode, Executor executor, Ticker ticker,
-      List<ServerInterceptor> interceptors, ServerCallObserver observer, int queueBound, int maxConcurrentRequests) {
+      Map<String, ServiceHandler> services,
+      ExecutionMode mode,
+      Executor executor,
+      Ticker ticker,
+      List<ServerInterceptor> interceptors,
+      ServerCallObserver observer,
+      int queueBound,
+      int maxConcurrentRequests) {
     this.observer = observer;
     this.services = Map.copyOf(services);
     this.mode = mode;
-    this.runQueue = mode == ExecutionMode.EXECUTOR || mode == ExecutionMode.SERIALIZED
-        ? new RunQueue(executor, queueBound) : null;
-    this.threadPerCall = mode == ExecutionMode.VIRTUAL_THREADS
-        ? new ThreadPerCall(executor, maxConcurrentRequests) : null;
+    this.runQueue =
+        mode == ExecutionMode.EXECUTOR || mode == ExecutionMode.SERIALIZED
+            ? new RunQueue(executor, queueBound)
+            : null;
+    this.threadPerCall =
+        mode == ExecutionMode.VIRTUAL_THREADS
+            ? new ThreadPerCall(executor, maxConcurrentRequests)
+            : null;
     this.ticker = ticker;
     this.interceptors = new Interceptors(interceptors);
   }
@@ -88,12 +131,18 @@ public final class Dispatcher {
     return new Oversight(interceptors, observer);
   }
 
-  /** Where one connection's requests queue: a lane of its own in SERIALIZED mode, else null (shared). */
+  /**
+   * Where one connection's requests queue: a lane of its own in SERIALIZED mode, else null
+   * (shared).
+   */
   SerialLane newLane() {
     return mode == ExecutionMode.SERIALIZED ? new SerialLane(runQueue) : null;
   }
 
-  /** {@link #dispatch(Request, Peer, Responder, SerialLane)} on the shared executor, started at once (datagrams). */
+  /**
+   * {@link #dispatch(Request, Peer, Responder, SerialLane)} on the shared executor, started at once
+   * (datagrams).
+   */
   void dispatch(Request request, Peer remote, Responder responder) {
     dispatch(request, remote, responder, null);
     startQueued();
@@ -118,10 +167,10 @@ public final class Dispatcher {
 
   /**
    * Routes a request and answers it or starts it where the mode says. Returns the call when the
-   * request waits for an executor or runs on a thread of its own (then a CANCEL can still stop
-   * it), else null: it was answered
-   * at once or ran on the caller's thread (DIRECT). A call queued on the shared run queue (no
-   * lane) starts once the caller calls {@link #startQueued(int, Scheduler)}: at most one worker wake-up per read burst.
+   * request waits for an executor or runs on a thread of its own (then a CANCEL can still stop it),
+   * else null: it was answered at once or ran on the caller's thread (DIRECT). A call queued on the
+   * shared run queue (no lane) starts once the caller calls {@link #startQueued(int, Scheduler)}:
+   * at most one worker wake-up per read burst.
    *
    * @param lane the connection's own lane in SERIALIZED mode, null otherwise
    */
@@ -136,7 +185,8 @@ public final class Dispatcher {
     } else if (mode == ExecutionMode.DIRECT) {
       execute(service, request, remote, responder, receivedAt(request));
     } else {
-      ServiceCall call = new ServiceCall(this, service, request, remote, responder, receivedAt(request));
+      ServiceCall call =
+          new ServiceCall(this, service, request, remote, responder, receivedAt(request));
       if (threadPerCall != null) {
         threadPerCall.start(call);
       } else if (lane != null) {
@@ -173,9 +223,15 @@ public final class Dispatcher {
     reject(request, responder, Status.REFUSED);
   }
 
-  /** Work that waited in the queue past its caller's deadline is not started: nobody waits for it. */
+  /**
+   * Work that waited in the queue past its caller's deadline is not started: nobody waits for it.
+   */
   void executeUnlessExpired(
-      ServiceHandler service, Request request, Peer remote, Responder responder, long receivedNanos) {
+      ServiceHandler service,
+      Request request,
+      Peer remote,
+      Responder responder,
+      long receivedNanos) {
     long deadline = request.deadlineMillis();
     if (deadline > 0 && ticker.nanoTime() - receivedNanos >= deadline * 1_000_000) {
       reject(request, responder, Status.DEADLINE_EXCEEDED);
@@ -184,8 +240,14 @@ public final class Dispatcher {
     execute(service, request, remote, responder, receivedNanos);
   }
 
-  private void execute(ServiceHandler service, Request request, Peer remote, Responder connection, long receivedNanos) {
-    long deadlineNanos = request.deadlineMillis() > 0 ? receivedNanos + request.deadlineMillis() * 1_000_000 : 0;
+  private void execute(
+      ServiceHandler service,
+      Request request,
+      Peer remote,
+      Responder connection,
+      long receivedNanos) {
+    long deadlineNanos =
+        request.deadlineMillis() > 0 ? receivedNanos + request.deadlineMillis() * 1_000_000 : 0;
     RequestContext context = new RequestContext(request, remote, deadlineNanos, ticker);
     if (observer == null) {
       run(service, request, context, connection, deadlineNanos);
@@ -198,7 +260,12 @@ public final class Dispatcher {
   }
 
   /** Runs the interceptors, then the service, and answers through {@code responder}. */
-  private void run(ServiceHandler service, Request request, RequestContext context, Responder responder, long deadlineNanos) {
+  private void run(
+      ServiceHandler service,
+      Request request,
+      RequestContext context,
+      Responder responder,
+      long deadlineNanos) {
     if (!interceptors.isEmpty()) {
       Interceptors.Refusal refusal = interceptors.check(context);
       if (refusal != null) {
@@ -207,32 +274,42 @@ public final class Dispatcher {
       }
     }
     Object result;
-    try (CallDeadline.Scope inherited = deadlineNanos == 0 ? null : CallDeadline.enter(deadlineNanos, ticker)) {
+    try (CallDeadline.Scope inherited =
+        deadlineNanos == 0 ? null : CallDeadline.enter(deadlineNanos, ticker)) {
       result = service.handle(request.operation(), request.body(), context);
     } catch (Throwable t) {
       answerError(request, responder, t);
       return;
     }
     if (result instanceof CompletionStage<?> stage) {
-      stage.whenComplete((value, failure) -> {
-        if (failure != null) {
-          answerError(request, responder, unwrap(failure));
-        } else {
-          answer(request, responder, Status.OK, (byte[]) value, Map.of());
-        }
-      });
+      stage.whenComplete(
+          (value, failure) -> {
+            if (failure != null) {
+              answerError(request, responder, unwrap(failure));
+            } else {
+              answer(request, responder, Status.OK, (byte[]) value, Map.of());
+            }
+          });
     } else {
       answer(request, responder, Status.OK, result == null ? EMPTY : (byte[]) result, Map.of());
     }
   }
 
-  private static void answerRefusal(Request request, Responder responder, Interceptors.Refusal refusal) {
+  private static void answerRefusal(
+      Request request, Responder responder, Interceptors.Refusal refusal) {
     ObservedExecution.failing(responder, refusal.status(), refusal.why());
-    answer(request, responder, refusal.status(), EMPTY, Map.of(Response.ERROR_MESSAGE, refusal.message()));
+    answer(
+        request,
+        responder,
+        refusal.status(),
+        EMPTY,
+        Map.of(Response.ERROR_MESSAGE, refusal.message()));
   }
 
   private static Throwable unwrap(Throwable t) {
-    return t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
+    return t instanceof java.util.concurrent.CompletionException && t.getCause() != null
+        ? t.getCause()
+        : t;
   }
 
   /**
@@ -245,21 +322,36 @@ public final class Dispatcher {
     }
     Status status = t instanceof CodecException ? Status.INTERNAL : Status.REMOTE_ERROR;
     ObservedExecution.failing(responder, status, t);
-    answer(request, responder, status, EMPTY, Map.of(
-        Response.ERROR_TYPE, t.getClass().getName(),
-        Response.ERROR_MESSAGE, t.getMessage() == null ? "" : t.getMessage()));
+    answer(
+        request,
+        responder,
+        status,
+        EMPTY,
+        Map.of(
+            Response.ERROR_TYPE,
+            t.getClass().getName(),
+            Response.ERROR_MESSAGE,
+            t.getMessage() == null ? "" : t.getMessage()));
   }
 
   private static void reject(Request request, Responder responder, Status status) {
     answer(request, responder, status, EMPTY, Map.of());
   }
 
-  private static void answer(Request request, Responder responder, Status status, byte[] body, Map<String, String> metadata) {
+  private static void answer(
+      Request request,
+      Responder responder,
+      Status status,
+      byte[] body,
+      Map<String, String> metadata) {
     if (request.isOneway()) {
       responder.onewayDone();
     } else {
-      // The request's COMPRESSED bit asks for a compressed reply; the connection decides if it is worth it.
-      responder.respond(new Response(request.requestId(), request.flags() & Request.COMPRESSED, status, metadata, body));
+      // The request's COMPRESSED bit asks for a compressed reply; the connection decides if it is
+      // worth it.
+      responder.respond(
+          new Response(
+              request.requestId(), request.flags() & Request.COMPRESSED, status, metadata, body));
     }
   }
 }

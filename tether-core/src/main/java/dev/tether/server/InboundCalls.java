@@ -14,11 +14,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The inbound calls of one server connection: the table of requests accepted and not yet
- * answered, the in-flight limit WELCOME announced, and the hand-off to the dispatcher. It is the
- * responder every accepted request answers through, and it owns the connection's response writer.
- * Everything here runs on the connection's event loop, except {@link #respond} and
- * {@link #onewayDone}, which hop onto it.
+ * The inbound calls of one server connection: the table of requests accepted and not yet answered,
+ * the in-flight limit WELCOME announced, and the hand-off to the dispatcher. It is the responder
+ * every accepted request answers through, and it owns the connection's response writer. Everything
+ * here runs on the connection's event loop, except {@link #respond} and {@link #onewayDone}, which
+ * hop onto it.
  *
  * <p>Streams, when they come, get a sibling room beside this one (the inbound streams of the
  * connection, keyed by request id like these calls), sharing the response writer and the
@@ -31,24 +31,37 @@ final class InboundCalls implements Responder {
   private final Channel channel;
   private final Dispatcher dispatcher;
   private final ResponseWriter writer;
+
   /** This connection's own queue in SERIALIZED mode; null in the other modes. */
   private final SerialLane lane;
+
   /**
    * The accepted twoway requests whose answer is not written yet, by request id: the ServiceCall
-   * while one waits for or runs on an executor (so CANCEL can stop it), else the Request. An
-   * answer whose id is no longer here was cancelled, and is dropped instead of written.
+   * while one waits for or runs on an executor (so CANCEL can stop it), else the Request. An answer
+   * whose id is no longer here was cancelled, and is dropped instead of written.
    */
   private final IntMap<Object> unanswered = new IntMap<>();
+
   private int highestAcceptedId;
+
   /** Accepted requests not yet answered (twoway) or finished (oneway). */
   private int inFlight;
+
   /** Requests answered (twoway) or finished (oneway) on this connection. */
   private long served;
-  /** How many requests may be in flight before new ones are refused; WELCOME's figure, set at HELLO. */
+
+  /**
+   * How many requests may be in flight before new ones are refused; WELCOME's figure, set at HELLO.
+   */
   private int maxInFlight = Integer.MAX_VALUE;
+
   /** Calls this read burst queued on the shared run queue that were not started yet. */
   private int queuedCallsToStart;
-  /** The loop's own timer, for the run queue's stall checks (firing there wakes no other thread); made on first use. */
+
+  /**
+   * The loop's own timer, for the run queue's stall checks (firing there wakes no other thread);
+   * made on first use.
+   */
   private Scheduler loopTimer;
 
   InboundCalls(Channel channel, Dispatcher dispatcher, BodyCompression compression) {
@@ -80,8 +93,8 @@ final class InboundCalls implements Responder {
 
   /**
    * Accepts {@code r} and hands it to the dispatcher, or answers REFUSED when the connection is
-   * draining ({@code accepting} false) or at its in-flight limit: either way the client learns
-   * that a refused request did not run.
+   * draining ({@code accepting} false) or at its in-flight limit: either way the client learns that
+   * a refused request did not run.
    */
   void handle(Request r, Peer peer, boolean accepting) {
     // First of all: every answer to a twoway request, whatever branch writes it, finds its id here.
@@ -120,19 +133,25 @@ final class InboundCalls implements Responder {
   }
 
   /**
-   * Answers REFUSED without running the request; a oneway request is dropped (nobody waits for
-   * an answer). The answer counts as in flight until written, as every answer does.
+   * Answers REFUSED without running the request; a oneway request is dropped (nobody waits for an
+   * answer). The answer counts as in flight until written, as every answer does.
    */
   private void refuse(Request r) {
     if (r.isOneway()) {
-      log.debug("dropping oneway {}.{} from {}: not accepted", r.service(), r.operation(), channel.remoteAddress());
+      log.debug(
+          "dropping oneway {}.{} from {}: not accepted",
+          r.service(),
+          r.operation(),
+          channel.remoteAddress());
       return;
     }
     inFlight++;
     respond(new Response(r.requestId(), Status.REFUSED, Map.of(), EMPTY));
   }
 
-  /** Starts the calls this read burst queued on the shared run queue, if any (see RunQueue#start). */
+  /**
+   * Starts the calls this read burst queued on the shared run queue, if any (see RunQueue#start).
+   */
   void startQueued() {
     if (queuedCallsToStart > 0) {
       int queued = queuedCallsToStart;
@@ -162,12 +181,17 @@ final class InboundCalls implements Responder {
     }
   }
 
-  /** True when {@code requestId} still waits for its answer, which is then to be written; on the loop. */
+  /**
+   * True when {@code requestId} still waits for its answer, which is then to be written; on the
+   * loop.
+   */
   boolean takeForAnswer(int requestId) {
     return unanswered.remove(requestId) != null;
   }
 
-  /** One request left the connection: answered, cancelled, or a oneway call that ended; on the loop. */
+  /**
+   * One request left the connection: answered, cancelled, or a oneway call that ended; on the loop.
+   */
   void requestFinished() {
     inFlight--;
     served++;

@@ -10,9 +10,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The server's interceptors, in the order added, guarding calls and stream openings alike: the
- * first that throws refuses the request. One that fails otherwise than with
- * {@link PermissionDeniedException} refuses too, since running a service whose guard broke would be
- * the one wrong answer.
+ * first that throws refuses the request. One that fails otherwise than with {@link
+ * PermissionDeniedException} refuses too, since running a service whose guard broke would be the
+ * one wrong answer.
  */
 public final class Interceptors {
   private static final Logger log = LoggerFactory.getLogger(Interceptors.class);
@@ -37,8 +37,12 @@ public final class Interceptors {
       } catch (PermissionDeniedException denied) {
         return new Refusal(Status.PERMISSION_DENIED, denied);
       } catch (Throwable broken) {
-        log.warn("interceptor {} failed on {}.{}; the request is refused", interceptor,
-            request.service(), request.operation(), broken);
+        log.warn(
+            "interceptor {} failed on {}.{}; the request is refused",
+            interceptor,
+            request.service(),
+            request.operation(),
+            broken);
         return new Refusal(Status.INTERNAL, broken);
       }
     }

@@ -18,8 +18,13 @@ final class ObservedExecution implements Responder {
 
   private final Responder next;
   private final ServerCallObserver.Execution execution;
-  /** What the service or an interceptor threw; set just before the answer, on the thread that answers. */
+
+  /**
+   * What the service or an interceptor threw; set just before the answer, on the thread that
+   * answers.
+   */
   private Throwable failure;
+
   private Status failureStatus = Status.OK;
 
   private ObservedExecution(Responder next, ServerCallObserver.Execution execution) {
@@ -33,7 +38,10 @@ final class ObservedExecution implements Responder {
     return execution == null ? next : new ObservedExecution(next, execution);
   }
 
-  /** Lets the observer open what it keeps open while the service runs (on the service's thread); null for nothing. */
+  /**
+   * Lets the observer open what it keeps open while the service runs (on the service's thread);
+   * null for nothing.
+   */
   static ServerCallObserver.Scope enter(Responder responder) {
     return responder instanceof ObservedExecution watched ? enter(watched.execution) : null;
   }
@@ -49,12 +57,16 @@ final class ObservedExecution implements Responder {
     try {
       return observer.onExecution(call);
     } catch (RuntimeException e) {
-      log.warn("server call observer {} failed on {}.{}", observer, call.service(), call.operation(), e);
+      log.warn(
+          "server call observer {} failed on {}.{}", observer, call.service(), call.operation(), e);
       return null;
     }
   }
 
-  /** What {@code execution} (null for none) keeps open while the service runs here; null for nothing. */
+  /**
+   * What {@code execution} (null for none) keeps open while the service runs here; null for
+   * nothing.
+   */
   static ServerCallObserver.Scope enter(ServerCallObserver.Execution execution) {
     if (execution == null) {
       return null;
@@ -79,7 +91,10 @@ final class ObservedExecution implements Responder {
     }
   }
 
-  /** The answer about to go is a failure: {@code why} was thrown, and the status says how it is reported. */
+  /**
+   * The answer about to go is a failure: {@code why} was thrown, and the status says how it is
+   * reported.
+   */
   static void failing(Responder responder, Status status, Throwable why) {
     if (responder instanceof ObservedExecution watched) {
       watched.failure = why;

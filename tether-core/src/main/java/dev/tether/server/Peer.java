@@ -20,11 +20,12 @@ record Peer(SocketAddress address, List<X509Certificate> certificates, String cl
   }
 
   /**
-   * Who may resume this client's streams: its verified certificate's subject when it has one,
-   * else the name its HELLO gave.
+   * Who may resume this client's streams: its verified certificate's subject when it has one, else
+   * the name its HELLO gave.
    */
   String streamIdentity() {
-    return certificates.isEmpty() ? "client " + clientId
+    return certificates.isEmpty()
+        ? "client " + clientId
         : "subject " + certificates.get(0).getSubjectX500Principal().getName();
   }
 

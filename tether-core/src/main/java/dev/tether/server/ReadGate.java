@@ -7,18 +7,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Whether one server connection reads: not before the server admitted it, and not while the
- * channel is unwritable (the client leaves replies unread), so a slow reader cannot make the
- * server queue replies without bound; a refused connection reads on, to see its client close.
- * What TLS reads on its own before admission is held here until the server decided. Lives on the
- * connection's loop, except {@link #closeUntilAdmitted()}, called by the channel's initializer.
+ * Whether one server connection reads: not before the server admitted it, and not while the channel
+ * is unwritable (the client leaves replies unread), so a slow reader cannot make the server queue
+ * replies without bound; a refused connection reads on, to see its client close. What TLS reads on
+ * its own before admission is held here until the server decided. Lives on the connection's loop,
+ * except {@link #closeUntilAdmitted()}, called by the channel's initializer.
  */
 final class ReadGate {
   private static final Logger log = LoggerFactory.getLogger("dev.tether.trace.connection");
 
   private final Channel channel;
+
   /** True from {@link #closeUntilAdmitted()} until {@link #admissionDecided()}. */
   private boolean awaitingAdmission;
+
   /** Non-null only while awaiting admission once a message arrived. */
   private List<Object> held;
 
@@ -32,7 +34,9 @@ final class ReadGate {
     channel.config().setAutoRead(false);
   }
 
-  /** True when {@code msg} arrived before admission and is held for later; false to handle it now. */
+  /**
+   * True when {@code msg} arrived before admission and is held for later; false to handle it now.
+   */
   boolean holdIfAwaiting(Object msg) {
     if (!awaitingAdmission) {
       return false;
@@ -44,7 +48,9 @@ final class ReadGate {
     return true;
   }
 
-  /** The server decided: returns what arrived meanwhile, in order, to be handled as if it came now. */
+  /**
+   * The server decided: returns what arrived meanwhile, in order, to be handled as if it came now.
+   */
   List<Object> admissionDecided() {
     awaitingAdmission = false;
     List<Object> arrived = held;

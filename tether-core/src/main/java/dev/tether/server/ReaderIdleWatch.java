@@ -13,11 +13,15 @@ import io.netty.channel.Channel;
 final class ReaderIdleWatch {
   private final Channel channel;
   private final ServerClock clock;
+
   /** Close after this long without reads; 0 never does. */
   private final long limitNanos;
+
   private final Runnable onSilent;
+
   /** Non-null while a check is scheduled. */
   private Scheduler.Cancellable check;
+
   /** When the connection last read bytes, on the clock's ticker. */
   private long lastReadNanos;
 

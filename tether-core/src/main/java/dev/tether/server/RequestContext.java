@@ -11,8 +11,10 @@ import java.util.Map;
 final class RequestContext implements CallContext {
   private final Request request;
   private final Peer peer;
+
   /** The caller's deadline on {@link #ticker}, 0 when it set none. */
   private final long deadlineNanos;
+
   private final dev.tether.spi.Ticker ticker;
 
   RequestContext(Request request, Peer peer, long deadlineNanos, dev.tether.spi.Ticker ticker) {
@@ -24,7 +26,9 @@ final class RequestContext implements CallContext {
 
   @Override
   public java.time.Duration timeRemaining() {
-    return deadlineNanos == 0 ? null : java.time.Duration.ofNanos(Math.max(0, deadlineNanos - ticker.nanoTime()));
+    return deadlineNanos == 0
+        ? null
+        : java.time.Duration.ofNanos(Math.max(0, deadlineNanos - ticker.nanoTime()));
   }
 
   long deadlineNanos() {

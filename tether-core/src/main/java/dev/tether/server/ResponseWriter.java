@@ -14,6 +14,7 @@ import io.netty.channel.Channel;
  */
 final class ResponseWriter extends WriteBatcher<Response> {
   private final InboundCalls calls;
+
   /** The zstd state replies are compressed with; owned by the connection. */
   private final BodyCompression compression;
 
@@ -23,7 +24,9 @@ final class ResponseWriter extends WriteBatcher<Response> {
     this.compression = compression;
   }
 
-  /** Ice's rule: a reply is compressed when its request came compressed and the body is worth it. */
+  /**
+   * Ice's rule: a reply is compressed when its request came compressed and the body is worth it.
+   */
   @Override
   protected void encode(Response response, ByteBuf out) {
     if (!calls.takeForAnswer(response.requestId())) {
@@ -39,7 +42,8 @@ final class ResponseWriter extends WriteBatcher<Response> {
         flags = Response.COMPRESSED;
       }
     }
-    FrameWriter.encodeResponse(response.requestId(), flags, response.status(), response.metadata(), body, out);
+    FrameWriter.encodeResponse(
+        response.requestId(), flags, response.status(), response.metadata(), body, out);
     calls.requestFinished();
   }
 

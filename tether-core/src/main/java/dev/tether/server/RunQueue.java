@@ -12,52 +12,68 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * The shared queue of work waiting for the service executor (EXECUTOR mode's calls, SERIALIZED
  * mode's lanes), bounded: work that finds it full is refused (answered REFUSED) and never runs.
- * Calls are not handed to the executor one by one (each hand-off wakes a parked thread, which
- * costs more than a quick call); the executor runs drain tasks, and at most one wake-up is pending
- * at a time. A read burst wakes a drainer only when none is running: one that is already awake
- * runs the burst. So that a call that blocks cannot hold up the ones behind it, a burst that
- * queues calls behind others arms a stall check on its loop's timer: calls still queued when it
- * fires get one more drainer, and when no call ended during its wait, every drainer asks for one
- * more before each call until the queue empties.
+ * Calls are not handed to the executor one by one (each hand-off wakes a parked thread, which costs
+ * more than a quick call); the executor runs drain tasks, and at most one wake-up is pending at a
+ * time. A read burst wakes a drainer only when none is running: one that is already awake runs the
+ * burst. So that a call that blocks cannot hold up the ones behind it, a burst that queues calls
+ * behind others arms a stall check on its loop's timer: calls still queued when it fires get one
+ * more drainer, and when no call ended during its wait, every drainer asks for one more before each
+ * call until the queue empties.
  */
 final class RunQueue {
-  /** Calls (and lanes' turns) queued at most, as many calls as the bounded executor queue held before. */
-  static final int DEFAULT_BOUND = 1024;
   /**
-   * How long calls may wait behind busy drainers before one more is woken: far longer than a
-   * quick call, shorter than most blocking ones (a database query, a remote call). Each check is a
-   * timer task on a loop, at most one armed at a time: with 100 us, arming them cost more than the
+   * Calls (and lanes' turns) queued at most, as many calls as the bounded executor queue held
+   * before.
+   */
+  static final int DEFAULT_BOUND = 1024;
+
+  /**
+   * How long calls may wait behind busy drainers before one more is woken: far longer than a quick
+   * call, shorter than most blocking ones (a database query, a remote call). Each check is a timer
+   * task on a loop, at most one armed at a time: with 100 us, arming them cost more than the
    * wake-ups they save at 16 and 128 calls in flight.
    */
   static final long STALL_CHECK_NANOS = 1_000_000;
 
   private final Executor executor;
+
   /** Filled by the connections' loops, emptied by any drainer; every poll owns its call. */
   private final Queue<QueuedWork> calls;
+
   /** True from asking the executor for a drainer until that drainer starts. */
   private final AtomicBoolean wakeupPending = new AtomicBoolean();
+
   /**
-   * Drainers handed to the executor and not yet finished. When the executor refuses a drainer
-   * and none is left, nobody would ever reach the queued calls: they are refused instead.
+   * Drainers handed to the executor and not yet finished. When the executor refuses a drainer and
+   * none is left, nobody would ever reach the queued calls: they are refused instead.
    */
   private final AtomicInteger drainers = new AtomicInteger();
+
   private final Runnable drainer = this::drain;
+
   /** Set once by {@link #close}: from then on no queued call starts. */
   private volatile boolean closed;
+
   /** True from arming a stall check until it fires: one at a time is enough. */
   private final AtomicBoolean stallCheckArmed = new AtomicBoolean();
+
   /**
-   * Set when a stall check found calls queued and none run to its end during its wait (a drainer
-   * is blocked in a call), cleared by the drainer that empties the queue: meanwhile each drainer
-   * asks for one more before it runs a call, so blocked calls delay the ones behind them by one
-   * wake-up each.
+   * Set when a stall check found calls queued and none run to its end during its wait (a drainer is
+   * blocked in a call), cleared by the drainer that empties the queue: meanwhile each drainer asks
+   * for one more before it runs a call, so blocked calls delay the ones behind them by one wake-up
+   * each.
    */
   private volatile boolean backlogged;
-  /** Calls run to their end, for the stall checks: one uncontended add per call while one drainer runs. */
-  private final LongAdder callsRun = new LongAdder();
+
   /**
-   * {@link #callsRun} when the armed check was armed; plain, since the check runs on the loop
-   * that armed it, only one is armed at a time, and the check reads it before letting another arm.
+   * Calls run to their end, for the stall checks: one uncontended add per call while one drainer
+   * runs.
+   */
+  private final LongAdder callsRun = new LongAdder();
+
+  /**
+   * {@link #callsRun} when the armed check was armed; plain, since the check runs on the loop that
+   * armed it, only one is armed at a time, and the check reads it before letting another arm.
    */
   private long callsRunWhenArmed;
 
@@ -100,10 +116,10 @@ final class RunQueue {
   }
 
   /**
-   * Starts the {@code queued} calls a read burst queued: wakes a drainer when none is running,
-   * else leaves them to the one running. When a call may wait behind another that blocks (a
-   * drainer is busy, or the burst queued more than one), arms a stall check on {@code loopTimer},
-   * the timer of the loop that read them, so the check wakes no other thread.
+   * Starts the {@code queued} calls a read burst queued: wakes a drainer when none is running, else
+   * leaves them to the one running. When a call may wait behind another that blocks (a drainer is
+   * busy, or the burst queued more than one), arms a stall check on {@code loopTimer}, the timer of
+   * the loop that read them, so the check wakes no other thread.
    */
   void start(int queued, Scheduler loopTimer) {
     boolean busy = drainers.get() > 0;
@@ -160,7 +176,8 @@ final class RunQueue {
       if (drainers.decrementAndGet() == 0) {
         refuseQueued();
       }
-      // else a running drainer reaches the queued calls when its call ends; the bound holds meanwhile
+      // else a running drainer reaches the queued calls when its call ends; the bound holds
+      // meanwhile
     }
   }
 
@@ -170,7 +187,8 @@ final class RunQueue {
       QueuedWork call;
       while (!closed && (call = calls.poll()) != null) {
         if (backlogged && !calls.isEmpty()) {
-          wakeOne(); // calls have been waiting: this one may block too, the next gets a thread of its own
+          wakeOne(); // calls have been waiting: this one may block too, the next gets a thread of
+          // its own
         }
         call.run();
         callsRun.increment();
@@ -186,7 +204,10 @@ final class RunQueue {
     }
   }
 
-  /** Closed, or no drainer is left and the executor takes none: every queued call is answered REFUSED. */
+  /**
+   * Closed, or no drainer is left and the executor takes none: every queued call is answered
+   * REFUSED.
+   */
   private void refuseQueued() {
     QueuedWork call;
     while ((call = calls.poll()) != null) {

@@ -27,7 +27,7 @@ record ServerClock(Ticker ticker, Scheduler scheduler) {
     } catch (RejectedExecutionException stopping) {
       // The server's loops are shutting down (a reader-idle check rescheduling as they stop): the
       // connection goes with them, so there is nothing left to time.
-      timer.scheduled = () -> { };
+      timer.scheduled = () -> {};
     }
     return timer;
   }

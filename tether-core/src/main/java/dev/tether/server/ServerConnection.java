@@ -33,9 +33,9 @@ import org.slf4j.LoggerFactory;
  * refused, closed), its admission by the server, and the routing of inbound frames to its rooms:
  * the {@linkplain ServerHandshake handshake}, the {@linkplain InboundCalls inbound calls} (which
  * own the response writer), the {@linkplain ReaderIdleWatch reader-idle enforcement} and the
- * {@linkplain ReadGate read gate}. It drains on graceful shutdown. Everything lives
- * on the channel's event loop: the host's scheduler only keeps time, and every timer task hops onto
- * the loop before it looks at anything.
+ * {@linkplain ReadGate read gate}. It drains on graceful shutdown. Everything lives on the
+ * channel's event loop: the host's scheduler only keeps time, and every timer task hops onto the
+ * loop before it looks at anything.
  */
 final class ServerConnection extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger("dev.tether.trace.connection");
@@ -93,8 +93,10 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
 
   private final Host server;
   private final Channel channel;
+
   /** What the client's preface announced, and the zstd state replies are compressed with. */
   private final BodyCompression compression;
+
   private final ServerHandshake handshake;
   private final InboundCalls calls;
   private final ServerStreams streams;
@@ -102,16 +104,20 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
   private final ReadGate reading;
   private final AgeWatch age;
   private State state = State.HANDSHAKING;
+
   /**
    * Meaningful only while DRAINING: the highest request id (unsigned) still served, as the GOAWAY
    * said: the last accepted one for a shutdown, {@link GoAway#UNTIL_FURTHER_NOTICE} while an aged
    * connection waits for its client to move.
    */
   private int servedUpTo;
+
   /** False until the channel is active and the timers run; set once, on the loop. */
   private boolean timersStarted;
+
   /** Who the client is; non-null from HELLO on (requests before HELLO are protocol errors). */
   private Peer peer;
+
   /** Non-null only when REFUSED: why, for the GOAWAY that answers HELLO. */
   private String refusal;
 
@@ -122,9 +128,17 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     this.handshake = new ServerHandshake(compression);
     this.calls = new InboundCalls(channel, server.dispatcher(), compression);
     this.streams = new ServerStreams(channel, server.streams());
-    this.readerIdle = new ReaderIdleWatch(channel, server.clock(), server.readerIdleNanos(), this::clientWentSilent);
+    this.readerIdle =
+        new ReaderIdleWatch(
+            channel, server.clock(), server.readerIdleNanos(), this::clientWentSilent);
     this.reading = new ReadGate(channel);
-    this.age = new AgeWatch(channel, server.clock(), server.connectionAge(), this::reachedMaxAge, this::ageGraceOver);
+    this.age =
+        new AgeWatch(
+            channel,
+            server.clock(),
+            server.connectionAge(),
+            this::reachedMaxAge,
+            this::ageGraceOver);
   }
 
   Channel channel() {
@@ -166,29 +180,38 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     }
     timersStarted = true;
     readerIdle.start();
-    handshake.startDeadline(server.clock(), channel, this::handshakeDeadlinePassed, server.handshakeTimeoutNanos());
+    handshake.startDeadline(
+        server.clock(), channel, this::handshakeDeadlinePassed, server.handshakeTimeoutNanos());
   }
 
   /** A peer that never finishes the handshake (TLS or HELLO) holds a socket for nothing. */
   private void handshakeDeadlinePassed() {
     if (state == State.HANDSHAKING || state == State.REFUSED) {
-      log.debug("closing {}: {} within the server's handshake timeout", channel.remoteAddress(),
+      log.debug(
+          "closing {}: {} within the server's handshake timeout",
+          channel.remoteAddress(),
           state == State.HANDSHAKING ? "no HELLO" : "a refused client did not close");
       channel.close();
     }
   }
 
-  /** A client silent for the server's reader idle is gone (it would have pinged): GOAWAY and close. */
+  /**
+   * A client silent for the server's reader idle is gone (it would have pinged): GOAWAY and close.
+   */
   private void clientWentSilent() {
     log.debug("closing {}: silent for the server's reader idle", channel.remoteAddress());
     transitionTo(State.DRAINING, "client silent for the server's reader idle");
-    channel.writeAndFlush(new GoAway(GoAwayReason.IDLE_TIMEOUT, calls.highestAcceptedId(), "client silent too long"))
+    channel
+        .writeAndFlush(
+            new GoAway(
+                GoAwayReason.IDLE_TIMEOUT, calls.highestAcceptedId(), "client silent too long"))
         .addListener(ChannelFutureListener.CLOSE);
   }
 
   /**
-   * Any bytes count as life, a partial frame too; one clock read per read burst, not per frame.
-   * The calls the burst queued for the executor start now, with at most one worker wake-up for them all.
+   * Any bytes count as life, a partial frame too; one clock read per read burst, not per frame. The
+   * calls the burst queued for the executor start now, with at most one worker wake-up for them
+   * all.
    */
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) {
@@ -217,7 +240,9 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
       if (!streams.onFrame(c)) {
         calls.cancel(c.requestId());
       }
-    } else if (msg instanceof StreamItem || msg instanceof StreamCredit || msg instanceof StreamEnd) {
+    } else if (msg instanceof StreamItem
+        || msg instanceof StreamCredit
+        || msg instanceof StreamEnd) {
       streams.onFrame((Frame) msg);
     } else if (msg instanceof Ping p) {
       ctx.writeAndFlush(new Pong(p.data()), ctx.voidPromise());
@@ -260,23 +285,30 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     transitionTo(State.DRAINING, "max connection age reached (" + ageMillis + " ms)");
     server.connectionAged();
     GoAwayReason reason = handshake.knowsMaxAge() ? GoAwayReason.MAX_AGE : GoAwayReason.SHUTDOWN;
-    channel.writeAndFlush(new GoAway(reason, GoAway.UNTIL_FURTHER_NOTICE, "max connection age reached"),
+    channel.writeAndFlush(
+        new GoAway(reason, GoAway.UNTIL_FURTHER_NOTICE, "max connection age reached"),
         channel.voidPromise());
     return true;
   }
 
-  /** The grace of an aged connection is over: the last GOAWAY names what was served, and it closes. */
+  /**
+   * The grace of an aged connection is over: the last GOAWAY names what was served, and it closes.
+   */
   private void ageGraceOver() {
     if (state != State.DRAINING || servedUpTo != GoAway.UNTIL_FURTHER_NOTICE) {
       return;
     }
     servedUpTo = calls.highestAcceptedId();
     GoAwayReason reason = handshake.knowsMaxAge() ? GoAwayReason.MAX_AGE : GoAwayReason.SHUTDOWN;
-    channel.writeAndFlush(new GoAway(reason, servedUpTo, "max connection age grace is over"))
+    channel
+        .writeAndFlush(new GoAway(reason, servedUpTo, "max connection age grace is over"))
         .addListener(ChannelFutureListener.CLOSE);
   }
 
-  /** Reads nothing until {@link #admit()} or {@link #refuse(String)}; call in the channel's initializer. */
+  /**
+   * Reads nothing until {@link #admit()} or {@link #refuse(String)}; call in the channel's
+   * initializer.
+   */
   void awaitAdmission() {
     reading.closeUntilAdmitted();
   }
@@ -294,7 +326,10 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     onLoop(() -> admissionDecided(why));
   }
 
-  /** {@code refusedBecause} null: admitted. Then what arrived meanwhile is handled as if it came now. */
+  /**
+   * {@code refusedBecause} null: admitted. Then what arrived meanwhile is handled as if it came
+   * now.
+   */
   private void admissionDecided(String refusedBecause) {
     List<Object> held = reading.admissionDecided();
     if (refusedBecause != null) {
@@ -333,15 +368,16 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
    * connection ends with the latest view whatever the order of changes and handshakes.
    */
   void announceTopology() {
-    onLoop(() -> {
-      if (state != State.ACTIVE && state != State.DRAINING) {
-        return;
-      }
-      TopologyUpdate news = handshake.topologyNews(server.welcome());
-      if (news != null) {
-        channel.writeAndFlush(news, channel.voidPromise());
-      }
-    });
+    onLoop(
+        () -> {
+          if (state != State.ACTIVE && state != State.DRAINING) {
+            return;
+          }
+          TopologyUpdate news = handshake.topologyNews(server.welcome());
+          if (news != null) {
+            channel.writeAndFlush(news, channel.voidPromise());
+          }
+        });
   }
 
   /** Runs {@code task} on this connection's loop, unless the loop has stopped with the server. */
@@ -365,22 +401,28 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     }
     switch (next) {
       case ACTIVE -> server.emit(TetherEvent.Kind.ACCEPTED, channel, "client handshake done", null);
-      case DRAINING -> server.emit(servedUpTo == GoAway.UNTIL_FURTHER_NOTICE
-          ? TetherEvent.Kind.CONNECTION_AGED : TetherEvent.Kind.GOAWAY_SENT, channel, why, null);
+      case DRAINING ->
+          server.emit(
+              servedUpTo == GoAway.UNTIL_FURTHER_NOTICE
+                  ? TetherEvent.Kind.CONNECTION_AGED
+                  : TetherEvent.Kind.GOAWAY_SENT,
+              channel,
+              why,
+              null);
       case REFUSED -> server.emit(TetherEvent.Kind.GOAWAY_SENT, channel, why, null);
       case CLOSED -> {
         readerIdle.stop();
         age.stop();
         server.connectionClosed(this, calls.served());
       }
-      default -> { }
+      default -> {}
     }
   }
 
   /**
-   * Graceful shutdown, step one: tell the client which requests will still be answered. The
-   * client closes once it has read every answer; closing here could reset the socket over answers
-   * still in flight, so the server only closes at its grace deadline.
+   * Graceful shutdown, step one: tell the client which requests will still be answered. The client
+   * closes once it has read every answer; closing here could reset the socket over answers still in
+   * flight, so the server only closes at its grace deadline.
    */
   void beginDrain() {
     onLoop(this::drain);
@@ -395,7 +437,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     int lastAccepted = calls.highestAcceptedId();
     servedUpTo = lastAccepted;
     transitionTo(State.DRAINING, "server is shutting down; last accepted request " + lastAccepted);
-    channel.writeAndFlush(new GoAway(GoAwayReason.SHUTDOWN, lastAccepted, "server is shutting down"));
+    channel.writeAndFlush(
+        new GoAway(GoAwayReason.SHUTDOWN, lastAccepted, "server is shutting down"));
   }
 
   @Override
@@ -410,7 +453,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
-    calls.startQueued(); // a read burst the close cut short: its calls are accounted for when they end
+    calls.startQueued(); // a read burst the close cut short: its calls are accounted for when they
+    // end
     transitionTo(State.CLOSED, null);
     calls.discardUnwritten();
     streams.connectionClosed();
@@ -420,7 +464,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    log.debug("server connection from {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
+    log.debug(
+        "server connection from {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
     ctx.close();
   }
 }

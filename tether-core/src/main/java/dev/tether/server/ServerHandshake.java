@@ -23,19 +23,25 @@ import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**
  * The server's half of the handshake on one connection: it answers HELLO with the preface and
- * WELCOME (or, for a connection the server turned away, with GOAWAY), keeps the handshake
- * deadline, and remembers what the handshake learnt (who the client is, which protocol minor it
- * speaks) and what it told (the cluster view, so a later change is announced only when it is
- * news). Lives on the connection's loop; the connection decides when each step happens.
+ * WELCOME (or, for a connection the server turned away, with GOAWAY), keeps the handshake deadline,
+ * and remembers what the handshake learnt (who the client is, which protocol minor it speaks) and
+ * what it told (the cluster view, so a later change is announced only when it is news). Lives on
+ * the connection's loop; the connection decides when each step happens.
  */
 final class ServerHandshake {
   private final BodyCompression compression;
+
   /** Non-null only while the deadline is set: from activation until the handshake ended. */
   private Scheduler.Cancellable deadline;
-  /** The client's chain as TLS verified it; set when the TLS handshake succeeds, empty otherwise. */
+
+  /**
+   * The client's chain as TLS verified it; set when the TLS handshake succeeds, empty otherwise.
+   */
   private List<X509Certificate> verifiedChain = List.of();
+
   /** The minor protocol version of the client's preface; set at HELLO. */
   private int clientMinorVersion;
+
   /** The cluster view this client was last told, in WELCOME or TOPOLOGY; non-null from HELLO on. */
   private TopologyUpdate announcedTopology;
 
@@ -43,13 +49,19 @@ final class ServerHandshake {
     this.compression = compression;
   }
 
-  /** Runs {@code onPassed} on the connection's loop unless the handshake ends within {@code nanos}. */
+  /**
+   * Runs {@code onPassed} on the connection's loop unless the handshake ends within {@code nanos}.
+   */
   void startDeadline(ServerClock clock, Channel channel, Runnable onPassed, long nanos) {
     if (nanos > 0) {
-      deadline = clock.schedule(channel, () -> {
-        deadline = null;
-        onPassed.run();
-      }, nanos);
+      deadline =
+          clock.schedule(
+              channel,
+              () -> {
+                deadline = null;
+                onPassed.run();
+              },
+              nanos);
     }
   }
 
@@ -99,8 +111,8 @@ final class ServerHandshake {
   }
 
   /**
-   * The TOPOLOGY frame to send when the server's view is now {@code current}: null when the
-   * client already has that view or, speaking 1.0, cannot read the frame (it learns on reconnect).
+   * The TOPOLOGY frame to send when the server's view is now {@code current}: null when the client
+   * already has that view or, speaking 1.0, cannot read the frame (it learns on reconnect).
    */
   TopologyUpdate topologyNews(Welcome current) {
     if (!speaks1Dot1()) {
@@ -128,7 +140,9 @@ final class ServerHandshake {
     clientMinorVersion = decoder == null ? 0 : decoder.peerMinorVersion();
   }
 
-  /** What the client presented and TLS verified; empty when client authentication asked for none. */
+  /**
+   * What the client presented and TLS verified; empty when client authentication asked for none.
+   */
   private static List<X509Certificate> peerChain(SslHandler tls) {
     try {
       List<X509Certificate> chain = new ArrayList<>();

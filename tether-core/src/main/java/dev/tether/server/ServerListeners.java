@@ -21,8 +21,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 final class ServerListeners {
   private final List<Endpoint> requested;
   private final TransportSet transports;
+
   /** Written by bindAll(), which also closes them when it fails; read by the stopping thread. */
   private final List<Channel> listening = new ArrayList<>();
+
   /** Written by bindAll() while the first connections may already read it on their loops. */
   private final List<Endpoint> bound = new CopyOnWriteArrayList<>();
 
@@ -42,14 +44,20 @@ final class ServerListeners {
    *
    * @throws IllegalArgumentException for an unknown transport, or ssl without TLS configured
    */
-  void bind(Endpoint endpoint, ChannelInitializer<Channel> streams, ChannelInitializer<Channel> datagrams) {
+  void bind(
+      Endpoint endpoint,
+      ChannelInitializer<Channel> streams,
+      ChannelInitializer<Channel> datagrams) {
     Transport t = transports.find(endpoint.transport());
     if (t == null) {
       throw new IllegalArgumentException(
-          "cannot listen on " + endpoint + ": unknown transport, or ssl without TLS configured on the server");
+          "cannot listen on "
+              + endpoint
+              + ": unknown transport, or ssl without TLS configured on the server");
     }
     SocketAddress address = t.address(endpoint.host(), endpoint.port());
-    Channel listener = t.bind(address, t.isDatagram() ? datagrams : streams).syncUninterruptibly().channel();
+    Channel listener =
+        t.bind(address, t.isDatagram() ? datagrams : streams).syncUninterruptibly().channel();
     listening.add(listener);
     bound.add(endpoint.withPort(portOf(listener.localAddress())));
   }

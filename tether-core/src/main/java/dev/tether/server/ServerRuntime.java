@@ -44,9 +44,15 @@ public final class ServerRuntime implements ServerConnection.Host {
   }
 
   /** The timing settings of a server; durations of zero turn a timer off. */
-  public record Timing(Ticker ticker, Scheduler scheduler, Duration readerIdle, Duration handshakeTimeout, ConnectionAge age) {
+  public record Timing(
+      Ticker ticker,
+      Scheduler scheduler,
+      Duration readerIdle,
+      Duration handshakeTimeout,
+      ConnectionAge age) {
     /** Timing whose connections never age. */
-    public Timing(Ticker ticker, Scheduler scheduler, Duration readerIdle, Duration handshakeTimeout) {
+    public Timing(
+        Ticker ticker, Scheduler scheduler, Duration readerIdle, Duration handshakeTimeout) {
       this(ticker, scheduler, readerIdle, handshakeTimeout, ConnectionAge.off());
     }
   }
@@ -57,27 +63,37 @@ public final class ServerRuntime implements ServerConnection.Host {
   private final StreamRegistry streams;
   private final Supplier<Welcome> welcome;
   private final int maxFrameSize;
+
   /** Connections served at once; the next is turned away with GOAWAY(TOO_MANY_CONNECTIONS). */
   private final int maxConnections;
+
   private final ServerClock clock;
   private final long readerIdleNanos;
   private final long handshakeTimeoutNanos;
   private final ConnectionAge connectionAge;
+
   /** Connections told GOAWAY(MAX_AGE); counted on their loops, read by status. */
-  private final java.util.concurrent.atomic.LongAdder aged = new java.util.concurrent.atomic.LongAdder();
+  private final java.util.concurrent.atomic.LongAdder aged =
+      new java.util.concurrent.atomic.LongAdder();
+
   /** Non-null only when the runtime created the executor and so must stop it. */
   private final ExecutorService ownedExecutor;
+
   private final EventBus events;
   private final BodyCompression.Settings compression;
 
   /** Owns the fields below; tasks must not block. */
   private final SerialExecutor control = new SerialExecutor();
+
   private Lifecycle lifecycle = Lifecycle.RUNNING;
   private final Set<ServerConnection> connections = new HashSet<>();
+
   /** Requests served by connections that have closed; open ones count their own. */
   private long servedByClosed;
+
   /** Non-null only while DRAINING: completes when the last connection has closed. */
   private CompletableFuture<Boolean> allClosed;
+
   /** Non-null once {@link #watchTls} started one; stopped by close. */
   private TlsWatch tlsWatch;
 
@@ -92,14 +108,35 @@ public final class ServerRuntime implements ServerConnection.Host {
       ExecutorService ownedExecutor,
       EventBus events,
       BodyCompression.Settings compression) {
-    this(endpoints, transports, dispatcher, welcome, maxFrameSize, maxConnections, timing, ownedExecutor, events,
-        compression, StreamRegistry.none());
+    this(
+        endpoints,
+        transports,
+        dispatcher,
+        welcome,
+        maxFrameSize,
+        maxConnections,
+        timing,
+        ownedExecutor,
+        events,
+        compression,
+        StreamRegistry.none());
   }
 
-  /** @param streams the server's stream services and the streams it keeps across connections */
-  public ServerRuntime(List<Endpoint> endpoints, TransportSet transports, Dispatcher dispatcher,
-      Supplier<Welcome> welcome, int maxFrameSize, int maxConnections, Timing timing, ExecutorService ownedExecutor,
-      EventBus events, BodyCompression.Settings compression, StreamRegistry streams) {
+  /**
+   * @param streams the server's stream services and the streams it keeps across connections
+   */
+  public ServerRuntime(
+      List<Endpoint> endpoints,
+      TransportSet transports,
+      Dispatcher dispatcher,
+      Supplier<Welcome> welcome,
+      int maxFrameSize,
+      int maxConnections,
+      Timing timing,
+      ExecutorService ownedExecutor,
+      EventBus events,
+      BodyCompression.Settings compression,
+      StreamRegistry streams) {
     this.streams = streams;
     this.events = events;
     this.compression = compression;
@@ -142,10 +179,12 @@ public final class ServerRuntime implements ServerConnection.Host {
         BodyCompression bodies = compression.forConnection();
         ServerConnection connection = new ServerConnection(ServerRuntime.this, ch, bodies);
         ch.pipeline()
-            .addLast("frame-decoder", new FrameDecoder(FrameDecoder.Side.SERVER, maxFrameSize, bodies))
+            .addLast(
+                "frame-decoder", new FrameDecoder(FrameDecoder.Side.SERVER, maxFrameSize, bodies))
             .addLast("frame-encoder", FrameEncoder.INSTANCE)
             .addLast("connection", connection);
-        // Nothing is read until the connection is counted in (or turned away), on the control executor.
+        // Nothing is read until the connection is counted in (or turned away), on the control
+        // executor.
         connection.awaitAdmission();
         control.execute(() -> admit(connection));
       }
@@ -153,15 +192,17 @@ public final class ServerRuntime implements ServerConnection.Host {
   }
 
   /**
-   * A connection that arrives after the server stopped running is closed, never served; one
-   * beyond maxConnections is answered GOAWAY at its HELLO and never served either.
+   * A connection that arrives after the server stopped running is closed, never served; one beyond
+   * maxConnections is answered GOAWAY at its HELLO and never served either.
    */
   private void admit(ServerConnection connection) {
     if (lifecycle != Lifecycle.RUNNING) {
       connection.channel().close();
     } else if (connections.size() >= maxConnections) {
-      connection.refuse("too many connections: the server serves at most " + maxConnections
-          + " (tether.server.maxConnections); try another server");
+      connection.refuse(
+          "too many connections: the server serves at most "
+              + maxConnections
+              + " (tether.server.maxConnections); try another server");
     } else {
       connections.add(connection);
       connection.admit();
@@ -170,17 +211,24 @@ public final class ServerRuntime implements ServerConnection.Host {
 
   /** The cluster view changed: every open connection tells its client, if the client speaks 1.1. */
   public void announceTopology() {
-    control.execute(() -> {
-      for (ServerConnection c : connections) {
-        c.announceTopology();
-      }
-    });
+    control.execute(
+        () -> {
+          for (ServerConnection c : connections) {
+            c.announceTopology();
+          }
+        });
   }
 
-  /** How many open connections have stopped reading (a client that leaves replies unread); for tests. */
+  /**
+   * How many open connections have stopped reading (a client that leaves replies unread); for
+   * tests.
+   */
   int readPausedConnections() {
     List<ServerConnection> open = onControl(() -> List.copyOf(connections)).join();
-    return (int) ConnectionReads.onEachLoop(open, ServerConnection::isReadPaused).stream().filter(p -> p).count();
+    return (int)
+        ConnectionReads.onEachLoop(open, ServerConnection::isReadPaused).stream()
+            .filter(p -> p)
+            .count();
   }
 
   private ChannelInitializer<Channel> datagramPipeline() {
@@ -248,12 +296,13 @@ public final class ServerRuntime implements ServerConnection.Host {
    * when one changed; stops when the server closes.
    */
   public void watchTls(List<java.nio.file.Path> files, Duration interval, Runnable reload) {
-    control.execute(() -> {
-      if (lifecycle == Lifecycle.RUNNING && tlsWatch == null) {
-        tlsWatch = new TlsWatch(files, reload, clock.scheduler(), control, interval.toNanos());
-        tlsWatch.start();
-      }
-    });
+    control.execute(
+        () -> {
+          if (lifecycle == Lifecycle.RUNNING && tlsWatch == null) {
+            tlsWatch = new TlsWatch(files, reload, clock.scheduler(), control, interval.toNanos());
+            tlsWatch.start();
+          }
+        });
   }
 
   /** How many stream connections are open now. */
@@ -270,20 +319,28 @@ public final class ServerRuntime implements ServerConnection.Host {
 
   @Override
   public void connectionClosed(ServerConnection c, long served) {
-    control.execute(() -> {
-      servedByClosed += served;
-      connections.remove(c);
-      if (lifecycle == Lifecycle.DRAINING && connections.isEmpty()) {
-        allClosed.complete(true);
-      }
-    });
+    control.execute(
+        () -> {
+          servedByClosed += served;
+          connections.remove(c);
+          if (lifecycle == Lifecycle.DRAINING && connections.isEmpty()) {
+            allClosed.complete(true);
+          }
+        });
   }
 
-  /** Emits a server event about one connection; its endpoint is the listening endpoint it came in on. */
+  /**
+   * Emits a server event about one connection; its endpoint is the listening endpoint it came in
+   * on.
+   */
   @Override
   public void emit(TetherEvent.Kind kind, Channel channel, String detail, Throwable cause) {
     if (events.isOn()) {
-      events.emit(kind, listeners.endpointOf(channel), detail + " (client " + channel.remoteAddress() + ")", cause);
+      events.emit(
+          kind,
+          listeners.endpointOf(channel),
+          detail + " (client " + channel.remoteAddress() + ")",
+          cause);
     }
   }
 
@@ -296,8 +353,11 @@ public final class ServerRuntime implements ServerConnection.Host {
     }
     lifecycle = next;
     switch (next) {
-      case DRAINING -> allClosed = connections.isEmpty()
-          ? CompletableFuture.completedFuture(true) : new CompletableFuture<>();
+      case DRAINING ->
+          allClosed =
+              connections.isEmpty()
+                  ? CompletableFuture.completedFuture(true)
+                  : new CompletableFuture<>();
       case CLOSED -> {
         if (tlsWatch != null) {
           tlsWatch.stop();
@@ -307,29 +367,38 @@ public final class ServerRuntime implements ServerConnection.Host {
         }
         allClosed = null;
       }
-      default -> { }
+      default -> {}
     }
   }
 
   /**
-   * A snapshot: the lifecycle and the open connections from the control executor, each
-   * connection's counts from its own loop, so nothing is read off its owner. A connection whose
-   * loop does not answer within a second is left out of the counts.
+   * A snapshot: the lifecycle and the open connections from the control executor, each connection's
+   * counts from its own loop, so nothing is read off its owner. A connection whose loop does not
+   * answer within a second is left out of the counts.
    */
   public ServerStatus status() {
     record Registry(Lifecycle lifecycle, List<ServerConnection> open, long servedByClosed) {}
-    Registry registry = onControl(() -> new Registry(lifecycle, List.copyOf(connections), servedByClosed)).join();
+    Registry registry =
+        onControl(() -> new Registry(lifecycle, List.copyOf(connections), servedByClosed)).join();
     long inFlight = 0;
     long served = registry.servedByClosed();
     int open = 0;
-    for (long[] counts : ConnectionReads.onEachLoop(registry.open(),
-        c -> new long[] {c.inFlight(), c.served(), c.streamCount()})) {
+    for (long[] counts :
+        ConnectionReads.onEachLoop(
+            registry.open(), c -> new long[] {c.inFlight(), c.served(), c.streamCount()})) {
       inFlight += counts[0];
       served += counts[1];
       open += (int) counts[2];
     }
-    return new ServerStatus(registry.lifecycle().name(), registry.open().size(), (int) inFlight, served, aged.sum(),
-        open, streams.detached(), streams.items().totals());
+    return new ServerStatus(
+        registry.lifecycle().name(),
+        registry.open().size(),
+        (int) inFlight,
+        served,
+        aged.sum(),
+        open,
+        streams.detached(),
+        streams.items().totals());
   }
 
   /**
@@ -339,13 +408,16 @@ public final class ServerRuntime implements ServerConnection.Host {
    */
   public void shutdownGracefully(Duration grace) {
     record Drain(CompletableFuture<Boolean> allClosed, List<ServerConnection> open) {}
-    Drain drain = onControl(() -> {
-      if (lifecycle != Lifecycle.RUNNING) {
-        return null;
-      }
-      transitionTo(Lifecycle.DRAINING, "shutdownGracefully");
-      return new Drain(allClosed, List.copyOf(connections));
-    }).join();
+    Drain drain =
+        onControl(
+                () -> {
+                  if (lifecycle != Lifecycle.RUNNING) {
+                    return null;
+                  }
+                  transitionTo(Lifecycle.DRAINING, "shutdownGracefully");
+                  return new Drain(allClosed, List.copyOf(connections));
+                })
+            .join();
     if (drain == null) {
       return;
     }
@@ -357,9 +429,10 @@ public final class ServerRuntime implements ServerConnection.Host {
         clock.scheduler().schedule(() -> drain.allClosed().complete(false), grace.toNanos());
     boolean all = drain.allClosed().join();
     deadline.cancel();
-    close(all
-        ? "every connection closed after draining (" + drain.open().size() + ")"
-        : "connections still open at the grace deadline of " + grace + " were closed");
+    close(
+        all
+            ? "every connection closed after draining (" + drain.open().size() + ")"
+            : "connections still open at the grace deadline of " + grace + " were closed");
   }
 
   /** Closes every listener and connection at once, without draining, and frees the threads. */
@@ -368,13 +441,16 @@ public final class ServerRuntime implements ServerConnection.Host {
   }
 
   private void close(String why) {
-    List<ServerConnection> open = onControl(() -> {
-      if (lifecycle == Lifecycle.CLOSED) {
-        return null;
-      }
-      transitionTo(Lifecycle.CLOSED, why);
-      return List.copyOf(connections);
-    }).join();
+    List<ServerConnection> open =
+        onControl(
+                () -> {
+                  if (lifecycle == Lifecycle.CLOSED) {
+                    return null;
+                  }
+                  transitionTo(Lifecycle.CLOSED, why);
+                  return List.copyOf(connections);
+                })
+            .join();
     if (open == null) {
       return;
     }

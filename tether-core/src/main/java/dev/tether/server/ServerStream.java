@@ -47,17 +47,23 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
   private final boolean bidirectional;
   private final StreamContext context;
   private final StreamSender replies;
+
   /** What the client sends; on a server stream it never gets an item. */
   private final StreamReceiver inbound;
+
   /** This stream's part of the server's item counts, brought up to date after each run. */
   private final StreamItemCounts.Share counted;
+
   private final byte[] token;
   private State state = State.OPEN;
   private StreamLink link;
+
   /** The connection room that carries the stream now. */
   private ServerStreams room;
+
   private Scheduler.Cancellable expiry;
   private boolean inboundTaken;
+
   /** Set as the stream closes when it could not go on, for its event. */
   private boolean lost;
 
@@ -76,107 +82,135 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
   }
 
   /**
-   * Answers the opening with the token and starts the service (from the connection's loop);
-   * {@code watched} (null for none) hears the opening's outcome once the service returned.
+   * Answers the opening with the token and starts the service (from the connection's loop); {@code
+   * watched} (null for none) hears the opening's outcome once the service returned.
    */
-  void open(RawStreamService handler, Request opening, Peer peer, Channel channel, ServerStreams on,
+  void open(
+      RawStreamService handler,
+      Request opening,
+      Peer peer,
+      Channel channel,
+      ServerStreams on,
       ServerCallObserver.Execution watched) {
-    context.execute(() -> {
-      attachTo(new ChannelLink(channel, opening.requestId()), on);
-      link.write(new Response(opening.requestId(), Status.OK, Map.of(), token));
-      replies.attach(link, 0, 0);
-      registry.emit(TetherEvent.Kind.STREAM_OPENED, describe(), null);
-      Flow.Publisher<byte[]> items;
-      try (ServerCallObserver.Scope entered = ObservedExecution.enter(watched)) {
-        RequestContext ctx = new RequestContext(opening, peer, 0, registry.ticker());
-        items = handler.open(operation, opening.body(), this::subscribeInbound, ctx);
-        if (items == null) {
-          throw new NullPointerException("the stream service returned no publisher");
-        }
-      } catch (Throwable t) {
-        ObservedExecution.end(watched, Status.REMOTE_ERROR.name(), t);
-        replies.onError(t);
-        return;
-      }
-      ObservedExecution.end(watched, Status.OK.name(), null);
-      items.subscribe(replies);
-    });
+    context.execute(
+        () -> {
+          attachTo(new ChannelLink(channel, opening.requestId()), on);
+          link.write(new Response(opening.requestId(), Status.OK, Map.of(), token));
+          replies.attach(link, 0, 0);
+          registry.emit(TetherEvent.Kind.STREAM_OPENED, describe(), null);
+          Flow.Publisher<byte[]> items;
+          try (ServerCallObserver.Scope entered = ObservedExecution.enter(watched)) {
+            RequestContext ctx = new RequestContext(opening, peer, 0, registry.ticker());
+            items = handler.open(operation, opening.body(), this::subscribeInbound, ctx);
+            if (items == null) {
+              throw new NullPointerException("the stream service returned no publisher");
+            }
+          } catch (Throwable t) {
+            ObservedExecution.end(watched, Status.REMOTE_ERROR.name(), t);
+            replies.onError(t);
+            return;
+          }
+          ObservedExecution.end(watched, Status.OK.name(), null);
+          items.subscribe(replies);
+        });
   }
 
   private void subscribeInbound(Flow.Subscriber<? super byte[]> subscriber) {
-    context.execute(() -> {
-      if (inboundTaken) { // rule 1.9 holds: onSubscribe first, then the refusal
-        subscriber.onSubscribe(new NoSubscription());
-        subscriber.onError(new IllegalStateException("a stream's inbound items have one subscriber"));
-        return;
-      }
-      inboundTaken = true;
-      inbound.start(subscriber);
-      if (!bidirectional) {
-        inbound.onEnd(new StreamEnd(0, Status.OK, 0, Map.of()));
-      }
-    });
+    context.execute(
+        () -> {
+          if (inboundTaken) { // rule 1.9 holds: onSubscribe first, then the refusal
+            subscriber.onSubscribe(new NoSubscription());
+            subscriber.onError(
+                new IllegalStateException("a stream's inbound items have one subscriber"));
+            return;
+          }
+          inboundTaken = true;
+          inbound.start(subscriber);
+          if (!bidirectional) {
+            inbound.onEnd(new StreamEnd(0, Status.OK, 0, Map.of()));
+          }
+        });
   }
 
   /** A frame for this stream from the connection that carries it (from the loop). */
   void onFrame(Frame frame, ServerStreams from) {
-    context.execute(() -> {
-      if (from != room || state != State.OPEN) {
-        return; // a frame the old connection still had in flight
-      }
-      if (frame instanceof StreamItem item) {
-        inbound.onItem(item.position(), item.body());
-      } else if (frame instanceof StreamCredit credit) {
-        replies.onCredit(credit.received(), credit.limit());
-        closeIfFinished();
-      } else if (frame instanceof StreamEnd end) {
-        inbound.onEnd(end);
-      } else if (frame instanceof Cancel) {
-        replies.cancel();
-        inbound.fail(new CancellationException("the client cancelled the stream"));
-        transitionTo(State.CLOSED, "cancelled by the client");
-      }
-    });
+    context.execute(
+        () -> {
+          if (from != room || state != State.OPEN) {
+            return; // a frame the old connection still had in flight
+          }
+          if (frame instanceof StreamItem item) {
+            inbound.onItem(item.position(), item.body());
+          } else if (frame instanceof StreamCredit credit) {
+            replies.onCredit(credit.received(), credit.limit());
+            closeIfFinished();
+          } else if (frame instanceof StreamEnd end) {
+            inbound.onEnd(end);
+          } else if (frame instanceof Cancel) {
+            replies.cancel();
+            inbound.fail(new CancellationException("the client cancelled the stream"));
+            transitionTo(State.CLOSED, "cancelled by the client");
+          }
+        });
   }
 
-  /** The connection that carried the stream closed: it waits for a resume, the service running on. */
+  /**
+   * The connection that carried the stream closed: it waits for a resume, the service running on.
+   */
   void connectionLost(ServerStreams from) {
-    context.execute(() -> {
-      if (from != room || state != State.OPEN) {
-        return;
-      }
-      replies.detach();
-      inbound.detach();
-      link = null;
-      transitionTo(State.DETACHED, "connection lost");
-    });
+    context.execute(
+        () -> {
+          if (from != room || state != State.OPEN) {
+            return;
+          }
+          replies.detach();
+          inbound.detach();
+          link = null;
+          transitionTo(State.DETACHED, "connection lost");
+        });
   }
 
   /** A RESUME for this stream's token arrived on {@code channel}; answered here, in the context. */
   void resume(Request request, StreamResume asked, Peer peer, Channel channel, ServerStreams on) {
-    context.execute(() -> {
-      StreamLink next = new ChannelLink(channel, request.requestId());
-      String refusal = state == State.CLOSED ? "the stream is over"
-          : !identity.equals(peer.streamIdentity()) ? "the stream belongs to another client"
-          : !replies.canResumeFrom(asked.received()) ? "the items to replay outgrew the resume buffer" : null;
-      if (refusal != null) {
-        next.write(new Response(request.requestId(), Status.STREAM_LOST, Map.of(Response.ERROR_MESSAGE, refusal), new byte[0]));
-        next.flush();
-        on.forget(request.requestId());
-        if (state != State.CLOSED && identity.equals(peer.streamIdentity())) {
-          lose(refusal);
-        }
-        return;
-      }
-      if (room != null && room != on) {
-        room.forget(link == null ? 0 : link.streamId());
-      }
-      attachTo(next, on);
-      next.write(new Response(request.requestId(), Status.OK, Map.of(),
-          new StreamResume(new byte[0], inbound.received(), inbound.sentLimit()).encodeAnswer()));
-      replies.attach(next, asked.received(), asked.limit());
-      transitionTo(State.OPEN, "resumed on " + channel.remoteAddress());
-    });
+    context.execute(
+        () -> {
+          StreamLink next = new ChannelLink(channel, request.requestId());
+          String refusal =
+              state == State.CLOSED
+                  ? "the stream is over"
+                  : !identity.equals(peer.streamIdentity())
+                      ? "the stream belongs to another client"
+                      : !replies.canResumeFrom(asked.received())
+                          ? "the items to replay outgrew the resume buffer"
+                          : null;
+          if (refusal != null) {
+            next.write(
+                new Response(
+                    request.requestId(),
+                    Status.STREAM_LOST,
+                    Map.of(Response.ERROR_MESSAGE, refusal),
+                    new byte[0]));
+            next.flush();
+            on.forget(request.requestId());
+            if (state != State.CLOSED && identity.equals(peer.streamIdentity())) {
+              lose(refusal);
+            }
+            return;
+          }
+          if (room != null && room != on) {
+            room.forget(link == null ? 0 : link.streamId());
+          }
+          attachTo(next, on);
+          next.write(
+              new Response(
+                  request.requestId(),
+                  Status.OK,
+                  Map.of(),
+                  new StreamResume(new byte[0], inbound.received(), inbound.sentLimit())
+                      .encodeAnswer()));
+          replies.attach(next, asked.received(), asked.limit());
+          transitionTo(State.OPEN, "resumed on " + channel.remoteAddress());
+        });
   }
 
   private void attachTo(StreamLink next, ServerStreams on) {
@@ -186,26 +220,37 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
     inbound.attach(next);
   }
 
-  /** The stream cannot go on (server shutdown, expired, unresumable): the client is told if it can be. */
+  /**
+   * The stream cannot go on (server shutdown, expired, unresumable): the client is told if it can
+   * be.
+   */
   CompletableFuture<Void> lose(String why) {
     CompletableFuture<Void> told = new CompletableFuture<>();
-    context.execute(() -> {
-      if (state == State.CLOSED) {
-        told.complete(null);
-        return;
-      }
-      if (link != null) {
-        link.write(new StreamEnd(link.streamId(), Status.STREAM_LOST, replies.produced(), Map.of(Response.ERROR_MESSAGE, why)));
-        // A closing server closes the connection next: the end must have left before that.
-        link.flushAndWait().whenComplete((ok, failure) -> told.complete(null));
-      } else {
-        told.complete(null);
-      }
-      replies.cancel();
-      inbound.fail(new StreamLostException("stream " + describe() + " lost: " + why, inbound.delivered()));
-      lost = true;
-      transitionTo(State.CLOSED, "lost: " + why);
-    });
+    context.execute(
+        () -> {
+          if (state == State.CLOSED) {
+            told.complete(null);
+            return;
+          }
+          if (link != null) {
+            link.write(
+                new StreamEnd(
+                    link.streamId(),
+                    Status.STREAM_LOST,
+                    replies.produced(),
+                    Map.of(Response.ERROR_MESSAGE, why)));
+            // A closing server closes the connection next: the end must have left before that.
+            link.flushAndWait().whenComplete((ok, failure) -> told.complete(null));
+          } else {
+            told.complete(null);
+          }
+          replies.cancel();
+          inbound.fail(
+              new StreamLostException(
+                  "stream " + describe() + " lost: " + why, inbound.delivered()));
+          lost = true;
+          transitionTo(State.CLOSED, "lost: " + why);
+        });
     return told;
   }
 
@@ -233,11 +278,14 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
   @Override
   public Throwable failureOf(StreamEnd end, long delivered) {
     if (end.status() == Status.REMOTE_ERROR) {
-      return new RemoteException(end.metadata().getOrDefault(Response.ERROR_TYPE, "unknown"),
+      return new RemoteException(
+          end.metadata().getOrDefault(Response.ERROR_TYPE, "unknown"),
           end.metadata().getOrDefault(Response.ERROR_MESSAGE, ""));
     }
-    return new StreamLostException("the client's items were lost: "
-        + end.metadata().getOrDefault(Response.ERROR_MESSAGE, end.status().toString()), delivered);
+    return new StreamLostException(
+        "the client's items were lost: "
+            + end.metadata().getOrDefault(Response.ERROR_MESSAGE, end.status().toString()),
+        delivered);
   }
 
   /** Every state change, in the context; emits its event. */
@@ -251,9 +299,17 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
       registry.detachedChanged(next == State.DETACHED ? 1 : -1);
     }
     switch (next) {
-      case DETACHED -> expiry = registry.scheduler().schedule(
-          () -> lose("not resumed within " + registry.settings().resumeWindow().toMillis() + " ms"),
-          registry.settings().resumeWindow().toNanos());
+      case DETACHED ->
+          expiry =
+              registry
+                  .scheduler()
+                  .schedule(
+                      () ->
+                          lose(
+                              "not resumed within "
+                                  + registry.settings().resumeWindow().toMillis()
+                                  + " ms"),
+                      registry.settings().resumeWindow().toNanos());
       case OPEN -> registry.emit(TetherEvent.Kind.STREAM_RESUMED, describe() + " " + why, null);
       case CLOSED -> {
         cancelExpiry();
@@ -261,8 +317,10 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
         if (room != null && link != null) {
           room.forget(link.streamId());
         }
-        registry.emit(lost ? TetherEvent.Kind.STREAM_LOST : TetherEvent.Kind.STREAM_CLOSED,
-            describe() + " " + why, new TetherEvent.StreamItems(replies.produced(), inbound.delivered()));
+        registry.emit(
+            lost ? TetherEvent.Kind.STREAM_LOST : TetherEvent.Kind.STREAM_CLOSED,
+            describe() + " " + why,
+            new TetherEvent.StreamItems(replies.produced(), inbound.delivered()));
       }
     }
   }

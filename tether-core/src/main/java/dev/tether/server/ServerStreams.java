@@ -30,7 +30,9 @@ final class ServerStreams {
     this.registry = registry;
   }
 
-  /** A REQUEST with the STREAM flag: an opening, or a RESUME of a stream a lost connection carried. */
+  /**
+   * A REQUEST with the STREAM flag: an opening, or a RESUME of a stream a lost connection carried.
+   */
   void handle(Request r, Peer peer, boolean accepting) {
     if (!accepting) {
       answer(r, Status.REFUSED, "the server is going away and opens no stream");
@@ -48,7 +50,10 @@ final class ServerStreams {
       return;
     }
     if (service instanceof TypedStreamService typed && !typed.hasOperation(r.operation())) {
-      answer(r, Status.OPERATION_NOT_FOUND, "stream service \"" + r.service() + "\" has no stream " + r.operation());
+      answer(
+          r,
+          Status.OPERATION_NOT_FOUND,
+          "stream service \"" + r.service() + "\" has no stream " + r.operation());
       return;
     }
     Oversight oversight = registry.oversight();
@@ -56,25 +61,33 @@ final class ServerStreams {
       start(service, r, peer, null);
       return;
     }
-    // An interceptor may block (a lookup of who may call), so it runs where the service would, never on the loop.
-    registry.executor().execute(() -> {
-      RequestContext call = new RequestContext(r, peer, 0, registry.ticker());
-      ServerCallObserver.Execution watched = ObservedExecution.watch(oversight.observer(), call);
-      Interceptors.Refusal refusal;
-      try (ServerCallObserver.Scope entered = ObservedExecution.enter(watched)) {
-        refusal = oversight.interceptors().check(call);
-      }
-      if (refusal != null) {
-        ObservedExecution.end(watched, refusal.status().name(), refusal.why());
-        answer(r, refusal.status(), refusal.message());
-      } else {
-        channel.eventLoop().execute(() -> start(service, r, peer, watched));
-      }
-    });
+    // An interceptor may block (a lookup of who may call), so it runs where the service would,
+    // never on the loop.
+    registry
+        .executor()
+        .execute(
+            () -> {
+              RequestContext call = new RequestContext(r, peer, 0, registry.ticker());
+              ServerCallObserver.Execution watched =
+                  ObservedExecution.watch(oversight.observer(), call);
+              Interceptors.Refusal refusal;
+              try (ServerCallObserver.Scope entered = ObservedExecution.enter(watched)) {
+                refusal = oversight.interceptors().check(call);
+              }
+              if (refusal != null) {
+                ObservedExecution.end(watched, refusal.status().name(), refusal.why());
+                answer(r, refusal.status(), refusal.message());
+              } else {
+                channel.eventLoop().execute(() -> start(service, r, peer, watched));
+              }
+            });
   }
 
-  /** @param watched what hears how the opening went; null for nothing */
-  private void start(RawStreamService service, Request r, Peer peer, ServerCallObserver.Execution watched) {
+  /**
+   * @param watched what hears how the opening went; null for nothing
+   */
+  private void start(
+      RawStreamService service, Request r, Peer peer, ServerCallObserver.Execution watched) {
     if (!channel.isActive()) {
       ObservedExecution.end(watched, Status.STREAM_LOST.name(), null);
       return; // closed while the interceptors ran: no stream, no one to answer
@@ -102,11 +115,15 @@ final class ServerStreams {
   }
 
   private void answer(Request r, Status status, String why) {
-    channel.writeAndFlush(new Response(r.requestId(), status, Map.of(Response.ERROR_MESSAGE, why), EMPTY),
+    channel.writeAndFlush(
+        new Response(r.requestId(), status, Map.of(Response.ERROR_MESSAGE, why), EMPTY),
         channel.voidPromise());
   }
 
-  /** A stream frame, or a CANCEL; false when no stream of that id is here (a CANCEL is then a call's). */
+  /**
+   * A stream frame, or a CANCEL; false when no stream of that id is here (a CANCEL is then a
+   * call's).
+   */
   boolean onFrame(Frame frame) {
     ServerStream stream = byId.get(frame.requestId());
     if (stream == null) {

@@ -41,14 +41,25 @@ final class ServiceCall implements QueuedWork, Responder {
   private final ServiceHandler service;
   final Request request;
   private final Peer remote;
-  /** When the request was read, on the dispatcher's ticker: a call queued past its deadline is not started. */
+
+  /**
+   * When the request was read, on the dispatcher's ticker: a call queued past its deadline is not
+   * started.
+   */
   private final long receivedNanos;
+
   private final Responder connection;
+
   /** Changed only through {@link #transition}. */
   @SuppressWarnings("unused")
   private volatile State state = State.QUEUED;
 
-  ServiceCall(Dispatcher dispatcher, ServiceHandler service, Request request, Peer remote, Responder connection,
+  ServiceCall(
+      Dispatcher dispatcher,
+      ServiceHandler service,
+      Request request,
+      Peer remote,
+      Responder connection,
       long receivedNanos) {
     this.dispatcher = dispatcher;
     this.service = service;
@@ -77,8 +88,8 @@ final class ServiceCall implements QueuedWork, Responder {
   }
 
   /**
-   * The client sent CANCEL (on the connection's loop). True when the call had not started and
-   * now never will; false when it runs or ran, and then its answer, if any is still to come, is
+   * The client sent CANCEL (on the connection's loop). True when the call had not started and now
+   * never will; false when it runs or ran, and then its answer, if any is still to come, is
    * dropped.
    */
   boolean cancel() {
@@ -106,8 +117,8 @@ final class ServiceCall implements QueuedWork, Responder {
   }
 
   /**
-   * The executor would not take the call: it is answered REFUSED (the client may retry it
-   * anywhere) without running, unless the client cancelled it first.
+   * The executor would not take the call: it is answered REFUSED (the client may retry it anywhere)
+   * without running, unless the client cancelled it first.
    */
   @Override
   public void refuse() {

@@ -29,7 +29,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class StreamRegistry {
   /** A server that registered no stream service. */
   public static StreamRegistry none() {
-    return new StreamRegistry(Map.of(), StreamSettings.DEFAULTS, null, null, null, null, Oversight.NONE);
+    return new StreamRegistry(
+        Map.of(), StreamSettings.DEFAULTS, null, null, null, null, Oversight.NONE);
   }
 
   /**
@@ -37,8 +38,14 @@ public final class StreamRegistry {
    * @param scheduler ends a detached stream at the end of its resume window
    * @param events where STREAM_* events go; null for none
    */
-  public static StreamRegistry of(Map<String, RawStreamService> services, StreamSettings settings, Executor executor,
-      Scheduler scheduler, Ticker ticker, EventBus events, Oversight oversight) {
+  public static StreamRegistry of(
+      Map<String, RawStreamService> services,
+      StreamSettings settings,
+      Executor executor,
+      Scheduler scheduler,
+      Ticker ticker,
+      EventBus events,
+      Oversight oversight) {
     return new StreamRegistry(services, settings, executor, scheduler, ticker, events, oversight);
   }
 
@@ -48,16 +55,28 @@ public final class StreamRegistry {
   private final Scheduler scheduler;
   private final Ticker ticker;
   private final EventBus events;
+
   /** The server's interceptors and call observer, which see each opening (not a RESUME). */
   private final Oversight oversight;
+
   private final SecureRandom random = new SecureRandom();
   private final StreamItemCounts items = new StreamItemCounts();
   private final Map<String, ServerStream> byToken = new ConcurrentHashMap<>();
-  /** Streams between the loss of their connection and their resume or end; changed by their contexts. */
+
+  /**
+   * Streams between the loss of their connection and their resume or end; changed by their
+   * contexts.
+   */
   private final AtomicInteger detached = new AtomicInteger();
 
-  StreamRegistry(Map<String, RawStreamService> services, StreamSettings settings, Executor executor,
-      Scheduler scheduler, Ticker ticker, EventBus events, Oversight oversight) {
+  StreamRegistry(
+      Map<String, RawStreamService> services,
+      StreamSettings settings,
+      Executor executor,
+      Scheduler scheduler,
+      Ticker ticker,
+      EventBus events,
+      Oversight oversight) {
     this.oversight = oversight;
     this.services = Map.copyOf(services);
     this.settings = settings;
@@ -96,7 +115,9 @@ public final class StreamRegistry {
     return ticker;
   }
 
-  /** @param items what the stream carried, when it ended; else null */
+  /**
+   * @param items what the stream carried, when it ended; else null
+   */
   void emit(TetherEvent.Kind kind, String detail, TetherEvent.StreamItems items) {
     if (events != null) {
       events.emit(kind, null, detail, null, items);
@@ -125,7 +146,9 @@ public final class StreamRegistry {
     return byToken.size();
   }
 
-  /** A stream lost its connection ({@code +1}) or left that state, resumed or ended ({@code -1}). */
+  /**
+   * A stream lost its connection ({@code +1}) or left that state, resumed or ended ({@code -1}).
+   */
   void detachedChanged(int delta) {
     detached.addAndGet(delta);
   }
@@ -136,8 +159,8 @@ public final class StreamRegistry {
   }
 
   /**
-   * The server is closing: every stream still kept ends, lost, and its client is told so; waits
-   * at most {@code maxWaitMillis} for those words to be written before the connections close.
+   * The server is closing: every stream still kept ends, lost, and its client is told so; waits at
+   * most {@code maxWaitMillis} for those words to be written before the connections close.
    */
   public void closeAll(String why, long maxWaitMillis) {
     List<CompletableFuture<Void>> told = new ArrayList<>();
@@ -145,7 +168,8 @@ public final class StreamRegistry {
       told.add(s.lose(why));
     }
     try {
-      CompletableFuture.allOf(told.toArray(CompletableFuture[]::new)).get(maxWaitMillis, TimeUnit.MILLISECONDS);
+      CompletableFuture.allOf(told.toArray(CompletableFuture[]::new))
+          .get(maxWaitMillis, TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (ExecutionException | TimeoutException e) {

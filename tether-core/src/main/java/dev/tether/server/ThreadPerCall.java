@@ -5,13 +5,13 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * {@code ExecutionMode.VIRTUAL_THREADS}: each call starts at once on a thread of its own (a
- * virtual thread per task), so nothing waits in a queue and a call that blocks holds up no other.
+ * {@code ExecutionMode.VIRTUAL_THREADS}: each call starts at once on a thread of its own (a virtual
+ * thread per task), so nothing waits in a queue and a call that blocks holds up no other.
  *
- * <p>What bounds it: each connection already keeps at most its in-flight limit (the
- * {@code maxConcurrentRequests} WELCOME announced) accepted, and refuses the rest; on top of that
- * the server as a whole runs at most {@code maxRunning} calls at once, datagrams included, so
- * many connections together cannot grow threads without bound either. A call beyond it is refused
+ * <p>What bounds it: each connection already keeps at most its in-flight limit (the {@code
+ * maxConcurrentRequests} WELCOME announced) accepted, and refuses the rest; on top of that the
+ * server as a whole runs at most {@code maxRunning} calls at once, datagrams included, so many
+ * connections together cannot grow threads without bound either. A call beyond it is refused
  * (answered REFUSED, so the client knows it never ran and may send it elsewhere), as EXECUTOR
  * refuses work that finds its run queue full.
  *
@@ -22,20 +22,28 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class ThreadPerCall {
   private final Executor threads;
   private final int maxRunning;
-  /** Calls handed a thread and not finished, refused ones never; the bound is checked against it. */
+
+  /**
+   * Calls handed a thread and not finished, refused ones never; the bound is checked against it.
+   */
   private final AtomicInteger running = new AtomicInteger();
+
   /** Set once by {@link #close}. */
   private volatile boolean closed;
 
   ThreadPerCall(Executor threads, int maxRunning) {
     if (maxRunning < 1) {
-      throw new IllegalArgumentException("at least one call must be able to run, got " + maxRunning);
+      throw new IllegalArgumentException(
+          "at least one call must be able to run, got " + maxRunning);
     }
     this.threads = threads;
     this.maxRunning = maxRunning;
   }
 
-  /** Starts {@code call} on a thread of its own, or refuses it when the server is full or closing (any thread). */
+  /**
+   * Starts {@code call} on a thread of its own, or refuses it when the server is full or closing
+   * (any thread).
+   */
   void start(ServiceCall call) {
     if (closed) {
       call.refuse();

@@ -1,16 +1,16 @@
 package dev.tether.server;
 
 import dev.tether.CallContext;
-import dev.tether.spi.Codec;
 import dev.tether.codec.Operation;
 import dev.tether.codec.OperationTable;
+import dev.tether.spi.Codec;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * Serves an implementation of a service interface: decodes the arguments of the named method,
- * calls it, and encodes its result (or the result its CompletableFuture completes with). Its
- * stream methods are served by {@link TypedStreamService}.
+ * Serves an implementation of a service interface: decodes the arguments of the named method, calls
+ * it, and encodes its result (or the result its CompletableFuture completes with). Its stream
+ * methods are served by {@link TypedStreamService}.
  */
 public final class TypedServiceHandler implements ServiceHandler {
   private final OperationTable table;
@@ -36,7 +36,9 @@ public final class TypedServiceHandler implements ServiceHandler {
     if (op.isAsync()) {
       // An implementation that answers at once returns a completed future: encode now, which spares
       // the dispatcher a stage and a callback per call.
-      if (result instanceof CompletableFuture<?> done && done.isDone() && !done.isCompletedExceptionally()) {
+      if (result instanceof CompletableFuture<?> done
+          && done.isDone()
+          && !done.isCompletedExceptionally()) {
         return op.encodeResult(codec, done.join());
       }
       return ((CompletionStage<?>) result).thenApply(value -> op.encodeResult(codec, value));

@@ -10,10 +10,9 @@ import dev.tether.spi.Codec;
 import java.util.concurrent.Flow;
 
 /**
- * Serves the stream methods of a service interface: decodes the opening's request, calls the
- * method (handing a bidirectional one the client's items, decoded) and encodes each item of the
- * publisher it returns. The same interface's other methods are calls, served by
- * {@link TypedServiceHandler}.
+ * Serves the stream methods of a service interface: decodes the opening's request, calls the method
+ * (handing a bidirectional one the client's items, decoded) and encodes each item of the publisher
+ * it returns. The same interface's other methods are calls, served by {@link TypedServiceHandler}.
  */
 public final class TypedStreamService implements RawStreamService {
   private final OperationTable table;
@@ -26,21 +25,28 @@ public final class TypedStreamService implements RawStreamService {
     this.codec = codec;
   }
 
-  /** False when the interface has no stream method of that name (the opening is OPERATION_NOT_FOUND). */
+  /**
+   * False when the interface has no stream method of that name (the opening is
+   * OPERATION_NOT_FOUND).
+   */
   public boolean hasOperation(String operation) {
     Operation op = table.forName(operation);
     return op != null && op.isStream();
   }
 
   @Override
-  public Flow.Publisher<byte[]> open(String operation, byte[] request, Flow.Publisher<byte[]> inbound,
-      CallContext context) throws Exception {
+  public Flow.Publisher<byte[]> open(
+      String operation, byte[] request, Flow.Publisher<byte[]> inbound, CallContext context)
+      throws Exception {
     Operation op = table.forName(operation);
     StreamShape shape = op.stream();
-    Flow.Publisher<Object> items = shape.isBidirectional()
-        ? new MappedPublisher<>(inbound, bytes -> shape.decodeOutbound(codec, bytes)) : null;
+    Flow.Publisher<Object> items =
+        shape.isBidirectional()
+            ? new MappedPublisher<>(inbound, bytes -> shape.decodeOutbound(codec, bytes))
+            : null;
     @SuppressWarnings("unchecked")
-    Flow.Publisher<Object> replies = (Flow.Publisher<Object>) op.openStream(implementation, codec, request, items);
+    Flow.Publisher<Object> replies =
+        (Flow.Publisher<Object>) op.openStream(implementation, codec, request, items);
     if (replies == null) {
       throw new NullPointerException(operation + " returned no publisher");
     }

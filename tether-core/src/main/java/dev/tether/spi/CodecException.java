@@ -1,8 +1,8 @@
 package dev.tether.spi;
 
 import dev.tether.Attempt;
-import java.util.List;
 import dev.tether.TetherException;
+import java.util.List;
 
 /** A payload could not be encoded or decoded with the codec in use. */
 public class CodecException extends TetherException {
@@ -10,7 +10,10 @@ public class CodecException extends TetherException {
     super(message, cause);
   }
 
-  /** A copy of {@code original} that also lists the call's attempts (see {@link TetherException#withAttempts}). */
+  /**
+   * A copy of {@code original} that also lists the call's attempts (see {@link
+   * TetherException#withAttempts}).
+   */
   protected CodecException(CodecException original, List<Attempt> attempts) {
     super(original, attempts);
   }

@@ -2,8 +2,6 @@ package dev.tether.spi;
 
 import dev.tether.Endpoint;
 import dev.tether.Resolver;
-import dev.tether.spi.Scheduler;
-import dev.tether.spi.Ticker;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
@@ -31,14 +29,23 @@ public final class DnsDiscovery implements Discovery, AutoCloseable {
   private volatile long lastRefreshNanos;
   private volatile Scheduler.Cancellable next;
   private volatile boolean closed;
-  /** Held by a refresh (lookup included) and by close, so the schedule of the next refresh is one. */
+
+  /**
+   * Held by a refresh (lookup included) and by close, so the schedule of the next refresh is one.
+   */
   private final ReentrantLock refreshing = new ReentrantLock();
 
   /**
-   * @param template the transport, port and options of every endpoint; its host is the name to resolve
+   * @param template the transport, port and options of every endpoint; its host is the name to
+   *     resolve
    */
-  public DnsDiscovery(Endpoint template, Resolver resolver, Duration period, Duration minRefresh,
-      Scheduler scheduler, Ticker ticker) {
+  public DnsDiscovery(
+      Endpoint template,
+      Resolver resolver,
+      Duration period,
+      Duration minRefresh,
+      Scheduler scheduler,
+      Ticker ticker) {
     this.template = template;
     this.resolver = resolver;
     this.period = period;
@@ -55,8 +62,8 @@ public final class DnsDiscovery implements Discovery, AutoCloseable {
 
   /**
    * Resolves the name now and schedules the next periodic refresh. The lookup blocks, so refreshes
-   * take turns on a lock rather than a monitor: a caller's virtual thread that reaches here after
-   * a failed connect waits without pinning its carrier.
+   * take turns on a lock rather than a monitor: a caller's virtual thread that reaches here after a
+   * failed connect waits without pinning its carrier.
    */
   public void refresh() {
     refreshing.lock();

@@ -6,12 +6,13 @@ import java.util.List;
 
 /**
  * Seeds given by the application, changeable at run time with {@link #add}, {@link #remove} and
- * {@link #set}. Thread-safe; readers get an immutable snapshot that stays the same object until
- * the next change, and subscribers hear of each change after it is made.
+ * {@link #set}. Thread-safe; readers get an immutable snapshot that stays the same object until the
+ * next change, and subscribers hear of each change after it is made.
  */
 public final class StaticDiscovery implements Discovery {
   private volatile List<Endpoint> endpoints;
-  private final java.util.List<Runnable> subscribers = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final java.util.List<Runnable> subscribers =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
 
   private StaticDiscovery(List<Endpoint> endpoints) {
     this.endpoints = List.copyOf(endpoints);

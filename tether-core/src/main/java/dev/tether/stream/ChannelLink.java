@@ -9,18 +9,22 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
- * A stream's link over one Netty channel. Writes from the stream's context are held and handed
- * to the channel's loop as one task per flush (a run of the context), which writes them in the
- * order they were made, after anything the loop itself wrote before the flush, and flushes once:
- * one hand-off per run, not one per frame. A failed write needs no answer here, since the
- * connection's close tells the stream.
+ * A stream's link over one Netty channel. Writes from the stream's context are held and handed to
+ * the channel's loop as one task per flush (a run of the context), which writes them in the order
+ * they were made, after anything the loop itself wrote before the flush, and flushes once: one
+ * hand-off per run, not one per frame. A failed write needs no answer here, since the connection's
+ * close tells the stream.
  */
 public final class ChannelLink implements StreamLink {
-  /** Frames held at most before they go without waiting for the run's end, so a long run keeps moving. */
+  /**
+   * Frames held at most before they go without waiting for the run's end, so a long run keeps
+   * moving.
+   */
   static final int MAX_HELD = 128;
 
   private final Channel channel;
   private final int streamId;
+
   /** Written since the last flush; only the stream's context touches it. */
   private List<Frame> held = new ArrayList<>();
 
@@ -54,7 +58,9 @@ public final class ChannelLink implements StreamLink {
     return sent;
   }
 
-  /** @param sent completed once the batch's writes are done; null when no one waits */
+  /**
+   * @param sent completed once the batch's writes are done; null when no one waits
+   */
   private void flush(CompletableFuture<Void> sent) {
     if (held.isEmpty()) {
       if (sent != null) {
@@ -72,7 +78,8 @@ public final class ChannelLink implements StreamLink {
     try {
       loop.execute(() -> writeAll(batch, sent));
     } catch (RejectedExecutionException loopStopped) {
-      // The loop is gone with its connection: the stream hears of the close, and the frames hold no buffers.
+      // The loop is gone with its connection: the stream hears of the close, and the frames hold no
+      // buffers.
       if (sent != null) {
         sent.complete(null);
       }

@@ -20,8 +20,9 @@ public final class StreamContext implements Executor {
   private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean scheduled = new AtomicBoolean();
   private volatile Thread runner;
+
   /** Runs after each run of tasks, in the context: the stream flushes what its tasks wrote. */
-  private Runnable afterRun = () -> { };
+  private Runnable afterRun = () -> {};
 
   public StreamContext(Executor backing) {
     this.backing = backing;

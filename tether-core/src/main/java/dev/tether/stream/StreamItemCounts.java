@@ -4,10 +4,10 @@ import dev.tether.observe.TetherEvent;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The items all streams of one client runtime or server sent and delivered, open ones included,
- * for status snapshots and meters that must move while a long stream runs. Each stream adds its
- * progress through its {@link Share} after each run of its context, so the counts cost one add
- * per batch of items, not one per item. Thread-safe.
+ * The items all streams of one client runtime or server sent and delivered, open ones included, for
+ * status snapshots and meters that must move while a long stream runs. Each stream adds its
+ * progress through its {@link Share} after each run of its context, so the counts cost one add per
+ * batch of items, not one per item. Thread-safe.
  */
 public final class StreamItemCounts {
   private final LongAdder sent = new LongAdder();

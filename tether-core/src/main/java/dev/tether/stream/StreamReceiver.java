@@ -1,8 +1,8 @@
 package dev.tether.stream;
 
+import dev.tether.protocol.Status;
 import dev.tether.protocol.StreamCredit;
 import dev.tether.protocol.StreamEnd;
-import dev.tether.protocol.Status;
 import java.util.ArrayDeque;
 import java.util.concurrent.Flow;
 
@@ -23,30 +23,42 @@ public final class StreamReceiver implements Flow.Subscription {
     /** The subscriber got its last signal. */
     void receiverDone();
 
-    /** The failure a non-OK end means, built when it is delivered ({@code delivered} items before it). */
+    /**
+     * The failure a non-OK end means, built when it is delivered ({@code delivered} items before
+     * it).
+     */
     Throwable failureOf(StreamEnd end, long delivered);
   }
 
   private final StreamContext context;
   private final StreamSettings settings;
   private final Owner owner;
+
   /** Items credited beyond what was delivered: the settings' window at the largest item so far. */
   private int window;
+
   private int largestItem = -1;
   private final ArrayDeque<byte[]> buffered = new ArrayDeque<>();
   private Flow.Subscriber<? super byte[]> subscriber;
+
   /** Null while detached: credit waits for the next link. */
   private StreamLink link;
+
   private long demand;
   private long delivered;
   private long received;
+
   /** The highest limit the peer was told; it only grows. */
   private long sentLimit;
+
   private long duplicates;
+
   /** How the direction ended, delivered once the buffer is empty; null while it goes on. */
   private StreamEnd end;
+
   /** A local failure (the stream was lost) delivered at once; null unless lost. */
   private Throwable lost;
+
   /** The subscriber got its last signal or cancelled: nothing more reaches it. */
   private boolean done;
 
@@ -70,13 +82,14 @@ public final class StreamReceiver implements Flow.Subscription {
 
   @Override
   public void cancel() {
-    context.execute(() -> {
-      if (!done) {
-        done = true;
-        buffered.clear();
-        owner.receiverCancelled();
-      }
-    });
+    context.execute(
+        () -> {
+          if (!done) {
+            done = true;
+            buffered.clear();
+            owner.receiverCancelled();
+          }
+        });
   }
 
   private void onRequest(long n) {
@@ -87,7 +100,8 @@ public final class StreamReceiver implements Flow.Subscription {
       done = true;
       buffered.clear();
       owner.receiverCancelled();
-      subscriber.onError(new IllegalArgumentException("request(" + n + "): demand must be positive"));
+      subscriber.onError(
+          new IllegalArgumentException("request(" + n + "): demand must be positive"));
       return;
     }
     demand = demand + n < 0 ? Long.MAX_VALUE : demand + n;
@@ -123,7 +137,8 @@ public final class StreamReceiver implements Flow.Subscription {
 
   /**
    * The peer ended this direction; the end is delivered once the items before it are, except a
-   * STREAM_LOST, which is delivered at once, what is buffered dropped ({@code delivered} counts it out).
+   * STREAM_LOST, which is delivered at once, what is buffered dropped ({@code delivered} counts it
+   * out).
    */
   public void onEnd(StreamEnd ended) {
     if (end != null) {
@@ -141,7 +156,10 @@ public final class StreamReceiver implements Flow.Subscription {
     drain();
   }
 
-  /** The stream cannot go on: {@code failure} reaches the subscriber now; what is buffered is dropped. */
+  /**
+   * The stream cannot go on: {@code failure} reaches the subscriber now; what is buffered is
+   * dropped.
+   */
   public void fail(Throwable failure) {
     if (done) {
       return;
@@ -184,7 +202,8 @@ public final class StreamReceiver implements Flow.Subscription {
       return;
     }
     long limit = delivered + Math.min(demand, window);
-    if (limit > sentLimit && (limit - sentLimit >= Math.max(1, window / 2) || sentLimit <= received)) {
+    if (limit > sentLimit
+        && (limit - sentLimit >= Math.max(1, window / 2) || sentLimit <= received)) {
       sentLimit = limit;
       link.write(new StreamCredit(link.streamId(), received, limit));
     }

@@ -24,11 +24,17 @@ public final class StreamSender implements Flow.Subscriber<byte[]> {
   private final StreamContext context;
   private final long maxBufferBytes;
   private final Owner owner;
+
   /** Items from position acked+1 to produced, unless overflowed. */
   private final ArrayDeque<byte[]> unacked = new ArrayDeque<>();
+
   private long unackedBytes;
-  /** The buffer outgrew its bytes and was dropped: a resume is impossible until all is acknowledged. */
+
+  /**
+   * The buffer outgrew its bytes and was dropped: a resume is impossible until all is acknowledged.
+   */
   private boolean overflowed;
+
   private Flow.Subscription subscription;
   private StreamLink link;
   private long requested;
@@ -46,35 +52,44 @@ public final class StreamSender implements Flow.Subscriber<byte[]> {
 
   @Override
   public void onSubscribe(Flow.Subscription s) {
-    context.execute(() -> {
-      if (subscription != null || cancelled) { // rule 2.5: one subscription at a time
-        s.cancel();
-        return;
-      }
-      subscription = s;
-      pull();
-    });
+    context.execute(
+        () -> {
+          if (subscription != null || cancelled) { // rule 2.5: one subscription at a time
+            s.cancel();
+            return;
+          }
+          subscription = s;
+          pull();
+        });
   }
 
   @Override
   public void onNext(byte[] item) {
-    context.execute(() -> {
-      if (cancelled || end != null) {
-        return;
-      }
-      produced++;
-      keep(item);
-      if (link != null) {
-        link.write(new StreamItem(link.streamId(), produced, item));
-      }
-    });
+    context.execute(
+        () -> {
+          if (cancelled || end != null) {
+            return;
+          }
+          produced++;
+          keep(item);
+          if (link != null) {
+            link.write(new StreamItem(link.streamId(), produced, item));
+          }
+        });
   }
 
   @Override
   public void onError(Throwable failure) {
     String message = failure.getMessage();
-    context.execute(() -> ended(Status.REMOTE_ERROR, Map.of(
-        Response.ERROR_TYPE, failure.getClass().getName(), Response.ERROR_MESSAGE, message == null ? "" : message)));
+    context.execute(
+        () ->
+            ended(
+                Status.REMOTE_ERROR,
+                Map.of(
+                    Response.ERROR_TYPE,
+                    failure.getClass().getName(),
+                    Response.ERROR_MESSAGE,
+                    message == null ? "" : message)));
   }
 
   @Override
@@ -98,7 +113,10 @@ public final class StreamSender implements Flow.Subscriber<byte[]> {
     owner.senderEnded();
   }
 
-  /** The peer's credit: it holds every item up to {@code received} and takes items up to {@code newLimit}. */
+  /**
+   * The peer's credit: it holds every item up to {@code received} and takes items up to {@code
+   * newLimit}.
+   */
   public void onCredit(long received, long newLimit) {
     acknowledge(received);
     if (newLimit > limit) {
@@ -142,12 +160,16 @@ public final class StreamSender implements Flow.Subscriber<byte[]> {
     }
   }
 
-  /** True when a peer that holds {@code peerReceived} items can be given the rest from this buffer. */
+  /**
+   * True when a peer that holds {@code peerReceived} items can be given the rest from this buffer.
+   */
   public boolean canResumeFrom(long peerReceived) {
     return !overflowed && peerReceived >= acked && peerReceived <= produced;
   }
 
-  /** The stream is on {@code next}: what the peer lacks is replayed, then the end if there was one. */
+  /**
+   * The stream is on {@code next}: what the peer lacks is replayed, then the end if there was one.
+   */
   public void attach(StreamLink next, long peerReceived, long peerLimit) {
     acknowledge(peerReceived);
     link = next;

@@ -7,15 +7,20 @@ import java.util.function.BinaryOperator;
 
 /**
  * How streams behave, the same on both sides: a receiver credits its sender at most {@code window}
- * items beyond what its subscriber took (tether.stream.window), or more small items up to
- * {@code windowBytes} (tether.stream.windowBytes); {@code resumeBufferBytes} of sent items are kept
- * until acknowledged (tether.stream.resumeBuffer); a stream whose connection broke waits
- * {@code resumeWindow} to be resumed (tether.stream.resumeWindow).
+ * items beyond what its subscriber took (tether.stream.window), or more small items up to {@code
+ * windowBytes} (tether.stream.windowBytes); {@code resumeBufferBytes} of sent items are kept until
+ * acknowledged (tether.stream.resumeBuffer); a stream whose connection broke waits {@code
+ * resumeWindow} to be resumed (tether.stream.resumeWindow).
  */
-public record StreamSettings(int window, long windowBytes, long resumeBufferBytes, Duration resumeWindow) {
-  public static final StreamSettings DEFAULTS = new StreamSettings(64, 64 << 10, 1 << 20, Duration.ofSeconds(30));
+public record StreamSettings(
+    int window, long windowBytes, long resumeBufferBytes, Duration resumeWindow) {
+  public static final StreamSettings DEFAULTS =
+      new StreamSettings(64, 64 << 10, 1 << 20, Duration.ofSeconds(30));
 
-  /** What an item costs beyond its body: its frame's header and position, its array's header in memory. */
+  /**
+   * What an item costs beyond its body: its frame's header and position, its array's header in
+   * memory.
+   */
   static final int ITEM_OVERHEAD_BYTES = 32;
 
   public static final String WINDOW = "tether.stream.window";
@@ -33,9 +38,12 @@ public record StreamSettings(int window, long windowBytes, long resumeBufferByte
     try {
       items = Integer.parseInt(window);
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(WINDOW + " must be a whole number of items, got \"" + window + "\"");
+      throw new IllegalArgumentException(
+          WINDOW + " must be a whole number of items, got \"" + window + "\"");
     }
-    return new StreamSettings(items, bytes(WINDOW_BYTES, lookup.apply(WINDOW_BYTES, "64KiB")),
+    return new StreamSettings(
+        items,
+        bytes(WINDOW_BYTES, lookup.apply(WINDOW_BYTES, "64KiB")),
         bytes(RESUME_BUFFER, lookup.apply(RESUME_BUFFER, "1MiB")),
         DurationParser.parse(RESUME_WINDOW, lookup.apply(RESUME_WINDOW, "30s")));
   }
@@ -46,7 +54,8 @@ public record StreamSettings(int window, long windowBytes, long resumeBufferByte
    * bytes, and in a quarter of the resume buffer, so a stream that credits more stays resumable.
    */
   public int windowFor(int largestItemBytes) {
-    long bytes = resumeBufferBytes == 0 ? windowBytes : Math.min(windowBytes, resumeBufferBytes / 4);
+    long bytes =
+        resumeBufferBytes == 0 ? windowBytes : Math.min(windowBytes, resumeBufferBytes / 4);
     long fitting = bytes / (largestItemBytes + ITEM_OVERHEAD_BYTES);
     return (int) Math.max(window, Math.min(fitting, Integer.MAX_VALUE));
   }
@@ -58,7 +67,8 @@ public record StreamSettings(int window, long windowBytes, long resumeBufferByte
     try {
       return Math.multiplyExact(Long.parseLong(digits), unit);
     } catch (NumberFormatException | ArithmeticException e) {
-      throw new IllegalArgumentException(key + " must be bytes, or a number with KiB or MiB, got \"" + text + "\"");
+      throw new IllegalArgumentException(
+          key + " must be bytes, or a number with KiB or MiB, got \"" + text + "\"");
     }
   }
 
@@ -67,13 +77,16 @@ public record StreamSettings(int window, long windowBytes, long resumeBufferByte
       throw new IllegalArgumentException("tether.stream.window must be at least 1: " + window);
     }
     if (windowBytes < 0) {
-      throw new IllegalArgumentException("tether.stream.windowBytes must not be negative: " + windowBytes);
+      throw new IllegalArgumentException(
+          "tether.stream.windowBytes must not be negative: " + windowBytes);
     }
     if (resumeBufferBytes < 0) {
-      throw new IllegalArgumentException("tether.stream.resumeBuffer must not be negative: " + resumeBufferBytes);
+      throw new IllegalArgumentException(
+          "tether.stream.resumeBuffer must not be negative: " + resumeBufferBytes);
     }
     if (resumeWindow.isNegative()) {
-      throw new IllegalArgumentException("tether.stream.resumeWindow must not be negative: " + resumeWindow);
+      throw new IllegalArgumentException(
+          "tether.stream.resumeWindow must not be negative: " + resumeWindow);
     }
   }
 }

@@ -13,12 +13,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class StreamThreads {
   private static final AtomicInteger NUMBER = new AtomicInteger();
-  private static final ExecutorService SHARED = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS,
-      new SynchronousQueue<>(), task -> {
-        Thread t = new Thread(task, "tether-stream-" + NUMBER.incrementAndGet());
-        t.setDaemon(true);
-        return t;
-      });
+  private static final ExecutorService SHARED =
+      new ThreadPoolExecutor(
+          0,
+          Integer.MAX_VALUE,
+          60,
+          TimeUnit.SECONDS,
+          new SynchronousQueue<>(),
+          task -> {
+            Thread t = new Thread(task, "tether-stream-" + NUMBER.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+          });
 
   private StreamThreads() {}
 

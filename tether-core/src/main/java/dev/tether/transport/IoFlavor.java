@@ -70,9 +70,7 @@ public enum IoFlavor {
 
   public abstract Class<? extends DatagramChannel> datagramChannel();
 
-  /**
-   * Epoll when it loads on this machine, unless {@code tether.transport.nio=true} asks for NIO.
-   */
+  /** Epoll when it loads on this machine, unless {@code tether.transport.nio=true} asks for NIO. */
   public static IoFlavor best(boolean forceNio) {
     return !forceNio && Epoll.isAvailable() ? EPOLL : NIO;
   }

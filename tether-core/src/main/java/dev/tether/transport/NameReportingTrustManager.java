@@ -11,14 +11,15 @@ import javax.net.ssl.SSLEngine;
 import javax.net.ssl.X509ExtendedTrustManager;
 
 /**
- * A client's trust manager that leaves every decision to the JDK's (chain, validity, and the
- * HTTPS hostname rules) and only explains a refusal better: when the chain is trusted and the one
- * thing wrong is the name, it throws {@link PeerNameMismatchException} naming the dialled host and
- * what the certificate presented, instead of the JDK's bare "No subject alternative names".
+ * A client's trust manager that leaves every decision to the JDK's (chain, validity, and the HTTPS
+ * hostname rules) and only explains a refusal better: when the chain is trusted and the one thing
+ * wrong is the name, it throws {@link PeerNameMismatchException} naming the dialled host and what
+ * the certificate presented, instead of the JDK's bare "No subject alternative names".
  */
 final class NameReportingTrustManager extends X509ExtendedTrustManager {
   /** Subject alternative name types of RFC 5280: dNSName and iPAddress. */
   private static final int DNS_NAME = 2;
+
   private static final int IP_ADDRESS = 7;
 
   private final X509ExtendedTrustManager jdk;
@@ -44,11 +45,14 @@ final class NameReportingTrustManager extends X509ExtendedTrustManager {
   }
 
   @Override
-  public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+  public void checkServerTrusted(X509Certificate[] chain, String authType)
+      throws CertificateException {
     jdk.checkServerTrusted(chain, authType);
   }
 
-  /** The 3-argument check failed; the 2-argument one checks no name: if it passes, the name was it. */
+  /**
+   * The 3-argument check failed; the 2-argument one checks no name: if it passes, the name was it.
+   */
   private CertificateException explained(
       CertificateException refused, X509Certificate[] chain, String authType, String host) {
     try {
@@ -56,8 +60,8 @@ final class NameReportingTrustManager extends X509ExtendedTrustManager {
     } catch (CertificateException untrusted) {
       return refused;
     }
-    return new PeerNameMismatchException(host, namesOf(chain[0]),
-        chain[0].getSubjectX500Principal().getName(), refused);
+    return new PeerNameMismatchException(
+        host, namesOf(chain[0]), chain[0].getSubjectX500Principal().getName(), refused);
   }
 
   private static List<String> namesOf(X509Certificate certificate) {
@@ -93,7 +97,8 @@ final class NameReportingTrustManager extends X509ExtendedTrustManager {
   }
 
   @Override
-  public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+  public void checkClientTrusted(X509Certificate[] chain, String authType)
+      throws CertificateException {
     jdk.checkClientTrusted(chain, authType);
   }
 

@@ -11,11 +11,20 @@ public final class PeerNameMismatchException extends CertificateException {
   private final String expectedHost;
   private final List<String> presentedNames;
 
-  PeerNameMismatchException(String expectedHost, List<String> presentedNames, String subject, Throwable cause) {
-    super("server certificate does not name the dialled host " + expectedHost + ": it presents "
-        + (presentedNames.isEmpty() ? "no subject alternative names" : String.join(", ", presentedNames))
-        + " (subject " + subject + "); dial a name it lists, or turn hostname verification off "
-        + "(TlsConfig.withHostnameVerification(false)) for a private CA that certifies no names", cause);
+  PeerNameMismatchException(
+      String expectedHost, List<String> presentedNames, String subject, Throwable cause) {
+    super(
+        "server certificate does not name the dialled host "
+            + expectedHost
+            + ": it presents "
+            + (presentedNames.isEmpty()
+                ? "no subject alternative names"
+                : String.join(", ", presentedNames))
+            + " (subject "
+            + subject
+            + "); dial a name it lists, or turn hostname verification off "
+            + "(TlsConfig.withHostnameVerification(false)) for a private CA that certifies no names",
+        cause);
     this.expectedHost = expectedHost;
     this.presentedNames = List.copyOf(presentedNames);
   }

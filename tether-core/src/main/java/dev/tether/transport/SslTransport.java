@@ -12,23 +12,30 @@ import java.net.SocketAddress;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * TCP with TLS in front of Tether's handlers. Either context may be null: a client runtime has
- * only the client one, a server only the server one. {@link #reload} swaps a context: connections
- * opened from then on use the new one, open ones keep the one they shook hands with.
+ * TCP with TLS in front of Tether's handlers. Either context may be null: a client runtime has only
+ * the client one, a server only the server one. {@link #reload} swaps a context: connections opened
+ * from then on use the new one, open ones keep the one they shook hands with.
  */
 public final class SslTransport extends TcpTransport {
   /** Swapped whole by reload, read once per new connection; null for the side not configured. */
   private final AtomicReference<SslContext> clientContext;
+
   private final AtomicReference<SslContext> serverContext;
 
-  public SslTransport(IoFlavor flavor, EventLoopGroup group, Scheduler timers, SslContext clientContext,
+  public SslTransport(
+      IoFlavor flavor,
+      EventLoopGroup group,
+      Scheduler timers,
+      SslContext clientContext,
       SslContext serverContext) {
     super(flavor, group, timers);
     this.clientContext = new AtomicReference<>(clientContext);
     this.serverContext = new AtomicReference<>(serverContext);
   }
 
-  /** New connections of that side use {@code next}; a client context when {@code next.isClient()}. */
+  /**
+   * New connections of that side use {@code next}; a client context when {@code next.isClient()}.
+   */
   public void reload(SslContext next) {
     (next.isClient() ? clientContext : serverContext).set(next);
   }
@@ -48,7 +55,8 @@ public final class SslTransport extends TcpTransport {
     boolean serverSide = remote == null;
     AtomicReference<SslContext> current = serverSide ? serverContext : clientContext;
     if (current.get() == null) {
-      throw new IllegalStateException("TLS is not configured for the " + (serverSide ? "server" : "client"));
+      throw new IllegalStateException(
+          "TLS is not configured for the " + (serverSide ? "server" : "client"));
     }
     return new ChannelInitializer<Channel>() {
       @Override

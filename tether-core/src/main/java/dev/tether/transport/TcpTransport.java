@@ -14,8 +14,8 @@ import java.time.Duration;
 
 /**
  * Plain TCP over the event loops of its {@link IoFlavor}; TCP_NODELAY, as RPC traffic wants. A
- * connect gives up after its timeout as {@code timers} count time (the runtime's scheduler), not
- * on a timer of Netty's own.
+ * connect gives up after its timeout as {@code timers} count time (the runtime's scheduler), not on
+ * a timer of Netty's own.
  */
 public class TcpTransport implements Transport {
   /**
@@ -55,7 +55,8 @@ public class TcpTransport implements Transport {
   }
 
   @Override
-  public ChannelFuture connect(SocketAddress remote, Duration connectTimeout, ChannelHandler handler) {
+  public ChannelFuture connect(
+      SocketAddress remote, Duration connectTimeout, ChannelHandler handler) {
     Bootstrap bootstrap =
         new Bootstrap()
             .group(group)

@@ -90,7 +90,8 @@ public final class TlsContexts {
         factory.init(config.trustedCertificates().map(TlsContexts::keyStoreOf).orElse(null));
       }
     } catch (GeneralSecurityException e) {
-      throw new IllegalArgumentException("cannot build a TLS trust manager from " + config + ": " + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          "cannot build a TLS trust manager from " + config + ": " + e.getMessage(), e);
     }
     for (TrustManager tm : factory.getTrustManagers()) {
       if (tm instanceof X509ExtendedTrustManager extended) {
@@ -110,7 +111,8 @@ public final class TlsContexts {
       }
       return store;
     } catch (GeneralSecurityException | java.io.IOException e) {
-      throw new IllegalArgumentException("cannot hold the TLS " + trusted.origin() + " in a key store: " + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          "cannot hold the TLS " + trusted.origin() + " in a key store: " + e.getMessage(), e);
     }
   }
 
@@ -144,8 +146,11 @@ public final class TlsContexts {
     }
   }
 
-  /** @param applyTrust false when the caller already installed the trust manager */
-  private static SslContext build(SslContextBuilder builder, TlsConfig config, String side, boolean applyTrust) {
+  /**
+   * @param applyTrust false when the caller already installed the trust manager
+   */
+  private static SslContext build(
+      SslContextBuilder builder, TlsConfig config, String side, boolean applyTrust) {
     if (applyTrust) {
       config.trustManagerFactory().ifPresent(builder::trustManager);
       config.trustedCertificates().ifPresent(pem -> builder.trustManager(parseCertificates(pem)));

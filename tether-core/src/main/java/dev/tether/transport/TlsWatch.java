@@ -27,17 +27,21 @@ public final class TlsWatch {
   private final Scheduler scheduler;
   private final Executor owner;
   private final long intervalNanos;
+
   /** The files at the last check; null until started. */
   private List<Stamp> seen;
+
   /** Non-null while a check is scheduled. */
   private Scheduler.Cancellable next;
+
   private boolean stopped;
 
   /**
    * @param reload builds and installs a new context; may throw, which keeps the old one
    * @param owner a serial executor: every check runs on it, one at a time
    */
-  public TlsWatch(List<Path> files, Runnable reload, Scheduler scheduler, Executor owner, long intervalNanos) {
+  public TlsWatch(
+      List<Path> files, Runnable reload, Scheduler scheduler, Executor owner, long intervalNanos) {
     this.files = List.copyOf(files);
     this.reload = reload;
     this.scheduler = scheduler;
@@ -46,20 +50,22 @@ public final class TlsWatch {
   }
 
   public void start() {
-    owner.execute(() -> {
-      seen = stamps();
-      scheduleNext();
-    });
+    owner.execute(
+        () -> {
+          seen = stamps();
+          scheduleNext();
+        });
   }
 
   public void stop() {
-    owner.execute(() -> {
-      stopped = true;
-      if (next != null) {
-        next.cancel();
-        next = null;
-      }
-    });
+    owner.execute(
+        () -> {
+          stopped = true;
+          if (next != null) {
+            next.cancel();
+            next = null;
+          }
+        });
   }
 
   private void scheduleNext() {
@@ -82,7 +88,10 @@ public final class TlsWatch {
         reload.run();
         log.info("TLS reloaded: {} changed", files);
       } catch (RuntimeException e) {
-        log.warn("TLS files {} changed but do not build a context; the previous one stays: {}", files, e.getMessage());
+        log.warn(
+            "TLS files {} changed but do not build a context; the previous one stays: {}",
+            files,
+            e.getMessage());
       }
     }
     scheduleNext();

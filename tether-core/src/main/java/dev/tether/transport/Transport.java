@@ -8,14 +8,14 @@ import java.net.SocketAddress;
 import java.time.Duration;
 
 /**
- * One way of carrying frames between two processes (tcp, ssl, udp, local). A transport opens
- * client channels and binds server channels; the handler given to it is installed after the
- * transport's own handlers (TLS, for instance), so Tether's pipeline sees frames' bytes.
+ * One way of carrying frames between two processes (tcp, ssl, udp, local). A transport opens client
+ * channels and binds server channels; the handler given to it is installed after the transport's
+ * own handlers (TLS, for instance), so Tether's pipeline sees frames' bytes.
  */
 public interface Transport {
   /**
-   * Every stream channel turns unwritable once 1 MiB waits to be sent and writable again below
-   * 512 KiB: the client then holds new calls back, the server stops reading new requests.
+   * Every stream channel turns unwritable once 1 MiB waits to be sent and writable again below 512
+   * KiB: the client then holds new calls back, the server stops reading new requests.
    */
   WriteBufferWaterMark WRITE_BUFFER_WATER_MARK = new WriteBufferWaterMark(512 * 1024, 1024 * 1024);
 

@@ -31,7 +31,12 @@ public final class TransportSet {
    * @param name thread-name prefix, e.g. "tether-client"
    * @param timers the runtime's scheduler, which bounds connects; null: the set's own event loops
    */
-  public TransportSet(String name, int threads, boolean forceNio, SslContext clientTls, SslContext serverTls,
+  public TransportSet(
+      String name,
+      int threads,
+      boolean forceNio,
+      SslContext clientTls,
+      SslContext serverTls,
       Scheduler timers) {
     this.flavor = IoFlavor.best(forceNio);
     this.ioGroup =

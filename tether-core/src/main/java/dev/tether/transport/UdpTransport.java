@@ -9,8 +9,8 @@ import java.net.SocketAddress;
 import java.time.Duration;
 
 /**
- * Datagrams: one frame per datagram, no handshake, no responses. A client channel is a
- * connected UDP socket, so the kernel reports an unreachable port as a write error.
+ * Datagrams: one frame per datagram, no handshake, no responses. A client channel is a connected
+ * UDP socket, so the kernel reports an unreachable port as a write error.
  */
 public final class UdpTransport implements Transport {
   private final IoFlavor flavor;
@@ -42,12 +42,21 @@ public final class UdpTransport implements Transport {
   }
 
   @Override
-  public ChannelFuture connect(SocketAddress remote, Duration connectTimeout, ChannelHandler handler) {
-    return new Bootstrap().group(group).channel(flavor.datagramChannel()).handler(handler).connect(remote);
+  public ChannelFuture connect(
+      SocketAddress remote, Duration connectTimeout, ChannelHandler handler) {
+    return new Bootstrap()
+        .group(group)
+        .channel(flavor.datagramChannel())
+        .handler(handler)
+        .connect(remote);
   }
 
   @Override
   public ChannelFuture bind(SocketAddress local, ChannelHandler childHandler) {
-    return new Bootstrap().group(group).channel(flavor.datagramChannel()).handler(childHandler).bind(local);
+    return new Bootstrap()
+        .group(group)
+        .channel(flavor.datagramChannel())
+        .handler(childHandler)
+        .bind(local);
   }
 }

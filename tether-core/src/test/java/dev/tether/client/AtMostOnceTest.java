@@ -33,8 +33,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The at-most-once rule against real servers: a call is retried only when the server cannot have
- * run it or it is idempotent, and a non-idempotent call never runs twice. Executions are counted
- * in the service.
+ * run it or it is idempotent, and a non-idempotent call never runs twice. Executions are counted in
+ * the service.
  */
 class AtMostOnceTest {
   private final List<TetherServer> servers = new ArrayList<>();
@@ -62,22 +62,25 @@ class AtMostOnceTest {
   }
 
   private TetherServer server(String name, String endpoints, TetherServer.Builder builder) {
-    TetherServer s = builder
-        .endpoints(endpoints)
-        .service("bank", (op, payload, ctx) -> {
-          executions.computeIfAbsent(name, k -> new AtomicLong()).incrementAndGet();
-          return switch (op) {
-            case "withdraw" -> name.getBytes(StandardCharsets.UTF_8);
-            case "slowWithdraw" -> {
-              release.await(30, TimeUnit.SECONDS);
-              yield name.getBytes(StandardCharsets.UTF_8);
-            }
-            case "fail" -> throw new IllegalStateException("insufficient funds");
-            default -> throw new IllegalArgumentException(op);
-          };
-        })
-        .build()
-        .start();
+    TetherServer s =
+        builder
+            .endpoints(endpoints)
+            .service(
+                "bank",
+                (op, payload, ctx) -> {
+                  executions.computeIfAbsent(name, k -> new AtomicLong()).incrementAndGet();
+                  return switch (op) {
+                    case "withdraw" -> name.getBytes(StandardCharsets.UTF_8);
+                    case "slowWithdraw" -> {
+                      release.await(30, TimeUnit.SECONDS);
+                      yield name.getBytes(StandardCharsets.UTF_8);
+                    }
+                    case "fail" -> throw new IllegalStateException("insufficient funds");
+                    default -> throw new IllegalArgumentException(op);
+                  };
+                })
+            .build()
+            .start();
     servers.add(s);
     return s;
   }
@@ -106,12 +109,20 @@ class AtMostOnceTest {
 
   @Test
   void refusedRequestIsRetriedElsewhereEvenWhenNotIdempotent() {
-    TetherServer full = server("full", "tcp -h 127.0.0.1 -p 0", TetherServer.builder().executor(task -> {
-      throw new RejectedExecutionException("no thread free");
-    }));
+    TetherServer full =
+        server(
+            "full",
+            "tcp -h 127.0.0.1 -p 0",
+            TetherServer.builder()
+                .executor(
+                    task -> {
+                      throw new RejectedExecutionException("no thread free");
+                    }));
     TetherServer spare = server("spare");
-    Proxy p = tether().proxy("bank:" + endpoint(full) + ":" + endpoint(spare))
-        .withEndpointSelection(EndpointSelection.ORDERED);
+    Proxy p =
+        tether()
+            .proxy("bank:" + endpoint(full) + ":" + endpoint(spare))
+            .withEndpointSelection(EndpointSelection.ORDERED);
     assertThat(call(p, "withdraw")).isEqualTo("spare");
     assertThat(executed("spare")).isEqualTo(1);
     assertThat(executed("full")).isZero();
@@ -121,9 +132,12 @@ class AtMostOnceTest {
   void requestAboveGoAwaysLastAcceptedIdIsRetriedElsewhereEvenWhenNotIdempotent() throws Exception {
     TetherServer spare = server("spare");
     // Completes the handshake, then answers the first request with GOAWAY saying it accepted none.
-    try (ScriptedServer draining = new ScriptedServer(r -> new GoAway(GoAwayReason.SHUTDOWN, 0, "draining"))) {
-      Proxy p = tether().proxy("bank:tcp -h 127.0.0.1 -p " + draining.port() + ":" + endpoint(spare))
-          .withEndpointSelection(EndpointSelection.ORDERED);
+    try (ScriptedServer draining =
+        new ScriptedServer(r -> new GoAway(GoAwayReason.SHUTDOWN, 0, "draining"))) {
+      Proxy p =
+          tether()
+              .proxy("bank:tcp -h 127.0.0.1 -p " + draining.port() + ":" + endpoint(spare))
+              .withEndpointSelection(EndpointSelection.ORDERED);
       assertThat(call(p, "withdraw")).isEqualTo("spare");
       assertThat(executed("spare")).isEqualTo(1);
       assertThat(draining.requestsSeen()).isEqualTo(1);
@@ -140,11 +154,14 @@ class AtMostOnceTest {
     assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS))
         .hasCauseInstanceOf(ConnectionLostException.class)
         .cause()
-        .satisfies(e -> {
-          ConnectionLostException lost = (ConnectionLostException) e;
-          assertThat(lost.mayHaveExecuted()).isTrue();
-          assertThat(lost.attempts()).extracting(Attempt::outcome).containsExactly(Attempt.Outcome.LOST_AFTER_SEND);
-        });
+        .satisfies(
+            e -> {
+              ConnectionLostException lost = (ConnectionLostException) e;
+              assertThat(lost.mayHaveExecuted()).isTrue();
+              assertThat(lost.attempts())
+                  .extracting(Attempt::outcome)
+                  .containsExactly(Attempt.Outcome.LOST_AFTER_SEND);
+            });
     assertThat(executed("victim")).isEqualTo(1);
   }
 
@@ -152,13 +169,17 @@ class AtMostOnceTest {
   void connectionLostAfterSendRetriesAnIdempotentCallElsewhere() throws Exception {
     TetherServer victim = server("victim");
     TetherServer spare = server("spare");
-    Proxy p = tether().proxy("bank:" + endpoint(victim) + ":" + endpoint(spare))
-        .withEndpointSelection(EndpointSelection.ORDERED);
-    CompletableFuture<byte[]> call = p.invokeAsync("slowWithdraw", new byte[0], Idempotency.IDEMPOTENT);
+    Proxy p =
+        tether()
+            .proxy("bank:" + endpoint(victim) + ":" + endpoint(spare))
+            .withEndpointSelection(EndpointSelection.ORDERED);
+    CompletableFuture<byte[]> call =
+        p.invokeAsync("slowWithdraw", new byte[0], Idempotency.IDEMPOTENT);
     await().atMost(Duration.ofSeconds(5)).until(() -> executed("victim") == 1);
     victim.close();
     release.countDown();
-    assertThat(new String(call.get(10, TimeUnit.SECONDS), StandardCharsets.UTF_8)).isEqualTo("spare");
+    assertThat(new String(call.get(10, TimeUnit.SECONDS), StandardCharsets.UTF_8))
+        .isEqualTo("spare");
   }
 
   @Test
@@ -172,9 +193,15 @@ class AtMostOnceTest {
     first.close();
     servers.remove(first);
     server("restarted", "tcp -h 127.0.0.1 -p " + port, TetherServer.builder());
-    await().atMost(Duration.ofSeconds(5)).until(() -> t.connection(stale).state() == ConnectionState.CLOSED);
-    // A reconnect that met the port before the restart backs off; calls fail fast, unrun, until its next attempt.
-    await().atMost(Duration.ofSeconds(5)).ignoreExceptions().until(() -> call(p, "withdraw").equals("restarted"));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> t.connection(stale).state() == ConnectionState.CLOSED);
+    // A reconnect that met the port before the restart backs off; calls fail fast, unrun, until its
+    // next attempt.
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .ignoreExceptions()
+        .until(() -> call(p, "withdraw").equals("restarted"));
     assertThat(executed("restarted")).isEqualTo(1);
     assertThat(executed("first")).isEqualTo(1);
   }
@@ -184,31 +211,46 @@ class AtMostOnceTest {
     TetherServer a = server("a");
     TetherServer b = server("b");
     Proxy p = tether().proxy("bank:" + endpoint(a) + ":" + endpoint(b));
-    assertThatThrownBy(() -> p.invoke("fail", new byte[0], Idempotency.IDEMPOTENT)).isInstanceOf(RemoteException.class);
+    assertThatThrownBy(() -> p.invoke("fail", new byte[0], Idempotency.IDEMPOTENT))
+        .isInstanceOf(RemoteException.class);
     assertThat(executedEverywhere()).isEqualTo(1);
   }
 
   @Test
   void serviceAndOperationNotFoundAreNeverRetriedOnAnotherEndpoint() {
     AtomicInteger executedOnSecond = new AtomicInteger();
-    TetherServer first = TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0")
-        .service("typed", Teller.class, () -> "first").build().start();
-    TetherServer second = TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0")
-        .service("typed", Teller.class, () -> "second")
-        .service("nobody", (op, payload, ctx) -> {
-          executedOnSecond.incrementAndGet();
-          return payload;
-        })
-        .build().start();
+    TetherServer first =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .service("typed", Teller.class, () -> "first")
+            .build()
+            .start();
+    TetherServer second =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .service("typed", Teller.class, () -> "second")
+            .service(
+                "nobody",
+                (op, payload, ctx) -> {
+                  executedOnSecond.incrementAndGet();
+                  return payload;
+                })
+            .build()
+            .start();
     servers.add(first);
     servers.add(second);
-    Proxy p = tether().proxy("typed:" + endpoint(first) + ":" + endpoint(second))
-        .withEndpointSelection(EndpointSelection.ORDERED);
+    Proxy p =
+        tether()
+            .proxy("typed:" + endpoint(first) + ":" + endpoint(second))
+            .withEndpointSelection(EndpointSelection.ORDERED);
 
     assertThatThrownBy(() -> p.invoke("unknown", new byte[0], Idempotency.IDEMPOTENT))
-        .isInstanceOfSatisfying(OperationNotFoundException.class, e -> assertThat(e.attempts()).isEmpty());
-    assertThatThrownBy(() -> p.withIdentity("nobody").invoke("withdraw", new byte[0], Idempotency.IDEMPOTENT))
-        .isInstanceOfSatisfying(dev.tether.ServiceNotFoundException.class, e -> assertThat(e.attempts()).isEmpty());
+        .isInstanceOfSatisfying(
+            OperationNotFoundException.class, e -> assertThat(e.attempts()).isEmpty());
+    assertThatThrownBy(
+            () -> p.withIdentity("nobody").invoke("withdraw", new byte[0], Idempotency.IDEMPOTENT))
+        .isInstanceOfSatisfying(
+            dev.tether.ServiceNotFoundException.class, e -> assertThat(e.attempts()).isEmpty());
     assertThat(executedOnSecond).hasValue(0);
     assertThat(((java.net.InetSocketAddress) p.connection().remoteAddress()).getPort())
         .isEqualTo(first.endpoints().get(0).port());
@@ -221,15 +263,25 @@ class AtMostOnceTest {
 
   @Test
   void spentRetryBudgetFailsWithTheOriginalCause() {
-    TetherServer full = server("full", "tcp -h 127.0.0.1 -p 0", TetherServer.builder().executor(task -> {
-      throw new RejectedExecutionException("no thread free");
-    }));
-    Proxy p = tether("tether.retry.budget.ratio", "0", "tether.retry.budget.floorPerSecond", "0")
-        .proxy("bank:" + endpoint(full));
+    TetherServer full =
+        server(
+            "full",
+            "tcp -h 127.0.0.1 -p 0",
+            TetherServer.builder()
+                .executor(
+                    task -> {
+                      throw new RejectedExecutionException("no thread free");
+                    }));
+    Proxy p =
+        tether("tether.retry.budget.ratio", "0", "tether.retry.budget.floorPerSecond", "0")
+            .proxy("bank:" + endpoint(full));
     assertThatThrownBy(() -> call(p, "withdraw"))
-        .isInstanceOfSatisfying(dev.tether.RequestRefusedException.class, e ->
-            assertThat(e.attempts()).extracting(Attempt::outcome)
-                .containsExactly(Attempt.Outcome.REFUSED, Attempt.Outcome.BUDGET_EXHAUSTED));
+        .isInstanceOfSatisfying(
+            dev.tether.RequestRefusedException.class,
+            e ->
+                assertThat(e.attempts())
+                    .extracting(Attempt::outcome)
+                    .containsExactly(Attempt.Outcome.REFUSED, Attempt.Outcome.BUDGET_EXHAUSTED));
     assertThat(executed("full")).isZero();
   }
 
@@ -242,50 +294,83 @@ class AtMostOnceTest {
       nodes.add(s);
       ports.add(s.endpoints().get(0).port());
     }
-    String proxyString = "bank:" + endpoint(nodes.get(0)) + ":" + endpoint(nodes.get(1)) + ":" + endpoint(nodes.get(2));
+    String proxyString =
+        "bank:"
+            + endpoint(nodes.get(0))
+            + ":"
+            + endpoint(nodes.get(1))
+            + ":"
+            + endpoint(nodes.get(2));
     Proxy p = tether().proxy(proxyString).withConnectionCached(false);
-    LoadResult load = LoadResult.run(p, 8, Duration.ofSeconds(20), 4_000, () -> {
-      for (int i = 0; i < 3; i++) {
-        TetherServer old = nodes.get(i);
-        old.shutdownGracefully(Duration.ofSeconds(10));
-        servers.remove(old);
-        long servedBefore = executed("node" + i);
-        nodes.set(i, server("node" + i, "tcp -h 127.0.0.1 -p " + ports.get(i), TetherServer.builder()));
-        // As an operator would: the next node restarts once this one serves again. A dial that met
-        // the closed port backs off, so restarting all three within one delay would leave none.
-        String name = "node" + i;
-        await().atMost(Duration.ofSeconds(10)).until(() -> executed(name) > servedBefore);
-      }
-    });
+    LoadResult load =
+        LoadResult.run(
+            p,
+            8,
+            Duration.ofSeconds(20),
+            4_000,
+            () -> {
+              for (int i = 0; i < 3; i++) {
+                TetherServer old = nodes.get(i);
+                old.shutdownGracefully(Duration.ofSeconds(10));
+                servers.remove(old);
+                long servedBefore = executed("node" + i);
+                nodes.set(
+                    i,
+                    server(
+                        "node" + i, "tcp -h 127.0.0.1 -p " + ports.get(i), TetherServer.builder()));
+                // As an operator would: the next node restarts once this one serves again. A dial
+                // that met
+                // the closed port backs off, so restarting all three within one delay would leave
+                // none.
+                String name = "node" + i;
+                await().atMost(Duration.ofSeconds(10)).until(() -> executed(name) > servedBefore);
+              }
+            });
     assertThat(load.failures()).as("failed calls: %s", load.firstFailure()).isZero();
     assertThat(executedEverywhere()).isEqualTo(load.successes());
     assertThat(load.successes()).isGreaterThan(100);
   }
 
   @Test
-  void abruptKillsUnderLoadNeverFailAnIdempotentCallAndNeverRunANonIdempotentOneTwice() throws Exception {
+  void abruptKillsUnderLoadNeverFailAnIdempotentCallAndNeverRunANonIdempotentOneTwice()
+      throws Exception {
     List<TetherServer> nodes = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       nodes.add(server("node" + i));
     }
-    String proxyString = "bank:" + endpoint(nodes.get(0)) + ":" + endpoint(nodes.get(1)) + ":" + endpoint(nodes.get(2));
+    String proxyString =
+        "bank:"
+            + endpoint(nodes.get(0))
+            + ":"
+            + endpoint(nodes.get(1))
+            + ":"
+            + endpoint(nodes.get(2));
     Tether t = tether();
     Proxy p = t.proxy(proxyString).withConnectionCached(false);
     AtomicInteger idempotentFailures = new AtomicInteger();
-    LoadResult load = LoadResult.run(p, 8, Duration.ofSeconds(20), 4_000, () -> {
-      nodes.get(0).close();
-      for (int i = 0; i < 50; i++) {
-        try {
-          p.invoke("withdraw", new byte[0], Idempotency.IDEMPOTENT);
-        } catch (RuntimeException e) {
-          idempotentFailures.incrementAndGet();
-        }
-      }
-      nodes.get(1).close();
-    });
+    LoadResult load =
+        LoadResult.run(
+            p,
+            8,
+            Duration.ofSeconds(20),
+            4_000,
+            () -> {
+              nodes.get(0).close();
+              for (int i = 0; i < 50; i++) {
+                try {
+                  p.invoke("withdraw", new byte[0], Idempotency.IDEMPOTENT);
+                } catch (RuntimeException e) {
+                  idempotentFailures.incrementAndGet();
+                }
+              }
+              nodes.get(1).close();
+            });
     assertThat(idempotentFailures).hasValue(0);
-    assertThat(load.failuresOtherThanMayHaveExecuted()).as("first failure: %s", load.firstFailure()).isZero();
+    assertThat(load.failuresOtherThanMayHaveExecuted())
+        .as("first failure: %s", load.firstFailure())
+        .isZero();
     long idempotentRuns = 50;
-    assertThat(executedEverywhere() - idempotentRuns).isLessThanOrEqualTo(load.successes() + load.mayHaveExecutedFailures());
+    assertThat(executedEverywhere() - idempotentRuns)
+        .isLessThanOrEqualTo(load.successes() + load.mayHaveExecutedFailures());
   }
 }

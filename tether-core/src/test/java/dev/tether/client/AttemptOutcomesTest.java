@@ -20,41 +20,49 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The at-most-once rule as a table, without sockets: what happened to an attempt, mapped by
- * {@link AttemptOutcomes} and judged by {@link RetryPolicy}, for an idempotent call and for one
- * that is not. A request that provably did not run may be retried; one that may have run only when
+ * The at-most-once rule as a table, without sockets: what happened to an attempt, mapped by {@link
+ * AttemptOutcomes} and judged by {@link RetryPolicy}, for an idempotent call and for one that is
+ * not. A request that provably did not run may be retried; one that may have run only when
  * idempotent; the server's own answers end the call.
  */
 class AttemptOutcomesTest {
-  /** What the call does after the event: RETRY, FAIL, or END (the answer ends it, the policy is not asked). */
+  /**
+   * What the call does after the event: RETRY, FAIL, or END (the answer ends it, the policy is not
+   * asked).
+   */
   private static String afterAnswer(Status status, boolean idempotent) {
     Attempt.Outcome outcome = AttemptOutcomes.ofAnswer(status);
-    return outcome == null ? "END" : RetryPolicy.decide(outcome, idempotent, false, false, () -> true).name();
+    return outcome == null
+        ? "END"
+        : RetryPolicy.decide(outcome, idempotent, false, false, () -> true).name();
   }
 
   private static String afterLostConnection(boolean sent, boolean idempotent) {
-    return RetryPolicy.decide(AttemptOutcomes.ofLostConnection(sent), idempotent, false, false, () -> true).name();
+    return RetryPolicy.decide(
+            AttemptOutcomes.ofLostConnection(sent), idempotent, false, false, () -> true)
+        .name();
   }
 
   @ParameterizedTest(name = "{0}: idempotent {1}, not idempotent {2}")
   @CsvSource({
-      "REFUSED,             RETRY, RETRY",
-      "INTERNAL,            RETRY, FAIL",
-      "REMOTE_ERROR,        END,   END",
-      "SERVICE_NOT_FOUND,   END,   END",
-      "OPERATION_NOT_FOUND, END,   END",
-      "DEADLINE_EXCEEDED,   END,   END",
-      "PERMISSION_DENIED,   END,   END"})
-  void eachFailingAnswerIsRetriedOnlyAsTheAtMostOnceRuleAllows(Status status, String idempotent, String notIdempotent) {
+    "REFUSED,             RETRY, RETRY",
+    "INTERNAL,            RETRY, FAIL",
+    "REMOTE_ERROR,        END,   END",
+    "SERVICE_NOT_FOUND,   END,   END",
+    "OPERATION_NOT_FOUND, END,   END",
+    "DEADLINE_EXCEEDED,   END,   END",
+    "PERMISSION_DENIED,   END,   END"
+  })
+  void eachFailingAnswerIsRetriedOnlyAsTheAtMostOnceRuleAllows(
+      Status status, String idempotent, String notIdempotent) {
     assertThat(afterAnswer(status, true)).isEqualTo(idempotent);
     assertThat(afterAnswer(status, false)).isEqualTo(notIdempotent);
   }
 
   @ParameterizedTest(name = "sent {0}: idempotent {1}, not idempotent {2}")
-  @CsvSource({
-      "false, RETRY, RETRY",
-      "true,  RETRY, FAIL"})
-  void aLostConnectionRetriesWhatProvablyDidNotRunAndWhatMayRunTwice(boolean sent, String idempotent, String notIdempotent) {
+  @CsvSource({"false, RETRY, RETRY", "true,  RETRY, FAIL"})
+  void aLostConnectionRetriesWhatProvablyDidNotRunAndWhatMayRunTwice(
+      boolean sent, String idempotent, String notIdempotent) {
     assertThat(afterLostConnection(sent, true)).isEqualTo(idempotent);
     assertThat(afterLostConnection(sent, false)).isEqualTo(notIdempotent);
   }
@@ -67,40 +75,56 @@ class AttemptOutcomesTest {
   @Test
   void aLostConnectionsExceptionSaysTheServerMayHaveRunItExactlyWhenItWasSent() {
     IOException reset = new IOException("reset by peer");
-    ConnectionLostException beforeSend = AttemptOutcomes.lostConnection(false, "tcp -h 127.0.0.1 -p 7001", "put", reset);
-    ConnectionLostException afterSend = AttemptOutcomes.lostConnection(true, "tcp -h 127.0.0.1 -p 7001", "put", reset);
+    ConnectionLostException beforeSend =
+        AttemptOutcomes.lostConnection(false, "tcp -h 127.0.0.1 -p 7001", "put", reset);
+    ConnectionLostException afterSend =
+        AttemptOutcomes.lostConnection(true, "tcp -h 127.0.0.1 -p 7001", "put", reset);
     assertThat(beforeSend.mayHaveExecuted()).isFalse();
-    assertThat(beforeSend).hasMessage("connection tcp -h 127.0.0.1 -p 7001 failed before put was sent: reset by peer")
+    assertThat(beforeSend)
+        .hasMessage("connection tcp -h 127.0.0.1 -p 7001 failed before put was sent: reset by peer")
         .hasCause(reset);
     assertThat(afterSend.mayHaveExecuted()).isTrue();
-    assertThat(afterSend).hasMessage("connection tcp -h 127.0.0.1 -p 7001 lost after put was sent: reset by peer");
+    assertThat(afterSend)
+        .hasMessage("connection tcp -h 127.0.0.1 -p 7001 lost after put was sent: reset by peer");
   }
 
   @Test
   void onlyDeadlinesAndInternalFailuresBlameTheNode() {
     for (Status s : Status.values()) {
-      assertThat(AttemptOutcomes.blamesTheNode(s)).as(s.name())
+      assertThat(AttemptOutcomes.blamesTheNode(s))
+          .as(s.name())
           .isEqualTo(s == Status.DEADLINE_EXCEEDED || s == Status.INTERNAL);
     }
   }
 
   @Test
   void eachFailingAnswerBecomesTheExceptionThatNamesIt() {
-    Map<String, String> meta = Map.of(Response.ERROR_TYPE, "java.lang.IllegalStateException", Response.ERROR_MESSAGE, "broken");
+    Map<String, String> meta =
+        Map.of(
+            Response.ERROR_TYPE,
+            "java.lang.IllegalStateException",
+            Response.ERROR_MESSAGE,
+            "broken");
     String where = "tcp -h 127.0.0.1 -p 7001";
     assertThat(AttemptOutcomes.failureOf(Status.REMOTE_ERROR, meta, "kv", "put", where))
-        .isInstanceOfSatisfying(RemoteException.class, e -> assertThat(e.remoteMessage()).isEqualTo("broken"));
+        .isInstanceOfSatisfying(
+            RemoteException.class, e -> assertThat(e.remoteMessage()).isEqualTo("broken"));
     assertThat(AttemptOutcomes.failureOf(Status.SERVICE_NOT_FOUND, meta, "kv", "put", where))
-        .isInstanceOf(ServiceNotFoundException.class).hasMessage("no service \"kv\" on " + where);
+        .isInstanceOf(ServiceNotFoundException.class)
+        .hasMessage("no service \"kv\" on " + where);
     assertThat(AttemptOutcomes.failureOf(Status.OPERATION_NOT_FOUND, meta, "kv", "put", where))
-        .isInstanceOf(OperationNotFoundException.class).hasMessageContaining("no operation \"put\"");
+        .isInstanceOf(OperationNotFoundException.class)
+        .hasMessageContaining("no operation \"put\"");
     assertThat(AttemptOutcomes.failureOf(Status.REFUSED, meta, "kv", "put", where))
-        .isInstanceOf(RequestRefusedException.class).hasMessage("the server refused the request on " + where + " (put)");
+        .isInstanceOf(RequestRefusedException.class)
+        .hasMessage("the server refused the request on " + where + " (put)");
     assertThat(AttemptOutcomes.failureOf(Status.DEADLINE_EXCEEDED, meta, "kv", "put", where))
         .isInstanceOf(InvocationTimeoutException.class);
     assertThat(AttemptOutcomes.failureOf(Status.INTERNAL, meta, "kv", "put", where))
-        .hasSameClassAs(new TetherException("")).hasMessage("the server failed: broken");
+        .hasSameClassAs(new TetherException(""))
+        .hasMessage("the server failed: broken");
     assertThat(AttemptOutcomes.failureOf(Status.PERMISSION_DENIED, meta, "kv", "put", where))
-        .isInstanceOf(PermissionDeniedException.class).hasMessageContaining("broken");
+        .isInstanceOf(PermissionDeniedException.class)
+        .hasMessageContaining("broken");
   }
 }

@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-/** The calls waiting for a slot, alone: arrival order, one report per saturation, finished calls skipped. */
+/**
+ * The calls waiting for a slot, alone: arrival order, one report per saturation, finished calls
+ * skipped.
+ */
 class CallBacklogTest {
   private final CallBacklog backlog = new CallBacklog();
 

@@ -36,7 +36,8 @@ class ClientConfigTest {
   @Test
   void connectionsNeverAgeOnTheClientByDefault() {
     assertThat(config().connections().maxAge()).isEqualTo(Duration.ZERO);
-    assertThat(config("tether.connection.maxAge", "5min").connections().maxAge()).isEqualTo(Duration.ofMinutes(5));
+    assertThat(config("tether.connection.maxAge", "5min").connections().maxAge())
+        .isEqualTo(Duration.ofMinutes(5));
   }
 
   @Test

@@ -38,16 +38,24 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The client connection handler under an {@link EmbeddedChannel}: its timers on a manual
- * scheduler and ticker, its frames written and read by hand, no socket.
+ * The client connection handler under an {@link EmbeddedChannel}: its timers on a manual scheduler
+ * and ticker, its frames written and read by hand, no socket.
  */
 class ClientConnectionTest {
   private final AtomicLong nowNanos = new AtomicLong(1_000_000_000L);
   private final List<Timer> timers = new ArrayList<>();
   private final List<TetherEvent> events = new CopyOnWriteArrayList<>();
-  private final ClientRuntime runtime = new ClientRuntime(
-      ClientConfig.from(new Properties()), Resolver.system(), null, nowNanos::get, this::schedule, new Random(7),
-      (host, settings) -> null, List.of(events::add), null);
+  private final ClientRuntime runtime =
+      new ClientRuntime(
+          ClientConfig.from(new Properties()),
+          Resolver.system(),
+          null,
+          nowNanos::get,
+          this::schedule,
+          new Random(7),
+          (host, settings) -> null,
+          List.of(events::add),
+          null);
 
   /** One task the manual scheduler holds until the test fires it. */
   private static final class Timer {
@@ -73,11 +81,20 @@ class ClientConnectionTest {
   }
 
   private ClientConnection connectionWithConnectTimeout(Duration connectTimeout) {
-    ProxySettings settings = ProxySettings.of("svc", InvocationMode.TWOWAY, false,
-        List.of(Endpoint.parse("tcp -h 127.0.0.1 -p 9 -t 5000")));
+    ProxySettings settings =
+        ProxySettings.of(
+            "svc",
+            InvocationMode.TWOWAY,
+            false,
+            List.of(Endpoint.parse("tcp -h 127.0.0.1 -p 9 -t 5000")));
     Candidate resolved = runtime.select(settings).get(0);
-    Candidate c = new Candidate(resolved.endpoint(), resolved.transport(), resolved.address(), resolved.timeout(),
-        connectTimeout);
+    Candidate c =
+        new Candidate(
+            resolved.endpoint(),
+            resolved.transport(),
+            resolved.address(),
+            resolved.timeout(),
+            connectTimeout);
     return (ClientConnection) runtime.newConnection(c, c.key(""));
   }
 
@@ -111,7 +128,9 @@ class ClientConnectionTest {
     EmbeddedChannel ch = new EmbeddedChannel(c.initializer());
     assertThat((ByteBuf) ch.readOutbound()).as("preface and HELLO").isNotNull();
     c.onTransportConnected();
-    assertThat(timers).singleElement().satisfies(t -> assertThat(t.delayNanos).isEqualTo(300_000_000L));
+    assertThat(timers)
+        .singleElement()
+        .satisfies(t -> assertThat(t.delayNanos).isEqualTo(300_000_000L));
 
     timers.get(0).task.run();
     ch.runPendingTasks();
@@ -122,22 +141,32 @@ class ClientConnectionTest {
     try {
       c.ready().get();
     } catch (ExecutionException e) {
-      assertThat(e.getCause()).isInstanceOf(ConnectTimeoutException.class).hasMessageContaining("no handshake");
+      assertThat(e.getCause())
+          .isInstanceOf(ConnectTimeoutException.class)
+          .hasMessageContaining("no handshake");
     }
-    await().atMost(Duration.ofSeconds(5)).until(() -> events.stream().anyMatch(e -> e.kind() == TetherEvent.Kind.CONNECT_FAILED));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> events.stream().anyMatch(e -> e.kind() == TetherEvent.Kind.CONNECT_FAILED));
   }
 
   @Test
-  void transportConnectTimingOutWithoutAnEndpointConnectTimeoutFailsTheAttemptWithConnectTimeout() throws Exception {
+  void transportConnectTimingOutWithoutAnEndpointConnectTimeoutFailsTheAttemptWithConnectTimeout()
+      throws Exception {
     // A listener whose accept queue is full drops further SYNs: a connect to it stays pending
     // until the transport's own limit (no "-t" on the endpoint) ends it on the manual scheduler.
-    try (java.net.ServerSocket full = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"));
+    try (java.net.ServerSocket full =
+            new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"));
         java.net.Socket first = new java.net.Socket()) {
       first.connect(full.getLocalSocketAddress(), 5000);
       java.util.List<java.net.Socket> fillers = new ArrayList<>();
       try {
-        ProxySettings settings = ProxySettings.of("svc", InvocationMode.TWOWAY, false,
-            List.of(Endpoint.parse("tcp -h 127.0.0.1 -p " + full.getLocalPort())));
+        ProxySettings settings =
+            ProxySettings.of(
+                "svc",
+                InvocationMode.TWOWAY,
+                false,
+                List.of(Endpoint.parse("tcp -h 127.0.0.1 -p " + full.getLocalPort())));
         Candidate candidate = runtime.select(settings).get(0);
         assertThat(candidate.connectTimeout()).isNull();
         for (int i = 0; i < 4; i++) { // fill the accept queue whatever its slack
@@ -151,7 +180,11 @@ class ClientConnectionTest {
         }
         ClientConnection c = (ClientConnection) runtime.newConnection(candidate, candidate.key(""));
         c.connect();
-        Timer limit = timers.stream().filter(t -> t.delayNanos == Duration.ofSeconds(30).toNanos()).findFirst().orElseThrow();
+        Timer limit =
+            timers.stream()
+                .filter(t -> t.delayNanos == Duration.ofSeconds(30).toNanos())
+                .findFirst()
+                .orElseThrow();
         assertThat(c.ready()).isNotDone();
 
         limit.task.run();
@@ -161,7 +194,9 @@ class ClientConnectionTest {
         try {
           c.ready().get();
         } catch (ExecutionException e) {
-          assertThat(e.getCause()).isInstanceOf(ConnectTimeoutException.class).hasMessageContaining("timed out after 30000 ms");
+          assertThat(e.getCause())
+              .isInstanceOf(ConnectTimeoutException.class)
+              .hasMessageContaining("timed out after 30000 ms");
         }
       } finally {
         for (java.net.Socket s : fillers) {
@@ -183,7 +218,9 @@ class ClientConnectionTest {
     assertThat(c.ready()).isCompletedWithValue(c);
     assertThat(c.welcome().serverId()).isEqualTo("server-1");
     assertThat(timers.get(0).cancelled).isTrue();
-    await().atMost(Duration.ofSeconds(5)).until(() -> events.stream().anyMatch(e -> e.kind() == TetherEvent.Kind.CONNECTED));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> events.stream().anyMatch(e -> e.kind() == TetherEvent.Kind.CONNECTED));
   }
 
   @Test
@@ -191,7 +228,9 @@ class ClientConnectionTest {
     ClientConnection c = connectionWithConnectTimeout(null);
     EmbeddedChannel ch = new EmbeddedChannel(c.initializer());
     ch.writeInbound(fromServer(welcome()));
-    assertThat(timers).as("the first liveness check, at readerIdle").singleElement()
+    assertThat(timers)
+        .as("the first liveness check, at readerIdle")
+        .singleElement()
         .satisfies(t -> assertThat(t.delayNanos).isEqualTo(Duration.ofSeconds(3).toNanos()));
     ((ByteBuf) ch.readOutbound()).release(); // preface and HELLO
 
@@ -215,12 +254,18 @@ class ClientConnectionTest {
   void requestFromTheServerIsAProtocolErrorThatClosesOnlyThisConnection() {
     ClientConnection c = connectionWithConnectTimeout(null);
     EmbeddedChannel ch = new EmbeddedChannel(c.initializer());
-    ch.writeInbound(fromServer(welcome(), new Request(1, 0, "svc", "op", 0, Map.of(), new byte[0])));
+    ch.writeInbound(
+        fromServer(welcome(), new Request(1, 0, "svc", "op", 0, Map.of(), new byte[0])));
     ch.runPendingTasks();
     assertThat(ch.isOpen()).isFalse();
     assertThat(c.state()).isEqualTo(ConnectionState.CLOSED);
-    await().atMost(Duration.ofSeconds(5)).until(() -> events.stream()
-        .anyMatch(e -> e.kind() == TetherEvent.Kind.CONNECTION_CLOSED && e.cause() != null));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                events.stream()
+                    .anyMatch(
+                        e -> e.kind() == TetherEvent.Kind.CONNECTION_CLOSED && e.cause() != null));
   }
 
   /**
@@ -254,11 +299,16 @@ class ClientConnectionTest {
   }
 
   private List<Invocation> sendBatch(ClientConnection c, EmbeddedChannel ch, int calls) {
-    ProxySettings settings = ProxySettings.of("svc", InvocationMode.TWOWAY, false,
-        List.of(Endpoint.parse("tcp -h 127.0.0.1 -p 9 -t 5000")));
+    ProxySettings settings =
+        ProxySettings.of(
+            "svc",
+            InvocationMode.TWOWAY,
+            false,
+            List.of(Endpoint.parse("tcp -h 127.0.0.1 -p 9 -t 5000")));
     List<Invocation> batch = new ArrayList<>();
     for (int i = 0; i < calls; i++) {
-      Invocation inv = new Invocation(new ProxyBinding(runtime, settings), "debit", new byte[] {(byte) i}, 0);
+      Invocation inv =
+          new Invocation(new ProxyBinding(runtime, settings), "debit", new byte[] {(byte) i}, 0);
       batch.add(inv);
       c.enqueue(inv);
     }

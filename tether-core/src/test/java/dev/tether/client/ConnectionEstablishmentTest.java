@@ -33,7 +33,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** Connection establishment against real servers on loopback: lazy connection, selection, reuse, caching, timeouts, modes. */
+/**
+ * Connection establishment against real servers on loopback: lazy connection, selection, reuse,
+ * caching, timeouts, modes.
+ */
 class ConnectionEstablishmentTest {
   private final List<TetherServer> servers = new ArrayList<>();
   private final List<AutoCloseable> closeables = new ArrayList<>();
@@ -56,22 +59,26 @@ class ConnectionEstablishmentTest {
   }
 
   private TetherServer server(String name, String endpoints) {
-    TetherServer s = TetherServer.builder()
-        .endpoints(endpoints)
-        .service("svc", (op, payload, ctx) -> switch (op) {
-          case "whoami" -> name.getBytes(StandardCharsets.UTF_8);
-          case "record" -> {
-            received.add(new String(payload, StandardCharsets.UTF_8));
-            yield new byte[0];
-          }
-          case "block" -> {
-            release.await(30, TimeUnit.SECONDS);
-            yield new byte[0];
-          }
-          default -> payload;
-        })
-        .build()
-        .start();
+    TetherServer s =
+        TetherServer.builder()
+            .endpoints(endpoints)
+            .service(
+                "svc",
+                (op, payload, ctx) ->
+                    switch (op) {
+                      case "whoami" -> name.getBytes(StandardCharsets.UTF_8);
+                      case "record" -> {
+                        received.add(new String(payload, StandardCharsets.UTF_8));
+                        yield new byte[0];
+                      }
+                      case "block" -> {
+                        release.await(30, TimeUnit.SECONDS);
+                        yield new byte[0];
+                      }
+                      default -> payload;
+                    })
+            .build()
+            .start();
     servers.add(s);
     return s;
   }
@@ -122,10 +129,13 @@ class ConnectionEstablishmentTest {
   @Test
   void orderedSelectionOverDeadThenLiveConnectsToTheLiveOne() throws IOException {
     TetherServer live = server("live");
-    Proxy p = tether().proxy("svc:tcp -h 127.0.0.1 -p " + deadPort() + ":tcp -h 127.0.0.1 -p " + port(live))
-        .withEndpointSelection(EndpointSelection.ORDERED);
+    Proxy p =
+        tether()
+            .proxy("svc:tcp -h 127.0.0.1 -p " + deadPort() + ":tcp -h 127.0.0.1 -p " + port(live))
+            .withEndpointSelection(EndpointSelection.ORDERED);
     assertThat(whoami(p)).isEqualTo("live");
-    assertThat(((InetSocketAddress) p.connection().remoteAddress()).getPort()).isEqualTo(port(live));
+    assertThat(((InetSocketAddress) p.connection().remoteAddress()).getPort())
+        .isEqualTo(port(live));
   }
 
   @Test
@@ -144,9 +154,13 @@ class ConnectionEstablishmentTest {
   void retryIntervalsAddRoundsOfAttempts() throws IOException {
     int a = deadPort();
     Proxy p = tether("tether.retry.intervals", "0 10 20").proxy("svc:tcp -h 127.0.0.1 -p " + a);
-    assertThatThrownBy(() -> whoami(p)).isInstanceOf(ConnectFailedException.class).hasMessageContaining("4 round(s)");
+    assertThatThrownBy(() -> whoami(p))
+        .isInstanceOf(ConnectFailedException.class)
+        .hasMessageContaining("4 round(s)");
     Proxy once = tether("tether.retry.intervals", "-1").proxy("svc:tcp -h 127.0.0.1 -p " + a);
-    assertThatThrownBy(() -> whoami(once)).isInstanceOf(ConnectFailedException.class).hasMessageContaining("1 round(s)");
+    assertThatThrownBy(() -> whoami(once))
+        .isInstanceOf(ConnectFailedException.class)
+        .hasMessageContaining("1 round(s)");
   }
 
   @Test
@@ -154,8 +168,16 @@ class ConnectionEstablishmentTest {
     TetherServer a = server("a");
     TetherServer b = server("b");
     TetherServer c = server("c");
-    Proxy p = tether().proxy("svc:tcp -h 127.0.0.1 -p " + port(a) + ":tcp -h 127.0.0.1 -p " + port(b)
-        + ":tcp -h 127.0.0.1 -p " + port(c)).withConnectionCached(false);
+    Proxy p =
+        tether()
+            .proxy(
+                "svc:tcp -h 127.0.0.1 -p "
+                    + port(a)
+                    + ":tcp -h 127.0.0.1 -p "
+                    + port(b)
+                    + ":tcp -h 127.0.0.1 -p "
+                    + port(c))
+            .withConnectionCached(false);
     Set<String> seen = new HashSet<>();
     for (int i = 0; i < 60 && seen.size() < 3; i++) {
       seen.add(whoami(p));
@@ -168,8 +190,15 @@ class ConnectionEstablishmentTest {
     TetherServer a = server("a");
     TetherServer b = server("b");
     TetherServer c = server("c");
-    Proxy p = tether().proxy("svc:tcp -h 127.0.0.1 -p " + port(a) + ":tcp -h 127.0.0.1 -p " + port(b)
-        + ":tcp -h 127.0.0.1 -p " + port(c));
+    Proxy p =
+        tether()
+            .proxy(
+                "svc:tcp -h 127.0.0.1 -p "
+                    + port(a)
+                    + ":tcp -h 127.0.0.1 -p "
+                    + port(b)
+                    + ":tcp -h 127.0.0.1 -p "
+                    + port(c));
     Set<String> seen = new HashSet<>();
     for (int i = 0; i < 60; i++) {
       seen.add(whoami(p));
@@ -198,7 +227,9 @@ class ConnectionEstablishmentTest {
     assertThat(s.connectionCount()).isEqualTo(3);
     assertThat(i2.connection().id()).isEqualTo(g2.connection().id());
     assertThat(g1.connection().connectionId()).isEqualTo("group1");
-    assertThat(prx.connection().id()).isNotEqualTo(g1.connection().id()).isNotEqualTo(g2.connection().id());
+    assertThat(prx.connection().id())
+        .isNotEqualTo(g1.connection().id())
+        .isNotEqualTo(g2.connection().id());
   }
 
   @Test
@@ -253,42 +284,68 @@ class ConnectionEstablishmentTest {
   void multiHomedNameGivesOneConnectionAttemptPerAddress() throws IOException {
     int port = deadPort();
     TetherServer third = server("third", "tcp -h 127.0.0.3 -p " + port);
-    Tether t = Tether.builder()
-        .resolver(host -> List.of(InetAddress.getByName("127.0.0.1"), InetAddress.getByName("127.0.0.2"),
-            InetAddress.getByName("127.0.0.3")))
-        .property("tether.retry.intervals", "-1")
-        .build();
+    Tether t =
+        Tether.builder()
+            .resolver(
+                host ->
+                    List.of(
+                        InetAddress.getByName("127.0.0.1"),
+                        InetAddress.getByName("127.0.0.2"),
+                        InetAddress.getByName("127.0.0.3")))
+            .property("tether.retry.intervals", "-1")
+            .build();
     closeables.add(t);
-    Proxy p = t.proxy("svc:tcp -h multi.test -p " + port).withEndpointSelection(EndpointSelection.ORDERED);
+    Proxy p =
+        t.proxy("svc:tcp -h multi.test -p " + port)
+            .withEndpointSelection(EndpointSelection.ORDERED);
     assertThat(whoami(p)).isEqualTo("third");
     Connection toThird = p.connection();
-    assertThat(((InetSocketAddress) toThird.remoteAddress()).getAddress().getHostAddress()).isEqualTo("127.0.0.3");
+    assertThat(((InetSocketAddress) toThird.remoteAddress()).getAddress().getHostAddress())
+        .isEqualTo("127.0.0.3");
     third.close();
     servers.remove(third);
-    // Until the client has seen the close, the old connection still looks usable and would be reused.
-    await().atMost(Duration.ofSeconds(5)).until(() -> t.connection(toThird).state() == ConnectionState.CLOSED);
-    Proxy again = t.proxy("svc:tcp -h multi.test -p " + port).withEndpointSelection(EndpointSelection.ORDERED);
+    // Until the client has seen the close, the old connection still looks usable and would be
+    // reused.
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> t.connection(toThird).state() == ConnectionState.CLOSED);
+    Proxy again =
+        t.proxy("svc:tcp -h multi.test -p " + port)
+            .withEndpointSelection(EndpointSelection.ORDERED);
     // Addresses whose key backs off go last, so the order depends on which streaks ran out.
     assertThatThrownBy(() -> whoami(again))
-        .isInstanceOfSatisfying(ConnectFailedException.class, e -> {
-          String tried = e.getMessage().replaceFirst("(?s).*?tried (.*?); last cause.*", "$1");
-          assertThat(tried.split(", ")).containsExactlyInAnyOrder("tcp -h 127.0.0.1 -p " + port,
-              "tcp -h 127.0.0.2 -p " + port, "tcp -h 127.0.0.3 -p " + port);
-        });
+        .isInstanceOfSatisfying(
+            ConnectFailedException.class,
+            e -> {
+              String tried = e.getMessage().replaceFirst("(?s).*?tried (.*?); last cause.*", "$1");
+              assertThat(tried.split(", "))
+                  .containsExactlyInAnyOrder(
+                      "tcp -h 127.0.0.1 -p " + port,
+                      "tcp -h 127.0.0.2 -p " + port,
+                      "tcp -h 127.0.0.3 -p " + port);
+            });
   }
 
   @Test
-  void callReusingAConnectionStillConnectingWalksTheOtherEndpointsWhenThatConnectFails() throws Exception {
+  void callReusingAConnectionStillConnectingWalksTheOtherEndpointsWhenThatConnectFails()
+      throws Exception {
     try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getByName("127.0.0.1"))) {
       TetherServer live = server("live");
       String stuck = "tcp -h 127.0.0.1 -p " + silent.getLocalPort() + " -t 300";
       Tether t = tether("tether.retry.intervals", "-1");
       // One proxy starts the connection to the silent peer; it stays in its handshake for 300 ms.
       CompletableFuture<byte[]> first = t.proxy("svc:" + stuck).invokeAsync("whoami", new byte[0]);
-      Proxy both = t.proxy("svc:" + stuck + ":tcp -h 127.0.0.1 -p " + live.endpoints().get(0).port() + " -t 300")
-          .withEndpointSelection(EndpointSelection.ORDERED);
+      Proxy both =
+          t.proxy(
+                  "svc:"
+                      + stuck
+                      + ":tcp -h 127.0.0.1 -p "
+                      + live.endpoints().get(0).port()
+                      + " -t 300")
+              .withEndpointSelection(EndpointSelection.ORDERED);
 
-      // This call's plan reuses the connecting connection; when it fails, the walk goes on to "live".
+      // This call's plan reuses the connecting connection; when it fails, the walk goes on to
+      // "live".
       assertThat(whoami(both)).isEqualTo("live");
       assertThat(first).failsWithin(Duration.ofSeconds(5));
     }
@@ -297,10 +354,13 @@ class ConnectionEstablishmentTest {
   @Test
   void peerThatNeverAnswersTheHandshakeRaisesConnectTimeoutWithinTheTimeout() throws IOException {
     try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getByName("127.0.0.1"))) {
-      Proxy p = tether("tether.retry.intervals", "-1")
-          .proxy("svc:tcp -h 127.0.0.1 -p " + silent.getLocalPort() + " -t 300");
+      Proxy p =
+          tether("tether.retry.intervals", "-1")
+              .proxy("svc:tcp -h 127.0.0.1 -p " + silent.getLocalPort() + " -t 300");
       long start = System.nanoTime();
-      assertThatThrownBy(() -> whoami(p)).isInstanceOf(ConnectTimeoutException.class).hasMessageContaining("300 ms");
+      assertThatThrownBy(() -> whoami(p))
+          .isInstanceOf(ConnectTimeoutException.class)
+          .hasMessageContaining("300 ms");
       long elapsedMillis = (System.nanoTime() - start) / 1_000_000;
       assertThat(elapsedMillis).isBetween(250L, 300L + 2_000L);
     }
@@ -312,7 +372,8 @@ class ConnectionEstablishmentTest {
     Tether t = tether();
     Proxy p = t.proxy(s.proxyString("svc")).withInvocationTimeout(Duration.ofMillis(200));
     Connection before = p.connection();
-    assertThatThrownBy(() -> p.invoke("block", new byte[0])).isInstanceOf(InvocationTimeoutException.class);
+    assertThatThrownBy(() -> p.invoke("block", new byte[0]))
+        .isInstanceOf(InvocationTimeoutException.class);
     // The invocation timeout is not part of the connection's identity: the same connection serves.
     Proxy patient = p.withInvocationTimeout(null);
     assertThat(whoami(patient)).isEqualTo("a");
@@ -331,9 +392,11 @@ class ConnectionEstablishmentTest {
     Connection c = p.connection();
     long start = System.nanoTime();
     assertThatThrownBy(() -> p.invoke("block", new byte[0]))
-        .isInstanceOfSatisfying(ConnectionLostException.class, e -> assertThat(e.mayHaveExecuted()).isTrue())
+        .isInstanceOfSatisfying(
+            ConnectionLostException.class, e -> assertThat(e.mayHaveExecuted()).isTrue())
         .hasMessageContaining("transport timeout");
-    // Far below the 60 s invocation timeout, with room for a loaded machine's scheduling (3.4 s seen at load 10).
+    // Far below the 60 s invocation timeout, with room for a loaded machine's scheduling (3.4 s
+    // seen at load 10).
     assertThat((System.nanoTime() - start) / 1_000_000).isLessThan(300L + 10_000L);
     assertThat(t.connection(c).state()).isEqualTo(ConnectionState.CLOSED);
   }
@@ -368,19 +431,24 @@ class ConnectionEstablishmentTest {
   void batchDatagramRequestsLeaveAsOneDatagramOnFlush() {
     TetherServer s = server("a", "udp -h 127.0.0.1 -p 0");
     Proxy batch = tether().proxy(s.proxyString("svc")).withMode(InvocationMode.BATCH_DATAGRAM);
-    await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20)).until(() -> {
-      batch.invoke("record", "x".getBytes(StandardCharsets.UTF_8));
-      batch.invoke("record", "y".getBytes(StandardCharsets.UTF_8));
-      batch.flushBatch();
-      return received.size() >= 2;
-    });
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .pollInterval(Duration.ofMillis(20))
+        .until(
+            () -> {
+              batch.invoke("record", "x".getBytes(StandardCharsets.UTF_8));
+              batch.invoke("record", "y".getBytes(StandardCharsets.UTF_8));
+              batch.flushBatch();
+              return received.size() >= 2;
+            });
     assertThat(List.copyOf(received).subList(0, 2)).containsExactlyInAnyOrder("x", "y");
   }
 
   @Test
   void connectionShowsWhereItGoesAndHow() {
     TetherServer s = server("a");
-    Proxy p = tether().proxy("svc:tcp -h 127.0.0.1 -p " + port(s) + " -t 2500").withConnectionId("g");
+    Proxy p =
+        tether().proxy("svc:tcp -h 127.0.0.1 -p " + port(s) + " -t 2500").withConnectionId("g");
     Connection c = p.connection();
     assertThat(c.remoteAddress()).isEqualTo(new InetSocketAddress("127.0.0.1", port(s)));
     assertThat(c.connectionId()).isEqualTo("g");
@@ -399,8 +467,12 @@ class ConnectionEstablishmentTest {
     assertThat(seen.inFlight()).isZero();
     s.close();
     servers.remove(s);
-    await().atMost(Duration.ofSeconds(5)).until(() -> t.connection(seen).state() == ConnectionState.CLOSED);
-    assertThat(seen.state()).as("the snapshot does not follow the connection").isEqualTo(ConnectionState.ACTIVE);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> t.connection(seen).state() == ConnectionState.CLOSED);
+    assertThat(seen.state())
+        .as("the snapshot does not follow the connection")
+        .isEqualTo(ConnectionState.ACTIVE);
     assertThat(t.connection(seen).isSameConnectionAs(seen)).isTrue();
   }
 

@@ -6,9 +6,9 @@ import static org.awaitility.Awaitility.await;
 import dev.tether.ConnectFailedException;
 import dev.tether.Endpoint;
 import dev.tether.internal.Backoff;
+import dev.tether.internal.ManualClock;
 import dev.tether.internal.SerialExecutor;
 import dev.tether.observe.TetherEvent;
-import dev.tether.internal.ManualClock;
 import dev.tether.transport.LocalTransport;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -25,17 +25,23 @@ import org.junit.jupiter.api.Test;
  * hand: no socket. The backoff is 100 ms doubling, without jitter, so every delay is exact.
  */
 class ConnectionSupervisorTest {
-  private static final Backoff BACKOFF = new Backoff(Duration.ofMillis(100), 2.0, Duration.ofSeconds(10), 0);
+  private static final Backoff BACKOFF =
+      new Backoff(Duration.ofMillis(100), 2.0, Duration.ofSeconds(10), 0);
 
   private final ManualClock clock = new ManualClock(1_000_000_000L);
   private final SerialExecutor control = new SerialExecutor();
   private final List<TetherEvent> events = new CopyOnWriteArrayList<>();
   private final ScriptedSupervisors host = new ScriptedSupervisors(control, clock, events::add);
   private final List<ScriptedChannel> dials = host.opened();
-  private final Candidate candidate = new Candidate(Endpoint.parse("tcp -h 127.0.0.1 -p 7001"), new LocalTransport(),
-      new InetSocketAddress("127.0.0.1", 7001), null, null);
-  private final ConnectionSupervisor supervisor = new ConnectionSupervisor(host, candidate.key(""),
-      candidate, BACKOFF);
+  private final Candidate candidate =
+      new Candidate(
+          Endpoint.parse("tcp -h 127.0.0.1 -p 7001"),
+          new LocalTransport(),
+          new InetSocketAddress("127.0.0.1", 7001),
+          null,
+          null);
+  private final ConnectionSupervisor supervisor =
+      new ConnectionSupervisor(host, candidate.key(""), candidate, BACKOFF);
 
   @AfterEach
   void stop() {
@@ -75,7 +81,8 @@ class ConnectionSupervisorTest {
     for (int i = 0; i < 5; i++) {
       CompletableFuture<RequestChannel> call = supervisor.obtain(candidate);
       assertThat(call).isCompletedExceptionally();
-      assertThat(causeOf(call)).isInstanceOf(ConnectFailedException.class)
+      assertThat(causeOf(call))
+          .isInstanceOf(ConnectFailedException.class)
           .hasMessageContaining("connection refused")
           .hasMessageContaining("next attempt due in 60 ms");
     }
@@ -123,7 +130,9 @@ class ConnectionSupervisorTest {
     CompletableFuture<RequestChannel> call =
         supervisor.obtain(candidate, true, clock.nanoTime() + Duration.ofMillis(50).toNanos());
 
-    assertThat(causeOf(call)).isInstanceOf(ConnectFailedException.class).hasMessageContaining("next attempt due in 100 ms");
+    assertThat(causeOf(call))
+        .isInstanceOf(ConnectFailedException.class)
+        .hasMessageContaining("next attempt due in 100 ms");
   }
 
   @Test
@@ -154,8 +163,12 @@ class ConnectionSupervisorTest {
     clock.forward(Duration.ofMillis(200));
     assertThat(dials).hasSize(3);
     assertThat(supervisor.keepsConnected()).isTrue();
-    assertThat(told).startsWith(ConnectionSupervisor.State.IDLE, ConnectionSupervisor.State.CONNECTING,
-        ConnectionSupervisor.State.TRANSIENT_FAILURE, ConnectionSupervisor.State.CONNECTING);
+    assertThat(told)
+        .startsWith(
+            ConnectionSupervisor.State.IDLE,
+            ConnectionSupervisor.State.CONNECTING,
+            ConnectionSupervisor.State.TRANSIENT_FAILURE,
+            ConnectionSupervisor.State.CONNECTING);
   }
 
   @Test
@@ -169,7 +182,8 @@ class ConnectionSupervisorTest {
     CompletableFuture<RequestChannel> during = supervisor.obtain(candidate);
     dials.get(1).failsToConnect(new ConnectFailedException("refused"));
     assertThat(causeOf(during)).hasMessageContaining("refused");
-    assertThat(causeOf(supervisor.obtain(candidate))).hasMessageContaining("next attempt due in 100 ms");
+    assertThat(causeOf(supervisor.obtain(candidate)))
+        .hasMessageContaining("next attempt due in 100 ms");
 
     clock.forward(Duration.ofMillis(100));
     dials.get(2).connects(null);
@@ -208,13 +222,16 @@ class ConnectionSupervisorTest {
   void staleAttemptCallbacksAreIgnored() {
     supervisor.obtain(candidate);
     ScriptedChannel first = dials.get(0);
-    supervisor.onConnectionClosed(first, false, new ConnectFailedException("closed while connecting"));
+    supervisor.onConnectionClosed(
+        first, false, new ConnectFailedException("closed while connecting"));
     assertThat(clock.pendingDelays()).containsExactly(Duration.ofMillis(100));
 
     first.failsToConnect(new ConnectFailedException("late failure of the same attempt"));
     supervisor.onConnectionClosed(first, true, null);
 
-    assertThat(clock.pendingDelays()).as("one streak step, not three").containsExactly(Duration.ofMillis(100));
+    assertThat(clock.pendingDelays())
+        .as("one streak step, not three")
+        .containsExactly(Duration.ofMillis(100));
     assertThat(supervisor.state()).isEqualTo(ConnectionSupervisor.State.TRANSIENT_FAILURE);
   }
 
@@ -244,24 +261,41 @@ class ConnectionSupervisorTest {
     dials.get(1).connects(null);
 
     await().atMost(Duration.ofSeconds(5)).until(() -> events.size() == 4);
-    assertThat(events).extracting(TetherEvent::kind).containsExactly(TetherEvent.Kind.CONNECTING,
-        TetherEvent.Kind.CONNECT_FAILED, TetherEvent.Kind.CONNECTING, TetherEvent.Kind.CONNECTED);
+    assertThat(events)
+        .extracting(TetherEvent::kind)
+        .containsExactly(
+            TetherEvent.Kind.CONNECTING,
+            TetherEvent.Kind.CONNECT_FAILED,
+            TetherEvent.Kind.CONNECTING,
+            TetherEvent.Kind.CONNECTED);
     assertThat(events.get(1).detail()).contains("refused").contains("next attempt due in 100 ms");
-    assertThat(events).allSatisfy(e -> assertThat(e.endpoint()).isEqualTo("tcp -h 127.0.0.1 -p 7001"));
+    assertThat(events)
+        .allSatisfy(e -> assertThat(e.endpoint()).isEqualTo("tcp -h 127.0.0.1 -p 7001"));
   }
 
   @Test
   void transitionsMapToDialEventsOnly() {
-    assertThat(SupervisorEvents.eventOf(ConnectionSupervisor.State.IDLE, ConnectionSupervisor.State.CONNECTING))
+    assertThat(
+            SupervisorEvents.eventOf(
+                ConnectionSupervisor.State.IDLE, ConnectionSupervisor.State.CONNECTING))
         .isEqualTo(TetherEvent.Kind.CONNECTING);
-    assertThat(SupervisorEvents.eventOf(ConnectionSupervisor.State.CONNECTING, ConnectionSupervisor.State.READY))
+    assertThat(
+            SupervisorEvents.eventOf(
+                ConnectionSupervisor.State.CONNECTING, ConnectionSupervisor.State.READY))
         .isEqualTo(TetherEvent.Kind.CONNECTED);
-    assertThat(SupervisorEvents.eventOf(
-        ConnectionSupervisor.State.CONNECTING, ConnectionSupervisor.State.TRANSIENT_FAILURE))
+    assertThat(
+            SupervisorEvents.eventOf(
+                ConnectionSupervisor.State.CONNECTING,
+                ConnectionSupervisor.State.TRANSIENT_FAILURE))
         .isEqualTo(TetherEvent.Kind.CONNECT_FAILED);
-    assertThat(SupervisorEvents.eventOf(ConnectionSupervisor.State.READY, ConnectionSupervisor.State.TRANSIENT_FAILURE))
-        .as("the connection reports its own close").isNull();
-    assertThat(SupervisorEvents.eventOf(ConnectionSupervisor.State.TRANSIENT_FAILURE, ConnectionSupervisor.State.IDLE))
+    assertThat(
+            SupervisorEvents.eventOf(
+                ConnectionSupervisor.State.READY, ConnectionSupervisor.State.TRANSIENT_FAILURE))
+        .as("the connection reports its own close")
+        .isNull();
+    assertThat(
+            SupervisorEvents.eventOf(
+                ConnectionSupervisor.State.TRANSIENT_FAILURE, ConnectionSupervisor.State.IDLE))
         .isNull();
   }
 
@@ -276,5 +310,4 @@ class ConnectionSupervisorTest {
       throw new AssertionError(e);
     }
   }
-
 }

@@ -40,11 +40,13 @@ class EndpointSelectorTest {
     withoutTls.shutdown();
   }
 
-  private static final Resolver FAKE_DNS = host -> switch (host) {
-    case "multi.test" -> List.of(addr("127.0.0.1"), addr("127.0.0.2"), addr("127.0.0.3"));
-    case "one.test" -> List.of(addr("127.0.0.9"));
-    default -> throw new UnknownHostException(host);
-  };
+  private static final Resolver FAKE_DNS =
+      host ->
+          switch (host) {
+            case "multi.test" -> List.of(addr("127.0.0.1"), addr("127.0.0.2"), addr("127.0.0.3"));
+            case "one.test" -> List.of(addr("127.0.0.9"));
+            default -> throw new UnknownHostException(host);
+          };
 
   private static InetAddress addr(String ip) {
     try {
@@ -69,12 +71,15 @@ class EndpointSelectorTest {
   }
 
   private static List<String> hostsAndTransports(List<Candidate> candidates) {
-    return candidates.stream().map(c -> c.endpoint().transport() + " " + c.endpoint().host()).toList();
+    return candidates.stream()
+        .map(c -> c.endpoint().transport() + " " + c.endpoint().host())
+        .toList();
   }
 
   @Test
   void unknownTransportsAreDropped() {
-    List<Candidate> c = selector(withTls).select(proxy("s:quic -h 127.0.0.5 -p 1:tcp -h 127.0.0.1 -p 2"));
+    List<Candidate> c =
+        selector(withTls).select(proxy("s:quic -h 127.0.0.5 -p 1:tcp -h 127.0.0.1 -p 2"));
     assertThat(hostsAndTransports(c)).containsExactly("tcp 127.0.0.1");
   }
 
@@ -95,7 +100,8 @@ class EndpointSelectorTest {
 
   @Test
   void datagramProxyKeepsOnlyDatagramEndpoints() {
-    ProxySettings s = proxy("s:tcp -h 127.0.0.1 -p 1:udp -h 127.0.0.1 -p 2").withMode(InvocationMode.DATAGRAM);
+    ProxySettings s =
+        proxy("s:tcp -h 127.0.0.1 -p 1:udp -h 127.0.0.1 -p 2").withMode(InvocationMode.DATAGRAM);
     assertThat(hostsAndTransports(selector(withTls).select(s))).containsExactly("udp 127.0.0.1");
   }
 
@@ -110,7 +116,8 @@ class EndpointSelectorTest {
   @Test
   void multiHomedNameBecomesOneCandidatePerAddress() {
     List<Candidate> c = selector(withTls).select(proxy("s:tcp -h multi.test -p 7000"));
-    assertThat(hostsAndTransports(c)).containsExactly("tcp 127.0.0.1", "tcp 127.0.0.2", "tcp 127.0.0.3");
+    assertThat(hostsAndTransports(c))
+        .containsExactly("tcp 127.0.0.1", "tcp 127.0.0.2", "tcp 127.0.0.3");
     assertThat(c).allSatisfy(x -> assertThat(x.endpoint().port()).isEqualTo(7000));
   }
 
@@ -127,12 +134,14 @@ class EndpointSelectorTest {
   @Test
   void namedEndpointsAreResolvedAgainOnEverySelection() {
     List<String> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
-    Resolver counting = host -> {
-      asked.add(host);
-      return FAKE_DNS.resolve(host);
-    };
+    Resolver counting =
+        host -> {
+          asked.add(host);
+          return FAKE_DNS.resolve(host);
+        };
     EndpointSelector selector =
-        new EndpointSelector(withTls, counting, ClientConfig.from(new Properties()), new Random(42));
+        new EndpointSelector(
+            withTls, counting, ClientConfig.from(new Properties()), new Random(42));
     ProxySettings s = proxy("s:tcp -h one.test -p 1");
     selector.select(s);
     selector.select(s);
@@ -149,15 +158,19 @@ class EndpointSelectorTest {
 
   @Test
   void orderedSelectionKeepsTheProxysOrder() {
-    List<Candidate> c = selector(withTls).select(
-        proxy("s:tcp -h 127.0.0.3 -p 1:tcp -h 127.0.0.1 -p 1:tcp -h 127.0.0.2 -p 1"));
-    assertThat(hostsAndTransports(c)).containsExactly("tcp 127.0.0.3", "tcp 127.0.0.1", "tcp 127.0.0.2");
+    List<Candidate> c =
+        selector(withTls)
+            .select(proxy("s:tcp -h 127.0.0.3 -p 1:tcp -h 127.0.0.1 -p 1:tcp -h 127.0.0.2 -p 1"));
+    assertThat(hostsAndTransports(c))
+        .containsExactly("tcp 127.0.0.3", "tcp 127.0.0.1", "tcp 127.0.0.2");
   }
 
   @Test
   void randomSelectionShufflesWithTheInjectedRandom() {
-    ProxySettings s = proxy("s:tcp -h 127.0.0.1 -p 1:tcp -h 127.0.0.2 -p 1:tcp -h 127.0.0.3 -p 1:tcp -h 127.0.0.4 -p 1")
-        .withSelection(EndpointSelection.RANDOM);
+    ProxySettings s =
+        proxy(
+                "s:tcp -h 127.0.0.1 -p 1:tcp -h 127.0.0.2 -p 1:tcp -h 127.0.0.3 -p 1:tcp -h 127.0.0.4 -p 1")
+            .withSelection(EndpointSelection.RANDOM);
     EndpointSelector selector = selector(withTls);
     java.util.Set<List<String>> orders = new java.util.HashSet<>();
     for (int i = 0; i < 50; i++) {
@@ -168,45 +181,57 @@ class EndpointSelectorTest {
 
   @Test
   void nonSecureEndpointsGoFirstByDefault() {
-    List<Candidate> c = selector(withTls).select(
-        proxy("s:ssl -h 127.0.0.1 -p 1:tcp -h 127.0.0.2 -p 1:ssl -h 127.0.0.3 -p 1:tcp -h 127.0.0.4 -p 1"));
-    assertThat(hostsAndTransports(c)).containsExactly("tcp 127.0.0.2", "tcp 127.0.0.4", "ssl 127.0.0.1", "ssl 127.0.0.3");
+    List<Candidate> c =
+        selector(withTls)
+            .select(
+                proxy(
+                    "s:ssl -h 127.0.0.1 -p 1:tcp -h 127.0.0.2 -p 1:ssl -h 127.0.0.3 -p 1:tcp -h 127.0.0.4 -p 1"));
+    assertThat(hostsAndTransports(c))
+        .containsExactly("tcp 127.0.0.2", "tcp 127.0.0.4", "ssl 127.0.0.1", "ssl 127.0.0.3");
   }
 
   @Test
   void preferSecurePutsSecureEndpointsFirst() {
-    ProxySettings s = proxy("s:tcp -h 127.0.0.2 -p 1:ssl -h 127.0.0.1 -p 1:tcp -h 127.0.0.4 -p 1:ssl -h 127.0.0.3 -p 1")
-        .withPreferSecure(true);
+    ProxySettings s =
+        proxy(
+                "s:tcp -h 127.0.0.2 -p 1:ssl -h 127.0.0.1 -p 1:tcp -h 127.0.0.4 -p 1:ssl -h 127.0.0.3 -p 1")
+            .withPreferSecure(true);
     assertThat(hostsAndTransports(selector(withTls).select(s)))
         .containsExactly("ssl 127.0.0.1", "ssl 127.0.0.3", "tcp 127.0.0.2", "tcp 127.0.0.4");
   }
 
   @Test
   void overrideSecureKeepsOnlySecureEndpoints() {
-    List<Candidate> c = selector(withTls, "tether.override.secure", "true")
-        .select(proxy("s:tcp -h 127.0.0.2 -p 1:ssl -h 127.0.0.1 -p 1"));
+    List<Candidate> c =
+        selector(withTls, "tether.override.secure", "true")
+            .select(proxy("s:tcp -h 127.0.0.2 -p 1:ssl -h 127.0.0.1 -p 1"));
     assertThat(hostsAndTransports(c)).containsExactly("ssl 127.0.0.1");
   }
 
   @Test
   void overrideSecureWithNoSecureEndpointRaisesNoEndpoint() {
-    assertThatThrownBy(() -> selector(withTls, "tether.override.secure", "true")
-        .select(proxy("s:tcp -h 127.0.0.2 -p 1")))
+    assertThatThrownBy(
+            () ->
+                selector(withTls, "tether.override.secure", "true")
+                    .select(proxy("s:tcp -h 127.0.0.2 -p 1")))
         .isInstanceOf(NoEndpointException.class)
         .hasMessageContaining("step 5");
   }
 
   @Test
   void overrideTimeoutReplacesEveryEndpointsTimeout() {
-    List<Candidate> c = selector(withTls, "tether.override.timeout", "750ms")
-        .select(proxy("s:tcp -h 127.0.0.1 -p 1 -t 5000:tcp -h 127.0.0.2 -p 1"));
-    assertThat(c).allSatisfy(x -> assertThat(x.timeout()).isEqualTo(java.time.Duration.ofMillis(750)));
+    List<Candidate> c =
+        selector(withTls, "tether.override.timeout", "750ms")
+            .select(proxy("s:tcp -h 127.0.0.1 -p 1 -t 5000:tcp -h 127.0.0.2 -p 1"));
+    assertThat(c)
+        .allSatisfy(x -> assertThat(x.timeout()).isEqualTo(java.time.Duration.ofMillis(750)));
   }
 
   @Test
   void overrideConnectTimeoutWinsForConnectingOnly() {
-    List<Candidate> c = selector(withTls, "tether.override.connectTimeout", "2s")
-        .select(proxy("s:tcp -h 127.0.0.1 -p 1 -t 5000"));
+    List<Candidate> c =
+        selector(withTls, "tether.override.connectTimeout", "2s")
+            .select(proxy("s:tcp -h 127.0.0.1 -p 1 -t 5000"));
     assertThat(c.get(0).timeout()).isEqualTo(java.time.Duration.ofSeconds(5));
     assertThat(c.get(0).connectTimeout()).isEqualTo(java.time.Duration.ofSeconds(2));
   }

@@ -18,17 +18,21 @@ class LivenessMonitorTest {
   private final List<Runnable> scheduled = new ArrayList<>();
 
   private LivenessMonitor monitor(long readerIdleMs, long idleTimeoutMs, long transportTimeoutMs) {
-    return monitor(new LivenessMonitor.Settings(readerIdleMs * MS, idleTimeoutMs * MS, transportTimeoutMs * MS));
+    return monitor(
+        new LivenessMonitor.Settings(
+            readerIdleMs * MS, idleTimeoutMs * MS, transportTimeoutMs * MS));
   }
 
   private LivenessMonitor monitor(LivenessMonitor.Settings settings) {
     return new LivenessMonitor(
         settings,
-        now::get, (task, delayNanos) -> {
+        now::get,
+        (task, delayNanos) -> {
           scheduledDelaysNanos.add(delayNanos);
           scheduled.add(task);
           return () -> scheduled.remove(task);
-        }, new LivenessMonitor.Owner() {
+        },
+        new LivenessMonitor.Owner() {
           @Override
           public boolean hasOutstandingRequests() {
             return outstanding;
@@ -123,7 +127,9 @@ class LivenessMonitorTest {
     m.onBecameBusy();
     assertThat(m.runOnce(at(99))).isEqualTo(1 * MS);
     assertThat(m.runOnce(at(100))).isEqualTo(-1);
-    assertThat(events).containsExactly("dead: transport timeout: nothing read for 100 ms with requests outstanding");
+    assertThat(events)
+        .containsExactly(
+            "dead: transport timeout: nothing read for 100 ms with requests outstanding");
   }
 
   @Test
@@ -155,7 +161,8 @@ class LivenessMonitorTest {
 
   @Test
   void connectionThatWroteNothingForTheServersKeepaliveIsPingedEvenWhileItReads() {
-    LivenessMonitor m = monitor(new LivenessMonitor.Settings(3_000 * MS, 10_000 * MS, 0, 1_000 * MS));
+    LivenessMonitor m =
+        monitor(new LivenessMonitor.Settings(3_000 * MS, 10_000 * MS, 0, 1_000 * MS));
     assertThat(m.runOnce(now.get())).isEqualTo(1_000 * MS);
     now.addAndGet(900 * MS);
     m.onRead(); // the server talks, but it hears nothing from us

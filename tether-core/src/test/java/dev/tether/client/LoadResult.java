@@ -12,7 +12,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * Closed-loop callers making non-idempotent calls while a disruption runs, bounded in calls and
  * time; counts what happened to every call.
  */
-record LoadResult(long successes, long failures, long mayHaveExecutedFailures, Throwable firstFailure) {
+record LoadResult(
+    long successes, long failures, long mayHaveExecutedFailures, Throwable firstFailure) {
 
   long failuresOtherThanMayHaveExecuted() {
     return failures - mayHaveExecutedFailures;
@@ -20,10 +21,15 @@ record LoadResult(long successes, long failures, long mayHaveExecutedFailures, T
 
   /**
    * Runs {@code callers} threads calling {@code withdraw} until the disruption has finished and
-   * each caller made at least a few more calls, or {@code maxTime} passed, or
-   * {@code maxCallsPerCaller} were made.
+   * each caller made at least a few more calls, or {@code maxTime} passed, or {@code
+   * maxCallsPerCaller} were made.
    */
-  static LoadResult run(Proxy proxy, int callers, Duration maxTime, int maxCallsPerCaller, ThrowingRunnable disruption)
+  static LoadResult run(
+      Proxy proxy,
+      int callers,
+      Duration maxTime,
+      int maxCallsPerCaller,
+      ThrowingRunnable disruption)
       throws Exception {
     AtomicLong ok = new AtomicLong();
     AtomicLong failed = new AtomicLong();
@@ -33,24 +39,31 @@ record LoadResult(long successes, long failures, long mayHaveExecutedFailures, T
     long deadline = System.nanoTime() + maxTime.toNanos();
     List<Thread> threads = new ArrayList<>();
     for (int c = 0; c < callers; c++) {
-      Thread t = new Thread(() -> {
-        long callsAfterDisruption = 0;
-        for (int i = 0; i < maxCallsPerCaller && System.nanoTime() < deadline && callsAfterDisruption < 50; i++) {
-          try {
-            proxy.invoke("withdraw", new byte[0]);
-            ok.incrementAndGet();
-          } catch (RuntimeException e) {
-            failed.incrementAndGet();
-            first.compareAndSet(null, e);
-            if (e instanceof ConnectionLostException lost && lost.mayHaveExecuted()) {
-              mayHaveRun.incrementAndGet();
-            }
-          }
-          if (disruptionDone.get() == 1) {
-            callsAfterDisruption++;
-          }
-        }
-      }, "caller-" + c);
+      Thread t =
+          new Thread(
+              () -> {
+                long callsAfterDisruption = 0;
+                for (int i = 0;
+                    i < maxCallsPerCaller
+                        && System.nanoTime() < deadline
+                        && callsAfterDisruption < 50;
+                    i++) {
+                  try {
+                    proxy.invoke("withdraw", new byte[0]);
+                    ok.incrementAndGet();
+                  } catch (RuntimeException e) {
+                    failed.incrementAndGet();
+                    first.compareAndSet(null, e);
+                    if (e instanceof ConnectionLostException lost && lost.mayHaveExecuted()) {
+                      mayHaveRun.incrementAndGet();
+                    }
+                  }
+                  if (disruptionDone.get() == 1) {
+                    callsAfterDisruption++;
+                  }
+                }
+              },
+              "caller-" + c);
       threads.add(t);
       t.start();
     }

@@ -29,24 +29,30 @@ import org.junit.jupiter.api.Test;
 /**
  * Maximum connection age on real loopback sockets: connections past their age (the server's
  * GOAWAY(MAX_AGE) or the client's own {@code tether.connection.maxAge}) are replaced under load
- * with no call failed and none run twice (every call is non-idempotent, each executions counted
- * by its key on the server), and a server started after the client, behind a list, gets calls
- * within two ages. The timer logic itself is tested on a fake clock in ServerConnectionTest.
+ * with no call failed and none run twice (every call is non-idempotent, each executions counted by
+ * its key on the server), and a server started after the client, behind a list, gets calls within
+ * two ages. The timer logic itself is tested on a fake clock in ServerConnectionTest.
  */
 class MaxConnectionAgeTest {
   private static final int CALLERS = 4;
+
   /** Bounds of every load loop: calls per caller, and the wall time. */
   private static final int MAX_CALLS_PER_CALLER = 50_000;
+
   private static final Duration LOAD_LIMIT = Duration.ofSeconds(20);
 
   private final List<AutoCloseable> closeables = new ArrayList<>();
+
   /** How often each request key ran on any server. */
   private final Map<String, AtomicInteger> executions = new ConcurrentHashMap<>();
+
   private final List<TetherEvent.Kind> clientEvents = new CopyOnWriteArrayList<>();
   private final List<String> retries = new CopyOnWriteArrayList<>();
   private final AtomicLong accepted = new AtomicLong();
+
   /** Every call's key is new, across loads too. */
   private final AtomicLong keys = new AtomicLong();
+
   private final ExecutorService callers = Executors.newFixedThreadPool(CALLERS);
 
   @AfterEach
@@ -58,18 +64,25 @@ class MaxConnectionAgeTest {
   }
 
   private TetherServer server(String name, int port, Duration maxAge) {
-    TetherServer.Builder b = TetherServer.builder()
-        .endpoints("tcp -h 127.0.0.1 -p " + port)
-        .random(new Random(23))
-        .listener(e -> {
-          if (e.kind() == TetherEvent.Kind.ACCEPTED) {
-            accepted.incrementAndGet();
-          }
-        })
-        .service("svc", (op, payload, ctx) -> {
-          executions.computeIfAbsent(new String(payload, StandardCharsets.UTF_8), k -> new AtomicInteger()).incrementAndGet();
-          return name.getBytes(StandardCharsets.UTF_8);
-        });
+    TetherServer.Builder b =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p " + port)
+            .random(new Random(23))
+            .listener(
+                e -> {
+                  if (e.kind() == TetherEvent.Kind.ACCEPTED) {
+                    accepted.incrementAndGet();
+                  }
+                })
+            .service(
+                "svc",
+                (op, payload, ctx) -> {
+                  executions
+                      .computeIfAbsent(
+                          new String(payload, StandardCharsets.UTF_8), k -> new AtomicInteger())
+                      .incrementAndGet();
+                  return name.getBytes(StandardCharsets.UTF_8);
+                });
     if (maxAge != null) {
       b.maxConnectionAge(maxAge);
     }
@@ -79,12 +92,16 @@ class MaxConnectionAgeTest {
   }
 
   private Tether client(String maxAge) {
-    Tether.Builder b = Tether.builder().random(new Random(5)).listener(e -> {
-      clientEvents.add(e.kind());
-      if (e.kind() == TetherEvent.Kind.RETRY) {
-        retries.add(e.detail());
-      }
-    });
+    Tether.Builder b =
+        Tether.builder()
+            .random(new Random(5))
+            .listener(
+                e -> {
+                  clientEvents.add(e.kind());
+                  if (e.kind() == TetherEvent.Kind.RETRY) {
+                    retries.add(e.detail());
+                  }
+                });
     if (maxAge != null) {
       b.property("tether.connection.maxAge", maxAge);
     }
@@ -106,22 +123,26 @@ class MaxConnectionAgeTest {
     List<Future<List<String>>> runs = new ArrayList<>();
     for (int c = 0; c < CALLERS; c++) {
       int caller = c;
-      runs.add(callers.submit(() -> {
-        List<String> answers = new ArrayList<>();
-        for (int i = 0; i < MAX_CALLS_PER_CALLER && System.nanoTime() < deadline; i++) {
-          if (i % 100 == 0 && i > 0 && enough.getAsBoolean()) {
-            break;
-          }
-          Proxy p = proxies.get((caller + i) % proxies.size());
-          byte[] key = ("call-" + keys.incrementAndGet()).getBytes(StandardCharsets.UTF_8);
-          answers.add(new String(p.invoke("write", key), StandardCharsets.UTF_8));
-        }
-        return answers;
-      }));
+      runs.add(
+          callers.submit(
+              () -> {
+                List<String> answers = new ArrayList<>();
+                for (int i = 0; i < MAX_CALLS_PER_CALLER && System.nanoTime() < deadline; i++) {
+                  if (i % 100 == 0 && i > 0 && enough.getAsBoolean()) {
+                    break;
+                  }
+                  Proxy p = proxies.get((caller + i) % proxies.size());
+                  byte[] key = ("call-" + keys.incrementAndGet()).getBytes(StandardCharsets.UTF_8);
+                  answers.add(new String(p.invoke("write", key), StandardCharsets.UTF_8));
+                }
+                return answers;
+              }));
     }
     List<String> all = new ArrayList<>();
     for (Future<List<String>> run : runs) {
-      all.addAll(run.get(LOAD_LIMIT.toSeconds() + 10, TimeUnit.SECONDS)); // a failed call fails the test here
+      all.addAll(
+          run.get(
+              LOAD_LIMIT.toSeconds() + 10, TimeUnit.SECONDS)); // a failed call fails the test here
     }
     return all;
   }
@@ -132,12 +153,16 @@ class MaxConnectionAgeTest {
   }
 
   @Test
-  void connectionsPastTheServersMaxAgeAreReplacedUnderLoadWithNoCallFailedOrRunTwice() throws Exception {
+  void connectionsPastTheServersMaxAgeAreReplacedUnderLoadWithNoCallFailedOrRunTwice()
+      throws Exception {
     TetherServer s = server("a", 0, Duration.ofMillis(150));
     Tether tether = client(null);
     Proxy proxy = tether.proxy(s.proxyString("svc"));
 
-    List<String> answers = load(List.of(proxy), () -> s.status().aged() >= 4 && count(TetherEvent.Kind.CONNECTION_ROTATED) >= 4);
+    List<String> answers =
+        load(
+            List.of(proxy),
+            () -> s.status().aged() >= 4 && count(TetherEvent.Kind.CONNECTION_ROTATED) >= 4);
 
     assertThat(s.status().aged()).isGreaterThanOrEqualTo(4);
     assertThat(count(TetherEvent.Kind.CONNECTION_ROTATED)).isGreaterThanOrEqualTo(4);
@@ -149,12 +174,14 @@ class MaxConnectionAgeTest {
   }
 
   @Test
-  void connectionsPastTheClientsMaxAgeAreReplacedUnderLoadWithNoCallFailedOrRunTwice() throws Exception {
+  void connectionsPastTheClientsMaxAgeAreReplacedUnderLoadWithNoCallFailedOrRunTwice()
+      throws Exception {
     TetherServer s = server("a", 0, null);
     Tether tether = client("150ms");
     Proxy proxy = tether.proxy(s.proxyString("svc"));
 
-    List<String> answers = load(List.of(proxy), () -> count(TetherEvent.Kind.CONNECTION_ROTATED) >= 4);
+    List<String> answers =
+        load(List.of(proxy), () -> count(TetherEvent.Kind.CONNECTION_ROTATED) >= 4);
 
     assertThat(count(TetherEvent.Kind.CONNECTION_ROTATED)).isGreaterThanOrEqualTo(4);
     assertThat(s.status().aged()).as("the server set no age").isZero();
@@ -165,10 +192,15 @@ class MaxConnectionAgeTest {
   @Test
   void serverStartedAfterTheClientBehindAListGetsCallsWithinTwoAges() throws Exception {
     Duration age = Duration.ofMillis(800);
-    int laterPort = StablePorts.unusedPort(); // below the ephemeral range: no connection takes it meanwhile
+    int laterPort =
+        StablePorts.unusedPort(); // below the ephemeral range: no connection takes it meanwhile
     TetherServer a = server("a", 0, age);
     Tether tether = client(null);
-    String list = "svc:tcp -h 127.0.0.1 -p " + a.endpoints().get(0).port() + ":tcp -h 127.0.0.1 -p " + laterPort;
+    String list =
+        "svc:tcp -h 127.0.0.1 -p "
+            + a.endpoints().get(0).port()
+            + ":tcp -h 127.0.0.1 -p "
+            + laterPort;
     List<Proxy> proxies = new ArrayList<>();
     for (int i = 0; i < 16; i++) {
       proxies.add(tether.proxy(list)); // RANDOM selection, each proxy its own binding
@@ -178,10 +210,13 @@ class MaxConnectionAgeTest {
     server("b", laterPort, age);
     long startedNanos = System.nanoTime();
     List<String> answers = new CopyOnWriteArrayList<>();
-    await().atMost(age.multipliedBy(2).plusMillis(age.toMillis() / 5 + 500)).until(() -> {
-      answers.addAll(load(proxies, () -> true));
-      return answers.contains("b");
-    });
+    await()
+        .atMost(age.multipliedBy(2).plusMillis(age.toMillis() / 5 + 500))
+        .until(
+            () -> {
+              answers.addAll(load(proxies, () -> true));
+              return answers.contains("b");
+            });
 
     assertThat(Duration.ofNanos(System.nanoTime() - startedNanos)).isLessThan(age.multipliedBy(3));
     assertThat(executions.values()).allSatisfy(n -> assertThat(n.get()).isEqualTo(1));

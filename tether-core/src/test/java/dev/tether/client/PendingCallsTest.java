@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-/** The table of calls in flight on one connection, alone: ids, answers, forgetting, GOAWAY, close. */
+/**
+ * The table of calls in flight on one connection, alone: ids, answers, forgetting, GOAWAY, close.
+ */
 class PendingCallsTest {
   private final PendingCalls pending = new PendingCalls();
 

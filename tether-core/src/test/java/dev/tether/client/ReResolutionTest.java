@@ -25,8 +25,8 @@ import org.junit.jupiter.api.Test;
 /**
  * A name whose answer changes while a proxy lives, with a resolver the test controls and two real
  * servers on the same port of 127.0.0.2 (a, which holds "slow" calls) and 127.0.0.3 (b): a retry
- * resolves the name again and follows the new answer; {@code resetBinding()} makes a healthy
- * pinned proxy resolve again too.
+ * resolves the name again and follows the new answer; {@code resetBinding()} makes a healthy pinned
+ * proxy resolve again too.
  */
 class ReResolutionTest {
   private static final String NAME = "svc.tether.test";
@@ -34,10 +34,13 @@ class ReResolutionTest {
   private final List<AutoCloseable> closeables = new ArrayList<>();
   private final CountDownLatch release = new CountDownLatch(1);
   private final AtomicInteger slowCallsStarted = new AtomicInteger();
+
   /** What the name resolves to now. */
   private final AtomicReference<String> answer = new AtomicReference<>("127.0.0.2");
+
   /** Every answer the resolver gave, in order. */
   private final List<String> answered = new CopyOnWriteArrayList<>();
+
   private TetherServer a;
   private TetherServer b;
   private Tether tether;
@@ -46,11 +49,15 @@ class ReResolutionTest {
   void start() throws Exception {
     a = server("a", "127.0.0.2", 0);
     b = server("b", "127.0.0.3", a.endpoints().get(0).port());
-    tether = Tether.builder().resolver(host -> {
-      String now = answer.get();
-      answered.add(now);
-      return List.of(InetAddress.getByName(now));
-    }).build();
+    tether =
+        Tether.builder()
+            .resolver(
+                host -> {
+                  String now = answer.get();
+                  answered.add(now);
+                  return List.of(InetAddress.getByName(now));
+                })
+            .build();
     closeables.add(tether);
   }
 
@@ -63,17 +70,20 @@ class ReResolutionTest {
   }
 
   private TetherServer server(String name, String host, int port) {
-    TetherServer s = TetherServer.builder()
-        .endpoints("tcp -h " + host + " -p " + port)
-        .service("svc", (op, payload, ctx) -> {
-          if (op.equals("slow") && name.equals("a")) {
-            slowCallsStarted.incrementAndGet();
-            release.await(30, TimeUnit.SECONDS);
-          }
-          return name.getBytes(StandardCharsets.UTF_8);
-        })
-        .build()
-        .start();
+    TetherServer s =
+        TetherServer.builder()
+            .endpoints("tcp -h " + host + " -p " + port)
+            .service(
+                "svc",
+                (op, payload, ctx) -> {
+                  if (op.equals("slow") && name.equals("a")) {
+                    slowCallsStarted.incrementAndGet();
+                    release.await(30, TimeUnit.SECONDS);
+                  }
+                  return name.getBytes(StandardCharsets.UTF_8);
+                })
+            .build()
+            .start();
     closeables.add(s);
     return s;
   }

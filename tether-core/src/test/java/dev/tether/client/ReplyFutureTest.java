@@ -45,23 +45,33 @@ class ReplyFutureTest {
     }
   }
 
-  /** Starts a thread that waits in {@code wait}, its result or exception recorded in {@link #outcome}. */
+  /**
+   * Starts a thread that waits in {@code wait}, its result or exception recorded in {@link
+   * #outcome}.
+   */
   private Thread waitIn(String name, java.util.concurrent.Callable<Object> wait) {
-    Thread thread = new Thread(() -> {
-      try {
-        outcome.set(wait.call());
-      } catch (Throwable t) {
-        outcome.set(t);
-      }
-    }, name);
+    Thread thread =
+        new Thread(
+            () -> {
+              try {
+                outcome.set(wait.call());
+              } catch (Throwable t) {
+                outcome.set(t);
+              }
+            },
+            name);
     thread.setDaemon(true);
     thread.start();
     return thread;
   }
 
   private static void awaitParkedOn(Thread thread, Object blocker) {
-    await("parked on " + blocker).atMost(Duration.ofSeconds(10))
-        .until(() -> thread.getState() == Thread.State.WAITING && LockSupport.getBlocker(thread) == blocker);
+    await("parked on " + blocker)
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                thread.getState() == Thread.State.WAITING
+                    && LockSupport.getBlocker(thread) == blocker);
   }
 
   private void awaitOutcome() {
@@ -105,10 +115,12 @@ class ReplyFutureTest {
     awaitParkedOn(waiter, reply);
     AtomicBoolean supplied = new AtomicBoolean();
 
-    reply.completeAsync(() -> {
-      supplied.set(true);
-      return ANSWER;
-    }, Runnable::run);
+    reply.completeAsync(
+        () -> {
+          supplied.set(true);
+          return ANSWER;
+        },
+        Runnable::run);
 
     awaitOutcome();
     assertThat(outcome.get()).isSameAs(ANSWER);
@@ -123,8 +135,11 @@ class ReplyFutureTest {
     Thread other = new Thread(() -> second.set(reply.join()), "second");
     other.setDaemon(true);
     other.start();
-    await("second parked").atMost(Duration.ofSeconds(10))
-        .until(() -> other.getState() == Thread.State.WAITING && LockSupport.getBlocker(other) != reply);
+    await("second parked")
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                other.getState() == Thread.State.WAITING && LockSupport.getBlocker(other) != reply);
 
     reply.answer(ANSWER);
 
@@ -149,11 +164,14 @@ class ReplyFutureTest {
   @Test
   void anInterruptedJoinKeepsWaitingAndReturnsWithItsInterruptStatusSet() {
     AtomicBoolean interruptedAfter = new AtomicBoolean();
-    waiter = waitIn("joiner", () -> {
-      byte[] answer = reply.join();
-      interruptedAfter.set(Thread.currentThread().isInterrupted());
-      return answer;
-    });
+    waiter =
+        waitIn(
+            "joiner",
+            () -> {
+              byte[] answer = reply.join();
+              interruptedAfter.set(Thread.currentThread().isInterrupted());
+              return answer;
+            });
     awaitParkedOn(waiter, reply);
 
     waiter.interrupt();
@@ -175,7 +193,8 @@ class ReplyFutureTest {
     waiter.interrupt();
 
     awaitOutcome();
-    assertThat((Throwable) outcome.get()).isInstanceOf(TetherException.class)
+    assertThat((Throwable) outcome.get())
+        .isInstanceOf(TetherException.class)
         .hasMessage("interrupted while waiting for echo of test");
   }
 

@@ -12,17 +12,24 @@ import org.junit.jupiter.api.Test;
 /** The at-most-once rule's table, row by row, against the pure decision: no sockets. */
 class RetryPolicyTest {
   private static final Outcome[] ATTEMPT_OUTCOMES = {
-      Outcome.CONNECT_FAILED, Outcome.NOT_SENT, Outcome.REFUSED, Outcome.LOST_AFTER_SEND, Outcome.ATTEMPT_TIMEOUT,
-      Outcome.SERVER_FAILED};
+    Outcome.CONNECT_FAILED,
+    Outcome.NOT_SENT,
+    Outcome.REFUSED,
+    Outcome.LOST_AFTER_SEND,
+    Outcome.ATTEMPT_TIMEOUT,
+    Outcome.SERVER_FAILED
+  };
 
-  private static Decision decide(Outcome o, boolean idempotent, boolean pinned, boolean deadlinePassed, boolean budget) {
+  private static Decision decide(
+      Outcome o, boolean idempotent, boolean pinned, boolean deadlinePassed, boolean budget) {
     return RetryPolicy.decide(o, idempotent, pinned, deadlinePassed, () -> budget);
   }
 
   @Test
   void requestThatProvablyDidNotRunIsRetriedIdempotentOrNot() {
     for (boolean idempotent : new boolean[] {true, false}) {
-      assertThat(decide(Outcome.NOT_SENT, idempotent, false, false, true)).isEqualTo(Decision.RETRY);
+      assertThat(decide(Outcome.NOT_SENT, idempotent, false, false, true))
+          .isEqualTo(Decision.RETRY);
       assertThat(decide(Outcome.REFUSED, idempotent, false, false, true)).isEqualTo(Decision.RETRY);
     }
   }
@@ -60,12 +67,13 @@ class RetryPolicyTest {
 
   @Test
   void spentBudgetFailsASafeRetryWithItsOwnDecision() {
-    assertThat(decide(Outcome.REFUSED, false, false, false, false)).isEqualTo(Decision.FAIL_BUDGET_SPENT);
+    assertThat(decide(Outcome.REFUSED, false, false, false, false))
+        .isEqualTo(Decision.FAIL_BUDGET_SPENT);
   }
 
   /**
-   * Every combination: the decision matches the table stated independently, and the budget is
-   * asked exactly when every other rule allows the retry, so a refused retry spends no token.
+   * Every combination: the decision matches the table stated independently, and the budget is asked
+   * exactly when every other rule allows the retry, so a refused retry spends no token.
    */
   @Test
   void everyRowTimesIdempotentInSessionDeadlineAndBudgetMatchesTheTable() {
@@ -76,17 +84,37 @@ class RetryPolicyTest {
           for (boolean deadlinePassed : new boolean[] {true, false}) {
             for (boolean budgetLeft : new boolean[] {true, false}) {
               boolean cannotHaveRun = o == Outcome.NOT_SENT || o == Outcome.REFUSED;
-              boolean mayHaveRun = o == Outcome.LOST_AFTER_SEND || o == Outcome.ATTEMPT_TIMEOUT || o == Outcome.SERVER_FAILED;
+              boolean mayHaveRun =
+                  o == Outcome.LOST_AFTER_SEND
+                      || o == Outcome.ATTEMPT_TIMEOUT
+                      || o == Outcome.SERVER_FAILED;
               boolean safe = cannotHaveRun || (mayHaveRun && idempotent);
               boolean allowed = safe && !inSession && !deadlinePassed;
-              Decision expected = !allowed ? Decision.FAIL : budgetLeft ? Decision.RETRY : Decision.FAIL_BUDGET_SPENT;
+              Decision expected =
+                  !allowed
+                      ? Decision.FAIL
+                      : budgetLeft ? Decision.RETRY : Decision.FAIL_BUDGET_SPENT;
               AtomicInteger asked = new AtomicInteger();
-              Decision actual = RetryPolicy.decide(o, idempotent, inSession, deadlinePassed, () -> {
-                asked.incrementAndGet();
-                return budgetLeft;
-              });
-              String row = o + " idempotent=" + idempotent + " session=" + inSession + " deadline=" + deadlinePassed
-                  + " budget=" + budgetLeft;
+              Decision actual =
+                  RetryPolicy.decide(
+                      o,
+                      idempotent,
+                      inSession,
+                      deadlinePassed,
+                      () -> {
+                        asked.incrementAndGet();
+                        return budgetLeft;
+                      });
+              String row =
+                  o
+                      + " idempotent="
+                      + idempotent
+                      + " session="
+                      + inSession
+                      + " deadline="
+                      + deadlinePassed
+                      + " budget="
+                      + budgetLeft;
               assertThat(actual).as(row).isEqualTo(expected);
               assertThat(asked.get()).as(row + ": budget asked").isEqualTo(allowed ? 1 : 0);
               checked.add(row);

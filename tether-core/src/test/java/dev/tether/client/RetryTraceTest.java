@@ -18,9 +18,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code tether.trace.retry} as a user reads it: the lines of the {@code dev.tether.trace.retry} logger.
- * slf4j-simple (the test binding) writes to whatever {@code System.err} is at the time of the call, so the
- * test reads those lines by swapping the stream for the length of one test.
+ * {@code tether.trace.retry} as a user reads it: the lines of the {@code dev.tether.trace.retry}
+ * logger. slf4j-simple (the test binding) writes to whatever {@code System.err} is at the time of
+ * the call, so the test reads those lines by swapping the stream for the length of one test.
  */
 class RetryTraceTest {
   private final ByteArrayOutputStream captured = new ByteArrayOutputStream();
@@ -32,11 +32,12 @@ class RetryTraceTest {
   void captureStandardError() {
     originalErr = System.err;
     System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
-    server = TetherServer.builder()
-        .endpoints("tcp -h 127.0.0.1 -p 0")
-        .service("svc", (op, payload, ctx) -> payload)
-        .build()
-        .start();
+    server =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .service("svc", (op, payload, ctx) -> payload)
+            .build()
+            .start();
   }
 
   @AfterEach
@@ -49,14 +50,21 @@ class RetryTraceTest {
   }
 
   private List<String> traceLines() {
-    return captured.toString(StandardCharsets.UTF_8).lines()
+    return captured
+        .toString(StandardCharsets.UTF_8)
+        .lines()
         .filter(l -> l.contains("dev.tether.trace.retry"))
         .toList();
   }
 
   private Proxy deadThenLive(String traceLevel) throws IOException {
     tether = Tether.builder().property("tether.trace.retry", traceLevel).build();
-    return tether.proxy("svc:tcp -h 127.0.0.1 -p " + ConnectionEstablishmentTest.deadPort() + ":" + server.endpoints().get(0))
+    return tether
+        .proxy(
+            "svc:tcp -h 127.0.0.1 -p "
+                + ConnectionEstablishmentTest.deadPort()
+                + ":"
+                + server.endpoints().get(0))
         .withEndpointSelection(EndpointSelection.ORDERED);
   }
 
@@ -67,9 +75,16 @@ class RetryTraceTest {
 
     await().atMost(Duration.ofSeconds(5)).until(() -> traceLines().size() >= 2);
     List<String> lines = traceLines();
-    assertThat(lines.get(0)).contains("connect to").contains("failed").contains("Connection refused");
-    assertThat(lines).anySatisfy(l -> assertThat(l).contains("connected to")
-        .contains(String.valueOf(server.endpoints().get(0).port())));
+    assertThat(lines.get(0))
+        .contains("connect to")
+        .contains("failed")
+        .contains("Connection refused");
+    assertThat(lines)
+        .anySatisfy(
+            l ->
+                assertThat(l)
+                    .contains("connected to")
+                    .contains(String.valueOf(server.endpoints().get(0).port())));
   }
 
   @Test
@@ -77,13 +92,17 @@ class RetryTraceTest {
     TetherServer full = dev.tether.RefusingServer.start();
     try {
       tether = Tether.builder().property("tether.trace.retry", "2").build();
-      Proxy p = tether.proxy("svc:" + full.endpoints().get(0) + ":" + server.endpoints().get(0))
-          .withEndpointSelection(EndpointSelection.ORDERED);
+      Proxy p =
+          tether
+              .proxy("svc:" + full.endpoints().get(0) + ":" + server.endpoints().get(0))
+              .withEndpointSelection(EndpointSelection.ORDERED);
       p.invoke("echo", new byte[] {1});
 
-      await().atMost(Duration.ofSeconds(5)).until(() -> traceLines().stream().anyMatch(l -> l.contains("retrying")));
-      assertThat(traceLines()).anySatisfy(l -> assertThat(l)
-          .contains("retrying echo of svc (retry 1) after REFUSED"));
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> traceLines().stream().anyMatch(l -> l.contains("retrying")));
+      assertThat(traceLines())
+          .anySatisfy(l -> assertThat(l).contains("retrying echo of svc (retry 1) after REFUSED"));
     } finally {
       full.close();
     }
@@ -93,7 +112,8 @@ class RetryTraceTest {
   void traceRetryZeroLogsNothing() throws IOException {
     Proxy p = deadThenLive("0");
     p.invoke("echo", new byte[] {1});
-    // The same call at level 2 logs its failed attempt before it returns; at 0 nothing may be there.
+    // The same call at level 2 logs its failed attempt before it returns; at 0 nothing may be
+    // there.
     assertThat(traceLines()).isEmpty();
   }
 }

@@ -25,7 +25,8 @@ public final class ScriptedChannel implements RequestChannel {
   private volatile Topology topology;
   private volatile boolean drained;
   private final long id = NEXT_ID.incrementAndGet();
-  private static final java.util.concurrent.atomic.AtomicLong NEXT_ID = new java.util.concurrent.atomic.AtomicLong(-1_000_000);
+  private static final java.util.concurrent.atomic.AtomicLong NEXT_ID =
+      new java.util.concurrent.atomic.AtomicLong(-1_000_000);
 
   public ScriptedChannel(ConnectionKey key) {
     this.key = key;
@@ -33,7 +34,8 @@ public final class ScriptedChannel implements RequestChannel {
 
   /** A channel to 127.0.0.1:{@code port} under connection id "". */
   public static ScriptedChannel to(int port) {
-    return new ScriptedChannel(new ConnectionKey("tcp", new InetSocketAddress("127.0.0.1", port), "", null));
+    return new ScriptedChannel(
+        new ConnectionKey("tcp", new InetSocketAddress("127.0.0.1", port), "", null));
   }
 
   /** The server answered the handshake, announcing {@code view} (null: none). */
@@ -154,7 +156,15 @@ public final class ScriptedChannel implements RequestChannel {
 
   @Override
   public dev.tether.Connection snapshot() {
-    return new dev.tether.Connection(id, key.address().toString(), key.address(), key.transport(), key.connectionId(),
-        key.timeout(), false, state, 0);
+    return new dev.tether.Connection(
+        id,
+        key.address().toString(),
+        key.address(),
+        key.transport(),
+        key.connectionId(),
+        key.timeout(),
+        false,
+        state,
+        0);
   }
 }

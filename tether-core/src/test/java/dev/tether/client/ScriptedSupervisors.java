@@ -24,23 +24,30 @@ public final class ScriptedSupervisors implements ConnectionSupervisor.Host {
   private final dev.tether.internal.EventBus events;
 
   /** Supervisors whose events reach {@code listeners} (none: nowhere), on {@code clock}'s time. */
-  public ScriptedSupervisors(SerialExecutor control, ManualClock clock, dev.tether.observe.TetherListener... listeners) {
+  public ScriptedSupervisors(
+      SerialExecutor control, ManualClock clock, dev.tether.observe.TetherListener... listeners) {
     this.control = control;
     this.clock = clock;
-    this.events = new dev.tether.internal.EventBus(List.of(listeners), clock, "scripted-supervisor-events");
+    this.events =
+        new dev.tether.internal.EventBus(List.of(listeners), clock, "scripted-supervisor-events");
   }
 
   /** The supervisor of the connection to {@code candidate}, with the runtime's default backoff. */
   public ConnectionSupervisor supervisor(Candidate candidate, String connectionId) {
-    return new ConnectionSupervisor(this, candidate.key(connectionId), candidate, dev.tether.internal.Backoff.standard());
+    return new ConnectionSupervisor(
+        this, candidate.key(connectionId), candidate, dev.tether.internal.Backoff.standard());
   }
 
   private static final Transport TRANSPORT = new dev.tether.transport.LocalTransport();
 
   /** A candidate for tcp 127.0.0.1:{@code port}; nothing is ever dialled. */
   public static Candidate candidate(int port) {
-    return new Candidate(new Endpoint("tcp", "127.0.0.1", port, null, false), TRANSPORT,
-        new InetSocketAddress("127.0.0.1", port), null, Duration.ofSeconds(1));
+    return new Candidate(
+        new Endpoint("tcp", "127.0.0.1", port, null, false),
+        TRANSPORT,
+        new InetSocketAddress("127.0.0.1", port),
+        null,
+        Duration.ofSeconds(1));
   }
 
   /** Every connection opened so far, oldest first. */
@@ -58,8 +65,12 @@ public final class ScriptedSupervisors implements ConnectionSupervisor.Host {
     throw new AssertionError("no connection to port " + port + " was opened");
   }
 
-  /** Tells the supervisor of {@code c} that its connection closed: broken ({@code unexpectedly}) or on purpose. */
-  public static void closed(ConnectionSupervisor supervisor, ScriptedChannel c, boolean unexpectedly) {
+  /**
+   * Tells the supervisor of {@code c} that its connection closed: broken ({@code unexpectedly}) or
+   * on purpose.
+   */
+  public static void closed(
+      ConnectionSupervisor supervisor, ScriptedChannel c, boolean unexpectedly) {
     c.close();
     supervisor.onConnectionClosed(c, unexpectedly, new java.io.IOException("connection reset"));
   }

@@ -28,8 +28,18 @@ class StatusMappingTest {
   @BeforeEach
   void start() throws Exception {
     // The operation names the status to answer with.
-    server = new ScriptedServer(r -> new Response(r.requestId(), Status.valueOf(r.operation()),
-        Map.of(Response.ERROR_TYPE, "com.example.Boom", Response.ERROR_MESSAGE, "it broke"), new byte[] {42}));
+    server =
+        new ScriptedServer(
+            r ->
+                new Response(
+                    r.requestId(),
+                    Status.valueOf(r.operation()),
+                    Map.of(
+                        Response.ERROR_TYPE,
+                        "com.example.Boom",
+                        Response.ERROR_MESSAGE,
+                        "it broke"),
+                    new byte[] {42}));
     tether = Tether.builder().property("tether.retry.budget.floorPerSecond", "0").build();
     proxy = tether.proxy("svc:tcp -h 127.0.0.1 -p " + server.port());
   }
@@ -51,20 +61,25 @@ class StatusMappingTest {
 
   @Test
   void remoteErrorBecomesRemoteExceptionWithTypeAndMessage() {
-    assertThatThrownBy(() -> call(Status.REMOTE_ERROR)).isInstanceOfSatisfying(RemoteException.class, e -> {
-      assertThat(e.remoteType()).isEqualTo("com.example.Boom");
-      assertThat(e.remoteMessage()).isEqualTo("it broke");
-    });
+    assertThatThrownBy(() -> call(Status.REMOTE_ERROR))
+        .isInstanceOfSatisfying(
+            RemoteException.class,
+            e -> {
+              assertThat(e.remoteType()).isEqualTo("com.example.Boom");
+              assertThat(e.remoteMessage()).isEqualTo("it broke");
+            });
   }
 
   @Test
   void serviceNotFoundBecomesServiceNotFoundException() {
-    assertThatThrownBy(() -> call(Status.SERVICE_NOT_FOUND)).isInstanceOf(ServiceNotFoundException.class);
+    assertThatThrownBy(() -> call(Status.SERVICE_NOT_FOUND))
+        .isInstanceOf(ServiceNotFoundException.class);
   }
 
   @Test
   void operationNotFoundBecomesOperationNotFoundException() {
-    assertThatThrownBy(() -> call(Status.OPERATION_NOT_FOUND)).isInstanceOf(OperationNotFoundException.class);
+    assertThatThrownBy(() -> call(Status.OPERATION_NOT_FOUND))
+        .isInstanceOf(OperationNotFoundException.class);
   }
 
   @Test
@@ -74,7 +89,8 @@ class StatusMappingTest {
 
   @Test
   void deadlineExceededBecomesInvocationTimeoutException() {
-    assertThatThrownBy(() -> call(Status.DEADLINE_EXCEEDED)).isInstanceOf(InvocationTimeoutException.class);
+    assertThatThrownBy(() -> call(Status.DEADLINE_EXCEEDED))
+        .isInstanceOf(InvocationTimeoutException.class);
   }
 
   @Test

@@ -26,7 +26,8 @@ import org.junit.jupiter.api.Test;
 /**
  * A stream whose opening fails before the server accepted it follows the at-most-once rule of
  * calls, over loopback: refused, it opens on the next server; lost after it was sent, it opens
- * there only when its method is {@code @Idempotent}, else the subscriber hears that it may have run.
+ * there only when its method is {@code @Idempotent}, else the subscriber hears that it may have
+ * run.
  */
 class StreamOpeningRetryTest {
   private static final Duration PATIENCE = Duration.ofSeconds(20);
@@ -62,12 +63,17 @@ class StreamOpeningRetryTest {
 
   /** The typed feed on {@code first}, then on a real server serving it. */
   private Feed feedAfter(ScriptedServer first) {
-    spare = TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0")
-        .service("feed", Feed.class, new FeedService())
-        .build().start();
+    spare =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .service("feed", Feed.class, new FeedService())
+            .build()
+            .start();
     tether = Tether.create();
-    Proxy proxy = tether.proxy("feed:tcp -h 127.0.0.1 -p " + first.port() + ":" + spare.endpoints().get(0))
-        .withEndpointSelection(EndpointSelection.ORDERED);
+    Proxy proxy =
+        tether
+            .proxy("feed:tcp -h 127.0.0.1 -p " + first.port() + ":" + spare.endpoints().get(0))
+            .withEndpointSelection(EndpointSelection.ORDERED);
     return proxy.as(Feed.class);
   }
 
@@ -87,14 +93,16 @@ class StreamOpeningRetryTest {
 
   /** A server that reads the opening, then drops the connection without answering. */
   private static ScriptedServer dropsTheOpening() throws Exception {
-    return new ScriptedServer(r -> {
-      throw new IllegalStateException("the connection dies with the opening unanswered");
-    });
+    return new ScriptedServer(
+        r -> {
+          throw new IllegalStateException("the connection dies with the opening unanswered");
+        });
   }
 
   @Test
   void refusedOpeningOpensOnTheNextServerEvenWhenNotIdempotent() throws Exception {
-    try (ScriptedServer draining = new ScriptedServer(r -> new GoAway(GoAwayReason.SHUTDOWN, 0, "draining"))) {
+    try (ScriptedServer draining =
+        new ScriptedServer(r -> new GoAway(GoAwayReason.SHUTDOWN, 0, "draining"))) {
       CollectingSubscriber subscriber = CollectingSubscriber.unbounded();
 
       feedAfter(draining).consume(50).subscribe(subscriber);
@@ -121,7 +129,8 @@ class StreamOpeningRetryTest {
   }
 
   @Test
-  void streamLostBeforeItsOpeningWasAnsweredFailsWhenNotIdempotentAndOpensNowhereElse() throws Exception {
+  void streamLostBeforeItsOpeningWasAnsweredFailsWhenNotIdempotentAndOpensNowhereElse()
+      throws Exception {
     try (ScriptedServer dropping = dropsTheOpening()) {
       CollectingSubscriber subscriber = CollectingSubscriber.unbounded();
 
@@ -130,7 +139,8 @@ class StreamOpeningRetryTest {
       assertThatThrownBy(() -> subscriber.done().get(PATIENCE.toSeconds(), TimeUnit.SECONDS))
           .isInstanceOf(ExecutionException.class)
           .cause()
-          .isInstanceOfSatisfying(ConnectionLostException.class, e -> assertThat(e.mayHaveExecuted()).isTrue());
+          .isInstanceOfSatisfying(
+              ConnectionLostException.class, e -> assertThat(e.mayHaveExecuted()).isTrue());
       assertThat(subscriber.items()).isEmpty();
       assertThat(opened).isEmpty();
     }

@@ -46,10 +46,17 @@ class StreamResumeTest {
   private Tether tether;
 
   private Proxy startFeed(String resumeWindow) {
-    server = TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0")
-        .streamService("feed", NumberedItems.counting(opened))
-        .build().start();
-    tether = Tether.builder().listener(events::add).property("tether.stream.resumeWindow", resumeWindow).build();
+    server =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .streamService("feed", NumberedItems.counting(opened))
+            .build()
+            .start();
+    tether =
+        Tether.builder()
+            .listener(events::add)
+            .property("tether.stream.resumeWindow", resumeWindow)
+            .build();
     return tether.proxy(server.proxyString("feed"));
   }
 
@@ -76,10 +83,13 @@ class StreamResumeTest {
     subscriber.request(Long.MAX_VALUE); // the service goes on producing while the stream resumes
 
     subscriber.done().get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
-    assertThat(subscriber.numbers()).containsExactlyElementsOf(LongStream.rangeClosed(1, 2000).boxed().toList());
+    assertThat(subscriber.numbers())
+        .containsExactlyElementsOf(LongStream.rangeClosed(1, 2000).boxed().toList());
     assertThat(opened).hasSize(1);
     assertThat(opened.get(0).subscriptions()).isEqualTo(1);
-    assertThat(events).extracting(TetherEvent::kind).contains(TetherEvent.Kind.STREAM_RESUMED)
+    assertThat(events)
+        .extracting(TetherEvent::kind)
+        .contains(TetherEvent.Kind.STREAM_RESUMED)
         .doesNotContain(TetherEvent.Kind.STREAM_LOST);
   }
 
@@ -92,14 +102,19 @@ class StreamResumeTest {
     ClientConnection aged = LiveConnections.stream(tether, feed.connection());
 
     aged.runtime.onConnectionAged(aged, "the test aged it"); // as the client's max age would
-    await().atMost(PATIENCE).until(() -> events.stream().anyMatch(e -> e.kind() == TetherEvent.Kind.STREAM_RESUMED));
+    await()
+        .atMost(PATIENCE)
+        .until(() -> events.stream().anyMatch(e -> e.kind() == TetherEvent.Kind.STREAM_RESUMED));
     subscriber.request(Long.MAX_VALUE);
 
     subscriber.done().get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
-    assertThat(subscriber.numbers()).containsExactlyElementsOf(LongStream.rangeClosed(1, 2000).boxed().toList());
+    assertThat(subscriber.numbers())
+        .containsExactlyElementsOf(LongStream.rangeClosed(1, 2000).boxed().toList());
     assertThat(opened).hasSize(1);
     assertThat(events).extracting(TetherEvent::kind).doesNotContain(TetherEvent.Kind.STREAM_LOST);
-    await().atMost(PATIENCE).until(() -> !aged.channel.isOpen()); // the aged connection did not wait for the stream
+    await()
+        .atMost(PATIENCE)
+        .until(() -> !aged.channel.isOpen()); // the aged connection did not wait for the stream
   }
 
   @Test
@@ -113,7 +128,9 @@ class StreamResumeTest {
 
     assertThatThrownBy(() -> subscriber.done().get(PATIENCE.toSeconds(), TimeUnit.SECONDS))
         .isInstanceOf(ExecutionException.class)
-        .cause().isInstanceOfSatisfying(StreamLostException.class,
+        .cause()
+        .isInstanceOfSatisfying(
+            StreamLostException.class,
             lost -> assertThat(lost.delivered()).isEqualTo(subscriber.items().size()));
   }
 
@@ -130,7 +147,9 @@ class StreamResumeTest {
     gone.close(); // nothing listens on the port any more: every resume attempt fails to connect
 
     assertThatThrownBy(() -> subscriber.done().get(PATIENCE.toSeconds(), TimeUnit.SECONDS))
-        .cause().isInstanceOfSatisfying(StreamLostException.class, lost -> assertThat(lost.delivered()).isEqualTo(5));
+        .cause()
+        .isInstanceOfSatisfying(
+            StreamLostException.class, lost -> assertThat(lost.delivered()).isEqualTo(5));
   }
 
   @Test
@@ -146,7 +165,9 @@ class StreamResumeTest {
       feed.stream("count", "1".getBytes()).subscribe(subscriber);
 
       assertThatThrownBy(() -> subscriber.done().get(PATIENCE.toSeconds(), TimeUnit.SECONDS))
-          .cause().isInstanceOf(IncompatibleServerException.class).hasMessageContaining("protocol 1.1");
+          .cause()
+          .isInstanceOf(IncompatibleServerException.class)
+          .hasMessageContaining("protocol 1.1");
     }
   }
 

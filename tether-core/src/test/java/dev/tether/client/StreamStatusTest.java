@@ -23,10 +23,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * What the status snapshots and the stream events say of streams, over loopback: the count of
- * open streams on the client's connection and on the server, the server's streams waiting for a
- * resume, and the items each side handled: carried by the event that ends a stream, and counted
- * in the snapshots while it runs.
+ * What the status snapshots and the stream events say of streams, over loopback: the count of open
+ * streams on the client's connection and on the server, the server's streams waiting for a resume,
+ * and the items each side handled: carried by the event that ends a stream, and counted in the
+ * snapshots while it runs.
  */
 class StreamStatusTest {
   private static final Duration PATIENCE = Duration.ofSeconds(20);
@@ -38,12 +38,19 @@ class StreamStatusTest {
 
   /** A feed of as many numbered items as its request says (-1: without end). */
   private Proxy startFeed(String clientResumeWindow, String serverResumeWindow) {
-    server = TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0").listener(serverEvents::add)
-        .property("tether.stream.resumeWindow", serverResumeWindow)
-        .streamService("feed", NumberedItems.counting(null))
-        .build().start();
-    tether = Tether.builder().listener(clientEvents::add)
-        .property("tether.stream.resumeWindow", clientResumeWindow).build();
+    server =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .listener(serverEvents::add)
+            .property("tether.stream.resumeWindow", serverResumeWindow)
+            .streamService("feed", NumberedItems.counting(null))
+            .build()
+            .start();
+    tether =
+        Tether.builder()
+            .listener(clientEvents::add)
+            .property("tether.stream.resumeWindow", clientResumeWindow)
+            .build();
     return tether.proxy(server.proxyString("feed"));
   }
 
@@ -71,12 +78,16 @@ class StreamStatusTest {
   void statusCountsTheItemsOfAStreamThatIsStillRunningOnBothSides() throws Exception {
     Proxy feed = startFeed("10s", "10s");
     CollectingSubscriber subscriber = new CollectingSubscriber(250);
-    feed.stream("count", ascii("-1")).subscribe(subscriber); // without end: it never reports at its end
+    feed.stream("count", ascii("-1"))
+        .subscribe(subscriber); // without end: it never reports at its end
     await().atMost(PATIENCE).until(() -> subscriber.items().size() == 250);
 
     await().atMost(PATIENCE).until(() -> tether.status().streamItems().received() == 250);
-    assertThat(tether.status().streamItems().sent()).as("a server stream: the client sends nothing").isZero();
-    assertThat(server.status().streamItems().sent()).as("credited ahead of demand: at least what was delivered")
+    assertThat(tether.status().streamItems().sent())
+        .as("a server stream: the client sends nothing")
+        .isZero();
+    assertThat(server.status().streamItems().sent())
+        .as("credited ahead of demand: at least what was delivered")
         .isGreaterThanOrEqualTo(250);
     assertThat(server.status().streams()).isEqualTo(1);
 
@@ -89,9 +100,12 @@ class StreamStatusTest {
     Proxy feed = startFeed("10s", "10s");
     CollectingSubscriber subscriber = new CollectingSubscriber(3);
     feed.stream("count", ascii("10")).subscribe(subscriber);
-    await().atMost(PATIENCE).until(() -> subscriber.items().size() == 3); // it waits for more demand
+    await()
+        .atMost(PATIENCE)
+        .until(() -> subscriber.items().size() == 3); // it waits for more demand
 
-    assertThat(tether.status().connections()).singleElement()
+    assertThat(tether.status().connections())
+        .singleElement()
         .satisfies(c -> assertThat(c.streams()).isEqualTo(1));
     ServerStatus open = server.status();
     assertThat(open.streams()).isEqualTo(1);
@@ -99,10 +113,13 @@ class StreamStatusTest {
 
     subscriber.request(100);
     subscriber.done().get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
-    await().atMost(PATIENCE).untilAsserted(() -> {
-      assertThat(clientStreams()).isZero();
-      assertThat(server.status().streams()).isZero();
-    });
+    await()
+        .atMost(PATIENCE)
+        .untilAsserted(
+            () -> {
+              assertThat(clientStreams()).isZero();
+              assertThat(server.status().streams()).isZero();
+            });
   }
 
   @Test
@@ -114,11 +131,14 @@ class StreamStatusTest {
 
     reset(feed);
 
-    await().atMost(PATIENCE).untilAsserted(() -> {
-      ServerStatus waiting = server.status();
-      assertThat(waiting.streams()).isZero();
-      assertThat(waiting.detachedStreams()).isEqualTo(1);
-    });
+    await()
+        .atMost(PATIENCE)
+        .untilAsserted(
+            () -> {
+              ServerStatus waiting = server.status();
+              assertThat(waiting.streams()).isZero();
+              assertThat(waiting.detachedStreams()).isEqualTo(1);
+            });
     assertThat(clientStreams()).isZero();
     await().atMost(PATIENCE).until(() -> server.status().detachedStreams() == 0);
     assertThat(serverEvents).extracting(TetherEvent::kind).contains(TetherEvent.Kind.STREAM_LOST);
@@ -134,14 +154,20 @@ class StreamStatusTest {
 
     reset(feed);
 
-    await().atMost(PATIENCE).until(() -> clientEvents.stream().anyMatch(e -> e.kind() == TetherEvent.Kind.STREAM_RESUMED));
-    await().atMost(PATIENCE).untilAsserted(() -> {
-      assertThat(feed.connection().id()).isNotEqualTo(firstConnection);
-      assertThat(clientStreams()).isEqualTo(1);
-      ServerStatus s = server.status();
-      assertThat(s.streams()).isEqualTo(1);
-      assertThat(s.detachedStreams()).isZero();
-    });
+    await()
+        .atMost(PATIENCE)
+        .until(
+            () -> clientEvents.stream().anyMatch(e -> e.kind() == TetherEvent.Kind.STREAM_RESUMED));
+    await()
+        .atMost(PATIENCE)
+        .untilAsserted(
+            () -> {
+              assertThat(feed.connection().id()).isNotEqualTo(firstConnection);
+              assertThat(clientStreams()).isEqualTo(1);
+              ServerStatus s = server.status();
+              assertThat(s.streams()).isEqualTo(1);
+              assertThat(s.detachedStreams()).isZero();
+            });
   }
 
   @Test
@@ -151,12 +177,19 @@ class StreamStatusTest {
     feed.stream("count", ascii("25")).subscribe(subscriber);
     subscriber.done().get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
 
-    await().atMost(PATIENCE).untilAsserted(() -> {
-      assertThat(ended(clientEvents, TetherEvent.Kind.STREAM_CLOSED)).isEqualTo(new TetherEvent.StreamItems(0, 25));
-      assertThat(ended(serverEvents, TetherEvent.Kind.STREAM_CLOSED)).isEqualTo(new TetherEvent.StreamItems(25, 0));
-    });
-    assertThat(clientEvents).filteredOn(e -> e.kind() == TetherEvent.Kind.STREAM_OPENED)
-        .singleElement().satisfies(e -> assertThat(e.items()).isNull());
+    await()
+        .atMost(PATIENCE)
+        .untilAsserted(
+            () -> {
+              assertThat(ended(clientEvents, TetherEvent.Kind.STREAM_CLOSED))
+                  .isEqualTo(new TetherEvent.StreamItems(0, 25));
+              assertThat(ended(serverEvents, TetherEvent.Kind.STREAM_CLOSED))
+                  .isEqualTo(new TetherEvent.StreamItems(25, 0));
+            });
+    assertThat(clientEvents)
+        .filteredOn(e -> e.kind() == TetherEvent.Kind.STREAM_OPENED)
+        .singleElement()
+        .satisfies(e -> assertThat(e.items()).isNull());
   }
 
   @Test
@@ -168,8 +201,12 @@ class StreamStatusTest {
 
     reset(feed);
 
-    await().atMost(PATIENCE).untilAsserted(() ->
-        assertThat(ended(clientEvents, TetherEvent.Kind.STREAM_LOST)).isEqualTo(new TetherEvent.StreamItems(0, 7)));
+    await()
+        .atMost(PATIENCE)
+        .untilAsserted(
+            () ->
+                assertThat(ended(clientEvents, TetherEvent.Kind.STREAM_LOST))
+                    .isEqualTo(new TetherEvent.StreamItems(0, 7)));
   }
 
   /** The items of the one event of {@code kind}, or null while there is none. */

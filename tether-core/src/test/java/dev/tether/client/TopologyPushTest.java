@@ -19,8 +19,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Client reroute with a view that changes while clients are connected: {@code setTopology} on a running
- * server reaches them in a TOPOLOGY frame, and the runtime applies it at once, over real loopback.
+ * Client reroute with a view that changes while clients are connected: {@code setTopology} on a
+ * running server reaches them in a TOPOLOGY frame, and the runtime applies it at once, over real
+ * loopback.
  */
 class TopologyPushTest {
   private final List<TetherServer> servers = new ArrayList<>();
@@ -36,11 +37,12 @@ class TopologyPushTest {
   }
 
   private TetherServer server(String name) {
-    TetherServer s = TetherServer.builder()
-        .endpoints("tcp -h 127.0.0.1 -p 0")
-        .service("svc", (op, payload, ctx) -> name.getBytes(StandardCharsets.UTF_8))
-        .build()
-        .start();
+    TetherServer s =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .service("svc", (op, payload, ctx) -> name.getBytes(StandardCharsets.UTF_8))
+            .build()
+            .start();
     servers.add(s);
     return s;
   }
@@ -64,7 +66,8 @@ class TopologyPushTest {
     Proxy p = tether.proxy("svc:" + ea);
     assertThat(whoami(p)).isEqualTo("A");
     Connection toA = p.connection();
-    assertThat(LiveConnections.stream(tether, toA).topology()).isEqualTo(Topology.of(ea, List.of(eb)));
+    assertThat(LiveConnections.stream(tether, toA).topology())
+        .isEqualTo(Topology.of(ea, List.of(eb)));
     // Another connection id must open a connection: under the view (A; B) it goes to A.
     assertThat(whoami(p.withConnectionId("before"))).isEqualTo("A");
 
@@ -72,14 +75,19 @@ class TopologyPushTest {
 
     // Both connections to A hear of it: two WELCOMEs, then two TOPOLOGY frames.
     await().until(() -> events(TetherEvent.Kind.TOPOLOGY_CHANGED).size() == 4);
-    assertThat(events(TetherEvent.Kind.TOPOLOGY_CHANGED).subList(2, 4)).allSatisfy(e -> {
-      assertThat(e.endpoint()).isEqualTo(ea);
-      assertThat(e.detail()).isEqualTo("TOPOLOGY announced primary " + eb + ", alternates [" + ea + "]");
-    });
-    assertThat(LiveConnections.stream(tether, toA).topology()).isEqualTo(Topology.of(eb, List.of(ea)));
+    assertThat(events(TetherEvent.Kind.TOPOLOGY_CHANGED).subList(2, 4))
+        .allSatisfy(
+            e -> {
+              assertThat(e.endpoint()).isEqualTo(ea);
+              assertThat(e.detail())
+                  .isEqualTo("TOPOLOGY announced primary " + eb + ", alternates [" + ea + "]");
+            });
+    assertThat(LiveConnections.stream(tether, toA).topology())
+        .isEqualTo(Topology.of(eb, List.of(ea)));
     // The next call that opens a connection follows the new order, B first, once the runtime
     // applied the view on its control executor (each try opens a connection of its own).
-    java.util.concurrent.atomic.AtomicInteger tries = new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.atomic.AtomicInteger tries =
+        new java.util.concurrent.atomic.AtomicInteger();
     await().until(() -> whoami(p.withConnectionId("after-" + tries.incrementAndGet())).equals("B"));
     // The connection to A was never reopened: the view came over the open one, and it stays open
     // (next in the failover order) while the proxy that used it follows the new primary.
@@ -104,8 +112,8 @@ class TopologyPushTest {
     assertThat(whoami(p)).isEqualTo("B");
     assertThat(whoami(p)).isEqualTo("B");
     assertThat(p.alternateWasUsed()).isFalse();
-    assertThat(events(TetherEvent.Kind.REROUTE)).anySatisfy(e ->
-        assertThat(e.detail()).contains("is an alternate of its view"));
+    assertThat(events(TetherEvent.Kind.REROUTE))
+        .anySatisfy(e -> assertThat(e.detail()).contains("is an alternate of its view"));
   }
 
   @Test
@@ -113,7 +121,8 @@ class TopologyPushTest {
     TetherServer a = server("A");
     String ea = a.endpoints().get(0).toString();
     String dead;
-    try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+    try (java.net.ServerSocket s =
+        new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       dead = "tcp -h 127.0.0.1 -p " + s.getLocalPort();
     }
     a.setTopology(Topology.of(dead, List.of(ea)));
@@ -139,26 +148,35 @@ class TopologyPushTest {
     Proxy session = p.withSession("cart-7");
     assertThat(whoami(p)).isEqualTo("A");
     assertThat(whoami(session)).isEqualTo("A");
-    java.util.concurrent.atomic.AtomicBoolean moved = new java.util.concurrent.atomic.AtomicBoolean();
-    java.util.concurrent.atomic.AtomicInteger onBAfterMove = new java.util.concurrent.atomic.AtomicInteger();
-    java.util.concurrent.ExecutorService callers = java.util.concurrent.Executors.newFixedThreadPool(4);
+    java.util.concurrent.atomic.AtomicBoolean moved =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.atomic.AtomicInteger onBAfterMove =
+        new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.ExecutorService callers =
+        java.util.concurrent.Executors.newFixedThreadPool(4);
     try {
       List<java.util.concurrent.Future<Integer>> done = new ArrayList<>();
       for (int t = 0; t < 4; t++) {
-        done.add(callers.submit(() -> {
-          int calls = 0;
-          // Bounded: until the move was seen on B a hundred times, at most 20,000 calls each.
-          while (calls < 20_000 && onBAfterMove.get() < 100) {
-            String who = whoami(p); // raw calls are not idempotent: any failure would surface here
-            calls++;
-            if (moved.get() && who.equals("B")) {
-              onBAfterMove.incrementAndGet();
-            }
-          }
-          return calls;
-        }));
+        done.add(
+            callers.submit(
+                () -> {
+                  int calls = 0;
+                  // Bounded: until the move was seen on B a hundred times, at most 20,000 calls
+                  // each.
+                  while (calls < 20_000 && onBAfterMove.get() < 100) {
+                    String who =
+                        whoami(p); // raw calls are not idempotent: any failure would surface here
+                    calls++;
+                    if (moved.get() && who.equals("B")) {
+                      onBAfterMove.incrementAndGet();
+                    }
+                  }
+                  return calls;
+                }));
       }
-      await().until(() -> tether.status().connections().stream().mapToLong(c -> c.callsOk()).sum() > 200);
+      await()
+          .until(
+              () -> tether.status().connections().stream().mapToLong(c -> c.callsOk()).sum() > 200);
       for (TetherServer s : servers) {
         s.setTopology(Topology.of(eb, List.of(ea)));
       }
@@ -178,8 +196,10 @@ class TopologyPushTest {
 
   @Test
   void clusterViewThatIsNotEndpointGrammarFailsTheConnectAsAProtocolError() throws Exception {
-    try (ScriptedServer bad = new ScriptedServer(
-        new dev.tether.protocol.Welcome("bad", "1.0", 0, 1 << 20, 100, "tcp -h", List.of()), r -> null)) {
+    try (ScriptedServer bad =
+        new ScriptedServer(
+            new dev.tether.protocol.Welcome("bad", "1.0", 0, 1 << 20, 100, "tcp -h", List.of()),
+            r -> null)) {
       tether = Tether.builder().build();
       Proxy p = tether.proxy("svc:tcp -h 127.0.0.1 -p " + bad.port());
 
@@ -203,8 +223,10 @@ class TopologyPushTest {
     a.setTopology(Topology.of(ea, List.of("tcp -h 127.0.0.1 -p 9")));
 
     await().until(() -> events(TetherEvent.Kind.TOPOLOGY_CHANGED).size() == 2);
-    assertThat(events(TetherEvent.Kind.TOPOLOGY_CHANGED)).extracting(TetherEvent::detail).containsExactly(
-        "WELCOME announced primary " + ea + ", alternates []",
-        "TOPOLOGY announced primary " + ea + ", alternates [tcp -h 127.0.0.1 -p 9]");
+    assertThat(events(TetherEvent.Kind.TOPOLOGY_CHANGED))
+        .extracting(TetherEvent::detail)
+        .containsExactly(
+            "WELCOME announced primary " + ea + ", alternates []",
+            "TOPOLOGY announced primary " + ea + ", alternates [tcp -h 127.0.0.1 -p 9]");
   }
 }

@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 /** The cluster views a runtime learns from its servers, owned by the control executor. */
 class TopologyViewsTest {
   private static final List<Endpoint> SEEDS = Endpoint.parseList("tcp -h 127.0.0.1 -p 7000");
-  private static final Topology VIEW = Topology.of("tcp -h 127.0.0.1 -p 7001", List.of("tcp -h 127.0.0.1 -p 7002"));
+  private static final Topology VIEW =
+      Topology.of("tcp -h 127.0.0.1 -p 7001", List.of("tcp -h 127.0.0.1 -p 7002"));
 
   private final SerialExecutor control = new SerialExecutor();
   private final TopologyViews views = new TopologyViews(control);
@@ -36,7 +37,8 @@ class TopologyViewsTest {
   void aServerThatLaterAnnouncesNoViewLeavesTheLearnedOneInForce() {
     views.learn(SEEDS, ScriptedChannel.to(7001).connects(VIEW));
 
-    assertThat(views.learn(SEEDS, ScriptedChannel.to(7002).connects(null))).isEqualTo(VIEW.failoverOrder());
+    assertThat(views.learn(SEEDS, ScriptedChannel.to(7002).connects(null)))
+        .isEqualTo(VIEW.failoverOrder());
     assertThat(views.failoverOrder(SEEDS)).isEqualTo(VIEW.failoverOrder());
   }
 
@@ -64,16 +66,21 @@ class TopologyViewsTest {
   }
 
   @Test
-  void aWriteFromAnotherThreadWaitsForTheControlExecutorAndReadersSeeTheOldViewUntilThen() throws Exception {
+  void aWriteFromAnotherThreadWaitsForTheControlExecutorAndReadersSeeTheOldViewUntilThen()
+      throws Exception {
     ScriptedChannel primary = ScriptedChannel.to(7001).connects(VIEW);
     views.learn(SEEDS, primary);
     primary.announces(Topology.of("tcp -h 127.0.0.1 -p 7002", List.of()));
     CountDownLatch holding = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    Thread owner = new Thread(() -> control.execute(() -> {
-      holding.countDown();
-      awaitQuietly(release);
-    }));
+    Thread owner =
+        new Thread(
+            () ->
+                control.execute(
+                    () -> {
+                      holding.countDown();
+                      awaitQuietly(release);
+                    }));
     owner.start();
     assertThat(holding.await(5, TimeUnit.SECONDS)).isTrue();
 
@@ -106,7 +113,8 @@ class TopologyViewsTest {
     views.learn(SEEDS, toPrimary);
     ProxyBinding binding = followingOn(toPrimary);
 
-    toPrimary.announces(Topology.of("tcp -h 127.0.0.1 -p 7002", List.of("tcp -h 127.0.0.1 -p 7001")));
+    toPrimary.announces(
+        Topology.of("tcp -h 127.0.0.1 -p 7002", List.of("tcp -h 127.0.0.1 -p 7001")));
     views.relearn(toPrimary);
 
     assertThat(binding.cachedConnection()).isNull();
@@ -132,7 +140,8 @@ class TopologyViewsTest {
     ScriptedChannel toAlternate = ScriptedChannel.to(7002).connects(VIEW);
     ProxyBinding binding = followingOn(toAlternate);
 
-    toPrimary.announces(Topology.of("tcp -h 127.0.0.1 -p 7001", List.of("tcp -h 127.0.0.1 -p 7003")));
+    toPrimary.announces(
+        Topology.of("tcp -h 127.0.0.1 -p 7001", List.of("tcp -h 127.0.0.1 -p 7003")));
     views.relearn(toPrimary);
 
     assertThat(binding.cachedConnection()).isSameAs(toAlternate);
@@ -155,7 +164,8 @@ class TopologyViewsTest {
   /** A proxy's binding that cached {@code c} under VIEW and follows its primary from now on. */
   private ProxyBinding followingOn(ScriptedChannel c) {
     ProxyBinding binding = new ProxyBinding(null, null);
-    binding.cache(c, c.remoteAddress() instanceof java.net.InetSocketAddress a && a.getPort() != 7001);
+    binding.cache(
+        c, c.remoteAddress() instanceof java.net.InetSocketAddress a && a.getPort() != 7001);
     views.follow(SEEDS, binding, c, VIEW.failoverOrder());
     return binding;
   }

@@ -43,10 +43,13 @@ class UnwritableConnectionTest {
   private static final int CALLS = 64;
 
   private final CountDownLatch startReading = new CountDownLatch(1);
+
   /** The call numbers (first four payload bytes) of every request the server read. */
   private final Set<Integer> arrived = ConcurrentHashMap.newKeySet();
+
   /** How often each call number was read, over every connection. */
   private final Map<Integer, Integer> executions = new ConcurrentHashMap<>();
+
   private ServerSocket listener;
   private Tether tether;
 
@@ -67,19 +70,22 @@ class UnwritableConnectionTest {
     listener = new ServerSocket();
     listener.setReceiveBufferSize(64 * 1024);
     listener.bind(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 0));
-    Thread acceptor = new Thread(() -> {
-      for (int n = 0; !listener.isClosed(); n++) {
-        try {
-          Socket s = listener.accept();
-          boolean stalls = n == 0;
-          Thread t = new Thread(() -> serve(s, stalls), "stalled-server-" + n);
-          t.setDaemon(true);
-          t.start();
-        } catch (IOException closed) {
-          return;
-        }
-      }
-    }, "stalled-server");
+    Thread acceptor =
+        new Thread(
+            () -> {
+              for (int n = 0; !listener.isClosed(); n++) {
+                try {
+                  Socket s = listener.accept();
+                  boolean stalls = n == 0;
+                  Thread t = new Thread(() -> serve(s, stalls), "stalled-server-" + n);
+                  t.setDaemon(true);
+                  t.start();
+                } catch (IOException closed) {
+                  return;
+                }
+              }
+            },
+            "stalled-server");
     acceptor.setDaemon(true);
     acceptor.start();
     return listener.getLocalPort();
@@ -142,7 +148,9 @@ class UnwritableConnectionTest {
     // A status snapshot runs on the connection's loop after the writer's turn: the call has been
     // looked at by the writer, and held back, before it is cancelled.
     c.status().get(10, TimeUnit.SECONDS);
-    assertThat(c.outstandingRequests()).as("the held call is not waiting for an answer").isLessThan(CALLS);
+    assertThat(c.outstandingRequests())
+        .as("the held call is not waiting for an answer")
+        .isLessThan(CALLS);
     cancelled.cancel(false);
 
     startReading.countDown();
@@ -163,7 +171,9 @@ class UnwritableConnectionTest {
     }
 
     // The first connection's server reads nothing, yet calls are answered: over an extra one.
-    await().atMost(java.time.Duration.ofSeconds(20)).until(() -> calls.stream().filter(CompletableFuture::isDone).count() > CALLS / 2);
+    await()
+        .atMost(java.time.Duration.ofSeconds(20))
+        .until(() -> calls.stream().filter(CompletableFuture::isDone).count() > CALLS / 2);
     assertThat(first.isWritable()).isFalse();
     assertThat(tether.status().connections()).hasSizeGreaterThan(1);
 

@@ -12,11 +12,12 @@ class EpsilonCalculatorTest {
 
   @Test
   void everyCalculatorGivesFasterNodesHigherValues() {
-    List<EpsilonCalculator> calculators = List.of(
-        EpsilonCalculator.linear(),
-        EpsilonCalculator.logarithmic(),
-        EpsilonCalculator.polynomial(0.5),
-        EpsilonCalculator.polynomial(2));
+    List<EpsilonCalculator> calculators =
+        List.of(
+            EpsilonCalculator.linear(),
+            EpsilonCalculator.logarithmic(),
+            EpsilonCalculator.polynomial(0.5),
+            EpsilonCalculator.polynomial(2));
     for (EpsilonCalculator calculator : calculators) {
       for (int i = 1; i < LATENCIES_MILLIS.length; i++) {
         assertThat(calculator.valueOf(LATENCIES_MILLIS[i - 1]))
@@ -29,9 +30,11 @@ class EpsilonCalculatorTest {
 
   @Test
   void polynomialTwoIsMoreAggressiveThanLinearWhichIsMoreAggressiveThanLogarithmic() {
-    assertThat(ratioOfTwoToTwentyTwoMillis(EpsilonCalculator.polynomial(2))).isCloseTo(121, within(1e-9));
+    assertThat(ratioOfTwoToTwentyTwoMillis(EpsilonCalculator.polynomial(2)))
+        .isCloseTo(121, within(1e-9));
     assertThat(ratioOfTwoToTwentyTwoMillis(EpsilonCalculator.linear())).isCloseTo(11, within(1e-9));
-    assertThat(ratioOfTwoToTwentyTwoMillis(EpsilonCalculator.logarithmic())).isCloseTo(2.854, within(1e-3));
+    assertThat(ratioOfTwoToTwentyTwoMillis(EpsilonCalculator.logarithmic()))
+        .isCloseTo(2.854, within(1e-3));
   }
 
   @Test
@@ -39,7 +42,8 @@ class EpsilonCalculatorTest {
     assertThat(EpsilonCalculator.linear().valueOf(4)).isEqualTo(0.25);
     assertThat(EpsilonCalculator.logarithmic().valueOf(Math.E - 1)).isCloseTo(1, within(1e-12));
     assertThat(EpsilonCalculator.polynomial(2).valueOf(4)).isEqualTo(1.0 / 16);
-    assertThat(EpsilonCalculator.polynomial(1).valueOf(4)).isEqualTo(EpsilonCalculator.linear().valueOf(4));
+    assertThat(EpsilonCalculator.polynomial(1).valueOf(4))
+        .isEqualTo(EpsilonCalculator.linear().valueOf(4));
   }
 
   @Test
@@ -50,9 +54,12 @@ class EpsilonCalculatorTest {
 
   @Test
   void polynomialRefusesAnExponentThatWouldNotFavourFasterNodes() {
-    assertThatThrownBy(() -> EpsilonCalculator.polynomial(0)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> EpsilonCalculator.polynomial(-1)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> EpsilonCalculator.polynomial(Double.NaN)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> EpsilonCalculator.polynomial(0))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> EpsilonCalculator.polynomial(-1))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> EpsilonCalculator.polynomial(Double.NaN))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   private static double ratioOfTwoToTwentyTwoMillis(EpsilonCalculator calculator) {

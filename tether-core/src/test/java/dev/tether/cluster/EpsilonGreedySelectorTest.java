@@ -17,10 +17,13 @@ import org.junit.jupiter.api.Test;
 class EpsilonGreedySelectorTest {
   private static final long MS = 1_000_000;
   private static final long SECOND = 1_000 * MS;
+
   /** With the default 5 minute decay, one bucket lasts 2.5 s. */
   private static final long BUCKET = 2_500 * MS;
+
   /** The simulated clients send one call every 10 ms. */
   private static final long CALL_INTERVAL = 10 * MS;
+
   private static final com.sun.management.ThreadMXBean THREADS =
       (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
@@ -107,16 +110,19 @@ class EpsilonGreedySelectorTest {
     assertThat(selector.weightedAverageNanos(fast, BUCKET - 1)).isEqualTo(20.0 * MS);
 
     selector.onCallFinished(fast, 40 * MS, BUCKET);
-    assertThat(selector.weightedAverageNanos(fast, BUCKET)).isCloseTo((119 * 20.0 + 120 * 40.0) / 239 * MS, within(1.0));
+    assertThat(selector.weightedAverageNanos(fast, BUCKET))
+        .isCloseTo((119 * 20.0 + 120 * 40.0) / 239 * MS, within(1.0));
   }
 
   @Test
   void aShorterDecayDurationMakesShorterBuckets() {
     EpsilonGreedySelector selector =
-        new EpsilonGreedySelector(Duration.ofSeconds(120), EpsilonCalculator.linear(), new Random(42));
+        new EpsilonGreedySelector(
+            Duration.ofSeconds(120), EpsilonCalculator.linear(), new Random(42));
     selector.onCallFinished(fast, 20 * MS, 0);
     selector.onCallFinished(fast, 40 * MS, SECOND);
-    assertThat(selector.weightedAverageNanos(fast, SECOND)).isCloseTo((119 * 20.0 + 120 * 40.0) / 239 * MS, within(1.0));
+    assertThat(selector.weightedAverageNanos(fast, SECOND))
+        .isCloseTo((119 * 20.0 + 120 * 40.0) / 239 * MS, within(1.0));
     assertThat(selector.weightedAverageNanos(fast, 120 * SECOND)).isEqualTo(40.0 * MS);
     assertThat(selector.weightedAverageNanos(fast, 121 * SECOND)).isNaN();
   }
@@ -132,7 +138,9 @@ class EpsilonGreedySelectorTest {
     selector.pick(nodes, BUCKET);
     assertThat(selector.epsilon()).isCloseTo(0.27, within(1e-12));
     selector.pick(nodes, 17 * BUCKET);
-    assertThat(selector.epsilon()).isCloseTo(0.3 * Math.pow(0.9, 17), within(1e-12)).isGreaterThan(0.05);
+    assertThat(selector.epsilon())
+        .isCloseTo(0.3 * Math.pow(0.9, 17), within(1e-12))
+        .isGreaterThan(0.05);
     selector.pick(nodes, 18 * BUCKET);
     assertThat(selector.epsilon()).isEqualTo(0.05);
     selector.pick(nodes, 1_000 * BUCKET);
@@ -173,7 +181,8 @@ class EpsilonGreedySelectorTest {
 
   @Test
   void picksAllocateNothing() {
-    assumeTrue(THREADS.isThreadAllocatedMemorySupported() && THREADS.isThreadAllocatedMemoryEnabled());
+    assumeTrue(
+        THREADS.isThreadAllocatedMemorySupported() && THREADS.isThreadAllocatedMemoryEnabled());
     EpsilonGreedySelector selector = EpsilonGreedySelector.withDefaults(new Random(42));
     run(selector, fastAndSlow, 5_000);
     for (int i = 0; i < 10_000; i++) {
@@ -196,14 +205,16 @@ class EpsilonGreedySelectorTest {
     List<Thread> callers = new ArrayList<>();
     for (int t = 0; t < 4; t++) {
       long skew = t * MS;
-      callers.add(new Thread(() -> {
-        for (long clock = skew; clock < 200 * SECOND; clock += 10 * MS) {
-          int picked = selector.pick(fastAndSlow, clock);
-          picks.incrementAndGet(picked);
-          long latency = latencyNanos[picked];
-          selector.onCallFinished(fastAndSlow.get(picked), latency, clock + latency);
-        }
-      }));
+      callers.add(
+          new Thread(
+              () -> {
+                for (long clock = skew; clock < 200 * SECOND; clock += 10 * MS) {
+                  int picked = selector.pick(fastAndSlow, clock);
+                  picks.incrementAndGet(picked);
+                  long latency = latencyNanos[picked];
+                  selector.onCallFinished(fastAndSlow.get(picked), latency, clock + latency);
+                }
+              }));
     }
     callers.forEach(Thread::start);
     for (Thread caller : callers) {
@@ -226,14 +237,18 @@ class EpsilonGreedySelectorTest {
 
   @Test
   void aDecayDurationShorterThanOneNanosecondPerBucketIsRefused() {
-    assertThatThrownBy(() -> new EpsilonGreedySelector(Duration.ofNanos(119), EpsilonCalculator.linear(), new Random(1)))
+    assertThatThrownBy(
+            () ->
+                new EpsilonGreedySelector(
+                    Duration.ofNanos(119), EpsilonCalculator.linear(), new Random(1)))
         .isInstanceOf(IllegalArgumentException.class);
   }
 
   /** The slow node's calls among 10,000, after 5,000 calls of warm-up. */
   private int slowShareAfterWarmUp(EpsilonCalculator calculator) {
     now = 0;
-    EpsilonGreedySelector selector = new EpsilonGreedySelector(Duration.ofMinutes(5), calculator, new Random(42));
+    EpsilonGreedySelector selector =
+        new EpsilonGreedySelector(Duration.ofMinutes(5), calculator, new Random(42));
     run(selector, fastAndSlow, 5_000);
     return run(selector, fastAndSlow, 10_000)[1];
   }

@@ -23,9 +23,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A runtime as a node group sees it, for unit tests on the fake clock: endpoints select to
- * scripted candidates, each key gets one supervisor over scripted connections, and events are
- * recorded ("NODE_DEAD tcp -h 127.0.0.1 -p 7001").
+ * A runtime as a node group sees it, for unit tests on the fake clock: endpoints select to scripted
+ * candidates, each key gets one supervisor over scripted connections, and events are recorded
+ * ("NODE_DEAD tcp -h 127.0.0.1 -p 7001").
  */
 final class FakeNodeHost implements NodeHost {
   final ManualClock clock = new ManualClock(0);
@@ -41,9 +41,13 @@ final class FakeNodeHost implements NodeHost {
     this.ejection = ejection;
   }
 
-  /** Ejects after 3 faults in a row for 10 s (doubling to 40 s), never more than half of a group. */
+  /**
+   * Ejects after 3 faults in a row for 10 s (doubling to 40 s), never more than half of a group.
+   */
   FakeNodeHost() {
-    this(new EjectionPolicy(3, 0.0, Integer.MAX_VALUE, Duration.ofSeconds(10), Duration.ofSeconds(40), 0.5));
+    this(
+        new EjectionPolicy(
+            3, 0.0, Integer.MAX_VALUE, Duration.ofSeconds(10), Duration.ofSeconds(40), 0.5));
   }
 
   ConnectionSupervisor supervisorOf(int port) {
@@ -59,7 +63,8 @@ final class FakeNodeHost implements NodeHost {
 
   @Override
   public ConnectionSupervisor supervisor(Candidate candidate, String connectionId) {
-    return supervisors.computeIfAbsent(candidate.endpoint().port(), p -> connections.supervisor(candidate, connectionId));
+    return supervisors.computeIfAbsent(
+        candidate.endpoint().port(), p -> connections.supervisor(candidate, connectionId));
   }
 
   @Override

@@ -27,7 +27,8 @@ class LatencyWindowTest {
   void aLaterPeriodFillsANewBucketThatWeighsMore() {
     window.record(20 * MS, 0);
     window.record(40 * MS, 1);
-    assertThat(window.weightedAverageNanos(1)).isCloseTo((119 * 20.0 + 120 * 40.0) / 239 * MS, within(1.0));
+    assertThat(window.weightedAverageNanos(1))
+        .isCloseTo((119 * 20.0 + 120 * 40.0) / 239 * MS, within(1.0));
   }
 
   @Test
@@ -35,9 +36,11 @@ class LatencyWindowTest {
     window.record(20 * MS, 0);
     window.record(40 * MS, 60);
     // The first bucket is 60 periods older: weight 60 against 120.
-    assertThat(window.weightedAverageNanos(60)).isCloseTo((60 * 20.0 + 120 * 40.0) / 180 * MS, within(1.0));
+    assertThat(window.weightedAverageNanos(60))
+        .isCloseTo((60 * 20.0 + 120 * 40.0) / 180 * MS, within(1.0));
     // Moving on changes both weights by one each period: 59 and 119.
-    assertThat(window.weightedAverageNanos(61)).isCloseTo((59 * 20.0 + 119 * 40.0) / 178 * MS, within(1.0));
+    assertThat(window.weightedAverageNanos(61))
+        .isCloseTo((59 * 20.0 + 119 * 40.0) / 178 * MS, within(1.0));
   }
 
   @Test

@@ -32,8 +32,12 @@ class NodeGroupTest {
   private static final Duration ONE_SECOND_BACKOFF = Duration.ofSeconds(1);
 
   private final FakeNodeHost host = new FakeNodeHost();
-  private final ProxySettings settings = ProxySettings.of("svc", InvocationMode.TWOWAY, false,
-      Endpoint.parseList("tcp -h 127.0.0.1 -p 7001:tcp -h 127.0.0.1 -p 7002"));
+  private final ProxySettings settings =
+      ProxySettings.of(
+          "svc",
+          InvocationMode.TWOWAY,
+          false,
+          Endpoint.parseList("tcp -h 127.0.0.1 -p 7001:tcp -h 127.0.0.1 -p 7002"));
   private final NodeGroup group = new NodeGroup(host, settings, new RoundRobinSelector());
 
   private static int port(RequestChannel c) {
@@ -48,7 +52,8 @@ class NodeGroupTest {
     return group.nodeStatus().stream()
         .filter(n -> n.endpoint().endsWith("-p " + port))
         .map(NodeStatus::health)
-        .findFirst().orElseThrow();
+        .findFirst()
+        .orElseThrow();
   }
 
   /** Connects both nodes, so both are ALIVE. */
@@ -81,7 +86,9 @@ class NodeGroupTest {
 
     assertThat(port(routed.get(1, TimeUnit.SECONDS))).isEqualTo(other);
     assertThat(health(port(first))).isEqualTo("DEAD");
-    await().atMost(Duration.ofSeconds(5)).until(() -> host.events.stream().anyMatch(e -> e.kind() == TetherEvent.Kind.NODE_DEAD));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> host.events.stream().anyMatch(e -> e.kind() == TetherEvent.Kind.NODE_DEAD));
   }
 
   @Test
@@ -109,8 +116,11 @@ class NodeGroupTest {
     assertThat(routed).isNotDone();
 
     host.clock.forward(Duration.ofMillis(1));
-    assertThatThrownBy(routed::get).isInstanceOf(ExecutionException.class)
-        .cause().isInstanceOf(NoAvailableNodeException.class).hasMessageContaining("before the deadline");
+    assertThatThrownBy(routed::get)
+        .isInstanceOf(ExecutionException.class)
+        .cause()
+        .isInstanceOf(NoAvailableNodeException.class)
+        .hasMessageContaining("before the deadline");
   }
 
   @Test
@@ -136,18 +146,24 @@ class NodeGroupTest {
     bothConnected();
     CountDownLatch holding = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    Thread busy = new Thread(() -> host.control.execute(() -> {
-      holding.countDown();
-      try {
-        release.await(5, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }));
+    Thread busy =
+        new Thread(
+            () ->
+                host.control.execute(
+                    () -> {
+                      holding.countDown();
+                      try {
+                        release.await(5, TimeUnit.SECONDS);
+                      } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                      }
+                    }));
     busy.start();
     assertThat(holding.await(5, TimeUnit.SECONDS)).isTrue();
     try {
-      assertThat(group.nodeStatus()).extracting(NodeStatus::health).containsExactly("ALIVE", "ALIVE");
+      assertThat(group.nodeStatus())
+          .extracting(NodeStatus::health)
+          .containsExactly("ALIVE", "ALIVE");
     } finally {
       release.countDown();
       busy.join(5_000);
@@ -172,8 +188,15 @@ class NodeGroupTest {
     group.onCallStarted(sick);
     group.onCallFinished(sick, 1_000_000, false);
 
-    await().atMost(Duration.ofSeconds(5)).until(() -> host.events.stream().anyMatch(e ->
-        e.kind() == TetherEvent.Kind.NODE_ALIVE && e.detail().contains("probe call after ejection succeeded")));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                host.events.stream()
+                    .anyMatch(
+                        e ->
+                            e.kind() == TetherEvent.Kind.NODE_ALIVE
+                                && e.detail().contains("probe call after ejection succeeded")));
   }
 
   @Test

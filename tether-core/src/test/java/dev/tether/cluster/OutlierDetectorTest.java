@@ -18,28 +18,34 @@ import org.junit.jupiter.api.Test;
 class OutlierDetectorTest {
   private final FakeNodeHost host = new FakeNodeHost();
   private final List<String> changes = new ArrayList<>();
-  private final OutlierDetector detector = new OutlierDetector(host, (n, previous, next) -> {
-    changes.add(n.endpoint().port() + " " + next);
-    n.becomes(next == OutlierDetector.Standing.EJECTED ? Node.Health.EJECTED : Node.Health.ALIVE);
-  });
+  private final OutlierDetector detector =
+      new OutlierDetector(
+          host,
+          (n, previous, next) -> {
+            changes.add(n.endpoint().port() + " " + next);
+            n.becomes(
+                next == OutlierDetector.Standing.EJECTED ? Node.Health.EJECTED : Node.Health.ALIVE);
+          });
   private final List<Node> nodes = group(4);
 
   private List<Node> group(int size) {
     List<Node> out = new ArrayList<>();
-    host.control.execute(() -> {
-      for (int i = 1; i <= size; i++) {
-        var candidate = ScriptedSupervisors.candidate(7000 + i);
-        Node n = new Node(candidate, host.supervisor(candidate, ""));
-        detector.add(n);
-        out.add(n);
-      }
-    });
+    host.control.execute(
+        () -> {
+          for (int i = 1; i <= size; i++) {
+            var candidate = ScriptedSupervisors.candidate(7000 + i);
+            Node n = new Node(candidate, host.supervisor(candidate, ""));
+            detector.add(n);
+            out.add(n);
+          }
+        });
     return out;
   }
 
   private void finish(Node n, boolean nodeFault, int times) {
     for (int i = 0; i < times; i++) {
-      detector.onCallFinished(n, nodeFault, standing(n) == OutlierDetector.Standing.PROBING, host.clock.nanoTime());
+      detector.onCallFinished(
+          n, nodeFault, standing(n) == OutlierDetector.Standing.PROBING, host.clock.nanoTime());
     }
   }
 
@@ -59,8 +65,17 @@ class OutlierDetectorTest {
     finish(sick, true, 1);
     assertThat(standing(sick)).isEqualTo(OutlierDetector.Standing.EJECTED);
     assertThat(changes).containsExactly("7001 EJECTED");
-    await().atMost(Duration.ofSeconds(5)).until(() -> host.events.stream().anyMatch(e ->
-        e.kind() == TetherEvent.Kind.NODE_DEAD && e.detail().startsWith("ejected for 10000 ms: 3 failed call(s) in a row")));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                host.events.stream()
+                    .anyMatch(
+                        e ->
+                            e.kind() == TetherEvent.Kind.NODE_DEAD
+                                && e.detail()
+                                    .startsWith(
+                                        "ejected for 10000 ms: 3 failed call(s) in a row")));
   }
 
   @Test
@@ -95,8 +110,15 @@ class OutlierDetectorTest {
 
     finish(sick, false, 1);
     assertThat(standing(sick)).isEqualTo(OutlierDetector.Standing.IN_ROTATION);
-    await().atMost(Duration.ofSeconds(5)).until(() -> host.events.stream().anyMatch(e ->
-        e.kind() == TetherEvent.Kind.NODE_ALIVE && e.detail().contains("probe call after ejection succeeded")));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                host.events.stream()
+                    .anyMatch(
+                        e ->
+                            e.kind() == TetherEvent.Kind.NODE_ALIVE
+                                && e.detail().contains("probe call after ejection succeeded")));
 
     finish(sick, true, 3);
     assertThat(host.clock.pendingDelays()).containsExactly(Duration.ofSeconds(10));
@@ -120,9 +142,11 @@ class OutlierDetectorTest {
       finish(n, true, 3);
     }
 
-    assertThat(nodes).extracting(this::standing).containsExactly(
-        OutlierDetector.Standing.EJECTED, OutlierDetector.Standing.EJECTED,
-        OutlierDetector.Standing.IN_ROTATION, OutlierDetector.Standing.IN_ROTATION);
+    assertThat(nodes)
+        .extracting(this::standing)
+        .containsExactly(
+            OutlierDetector.Standing.EJECTED, OutlierDetector.Standing.EJECTED,
+            OutlierDetector.Standing.IN_ROTATION, OutlierDetector.Standing.IN_ROTATION);
   }
 
   @Test
@@ -149,19 +173,24 @@ class OutlierDetectorTest {
 
   @Test
   void tooLowASuccessRateEjectsWithoutAStreak() {
-    FakeNodeHost strict = new FakeNodeHost(new dev.tether.client.EjectionPolicy(
-        100, 0.5, 10, Duration.ofSeconds(10), Duration.ofSeconds(40), 0.5));
+    FakeNodeHost strict =
+        new FakeNodeHost(
+            new dev.tether.client.EjectionPolicy(
+                100, 0.5, 10, Duration.ofSeconds(10), Duration.ofSeconds(40), 0.5));
     List<String> seen = new ArrayList<>();
-    OutlierDetector rated = new OutlierDetector(strict, (n, previous, next) -> seen.add(n.endpoint().port() + " " + next));
+    OutlierDetector rated =
+        new OutlierDetector(
+            strict, (n, previous, next) -> seen.add(n.endpoint().port() + " " + next));
     List<Node> pair = new ArrayList<>();
-    strict.control.execute(() -> {
-      for (int port : new int[] {7001, 7002}) {
-        var candidate = ScriptedSupervisors.candidate(port);
-        Node n = new Node(candidate, strict.supervisor(candidate, ""));
-        rated.add(n);
-        pair.add(n);
-      }
-    });
+    strict.control.execute(
+        () -> {
+          for (int port : new int[] {7001, 7002}) {
+            var candidate = ScriptedSupervisors.candidate(port);
+            Node n = new Node(candidate, strict.supervisor(candidate, ""));
+            rated.add(n);
+            pair.add(n);
+          }
+        });
     Node flaky = pair.get(0);
 
     for (int i = 0; i < 4; i++) {

@@ -25,7 +25,8 @@ class RandomSelectorTest {
 
   @Test
   void theSameSeedGivesTheSamePicks() {
-    assertThat(firstPicks(new RandomSelector(new Random(7)))).isEqualTo(firstPicks(new RandomSelector(new Random(7))));
+    assertThat(firstPicks(new RandomSelector(new Random(7))))
+        .isEqualTo(firstPicks(new RandomSelector(new Random(7))));
   }
 
   private List<Integer> firstPicks(RandomSelector selector) {

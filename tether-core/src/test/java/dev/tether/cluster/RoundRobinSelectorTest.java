@@ -50,11 +50,13 @@ class RoundRobinSelectorTest {
     AtomicIntegerArray picks = new AtomicIntegerArray(3);
     List<Thread> callers = new ArrayList<>();
     for (int t = 0; t < 4; t++) {
-      callers.add(new Thread(() -> {
-        for (int i = 0; i < 3_000; i++) {
-          picks.incrementAndGet(selector.pick(nodes, 0));
-        }
-      }));
+      callers.add(
+          new Thread(
+              () -> {
+                for (int i = 0; i < 3_000; i++) {
+                  picks.incrementAndGet(selector.pick(nodes, 0));
+                }
+              }));
     }
     callers.forEach(Thread::start);
     for (Thread caller : callers) {

@@ -1,13 +1,12 @@
 package dev.tether.codec;
 
-import dev.tether.spi.CodecException;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.smile.SmileFactory;
 import com.fasterxml.jackson.dataformat.smile.SmileGenerator;
+import dev.tether.spi.CodecException;
 import java.lang.reflect.Type;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -30,7 +29,10 @@ class JacksonCodecTest {
 
   @Test
   void recordWithNestedListRoundTrips() {
-    Order order = new Order("ada", List.of(new Item("bolt", 3, new byte[] {1, 2}), new Item("nut", 5, new byte[0])));
+    Order order =
+        new Order(
+            "ada",
+            List.of(new Item("bolt", 3, new byte[] {1, 2}), new Item("nut", 5, new byte[0])));
     Order back = (Order) codec.decodeValue(codec.encodeValue(order, Order.class), Order.class);
     assertThat(back.customer()).isEqualTo("ada");
     assertThat(back.items()).extracting(Item::name).containsExactly("bolt", "nut");
@@ -41,9 +43,9 @@ class JacksonCodecTest {
   void valuesFromAPeerThatSharesFieldNamesAreDecoded() throws Exception {
     // A peer whose Smile writer back-references repeated field names (Smile's default) must still
     // be understood, although this codec writes every name out.
-    ObjectMapper sharing = new ObjectMapper(SmileFactory.builder()
-        .enable(SmileGenerator.Feature.CHECK_SHARED_NAMES)
-        .build());
+    ObjectMapper sharing =
+        new ObjectMapper(
+            SmileFactory.builder().enable(SmileGenerator.Feature.CHECK_SHARED_NAMES).build());
     List<Item> items = List.of(new Item("a", 1, new byte[] {9}), new Item("b", 2, new byte[] {8}));
     byte[] shared = sharing.writeValueAsBytes(items);
 

@@ -26,13 +26,17 @@ class RecordCodecTest {
   record Renamed(@JsonProperty("n") String name) {}
 
   private final JacksonCodec codec = new JacksonCodec();
+
   /** A peer with the default codec's Smile settings, using databind alone. */
-  private final ObjectMapper peer = new ObjectMapper(SmileFactory.builder()
-      .enable(SmileGenerator.Feature.WRITE_HEADER)
-      .disable(SmileGenerator.Feature.ENCODE_BINARY_AS_7BIT)
-      .disable(SmileGenerator.Feature.CHECK_SHARED_NAMES)
-      .disable(SmileParser.Feature.REQUIRE_HEADER)
-      .build()).disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+  private final ObjectMapper peer =
+      new ObjectMapper(
+              SmileFactory.builder()
+                  .enable(SmileGenerator.Feature.WRITE_HEADER)
+                  .disable(SmileGenerator.Feature.ENCODE_BINARY_AS_7BIT)
+                  .disable(SmileGenerator.Feature.CHECK_SHARED_NAMES)
+                  .disable(SmileParser.Feature.REQUIRE_HEADER)
+                  .build())
+          .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
   @Test
   void plainRecordsTakeTheStreamingPathAndAnnotatedOnesStayWithDatabind() {
@@ -47,20 +51,59 @@ class RecordCodecTest {
     Message message = new Message(7, "ada", new byte[] {1, 2, 3});
     Mixed mixed = new Mixed(3, 0.5, true, List.of(message));
 
-    assertThat(codec.encodeValue(message, Message.class)).isEqualTo(peer.writeValueAsBytes(message));
+    assertThat(codec.encodeValue(message, Message.class))
+        .isEqualTo(peer.writeValueAsBytes(message));
     assertThat(codec.encodeValue(mixed, Mixed.class)).isEqualTo(peer.writeValueAsBytes(mixed));
     assertThat(codec.encodeValue(null, Message.class)).isEqualTo(peer.writeValueAsBytes(null));
   }
 
   @Test
-  void numbersStringsAndBinariesOfEverySizeAreWrittenAsJacksonWritesThemAndReadBack() throws Exception {
-    long[] longs = {0, 1, -1, 15, -16, 16, -17, 31, 32, 63, 64, 8191, 8192, -100_000, Integer.MAX_VALUE, Integer.MIN_VALUE,
-        Integer.MAX_VALUE + 1L, Integer.MIN_VALUE - 1L, 0x7E7E_0000_0001L, Long.MAX_VALUE, Long.MIN_VALUE};
-    String[] texts = {"", "a", "x".repeat(32), "x".repeat(33), "x".repeat(64), "x".repeat(65), "\u00e9t\u00e9", "\u00e9".repeat(40), null};
+  void numbersStringsAndBinariesOfEverySizeAreWrittenAsJacksonWritesThemAndReadBack()
+      throws Exception {
+    long[] longs = {
+      0,
+      1,
+      -1,
+      15,
+      -16,
+      16,
+      -17,
+      31,
+      32,
+      63,
+      64,
+      8191,
+      8192,
+      -100_000,
+      Integer.MAX_VALUE,
+      Integer.MIN_VALUE,
+      Integer.MAX_VALUE + 1L,
+      Integer.MIN_VALUE - 1L,
+      0x7E7E_0000_0001L,
+      Long.MAX_VALUE,
+      Long.MIN_VALUE
+    };
+    String[] texts = {
+      "",
+      "a",
+      "x".repeat(32),
+      "x".repeat(33),
+      "x".repeat(64),
+      "x".repeat(65),
+      "\u00e9t\u00e9",
+      "\u00e9".repeat(40),
+      null
+    };
     int[] blobSizes = {0, 1, 63, 64, 127, 128, 8191, 8192, 70_000};
     for (int i = 0; i < Math.max(longs.length, Math.max(texts.length, blobSizes.length)); i++) {
       long wide = longs[i % longs.length];
-      Scalars value = new Scalars(wide, (int) wide, i % 2 == 0, texts[i % texts.length], new byte[blobSizes[i % blobSizes.length]]);
+      Scalars value =
+          new Scalars(
+              wide,
+              (int) wide,
+              i % 2 == 0,
+              texts[i % texts.length],
+              new byte[blobSizes[i % blobSizes.length]]);
 
       byte[] encoded = codec.encodeValue(value, Scalars.class);
       Scalars back = (Scalars) codec.decodeValue(peer.writeValueAsBytes(value), Scalars.class);
@@ -90,7 +133,9 @@ class RecordCodecTest {
 
   @Test
   void nestedComponentsAndNullsRoundTripAndAPeerReadsThem() throws Exception {
-    Mixed mixed = new Mixed(3, 0.25, true, List.of(new Message(1, null, null), new Message(2, "b", new byte[0])));
+    Mixed mixed =
+        new Mixed(
+            3, 0.25, true, List.of(new Message(1, null, null), new Message(2, "b", new byte[0])));
 
     Mixed back = (Mixed) codec.decodeValue(codec.encodeValue(mixed, Mixed.class), Mixed.class);
     Mixed read = peer.readValue(codec.encodeValue(mixed, Mixed.class), Mixed.class);

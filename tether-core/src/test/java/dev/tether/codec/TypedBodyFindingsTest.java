@@ -17,24 +17,25 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What fuzzing the bodies of typed calls found ({@link TypedBodyJazzerTest}), pinned: the
- * hand-written Smile reader read malformed text otherwise than Jackson does, so one body meant
- * two things depending on the peer's codec (it now leaves such text to Jackson); and a second
- * Smile header inside a record (Jackson's parser ends the document there) threw
- * NullPointerException where a value belonged instead of CodecException; and a malformed field
- * name changed how later bodies' names were read (Jackson's shared name table); an INT64 VInt
- * over 10 bytes read as Long.MIN_VALUE, one under 5 bytes, and an INT32 over 32 bits, otherwise
- * than Jackson reads them; a binary length near 2^63 escaped as
- * IllegalArgumentException (found by reading the reader while minimizing the former); and binary in
- * a String component read as null where databind reads its Base64 text; a repeated field whose
- * last value was null kept the earlier value.
+ * hand-written Smile reader read malformed text otherwise than Jackson does, so one body meant two
+ * things depending on the peer's codec (it now leaves such text to Jackson); and a second Smile
+ * header inside a record (Jackson's parser ends the document there) threw NullPointerException
+ * where a value belonged instead of CodecException; and a malformed field name changed how later
+ * bodies' names were read (Jackson's shared name table); an INT64 VInt over 10 bytes read as
+ * Long.MIN_VALUE, one under 5 bytes, and an INT32 over 32 bits, otherwise than Jackson reads them;
+ * a binary length near 2^63 escaped as IllegalArgumentException (found by reading the reader while
+ * minimizing the former); and binary in a String component read as null where databind reads its
+ * Base64 text; a repeated field whose last value was null kept the earlier value.
  */
 class TypedBodyFindingsTest {
   private static final String HEADER_AND_NAME_KEY = "3a290a04" + "fa" + "836e616d65";
 
   private final Codec codec = Codec.standard();
-  private final Codec databind = new JacksonCodec(
-      new ObjectMapper(SmileFactory.builder().disable(SmileParser.Feature.REQUIRE_HEADER).build())
-          .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES));
+  private final Codec databind =
+      new JacksonCodec(
+          new ObjectMapper(
+                  SmileFactory.builder().disable(SmileParser.Feature.REQUIRE_HEADER).build())
+              .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES));
 
   @Test
   void byteAboveAsciiInAnAsciiStringTokenReadsAsJacksonReadsIt() {
@@ -74,19 +75,24 @@ class TypedBodyFindingsTest {
   @Test
   void fuzzerBodyWithAHeaderInPlaceOfAValueFailsWithCodecException() {
     // Jazzer's input as found (its last byte, which picked the operation, dropped).
-    byte[] body = ByteBufUtil.decodeHexDump("3a290a04fa81696425037f7f7f7f7f7f7f7fbf8676657273696f6e3a290a04fa"
-        + "6576648172 65c18561637469766522836e616d658c4772c3bcc39f6520e4b896e7958c826b65000000".replace(" ", ""));
+    byte[] body =
+        ByteBufUtil.decodeHexDump(
+            "3a290a04fa81696425037f7f7f7f7f7f7f7fbf8676657273696f6e3a290a04fa"
+                + "6576648172 65c18561637469766522836e616d658c4772c3bcc39f6520e4b896e7958c826b65000000"
+                    .replace(" ", ""));
 
-    assertThatThrownBy(() -> codec.decodeValue(body, Account.class)).isInstanceOf(CodecException.class);
+    assertThatThrownBy(() -> codec.decodeValue(body, Account.class))
+        .isInstanceOf(CodecException.class);
   }
 
   @Test
   void int64LongerThanTenBytesReadsAsJacksonReadsIt() {
     // Jazzer's input (last byte dropped): "id" as an INT64 whose VInt runs on for 11 bytes. The
     // hand-written reader took its "malformed" marker, -1, for a value: Long.MIN_VALUE.
-    byte[] body = ByteBufUtil.decodeHexDump(
-        "3a290a04fa81696425037f7f7f7f7f3d7f7f7fbf8676657273696f7272727272727272727272727272727272"
-        + "7272727272727272727272727272727272727272726ec18561bd7f7f7f7fbf8676657273826b6579fd80fb");
+    byte[] body =
+        ByteBufUtil.decodeHexDump(
+            "3a290a04fa81696425037f7f7f7f7f3d7f7f7fbf8676657273696f7272727272727272727272727272727272"
+                + "7272727272727272727272727272727272727272726ec18561bd7f7f7f7fbf8676657273826b6579fd80fb");
 
     Object ours = codec.decodeValue(body, Account.class);
     Object theirs = databind.decodeValue(body, Account.class);
@@ -98,8 +104,9 @@ class TypedBodyFindingsTest {
   void int64WhoseVIntIsShorterThanFiveBytesReadsAsJacksonReadsIt() {
     // Jazzer's input (last byte dropped): "id" as an INT64 of a 2-byte VInt (26 c1), which no
     // writer produces: the hand-written reader read -1217, Jackson reads four bytes regardless.
-    byte[] body = ByteBufUtil.decodeHexDump("3a290a04fa816964" + "2526c1" + "8561637469766522"
-        + "83826b6579fd80fb");
+    byte[] body =
+        ByteBufUtil.decodeHexDump(
+            "3a290a04fa816964" + "2526c1" + "8561637469766522" + "83826b6579fd80fb");
 
     Object ours = codec.decodeValue(body, Account.class);
     Object theirs = databind.decodeValue(body, Account.class);
@@ -120,11 +127,21 @@ class TypedBodyFindingsTest {
   void repeatedFieldWhoseLastValueIsNullReadsAsDatabindReadsIt() {
     // Jazzer's input, minimized: "active": true, then "active": null. Both record paths kept
     // true; databind takes the last value, null, which for a boolean is false.
-    byte[] body = ByteBufUtil.decodeHexDump("3a290a04fa" + "85616374697665" + "23"
-        + "85616374697665" + "21" + "fb");
+    byte[] body =
+        ByteBufUtil.decodeHexDump(
+            "3a290a04fa" + "85616374697665" + "23" + "85616374697665" + "21" + "fb");
     // The same through the streaming path: a 7-bit binary field (not the hand-written subset).
-    byte[] streamed = ByteBufUtil.decodeHexDump("3a290a00fa" + "85616374697665" + "23"
-        + "85616374697665" + "21" + "826b6579" + "e8" + "80" + "fb");
+    byte[] streamed =
+        ByteBufUtil.decodeHexDump(
+            "3a290a00fa"
+                + "85616374697665"
+                + "23"
+                + "85616374697665"
+                + "21"
+                + "826b6579"
+                + "e8"
+                + "80"
+                + "fb");
 
     assertThat(((Account) codec.decodeValue(body, Account.class)).active())
         .isEqualTo(((Account) databind.decodeValue(body, Account.class)).active())
@@ -146,8 +163,9 @@ class TypedBodyFindingsTest {
   void binaryLengthNearTwoToTheSixtyThreeFailsWithCodecException() {
     // "key": raw binary of length 2^63 - 16 followed by 3 bytes: position + length overflowed,
     // passed the bounds check, and Arrays.copyOfRange threw IllegalArgumentException.
-    byte[] body = ByteBufUtil.decodeHexDump(
-        "3a290a04" + "fa" + "826b6579" + "fd" + "017f7f7f7f7f7f7f7fb0" + "000000" + "fb");
+    byte[] body =
+        ByteBufUtil.decodeHexDump(
+            "3a290a04" + "fa" + "826b6579" + "fd" + "017f7f7f7f7f7f7f7fb0" + "000000" + "fb");
 
     assertThatThrownBy(() -> codec.decodeValue(body, Account.class))
         .isInstanceOf(CodecException.class);

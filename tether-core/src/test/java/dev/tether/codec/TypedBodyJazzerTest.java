@@ -16,20 +16,20 @@ import java.util.Map;
 
 /**
  * Coverage-guided fuzzing of the bodies of typed calls, read as a server reads arguments and a
- * client reads results with {@link Codec#standard()}: a lone scalar record (the hand-written
- * {@link SmileRecordEncoding} reader), a record with nested values (the streaming path), several
- * arguments (one Smile array), and a generic result (databind). Jazzer's last input byte picks
- * the operation, the rest is the body. A body either decodes to values that encode and decode
- * back to the same bytes (unless a string holds a lone surrogate, which Jackson reads and will
- * not write), or fails with {@link CodecException}, never another exception. Where
- * the default codec and databind alone (same Smile settings, the reference reader) both read a
- * lone record, they read equal values: a wire has one meaning.
+ * client reads results with {@link Codec#standard()}: a lone scalar record (the hand-written {@link
+ * SmileRecordEncoding} reader), a record with nested values (the streaming path), several arguments
+ * (one Smile array), and a generic result (databind). Jazzer's last input byte picks the operation,
+ * the rest is the body. A body either decodes to values that encode and decode back to the same
+ * bytes (unless a string holds a lone surrogate, which Jackson reads and will not write), or fails
+ * with {@link CodecException}, never another exception. Where the default codec and databind alone
+ * (same Smile settings, the reference reader) both read a lone record, they read equal values: a
+ * wire has one meaning.
  */
 class TypedBodyJazzerTest {
   record Account(long id, int version, boolean active, String name, byte[] key) {}
 
-  record Order(String id, List<String> items, Map<String, Integer> counts, double total,
-      Account owner) {}
+  record Order(
+      String id, List<String> items, Map<String, Integer> counts, double total, Account owner) {}
 
   interface Shop {
     void put(Account account);
@@ -42,14 +42,19 @@ class TypedBodyJazzerTest {
   }
 
   private static final Codec STANDARD = Codec.standard();
+
   /** A peer with the default codec's Smile settings that reads every value through databind. */
-  private static final Codec DATABIND = new JacksonCodec(new ObjectMapper(SmileFactory.builder()
-          .enable(SmileGenerator.Feature.WRITE_HEADER)
-          .disable(SmileGenerator.Feature.ENCODE_BINARY_AS_7BIT)
-          .disable(SmileGenerator.Feature.CHECK_SHARED_NAMES)
-          .disable(SmileParser.Feature.REQUIRE_HEADER)
-          .build())
-      .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES));
+  private static final Codec DATABIND =
+      new JacksonCodec(
+          new ObjectMapper(
+                  SmileFactory.builder()
+                      .enable(SmileGenerator.Feature.WRITE_HEADER)
+                      .disable(SmileGenerator.Feature.ENCODE_BINARY_AS_7BIT)
+                      .disable(SmileGenerator.Feature.CHECK_SHARED_NAMES)
+                      .disable(SmileParser.Feature.REQUIRE_HEADER)
+                      .build())
+              .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES));
+
   private static final OperationTable SHOP = OperationTable.of(Shop.class);
   private static final String[] OPERATIONS = {"put", "place", "update", "list"};
 
@@ -69,7 +74,9 @@ class TypedBodyJazzerTest {
     try {
       args = operation.decodeArguments(STANDARD, body);
     } catch (CodecException e) {
-      check(e.getMessage() != null && !e.getMessage().isBlank(), "a CodecException without a message");
+      check(
+          e.getMessage() != null && !e.getMessage().isBlank(),
+          "a CodecException without a message");
       return;
     }
     byte[] encoded;
@@ -79,7 +86,8 @@ class TypedBodyJazzerTest {
       checkOnlyALoneSurrogateFailsToEncode(Arrays.deepToString(args), e);
       return;
     }
-    byte[] again = operation.encodeArguments(STANDARD, operation.decodeArguments(STANDARD, encoded));
+    byte[] again =
+        operation.encodeArguments(STANDARD, operation.decodeArguments(STANDARD, encoded));
     check(Arrays.equals(encoded, again), "arguments do not survive encode and decode");
     if (operation.name().equals("put")) {
       checkAgreesWithDatabind(body, args[0]);
@@ -115,19 +123,23 @@ class TypedBodyJazzerTest {
     }
     byte[] ours = STANDARD.encodeValue(decoded, Account.class);
     byte[] theirs = STANDARD.encodeValue(byDatabind, Account.class);
-    check(Arrays.equals(ours, theirs), "the record reader and databind read " + decoded + " vs " + byDatabind);
+    check(
+        Arrays.equals(ours, theirs),
+        "the record reader and databind read " + decoded + " vs " + byDatabind);
   }
 
   /**
-   * Jackson's reader lets an encoded UTF-16 surrogate (ED A0 80..ED BF BF, not UTF-8) through as
-   * a lone surrogate, which its writer then refuses: known, see docs/reliability.md. Any other
-   * value that decodes but does not encode is a finding.
+   * Jackson's reader lets an encoded UTF-16 surrogate (ED A0 80..ED BF BF, not UTF-8) through as a
+   * lone surrogate, which its writer then refuses: known, see docs/reliability.md. Any other value
+   * that decodes but does not encode is a finding.
    */
   private static void checkOnlyALoneSurrogateFailsToEncode(String decoded, CodecException e) {
     for (int i = 0; i < decoded.length(); i++) {
       char c = decoded.charAt(i);
-      boolean paired = Character.isHighSurrogate(c) && i + 1 < decoded.length()
-          && Character.isLowSurrogate(decoded.charAt(i + 1));
+      boolean paired =
+          Character.isHighSurrogate(c)
+              && i + 1 < decoded.length()
+              && Character.isLowSurrogate(decoded.charAt(i + 1));
       if (paired) {
         i++;
       } else if (Character.isSurrogate(c)) {

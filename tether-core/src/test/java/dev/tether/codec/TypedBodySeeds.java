@@ -17,8 +17,10 @@ import java.util.Map;
  * class path; the files are checked in.
  */
 final class TypedBodySeeds {
-  private static final Path DIR = Path.of("src/test/resources/dev/tether/codec/TypedBodyJazzerTestInputs/"
-      + "bodyDecodesToValuesThatReencodeOrFailsWithCodecException");
+  private static final Path DIR =
+      Path.of(
+          "src/test/resources/dev/tether/codec/TypedBodyJazzerTestInputs/"
+              + "bodyDecodesToValuesThatReencodeOrFailsWithCodecException");
 
   private TypedBodySeeds() {}
 
@@ -32,7 +34,8 @@ final class TypedBodySeeds {
     write("put", shop.forName("put").encodeArguments(codec, new Object[] {account}), 0);
     write("put-wide", shop.forName("put").encodeArguments(codec, new Object[] {wide}), 0);
     write("place", shop.forName("place").encodeArguments(codec, new Object[] {order}), 1);
-    write("update", shop.forName("update").encodeArguments(codec, new Object[] {"k", 3, account}), 2);
+    write(
+        "update", shop.forName("update").encodeArguments(codec, new Object[] {"k", 3, account}), 2);
     write("list", shop.forName("list").encodeResult(codec, List.of(account, wide)), 3);
   }
 

@@ -21,7 +21,8 @@ class BackoffTest {
 
   @Test
   void fixedPresetWaitsTheSamePeriodEveryTime() {
-    assertThat(firstDelaysMillis(Backoff.fixed(Duration.ofSeconds(5)), 4)).containsExactly(5_000L, 5_000L, 5_000L, 5_000L);
+    assertThat(firstDelaysMillis(Backoff.fixed(Duration.ofSeconds(5)), 4))
+        .containsExactly(5_000L, 5_000L, 5_000L, 5_000L);
   }
 
   @Test
@@ -55,7 +56,8 @@ class BackoffTest {
     Backoff.Streak first = policy.newStreak(new Random(1));
     first.nextDelayNanos();
     first.nextDelayNanos();
-    assertThat(policy.newStreak(new Random(1)).nextDelayNanos()).isEqualTo(Duration.ofSeconds(30).toNanos());
+    assertThat(policy.newStreak(new Random(1)).nextDelayNanos())
+        .isEqualTo(Duration.ofSeconds(30).toNanos());
   }
 
   @Test

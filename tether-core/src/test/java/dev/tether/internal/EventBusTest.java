@@ -43,16 +43,18 @@ class EventBusTest {
     CountDownLatch started = new CountDownLatch(3);
     List<Future<?>> churners = new ArrayList<>();
     for (int t = 0; t < 3; t++) {
-      churners.add(churn.submit(() -> {
-        started.countDown();
-        for (int i = 0; i < 200 && emitting.get(); i++) {
-          Sequence s = new Sequence();
-          windows.add(s);
-          bus.add(s);
-          Thread.yield();
-          assertThat(bus.remove(s)).isTrue();
-        }
-      }));
+      churners.add(
+          churn.submit(
+              () -> {
+                started.countDown();
+                for (int i = 0; i < 200 && emitting.get(); i++) {
+                  Sequence s = new Sequence();
+                  windows.add(s);
+                  bus.add(s);
+                  Thread.yield();
+                  assertThat(bus.remove(s)).isTrue();
+                }
+              }));
     }
     started.await();
     int sent = 0;
@@ -73,10 +75,14 @@ class EventBusTest {
 
     for (Sequence s : windows) {
       for (int i = 1; i < s.seen.size(); i++) {
-        assertThat(s.seen.get(i)).as("a run without gaps or reordering").isEqualTo(s.seen.get(i - 1) + 1);
+        assertThat(s.seen.get(i))
+            .as("a run without gaps or reordering")
+            .isEqualTo(s.seen.get(i - 1) + 1);
       }
     }
-    assertThat(windows.stream().mapToInt(s -> s.seen.size()).sum()).as("some windows saw events").isPositive();
+    assertThat(windows.stream().mapToInt(s -> s.seen.size()).sum())
+        .as("some windows saw events")
+        .isPositive();
   }
 
   /** Records the numbers in the details of CONNECTING events. */

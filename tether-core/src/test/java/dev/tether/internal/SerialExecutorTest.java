@@ -27,10 +27,11 @@ class SerialExecutorTest {
   void taskSubmittedByATaskRunsAfterItNotInsideIt() {
     List<String> order = new ArrayList<>();
 
-    control.execute(() -> {
-      control.execute(() -> order.add("inner"));
-      order.add("outer done");
-    });
+    control.execute(
+        () -> {
+          control.execute(() -> order.add("inner"));
+          order.add("outer done");
+        });
 
     assertThat(order).containsExactly("outer done", "inner");
   }
@@ -52,10 +53,11 @@ class SerialExecutorTest {
         .hasMessageContaining("not on the control executor");
     AtomicInteger passed = new AtomicInteger();
 
-    control.execute(() -> {
-      control.assertInExecutor();
-      passed.incrementAndGet();
-    });
+    control.execute(
+        () -> {
+          control.assertInExecutor();
+          passed.incrementAndGet();
+        });
 
     assertThat(passed).hasValue(1);
   }
@@ -64,12 +66,14 @@ class SerialExecutorTest {
   void aTaskThatThrowsDoesNotStopTheOnesQueuedAfterIt() {
     List<String> order = new ArrayList<>();
 
-    control.execute(() -> {
-      control.execute(() -> {
-        throw new IllegalStateException("a broken task");
-      });
-      control.execute(() -> order.add("after the broken one"));
-    });
+    control.execute(
+        () -> {
+          control.execute(
+              () -> {
+                throw new IllegalStateException("a broken task");
+              });
+          control.execute(() -> order.add("after the broken one"));
+        });
 
     assertThat(order).containsExactly("after the broken one");
   }
@@ -80,18 +84,24 @@ class SerialExecutorTest {
     CountDownLatch release = new CountDownLatch(1);
     List<String> order = new java.util.concurrent.CopyOnWriteArrayList<>();
     List<Thread> laterRanOn = new java.util.concurrent.CopyOnWriteArrayList<>();
-    Thread owner = new Thread(() -> control.execute(() -> {
-      running.countDown();
-      awaitQuietly(release);
-      order.add("first");
-    }), "owner");
+    Thread owner =
+        new Thread(
+            () ->
+                control.execute(
+                    () -> {
+                      running.countDown();
+                      awaitQuietly(release);
+                      order.add("first");
+                    }),
+            "owner");
     owner.start();
     assertThat(running.await(5, TimeUnit.SECONDS)).isTrue();
 
-    control.execute(() -> {
-      order.add("second");
-      laterRanOn.add(Thread.currentThread());
-    });
+    control.execute(
+        () -> {
+          order.add("second");
+          laterRanOn.add(Thread.currentThread());
+        });
     assertThat(order).isEmpty();
 
     release.countDown();
@@ -110,18 +120,21 @@ class SerialExecutorTest {
     CountDownLatch start = new CountDownLatch(1);
     List<Thread> submitters = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
-      Thread s = new Thread(() -> {
-        awaitQuietly(start);
-        for (int i = 0; i < perThread; i++) {
-          control.execute(() -> {
-            if (running.incrementAndGet() != 1) {
-              overlaps.incrementAndGet();
-            }
-            count[0]++; // plain field: only safe because tasks never overlap
-            running.decrementAndGet();
-          });
-        }
-      });
+      Thread s =
+          new Thread(
+              () -> {
+                awaitQuietly(start);
+                for (int i = 0; i < perThread; i++) {
+                  control.execute(
+                      () -> {
+                        if (running.incrementAndGet() != 1) {
+                          overlaps.incrementAndGet();
+                        }
+                        count[0]++; // plain field: only safe because tasks never overlap
+                        running.decrementAndGet();
+                      });
+                }
+              });
       submitters.add(s);
       s.start();
     }

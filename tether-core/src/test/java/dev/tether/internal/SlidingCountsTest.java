@@ -56,11 +56,12 @@ class SlidingCountsTest {
   void addsFromTwoThreadsAtOnceAreAllCounted() throws Exception {
     SlidingCounts counts = new SlidingCounts();
     int each = 200_000;
-    Runnable adding = () -> {
-      for (int i = 0; i < each; i++) {
-        counts.addFirst(7 * SECOND + i);
-      }
-    };
+    Runnable adding =
+        () -> {
+          for (int i = 0; i < each; i++) {
+            counts.addFirst(7 * SECOND + i);
+          }
+        };
     CompletableFuture<Void> other = CompletableFuture.runAsync(adding);
     adding.run();
     other.get(30, TimeUnit.SECONDS);

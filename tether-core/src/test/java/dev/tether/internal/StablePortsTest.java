@@ -22,23 +22,32 @@ class StablePortsTest {
   @Test
   void triesAnotherPortWhenOneIsTaken() {
     List<Integer> tried = new ArrayList<>();
-    int bound = StablePorts.listenOnOne(port -> {
-      tried.add(port);
-      if (tried.size() < 3) {
-        throw new IllegalStateException("address in use: " + port);
-      }
-      return port;
-    });
+    int bound =
+        StablePorts.listenOnOne(
+            port -> {
+              tried.add(port);
+              if (tried.size() < 3) {
+                throw new IllegalStateException("address in use: " + port);
+              }
+              return port;
+            });
 
-    assertThat(tried).hasSize(3).doesNotHaveDuplicates().allSatisfy(
-        port -> assertThat(port).isBetween(1024, StablePorts.ephemeralLow() - 1));
+    assertThat(tried)
+        .hasSize(3)
+        .doesNotHaveDuplicates()
+        .allSatisfy(port -> assertThat(port).isBetween(1024, StablePorts.ephemeralLow() - 1));
     assertThat(bound).isEqualTo(tried.get(2));
   }
 
   @Test
   void namesTheLastFailureWhenNoPortCanBeBound() {
-    assertThatThrownBy(() -> StablePorts.listenOnOne(port -> {
-      throw new IllegalStateException("address in use: " + port);
-    })).isInstanceOf(IllegalStateException.class).hasMessageStartingWith("address in use: ");
+    assertThatThrownBy(
+            () ->
+                StablePorts.listenOnOne(
+                    port -> {
+                      throw new IllegalStateException("address in use: " + port);
+                    }))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith("address in use: ");
   }
 }

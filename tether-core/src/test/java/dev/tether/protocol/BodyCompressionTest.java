@@ -11,14 +11,18 @@ import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-/** Protocol 1.1 compression: capability bits in the preface, COMPRESSED bodies, and their failures. */
+/**
+ * Protocol 1.1 compression: capability bits in the preface, COMPRESSED bodies, and their failures.
+ */
 class BodyCompressionTest {
   private static final byte[] TEXT = text(8 * 1024);
 
   @Test
   void aPeerThatAnnouncedZstdNegotiatesCompression() {
     BodyCompression bodies = BodyCompression.zstd(0);
-    try (DecoderHarness server = new DecoderHarness(FrameDecoder.Side.SERVER, ProtocolVersion.DEFAULT_MAX_FRAME_SIZE, bodies)) {
+    try (DecoderHarness server =
+        new DecoderHarness(
+            FrameDecoder.Side.SERVER, ProtocolVersion.DEFAULT_MAX_FRAME_SIZE, bodies)) {
       server.feed(preface(1, BodyCompression.ZSTD));
 
       assertThat(bodies.negotiated()).isTrue();
@@ -29,7 +33,9 @@ class BodyCompressionTest {
   @Test
   void aPeerSpeaking10IsNotCompressedTo() {
     BodyCompression bodies = BodyCompression.zstd(0);
-    try (DecoderHarness server = new DecoderHarness(FrameDecoder.Side.SERVER, ProtocolVersion.DEFAULT_MAX_FRAME_SIZE, bodies)) {
+    try (DecoderHarness server =
+        new DecoderHarness(
+            FrameDecoder.Side.SERVER, ProtocolVersion.DEFAULT_MAX_FRAME_SIZE, bodies)) {
       // A 1.0 peer's last two bytes are reserved: they mean nothing, even when set.
       server.feed(preface(0, BodyCompression.ZSTD));
 
@@ -59,7 +65,8 @@ class BodyCompressionTest {
 
       GoAway goAway = server.goAway();
       assertThat(goAway.reason()).isEqualTo(GoAwayReason.PROTOCOL_ERROR);
-      assertThat(goAway.message()).contains("REQUEST.body: compressed, but this side announced no compression");
+      assertThat(goAway.message())
+          .contains("REQUEST.body: compressed, but this side announced no compression");
       assertThat(server.isOpen()).isFalse();
     }
   }
@@ -94,14 +101,16 @@ class BodyCompressionTest {
       server.feed(DecoderHarness.encode(request(3, Request.COMPRESSED, bomb)));
 
       assertThat(server.goAway().message())
-          .isEqualTo("REQUEST.body: decompresses to 1048576 bytes, over the maximum frame size of 65536");
+          .isEqualTo(
+              "REQUEST.body: decompresses to 1048576 bytes, over the maximum frame size of 65536");
     }
   }
 
   @Test
   void aZstdFrameWithoutItsContentSizeIsRefused() {
     byte[] withoutSize = compress(TEXT);
-    withoutSize[4] = 0; // frame header descriptor: no content size field, no checksum, no dictionary
+    withoutSize[4] =
+        0; // frame header descriptor: no content size field, no checksum, no dictionary
     try (DecoderHarness server = serverWithZstd(ProtocolVersion.DEFAULT_MAX_FRAME_SIZE)) {
       server.feed(preface(1, BodyCompression.ZSTD), DecoderHarness.encode(SampleFrames.hello()));
       server.frames();
@@ -141,12 +150,16 @@ class BodyCompressionTest {
   void compressedResponseReachesTheSinkDecompressed() {
     BodyCompression bodies = BodyCompression.zstd(BodyCompression.DEFAULT_THRESHOLD);
     List<byte[]> answers = new ArrayList<>();
-    try (DecoderHarness client = new DecoderHarness(FrameDecoder.Side.CLIENT, ProtocolVersion.DEFAULT_MAX_FRAME_SIZE, bodies)) {
+    try (DecoderHarness client =
+        new DecoderHarness(
+            FrameDecoder.Side.CLIENT, ProtocolVersion.DEFAULT_MAX_FRAME_SIZE, bodies)) {
       client.decoder.setResponseSink((id, status, metadata, body) -> answers.add(body));
       client.feed(preface(1, BodyCompression.ZSTD), DecoderHarness.encode(SampleFrames.welcome()));
       client.frames();
 
-      client.feed(DecoderHarness.encode(new Response(5, Response.COMPRESSED, Status.OK, Map.of(), compress(TEXT))));
+      client.feed(
+          DecoderHarness.encode(
+              new Response(5, Response.COMPRESSED, Status.OK, Map.of(), compress(TEXT))));
 
       assertThat(answers).containsExactly(TEXT);
     }
@@ -189,7 +202,10 @@ class BodyCompressionTest {
   }
 
   private static DecoderHarness serverWithZstd(int maxFrameSize) {
-    return new DecoderHarness(FrameDecoder.Side.SERVER, maxFrameSize, BodyCompression.zstd(BodyCompression.DEFAULT_THRESHOLD));
+    return new DecoderHarness(
+        FrameDecoder.Side.SERVER,
+        maxFrameSize,
+        BodyCompression.zstd(BodyCompression.DEFAULT_THRESHOLD));
   }
 
   private static BodyCompression negotiated(int threshold) {
@@ -203,7 +219,9 @@ class BodyCompressionTest {
   }
 
   private static byte[] preface(int minor, int capabilities) {
-    return new byte[] {'T', 'E', 'T', 'H', 1, (byte) minor, (byte) (capabilities >> 8), (byte) capabilities};
+    return new byte[] {
+      'T', 'E', 'T', 'H', 1, (byte) minor, (byte) (capabilities >> 8), (byte) capabilities
+    };
   }
 
   private static Request request(int id, int flags, byte[] body) {

@@ -53,8 +53,7 @@ class DatagramFrameDecoderTest {
   void batchIsDecoded() {
     receive(DecoderHarness.encode(SampleFrames.batch()));
 
-    assertThat(received()).usingRecursiveComparison()
-        .isEqualTo(SampleFrames.batch());
+    assertThat(received()).usingRecursiveComparison().isEqualTo(SampleFrames.batch());
   }
 
   @Test

@@ -12,9 +12,9 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * A {@link FrameDecoder} in an {@link EmbeddedChannel} whose buffers all come from a
- * {@link TrackingAllocator}: feeds bytes as separate reads, collects emitted frames, the GOAWAY
- * written back and the {@link ProtocolViolation} events, and on close proves nothing leaked.
+ * A {@link FrameDecoder} in an {@link EmbeddedChannel} whose buffers all come from a {@link
+ * TrackingAllocator}: feeds bytes as separate reads, collects emitted frames, the GOAWAY written
+ * back and the {@link ProtocolViolation} events, and on close proves nothing leaked.
  */
 final class DecoderHarness implements AutoCloseable {
   private static final byte[] HELLO = concat(preface(), encode(SampleFrames.hello()));

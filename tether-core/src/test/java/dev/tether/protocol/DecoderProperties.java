@@ -13,15 +13,16 @@ import java.util.List;
 /**
  * The properties every input to a {@link FrameDecoder} must satisfy, whoever produced it (Jazzer's
  * mutator or a corpus file): nothing escapes onto the channel and nothing leaks; the decoder either
- * emitted exactly the frames the length fields delimit and waits for the rest, or wrote one
- * GOAWAY that names the problem and closed; no buffer or heap allocation is sized by a length the
- * peer claims rather than by bytes received; every emitted frame re-encodes to its own bytes (up to
+ * emitted exactly the frames the length fields delimit and waits for the rest, or wrote one GOAWAY
+ * that names the problem and closed; no buffer or heap allocation is sized by a length the peer
+ * claims rather than by bytes received; every emitted frame re-encodes to its own bytes (up to
  * longer-than-needed varints, which decoders accept); and the input cut into small reads ends
  * exactly as it does in one read. Plain checks rather than AssertJ: this runs millions of times.
  */
 final class DecoderProperties {
   /** Small enough that a fuzzer crosses it, large enough for every seed. */
   static final int MAX_FRAME_SIZE = 4096;
+
   // Generous: a run builds a channel, a pipeline and hex strings; split reads allocate per read.
   // A buffer sized from an unchecked length field (up to 2^32) would exceed it by far.
   private static final long HEAP_ALLOWANCE_BYTES = 1L << 20;
@@ -50,18 +51,27 @@ final class DecoderProperties {
     Outcome whole = run(side, handshakeDone, new byte[][] {input}, input);
     byte[][] reads = splitByOwnBytes(input);
     Outcome split = run(side, handshakeDone, reads, input);
-    check(whole.equals(split), "cut into small reads it ends differently: " + split + " vs " + whole);
+    check(
+        whole.equals(split), "cut into small reads it ends differently: " + split + " vs " + whole);
     long allowance = HEAP_ALLOWANCE_BYTES + 64L * input.length;
     // Code reached for the first time loads and links classes, which allocates: only an input
     // that allocates too much on every run is sized by what the peer claims.
-    for (int attempt = 0; heapAllocatedBy(side, handshakeDone, reads, input) > allowance; attempt++) {
-      check(attempt < 2, "allocated over " + allowance + " heap bytes, three runs in a row, for "
-          + input.length + " bytes of input");
+    for (int attempt = 0;
+        heapAllocatedBy(side, handshakeDone, reads, input) > allowance;
+        attempt++) {
+      check(
+          attempt < 2,
+          "allocated over "
+              + allowance
+              + " heap bytes, three runs in a row, for "
+              + input.length
+              + " bytes of input");
     }
     return whole;
   }
 
-  private static long heapAllocatedBy(Side side, boolean handshakeDone, byte[][] reads, byte[] input) {
+  private static long heapAllocatedBy(
+      Side side, boolean handshakeDone, byte[][] reads, byte[] input) {
     long before = THREADS.getCurrentThreadAllocatedBytes();
     run(side, handshakeDone, reads, input);
     return THREADS.getCurrentThreadAllocatedBytes() - before;
@@ -88,16 +98,22 @@ final class DecoderProperties {
       harness.channel.pipeline().addLast(new FrameRecorder(frames));
       if (side == Side.CLIENT && handshakeDone) {
         // As ClientConnection does: responses after the handshake bypass the pipeline.
-        harness.decoder.setResponseSink((requestId, status, metadata, body) ->
-            frames.add(new Response(requestId, status, metadata, body)));
+        harness.decoder.setResponseSink(
+            (requestId, status, metadata, body) ->
+                frames.add(new Response(requestId, status, metadata, body)));
       }
       harness.feed(reads);
       outcome = outcome(harness, side, handshakeDone, frames);
-      check(harness.allocator.largestRequest() <= Math.max(1024, 2L * input.length + 64),
-          "asked for a buffer of " + harness.allocator.largestRequest() + " bytes for "
-              + input.length + " bytes of input");
+      check(
+          harness.allocator.largestRequest() <= Math.max(1024, 2L * input.length + 64),
+          "asked for a buffer of "
+              + harness.allocator.largestRequest()
+              + " bytes for "
+              + input.length
+              + " bytes of input");
     }
-    checkFramedByTheLengthFields(input, handshakeDone ? 0 : ProtocolVersion.PREFACE_LENGTH, outcome);
+    checkFramedByTheLengthFields(
+        input, handshakeDone ? 0 : ProtocolVersion.PREFACE_LENGTH, outcome);
     return outcome;
   }
 
@@ -109,7 +125,9 @@ final class DecoderProperties {
     }
     if (!handshakeDone && !frames.isEmpty()) {
       FrameType first = frames.get(0).type();
-      check(side == Side.SERVER ? first == FrameType.HELLO
+      check(
+          side == Side.SERVER
+              ? first == FrameType.HELLO
               : first == FrameType.WELCOME || first == FrameType.GOAWAY,
           "the first frame a " + side + " emitted is " + first);
     }
@@ -121,20 +139,25 @@ final class DecoderProperties {
     }
     // A server that has not finished its handshake owes the client its preface first.
     boolean prefaceOwed = side == Side.SERVER && frames.isEmpty() && !handshakeDone;
-    check(written.preface() == prefaceOwed,
+    check(
+        written.preface() == prefaceOwed,
         prefaceOwed ? "refused before its handshake without a preface" : "wrote a second preface");
-    check(written.frames().size() == 1 && written.frames().get(0) instanceof GoAway,
+    check(
+        written.frames().size() == 1 && written.frames().get(0) instanceof GoAway,
         "closed without writing exactly one GOAWAY: " + written.frames());
     GoAway goAway = (GoAway) written.frames().get(0);
-    check(goAway.reason() == GoAwayReason.PROTOCOL_ERROR
+    check(
+        goAway.reason() == GoAwayReason.PROTOCOL_ERROR
             || goAway.reason() == GoAwayReason.UNSUPPORTED_VERSION,
         "GOAWAY reason " + goAway.reason());
-    check(goAway.lastAcceptedId() == harness.decoder.highestRequestId(),
+    check(
+        goAway.lastAcceptedId() == harness.decoder.highestRequestId(),
         "GOAWAY lastAcceptedId is not the highest request id emitted");
     check(harness.violations().size() == 1, "not exactly one violation event");
     ProtocolViolation violation = harness.violations().get(0);
     check(violation.reason() == goAway.reason(), "violation and GOAWAY disagree on the reason");
-    check(violation.cause().getMessage().equals(goAway.message()),
+    check(
+        violation.cause().getMessage().equals(goAway.message()),
         "violation and GOAWAY disagree on the message");
     check(!goAway.message().isBlank(), "GOAWAY does not say what was wrong");
     return new Outcome(true, goAway.reason(), encoded, goAway.message());
@@ -154,7 +177,8 @@ final class DecoderProperties {
       check(frame.equals(expected), "emitted a frame the codec decodes differently");
       byte[] again = ByteBufUtil.decodeHexDump(frame);
       // Only a varint longer than needed may shrink on the way back; nothing may grow or change.
-      check(again.length < original.length || Arrays.equals(again, original),
+      check(
+          again.length < original.length || Arrays.equals(again, original),
           "re-encodes to other bytes: " + frame + " from " + ByteBufUtil.hexDump(original));
       ByteBuf reread = Unpooled.wrappedBuffer(again).skipBytes(4);
       check(reencode(FrameReader.decode(reread)).equals(frame), "re-encoding is not stable");

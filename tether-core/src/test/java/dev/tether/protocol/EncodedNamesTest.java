@@ -30,8 +30,16 @@ class EncodedNamesTest {
 
   @Test
   void aCachedNameIsWrittenAsTheSameBytesAsAnUncachedOne() {
-    for (String name : new String[] {"echo", "überweisen", "名前", "lone\uD800surrogate", "",
-        "x".repeat(NameCache.MAX_CACHED_LENGTH), "x".repeat(NameCache.MAX_CACHED_LENGTH + 1)}) {
+    for (String name :
+        new String[] {
+          "echo",
+          "überweisen",
+          "名前",
+          "lone\uD800surrogate",
+          "",
+          "x".repeat(NameCache.MAX_CACHED_LENGTH),
+          "x".repeat(NameCache.MAX_CACHED_LENGTH + 1)
+        }) {
       assertThat(throughCache(name)).as(name).isEqualTo(uncached(name));
       assertThat(throughCache(name)).as(name + ", from the cache").isEqualTo(uncached(name));
     }
@@ -59,10 +67,20 @@ class EncodedNamesTest {
     byte[] body = {1, 2, 3};
     ByteBuf plain = Unpooled.buffer();
     ByteBuf cached = Unpooled.buffer();
-    FrameWriter.encodeRequest(7, Request.IDEMPOTENT, "accounts", "überweisen", 250, Map.of("k", "v"), body, plain);
+    FrameWriter.encodeRequest(
+        7, Request.IDEMPOTENT, "accounts", "überweisen", 250, Map.of("k", "v"), body, plain);
     for (int i = 0; i < 2; i++) {
       cached.clear();
-      FrameWriter.encodeRequest(7, Request.IDEMPOTENT, "accounts", "überweisen", 250, Map.of("k", "v"), body, names, cached);
+      FrameWriter.encodeRequest(
+          7,
+          Request.IDEMPOTENT,
+          "accounts",
+          "überweisen",
+          250,
+          Map.of("k", "v"),
+          body,
+          names,
+          cached);
       assertThat(ByteBufUtil.getBytes(cached)).isEqualTo(ByteBufUtil.getBytes(plain));
     }
   }

@@ -16,7 +16,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 class FrameCodecMalformedInputTest {
 
   private static AbstractThrowableAssert<?, ? extends Throwable> decoding(ByteBuf frame) {
-    return assertThatThrownBy(() -> FrameReader.decode(frame)).isInstanceOf(ProtocolException.class);
+    return assertThatThrownBy(() -> FrameReader.decode(frame))
+        .isInstanceOf(ProtocolException.class);
   }
 
   private static AbstractThrowableAssert<?, ? extends Throwable> decoding(RawFrame frame) {
@@ -50,16 +51,22 @@ class FrameCodecMalformedInputTest {
 
   @Test
   void sixtyFourBitVarintOfElevenBytesIsRejected() {
-    RawFrame frame = RawFrame.of(3, 0, 1).string("s").string("o")
-        .raw(0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01);
+    RawFrame frame =
+        RawFrame.of(3, 0, 1)
+            .string("s")
+            .string("o")
+            .raw(0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01);
 
     decoding(frame).hasMessage("REQUEST.deadlineMillis: varint is longer than 10 bytes");
   }
 
   @Test
   void sixtyFourBitVarintAboveTheLargestLongIsRejected() {
-    RawFrame frame = RawFrame.of(3, 0, 1).string("s").string("o")
-        .raw(0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01);
+    RawFrame frame =
+        RawFrame.of(3, 0, 1)
+            .string("s")
+            .string("o")
+            .raw(0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01);
 
     decoding(frame).hasMessage("REQUEST.deadlineMillis: varint exceeds 2^63-1");
   }
@@ -112,8 +119,14 @@ class FrameCodecMalformedInputTest {
   static Stream<RawFrame> fixedLayoutsWithATrailingByte() {
     return Stream.of(
         RawFrame.of(FrameType.HELLO).string("c").u32(1024),
-        RawFrame.of(FrameType.WELCOME).string("s").string("v").varint(1).u32(1024).varint(1)
-            .string("").varint(0),
+        RawFrame.of(FrameType.WELCOME)
+            .string("s")
+            .string("v")
+            .varint(1)
+            .u32(1024)
+            .varint(1)
+            .string("")
+            .varint(0),
         RawFrame.of(5, 0, 1),
         RawFrame.of(FrameType.PING).u64(1),
         RawFrame.of(FrameType.PONG).u64(1),
@@ -141,7 +154,8 @@ class FrameCodecMalformedInputTest {
 
   @Test
   void goAwayWithAReasonOfALaterVersionIsReadAsShutdown() {
-    Frame frame = FrameReader.decode(RawFrame.of(FrameType.GOAWAY).u8(9).u32(7).string("bye").body());
+    Frame frame =
+        FrameReader.decode(RawFrame.of(FrameType.GOAWAY).u8(9).u32(7).string("bye").body());
     assertThat(frame).isEqualTo(new GoAway(GoAwayReason.SHUTDOWN, 7, "bye", 9));
   }
 
@@ -193,8 +207,8 @@ class FrameCodecMalformedInputTest {
   @Test
   void malformedBatchEntryIsNamedByItsIndex() {
     byte[] good = RawFrame.of(3, 1, 1).requestFields("s", "o").withLength();
-    byte[] bad = RawFrame.of(3, 1, 2).string("s").varint(9).raw('o').varint(0).varint(0)
-        .withLength();
+    byte[] bad =
+        RawFrame.of(3, 1, 2).string("s").varint(9).raw('o').varint(0).varint(0).withLength();
 
     decoding(RawFrame.of(FrameType.BATCH).varint(2).raw(good).raw(bad))
         .hasMessage(

@@ -75,10 +75,21 @@ class FrameCodecTest {
   void maxAgeNoticeMatchesTheExampleInTheProtocolDocument() {
     ByteBuf out = Unpooled.buffer();
 
-    FrameWriter.encode(new GoAway(GoAwayReason.MAX_AGE, GoAway.UNTIL_FURTHER_NOTICE, "max connection age reached"), out);
+    FrameWriter.encode(
+        new GoAway(GoAwayReason.MAX_AGE, GoAway.UNTIL_FURTHER_NOTICE, "max connection age reached"),
+        out);
 
-    assertThat(ByteBufUtil.hexDump(out)).isEqualTo("00000026" + "08" + "00" + "00000000" + "05" + "ffffffff"
-        + "1a" + "6d617820636f6e6e656374696f6e2061676520726561636865" + "64");
+    assertThat(ByteBufUtil.hexDump(out))
+        .isEqualTo(
+            "00000026"
+                + "08"
+                + "00"
+                + "00000000"
+                + "05"
+                + "ffffffff"
+                + "1a"
+                + "6d617820636f6e6e656374696f6e2061676520726561636865"
+                + "64");
   }
 
   @Test
@@ -87,8 +98,9 @@ class FrameCodecTest {
 
     FrameWriter.encode(new TopologyUpdate("tcp -h b -p 1", List.of()), out);
 
-    assertThat(ByteBufUtil.hexDump(out)).isEqualTo(
-        "00000015" + "0a" + "00" + "00000000" + "0d" + "746370202d682062202d702031" + "00");
+    assertThat(ByteBufUtil.hexDump(out))
+        .isEqualTo(
+            "00000015" + "0a" + "00" + "00000000" + "0d" + "746370202d682062202d702031" + "00");
   }
 
   @Test
@@ -102,11 +114,20 @@ class FrameCodecTest {
 
     assertThat(ByteBufUtil.hexDump(out))
         .isEqualTo(
-            "00000019" + "03" + "02" + "00000007" // length 25, REQUEST, IDEMPOTENT, id 7
-                + "04" + "6563686f" // service "echo"
-                + "03" + "736179" // operation "say"
+            "00000019"
+                + "03"
+                + "02"
+                + "00000007" // length 25, REQUEST, IDEMPOTENT, id 7
+                + "04"
+                + "6563686f" // service "echo"
+                + "03"
+                + "736179" // operation "say"
                 + "dc0b" // deadlineMillis 1500
-                + "01" + "01" + "6b" + "02" + "c3a9" // metadata {"k": "é"}
+                + "01"
+                + "01"
+                + "6b"
+                + "02"
+                + "c3a9" // metadata {"k": "é"}
                 + "cafe"); // body
   }
 
@@ -156,8 +177,17 @@ class FrameCodecTest {
 
   @Test
   void decodedMetadataKeepsTheWireOrder() {
-    ByteBuf frame = RawFrame.of(FrameType.RESPONSE).u8(0)
-        .varint(3).string("z").string("1").string("a").string("2").string("m").string("3").body();
+    ByteBuf frame =
+        RawFrame.of(FrameType.RESPONSE)
+            .u8(0)
+            .varint(3)
+            .string("z")
+            .string("1")
+            .string("a")
+            .string("2")
+            .string("m")
+            .string("3")
+            .body();
 
     Response response = (Response) FrameReader.decode(frame);
 

@@ -16,12 +16,12 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Feeds a server decoder, after a valid preface and HELLO, 20,000 seeded inputs (100,000 with
- * {@code -Plong}, any number with {@code -Dtether.fuzz.inputs=N}): random bytes,
- * random bytes behind a plausible header, and valid frames with bit flips, truncations,
- * insertions, deletions and length-field edits, each split into random reads. Whatever arrives,
- * nothing may escape as an exception or leak, and the decoder must end in one of three states: it
- * emitted the frames the length fields delimit, it is waiting for the rest of a frame, or it wrote
- * one GOAWAY(PROTOCOL_ERROR) and closed. The same input fed in one read must end the same way.
+ * {@code -Plong}, any number with {@code -Dtether.fuzz.inputs=N}): random bytes, random bytes
+ * behind a plausible header, and valid frames with bit flips, truncations, insertions, deletions
+ * and length-field edits, each split into random reads. Whatever arrives, nothing may escape as an
+ * exception or leak, and the decoder must end in one of three states: it emitted the frames the
+ * length fields delimit, it is waiting for the rest of a frame, or it wrote one
+ * GOAWAY(PROTOCOL_ERROR) and closed. The same input fed in one read must end the same way.
  */
 class FrameDecoderFuzzTest {
   private static final long SEED = 0x7E7E_0001L;
@@ -90,18 +90,20 @@ class FrameDecoderFuzzTest {
     check(written.frames().get(0) instanceof GoAway, "closed without a GOAWAY");
     GoAway goAway = (GoAway) written.frames().get(0);
     check(goAway.reason() == GoAwayReason.PROTOCOL_ERROR, "GOAWAY reason is not PROTOCOL_ERROR");
-    check(goAway.lastAcceptedId() == harness.decoder.highestRequestId(),
+    check(
+        goAway.lastAcceptedId() == harness.decoder.highestRequestId(),
         "GOAWAY lastAcceptedId is not the highest request id emitted");
     check(harness.violations().size() == 1, "not exactly one violation event");
-    check(harness.violations().get(0).cause().getMessage().equals(goAway.message()),
+    check(
+        harness.violations().get(0).cause().getMessage().equals(goAway.message()),
         "violation and GOAWAY disagree");
     return goAway.message();
   }
 
   /**
    * Each emitted frame is what the codec makes of the bytes its length field delimits, and
-   * re-encodes to bytes that decode to the same frame; a decoder left open holds less than the
-   * next frame, whose length field it has found acceptable.
+   * re-encodes to bytes that decode to the same frame; a decoder left open holds less than the next
+   * frame, whose length field it has found acceptable.
    */
   private static void checkFramedByTheLengthFields(byte[] input, Outcome outcome) {
     ByteBuf in = Unpooled.wrappedBuffer(input);
@@ -159,12 +161,13 @@ class FrameDecoderFuzzTest {
 
   private byte[] randomBytesBehindAPlausibleHeader() {
     byte[] payload = randomBytes(random.nextInt(40));
-    ByteBuf frame = Unpooled.buffer()
-        .writeInt(6 + payload.length + random.nextInt(3) - 1)
-        .writeByte(1 + random.nextInt(9))
-        .writeByte(random.nextInt(8) == 0 ? random.nextInt(256) : random.nextInt(2))
-        .writeInt(random.nextInt(4))
-        .writeBytes(payload);
+    ByteBuf frame =
+        Unpooled.buffer()
+            .writeInt(6 + payload.length + random.nextInt(3) - 1)
+            .writeByte(1 + random.nextInt(9))
+            .writeByte(random.nextInt(8) == 0 ? random.nextInt(256) : random.nextInt(2))
+            .writeInt(random.nextInt(4))
+            .writeBytes(payload);
     return ByteBufUtil.getBytes(frame);
   }
 
@@ -188,8 +191,8 @@ class FrameDecoderFuzzTest {
       case 8 -> new GoAway(GoAwayReason.values()[random.nextInt(4)], random.nextInt(), text());
       case 9 -> new Response(random.nextInt(), Status.OK, metadata(), body());
       case 10 -> new Hello(text(), 6 + random.nextInt(1 << 20));
-      default -> new Welcome(text(), text(), random.nextInt(5000), 1024, 100, text(),
-          List.of(text()));
+      default ->
+          new Welcome(text(), text(), random.nextInt(5000), 1024, 100, text(), List.of(text()));
     };
   }
 
@@ -204,8 +207,8 @@ class FrameDecoderFuzzTest {
   private Request randomRequest(int oneway) {
     int flags = oneway | (random.nextBoolean() ? Request.IDEMPOTENT : 0);
     long deadlineMillis = random.nextBoolean() ? random.nextInt(10_000) : random.nextLong() >>> 1;
-    return new Request(random.nextInt(100), flags, text(), text(), deadlineMillis, metadata(),
-        body());
+    return new Request(
+        random.nextInt(100), flags, text(), text(), deadlineMillis, metadata(), body());
   }
 
   private Map<String, String> metadata() {
@@ -219,8 +222,10 @@ class FrameDecoderFuzzTest {
   private String text() {
     StringBuilder text = new StringBuilder();
     for (int i = random.nextInt(6); i > 0; i--) {
-      text.appendCodePoint(ALPHABET.codePointAt(ALPHABET.offsetByCodePoints(0,
-          random.nextInt(ALPHABET.codePointCount(0, ALPHABET.length())))));
+      text.appendCodePoint(
+          ALPHABET.codePointAt(
+              ALPHABET.offsetByCodePoints(
+                  0, random.nextInt(ALPHABET.codePointCount(0, ALPHABET.length())))));
     }
     return text.toString();
   }
@@ -289,13 +294,14 @@ class FrameDecoderFuzzTest {
     }
     ByteBuf copy = Unpooled.wrappedBuffer(bytes.clone());
     int length = copy.getInt(0);
-    int edited = switch (random.nextInt(5)) {
-      case 0 -> length + random.nextInt(9) - 4;
-      case 1 -> random.nextInt(7);
-      case 2 -> MAX_FRAME_SIZE + random.nextInt(2);
-      case 3 -> random.nextBoolean() ? Integer.MAX_VALUE : -1;
-      default -> random.nextInt();
-    };
+    int edited =
+        switch (random.nextInt(5)) {
+          case 0 -> length + random.nextInt(9) - 4;
+          case 1 -> random.nextInt(7);
+          case 2 -> MAX_FRAME_SIZE + random.nextInt(2);
+          case 3 -> random.nextBoolean() ? Integer.MAX_VALUE : -1;
+          default -> random.nextInt();
+        };
     copy.setInt(0, edited);
     return copy.array();
   }

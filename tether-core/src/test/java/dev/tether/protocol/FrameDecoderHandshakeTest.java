@@ -28,7 +28,9 @@ class FrameDecoderHandshakeTest {
   void serverEmitsHelloAfterAGoodPreface() {
     server().feed(DecoderHarness.preface(), DecoderHarness.encode(SampleFrames.hello()));
 
-    assertThat(harness.frames()).singleElement().usingRecursiveComparison()
+    assertThat(harness.frames())
+        .singleElement()
+        .usingRecursiveComparison()
         .isEqualTo(SampleFrames.hello());
     assertThat(harness.isOpen()).isTrue();
     assertThat(harness.written().frames()).isEmpty();
@@ -65,14 +67,21 @@ class FrameDecoderHandshakeTest {
 
     DecoderHarness.Written written = harness.written();
     assertThat(written.preface()).as("server preface before its GOAWAY").isTrue();
-    assertThat(written.frames()).singleElement().isInstanceOfSatisfying(GoAway.class, goAway -> {
-      assertThat(goAway.reason()).isEqualTo(GoAwayReason.UNSUPPORTED_VERSION);
-      assertThat(goAway.message()).isEqualTo("peer speaks protocol 2.0, this side speaks 1.x");
-    });
+    assertThat(written.frames())
+        .singleElement()
+        .isInstanceOfSatisfying(
+            GoAway.class,
+            goAway -> {
+              assertThat(goAway.reason()).isEqualTo(GoAwayReason.UNSUPPORTED_VERSION);
+              assertThat(goAway.message())
+                  .isEqualTo("peer speaks protocol 2.0, this side speaks 1.x");
+            });
     assertThat(harness.isOpen()).isFalse();
     assertThat(harness.frames()).isEmpty();
-    assertThat(harness.violations()).singleElement()
-        .extracting(ProtocolViolation::reason).isEqualTo(GoAwayReason.UNSUPPORTED_VERSION);
+    assertThat(harness.violations())
+        .singleElement()
+        .extracting(ProtocolViolation::reason)
+        .isEqualTo(GoAwayReason.UNSUPPORTED_VERSION);
   }
 
   @Test
@@ -81,11 +90,14 @@ class FrameDecoderHandshakeTest {
 
     assertThat(harness.goAway().reason()).isEqualTo(GoAwayReason.PROTOCOL_ERROR);
     assertThat(harness.isOpen()).isFalse();
-    assertThat(harness.violations()).singleElement().satisfies(violation -> {
-      assertThat(violation.reason()).isEqualTo(GoAwayReason.PROTOCOL_ERROR);
-      assertThat(violation.cause())
-          .hasMessage("preface does not start with \"TETH\": 0x47455420");
-    });
+    assertThat(harness.violations())
+        .singleElement()
+        .satisfies(
+            violation -> {
+              assertThat(violation.reason()).isEqualTo(GoAwayReason.PROTOCOL_ERROR);
+              assertThat(violation.cause())
+                  .hasMessage("preface does not start with \"TETH\": 0x47455420");
+            });
   }
 
   @Test
@@ -119,7 +131,9 @@ class FrameDecoderHandshakeTest {
   void clientEmitsWelcomeAfterAGoodPreface() {
     client().feed(DecoderHarness.preface(), DecoderHarness.encode(SampleFrames.welcome()));
 
-    assertThat(harness.frames()).singleElement().usingRecursiveComparison()
+    assertThat(harness.frames())
+        .singleElement()
+        .usingRecursiveComparison()
         .isEqualTo(SampleFrames.welcome());
     assertThat(harness.isOpen()).isTrue();
   }
@@ -140,8 +154,11 @@ class FrameDecoderHandshakeTest {
 
     DecoderHarness.Written written = harness.written();
     assertThat(written.preface()).as("a client has sent its preface already").isFalse();
-    assertThat(written.frames()).singleElement().isInstanceOfSatisfying(GoAway.class, goAway ->
-        assertThat(goAway.message()).isEqualTo("RESPONSE frame before handshake"));
+    assertThat(written.frames())
+        .singleElement()
+        .isInstanceOfSatisfying(
+            GoAway.class,
+            goAway -> assertThat(goAway.message()).isEqualTo("RESPONSE frame before handshake"));
     assertThat(harness.isOpen()).isFalse();
   }
 
@@ -150,7 +167,8 @@ class FrameDecoderHandshakeTest {
     client().feed(DecoderHarness.preface(0, 3));
 
     assertThat(harness.goAway().reason()).isEqualTo(GoAwayReason.UNSUPPORTED_VERSION);
-    assertThat(harness.violations()).singleElement()
+    assertThat(harness.violations())
+        .singleElement()
         .extracting(v -> v.cause().getMessage())
         .isEqualTo("peer speaks protocol 0.3, this side speaks 1.x");
   }
@@ -164,7 +182,9 @@ class FrameDecoderHandshakeTest {
 
   @Test
   void clientRefusesFramesOnlyClientsSend() {
-    client().handshake().feed(DecoderHarness.encode(new dev.tether.protocol.Batch(java.util.List.of())));
+    client()
+        .handshake()
+        .feed(DecoderHarness.encode(new dev.tether.protocol.Batch(java.util.List.of())));
 
     assertThat(harness.goAway().message()).isEqualTo("BATCH frame sent to a client");
   }

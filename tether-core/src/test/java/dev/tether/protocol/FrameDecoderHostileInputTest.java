@@ -32,7 +32,8 @@ class FrameDecoderHostileInputTest {
     assertThat(goAway.reason()).isEqualTo(GoAwayReason.PROTOCOL_ERROR);
     assertThat(goAway.message()).isEqualTo(message);
     assertThat(harness.isOpen()).isFalse();
-    assertThat(harness.violations()).singleElement()
+    assertThat(harness.violations())
+        .singleElement()
         .satisfies(v -> assertThat(v.cause()).hasMessage(message));
   }
 
@@ -74,8 +75,8 @@ class FrameDecoderHostileInputTest {
     harness.decoder.setMaxFrameSize(request.length - 5);
     harness.feed(request);
 
-    assertRefusedWith("frame length " + (request.length - 4) + " exceeds the maximum of "
-        + (request.length - 5));
+    assertRefusedWith(
+        "frame length " + (request.length - 4) + " exceeds the maximum of " + (request.length - 5));
   }
 
   @Test
@@ -96,8 +97,12 @@ class FrameDecoderHostileInputTest {
 
   @Test
   void rejectsAMalformedVarint() {
-    harness.feed(RawFrame.of(3, 0, 1).string("s").string("o")
-        .raw(0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80).withLength());
+    harness.feed(
+        RawFrame.of(3, 0, 1)
+            .string("s")
+            .string("o")
+            .raw(0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80)
+            .withLength());
 
     assertRefusedWith("REQUEST.deadlineMillis: varint is longer than 10 bytes");
   }
@@ -118,8 +123,14 @@ class FrameDecoderHostileInputTest {
 
   @Test
   void rejectsInvalidUtf8() {
-    harness.feed(RawFrame.of(3, 0, 1).varint(2).raw(0xC3, 0x28).string("o").varint(0).varint(0)
-        .withLength());
+    harness.feed(
+        RawFrame.of(3, 0, 1)
+            .varint(2)
+            .raw(0xC3, 0x28)
+            .string("o")
+            .varint(0)
+            .varint(0)
+            .withLength());
 
     assertRefusedWith("REQUEST.service: string is not valid UTF-8");
   }
@@ -140,13 +151,16 @@ class FrameDecoderHostileInputTest {
 
   @Test
   void framesBeforeTheViolationAreDeliveredAndTheGoAwayNamesTheLastOne() {
-    byte[] good = DecoderHarness.encode(
-        SampleFrames.request(7), new Batch(List.of(SampleFrames.oneway(9, "a"))),
-        SampleFrames.request(8));
+    byte[] good =
+        DecoderHarness.encode(
+            SampleFrames.request(7),
+            new Batch(List.of(SampleFrames.oneway(9, "a"))),
+            SampleFrames.request(8));
 
     harness.feed(good, new byte[] {0, 0, 0, 6, 77, 0});
 
-    assertThat(harness.frames()).extracting(Frame::type)
+    assertThat(harness.frames())
+        .extracting(Frame::type)
         .containsExactly(FrameType.REQUEST, FrameType.BATCH, FrameType.REQUEST);
     assertThat(harness.decoder.highestRequestId()).isEqualTo(9);
     assertThat(harness.goAway().lastAcceptedId()).isEqualTo(9);
@@ -168,8 +182,10 @@ class FrameDecoderHostileInputTest {
 
   @Test
   void bytesAfterTheViolationInTheSameReadAreNotDecoded() {
-    byte[] badThenGood = DecoderHarness.concat(new byte[] {0, 0, 0, 6, 99, 0, 0, 0, 0, 0},
-        DecoderHarness.encode(SampleFrames.request(1)));
+    byte[] badThenGood =
+        DecoderHarness.concat(
+            new byte[] {0, 0, 0, 6, 99, 0, 0, 0, 0, 0},
+            DecoderHarness.encode(SampleFrames.request(1)));
 
     harness.feed(badThenGood);
 

@@ -16,12 +16,19 @@ class FrameDecoderResponseSinkTest {
   void framesOfOneReadReachTheSinkAndThePipelineInTheirOrder() {
     List<Frame> seen = new ArrayList<>();
     try (DecoderHarness harness = new DecoderHarness(FrameDecoder.Side.CLIENT).handshake()) {
-      harness.decoder.setResponseSink((requestId, status, metadata, body) ->
-          seen.add(new Response(requestId, status, metadata, body)));
+      harness.decoder.setResponseSink(
+          (requestId, status, metadata, body) ->
+              seen.add(new Response(requestId, status, metadata, body)));
       harness.channel.pipeline().addLast(new FrameRecorder(seen));
-      harness.feed(DecoderHarness.encode(SampleFrames.okResponse(1), SampleFrames.okResponse(2), new Ping(7),
-          SampleFrames.okResponse(3), SampleFrames.response(4)));
-      assertThat(seen).extracting(f -> f.type() + " " + (f instanceof Ping ping ? ping.data() : f.requestId()))
+      harness.feed(
+          DecoderHarness.encode(
+              SampleFrames.okResponse(1),
+              SampleFrames.okResponse(2),
+              new Ping(7),
+              SampleFrames.okResponse(3),
+              SampleFrames.response(4)));
+      assertThat(seen)
+          .extracting(f -> f.type() + " " + (f instanceof Ping ping ? ping.data() : f.requestId()))
           .containsExactly("RESPONSE 1", "RESPONSE 2", "PING 7", "RESPONSE 3", "RESPONSE 4");
       assertThat(harness.isOpen()).isTrue();
     }
@@ -31,11 +38,15 @@ class FrameDecoderResponseSinkTest {
   void aMalformedFrameAfterResponsesInOneReadClosesTheConnectionOnceTheyAreHandedOver() {
     List<String> seen = new ArrayList<>();
     try (DecoderHarness harness = new DecoderHarness(FrameDecoder.Side.CLIENT).handshake()) {
-      harness.decoder.setResponseSink((requestId, status, metadata, body) -> seen.add("response " + requestId));
-      harness.feed(DecoderHarness.concat(
-          DecoderHarness.encode(SampleFrames.okResponse(1), SampleFrames.okResponse(2)), UNKNOWN_TYPE_FRAME));
+      harness.decoder.setResponseSink(
+          (requestId, status, metadata, body) -> seen.add("response " + requestId));
+      harness.feed(
+          DecoderHarness.concat(
+              DecoderHarness.encode(SampleFrames.okResponse(1), SampleFrames.okResponse(2)),
+              UNKNOWN_TYPE_FRAME));
       assertThat(seen).containsExactly("response 1", "response 2");
-      assertThat(harness.violations()).singleElement()
+      assertThat(harness.violations())
+          .singleElement()
           .satisfies(v -> assertThat(v.cause()).hasMessageContaining("unknown frame type 127"));
       assertThat(harness.goAway().reason()).isEqualTo(GoAwayReason.PROTOCOL_ERROR);
       assertThat(harness.isOpen()).isFalse();
@@ -47,11 +58,13 @@ class FrameDecoderResponseSinkTest {
     List<Integer> sunk = new ArrayList<>();
     byte[] second = DecoderHarness.encode(SampleFrames.okResponse(2));
     try (DecoderHarness harness = new DecoderHarness(FrameDecoder.Side.CLIENT).handshake()) {
-      harness.decoder.setResponseSink((requestId, status, metadata, body) -> {
-        sunk.add(requestId);
-        harness.channel.pipeline().remove(harness.decoder);
-      });
-      harness.feed(DecoderHarness.concat(DecoderHarness.encode(SampleFrames.okResponse(1)), second));
+      harness.decoder.setResponseSink(
+          (requestId, status, metadata, body) -> {
+            sunk.add(requestId);
+            harness.channel.pipeline().remove(harness.decoder);
+          });
+      harness.feed(
+          DecoderHarness.concat(DecoderHarness.encode(SampleFrames.okResponse(1)), second));
       assertThat(sunk).containsExactly(1);
       ByteBuf rest = harness.channel.readInbound();
       try {

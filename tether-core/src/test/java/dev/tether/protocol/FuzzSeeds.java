@@ -12,8 +12,8 @@ import java.util.List;
 /**
  * Writes the seed corpus of the protocol's Jazzer targets: valid frames of every type in each
  * direction, whole handshakes, and a few malformed ones the hand-written tests already pin. Run
- * from tether-core with the test class path; the files are checked in, so this only needs
- * running again when the seeds should change.
+ * from tether-core with the test class path; the files are checked in, so this only needs running
+ * again when the seeds should change.
  */
 final class FuzzSeeds {
   private static final Path ROOT = Path.of("src/test/resources/dev/tether/protocol");
@@ -21,19 +21,26 @@ final class FuzzSeeds {
   private FuzzSeeds() {}
 
   public static void main(String[] args) throws IOException {
-    write("FrameDecoderJazzerTestInputs/serverDecoderEmitsDelimitedFramesOrRefusesWithOneGoAway",
+    write(
+        "FrameDecoderJazzerTestInputs/serverDecoderEmitsDelimitedFramesOrRefusesWithOneGoAway",
         framesEach(SampleFrames.clientFrames()));
-    write("FrameDecoderJazzerTestInputs/clientDecoderEmitsDelimitedFramesOrRefusesWithOneGoAway",
+    write(
+        "FrameDecoderJazzerTestInputs/clientDecoderEmitsDelimitedFramesOrRefusesWithOneGoAway",
         framesEach(SampleFrames.serverFrames()));
-    write("HandshakeJazzerTestInputs/serverAcceptsOnlyPrefaceThenHello", List.of(
-        opening(SampleFrames.hello()),
-        opening(SampleFrames.hello(), SampleFrames.request(1), new Ping(7)),
-        DecoderHarness.concat(DecoderHarness.preface(2, 0), encode(SampleFrames.hello()))));
-    write("HandshakeJazzerTestInputs/clientAcceptsOnlyPrefaceThenWelcomeOrGoAway", List.of(
-        opening(SampleFrames.welcome()),
-        opening(SampleFrames.welcomeWithoutTopology(), SampleFrames.okResponse(1)),
-        opening(new GoAway(GoAwayReason.UNSUPPORTED_VERSION, 0, "speak 1.x"))));
-    write("PayloadReaderJazzerTestInputs/everyReadReturnsWhatItsBytesEncodeOrNamesTheField",
+    write(
+        "HandshakeJazzerTestInputs/serverAcceptsOnlyPrefaceThenHello",
+        List.of(
+            opening(SampleFrames.hello()),
+            opening(SampleFrames.hello(), SampleFrames.request(1), new Ping(7)),
+            DecoderHarness.concat(DecoderHarness.preface(2, 0), encode(SampleFrames.hello()))));
+    write(
+        "HandshakeJazzerTestInputs/clientAcceptsOnlyPrefaceThenWelcomeOrGoAway",
+        List.of(
+            opening(SampleFrames.welcome()),
+            opening(SampleFrames.welcomeWithoutTopology(), SampleFrames.okResponse(1)),
+            opening(new GoAway(GoAwayReason.UNSUPPORTED_VERSION, 0, "speak 1.x"))));
+    write(
+        "PayloadReaderJazzerTestInputs/everyReadReturnsWhatItsBytesEncodeOrNamesTheField",
         payloadReads());
   }
 
@@ -55,8 +62,8 @@ final class FuzzSeeds {
   }
 
   /**
-   * Payload bytes followed by the read choices as the FuzzedDataProvider takes them: from the
-   * end, first the number of reads (1..8), then each read (0..10).
+   * Payload bytes followed by the read choices as the FuzzedDataProvider takes them: from the end,
+   * first the number of reads (1..8), then each read (0..10).
    */
   private static List<byte[]> payloadReads() {
     ByteBuf request = Unpooled.wrappedBuffer(encode(SampleFrames.request(3))).skipBytes(10);

@@ -22,7 +22,10 @@ class NameCacheTest {
     return lookup(name.getBytes(StandardCharsets.UTF_8));
   }
 
-  /** The name as in a frame, with more of the frame after it (then names of up to 8 bytes are read as one long). */
+  /**
+   * The name as in a frame, with more of the frame after it (then names of up to 8 bytes are read
+   * as one long).
+   */
   private String lookupFollowedBy(String name, String rest) {
     byte[] bytes = name.getBytes(StandardCharsets.UTF_8);
     ByteBuf in = Unpooled.wrappedBuffer(bytes, rest.getBytes(StandardCharsets.UTF_8));
@@ -50,8 +53,10 @@ class NameCacheTest {
   void shortNamesInAFrameAreTheSameStringAgainWhateverFollowsThem() {
     String first = lookupFollowedBy("echo", "12345678");
     assertThat(lookupFollowedBy("echo", "abcdefgh")).isEqualTo("echo").isSameAs(first);
-    assertThat(lookupFollowedBy("withdraw", "!!!!!!!!")).isEqualTo("withdraw"); // 8 bytes: the whole long
-    assertThat(lookupFollowedBy("withdraw", "????????")).isSameAs(lookupFollowedBy("withdraw", "--------"));
+    assertThat(lookupFollowedBy("withdraw", "!!!!!!!!"))
+        .isEqualTo("withdraw"); // 8 bytes: the whole long
+    assertThat(lookupFollowedBy("withdraw", "????????"))
+        .isSameAs(lookupFollowedBy("withdraw", "--------"));
   }
 
   @Test
@@ -71,7 +76,8 @@ class NameCacheTest {
   void invalidUtf8InAShortNameIsRefusedEveryTimeItArrives() {
     byte[] invalid = {'o', 'p', (byte) 0xC3, 'x', 'x', 'x', 'x', 'x', 'x'};
     for (int i = 0; i < 2; i++) {
-      assertThatThrownBy(() -> cache.lookup(Unpooled.wrappedBuffer(invalid), 0, 3, "REQUEST.operation"))
+      assertThatThrownBy(
+              () -> cache.lookup(Unpooled.wrappedBuffer(invalid), 0, 3, "REQUEST.operation"))
           .isInstanceOf(ProtocolException.class)
           .hasMessageContaining("REQUEST.operation");
     }

@@ -56,13 +56,21 @@ class PayloadReaderJazzerTest {
       case 3 -> {
         int value = PayloadReader.readVarint32(in, FIELD);
         check(value >= 0, "negative varint32 " + value);
-        checkVarint(in, start, 5, out -> PayloadWriter.writeVarint32(out, value),
+        checkVarint(
+            in,
+            start,
+            5,
+            out -> PayloadWriter.writeVarint32(out, value),
             again -> PayloadReader.readVarint32(again, FIELD) == value);
       }
       case 4 -> {
         long value = PayloadReader.readVarint64(in, FIELD);
         check(value >= 0, "negative varint64 " + value);
-        checkVarint(in, start, 10, out -> PayloadWriter.writeVarint64(out, value),
+        checkVarint(
+            in,
+            start,
+            10,
+            out -> PayloadWriter.writeVarint64(out, value),
             again -> PayloadReader.readVarint64(again, FIELD) == value);
       }
       case 5, 6 -> {
@@ -71,9 +79,10 @@ class PayloadReaderJazzerTest {
         check(count >= 0 && count <= in.readableBytes() / minItemBytes, "count " + count);
       }
       case 7, 9 -> {
-        String value = read == 7
-            ? PayloadReader.readString(in, FIELD)
-            : PayloadReader.readName(in, FIELD, names);
+        String value =
+            read == 7
+                ? PayloadReader.readString(in, FIELD)
+                : PayloadReader.readName(in, FIELD, names);
         checkString(in, start, value);
         String cached = PayloadReader.readName(in.duplicate().readerIndex(start), FIELD, names);
         check(cached.equals(value), "the name cache gives " + cached + " for " + value);
@@ -84,7 +93,9 @@ class PayloadReaderJazzerTest {
         PayloadWriter.writeMetadata(out, metadata);
         check(out.readableBytes() == PayloadWriter.metadataSize(metadata), "metadataSize");
         checkReencoded(in, start, out);
-        check(PayloadReader.readMetadata(out, FIELD).equals(metadata), "metadata re-reads differently");
+        check(
+            PayloadReader.readMetadata(out, FIELD).equals(metadata),
+            "metadata re-reads differently");
       }
       default -> {
         byte[] rest = PayloadReader.readRest(in);
@@ -103,7 +114,8 @@ class PayloadReaderJazzerTest {
     boolean same(ByteBuf again);
   }
 
-  private static void checkVarint(ByteBuf in, int start, int maxBytes, Writer writer, Reread reread) {
+  private static void checkVarint(
+      ByteBuf in, int start, int maxBytes, Writer writer, Reread reread) {
     int consumed = in.readerIndex() - start;
     check(consumed >= 1 && consumed <= maxBytes, "varint of " + consumed + " bytes");
     ByteBuf out = Unpooled.buffer();
@@ -117,7 +129,8 @@ class PayloadReaderJazzerTest {
     int consumed = in.readerIndex() - start;
     byte[] original = ByteBufUtil.getBytes(in, start, consumed);
     byte[] again = ByteBufUtil.getBytes(out);
-    check(again.length < consumed || Arrays.equals(original, again),
+    check(
+        again.length < consumed || Arrays.equals(original, again),
         "re-encodes " + ByteBufUtil.hexDump(original) + " as " + ByteBufUtil.hexDump(again));
   }
 

@@ -5,8 +5,8 @@ import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Builds frames byte by byte, including ones no encoder would produce, so tests can state the
- * exact malformation they feed.
+ * Builds frames byte by byte, including ones no encoder would produce, so tests can state the exact
+ * malformation they feed.
  */
 final class RawFrame {
   private final ByteBuf bytes = Unpooled.buffer();

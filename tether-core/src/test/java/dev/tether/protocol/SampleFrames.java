@@ -62,7 +62,10 @@ final class SampleFrames {
     return new Response(
         requestId,
         Status.REMOTE_ERROR,
-        metadata(Response.ERROR_TYPE, "java.lang.IllegalStateException", Response.ERROR_MESSAGE,
+        metadata(
+            Response.ERROR_TYPE,
+            "java.lang.IllegalStateException",
+            Response.ERROR_MESSAGE,
             NON_ASCII),
         new byte[0]);
   }
@@ -82,22 +85,34 @@ final class SampleFrames {
   /** Frames a client sends after its HELLO. */
   static List<Frame> clientFrames() {
     return List.of(
-        request(1), bareRequest(2), oneway(3, "x"), new Cancel(1), new Ping(Long.MIN_VALUE),
-        new Pong(42), batch(), new Batch(List.of()), goAway());
+        request(1),
+        bareRequest(2),
+        oneway(3, "x"),
+        new Cancel(1),
+        new Ping(Long.MIN_VALUE),
+        new Pong(42),
+        batch(),
+        new Batch(List.of()),
+        goAway());
   }
 
   /** Frames a server sends after its WELCOME. */
   static List<Frame> serverFrames() {
     return List.of(
-        response(1), okResponse(0x8000_0000), new Ping(-1), new Pong(0),
+        response(1),
+        okResponse(0x8000_0000),
+        new Ping(-1),
+        new Pong(0),
         new GoAway(GoAwayReason.PROTOCOL_ERROR, 0, ""),
         new GoAway(GoAwayReason.TOO_MANY_CONNECTIONS, 0, "too many connections"),
         new GoAway(GoAwayReason.MAX_AGE, GoAway.UNTIL_FURTHER_NOTICE, "max connection age"),
-        topology(), new TopologyUpdate("", List.of()));
+        topology(),
+        new TopologyUpdate("", List.of()));
   }
 
   static TopologyUpdate topology() {
-    return new TopologyUpdate("tcp -h 10.0.0.2 -p 7000", List.of("tcp -h 10.0.0.1 -p 7000", NON_ASCII));
+    return new TopologyUpdate(
+        "tcp -h 10.0.0.2 -p 7000", List.of("tcp -h 10.0.0.1 -p 7000", NON_ASCII));
   }
 
   static Stream<Frame> all() {

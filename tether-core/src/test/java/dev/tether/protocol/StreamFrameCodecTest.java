@@ -46,29 +46,38 @@ class StreamFrameCodecTest {
 
   @Test
   void streamEndCarriesStatusFinalPositionAndMetadata() {
-    StreamEnd end = new StreamEnd(7, Status.REMOTE_ERROR, 300, Map.of(Response.ERROR_MESSAGE, "broke"));
+    StreamEnd end =
+        new StreamEnd(7, Status.REMOTE_ERROR, 300, Map.of(Response.ERROR_MESSAGE, "broke"));
 
     assertThat(roundTrip(end)).isEqualTo(end);
   }
 
   @Test
   void streamItemAtPositionZeroIsAProtocolError() {
-    ByteBuf frame = Unpooled.buffer().writeByte(FrameType.STREAM_ITEM.code()).writeByte(0).writeInt(1).writeByte(0);
+    ByteBuf frame =
+        Unpooled.buffer()
+            .writeByte(FrameType.STREAM_ITEM.code())
+            .writeByte(0)
+            .writeInt(1)
+            .writeByte(0);
 
     assertThatThrownBy(() -> FrameReader.decode(frame))
-        .isInstanceOf(ProtocolException.class).hasMessageContaining("STREAM_ITEM.position");
+        .isInstanceOf(ProtocolException.class)
+        .hasMessageContaining("STREAM_ITEM.position");
   }
 
   @Test
   void resumeBodyNamesItsTokenAndPositions() {
     byte[] token = new byte[StreamResume.TOKEN_BYTES];
     token[0] = 9;
-    StreamResume asked = StreamResume.decodeRequest(new StreamResume(token, 1000, 1064).encodeRequest());
+    StreamResume asked =
+        StreamResume.decodeRequest(new StreamResume(token, 1000, 1064).encodeRequest());
 
     assertThat(asked.token()).isEqualTo(token);
     assertThat(asked.received()).isEqualTo(1000);
     assertThat(asked.limit()).isEqualTo(1064);
     assertThatThrownBy(() -> StreamResume.decodeRequest(new byte[3]))
-        .isInstanceOf(ProtocolException.class).hasMessageContaining("RESUME.token");
+        .isInstanceOf(ProtocolException.class)
+        .hasMessageContaining("RESUME.token");
   }
 }

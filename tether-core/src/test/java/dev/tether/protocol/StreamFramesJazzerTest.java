@@ -14,11 +14,13 @@ import io.netty.buffer.Unpooled;
  * and STREAM_END behind a valid header, and the RESUME request and answer bodies. Each input is
  * refused with a {@link ProtocolException} or decodes to a value whose encoding is stable (it
  * decodes to the same bytes again); no other exception may escape. The normal build replays the
- * corpus under {@code src/test/resources/dev/tether/protocol/StreamFramesJazzerTestInputs/}; a
- * run with {@code JAZZER_FUZZ=1} explores further.
+ * corpus under {@code src/test/resources/dev/tether/protocol/StreamFramesJazzerTestInputs/}; a run
+ * with {@code JAZZER_FUZZ=1} explores further.
  */
 class StreamFramesJazzerTest {
-  private static final FrameType[] STREAM_TYPES = {FrameType.STREAM_ITEM, FrameType.STREAM_CREDIT, FrameType.STREAM_END};
+  private static final FrameType[] STREAM_TYPES = {
+    FrameType.STREAM_ITEM, FrameType.STREAM_CREDIT, FrameType.STREAM_END
+  };
   private static final int STREAM_ID = 7;
 
   @FuzzTest(maxDuration = FuzzRun.MAX_DURATION)
@@ -27,8 +29,12 @@ class StreamFramesJazzerTest {
       return;
     }
     FrameType type = STREAM_TYPES[Byte.toUnsignedInt(input[0]) % STREAM_TYPES.length];
-    ByteBuf frame = Unpooled.buffer().writeByte(type.code()).writeByte(0).writeInt(STREAM_ID)
-        .writeBytes(input, 1, input.length - 1);
+    ByteBuf frame =
+        Unpooled.buffer()
+            .writeByte(type.code())
+            .writeByte(0)
+            .writeInt(STREAM_ID)
+            .writeBytes(input, 1, input.length - 1);
     Frame decoded;
     try {
       decoded = FrameReader.decode(frame);

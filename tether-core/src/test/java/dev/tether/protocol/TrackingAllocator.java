@@ -1,15 +1,15 @@
 package dev.tether.protocol;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.AbstractByteBufAllocator;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledHeapByteBuf;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * An unpooled heap allocator that remembers every buffer it hands out, so a test can prove that
- * all of them were released and that none was sized by a peer's claims rather than by bytes
- * received. Direct buffers are asked for as well and served from the heap.
+ * An unpooled heap allocator that remembers every buffer it hands out, so a test can prove that all
+ * of them were released and that none was sized by a peer's claims rather than by bytes received.
+ * Direct buffers are asked for as well and served from the heap.
  */
 final class TrackingAllocator extends AbstractByteBufAllocator {
   private final List<ByteBuf> allocated = new ArrayList<>();

@@ -26,23 +26,38 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link WriteBatcher} over a channel whose loop is a thread of its own: its queue is made by the
- * first enqueue (so several threads racing to be first must all land in one queue), a burst
- * longer than one chunk of the queue is written whole and in order, and a batcher that never
- * queued anything has nothing to write or discard.
+ * first enqueue (so several threads racing to be first must all land in one queue), a burst longer
+ * than one chunk of the queue is written whole and in order, and a batcher that never queued
+ * anything has nothing to write or discard.
  */
 class WriteBatcherTest {
   private final DefaultEventLoopGroup loops = new DefaultEventLoopGroup(1);
+
   /** The ints that reached the pipeline's end, in order. */
   private final List<Integer> written = new CopyOnWriteArrayList<>();
+
   private Channel server;
   private Channel channel;
 
   @BeforeEach
   void connect() throws InterruptedException {
     LocalAddress address = new LocalAddress("write-batcher-" + System.nanoTime());
-    server = new ServerBootstrap().group(loops).channel(LocalServerChannel.class)
-        .childHandler(new ChannelInboundHandlerAdapter()).bind(address).sync().channel();
-    channel = new Bootstrap().group(loops).channel(LocalChannel.class).handler(new Recorder()).connect(address).sync().channel();
+    server =
+        new ServerBootstrap()
+            .group(loops)
+            .channel(LocalServerChannel.class)
+            .childHandler(new ChannelInboundHandlerAdapter())
+            .bind(address)
+            .sync()
+            .channel();
+    channel =
+        new Bootstrap()
+            .group(loops)
+            .channel(LocalChannel.class)
+            .handler(new Recorder())
+            .connect(address)
+            .sync()
+            .channel();
   }
 
   @AfterEach
@@ -86,7 +101,7 @@ class WriteBatcherTest {
 
   /** Waits until the loop ran every task handed to it before now. */
   private void drainLoop() {
-    channel.eventLoop().submit(() -> { }).syncUninterruptibly();
+    channel.eventLoop().submit(() -> {}).syncUninterruptibly();
   }
 
   @Test
@@ -110,11 +125,13 @@ class WriteBatcherTest {
   @Test
   void aBurstLongerThanOneQueueChunkIsWrittenWholeAndInOrder() {
     IntBatcher batcher = new IntBatcher(channel);
-    CompletableFuture.runAsync(() -> {
-      for (int i = 0; i < 5_000; i++) {
-        batcher.enqueue(i);
-      }
-    }).join();
+    CompletableFuture.runAsync(
+            () -> {
+              for (int i = 0; i < 5_000; i++) {
+                batcher.enqueue(i);
+              }
+            })
+        .join();
     drainLoop();
     List<Integer> expected = new ArrayList<>();
     for (int i = 0; i < 5_000; i++) {
@@ -133,12 +150,15 @@ class WriteBatcherTest {
       List<CompletableFuture<Void>> producers = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
         int base = t * 1_000;
-        producers.add(CompletableFuture.runAsync(() -> {
-          awaitQuietly(start);
-          for (int i = 0; i < 100; i++) {
-            batcher.enqueue(base + i);
-          }
-        }, runnable -> new Thread(runnable).start()));
+        producers.add(
+            CompletableFuture.runAsync(
+                () -> {
+                  awaitQuietly(start);
+                  for (int i = 0; i < 100; i++) {
+                    batcher.enqueue(base + i);
+                  }
+                },
+                runnable -> new Thread(runnable).start()));
       }
       start.countDown();
       CompletableFuture.allOf(producers.toArray(new CompletableFuture<?>[0])).join();

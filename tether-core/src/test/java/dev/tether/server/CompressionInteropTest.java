@@ -10,11 +10,11 @@ import dev.tether.TetherServer;
 import dev.tether.protocol.BodyCompression;
 import dev.tether.protocol.Frame;
 import dev.tether.protocol.FrameReader;
-import dev.tether.protocol.ProtocolVersion;
 import dev.tether.protocol.FrameWriter;
 import dev.tether.protocol.GoAway;
 import dev.tether.protocol.GoAwayReason;
 import dev.tether.protocol.Hello;
+import dev.tether.protocol.ProtocolVersion;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Response;
 import dev.tether.protocol.Status;
@@ -45,7 +45,9 @@ import org.junit.jupiter.api.Test;
 class CompressionInteropTest {
   private static final byte[] TEXT = text(64 * 1024);
   private static final byte[] PREFACE_1_0 = {'T', 'E', 'T', 'H', 1, 0, 0, 0};
-  private static final byte[] PREFACE_1_1_ZSTD = {'T', 'E', 'T', 'H', 1, 1, 0, BodyCompression.ZSTD};
+  private static final byte[] PREFACE_1_1_ZSTD = {
+    'T', 'E', 'T', 'H', 1, 1, 0, BodyCompression.ZSTD
+  };
   private static final byte[] PREFACE_1_1_NOTHING = {'T', 'E', 'T', 'H', 1, 1, 0, 0};
 
   private TetherServer server;
@@ -54,11 +56,12 @@ class CompressionInteropTest {
 
   @BeforeEach
   void start() {
-    server = TetherServer.builder()
-        .endpoints("tcp -h 127.0.0.1 -p 0")
-        .service("echo", (op, payload, ctx) -> payload)
-        .build()
-        .start();
+    server =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .service("echo", (op, payload, ctx) -> payload)
+            .build()
+            .start();
     port = server.endpoints().get(0).port();
     tether = Tether.create();
   }
@@ -80,7 +83,8 @@ class CompressionInteropTest {
 
   @Test
   void aCompressedRequestFromAClientThatAnnouncedZstdGetsACompressedReply() throws IOException {
-    List<Frame> answer = exchange(PREFACE_1_1_ZSTD, request(1, Request.COMPRESSED, Zstd.compress(TEXT, 1)));
+    List<Frame> answer =
+        exchange(PREFACE_1_1_ZSTD, request(1, Request.COMPRESSED, Zstd.compress(TEXT, 1)));
 
     Response r = (Response) answer.get(1);
     assertThat(r.flags()).isEqualTo(Response.COMPRESSED);
@@ -96,8 +100,10 @@ class CompressionInteropTest {
   }
 
   @Test
-  void aClientThatAnnouncedNothingGetsAnUncompressedReplyToItsCompressedRequest() throws IOException {
-    List<Frame> answer = exchange(PREFACE_1_1_NOTHING, request(1, Request.COMPRESSED, Zstd.compress(TEXT, 1)));
+  void aClientThatAnnouncedNothingGetsAnUncompressedReplyToItsCompressedRequest()
+      throws IOException {
+    List<Frame> answer =
+        exchange(PREFACE_1_1_NOTHING, request(1, Request.COMPRESSED, Zstd.compress(TEXT, 1)));
 
     Response r = (Response) answer.get(1);
     assertThat(r.flags()).isZero();
@@ -111,7 +117,8 @@ class CompressionInteropTest {
       s.getOutputStream().write(concat(PREFACE_1_0, frame(new Hello("raw", 1 << 20))));
       byte[] preface = new DataInputStream(s.getInputStream()).readNBytes(8);
 
-      assertThat(preface).containsExactly('T', 'E', 'T', 'H', 1, ProtocolVersion.MINOR, 0, BodyCompression.ZSTD);
+      assertThat(preface)
+          .containsExactly('T', 'E', 'T', 'H', 1, ProtocolVersion.MINOR, 0, BodyCompression.ZSTD);
     }
   }
 
@@ -126,8 +133,12 @@ class CompressionInteropTest {
 
     List<Frame> answer;
     try (RawPeer peer = RawPeer.connect(port)) {
-      answer = peer.send(PREFACE_1_1_ZSTD, frame(new Hello("raw", 1 << 20)), request(4, Request.COMPRESSED, corrupt))
-          .readUntilClosed();
+      answer =
+          peer.send(
+                  PREFACE_1_1_ZSTD,
+                  frame(new Hello("raw", 1 << 20)),
+                  request(4, Request.COMPRESSED, corrupt))
+              .readUntilClosed();
       assertThat(peer.closedByServer()).isTrue();
     }
 
@@ -137,7 +148,9 @@ class CompressionInteropTest {
     assertThat(goAway.message()).startsWith("REQUEST.body: ");
     assertThat(healthy.invoke("echo", TEXT)).isEqualTo(TEXT);
     // The server forgets the closed connection on its loop after the peer has seen the close.
-    await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(server.connectionCount()).isEqualTo(1));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(() -> assertThat(server.connectionCount()).isEqualTo(1));
   }
 
   @Test
@@ -157,8 +170,8 @@ class CompressionInteropTest {
   }
 
   /**
-   * A 1.0 server by hand: preface with no capabilities, WELCOME, one answer; hands over the
-   * request it read, then holds the socket until the client closes it.
+   * A 1.0 server by hand: preface with no capabilities, WELCOME, one answer; hands over the request
+   * it read, then holds the socket until the client closes it.
    */
   private static void serveOneRequestAs10(ServerSocket listener, CompletableFuture<Request> seen) {
     try (Socket s = listener.accept()) {
@@ -167,9 +180,18 @@ class CompressionInteropTest {
       in.readNBytes(8);
       readFrame(in); // HELLO
       OutputStream out = s.getOutputStream();
-      out.write(concat(PREFACE_1_0, frame(new Welcome("raw-1.0", "1.0", 20_000, 1 << 24, 100, "", List.of()))));
+      out.write(
+          concat(
+              PREFACE_1_0,
+              frame(new Welcome("raw-1.0", "1.0", 20_000, 1 << 24, 100, "", List.of()))));
       Request request = (Request) readFrame(in);
-      out.write(frame(new Response(request.requestId(), Status.OK, Map.of(), "ok".getBytes(StandardCharsets.UTF_8))));
+      out.write(
+          frame(
+              new Response(
+                  request.requestId(),
+                  Status.OK,
+                  Map.of(),
+                  "ok".getBytes(StandardCharsets.UTF_8))));
       out.flush();
       seen.complete(request);
       // Closing now could reset the answer away; the client closes when the test ends.
@@ -190,7 +212,8 @@ class CompressionInteropTest {
   /** Preface, HELLO and one request; returns WELCOME and the answer. */
   private List<Frame> exchange(byte[] preface, byte[] request) throws IOException {
     try (RawPeer peer = RawPeer.connect(port)) {
-      List<Frame> frames = peer.send(preface, frame(new Hello("raw", 1 << 20)), request).readFrames(2);
+      List<Frame> frames =
+          peer.send(preface, frame(new Hello("raw", 1 << 20)), request).readFrames(2);
       assertThat(frames).hasSize(2);
       assertThat(frames.get(0)).isInstanceOf(Welcome.class);
       return frames;
@@ -218,7 +241,11 @@ class CompressionInteropTest {
   private static byte[] text(int bytes) {
     StringBuilder sb = new StringBuilder();
     for (int i = 0; sb.length() < bytes; i++) {
-      sb.append("{\"id\":").append(i).append(",\"name\":\"customer ").append(i % 23).append("\",\"ok\":true},");
+      sb.append("{\"id\":")
+          .append(i)
+          .append(",\"name\":\"customer ")
+          .append(i % 23)
+          .append("\",\"ok\":true},");
     }
     sb.setLength(bytes);
     return sb.toString().getBytes(StandardCharsets.UTF_8);

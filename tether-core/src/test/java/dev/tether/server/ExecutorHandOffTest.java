@@ -27,14 +27,16 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * EXECUTOR mode's hand-off over loopback: calls reach the pool through the dispatcher's run
- * queue, and still each blocked call holds a thread of its own, a call cancelled while it waits
- * never runs, and a user's executor runs the calls.
+ * EXECUTOR mode's hand-off over loopback: calls reach the pool through the dispatcher's run queue,
+ * and still each blocked call holds a thread of its own, a call cancelled while it waits never
+ * runs, and a user's executor runs the calls.
  */
 class ExecutorHandOffTest {
   private static final Duration PATIENCE = Duration.ofSeconds(10);
+
   /** More than the default pool's core threads on any machine this runs on (max(8, 4 x cores)). */
-  private static final int BLOCKED = Math.max(8, 4 * Runtime.getRuntime().availableProcessors()) + 4;
+  private static final int BLOCKED =
+      Math.max(8, 4 * Runtime.getRuntime().availableProcessors()) + 4;
 
   private final CountDownLatch release = new CountDownLatch(1);
   private final List<Integer> ran = new CopyOnWriteArrayList<>();
@@ -44,19 +46,22 @@ class ExecutorHandOffTest {
   private ExecutorService userExecutor;
 
   private TetherServer start(TetherServer.Builder builder) {
-    server = builder
-        .endpoints("tcp -h 127.0.0.1 -p 0")
-        .service("svc", (operation, payload, context) -> {
-          threads.add(Thread.currentThread().getName());
-          if (operation.equals("block")) {
-            entered.countDown();
-            release.await(PATIENCE.toSeconds(), TimeUnit.SECONDS);
-          }
-          ran.add(ByteBuffer.wrap(payload).getInt());
-          return payload;
-        })
-        .build()
-        .start();
+    server =
+        builder
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .service(
+                "svc",
+                (operation, payload, context) -> {
+                  threads.add(Thread.currentThread().getName());
+                  if (operation.equals("block")) {
+                    entered.countDown();
+                    release.await(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+                  }
+                  ran.add(ByteBuffer.wrap(payload).getInt());
+                  return payload;
+                })
+            .build()
+            .start();
     return server;
   }
 
@@ -102,7 +107,8 @@ class ExecutorHandOffTest {
     try (RawPeer peer = RawPeer.connect(server.endpoints().get(0).port())) {
       peer.send(RawPeer.handshake()).send(request(1, "block"));
       assertThat(entered.await(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isTrue();
-      // The executor's one thread is blocked: request 2 waits in the run queue when it is cancelled.
+      // The executor's one thread is blocked: request 2 waits in the run queue when it is
+      // cancelled.
       peer.send(request(2, "record"), RawPeer.frame(new Cancel(2)), request(3, "record"));
       await().atMost(PATIENCE).until(() -> server.status().inFlight() == 3);
       release.countDown();

@@ -24,8 +24,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A server facing peers that break the protocol: each bad connection gets GOAWAY and is closed,
- * and a well-behaved client on another connection keeps being served throughout.
+ * A server facing peers that break the protocol: each bad connection gets GOAWAY and is closed, and
+ * a well-behaved client on another connection keeps being served throughout.
  */
 class HostilePeerTest {
   private TetherServer server;
@@ -35,11 +35,12 @@ class HostilePeerTest {
 
   @BeforeEach
   void start() {
-    server = TetherServer.builder()
-        .endpoints("tcp -h 127.0.0.1 -p 0")
-        .service("echo", (op, payload, ctx) -> payload)
-        .build()
-        .start();
+    server =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .service("echo", (op, payload, ctx) -> payload)
+            .build()
+            .start();
     Endpoint e = server.endpoints().get(0);
     port = e.port();
     tether = Tether.create();
@@ -55,31 +56,43 @@ class HostilePeerTest {
 
   @Test
   void goodHandshakeIsWelcomed() throws IOException {
-    List<Frame> answer = exchangeUntil(2, preface(ProtocolVersion.MAJOR), frame(new Hello("raw", 1 << 20)),
-        frame(new Request(1, 0, "echo", "echo", 0, Map.of(), "hi".getBytes(StandardCharsets.UTF_8))));
+    List<Frame> answer =
+        exchangeUntil(
+            2,
+            preface(ProtocolVersion.MAJOR),
+            frame(new Hello("raw", 1 << 20)),
+            frame(
+                new Request(
+                    1, 0, "echo", "echo", 0, Map.of(), "hi".getBytes(StandardCharsets.UTF_8))));
     assertThat(answer.get(0)).isInstanceOf(Welcome.class);
-    assertThat(answer.get(1)).isInstanceOfSatisfying(dev.tether.protocol.Response.class,
-        r -> assertThat(new String(r.body(), StandardCharsets.UTF_8)).isEqualTo("hi"));
+    assertThat(answer.get(1))
+        .isInstanceOfSatisfying(
+            dev.tether.protocol.Response.class,
+            r -> assertThat(new String(r.body(), StandardCharsets.UTF_8)).isEqualTo("hi"));
   }
 
   @Test
   void wrongVersionGetsUnsupportedVersionGoAwayAndIsClosed() throws IOException {
-    List<Frame> answer = exchange(preface(ProtocolVersion.MAJOR + 1), frame(new Hello("raw", 1 << 20)));
+    List<Frame> answer =
+        exchange(preface(ProtocolVersion.MAJOR + 1), frame(new Hello("raw", 1 << 20)));
     assertGoAway(answer, GoAwayReason.UNSUPPORTED_VERSION);
     assertHealthyClientServed();
   }
 
   @Test
   void garbagePrefaceGetsProtocolErrorAndIsClosed() throws IOException {
-    List<Frame> answer = exchange("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+    List<Frame> answer =
+        exchange("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
     assertGoAway(answer, GoAwayReason.PROTOCOL_ERROR);
     assertHealthyClientServed();
   }
 
   @Test
   void requestBeforeHandshakeGetsProtocolError() throws IOException {
-    List<Frame> answer = exchange(preface(ProtocolVersion.MAJOR),
-        frame(new Request(1, 0, "echo", "echo", 0, Map.of(), new byte[0])));
+    List<Frame> answer =
+        exchange(
+            preface(ProtocolVersion.MAJOR),
+            frame(new Request(1, 0, "echo", "echo", 0, Map.of(), new byte[0])));
     assertGoAway(answer, GoAwayReason.PROTOCOL_ERROR);
     assertHealthyClientServed();
   }
@@ -87,7 +100,8 @@ class HostilePeerTest {
   @Test
   void oversizedLengthClosesOnlyThatConnection() throws IOException {
     byte[] huge = {0x7F, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 3, 0, 0, 0, 0, 1};
-    List<Frame> answer = exchange(preface(ProtocolVersion.MAJOR), frame(new Hello("raw", 1 << 20)), huge);
+    List<Frame> answer =
+        exchange(preface(ProtocolVersion.MAJOR), frame(new Hello("raw", 1 << 20)), huge);
     assertThat(answer.get(0)).isInstanceOf(Welcome.class);
     assertGoAway(answer, GoAwayReason.PROTOCOL_ERROR);
     assertHealthyClientServed();
@@ -102,7 +116,10 @@ class HostilePeerTest {
       // A plausible length so the server parses the junk instead of waiting for more bytes.
       byte[] framed = Unpooled.buffer().writeInt(junk.length).writeBytes(junk).array();
       byte[] sized = java.util.Arrays.copyOf(framed, 4 + junk.length);
-      exchange(preface(ProtocolVersion.MAJOR), frame(new Hello("raw", 1 << 20)), sized,
+      exchange(
+          preface(ProtocolVersion.MAJOR),
+          frame(new Hello("raw", 1 << 20)),
+          sized,
           frame(new GoAway(GoAwayReason.SHUTDOWN, 0, "bye")));
     }
     assertHealthyClientServed();
@@ -110,11 +127,15 @@ class HostilePeerTest {
   }
 
   private void assertHealthyClientServed() {
-    assertThat(healthy.invoke("echo", "still here".getBytes(StandardCharsets.UTF_8))).asString().isEqualTo("still here");
+    assertThat(healthy.invoke("echo", "still here".getBytes(StandardCharsets.UTF_8)))
+        .asString()
+        .isEqualTo("still here");
   }
 
   private static void assertGoAway(List<Frame> answer, GoAwayReason reason) {
-    assertThat(answer).last().isInstanceOfSatisfying(GoAway.class, g -> assertThat(g.reason()).isEqualTo(reason));
+    assertThat(answer)
+        .last()
+        .isInstanceOfSatisfying(GoAway.class, g -> assertThat(g.reason()).isEqualTo(reason));
   }
 
   private static byte[] preface(int major) {

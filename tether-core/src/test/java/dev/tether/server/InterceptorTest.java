@@ -28,22 +28,34 @@ class InterceptorTest {
 
   @BeforeEach
   void start() {
-    server = TetherServer.builder()
-        // Two endpoints, so a retry would have somewhere else to go.
-        .endpoints("tcp -h 127.0.0.1 -p 0:tcp -h 127.0.0.1 -p 0")
-        .interceptor(call -> {
-          intercepted.add(call.operation() + " token=" + call.metadata().get("token")
-              + " from " + ((InetSocketAddress) call.remoteAddress()).getAddress().getHostAddress());
-          if (!"s3cret".equals(call.metadata().get("token"))) {
-            throw new PermissionDeniedException("a valid token is required for " + call.operation());
-          }
-        })
-        .service("vault", (op, payload, ctx) -> {
-          serviceRuns.incrementAndGet();
-          return ("opened by " + ctx.metadata().get("token")).getBytes(StandardCharsets.UTF_8);
-        })
-        .build()
-        .start();
+    server =
+        TetherServer.builder()
+            // Two endpoints, so a retry would have somewhere else to go.
+            .endpoints("tcp -h 127.0.0.1 -p 0:tcp -h 127.0.0.1 -p 0")
+            .interceptor(
+                call -> {
+                  intercepted.add(
+                      call.operation()
+                          + " token="
+                          + call.metadata().get("token")
+                          + " from "
+                          + ((InetSocketAddress) call.remoteAddress())
+                              .getAddress()
+                              .getHostAddress());
+                  if (!"s3cret".equals(call.metadata().get("token"))) {
+                    throw new PermissionDeniedException(
+                        "a valid token is required for " + call.operation());
+                  }
+                })
+            .service(
+                "vault",
+                (op, payload, ctx) -> {
+                  serviceRuns.incrementAndGet();
+                  return ("opened by " + ctx.metadata().get("token"))
+                      .getBytes(StandardCharsets.UTF_8);
+                })
+            .build()
+            .start();
     tether = Tether.create();
   }
 
@@ -81,7 +93,10 @@ class InterceptorTest {
     Proxy wrong = vault().withMetadata("token", "guess");
     Proxy right = wrong.withMetadata("token", "s3cret");
 
-    assertThat(right.invoke("open", new byte[0])).asString(StandardCharsets.UTF_8).isEqualTo("opened by s3cret");
-    assertThatThrownBy(() -> wrong.invoke("open", new byte[0])).isInstanceOf(PermissionDeniedException.class);
+    assertThat(right.invoke("open", new byte[0]))
+        .asString(StandardCharsets.UTF_8)
+        .isEqualTo("opened by s3cret");
+    assertThatThrownBy(() -> wrong.invoke("open", new byte[0]))
+        .isInstanceOf(PermissionDeniedException.class);
   }
 }

@@ -80,7 +80,9 @@ final class RawPeer implements AutoCloseable {
     return this;
   }
 
-  /** Reads until {@code count} frames have arrived in all, or the server closed; returns them all. */
+  /**
+   * Reads until {@code count} frames have arrived in all, or the server closed; returns them all.
+   */
   List<Frame> readFrames(int count) throws IOException {
     InputStream in = socket.getInputStream();
     byte[] buf = new byte[4096];
@@ -112,7 +114,8 @@ final class RawPeer implements AutoCloseable {
   private static List<Frame> decode(byte[] raw) {
     List<Frame> frames = new ArrayList<>();
     ByteBuf in = Unpooled.wrappedBuffer(raw);
-    if (in.readableBytes() >= ProtocolVersion.PREFACE_LENGTH && in.getInt(0) == ProtocolVersion.MAGIC) {
+    if (in.readableBytes() >= ProtocolVersion.PREFACE_LENGTH
+        && in.getInt(0) == ProtocolVersion.MAGIC) {
       in.skipBytes(ProtocolVersion.PREFACE_LENGTH);
     }
     while (in.readableBytes() >= 4 && in.readableBytes() >= 4 + in.getInt(in.readerIndex())) {

@@ -15,8 +15,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -25,39 +25,65 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * EXECUTOR mode's run queue on a hand-driven executor (what is asked of the executor, when) and
- * on a real pool with concurrent submitters (every call answered once, run at most once).
+ * EXECUTOR mode's run queue on a hand-driven executor (what is asked of the executor, when) and on
+ * a real pool with concurrent submitters (every call answered once, run at most once).
  */
 class RunQueueTest {
   private final Queue<Runnable> executor = new ArrayDeque<>();
   private final AtomicInteger runs = new AtomicInteger();
   private final CollectingResponder responder = new CollectingResponder();
   private final List<Response> answers = responder.answers;
-  private final ServiceHandler counting = new RawServiceHandler((op, payload, ctx) -> {
-    runs.incrementAndGet();
-    return payload;
-  });
+  private final ServiceHandler counting =
+      new RawServiceHandler(
+          (op, payload, ctx) -> {
+            runs.incrementAndGet();
+            return payload;
+          });
 
   /** The stall checks' timer, run by hand: each entry is one armed check. */
   private final Queue<Runnable> armedChecks = new ArrayDeque<>();
-  private final Scheduler timer = (task, delayNanos) -> {
-    armedChecks.add(task);
-    return () -> armedChecks.remove(task);
-  };
 
-  /** A dispatcher whose service records how many worker wake-ups were pending when each call ran. */
-  private Dispatcher recordingDispatcher(List<Integer> askedWhenEachRan, java.util.function.IntConsumer whileRunning) {
-    return new Dispatcher(Map.of("svc", new RawServiceHandler((op, payload, ctx) -> {
-      askedWhenEachRan.add(executor.size());
-      if (whileRunning != null) {
-        whileRunning.accept(payload[0]); // the request id, as request(id) makes it
-      }
-      return payload;
-    })), ExecutionMode.EXECUTOR, executor::add, System::nanoTime, List.of(), null, 16, 10_000);
+  private final Scheduler timer =
+      (task, delayNanos) -> {
+        armedChecks.add(task);
+        return () -> armedChecks.remove(task);
+      };
+
+  /**
+   * A dispatcher whose service records how many worker wake-ups were pending when each call ran.
+   */
+  private Dispatcher recordingDispatcher(
+      List<Integer> askedWhenEachRan, java.util.function.IntConsumer whileRunning) {
+    return new Dispatcher(
+        Map.of(
+            "svc",
+            new RawServiceHandler(
+                (op, payload, ctx) -> {
+                  askedWhenEachRan.add(executor.size());
+                  if (whileRunning != null) {
+                    whileRunning.accept(payload[0]); // the request id, as request(id) makes it
+                  }
+                  return payload;
+                })),
+        ExecutionMode.EXECUTOR,
+        executor::add,
+        System::nanoTime,
+        List.of(),
+        null,
+        16,
+        10_000);
   }
 
   private Dispatcher dispatcher(java.util.concurrent.Executor e, int bound) {
-    return new Dispatcher(Map.of("svc", counting), ExecutionMode.EXECUTOR, e, System::nanoTime, List.of(), null, bound, 10_000);
+    return new Dispatcher(
+        Map.of("svc", counting),
+        ExecutionMode.EXECUTOR,
+        e,
+        System::nanoTime,
+        List.of(),
+        null,
+        bound,
+        10_000);
   }
 
   private static Request request(int id) {
@@ -99,7 +125,9 @@ class RunQueueTest {
 
     assertThat(askedWhenEachRan).containsExactly(0, 0, 0);
     assertThat(answers).extracting(Response::requestId).containsExactly(1, 2, 3);
-    armedChecks.poll().run(); // nothing left queued when it fires: no worker woken, no check re-armed
+    armedChecks
+        .poll()
+        .run(); // nothing left queued when it fires: no worker woken, no check re-armed
     assertThat(executor).isEmpty();
     assertThat(armedChecks).isEmpty();
   }
@@ -141,15 +169,19 @@ class RunQueueTest {
     List<Integer> askedWhenEachRan = new ArrayList<>();
     Dispatcher[] self = new Dispatcher[1];
     // Call 1 "blocks": while it runs, a second burst arrives and the stall check's wait passes.
-    Dispatcher d = recordingDispatcher(askedWhenEachRan, id -> {
-      if (id == 1) {
-        self[0].dispatch(request(2), Peer.UNKNOWN, responder, null);
-        self[0].dispatch(request(3), Peer.UNKNOWN, responder, null);
-        self[0].startQueued(2, timer);
-        assertThat(executor).isEmpty(); // a worker is busy (this one): no wake-up for the burst
-        armedChecks.poll().run();
-      }
-    });
+    Dispatcher d =
+        recordingDispatcher(
+            askedWhenEachRan,
+            id -> {
+              if (id == 1) {
+                self[0].dispatch(request(2), Peer.UNKNOWN, responder, null);
+                self[0].dispatch(request(3), Peer.UNKNOWN, responder, null);
+                self[0].startQueued(2, timer);
+                assertThat(executor)
+                    .isEmpty(); // a worker is busy (this one): no wake-up for the burst
+                armedChecks.poll().run();
+              }
+            });
     self[0] = d;
     d.dispatch(request(1), Peer.UNKNOWN, responder, null);
     d.startQueued(1, timer);
@@ -173,13 +205,18 @@ class RunQueueTest {
     // The first worker finished call 1, yet calls 3 and 4 are still queued when the check fires:
     // a backlog, not a blocked call. The check asks for one more worker; that worker asks for no
     // other before each call (a blocked backlog would, see the test above).
-    Dispatcher d = recordingDispatcher(askedWhenEachRan, id -> {
-      if (id == 2) {
-        armedChecks.poll().run();
-        assertThat(executor).hasSize(1);
-        executor.poll().run(); // the second worker runs calls 3 and 4 while the first is in call 2
-      }
-    });
+    Dispatcher d =
+        recordingDispatcher(
+            askedWhenEachRan,
+            id -> {
+              if (id == 2) {
+                armedChecks.poll().run();
+                assertThat(executor).hasSize(1);
+                executor
+                    .poll()
+                    .run(); // the second worker runs calls 3 and 4 while the first is in call 2
+              }
+            });
     for (int id = 1; id <= 4; id++) {
       d.dispatch(request(id), Peer.UNKNOWN, responder, null);
     }
@@ -213,9 +250,12 @@ class RunQueueTest {
 
   @Test
   void executorThatTakesNoWorkLeavesNothingQueuedUnanswered() {
-    Dispatcher d = dispatcher(task -> {
-      throw new java.util.concurrent.RejectedExecutionException("full");
-    }, 16);
+    Dispatcher d =
+        dispatcher(
+            task -> {
+              throw new java.util.concurrent.RejectedExecutionException("full");
+            },
+            16);
     d.dispatch(request(1), Peer.UNKNOWN, responder);
     d.dispatch(request(2), Peer.UNKNOWN, responder);
 
@@ -225,40 +265,47 @@ class RunQueueTest {
   }
 
   @Test
-  void everyCallIsAnsweredOnceAndRunAtMostOnceWithConcurrentSubmittersAndWorkers() throws Exception {
+  void everyCallIsAnsweredOnceAndRunAtMostOnceWithConcurrentSubmittersAndWorkers()
+      throws Exception {
     int submitters = 4;
     int perSubmitter = 5_000;
-    ThreadPoolExecutor pool = new ThreadPoolExecutor(2, 8, 60, TimeUnit.SECONDS, new SynchronousQueue<>());
+    ThreadPoolExecutor pool =
+        new ThreadPoolExecutor(2, 8, 60, TimeUnit.SECONDS, new SynchronousQueue<>());
     ExecutorService loops = Executors.newFixedThreadPool(submitters);
     Map<Integer, Status> answered = new ConcurrentHashMap<>();
     AtomicInteger twice = new AtomicInteger();
-    Responder recording = new Responder() {
-      @Override
-      public void respond(Response response) {
-        if (answered.putIfAbsent(response.requestId(), response.status()) != null) {
-          twice.incrementAndGet();
-        }
-      }
+    Responder recording =
+        new Responder() {
+          @Override
+          public void respond(Response response) {
+            if (answered.putIfAbsent(response.requestId(), response.status()) != null) {
+              twice.incrementAndGet();
+            }
+          }
 
-      @Override
-      public void onewayDone() {}
-    };
+          @Override
+          public void onewayDone() {}
+        };
     try {
       Dispatcher d = dispatcher(pool, 64);
       List<Future<?>> sent = new ArrayList<>();
       for (int s = 0; s < submitters; s++) {
         int base = s * perSubmitter;
-        sent.add(loops.submit(() -> {
-          for (int i = 1; i <= perSubmitter; i++) {
-            d.dispatch(request(base + i), Peer.UNKNOWN, recording);
-          }
-        }));
+        sent.add(
+            loops.submit(
+                () -> {
+                  for (int i = 1; i <= perSubmitter; i++) {
+                    d.dispatch(request(base + i), Peer.UNKNOWN, recording);
+                  }
+                }));
       }
       for (Future<?> f : sent) {
         f.get(30, TimeUnit.SECONDS);
       }
 
-      await().atMost(Duration.ofSeconds(30)).until(() -> answered.size() == submitters * perSubmitter);
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> answered.size() == submitters * perSubmitter);
       assertThat(twice).hasValue(0);
       long ok = answered.values().stream().filter(s -> s == Status.OK).count();
       assertThat(ok).isPositive();

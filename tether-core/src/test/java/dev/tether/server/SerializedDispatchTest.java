@@ -40,32 +40,37 @@ class SerializedDispatchTest {
     start(mode, null);
   }
 
-  /** @param executor the service executor, null for the server's own pool */
+  /**
+   * @param executor the service executor, null for the server's own pool
+   */
   private void start(ExecutionMode mode, java.util.concurrent.Executor executor) {
     TetherServer.Builder builder = TetherServer.builder();
     if (executor != null) {
       builder.executor(executor);
     }
-    server = builder
-        .endpoints("tcp -h 127.0.0.1 -p 0")
-        .executionMode(mode)
-        .service("svc", (operation, payload, context) -> {
-          int now = running.incrementAndGet();
-          mostAtOnce.accumulateAndGet(now, Math::max);
-          try {
-            if (operation.equals("block")) {
-              blockEntered.countDown();
-              release.await(PATIENCE.toSeconds(), TimeUnit.SECONDS);
-            } else {
-              order.add(ByteBuffer.wrap(payload).getInt());
-            }
-            return payload;
-          } finally {
-            running.decrementAndGet();
-          }
-        })
-        .build()
-        .start();
+    server =
+        builder
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .executionMode(mode)
+            .service(
+                "svc",
+                (operation, payload, context) -> {
+                  int now = running.incrementAndGet();
+                  mostAtOnce.accumulateAndGet(now, Math::max);
+                  try {
+                    if (operation.equals("block")) {
+                      blockEntered.countDown();
+                      release.await(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+                    } else {
+                      order.add(ByteBuffer.wrap(payload).getInt());
+                    }
+                    return payload;
+                  } finally {
+                    running.decrementAndGet();
+                  }
+                })
+            .build()
+            .start();
     tether = Tether.create();
   }
 
@@ -80,7 +85,8 @@ class SerializedDispatchTest {
   void requestsOfOneConnectionRunOneAtATimeInArrivalOrder() throws Exception {
     start(ExecutionMode.SERIALIZED);
     Proxy p = tether.proxy(server.proxyString("svc"));
-    // Connected first: calls that wait together for a new connection are handed over in no set order.
+    // Connected first: calls that wait together for a new connection are handed over in no set
+    // order.
     p.connectAsync().get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
     int calls = 100;
     List<CompletableFuture<byte[]>> answers = new ArrayList<>();
@@ -92,7 +98,8 @@ class SerializedDispatchTest {
     await().atMost(PATIENCE).until(() -> server.status().inFlight() == calls + 1);
     release.countDown();
 
-    CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+    CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
+        .get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
     List<Integer> expected = new ArrayList<>();
     for (int i = 0; i < calls; i++) {
       expected.add(i);
@@ -123,7 +130,8 @@ class SerializedDispatchTest {
     CompletableFuture<byte[]> slow = a.invokeAsync("block", number(-1));
     blockEntered.await(PATIENCE.toSeconds(), TimeUnit.SECONDS);
 
-    assertThat(b.invokeAsync("record", number(7)).get(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isEqualTo(number(7));
+    assertThat(b.invokeAsync("record", number(7)).get(PATIENCE.toSeconds(), TimeUnit.SECONDS))
+        .isEqualTo(number(7));
 
     assertThat(slow).isNotDone();
     release.countDown();
@@ -135,7 +143,8 @@ class SerializedDispatchTest {
   void aLaneWaitsForABusyExecutorInsteadOfBeingRefused() throws Exception {
     // One thread and no queue: the executor itself refuses work while its thread is busy, so only
     // the server's run queue can hold the second connection's lane until the thread is free.
-    ThreadPoolExecutor oneThread = new ThreadPoolExecutor(1, 1, 60, TimeUnit.SECONDS, new SynchronousQueue<>());
+    ThreadPoolExecutor oneThread =
+        new ThreadPoolExecutor(1, 1, 60, TimeUnit.SECONDS, new SynchronousQueue<>());
     try {
       start(ExecutionMode.SERIALIZED, oneThread);
       Proxy a = tether.proxy(server.proxyString("svc")).withConnectionId("a");

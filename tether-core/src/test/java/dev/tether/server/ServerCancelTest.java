@@ -42,19 +42,22 @@ class ServerCancelTest {
 
   @BeforeEach
   void start() {
-    server = TetherServer.builder()
-        .endpoints("tcp -h 127.0.0.1 -p 0")
-        .executionMode(ExecutionMode.SERIALIZED)
-        .service("svc", (operation, payload, context) -> {
-          if (operation.equals("block")) {
-            blockEntered.countDown();
-            release.await(PATIENCE.toSeconds(), TimeUnit.SECONDS);
-          }
-          ran.add(ByteBuffer.wrap(payload).getInt());
-          return payload;
-        })
-        .build()
-        .start();
+    server =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .executionMode(ExecutionMode.SERIALIZED)
+            .service(
+                "svc",
+                (operation, payload, context) -> {
+                  if (operation.equals("block")) {
+                    blockEntered.countDown();
+                    release.await(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+                  }
+                  ran.add(ByteBuffer.wrap(payload).getInt());
+                  return payload;
+                })
+            .build()
+            .start();
   }
 
   @AfterEach
@@ -64,7 +67,8 @@ class ServerCancelTest {
   }
 
   @Test
-  void aRequestCancelledWhileQueuedNeverRunsAndIsNeverAnswered() throws IOException, InterruptedException {
+  void aRequestCancelledWhileQueuedNeverRunsAndIsNeverAnswered()
+      throws IOException, InterruptedException {
     try (RawPeer peer = RawPeer.connect(server.endpoints().get(0).port())) {
       peer.send(RawPeer.handshake()).send(request(1, "block"));
       blockEntered.await(PATIENCE.toSeconds(), TimeUnit.SECONDS);
@@ -83,7 +87,8 @@ class ServerCancelTest {
   }
 
   @Test
-  void aRequestCancelledWhileRunningFinishesButIsNeverAnswered() throws IOException, InterruptedException {
+  void aRequestCancelledWhileRunningFinishesButIsNeverAnswered()
+      throws IOException, InterruptedException {
     try (RawPeer peer = RawPeer.connect(server.endpoints().get(0).port())) {
       peer.send(RawPeer.handshake()).send(request(1, "block"));
       blockEntered.await(PATIENCE.toSeconds(), TimeUnit.SECONDS);
@@ -93,7 +98,10 @@ class ServerCancelTest {
 
       List<Frame> frames = peer.readFrames(2);
 
-      assertThat(frames.get(1)).isInstanceOf(Response.class).extracting(Frame::requestId).isEqualTo(2);
+      assertThat(frames.get(1))
+          .isInstanceOf(Response.class)
+          .extracting(Frame::requestId)
+          .isEqualTo(2);
       assertThat(ran).containsExactly(1, 2);
     }
   }

@@ -48,17 +48,22 @@ class ServerConnectionTest {
 
   /** Service work waits here until a test runs it, so requests stay in flight on demand. */
   private final Queue<Runnable> serviceWork = new ArrayDeque<>();
+
   /** Service calls that ran, whichever executor task ran them. */
   private int serviceRuns;
+
   private final List<TetherEvent.Kind> events = new ArrayList<>();
   private final List<Long> closedWithServed = new ArrayList<>();
   private final ByteBuf written = Unpooled.buffer();
   private EmbeddedChannel channel;
   private boolean prefaceSkipped;
+
   /** The in-flight limit the host's WELCOME announces. */
   private int maxConcurrentRequests = 10_000;
+
   /** The host's connection age; off unless a test sets it before open(). */
   private ConnectionAge connectionAge = ConnectionAge.off();
+
   private int agedReported;
 
   @AfterEach
@@ -71,69 +76,81 @@ class ServerConnectionTest {
   private void open() {
     channel = new EmbeddedChannel();
     channel.freezeTime();
-    Scheduler onChannelClock = (task, delayNanos) -> {
-      ScheduledFuture<?> f = channel.eventLoop().schedule(task, delayNanos, TimeUnit.NANOSECONDS);
-      return () -> f.cancel(false);
-    };
-    ServerClock clock = new ServerClock(() -> channel.eventLoop().ticker().nanoTime(), onChannelClock);
-    Dispatcher dispatcher = new Dispatcher(
-        Map.of("echo", new RawServiceHandler((op, payload, ctx) -> {
-          serviceRuns++;
-          return payload;
-        })),
-        ExecutionMode.EXECUTOR, serviceWork::add, clock::nanoTime);
-    ServerConnection.Host host = new ServerConnection.Host() {
-      @Override
-      public Dispatcher dispatcher() {
-        return dispatcher;
-      }
+    Scheduler onChannelClock =
+        (task, delayNanos) -> {
+          ScheduledFuture<?> f =
+              channel.eventLoop().schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+          return () -> f.cancel(false);
+        };
+    ServerClock clock =
+        new ServerClock(() -> channel.eventLoop().ticker().nanoTime(), onChannelClock);
+    Dispatcher dispatcher =
+        new Dispatcher(
+            Map.of(
+                "echo",
+                new RawServiceHandler(
+                    (op, payload, ctx) -> {
+                      serviceRuns++;
+                      return payload;
+                    })),
+            ExecutionMode.EXECUTOR,
+            serviceWork::add,
+            clock::nanoTime);
+    ServerConnection.Host host =
+        new ServerConnection.Host() {
+          @Override
+          public Dispatcher dispatcher() {
+            return dispatcher;
+          }
 
-      @Override
-      public StreamRegistry streams() {
-        return StreamRegistry.none();
-      }
+          @Override
+          public StreamRegistry streams() {
+            return StreamRegistry.none();
+          }
 
-      @Override
-      public Welcome welcome() {
-        return new Welcome("server-1", "1.0", 3000, 1 << 20, maxConcurrentRequests, "", List.of());
-      }
+          @Override
+          public Welcome welcome() {
+            return new Welcome(
+                "server-1", "1.0", 3000, 1 << 20, maxConcurrentRequests, "", List.of());
+          }
 
-      @Override
-      public ServerClock clock() {
-        return clock;
-      }
+          @Override
+          public ServerClock clock() {
+            return clock;
+          }
 
-      @Override
-      public long readerIdleNanos() {
-        return READER_IDLE.toNanos();
-      }
+          @Override
+          public long readerIdleNanos() {
+            return READER_IDLE.toNanos();
+          }
 
-      @Override
-      public long handshakeTimeoutNanos() {
-        return HANDSHAKE_TIMEOUT.toNanos();
-      }
+          @Override
+          public long handshakeTimeoutNanos() {
+            return HANDSHAKE_TIMEOUT.toNanos();
+          }
 
-      @Override
-      public ConnectionAge connectionAge() {
-        return connectionAge;
-      }
+          @Override
+          public ConnectionAge connectionAge() {
+            return connectionAge;
+          }
 
-      @Override
-      public void connectionAged() {
-        agedReported++;
-      }
+          @Override
+          public void connectionAged() {
+            agedReported++;
+          }
 
-      @Override
-      public void emit(TetherEvent.Kind kind, Channel ch, String detail, Throwable cause) {
-        events.add(kind);
-      }
+          @Override
+          public void emit(TetherEvent.Kind kind, Channel ch, String detail, Throwable cause) {
+            events.add(kind);
+          }
 
-      @Override
-      public void connectionClosed(ServerConnection connection, long served) {
-        closedWithServed.add(served);
-      }
-    };
-    channel.pipeline()
+          @Override
+          public void connectionClosed(ServerConnection connection, long served) {
+            closedWithServed.add(served);
+          }
+        };
+    channel
+        .pipeline()
         .addLast(new FrameDecoder(FrameDecoder.Side.SERVER, 1 << 20))
         .addLast(FrameEncoder.INSTANCE)
         .addLast(new ServerConnection(host, channel, BodyCompression.disabled()));
@@ -172,7 +189,8 @@ class ServerConnectionTest {
       prefaceSkipped = true;
     }
     List<Frame> frames = new ArrayList<>();
-    while (written.readableBytes() >= 4 && written.readableBytes() >= 4 + written.getInt(written.readerIndex())) {
+    while (written.readableBytes() >= 4
+        && written.readableBytes() >= 4 + written.getInt(written.readerIndex())) {
       frames.add(FrameReader.decode(written.readSlice(written.readInt())));
     }
     return frames;
@@ -196,8 +214,9 @@ class ServerConnectionTest {
     open();
     handshake();
 
-    assertThat(received()).singleElement().isInstanceOfSatisfying(Welcome.class,
-        w -> assertThat(w.serverId()).isEqualTo("server-1"));
+    assertThat(received())
+        .singleElement()
+        .isInstanceOfSatisfying(Welcome.class, w -> assertThat(w.serverId()).isEqualTo("server-1"));
     assertThat(events).containsExactly(TetherEvent.Kind.ACCEPTED);
   }
 
@@ -211,7 +230,10 @@ class ServerConnectionTest {
     assertThat(received()).isEmpty();
     runServiceWork();
 
-    assertThat(received()).extracting(f -> ((Response) f).requestId(), f -> new String(((Response) f).body(), StandardCharsets.UTF_8))
+    assertThat(received())
+        .extracting(
+            f -> ((Response) f).requestId(),
+            f -> new String(((Response) f).body(), StandardCharsets.UTF_8))
         .containsExactly(tuple(1, "one"), tuple(2, "two"));
   }
 
@@ -245,10 +267,14 @@ class ServerConnectionTest {
     handshake();
     send(echo(1, "never runs"));
 
-    assertThat(received()).singleElement().isInstanceOfSatisfying(GoAway.class, g -> {
-      assertThat(g.reason()).isEqualTo(GoAwayReason.TOO_MANY_CONNECTIONS);
-      assertThat(g.message()).isEqualTo("too many connections");
-    });
+    assertThat(received())
+        .singleElement()
+        .isInstanceOfSatisfying(
+            GoAway.class,
+            g -> {
+              assertThat(g.reason()).isEqualTo(GoAwayReason.TOO_MANY_CONNECTIONS);
+              assertThat(g.message()).isEqualTo("too many connections");
+            });
     assertThat(serviceWork).isEmpty();
     assertThat(events).containsExactly(TetherEvent.Kind.GOAWAY_SENT);
     advance(HANDSHAKE_TIMEOUT.minusMillis(1));
@@ -279,13 +305,20 @@ class ServerConnectionTest {
     handshake();
     received();
 
-    send(echo(1, "a"), echo(2, "b"), echo(3, "c"),
+    send(
+        echo(1, "a"),
+        echo(2, "b"),
+        echo(3, "c"),
         new Request(4, Request.ONEWAY, "echo", "echo", 0, Map.of(), new byte[0]));
 
-    assertThat(received()).singleElement().isInstanceOfSatisfying(Response.class, r -> {
-      assertThat(r.requestId()).isEqualTo(3);
-      assertThat(r.status()).isEqualTo(Status.REFUSED);
-    });
+    assertThat(received())
+        .singleElement()
+        .isInstanceOfSatisfying(
+            Response.class,
+            r -> {
+              assertThat(r.requestId()).isEqualTo(3);
+              assertThat(r.status()).isEqualTo(Status.REFUSED);
+            });
     runServiceWork();
     assertThat(serviceRuns).as("only the first two run").isEqualTo(2);
     assertThat(received()).extracting(f -> ((Response) f).requestId()).containsExactly(1, 2);
@@ -309,15 +342,20 @@ class ServerConnectionTest {
     runServiceWork();
 
     List<Frame> frames = received();
-    assertThat(frames.get(0)).isInstanceOfSatisfying(GoAway.class, g -> {
-      assertThat(g.reason()).isEqualTo(GoAwayReason.SHUTDOWN);
-      assertThat(g.lastAcceptedId()).isEqualTo(7);
-    });
-    assertThat(frames.subList(1, 3)).extracting(f -> ((Response) f).requestId(), f -> ((Response) f).status())
-        .containsExactlyInAnyOrder(
-            tuple(8, Status.REFUSED), tuple(7, Status.OK));
+    assertThat(frames.get(0))
+        .isInstanceOfSatisfying(
+            GoAway.class,
+            g -> {
+              assertThat(g.reason()).isEqualTo(GoAwayReason.SHUTDOWN);
+              assertThat(g.lastAcceptedId()).isEqualTo(7);
+            });
+    assertThat(frames.subList(1, 3))
+        .extracting(f -> ((Response) f).requestId(), f -> ((Response) f).status())
+        .containsExactlyInAnyOrder(tuple(8, Status.REFUSED), tuple(7, Status.OK));
     assertThat(events).containsExactly(TetherEvent.Kind.ACCEPTED, TetherEvent.Kind.GOAWAY_SENT);
-    assertThat(channel.isOpen()).as("the client closes a drained connection, not the server").isTrue();
+    assertThat(channel.isOpen())
+        .as("the client closes a drained connection, not the server")
+        .isTrue();
   }
 
   @Test
@@ -331,8 +369,10 @@ class ServerConnectionTest {
     assertThat(received()).isEmpty();
 
     advance(Duration.ofMillis(1));
-    assertThat(received()).singleElement().isInstanceOfSatisfying(GoAway.class,
-        g -> assertThat(g.reason()).isEqualTo(GoAwayReason.IDLE_TIMEOUT));
+    assertThat(received())
+        .singleElement()
+        .isInstanceOfSatisfying(
+            GoAway.class, g -> assertThat(g.reason()).isEqualTo(GoAwayReason.IDLE_TIMEOUT));
     assertThat(channel.isOpen()).isFalse();
     assertThat(events).containsExactly(TetherEvent.Kind.ACCEPTED, TetherEvent.Kind.GOAWAY_SENT);
     assertThat(closedWithServed).containsExactly(0L);
@@ -387,7 +427,10 @@ class ServerConnectionTest {
     handshake();
     ServerConnection connection = channel.pipeline().get(ServerConnection.class);
 
-    send(echo(1, "a"), echo(2, "b"), new Request(3, Request.ONEWAY, "echo", "echo", 0, Map.of(), new byte[0]));
+    send(
+        echo(1, "a"),
+        echo(2, "b"),
+        new Request(3, Request.ONEWAY, "echo", "echo", 0, Map.of(), new byte[0]));
     assertThat(connection.inFlight()).isEqualTo(3);
     assertThat(connection.served()).isZero();
 
@@ -421,15 +464,19 @@ class ServerConnectionTest {
     advance(drawnAge().minusMillis(1));
     assertThat(received()).as("not aged yet").isEmpty();
     advance(Duration.ofMillis(1));
-    assertThat(received()).singleElement()
-        .isEqualTo(new GoAway(GoAwayReason.MAX_AGE, GoAway.UNTIL_FURTHER_NOTICE, "max connection age reached"));
+    assertThat(received())
+        .singleElement()
+        .isEqualTo(
+            new GoAway(
+                GoAwayReason.MAX_AGE, GoAway.UNTIL_FURTHER_NOTICE, "max connection age reached"));
     assertThat(events).containsExactly(TetherEvent.Kind.ACCEPTED, TetherEvent.Kind.CONNECTION_AGED);
     assertThat(agedReported).isEqualTo(1);
 
     send(echo(1, "sent before the client read the GOAWAY"));
     runServiceWork();
-    assertThat(received()).singleElement().isInstanceOfSatisfying(Response.class,
-        r -> assertThat(r.status()).isEqualTo(Status.OK));
+    assertThat(received())
+        .singleElement()
+        .isInstanceOfSatisfying(Response.class, r -> assertThat(r.status()).isEqualTo(Status.OK));
     advance(READER_IDLE.minusMillis(1));
     assertThat(channel.isOpen()).as("without a grace, served until the client closes").isTrue();
   }
@@ -448,7 +495,8 @@ class ServerConnectionTest {
     advance(Duration.ofSeconds(5).minusMillis(1));
     assertThat(channel.isOpen()).isTrue();
     advance(Duration.ofMillis(1));
-    assertThat(received()).singleElement()
+    assertThat(received())
+        .singleElement()
         .isEqualTo(new GoAway(GoAwayReason.MAX_AGE, 4, "max connection age grace is over"));
     assertThat(channel.isOpen()).isFalse();
   }
@@ -467,7 +515,8 @@ class ServerConnectionTest {
     send(echo(2, "after the shutdown's GOAWAY"));
     runServiceWork();
 
-    assertThat(received()).extracting(f -> f instanceof Response r ? r.status() : ((GoAway) f).reason())
+    assertThat(received())
+        .extracting(f -> f instanceof Response r ? r.status() : ((GoAway) f).reason())
         .containsExactlyInAnyOrder(GoAwayReason.SHUTDOWN, Status.REFUSED, Status.OK);
   }
 
@@ -479,8 +528,11 @@ class ServerConnectionTest {
     received();
     advance(drawnAge());
 
-    assertThat(received()).singleElement()
-        .isEqualTo(new GoAway(GoAwayReason.SHUTDOWN, GoAway.UNTIL_FURTHER_NOTICE, "max connection age reached"));
+    assertThat(received())
+        .singleElement()
+        .isEqualTo(
+            new GoAway(
+                GoAwayReason.SHUTDOWN, GoAway.UNTIL_FURTHER_NOTICE, "max connection age reached"));
     send(echo(9, "still served"));
     runServiceWork();
     assertThat(received()).singleElement().isInstanceOf(Response.class);

@@ -8,8 +8,8 @@ import dev.tether.Tether;
 import dev.tether.TetherServer;
 import dev.tether.internal.ManualClock;
 import dev.tether.observe.ServerStatus;
-import dev.tether.observe.TetherEvent.Kind;
 import dev.tether.observe.TetherEvent;
+import dev.tether.observe.TetherEvent.Kind;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -27,8 +27,10 @@ import org.junit.jupiter.api.Test;
  */
 class ServerEventsTest {
   private final List<TetherEvent> events = new CopyOnWriteArrayList<>();
+
   /** Holds calls to "slow" in the service until a test lets them go. */
   private final CountDownLatch release = new CountDownLatch(1);
+
   private final CountDownLatch slowStarted = new CountDownLatch(1);
   private final ManualClock clock = new ManualClock(1_000_000_000L);
   private TetherServer server;
@@ -46,23 +48,27 @@ class ServerEventsTest {
   private void startServer(boolean throwingListenerFirst, boolean fakeClock) {
     TetherServer.Builder b = TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0");
     if (throwingListenerFirst) {
-      b.listener(e -> {
-        throw new IllegalStateException("a listener that always throws");
-      });
+      b.listener(
+          e -> {
+            throw new IllegalStateException("a listener that always throws");
+          });
     }
     if (fakeClock) {
       b.scheduler(clock);
     }
-    server = b.listener(events::add)
-        .service("echo", (op, payload, ctx) -> {
-          if (op.equals("slow")) {
-            slowStarted.countDown();
-            release.await();
-          }
-          return payload;
-        })
-        .build()
-        .start();
+    server =
+        b.listener(events::add)
+            .service(
+                "echo",
+                (op, payload, ctx) -> {
+                  if (op.equals("slow")) {
+                    slowStarted.countDown();
+                    release.await();
+                  }
+                  return payload;
+                })
+            .build()
+            .start();
   }
 
   private Proxy proxy() {
@@ -80,7 +86,9 @@ class ServerEventsTest {
     proxy().invoke("echo", new byte[0]);
 
     await().until(this::kinds, k -> k.contains(Kind.ACCEPTED));
-    assertThat(events).filteredOn(e -> e.kind() == Kind.ACCEPTED).singleElement()
+    assertThat(events)
+        .filteredOn(e -> e.kind() == Kind.ACCEPTED)
+        .singleElement()
         .satisfies(e -> assertThat(e.endpoint()).isEqualTo(server.endpoints().get(0).toString()));
   }
 
@@ -104,7 +112,9 @@ class ServerEventsTest {
     }
 
     await().until(this::kinds, k -> k.contains(Kind.PROTOCOL_ERROR));
-    assertThat(events).filteredOn(e -> e.kind() == Kind.PROTOCOL_ERROR).singleElement()
+    assertThat(events)
+        .filteredOn(e -> e.kind() == Kind.PROTOCOL_ERROR)
+        .singleElement()
         .satisfies(e -> assertThat(e.cause()).isNotNull());
   }
 
@@ -113,8 +123,12 @@ class ServerEventsTest {
     startServer(true, false);
     Proxy p = proxy();
 
-    assertThat(p.invoke("echo", "one".getBytes(StandardCharsets.UTF_8))).asString().isEqualTo("one");
-    assertThat(p.invoke("echo", "two".getBytes(StandardCharsets.UTF_8))).asString().isEqualTo("two");
+    assertThat(p.invoke("echo", "one".getBytes(StandardCharsets.UTF_8)))
+        .asString()
+        .isEqualTo("one");
+    assertThat(p.invoke("echo", "two".getBytes(StandardCharsets.UTF_8)))
+        .asString()
+        .isEqualTo("two");
     server.shutdownGracefully(Duration.ofSeconds(10));
 
     await().until(this::kinds, k -> k.contains(Kind.DRAINED));
@@ -133,12 +147,14 @@ class ServerEventsTest {
     assertThat(slowStarted.await(10, TimeUnit.SECONDS)).isTrue();
     assertThat(server.status()).isEqualTo(new ServerStatus("RUNNING", 1, 1, 2));
 
-    CompletableFuture<Void> shutdown = CompletableFuture.runAsync(() -> server.shutdownGracefully(Duration.ofSeconds(10)));
+    CompletableFuture<Void> shutdown =
+        CompletableFuture.runAsync(() -> server.shutdownGracefully(Duration.ofSeconds(10)));
     await().until(server::status, s -> s.state().equals("DRAINING"));
     assertThat(server.status()).isEqualTo(new ServerStatus("DRAINING", 1, 1, 2));
 
     release.countDown();
-    assertThat(new String(slow.get(10, TimeUnit.SECONDS), StandardCharsets.UTF_8)).isEqualTo("late");
+    assertThat(new String(slow.get(10, TimeUnit.SECONDS), StandardCharsets.UTF_8))
+        .isEqualTo("late");
     assertThat(shutdown).succeedsWithin(Duration.ofSeconds(10));
     assertThat(server.status()).isEqualTo(new ServerStatus("CLOSED", 0, 0, 3));
   }
@@ -149,7 +165,8 @@ class ServerEventsTest {
     try (RawPeer stubborn = RawPeer.connect(server.endpoints().get(0).port())) {
       // Welcomed, then deaf to GOAWAY: it never closes on its own.
       stubborn.send(RawPeer.handshake()).readFrames(1);
-      CompletableFuture<Void> shutdown = CompletableFuture.runAsync(() -> server.shutdownGracefully(Duration.ofSeconds(30)));
+      CompletableFuture<Void> shutdown =
+          CompletableFuture.runAsync(() -> server.shutdownGracefully(Duration.ofSeconds(30)));
       await().until(clock::pendingDelays, p -> p.contains(Duration.ofSeconds(30)));
       assertThat(shutdown).isNotDone();
 

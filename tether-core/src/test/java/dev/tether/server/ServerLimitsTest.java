@@ -35,8 +35,10 @@ import org.junit.jupiter.api.Test;
 class ServerLimitsTest {
   private final List<AutoCloseable> open = new ArrayList<>();
   private final CountDownLatch release = new CountDownLatch(1);
+
   /** Executions by request payload. */
   private final Map<String, AtomicInteger> executions = new ConcurrentHashMap<>();
+
   private final List<TetherEvent> serverEvents = new CopyOnWriteArrayList<>();
 
   @AfterEach
@@ -48,19 +50,24 @@ class ServerLimitsTest {
   }
 
   private TetherServer server(String name, TetherServer.Builder limits) {
-    TetherServer s = limits
-        .endpoints("tcp -h 127.0.0.1 -p 0")
-        .listener(serverEvents::add)
-        .service("svc", (op, payload, ctx) -> {
-          executions.computeIfAbsent(new String(payload, StandardCharsets.UTF_8), k -> new AtomicInteger())
-              .incrementAndGet();
-          if (op.equals("hold")) {
-            release.await(30, TimeUnit.SECONDS);
-          }
-          return name.getBytes(StandardCharsets.UTF_8);
-        })
-        .build()
-        .start();
+    TetherServer s =
+        limits
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .listener(serverEvents::add)
+            .service(
+                "svc",
+                (op, payload, ctx) -> {
+                  executions
+                      .computeIfAbsent(
+                          new String(payload, StandardCharsets.UTF_8), k -> new AtomicInteger())
+                      .incrementAndGet();
+                  if (op.equals("hold")) {
+                    release.await(30, TimeUnit.SECONDS);
+                  }
+                  return name.getBytes(StandardCharsets.UTF_8);
+                })
+            .build()
+            .start();
     open.add(s);
     return s;
   }
@@ -113,23 +120,32 @@ class ServerLimitsTest {
     assertThatThrownBy(() -> p.withConnectionId("second").invoke("get", text("b")))
         .isInstanceOf(ConnectFailedException.class)
         .hasMessageContaining("GOAWAY(TOO_MANY_CONNECTIONS)")
-        .hasMessageContaining("too many connections: the server serves at most 1 (tether.server.maxConnections)");
+        .hasMessageContaining(
+            "too many connections: the server serves at most 1 (tether.server.maxConnections)");
     assertThat(executed("b")).isZero();
-    await().until(() -> serverEvents.stream().anyMatch(e -> e.kind() == TetherEvent.Kind.GOAWAY_SENT
-        && e.detail().startsWith("too many connections")));
+    await()
+        .until(
+            () ->
+                serverEvents.stream()
+                    .anyMatch(
+                        e ->
+                            e.kind() == TetherEvent.Kind.GOAWAY_SENT
+                                && e.detail().startsWith("too many connections")));
     assertThat(s.connectionCount()).as("the refused connection is not counted").isEqualTo(1);
   }
 
   @Test
   void fullServerCountsAsAConnectFailureAndTheNextEndpointIsTried() {
-    TetherServer full = server("full", TetherServer.builder().property("tether.server.maxConnections", "1"));
+    TetherServer full =
+        server("full", TetherServer.builder().property("tether.server.maxConnections", "1"));
     TetherServer other = server("other", TetherServer.builder());
     Tether t = tether();
     t.proxy(full.proxyString("svc")).invoke("get", text("occupy"));
 
-    Proxy p = t.proxy("svc:" + full.endpoints().get(0) + ":" + other.endpoints().get(0))
-        .withEndpointSelection(EndpointSelection.ORDERED)
-        .withConnectionId("second");
+    Proxy p =
+        t.proxy("svc:" + full.endpoints().get(0) + ":" + other.endpoints().get(0))
+            .withEndpointSelection(EndpointSelection.ORDERED)
+            .withConnectionId("second");
 
     assertThat(p.invoke("get", text("x"))).isEqualTo(text("other"));
     assertThat(executed("x")).isEqualTo(1);
@@ -145,25 +161,36 @@ class ServerLimitsTest {
 
     first.close();
 
-    // The refused key backs off; its next attempt, or the next call once it went idle, gets the freed slot.
-    await().ignoreExceptions().until(() -> java.util.Arrays.equals(p.invoke("get", text("c")), text("S")));
+    // The refused key backs off; its next attempt, or the next call once it went idle, gets the
+    // freed slot.
+    await()
+        .ignoreExceptions()
+        .until(() -> java.util.Arrays.equals(p.invoke("get", text("c")), text("S")));
   }
 
   @Test
-  void clientOfProtocol10IsRefusedWithShutdownAndClientOf11WithTooManyConnections() throws IOException {
+  void clientOfProtocol10IsRefusedWithShutdownAndClientOf11WithTooManyConnections()
+      throws IOException {
     TetherServer s = server("S", TetherServer.builder().maxConnections(1));
     int port = s.endpoints().get(0).port();
     try (RawPeer served = RawPeer.connect(port)) {
       served.send(RawPeer.handshake()).readFrames(1);
       for (int minor : new int[] {0, 1}) {
         try (RawPeer refused = RawPeer.connect(port)) {
-          // The server waits for the client to close (at most its handshake deadline), so read one frame.
+          // The server waits for the client to close (at most its handshake deadline), so read one
+          // frame.
           List<Frame> frames = refused.send(RawPeer.handshake(minor)).readFrames(1);
-          assertThat(frames).singleElement().isInstanceOfSatisfying(GoAway.class, g -> {
-            assertThat(g.reason()).isEqualTo(minor == 0 ? GoAwayReason.SHUTDOWN : GoAwayReason.TOO_MANY_CONNECTIONS);
-            assertThat(g.lastAcceptedId()).isZero();
-            assertThat(g.message()).startsWith("too many connections");
-          });
+          assertThat(frames)
+              .singleElement()
+              .isInstanceOfSatisfying(
+                  GoAway.class,
+                  g -> {
+                    assertThat(g.reason())
+                        .isEqualTo(
+                            minor == 0 ? GoAwayReason.SHUTDOWN : GoAwayReason.TOO_MANY_CONNECTIONS);
+                    assertThat(g.lastAcceptedId()).isZero();
+                    assertThat(g.message()).startsWith("too many connections");
+                  });
         }
       }
     }

@@ -21,9 +21,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The server's timers over real loopback sockets, on a clock the test moves: the reader idle
- * closes a silent client exactly at its limit, and the handshake deadline closes a peer that never
- * says HELLO, TLS handshake included. No test waits for real time to pass.
+ * The server's timers over real loopback sockets, on a clock the test moves: the reader idle closes
+ * a silent client exactly at its limit, and the handshake deadline closes a peer that never says
+ * HELLO, TLS handshake included. No test waits for real time to pass.
  */
 class ServerTimersTest {
   private final ManualClock clock = new ManualClock(1_000_000_000L);
@@ -35,16 +35,17 @@ class ServerTimersTest {
   }
 
   private int startServer(String endpoint, TlsConfig tls) {
-    server = TetherServer.builder()
-        .endpoints(endpoint)
-        .tls(tls)
-        .property("tether.server.readerIdle", "20s")
-        .property("tether.server.handshakeTimeout", "5s")
-        .ticker(clock)
-        .scheduler(clock)
-        .service("echo", (op, payload, ctx) -> payload)
-        .build()
-        .start();
+    server =
+        TetherServer.builder()
+            .endpoints(endpoint)
+            .tls(tls)
+            .property("tether.server.readerIdle", "20s")
+            .property("tether.server.handshakeTimeout", "5s")
+            .ticker(clock)
+            .scheduler(clock)
+            .service("echo", (op, payload, ctx) -> payload)
+            .build()
+            .start();
     return server.endpoints().get(0).port();
   }
 
@@ -54,7 +55,9 @@ class ServerTimersTest {
    * runs a task on every connection's loop, so it returns only once that read is over.
    */
   private void handshake(RawPeer peer) throws IOException {
-    assertThat(peer.send(RawPeer.handshake()).readFrames(1)).singleElement().isInstanceOf(Welcome.class);
+    assertThat(peer.send(RawPeer.handshake()).readFrames(1))
+        .singleElement()
+        .isInstanceOf(Welcome.class);
     assertThat(server.status().connections()).isEqualTo(1);
   }
 
@@ -70,8 +73,10 @@ class ServerTimersTest {
 
       clock.forward(Duration.ofMillis(1));
       List<Frame> frames = peer.readUntilClosed();
-      assertThat(frames).last().isInstanceOfSatisfying(GoAway.class,
-          g -> assertThat(g.reason()).isEqualTo(GoAwayReason.IDLE_TIMEOUT));
+      assertThat(frames)
+          .last()
+          .isInstanceOfSatisfying(
+              GoAway.class, g -> assertThat(g.reason()).isEqualTo(GoAwayReason.IDLE_TIMEOUT));
       assertThat(peer.closedByServer()).isTrue();
     }
   }
@@ -113,12 +118,18 @@ class ServerTimersTest {
 
   @Test
   void peerStuckBeforeTheTlsHandshakeIsClosedAtTheHandshakeDeadline() throws Exception {
-    X509Bundle self = new CertificateBuilder().subject("CN=localhost").addSanIpAddress("127.0.0.1")
-        .setIsCertificateAuthority(true).buildSelfSigned();
-    TlsConfig tls = TlsConfig.fromPem(
-        new ByteArrayInputStream(self.getCertificatePathPEM().getBytes(StandardCharsets.US_ASCII)),
-        new ByteArrayInputStream(self.getPrivateKeyPEM().getBytes(StandardCharsets.US_ASCII)),
-        null);
+    X509Bundle self =
+        new CertificateBuilder()
+            .subject("CN=localhost")
+            .addSanIpAddress("127.0.0.1")
+            .setIsCertificateAuthority(true)
+            .buildSelfSigned();
+    TlsConfig tls =
+        TlsConfig.fromPem(
+            new ByteArrayInputStream(
+                self.getCertificatePathPEM().getBytes(StandardCharsets.US_ASCII)),
+            new ByteArrayInputStream(self.getPrivateKeyPEM().getBytes(StandardCharsets.US_ASCII)),
+            null);
     // A plain socket on the ssl endpoint: it never sends a ClientHello.
     try (RawPeer peer = RawPeer.connect(startServer("ssl -h 127.0.0.1 -p 0", tls))) {
       await().until(() -> clock.pendingDelays().contains(Duration.ofSeconds(5)));

@@ -30,14 +30,15 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A client that stops reading while the server streams large replies, over real loopback: once
- * 1 MiB of replies waits on its connection the server stops reading that connection's requests,
- * so what it holds for the client stays bounded, while other connections go on being served; once
- * the client reads again, every request is answered, each executed once.
+ * A client that stops reading while the server streams large replies, over real loopback: once 1
+ * MiB of replies waits on its connection the server stops reading that connection's requests, so
+ * what it holds for the client stays bounded, while other connections go on being served; once the
+ * client reads again, every request is answered, each executed once.
  */
 class SlowReaderTest {
   private static final int REPLY_BYTES = 256 * 1024;
   private static final int REQUEST_BYTES = 256 * 1024;
+
   /** 25 MiB of requests asking for 25 MiB of replies: far more than the sockets buffer. */
   private static final int REQUESTS = 100;
 
@@ -48,19 +49,36 @@ class SlowReaderTest {
   @BeforeEach
   void start() {
     TransportSet transports = new TransportSet("slow-reader-server", 1, false, null, null);
-    Dispatcher dispatcher = new Dispatcher(
-        Map.of("big", new RawServiceHandler((op, payload, ctx) -> {
-          executed.incrementAndGet();
-          return new byte[REPLY_BYTES];
-        })),
-        ExecutionMode.DIRECT, null, Ticker.system());
-    Welcome welcome = new Welcome("slow", "1", 0, ProtocolVersion.DEFAULT_MAX_FRAME_SIZE, 10_000, "", List.of());
-    runtime = new ServerRuntime(
-        Endpoint.parseList("tcp -h 127.0.0.1 -p 0"), transports, dispatcher, () -> welcome,
-        ProtocolVersion.DEFAULT_MAX_FRAME_SIZE, Integer.MAX_VALUE,
-        new ServerRuntime.Timing(Ticker.system(), new EventLoopScheduler(transports.ioGroup()), Duration.ZERO, Duration.ZERO),
-        null, new EventBus(List.of(), Ticker.system(), "slow-reader-events"),
-        dev.tether.protocol.BodyCompression.Settings.parse(null, null));
+    Dispatcher dispatcher =
+        new Dispatcher(
+            Map.of(
+                "big",
+                new RawServiceHandler(
+                    (op, payload, ctx) -> {
+                      executed.incrementAndGet();
+                      return new byte[REPLY_BYTES];
+                    })),
+            ExecutionMode.DIRECT,
+            null,
+            Ticker.system());
+    Welcome welcome =
+        new Welcome("slow", "1", 0, ProtocolVersion.DEFAULT_MAX_FRAME_SIZE, 10_000, "", List.of());
+    runtime =
+        new ServerRuntime(
+            Endpoint.parseList("tcp -h 127.0.0.1 -p 0"),
+            transports,
+            dispatcher,
+            () -> welcome,
+            ProtocolVersion.DEFAULT_MAX_FRAME_SIZE,
+            Integer.MAX_VALUE,
+            new ServerRuntime.Timing(
+                Ticker.system(),
+                new EventLoopScheduler(transports.ioGroup()),
+                Duration.ZERO,
+                Duration.ZERO),
+            null,
+            new EventBus(List.of(), Ticker.system(), "slow-reader-events"),
+            dev.tether.protocol.BodyCompression.Settings.parse(null, null));
     runtime.start();
     port = runtime.boundEndpoints().get(0).port();
   }
@@ -106,18 +124,21 @@ class SlowReaderTest {
   }
 
   @Test
-  void serverStopsReadingAClientThatLeavesRepliesUnreadAndServesItOnceItReadsAgain() throws Exception {
+  void serverStopsReadingAClientThatLeavesRepliesUnreadAndServesItOnceItReadsAgain()
+      throws Exception {
     Socket slow = handshaken();
-    CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> {
-      try {
-        OutputStream out = slow.getOutputStream();
-        for (int id = 1; id <= REQUESTS; id++) {
-          out.write(request(id));
-        }
-      } catch (IOException e) {
-        throw new java.io.UncheckedIOException(e);
-      }
-    });
+    CompletableFuture<Void> writer =
+        CompletableFuture.runAsync(
+            () -> {
+              try {
+                OutputStream out = slow.getOutputStream();
+                for (int id = 1; id <= REQUESTS; id++) {
+                  out.write(request(id));
+                }
+              } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+            });
 
     await().until(() -> runtime.readPausedConnections() == 1);
     int executedWhenPaused = executed.get();
@@ -128,7 +149,9 @@ class SlowReaderTest {
       assertThat(readFrames(other, 1)).isGreaterThan(REPLY_BYTES);
     }
     assertThat(runtime.readPausedConnections()).isEqualTo(1);
-    assertThat(writer).as("the slow client's writes are held back by the server not reading").isNotDone();
+    assertThat(writer)
+        .as("the slow client's writes are held back by the server not reading")
+        .isNotDone();
     // What the server executed for the slow client, and so holds for it, is bounded by what the
     // sockets buffer and one read burst, not by what the client sent.
     assertThat(executed.get() - 1).isEqualTo(executedWhenPaused).isLessThan(REQUESTS / 2);

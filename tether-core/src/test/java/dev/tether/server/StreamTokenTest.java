@@ -26,9 +26,12 @@ class StreamTokenTest {
 
   @BeforeEach
   void start() {
-    server = TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0")
-        .streamService("feed", (operation, request, inbound, ctx) -> new NumberedItems(-1))
-        .build().start();
+    server =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .streamService("feed", (operation, request, inbound, ctx) -> new NumberedItems(-1))
+            .build()
+            .start();
   }
 
   @AfterEach
@@ -48,15 +51,23 @@ class StreamTokenTest {
   }
 
   private static byte[] resume(byte[] token) {
-    return RawPeer.frame(new Request(1, Request.STREAM | Request.RESUME, "feed", "ticks", 0, Map.of(),
-        new StreamResume(token, 0, 0).encodeRequest()));
+    return RawPeer.frame(
+        new Request(
+            1,
+            Request.STREAM | Request.RESUME,
+            "feed",
+            "ticks",
+            0,
+            Map.of(),
+            new StreamResume(token, 0, 0).encodeRequest()));
   }
 
   @Test
   void resumeTokenOfAnotherClientIsRefusedAndTheOwnerCanStillResume() throws Exception {
     byte[] token;
     try (RawPeer owner = connectAs("owner")) {
-      owner.send(RawPeer.frame(new Request(1, Request.STREAM, "feed", "ticks", 0, Map.of(), new byte[0])));
+      owner.send(
+          RawPeer.frame(new Request(1, Request.STREAM, "feed", "ticks", 0, Map.of(), new byte[0])));
       Response opened = answer(owner, 2); // WELCOME, then the opening's answer
       assertThat(opened.status()).isEqualTo(Status.OK);
       token = opened.body();

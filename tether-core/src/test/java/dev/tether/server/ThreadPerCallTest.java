@@ -24,14 +24,22 @@ class ThreadPerCallTest {
   private final Queue<Runnable> threads = new ArrayDeque<>();
   private final AtomicInteger runs = new AtomicInteger();
   private final CollectingResponder responder = new CollectingResponder();
-  private final ServiceHandler counting = new RawServiceHandler((op, payload, ctx) -> {
-    runs.incrementAndGet();
-    return payload;
-  });
+  private final ServiceHandler counting =
+      new RawServiceHandler(
+          (op, payload, ctx) -> {
+            runs.incrementAndGet();
+            return payload;
+          });
 
   private Dispatcher dispatcher(int maxRunning) {
-    return new Dispatcher(Map.of("svc", counting), ExecutionMode.VIRTUAL_THREADS, threads::add, System::nanoTime,
-        List.of(), null, maxRunning);
+    return new Dispatcher(
+        Map.of("svc", counting),
+        ExecutionMode.VIRTUAL_THREADS,
+        threads::add,
+        System::nanoTime,
+        List.of(),
+        null,
+        maxRunning);
   }
 
   private static Request request(int id) {
@@ -46,7 +54,9 @@ class ThreadPerCallTest {
   void eachCallGetsAThreadOfItsOwnAtOnceWithoutAWakeUp() {
     Dispatcher d = dispatcher(10);
     for (int id = 1; id <= 3; id++) {
-      assertThat(d.dispatch(request(id), Peer.UNKNOWN, responder, null)).as("cancellable while it runs").isNotNull();
+      assertThat(d.dispatch(request(id), Peer.UNKNOWN, responder, null))
+          .as("cancellable while it runs")
+          .isNotNull();
     }
     assertThat(threads).hasSize(3);
 
@@ -62,10 +72,13 @@ class ThreadPerCallTest {
       d.dispatch(request(id), Peer.UNKNOWN, responder, null);
     }
     assertThat(threads).hasSize(2);
-    assertThat(responder.answers).singleElement().satisfies(r -> {
-      assertThat(r.requestId()).isEqualTo(3);
-      assertThat(r.status()).isEqualTo(Status.REFUSED);
-    });
+    assertThat(responder.answers)
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.requestId()).isEqualTo(3);
+              assertThat(r.status()).isEqualTo(Status.REFUSED);
+            });
 
     threads.poll().run(); // one call ends: its room goes to the next
     d.dispatch(request(4), Peer.UNKNOWN, responder, null);
@@ -89,14 +102,26 @@ class ThreadPerCallTest {
   @Test
   void anExecutorThatTakesNoThreadRefusesTheCallAndFreesItsRoom() {
     AtomicBoolean rejectNext = new AtomicBoolean(true);
-    Dispatcher d = new Dispatcher(Map.of("svc", counting), ExecutionMode.VIRTUAL_THREADS, task -> {
-      if (rejectNext.getAndSet(false)) {
-        throw new RejectedExecutionException("no thread this time");
-      }
-      threads.add(task);
-    }, System::nanoTime, List.of(), null, 1);
+    Dispatcher d =
+        new Dispatcher(
+            Map.of("svc", counting),
+            ExecutionMode.VIRTUAL_THREADS,
+            task -> {
+              if (rejectNext.getAndSet(false)) {
+                throw new RejectedExecutionException("no thread this time");
+              }
+              threads.add(task);
+            },
+            System::nanoTime,
+            List.of(),
+            null,
+            1);
     d.dispatch(request(1), Peer.UNKNOWN, responder, null);
-    d.dispatch(request(2), Peer.UNKNOWN, responder, null); // the bound is 1: refused if 1 still held its room
+    d.dispatch(
+        request(2),
+        Peer.UNKNOWN,
+        responder,
+        null); // the bound is 1: refused if 1 still held its room
     threads.forEach(Runnable::run);
 
     assertThat(statuses()).containsExactly(Status.REFUSED, Status.OK);

@@ -15,7 +15,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The TLS file watch on a manual clock: it reloads once per change, and a failed reload is not its end. */
+/**
+ * The TLS file watch on a manual clock: it reloads once per change, and a failed reload is not its
+ * end.
+ */
 class TlsWatchTest {
   private static final Duration EVERY = Duration.ofSeconds(30);
 
@@ -25,12 +28,18 @@ class TlsWatchTest {
   private boolean reloadFails;
 
   private TlsWatch watch(Path... files) {
-    TlsWatch w = new TlsWatch(List.of(files), () -> {
-      reloads.incrementAndGet();
-      if (reloadFails) {
-        throw new IllegalArgumentException("key does not match certificate");
-      }
-    }, clock, new SerialExecutor(), EVERY.toNanos());
+    TlsWatch w =
+        new TlsWatch(
+            List.of(files),
+            () -> {
+              reloads.incrementAndGet();
+              if (reloadFails) {
+                throw new IllegalArgumentException("key does not match certificate");
+              }
+            },
+            clock,
+            new SerialExecutor(),
+            EVERY.toNanos());
     w.start();
     return w;
   }
@@ -42,7 +51,8 @@ class TlsWatchTest {
   }
 
   @Test
-  void reloadsOnceAtTheFirstCheckAfterAFileChangedAndNotAgainWhileItStaysTheSame() throws IOException {
+  void reloadsOnceAtTheFirstCheckAfterAFileChangedAndNotAgainWhileItStaysTheSame()
+      throws IOException {
     Path cert = dir.resolve("server.pem");
     rewrite(cert, "one", 0);
     watch(cert);

@@ -16,24 +16,27 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code setTopology} on a running server, seen by hand-written clients over loopback: a 1.1
- * client is sent TOPOLOGY, a 1.0 client never is. A PING after the change shows what was sent:
- * the server status snapshot returns only once every connection's loop ran the announcement, so
- * the PONG comes after any TOPOLOGY frame.
+ * {@code setTopology} on a running server, seen by hand-written clients over loopback: a 1.1 client
+ * is sent TOPOLOGY, a 1.0 client never is. A PING after the change shows what was sent: the server
+ * status snapshot returns only once every connection's loop ran the announcement, so the PONG comes
+ * after any TOPOLOGY frame.
  */
 class TopologyAnnouncementTest {
-  private static final Topology BEFORE = Topology.of("tcp -h 127.0.0.1 -p 7001", List.of("tcp -h 127.0.0.1 -p 7002"));
-  private static final Topology AFTER = Topology.of("tcp -h 127.0.0.1 -p 7002", List.of("tcp -h 127.0.0.1 -p 7001"));
+  private static final Topology BEFORE =
+      Topology.of("tcp -h 127.0.0.1 -p 7001", List.of("tcp -h 127.0.0.1 -p 7002"));
+  private static final Topology AFTER =
+      Topology.of("tcp -h 127.0.0.1 -p 7002", List.of("tcp -h 127.0.0.1 -p 7001"));
   private TetherServer server;
 
   @BeforeEach
   void start() {
-    server = TetherServer.builder()
-        .endpoints("tcp -h 127.0.0.1 -p 0")
-        .topology(BEFORE)
-        .service("echo", (op, payload, ctx) -> payload)
-        .build()
-        .start();
+    server =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .topology(BEFORE)
+            .service("echo", (op, payload, ctx) -> payload)
+            .build()
+            .start();
   }
 
   @AfterEach
@@ -44,7 +47,9 @@ class TopologyAnnouncementTest {
   /** Handshakes as a client of 1.{@code minor}, lets the server change its view, then pings. */
   private List<Frame> framesAfterTheChange(int minor) throws IOException {
     try (RawPeer peer = RawPeer.connect(server.endpoints().get(0).port())) {
-      assertThat(peer.send(RawPeer.handshake(minor)).readFrames(1)).singleElement().isInstanceOf(Welcome.class);
+      assertThat(peer.send(RawPeer.handshake(minor)).readFrames(1))
+          .singleElement()
+          .isInstanceOf(Welcome.class);
 
       server.setTopology(AFTER);
       assertThat(server.status().connections()).isEqualTo(1);
@@ -58,7 +63,8 @@ class TopologyAnnouncementTest {
 
   @Test
   void connectedClientOfProtocol11IsSentTheNewTopology() throws IOException {
-    assertThat(framesAfterTheChange(1)).element(1)
+    assertThat(framesAfterTheChange(1))
+        .element(1)
         .isEqualTo(new TopologyUpdate(AFTER.primary(), AFTER.alternates()));
   }
 
@@ -72,8 +78,10 @@ class TopologyAnnouncementTest {
     server.setTopology(AFTER);
     try (RawPeer peer = RawPeer.connect(server.endpoints().get(0).port())) {
       List<Frame> frames = peer.send(RawPeer.handshake(1)).readFrames(1);
-      assertThat(frames).singleElement().isInstanceOfSatisfying(Welcome.class,
-          w -> assertThat(w.primary()).isEqualTo(AFTER.primary()));
+      assertThat(frames)
+          .singleElement()
+          .isInstanceOfSatisfying(
+              Welcome.class, w -> assertThat(w.primary()).isEqualTo(AFTER.primary()));
 
       server.setTopology(AFTER);
       assertThat(server.status().connections()).isEqualTo(1);

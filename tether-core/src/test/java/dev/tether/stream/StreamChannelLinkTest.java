@@ -26,10 +26,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link ChannelLink} over a channel whose loop is a thread of its own, written from another
- * thread as a stream's context does: nothing leaves before a flush, a flush hands every held frame
- * over in order with one channel flush, a long run hands over every {@link ChannelLink#MAX_HELD}
- * frames, and a flush after the loop stopped is dropped quietly.
+ * {@link ChannelLink} over a channel whose loop is a thread of its own, written from another thread
+ * as a stream's context does: nothing leaves before a flush, a flush hands every held frame over in
+ * order with one channel flush, a long run hands over every {@link ChannelLink#MAX_HELD} frames,
+ * and a flush after the loop stopped is dropped quietly.
  */
 class StreamChannelLinkTest {
   private final DefaultEventLoopGroup loops = new DefaultEventLoopGroup(1);
@@ -41,9 +41,22 @@ class StreamChannelLinkTest {
   @BeforeEach
   void connect() throws InterruptedException {
     LocalAddress address = new LocalAddress("stream-channel-link-" + System.nanoTime());
-    server = new ServerBootstrap().group(loops).channel(LocalServerChannel.class)
-        .childHandler(new ChannelInboundHandlerAdapter()).bind(address).sync().channel();
-    channel = new Bootstrap().group(loops).channel(LocalChannel.class).handler(new Recorder()).connect(address).sync().channel();
+    server =
+        new ServerBootstrap()
+            .group(loops)
+            .channel(LocalServerChannel.class)
+            .childHandler(new ChannelInboundHandlerAdapter())
+            .bind(address)
+            .sync()
+            .channel();
+    channel =
+        new Bootstrap()
+            .group(loops)
+            .channel(LocalChannel.class)
+            .handler(new Recorder())
+            .connect(address)
+            .sync()
+            .channel();
   }
 
   @AfterEach
@@ -79,13 +92,14 @@ class StreamChannelLinkTest {
 
   /** Waits until the loop ran every task handed to it before now. */
   private void loopCaughtUp() throws InterruptedException {
-    channel.eventLoop().submit(() -> { }).sync();
+    channel.eventLoop().submit(() -> {}).sync();
   }
 
   @Test
   void heldFramesLeaveInOrderWithOneFlushWhenFlushed() throws InterruptedException {
     ChannelLink link = new ChannelLink(channel, 7);
-    List<StreamItem> items = IntStream.rangeClosed(1, 5).mapToObj(StreamChannelLinkTest::item).toList();
+    List<StreamItem> items =
+        IntStream.rangeClosed(1, 5).mapToObj(StreamChannelLinkTest::item).toList();
 
     items.forEach(link::write);
     loopCaughtUp();
@@ -113,8 +127,10 @@ class StreamChannelLinkTest {
 
     link.flush();
     loopCaughtUp();
-    assertThat(written).extracting(f -> ((StreamItem) f).position())
-        .containsExactlyElementsOf(IntStream.rangeClosed(1, ChannelLink.MAX_HELD + 3).mapToObj(i -> (long) i).toList());
+    assertThat(written)
+        .extracting(f -> ((StreamItem) f).position())
+        .containsExactlyElementsOf(
+            IntStream.rangeClosed(1, ChannelLink.MAX_HELD + 3).mapToObj(i -> (long) i).toList());
   }
 
   @Test
@@ -123,11 +139,16 @@ class StreamChannelLinkTest {
 
     StreamItem one = item(1);
 
-    channel.eventLoop().submit(() -> {
-      link.write(one);
-      link.flush();
-      assertThat(written).containsExactly(one); // in the loop: no hand-over, written before flush returns
-    }).sync();
+    channel
+        .eventLoop()
+        .submit(
+            () -> {
+              link.write(one);
+              link.flush();
+              assertThat(written)
+                  .containsExactly(one); // in the loop: no hand-over, written before flush returns
+            })
+        .sync();
   }
 
   @Test
@@ -136,7 +157,8 @@ class StreamChannelLinkTest {
     assertThat(link.flushAndWait()).isCompleted(); // nothing held: nothing to wait for
 
     IntStream.rangeClosed(1, 3).forEach(i -> link.write(item(i)));
-    int seenWhenDone = link.flushAndWait().thenApply(done -> written.size()).get(5, TimeUnit.SECONDS);
+    int seenWhenDone =
+        link.flushAndWait().thenApply(done -> written.size()).get(5, TimeUnit.SECONDS);
 
     assertThat(seenWhenDone).isEqualTo(3);
   }

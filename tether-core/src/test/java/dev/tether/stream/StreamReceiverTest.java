@@ -25,7 +25,8 @@ class StreamReceiverTest {
     feed(receiver, 64, 64);
 
     assertThat(link.largestAllowanceSince(0))
-        .isEqualTo(StreamSettings.DEFAULTS.windowBytes() / (64 + StreamSettings.ITEM_OVERHEAD_BYTES));
+        .isEqualTo(
+            StreamSettings.DEFAULTS.windowBytes() / (64 + StreamSettings.ITEM_OVERHEAD_BYTES));
     assertThat(got).hasSize(64);
   }
 
@@ -69,28 +70,31 @@ class StreamReceiverTest {
 
     feed(receiver, 64, 0);
 
-    assertThat(link.largestAllowanceSince(0)).isEqualTo((16 << 10) / 4 / StreamSettings.ITEM_OVERHEAD_BYTES);
+    assertThat(link.largestAllowanceSince(0))
+        .isEqualTo((16 << 10) / 4 / StreamSettings.ITEM_OVERHEAD_BYTES);
   }
 
   private StreamReceiver receiverAskingFor(long n, StreamSettings settings) {
-    StreamReceiver receiver = new StreamReceiver(new StreamContext(Runnable::run), settings, new IgnoringOwner());
-    receiver.start(new Flow.Subscriber<>() {
-      @Override
-      public void onSubscribe(Flow.Subscription s) {
-        s.request(n);
-      }
+    StreamReceiver receiver =
+        new StreamReceiver(new StreamContext(Runnable::run), settings, new IgnoringOwner());
+    receiver.start(
+        new Flow.Subscriber<>() {
+          @Override
+          public void onSubscribe(Flow.Subscription s) {
+            s.request(n);
+          }
 
-      @Override
-      public void onNext(byte[] item) {
-        got.add(item);
-      }
+          @Override
+          public void onNext(byte[] item) {
+            got.add(item);
+          }
 
-      @Override
-      public void onError(Throwable failure) {}
+          @Override
+          public void onError(Throwable failure) {}
 
-      @Override
-      public void onComplete() {}
-    });
+          @Override
+          public void onComplete() {}
+        });
     receiver.attach(link);
     return receiver;
   }
@@ -110,7 +114,10 @@ class StreamReceiverTest {
 
     /** The most items a credit from the {@code first}th on let the sender have in flight. */
     long largestAllowanceSince(int first) {
-      return credits.subList(first, credits.size()).stream().mapToLong(c -> c.limit() - c.received()).max().orElseThrow();
+      return credits.subList(first, credits.size()).stream()
+          .mapToLong(c -> c.limit() - c.received())
+          .max()
+          .orElseThrow();
     }
 
     @Override

@@ -36,7 +36,9 @@ class ConnectDeadlineTest {
 
     clock.forward(Duration.ofMillis(1));
     channel.runPendingTasks();
-    assertThat(bounded.cause()).isInstanceOf(ConnectTimeoutException.class).hasMessageContaining("300 ms");
+    assertThat(bounded.cause())
+        .isInstanceOf(ConnectTimeoutException.class)
+        .hasMessageContaining("300 ms");
     assertThat(channel.isOpen()).isFalse();
   }
 

@@ -20,11 +20,14 @@ import java.util.function.Supplier;
  */
 final class ClientTally {
   private final Supplier<TetherStatus> source;
+
   /** Latest counts per connection ("endpoint|connectionId"), touched by the poller only. */
   private final Map<String, long[]> lastSeen = new HashMap<>();
+
   private volatile TetherStatus latest = new TetherStatus(List.of(), List.of(), 0, 0);
   private volatile long callsOk;
   private volatile long callsFailed;
+
   /** Set once by TetherMetrics before the first refresh. */
   Timer latency;
 

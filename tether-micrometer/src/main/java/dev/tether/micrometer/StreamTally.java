@@ -15,8 +15,12 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class StreamTally implements TetherListener {
   /** The stream events counted, each one tag value of the events counter. */
-  static final List<TetherEvent.Kind> KINDS = List.of(TetherEvent.Kind.STREAM_OPENED,
-      TetherEvent.Kind.STREAM_RESUMED, TetherEvent.Kind.STREAM_LOST, TetherEvent.Kind.STREAM_CLOSED);
+  static final List<TetherEvent.Kind> KINDS =
+      List.of(
+          TetherEvent.Kind.STREAM_OPENED,
+          TetherEvent.Kind.STREAM_RESUMED,
+          TetherEvent.Kind.STREAM_LOST,
+          TetherEvent.Kind.STREAM_CLOSED);
 
   private final Map<TetherEvent.Kind, LongAdder> events = new EnumMap<>(TetherEvent.Kind.class);
 

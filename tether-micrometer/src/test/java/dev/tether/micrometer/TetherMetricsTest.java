@@ -41,15 +41,20 @@ class TetherMetricsTest {
   }
 
   private Proxy start() {
-    server = TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0")
-        .service("echo", (op, payload, ctx) -> {
-          if (op.equals("fail")) {
-            throw new IllegalStateException("asked to fail");
-          }
-          return payload;
-        })
-        .streamService("feed", feeds)
-        .build().start();
+    server =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .service(
+                "echo",
+                (op, payload, ctx) -> {
+                  if (op.equals("fail")) {
+                    throw new IllegalStateException("asked to fail");
+                  }
+                  return payload;
+                })
+            .streamService("feed", feeds)
+            .build()
+            .start();
     tether = Tether.create();
     return tether.proxy(server.proxyString("echo")).withLoadBalancing(LoadBalancing.ROUND_ROBIN);
   }
@@ -70,15 +75,36 @@ class TetherMetricsTest {
           // The failure is what is counted.
         }
       }
-      await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-        assertThat(registry.get("tether.client.calls").tag("outcome", "ok").functionCounter().count())
-            .isEqualTo(20);
-        assertThat(registry.get("tether.client.calls").tag("outcome", "failed").functionCounter().count())
-            .isEqualTo(3);
-        assertThat(registry.get("tether.client.connections").tag("state", "ACTIVE").gauge().value()).isEqualTo(1);
-        assertThat(registry.get("tether.client.nodes").tag("health", "ALIVE").gauge().value()).isEqualTo(1);
-        assertThat(registry.get("tether.client.call.latency").timer().count()).isPositive();
-      });
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .untilAsserted(
+              () -> {
+                assertThat(
+                        registry
+                            .get("tether.client.calls")
+                            .tag("outcome", "ok")
+                            .functionCounter()
+                            .count())
+                    .isEqualTo(20);
+                assertThat(
+                        registry
+                            .get("tether.client.calls")
+                            .tag("outcome", "failed")
+                            .functionCounter()
+                            .count())
+                    .isEqualTo(3);
+                assertThat(
+                        registry
+                            .get("tether.client.connections")
+                            .tag("state", "ACTIVE")
+                            .gauge()
+                            .value())
+                    .isEqualTo(1);
+                assertThat(
+                        registry.get("tether.client.nodes").tag("health", "ALIVE").gauge().value())
+                    .isEqualTo(1);
+                assertThat(registry.get("tether.client.call.latency").timer().count()).isPositive();
+              });
     } finally {
       metrics.close();
     }
@@ -121,14 +147,18 @@ class TetherMetricsTest {
       for (int i = 0; i < 5; i++) {
         echo.invoke("echo", "hi".getBytes(UTF_8));
       }
-      await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(registry.scrape())
-          .contains("tether_client_calls_total{outcome=\"ok\"} 5.0")
-          .contains("tether_client_connections{state=\"ACTIVE\"} 1.0")
-          .contains("tether_client_nodes{health=\"ALIVE\"} 1.0")
-          .contains("tether_client_retries_total{reason=\"retried\"} 0.0")
-          .contains("tether_client_call_latency_seconds{quantile=\"0.99\"}")
-          .containsPattern("tether_server_calls_total\\{server=\"[^\"]+\"} 5.0")
-          .containsPattern("tether_server_inflight\\{server=\"[^\"]+\"} 0.0"));
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .untilAsserted(
+              () ->
+                  assertThat(registry.scrape())
+                      .contains("tether_client_calls_total{outcome=\"ok\"} 5.0")
+                      .contains("tether_client_connections{state=\"ACTIVE\"} 1.0")
+                      .contains("tether_client_nodes{health=\"ALIVE\"} 1.0")
+                      .contains("tether_client_retries_total{reason=\"retried\"} 0.0")
+                      .contains("tether_client_call_latency_seconds{quantile=\"0.99\"}")
+                      .containsPattern("tether_server_calls_total\\{server=\"[^\"]+\"} 5.0")
+                      .containsPattern("tether_server_inflight\\{server=\"[^\"]+\"} 0.0"));
     } finally {
       client.close();
       metrics.close();
@@ -136,32 +166,43 @@ class TetherMetricsTest {
   }
 
   @Test
-  void clientStreamMetersShowTheOpenStreamAndCountItsEventsAndItsItemsWhileItRuns() throws Exception {
+  void clientStreamMetersShowTheOpenStreamAndCountItsEventsAndItsItemsWhileItRuns()
+      throws Exception {
     start();
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     TetherMetrics metrics = TetherMetrics.bind(tether, registry, FAST);
     try {
       HeldStreams.Reader reader = new HeldStreams.Reader();
       tether.proxy(server.proxyString("feed")).stream("watch", new byte[0]).subscribe(reader);
-      await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-        assertThat(registry.get("tether.client.streams").gauge().value()).isEqualTo(1);
-        assertThat(streamEvents(registry, "tether.client", "opened")).isEqualTo(1);
-      });
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .untilAsserted(
+              () -> {
+                assertThat(registry.get("tether.client.streams").gauge().value()).isEqualTo(1);
+                assertThat(streamEvents(registry, "tether.client", "opened")).isEqualTo(1);
+              });
       assertThat(streamEvents(registry, "tether.client", "closed")).isZero();
 
       for (int i = 0; i < 3; i++) {
         feeds.sendToAll("tick".getBytes(UTF_8));
       }
-      await().atMost(Duration.ofSeconds(5)).untilAsserted(
-          () -> assertThat(streamItems(registry, "tether.client", "received")).isEqualTo(3));
-      assertThat(registry.get("tether.client.streams").gauge().value()).as("counted while it runs").isEqualTo(1);
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .untilAsserted(
+              () -> assertThat(streamItems(registry, "tether.client", "received")).isEqualTo(3));
+      assertThat(registry.get("tether.client.streams").gauge().value())
+          .as("counted while it runs")
+          .isEqualTo(1);
       feeds.completeAll();
       reader.done().get(5, TimeUnit.SECONDS);
 
-      await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-        assertThat(registry.get("tether.client.streams").gauge().value()).isZero();
-        assertThat(streamEvents(registry, "tether.client", "closed")).isEqualTo(1);
-      });
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .untilAsserted(
+              () -> {
+                assertThat(registry.get("tether.client.streams").gauge().value()).isZero();
+                assertThat(streamEvents(registry, "tether.client", "closed")).isEqualTo(1);
+              });
       assertThat(streamItems(registry, "tether.client", "received")).isEqualTo(3);
       assertThat(streamItems(registry, "tether.client", "sent")).isZero();
       assertThat(streamEvents(registry, "tether.client", "lost")).isZero();
@@ -179,26 +220,40 @@ class TetherMetricsTest {
     try {
       HeldStreams.Reader reader = new HeldStreams.Reader();
       tether.proxy(server.proxyString("feed")).stream("watch", new byte[0]).subscribe(reader);
-      await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-        assertThat(registry.get("tether.server.streams").tag("state", "open").gauge().value()).isEqualTo(1);
-        assertThat(streamEvents(registry, "tether.server", "opened")).isEqualTo(1);
-      });
-      assertThat(registry.get("tether.server.streams").tag("state", "detached").gauge().value()).isZero();
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .untilAsserted(
+              () -> {
+                assertThat(
+                        registry.get("tether.server.streams").tag("state", "open").gauge().value())
+                    .isEqualTo(1);
+                assertThat(streamEvents(registry, "tether.server", "opened")).isEqualTo(1);
+              });
+      assertThat(registry.get("tether.server.streams").tag("state", "detached").gauge().value())
+          .isZero();
 
       for (int i = 0; i < 4; i++) {
         feeds.sendToAll("tick".getBytes(UTF_8));
       }
-      await().atMost(Duration.ofSeconds(5)).untilAsserted(
-          () -> assertThat(streamItems(registry, "tether.server", "sent")).isEqualTo(4));
-      assertThat(registry.get("tether.server.streams").tag("state", "open").gauge().value()).isEqualTo(1);
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .untilAsserted(
+              () -> assertThat(streamItems(registry, "tether.server", "sent")).isEqualTo(4));
+      assertThat(registry.get("tether.server.streams").tag("state", "open").gauge().value())
+          .isEqualTo(1);
       feeds.completeAll();
       reader.done().get(5, TimeUnit.SECONDS);
 
-      await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-        assertThat(registry.get("tether.server.streams").tag("state", "open").gauge().value()).isZero();
-        assertThat(streamEvents(registry, "tether.server", "closed")).isEqualTo(1);
-        assertThat(streamItems(registry, "tether.server", "sent")).isEqualTo(4);
-      });
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .untilAsserted(
+              () -> {
+                assertThat(
+                        registry.get("tether.server.streams").tag("state", "open").gauge().value())
+                    .isZero();
+                assertThat(streamEvents(registry, "tether.server", "closed")).isEqualTo(1);
+                assertThat(streamItems(registry, "tether.server", "sent")).isEqualTo(4);
+              });
     } finally {
       metrics.close();
     }
@@ -214,18 +269,26 @@ class TetherMetricsTest {
     try {
       HeldStreams.Reader reader = new HeldStreams.Reader();
       tether.proxy("feed:" + wire.endpoint()).stream("watch", new byte[0]).subscribe(reader);
-      // Both ends hold the stream open: a reset before the client heard the answer would fail the opening instead.
-      await().atMost(Duration.ofSeconds(5)).until(() -> streamEvents(registry, "tether.server", "opened") == 1
-          && streamEvents(registry, "tether.client", "opened") == 1);
+      // Both ends hold the stream open: a reset before the client heard the answer would fail the
+      // opening instead.
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(
+              () ->
+                  streamEvents(registry, "tether.server", "opened") == 1
+                      && streamEvents(registry, "tether.client", "opened") == 1);
 
       wire.resetAll();
 
-      await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-        assertThat(reader.done()).as("the stream goes on").isNotDone();
-        assertThat(streamEvents(registry, "tether.client", "resumed")).isEqualTo(1);
-        assertThat(streamEvents(registry, "tether.server", "resumed")).isEqualTo(1);
-        assertThat(registry.get("tether.client.streams").gauge().value()).isEqualTo(1);
-      });
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .untilAsserted(
+              () -> {
+                assertThat(reader.done()).as("the stream goes on").isNotDone();
+                assertThat(streamEvents(registry, "tether.client", "resumed")).isEqualTo(1);
+                assertThat(streamEvents(registry, "tether.server", "resumed")).isEqualTo(1);
+                assertThat(registry.get("tether.client.streams").gauge().value()).isEqualTo(1);
+              });
       assertThat(streamEvents(registry, "tether.client", "lost")).isZero();
       assertThat(reader.done()).isNotDone();
     } finally {
@@ -239,6 +302,10 @@ class TetherMetricsTest {
   }
 
   private static double streamItems(SimpleMeterRegistry registry, String prefix, String direction) {
-    return registry.get(prefix + ".stream.items").tag("direction", direction).functionCounter().count();
+    return registry
+        .get(prefix + ".stream.items")
+        .tag("direction", direction)
+        .functionCounter()
+        .count();
   }
 }

@@ -17,42 +17,57 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The spans of one logical call: its CLIENT span, and a child span per attempt once the call
- * takes a second one. The first attempt travels under the CLIENT span itself (a call that
- * succeeds at once needs no attempt span); when a second attempt starts, the first one's span is
- * made after the fact from when it began, and each later attempt carries its own span's context,
- * so a server's SERVER span hangs under the client-side span that carried its request.
+ * The spans of one logical call: its CLIENT span, and a child span per attempt once the call takes
+ * a second one. The first attempt travels under the CLIENT span itself (a call that succeeds at
+ * once needs no attempt span); when a second attempt starts, the first one's span is made after the
+ * fact from when it began, and each later attempt carries its own span's context, so a server's
+ * SERVER span hangs under the client-side span that carried its request.
  *
  * <p>A retry ends the attempt before it, marked with the retry's reason; a hedge leaves the
- * attempts before it running, and they end with the call. Listener methods come from several
- * Tether threads (a hedged call's attempts at once), so they hold this object's lock; each is a
- * few span operations.
+ * attempts before it running, and they end with the call. Listener methods come from several Tether
+ * threads (a hedged call's attempts at once), so they hold this object's lock; each is a few span
+ * operations.
  */
 final class CallSpans implements ClientInterceptor.Listener {
-  private static final TextMapSetter<ClientInterceptor.AttemptStart> METADATA = (attempt, key, value) -> {
-    if (attempt != null) {
-      attempt.putMetadata(key, value);
-    }
-  };
+  private static final TextMapSetter<ClientInterceptor.AttemptStart> METADATA =
+      (attempt, key, value) -> {
+        if (attempt != null) {
+          attempt.putMetadata(key, value);
+        }
+      };
 
   private final Tracer tracer;
   private final TextMapPropagator propagator;
   private final Clock clock;
   private final String method;
+
   /** The context that holds {@link #call}: the parent of every attempt span. */
   private final Context callContext;
+
   private final Span call;
 
   // Guarded by this.
   /** When the first attempt left and where to; set at the first attempt, read at the second. */
   private Instant firstStart;
+
   private SocketAddress firstAddress;
+
   /** Attempt spans not yet ended, oldest first; empty while the call made one attempt. */
   private final List<Span> openAttempts = new ArrayList<>(2);
-  /** True once the call ended: an attempt still leaving then (a hedge's late retry) gets no span that nobody would end. */
+
+  /**
+   * True once the call ended: an attempt still leaving then (a hedge's late retry) gets no span
+   * that nobody would end.
+   */
   private boolean ended;
 
-  CallSpans(Tracer tracer, TextMapPropagator propagator, Clock clock, String method, Context callContext, Span call) {
+  CallSpans(
+      Tracer tracer,
+      TextMapPropagator propagator,
+      Clock clock,
+      String method,
+      Context callContext,
+      Span call) {
     this.tracer = tracer;
     this.propagator = propagator;
     this.clock = clock;
@@ -91,8 +106,9 @@ final class CallSpans implements ClientInterceptor.Listener {
 
   /** An attempt's span under the call's; {@code start} null for now. */
   private Span attemptSpan(int number, String reason, SocketAddress server, Instant start) {
-    SpanBuilder b = RpcAttributes.rpcSpan(tracer, method + " attempt", method, SpanKind.INTERNAL, callContext)
-        .setAttribute(RpcAttributes.ATTEMPT_NUMBER, (long) number);
+    SpanBuilder b =
+        RpcAttributes.rpcSpan(tracer, method + " attempt", method, SpanKind.INTERNAL, callContext)
+            .setAttribute(RpcAttributes.ATTEMPT_NUMBER, (long) number);
     if (reason != null) {
       b.setAttribute(RpcAttributes.ATTEMPT_REASON, reason);
     }
@@ -133,7 +149,8 @@ final class CallSpans implements ClientInterceptor.Listener {
     span.setAttribute(RpcAttributes.RPC_STATUS_CODE, status.code());
     if (status.errorType() != null) {
       span.setAttribute(RpcAttributes.ERROR_TYPE, status.errorType());
-      span.setStatus(StatusCode.ERROR, failure == null ? status.code() : String.valueOf(failure.getMessage()));
+      span.setStatus(
+          StatusCode.ERROR, failure == null ? status.code() : String.valueOf(failure.getMessage()));
       if (failure != null) {
         span.recordException(failure);
       }

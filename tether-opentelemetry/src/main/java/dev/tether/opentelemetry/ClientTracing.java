@@ -10,8 +10,8 @@ import java.time.Clock;
 
 /**
  * The client interceptor {@link TetherTelemetry} installs: one CLIENT span per logical call named
- * {@code service/operation}, a child of the span current on the caller's thread, handed to a
- * {@link CallSpans} that follows the call's attempts and end.
+ * {@code service/operation}, a child of the span current on the caller's thread, handed to a {@link
+ * CallSpans} that follows the call's attempts and end.
  */
 final class ClientTracing implements ClientInterceptor {
   private final Tracer tracer;

@@ -11,9 +11,9 @@ import java.util.concurrent.CancellationException;
 
 /**
  * What a call's outcome is called on its CLIENT span, as a pure function: {@code rpc.status_code}
- * is the status the server answered (the names of Tether's wire statuses) or, when the call
- * failed before any answer, the kind of exception ({@code ConnectionLostException} is
- * {@code CONNECTION_LOST}); {@code error.type} is that status when the server answered, else the
+ * is the status the server answered (the names of Tether's wire statuses) or, when the call failed
+ * before any answer, the kind of exception ({@code ConnectionLostException} is {@code
+ * CONNECTION_LOST}); {@code error.type} is that status when the server answered, else the
  * exception's class name, as the conventions ask.
  */
 record RpcStatus(String code, String errorType) {
@@ -47,9 +47,12 @@ record RpcStatus(String code, String errorType) {
     return null;
   }
 
-  /** A failure without an answer, by kind: the class name in upper snake case, without "Exception". */
+  /**
+   * A failure without an answer, by kind: the class name in upper snake case, without "Exception".
+   */
   private static String kindOf(Throwable failure) {
-    if (failure instanceof InvocationTimeoutException || failure instanceof AttemptTimeoutException) {
+    if (failure instanceof InvocationTimeoutException
+        || failure instanceof AttemptTimeoutException) {
       return "DEADLINE_EXCEEDED";
     } else if (failure instanceof CancellationException) {
       return "CANCELLED";

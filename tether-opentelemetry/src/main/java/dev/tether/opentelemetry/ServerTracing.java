@@ -53,7 +53,8 @@ final class ServerTracing implements ServerCallObserver {
       span.setAttribute(RpcAttributes.RPC_STATUS_CODE, status);
       if (!"OK".equals(status)) {
         span.setAttribute(RpcAttributes.ERROR_TYPE, status);
-        span.setStatus(StatusCode.ERROR, failure == null ? status : String.valueOf(failure.getMessage()));
+        span.setStatus(
+            StatusCode.ERROR, failure == null ? status : String.valueOf(failure.getMessage()));
       }
       if (failure != null) {
         span.recordException(failure);

@@ -10,9 +10,9 @@ import java.util.Objects;
 
 /**
  * OpenTelemetry tracing for Tether clients and servers: {@code configure(Tether.builder())} gives a
- * client a CLIENT span per call (and a child per attempt when it takes more than one);
- * {@code configure(TetherServer.builder())} gives a server a SERVER span per execution, parented
- * by the trace context the client sent in the call's metadata through {@code otel}'s propagators
+ * client a CLIENT span per call (and a child per attempt when it takes more than one); {@code
+ * configure(TetherServer.builder())} gives a server a SERVER span per execution, parented by the
+ * trace context the client sent in the call's metadata through {@code otel}'s propagators
  * (configure the W3C {@code traceparent} one). Thread-safe; one may serve any number of builders.
  */
 public final class TetherTelemetry {
@@ -29,7 +29,10 @@ public final class TetherTelemetry {
     this.clock = clock;
   }
 
-  /** Tracing that records through {@code otel}'s tracer provider and propagates with its propagators. */
+  /**
+   * Tracing that records through {@code otel}'s tracer provider and propagates with its
+   * propagators.
+   */
   public static TetherTelemetry create(OpenTelemetry otel) {
     return create(otel, Clock.systemUTC());
   }
@@ -39,7 +42,8 @@ public final class TetherTelemetry {
    * fact (the first attempt's, once a second one starts); every other time is the tracer's own.
    */
   public static TetherTelemetry create(OpenTelemetry otel, Clock clock) {
-    return new TetherTelemetry(Objects.requireNonNull(otel, "otel"), Objects.requireNonNull(clock, "clock"));
+    return new TetherTelemetry(
+        Objects.requireNonNull(otel, "otel"), Objects.requireNonNull(clock, "clock"));
   }
 
   /** Adds the client interceptor that traces every call of the runtime {@code builder} builds. */

@@ -37,13 +37,16 @@ class TetherTelemetryTest {
   private final InMemorySpanExporter exporter = InMemorySpanExporter.create();
   private final SdkTracerProvider tracerProvider =
       SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(exporter)).build();
-  private final OpenTelemetrySdk otel = OpenTelemetrySdk.builder()
-      .setTracerProvider(tracerProvider)
-      .setPropagators(ContextPropagators.create(W3CTraceContextPropagator.getInstance()))
-      .build();
+  private final OpenTelemetrySdk otel =
+      OpenTelemetrySdk.builder()
+          .setTracerProvider(tracerProvider)
+          .setPropagators(ContextPropagators.create(W3CTraceContextPropagator.getInstance()))
+          .build();
   private final TetherTelemetry telemetry = TetherTelemetry.create(otel);
+
   /** The metadata each execution saw, in order. */
   private final List<Map<String, String>> serverMetadata = new CopyOnWriteArrayList<>();
+
   private final List<AutoCloseable> closing = new CopyOnWriteArrayList<>();
 
   @AfterEach
@@ -55,16 +58,19 @@ class TetherTelemetryTest {
   }
 
   private TetherServer server(TetherServer.Builder b) {
-    TetherServer s = b.endpoints("tcp -h 127.0.0.1 -p 0")
-        .service("svc", (op, payload, ctx) -> {
-          serverMetadata.add(Map.copyOf(ctx.metadata()));
-          if (op.equals("fail")) {
-            throw new IllegalStateException("boom");
-          }
-          return payload;
-        })
-        .build()
-        .start();
+    TetherServer s =
+        b.endpoints("tcp -h 127.0.0.1 -p 0")
+            .service(
+                "svc",
+                (op, payload, ctx) -> {
+                  serverMetadata.add(Map.copyOf(ctx.metadata()));
+                  if (op.equals("fail")) {
+                    throw new IllegalStateException("boom");
+                  }
+                  return payload;
+                })
+            .build()
+            .start();
     closing.add(s);
     return s;
   }
@@ -80,7 +86,9 @@ class TetherTelemetryTest {
   }
 
   private List<SpanData> awaitSpans(int count) {
-    await().atMost(Duration.ofSeconds(5)).until(() -> exporter.getFinishedSpanItems().size() >= count);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> exporter.getFinishedSpanItems().size() >= count);
     List<SpanData> spans = exporter.getFinishedSpanItems();
     assertThat(spans).hasSize(count);
     return spans;
@@ -93,7 +101,8 @@ class TetherTelemetryTest {
   }
 
   @Test
-  void callsClientSpanAndItsExecutionsServerSpanShareTheTraceAndTheServerSpanHangsUnderTheClientSpan() {
+  void
+      callsClientSpanAndItsExecutionsServerSpanShareTheTraceAndTheServerSpanHangsUnderTheClientSpan() {
     TetherServer server = tracedServer();
     Proxy p = tracedClient().proxy(server.proxyString("svc"));
 
@@ -107,72 +116,89 @@ class TetherTelemetryTest {
     assertThat(execution.getTraceId()).isEqualTo(client.getTraceId());
     assertThat(execution.getParentSpanId()).isEqualTo(client.getSpanId());
     assertThat(execution.getParentSpanContext().isRemote()).isTrue();
-    assertThat(client.getAttributes().get(AttributeKey.stringKey("rpc.system.name"))).isEqualTo("tether");
-    assertThat(client.getAttributes().get(AttributeKey.stringKey("rpc.method"))).isEqualTo("svc/echo");
-    assertThat(client.getAttributes().get(AttributeKey.stringKey("rpc.status_code"))).isEqualTo("OK");
-    assertThat(client.getAttributes().get(AttributeKey.stringKey("server.address"))).isEqualTo("127.0.0.1");
+    assertThat(client.getAttributes().get(AttributeKey.stringKey("rpc.system.name")))
+        .isEqualTo("tether");
+    assertThat(client.getAttributes().get(AttributeKey.stringKey("rpc.method")))
+        .isEqualTo("svc/echo");
+    assertThat(client.getAttributes().get(AttributeKey.stringKey("rpc.status_code")))
+        .isEqualTo("OK");
+    assertThat(client.getAttributes().get(AttributeKey.stringKey("server.address")))
+        .isEqualTo("127.0.0.1");
     assertThat(client.getAttributes().get(AttributeKey.longKey("server.port")))
         .isEqualTo((long) server.endpoints().get(0).port());
     assertThat(client.getAttributes().get(AttributeKey.stringKey("error.type"))).isNull();
-    assertThat(execution.getAttributes().get(AttributeKey.stringKey("rpc.status_code"))).isEqualTo("OK");
+    assertThat(execution.getAttributes().get(AttributeKey.stringKey("rpc.status_code")))
+        .isEqualTo("OK");
     assertThat(serverMetadata.get(0)).containsKey("traceparent");
   }
 
   @Test
-  void streamOpeningIsAClientSpanAndAServerSpanUnderItCurrentWhileTheStreamServiceOpens() throws Exception {
+  void streamOpeningIsAClientSpanAndAServerSpanUnderItCurrentWhileTheStreamServiceOpens()
+      throws Exception {
     List<Map<String, String>> openings = new CopyOnWriteArrayList<>();
     List<String> currentWhileOpening = new CopyOnWriteArrayList<>();
-    TetherServer server = telemetry.configure(TetherServer.builder()).endpoints("tcp -h 127.0.0.1 -p 0")
-        .streamService("feed", (operation, request, inbound, ctx) -> {
-          openings.add(Map.copyOf(ctx.metadata()));
-          currentWhileOpening.add(Span.current().getSpanContext().getSpanId());
-          return subscriber -> { // a stream of no items
-            subscriber.onSubscribe(new java.util.concurrent.Flow.Subscription() {
-              @Override
-              public void request(long n) {}
+    TetherServer server =
+        telemetry
+            .configure(TetherServer.builder())
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .streamService(
+                "feed",
+                (operation, request, inbound, ctx) -> {
+                  openings.add(Map.copyOf(ctx.metadata()));
+                  currentWhileOpening.add(Span.current().getSpanContext().getSpanId());
+                  return subscriber -> { // a stream of no items
+                    subscriber.onSubscribe(
+                        new java.util.concurrent.Flow.Subscription() {
+                          @Override
+                          public void request(long n) {}
 
-              @Override
-              public void cancel() {}
-            });
-            subscriber.onComplete();
-          };
-        })
-        .build().start();
+                          @Override
+                          public void cancel() {}
+                        });
+                    subscriber.onComplete();
+                  };
+                })
+            .build()
+            .start();
     closing.add(server);
-    java.util.concurrent.CompletableFuture<Void> ended = new java.util.concurrent.CompletableFuture<>();
+    java.util.concurrent.CompletableFuture<Void> ended =
+        new java.util.concurrent.CompletableFuture<>();
 
     tracedClient().proxy(server.proxyString("feed")).stream("count", new byte[0])
-        .subscribe(new java.util.concurrent.Flow.Subscriber<byte[]>() {
-          @Override
-          public void onSubscribe(java.util.concurrent.Flow.Subscription s) {
-            s.request(Long.MAX_VALUE);
-          }
+        .subscribe(
+            new java.util.concurrent.Flow.Subscriber<byte[]>() {
+              @Override
+              public void onSubscribe(java.util.concurrent.Flow.Subscription s) {
+                s.request(Long.MAX_VALUE);
+              }
 
-          @Override
-          public void onNext(byte[] item) {}
+              @Override
+              public void onNext(byte[] item) {}
 
-          @Override
-          public void onError(Throwable failure) {
-            ended.completeExceptionally(failure);
-          }
+              @Override
+              public void onError(Throwable failure) {
+                ended.completeExceptionally(failure);
+              }
 
-          @Override
-          public void onComplete() {
-            ended.complete(null);
-          }
-        });
+              @Override
+              public void onComplete() {
+                ended.complete(null);
+              }
+            });
 
     ended.get(10, java.util.concurrent.TimeUnit.SECONDS);
     List<SpanData> spans = awaitSpans(2);
     SpanData opening = only(spans, SpanKind.CLIENT);
     SpanData opened = only(spans, SpanKind.SERVER);
     assertThat(opening.getName()).isEqualTo("feed/count");
-    assertThat(opening.getAttributes().get(AttributeKey.stringKey("rpc.status_code"))).isEqualTo("OK");
+    assertThat(opening.getAttributes().get(AttributeKey.stringKey("rpc.status_code")))
+        .isEqualTo("OK");
     assertThat(openings).hasSize(1);
     assertThat(openings.get(0).get("traceparent")).contains(opening.getTraceId());
     assertThat(opened.getName()).isEqualTo("feed/count");
     assertThat(opened.getParentSpanId()).isEqualTo(opening.getSpanId());
-    assertThat(opened.getAttributes().get(AttributeKey.stringKey("rpc.status_code"))).isEqualTo("OK");
+    assertThat(opened.getAttributes().get(AttributeKey.stringKey("rpc.status_code")))
+        .isEqualTo("OK");
     assertThat(currentWhileOpening).containsExactly(opened.getSpanId());
   }
 
@@ -191,8 +217,10 @@ class TetherTelemetryTest {
     }
 
     List<SpanData> spans = awaitSpans(3);
-    assertThat(only(spans, SpanKind.CLIENT).getParentSpanId()).isEqualTo(outer.getSpanContext().getSpanId());
-    assertThat(only(spans, SpanKind.SERVER).getTraceId()).isEqualTo(outer.getSpanContext().getTraceId());
+    assertThat(only(spans, SpanKind.CLIENT).getParentSpanId())
+        .isEqualTo(outer.getSpanContext().getSpanId());
+    assertThat(only(spans, SpanKind.SERVER).getTraceId())
+        .isEqualTo(outer.getSpanContext().getTraceId());
   }
 
   @Test
@@ -200,52 +228,76 @@ class TetherTelemetryTest {
     TetherServer back = tracedServer();
     Tether client = tracedClient();
     Proxy toBack = client.proxy(back.proxyString("svc"));
-    TetherServer front = telemetry.configure(TetherServer.builder())
-        .endpoints("tcp -h 127.0.0.1 -p 0")
-        .service("front", (op, payload, ctx) -> toBack.invoke("echo", payload))
-        .build()
-        .start();
+    TetherServer front =
+        telemetry
+            .configure(TetherServer.builder())
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .service("front", (op, payload, ctx) -> toBack.invoke("echo", payload))
+            .build()
+            .start();
     closing.add(front);
 
     client.proxy(front.proxyString("front")).invoke("relay", new byte[] {4});
 
     List<SpanData> spans = awaitSpans(4);
-    SpanData frontExecution = spans.stream().filter(s -> s.getName().equals("front/relay") && s.getKind() == SpanKind.SERVER)
-        .findFirst().orElseThrow();
-    SpanData nested = spans.stream().filter(s -> s.getName().equals("svc/echo") && s.getKind() == SpanKind.CLIENT)
-        .findFirst().orElseThrow();
+    SpanData frontExecution =
+        spans.stream()
+            .filter(s -> s.getName().equals("front/relay") && s.getKind() == SpanKind.SERVER)
+            .findFirst()
+            .orElseThrow();
+    SpanData nested =
+        spans.stream()
+            .filter(s -> s.getName().equals("svc/echo") && s.getKind() == SpanKind.CLIENT)
+            .findFirst()
+            .orElseThrow();
     assertThat(nested.getParentSpanId()).isEqualTo(frontExecution.getSpanId());
     assertThat(spans).extracting(SpanData::getTraceId).containsOnly(frontExecution.getTraceId());
   }
 
   @Test
   void retriedCallIsOneClientSpanWithAChildSpanPerAttempt() {
-    TetherServer refusing = server(telemetry.configure(TetherServer.builder().executor(task -> {
-      throw new RejectedExecutionException("no thread free");
-    })));
+    TetherServer refusing =
+        server(
+            telemetry.configure(
+                TetherServer.builder()
+                    .executor(
+                        task -> {
+                          throw new RejectedExecutionException("no thread free");
+                        })));
     TetherServer server = tracedServer();
-    Proxy p = tracedClient().proxy("svc:" + refusing.endpoints().get(0) + ":" + server.endpoints().get(0))
-        .withEndpointSelection(EndpointSelection.ORDERED);
+    Proxy p =
+        tracedClient()
+            .proxy("svc:" + refusing.endpoints().get(0) + ":" + server.endpoints().get(0))
+            .withEndpointSelection(EndpointSelection.ORDERED);
 
     p.invoke("echo", new byte[] {2});
 
     // CLIENT, two attempts, and one SERVER span: the refusing server never ran the request.
     List<SpanData> spans = awaitSpans(4);
     SpanData client = only(spans, SpanKind.CLIENT);
-    List<SpanData> attempts = spans.stream().filter(s -> s.getKind() == SpanKind.INTERNAL)
-        .sorted(java.util.Comparator.comparing(s -> s.getAttributes().get(RpcAttributes.ATTEMPT_NUMBER)))
-        .toList();
-    assertThat(attempts).hasSize(2).allSatisfy(a -> {
-      assertThat(a.getParentSpanId()).isEqualTo(client.getSpanId());
-      assertThat(a.getName()).isEqualTo("svc/echo attempt");
-    });
+    List<SpanData> attempts =
+        spans.stream()
+            .filter(s -> s.getKind() == SpanKind.INTERNAL)
+            .sorted(
+                java.util.Comparator.comparing(
+                    s -> s.getAttributes().get(RpcAttributes.ATTEMPT_NUMBER)))
+            .toList();
+    assertThat(attempts)
+        .hasSize(2)
+        .allSatisfy(
+            a -> {
+              assertThat(a.getParentSpanId()).isEqualTo(client.getSpanId());
+              assertThat(a.getName()).isEqualTo("svc/echo attempt");
+            });
     SpanData first = attempts.get(0);
     SpanData second = attempts.get(1);
-    assertThat(first.getAttributes().get(RpcAttributes.SERVER_PORT)).isEqualTo((long) refusing.endpoints().get(0).port());
+    assertThat(first.getAttributes().get(RpcAttributes.SERVER_PORT))
+        .isEqualTo((long) refusing.endpoints().get(0).port());
     assertThat(first.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
     assertThat(first.getStartEpochNanos()).isLessThanOrEqualTo(second.getStartEpochNanos());
     assertThat(second.getAttributes().get(RpcAttributes.ATTEMPT_REASON)).isEqualTo("REFUSED");
-    assertThat(second.getAttributes().get(RpcAttributes.SERVER_PORT)).isEqualTo((long) server.endpoints().get(0).port());
+    assertThat(second.getAttributes().get(RpcAttributes.SERVER_PORT))
+        .isEqualTo((long) server.endpoints().get(0).port());
     assertThat(only(spans, SpanKind.SERVER).getParentSpanId()).isEqualTo(second.getSpanId());
     assertThat(client.getAttributes().get(RpcAttributes.RPC_STATUS_CODE)).isEqualTo("OK");
   }
@@ -253,24 +305,31 @@ class TetherTelemetryTest {
   @Test
   void hedgedCallIsOneClientSpanWithAnAttemptSpanPerHedge() throws Exception {
     java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-    TetherServer slow = telemetry.configure(TetherServer.builder())
-        .endpoints("tcp -h 127.0.0.1 -p 0")
-        .service("svc", (op, payload, ctx) -> {
-          release.await();
-          return payload;
-        })
-        .build()
-        .start();
+    TetherServer slow =
+        telemetry
+            .configure(TetherServer.builder())
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .service(
+                "svc",
+                (op, payload, ctx) -> {
+                  release.await();
+                  return payload;
+                })
+            .build()
+            .start();
     closing.add(slow);
     TetherServer fast = tracedServer();
-    Proxy p = tracedClient().proxy("svc:" + slow.endpoints().get(0) + ":" + fast.endpoints().get(0))
-        .withEndpointSelection(EndpointSelection.ORDERED)
-        .withHedging(Duration.ofMillis(50), 2);
+    Proxy p =
+        tracedClient()
+            .proxy("svc:" + slow.endpoints().get(0) + ":" + fast.endpoints().get(0))
+            .withEndpointSelection(EndpointSelection.ORDERED)
+            .withHedging(Duration.ofMillis(50), 2);
     // Connected first, the call is on the slow server when it starts, so the hedge goes elsewhere.
     p.connectAsync().get(5, java.util.concurrent.TimeUnit.SECONDS);
 
     try {
-      p.invokeAsync("echo", new byte[] {6}, dev.tether.Idempotency.IDEMPOTENT).get(5, java.util.concurrent.TimeUnit.SECONDS);
+      p.invokeAsync("echo", new byte[] {6}, dev.tether.Idempotency.IDEMPOTENT)
+          .get(5, java.util.concurrent.TimeUnit.SECONDS);
     } finally {
       release.countDown();
     }
@@ -278,13 +337,19 @@ class TetherTelemetryTest {
     // CLIENT, two attempts, and a SERVER span on each server (the slow one ends once released).
     List<SpanData> spans = awaitSpans(5);
     SpanData client = only(spans, SpanKind.CLIENT);
-    SpanData hedge = spans.stream()
-        .filter(s -> "HEDGE".equals(s.getAttributes().get(RpcAttributes.ATTEMPT_REASON)))
-        .findFirst().orElseThrow();
+    SpanData hedge =
+        spans.stream()
+            .filter(s -> "HEDGE".equals(s.getAttributes().get(RpcAttributes.ATTEMPT_REASON)))
+            .findFirst()
+            .orElseThrow();
     assertThat(hedge.getParentSpanId()).isEqualTo(client.getSpanId());
-    assertThat(hedge.getAttributes().get(RpcAttributes.SERVER_PORT)).isEqualTo((long) fast.endpoints().get(0).port());
+    assertThat(hedge.getAttributes().get(RpcAttributes.SERVER_PORT))
+        .isEqualTo((long) fast.endpoints().get(0).port());
     assertThat(spans.stream().filter(s -> s.getKind() == SpanKind.INTERNAL)).hasSize(2);
-    assertThat(spans.stream().filter(s -> s.getKind() == SpanKind.SERVER).map(SpanData::getParentSpanId))
+    assertThat(
+            spans.stream()
+                .filter(s -> s.getKind() == SpanKind.SERVER)
+                .map(SpanData::getParentSpanId))
         .containsExactlyInAnyOrder(client.getSpanId(), hedge.getSpanId());
   }
 
@@ -303,7 +368,8 @@ class TetherTelemetryTest {
       assertThat(s.getAttributes().get(RpcAttributes.ERROR_TYPE)).isEqualTo("REMOTE_ERROR");
       assertThat(s.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
     }
-    assertThat(execution.getEvents()).anySatisfy(e -> assertThat(e.getName()).isEqualTo("exception"));
+    assertThat(execution.getEvents())
+        .anySatisfy(e -> assertThat(e.getName()).isEqualTo("exception"));
   }
 
   @Test
@@ -314,12 +380,15 @@ class TetherTelemetryTest {
     }
     Proxy p = tracedClient().proxy("svc:tcp -h 127.0.0.1 -p " + deadPort);
 
-    Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(() -> p.invoke("echo", new byte[0]));
+    Throwable thrown =
+        org.assertj.core.api.Assertions.catchThrowable(() -> p.invoke("echo", new byte[0]));
 
     assertThat(thrown).isInstanceOf(TetherException.class);
     SpanData client = only(awaitSpans(1), SpanKind.CLIENT);
-    assertThat(client.getAttributes().get(RpcAttributes.ERROR_TYPE)).isEqualTo(thrown.getClass().getName());
-    assertThat(client.getAttributes().get(RpcAttributes.RPC_STATUS_CODE)).isEqualTo(RpcStatus.of(thrown).code());
+    assertThat(client.getAttributes().get(RpcAttributes.ERROR_TYPE))
+        .isEqualTo(thrown.getClass().getName());
+    assertThat(client.getAttributes().get(RpcAttributes.RPC_STATUS_CODE))
+        .isEqualTo(RpcStatus.of(thrown).code());
     assertThat(client.getAttributes().get(RpcAttributes.SERVER_ADDRESS)).isNull();
   }
 
@@ -332,13 +401,18 @@ class TetherTelemetryTest {
 
     Scope scope = outer.makeCurrent();
     try {
-      plain.proxy(server.proxyString("svc")).withMetadata("tenant", "a").invoke("echo", new byte[] {1});
+      plain
+          .proxy(server.proxyString("svc"))
+          .withMetadata("tenant", "a")
+          .invoke("echo", new byte[] {1});
     } finally {
       scope.close();
       outer.end();
     }
 
     assertThat(serverMetadata).containsExactly(Map.of("tenant", "a"));
-    assertThat(exporter.getFinishedSpanItems()).extracting(SpanData::getName).containsExactly("outer");
+    assertThat(exporter.getFinishedSpanItems())
+        .extracting(SpanData::getName)
+        .containsExactly("outer");
   }
 }

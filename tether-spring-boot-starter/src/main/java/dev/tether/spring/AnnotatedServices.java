@@ -19,10 +19,12 @@ final class AnnotatedServices {
   /** Adds each annotated bean of {@code context} to {@code builder}; returns the names served. */
   static List<String> register(TetherServer.Builder builder, ApplicationContext context) {
     List<String> names = new ArrayList<>();
-    for (Map.Entry<String, Object> e : context.getBeansWithAnnotation(TetherService.class).entrySet()) {
+    for (Map.Entry<String, Object> e :
+        context.getBeansWithAnnotation(TetherService.class).entrySet()) {
       Object bean = e.getValue();
       Class<?> type = AopUtils.getTargetClass(bean);
-      TetherService annotation = AnnotatedElementUtils.findMergedAnnotation(type, TetherService.class);
+      TetherService annotation =
+          AnnotatedElementUtils.findMergedAnnotation(type, TetherService.class);
       if (annotation == null) {
         continue; // the annotation sits on a factory method, not on the class: not ours to serve
       }
@@ -32,10 +34,16 @@ final class AnnotatedServices {
     return names;
   }
 
-  private static <T> void add(TetherServer.Builder builder, String name, Class<T> iface, Object bean) {
+  private static <T> void add(
+      TetherServer.Builder builder, String name, Class<T> iface, Object bean) {
     if (!iface.isInstance(bean)) {
-      throw new IllegalStateException("@TetherService(\"" + name + "\") bean " + bean.getClass().getName()
-          + " does not implement " + iface.getName());
+      throw new IllegalStateException(
+          "@TetherService(\""
+              + name
+              + "\") bean "
+              + bean.getClass().getName()
+              + " does not implement "
+              + iface.getName());
     }
     builder.service(name, iface, iface.cast(bean));
   }
@@ -54,9 +62,16 @@ final class AnnotatedServices {
       }
     }
     if (declared.size() != 1) {
-      throw new IllegalStateException("@TetherService(\"" + annotation.value() + "\") bean '" + beanName + "' ("
-          + type.getName() + ") implements " + (declared.isEmpty() ? "no interface" : declared)
-          + ": name the one to serve with serviceInterface");
+      throw new IllegalStateException(
+          "@TetherService(\""
+              + annotation.value()
+              + "\") bean '"
+              + beanName
+              + "' ("
+              + type.getName()
+              + ") implements "
+              + (declared.isEmpty() ? "no interface" : declared)
+              + ": name the one to serve with serviceInterface");
     }
     return declared.get(0);
   }
@@ -64,6 +79,9 @@ final class AnnotatedServices {
   /** Interfaces a bean gets from Java or Spring, never a service contract. */
   private static boolean isInfrastructure(Class<?> i) {
     String n = i.getName();
-    return n.startsWith("java.") || n.startsWith("javax.") || n.startsWith("jakarta.") || n.startsWith("org.springframework.");
+    return n.startsWith("java.")
+        || n.startsWith("javax.")
+        || n.startsWith("jakarta.")
+        || n.startsWith("org.springframework.");
   }
 }

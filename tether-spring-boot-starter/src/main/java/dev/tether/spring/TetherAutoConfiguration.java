@@ -28,10 +28,12 @@ import org.springframework.core.env.Environment;
  * started {@link TetherServer} for every {@link TetherService} bean that drains on close; proxies
  * from {@code tether.clients.*}; a health indicator with the actuator; meters with Micrometer.
  */
-@AutoConfiguration(afterName = {
-    // Boot's own registries, when the actuator makes them, exist before the binding asks for one.
-    "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
-    "org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration"})
+@AutoConfiguration(
+    afterName = {
+      // Boot's own registries, when the actuator makes them, exist before the binding asks for one.
+      "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
+      "org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration"
+    })
 @EnableConfigurationProperties(TetherBootProperties.class)
 @Import(TetherClientsRegistrar.class)
 public class TetherAutoConfiguration {
@@ -52,11 +54,14 @@ public class TetherAutoConfiguration {
   @ConditionalOnMissingBean
   @ConditionalOnProperty(prefix = "tether.server", name = "endpoints")
   public TetherServer tetherServer(
-      TetherBootProperties properties, Environment environment, ApplicationContext context,
+      TetherBootProperties properties,
+      Environment environment,
+      ApplicationContext context,
       ObjectProvider<TetherListener> listeners) {
-    TetherServer.Builder builder = TetherServer.builder()
-        .endpoints(properties.getServer().getEndpoints())
-        .properties(TetherPropertySource.of(environment));
+    TetherServer.Builder builder =
+        TetherServer.builder()
+            .endpoints(properties.getServer().getEndpoints())
+            .properties(TetherPropertySource.of(environment));
     listeners.orderedStream().forEach(builder::listener);
     AnnotatedServices.register(builder, context);
     return builder.build();
@@ -65,9 +70,10 @@ public class TetherAutoConfiguration {
   @Bean
   @ConditionalOnProperty(prefix = "tether.server", name = "endpoints")
   public TetherServerLifecycle tetherServerLifecycle(TetherServer server, Environment environment) {
-    Duration grace = Binder.get(environment)
-        .bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
-        .orElse(DEFAULT_SHUTDOWN_PHASE_TIMEOUT);
+    Duration grace =
+        Binder.get(environment)
+            .bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
+            .orElse(DEFAULT_SHUTDOWN_PHASE_TIMEOUT);
     return new TetherServerLifecycle(server, grace);
   }
 
@@ -81,22 +87,28 @@ public class TetherAutoConfiguration {
     TetherHealthIndicator tetherHealthIndicator(
         Tether tether, ObjectProvider<TetherServer> server, Environment environment) {
       Map<String, Proxy> balanced = new LinkedHashMap<>();
-      TetherClients.of(environment).byBeanName().forEach((bean, client) -> {
-        if (client.getLoadBalancing() != null) {
-          balanced.put(bean, TetherClients.proxy(tether, bean, client));
-        }
-      });
+      TetherClients.of(environment)
+          .byBeanName()
+          .forEach(
+              (bean, client) -> {
+                if (client.getLoadBalancing() != null) {
+                  balanced.put(bean, TetherClients.proxy(tether, bean, client));
+                }
+              });
       return new TetherHealthIndicator(tether, server.getIfAvailable(), balanced);
     }
   }
 
-  /** Present when the application has one {@link MeterRegistry} (its own, or the one Boot makes). */
+  /**
+   * Present when the application has one {@link MeterRegistry} (its own, or the one Boot makes).
+   */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(MeterRegistry.class)
   @ConditionalOnSingleCandidate(MeterRegistry.class)
   static class MetricsConfiguration {
     @Bean
-    TetherMeterBinding tetherMeterBinding(MeterRegistry registry, Tether tether, ObjectProvider<TetherServer> server) {
+    TetherMeterBinding tetherMeterBinding(
+        MeterRegistry registry, Tether tether, ObjectProvider<TetherServer> server) {
       return new TetherMeterBinding(registry, tether, server.getIfAvailable());
     }
   }

@@ -13,7 +13,10 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 @ConfigurationProperties(prefix = "tether")
 public class TetherBootProperties {
   private final Server server = new Server();
-  /** Proxies to expose as beans, by bean name: each names its proxy string and service interface. */
+
+  /**
+   * Proxies to expose as beans, by bean name: each names its proxy string and service interface.
+   */
   private final Map<String, Client> clients = new LinkedHashMap<>();
 
   public Server getServer() {
@@ -28,8 +31,8 @@ public class TetherBootProperties {
   /** The server that serves every {@code @TetherService} bean. */
   public static class Server {
     /**
-     * Endpoints to listen on, in proxy grammar, e.g. "tcp -h 127.0.0.1 -p 7000:udp -h 127.0.0.1 -p 7000";
-     * without them no server is started.
+     * Endpoints to listen on, in proxy grammar, e.g. "tcp -h 127.0.0.1 -p 7000:udp -h 127.0.0.1 -p
+     * 7000"; without them no server is started.
      */
     private String endpoints;
 

@@ -21,9 +21,10 @@ final class TetherClients {
   }
 
   static TetherClients of(Environment environment) {
-    Map<String, TetherBootProperties.Client> bound = Binder.get(environment)
-        .bind("tether.clients", Bindable.mapOf(String.class, TetherBootProperties.Client.class))
-        .orElse(Map.of());
+    Map<String, TetherBootProperties.Client> bound =
+        Binder.get(environment)
+            .bind("tether.clients", Bindable.mapOf(String.class, TetherBootProperties.Client.class))
+            .orElse(Map.of());
     return new TetherClients(new LinkedHashMap<>(bound));
   }
 
@@ -31,27 +32,35 @@ final class TetherClients {
     return clients;
   }
 
-  /** The interface {@code tether.clients.<bean>.interface} names; fails with the key when unset or unknown. */
-  static Class<?> serviceInterface(String bean, TetherBootProperties.Client client, ClassLoader loader) {
+  /**
+   * The interface {@code tether.clients.<bean>.interface} names; fails with the key when unset or
+   * unknown.
+   */
+  static Class<?> serviceInterface(
+      String bean, TetherBootProperties.Client client, ClassLoader loader) {
     String name = client.getInterface();
     if (name == null || name.isBlank()) {
-      throw new IllegalStateException("tether.clients." + bean + ".interface is not set: name the service interface");
+      throw new IllegalStateException(
+          "tether.clients." + bean + ".interface is not set: name the service interface");
     }
     try {
       Class<?> type = ClassUtils.forName(name.trim(), loader);
       if (!type.isInterface()) {
-        throw new IllegalStateException("tether.clients." + bean + ".interface names a class, not an interface: " + name);
+        throw new IllegalStateException(
+            "tether.clients." + bean + ".interface names a class, not an interface: " + name);
       }
       return type;
     } catch (ClassNotFoundException | LinkageError e) {
-      throw new IllegalStateException("tether.clients." + bean + ".interface names no loadable type: " + name, e);
+      throw new IllegalStateException(
+          "tether.clients." + bean + ".interface names no loadable type: " + name, e);
     }
   }
 
   /** The untyped proxy for one client: its string, with load balancing when configured. */
   static Proxy proxy(Tether tether, String bean, TetherBootProperties.Client client) {
     if (client.getProxy() == null || client.getProxy().isBlank()) {
-      throw new IllegalStateException("tether.clients." + bean + ".proxy is not set: give the proxy string");
+      throw new IllegalStateException(
+          "tether.clients." + bean + ".proxy is not set: give the proxy string");
     }
     Proxy p = tether.proxy(client.getProxy());
     return client.getLoadBalancing() == null ? p : p.withLoadBalancing(client.getLoadBalancing());

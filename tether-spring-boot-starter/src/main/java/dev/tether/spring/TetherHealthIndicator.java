@@ -17,17 +17,19 @@ import org.springframework.boot.actuate.health.HealthIndicator;
 
 /**
  * DOWN when a node group of a load-balanced client bean has nodes and none of them is ALIVE; UP
- * otherwise. A group is the endpoints of one {@code tether.clients.<bean>} with
- * {@code load-balancing} set; its nodes appear once it made its first call. Details count each
- * group's nodes by health, and the server's state when the context has one (DRAINING once the
- * context closes; the status stays as the groups make it, since the drain is the shutdown itself).
+ * otherwise. A group is the endpoints of one {@code tether.clients.<bean>} with {@code
+ * load-balancing} set; its nodes appear once it made its first call. Details count each group's
+ * nodes by health, and the server's state when the context has one (DRAINING once the context
+ * closes; the status stays as the groups make it, since the drain is the shutdown itself).
  */
 public final class TetherHealthIndicator implements HealthIndicator {
   private static final String ALIVE = "ALIVE";
 
   private final Tether tether;
+
   /** Null when the context serves nothing. */
   private final TetherServer server;
+
   /** Bean name to the endpoints of its group, in grammar form. */
   private final Map<String, Set<String>> groups = new LinkedHashMap<>();
 

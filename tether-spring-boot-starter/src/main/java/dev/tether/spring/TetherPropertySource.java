@@ -19,15 +19,17 @@ final class TetherPropertySource {
 
   /** Every {@code tether.*} key of {@code environment} core reads, with its value. */
   static Properties of(Environment environment) {
-    Map<String, String> bound = Binder.get(environment)
-        .bind(PREFIX, Bindable.mapOf(String.class, String.class))
-        .orElse(Map.of());
+    Map<String, String> bound =
+        Binder.get(environment)
+            .bind(PREFIX, Bindable.mapOf(String.class, String.class))
+            .orElse(Map.of());
     Properties out = new Properties();
-    bound.forEach((key, value) -> {
-      if (!key.startsWith(CLIENTS)) {
-        out.setProperty(PREFIX + "." + key, value);
-      }
-    });
+    bound.forEach(
+        (key, value) -> {
+          if (!key.startsWith(CLIENTS)) {
+            out.setProperty(PREFIX + "." + key, value);
+          }
+        });
     return out;
   }
 }

@@ -6,8 +6,8 @@ import org.springframework.context.SmartLifecycle;
 
 /**
  * Starts the server once the context is refreshed and drains it when the context closes: no new
- * calls, accepted ones finish, clients get GOAWAY, for at most Spring's shutdown-phase timeout.
- * Its phase stops it before ordinary lifecycle beans and before the runtime is closed.
+ * calls, accepted ones finish, clients get GOAWAY, for at most Spring's shutdown-phase timeout. Its
+ * phase stops it before ordinary lifecycle beans and before the runtime is closed.
  */
 public final class TetherServerLifecycle implements SmartLifecycle {
   /** Where Boot's own web servers drain: the last phases to start, the first to stop. */
@@ -15,6 +15,7 @@ public final class TetherServerLifecycle implements SmartLifecycle {
 
   private final TetherServer server;
   private final Duration grace;
+
   /** Written by Spring's refresh and close, which happen one after the other. */
   private volatile boolean running;
 
@@ -32,14 +33,17 @@ public final class TetherServerLifecycle implements SmartLifecycle {
   /** Drains on a thread of its own so that Spring stops the other beans of this phase meanwhile. */
   @Override
   public void stop(Runnable callback) {
-    Thread drain = new Thread(() -> {
-      try {
-        server.shutdownGracefully(grace);
-      } finally {
-        running = false;
-        callback.run();
-      }
-    }, "tether-drain-" + server.serverId());
+    Thread drain =
+        new Thread(
+            () -> {
+              try {
+                server.shutdownGracefully(grace);
+              } finally {
+                running = false;
+                callback.run();
+              }
+            },
+            "tether-drain-" + server.serverId());
     drain.setDaemon(true);
     drain.start();
   }

@@ -15,9 +15,14 @@ import java.lang.annotation.Target;
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
 public @interface TetherService {
-  /** The service name clients put before the endpoints, e.g. {@code "echo"} in {@code "echo:tcp -h ..."}. */
+  /**
+   * The service name clients put before the endpoints, e.g. {@code "echo"} in {@code "echo:tcp -h
+   * ..."}.
+   */
   String value();
 
-  /** The interface served; {@code void.class} means the one interface the bean's class implements. */
+  /**
+   * The interface served; {@code void.class} means the one interface the bean's class implements.
+   */
   Class<?> serviceInterface() default void.class;
 }

@@ -14,7 +14,8 @@ class ConfigurationMetadataTest {
   @Test
   void theJarTellsIdesTheStartersKeysAndCoresWithDescriptions() throws IOException {
     JsonNode metadata;
-    try (InputStream in = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+    try (InputStream in =
+        getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
       assertThat(in).as("written by the configuration processor at compile time").isNotNull();
       metadata = new ObjectMapper().readTree(in);
     }
@@ -23,7 +24,13 @@ class ConfigurationMetadataTest {
       names.add(p.get("name").asText());
       assertThat(p.path("description").asText()).as(p.get("name").asText()).isNotBlank();
     }
-    assertThat(names).contains("tether.server.endpoints", "tether.clients", "tether.retry.intervals",
-        "tether.heartbeat.readerIdle", "tether.server.readerIdle", "tether.close.grace");
+    assertThat(names)
+        .contains(
+            "tether.server.endpoints",
+            "tether.clients",
+            "tether.retry.intervals",
+            "tether.heartbeat.readerIdle",
+            "tether.server.readerIdle",
+            "tether.close.grace");
   }
 }

@@ -26,20 +26,24 @@ class DrainOnCloseTest {
 
   @Test
   void aCallInFlightWhenTheContextClosesCompletesAndNewCallsAreRefused() throws Exception {
-    ConfigurableApplicationContext context = new SpringApplicationBuilder(GateApplication.class)
-        .web(WebApplicationType.NONE)
-        .properties("tether.server.endpoints=tcp -h 127.0.0.1 -p 0",
-            "spring.lifecycle.timeout-per-shutdown-phase=15s",
-            "spring.main.banner-mode=off")
-        .run();
+    ConfigurableApplicationContext context =
+        new SpringApplicationBuilder(GateApplication.class)
+            .web(WebApplicationType.NONE)
+            .properties(
+                "tether.server.endpoints=tcp -h 127.0.0.1 -p 0",
+                "spring.lifecycle.timeout-per-shutdown-phase=15s",
+                "spring.main.banner-mode=off")
+            .run();
     ExecutorService callers = Executors.newFixedThreadPool(2);
     try (Tether client = Tether.create()) {
-      assertThat(context.getBean(TetherServerLifecycle.class).grace()).isEqualTo(Duration.ofSeconds(15));
+      assertThat(context.getBean(TetherServerLifecycle.class).grace())
+          .isEqualTo(Duration.ofSeconds(15));
       TetherServer server = context.getBean(TetherServer.class);
       GateBean gate = context.getBean(GateBean.class);
       Gate remote = client.proxy(server.proxyString("gate")).as(Gate.class);
 
-      CompletableFuture<String> inFlight = CompletableFuture.supplyAsync(() -> remote.pass("early"), callers);
+      CompletableFuture<String> inFlight =
+          CompletableFuture.supplyAsync(() -> remote.pass("early"), callers);
       assertThat(gate.entered.await(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isTrue();
       CompletableFuture<Void> closing = CompletableFuture.runAsync(context::close, callers);
       await().atMost(PATIENCE).until(() -> server.status().state(), "DRAINING"::equals);

@@ -18,8 +18,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The Spring Boot section of docs/configuration.md lists exactly the keys the starter binds itself
  * (the setters of {@link TetherBootProperties}' server and client, as Boot spells them); core's
- * keys are checked against the rest of the page by core's own test, and the core keys the
- * starter's metadata offers IDEs must be among them.
+ * keys are checked against the rest of the page by core's own test, and the core keys the starter's
+ * metadata offers IDEs must be among them.
  */
 class StarterKeysAreDocumentedTest {
   private static final Path REFERENCE = Path.of("..", "docs", "configuration.md");
@@ -37,7 +37,8 @@ class StarterKeysAreDocumentedTest {
   @Test
   void everyCoreKeyTheMetadataOffersIdesIsOneTheReferenceLists() throws IOException {
     Set<String> offered = new TreeSet<>();
-    try (InputStream in = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+    try (InputStream in =
+        getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
       for (JsonNode p : new ObjectMapper().readTree(in).get("properties")) {
         offered.add(p.get("name").asText());
       }

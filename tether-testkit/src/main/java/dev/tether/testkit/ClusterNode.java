@@ -27,12 +27,17 @@ final class ClusterNode {
   private final int index;
   private final BiConsumer<Integer, TetherServer.Builder> configure;
   private final FaultProxy faultProxy;
+
   /** The running server while UP; the last one that ran otherwise. */
   private volatile TetherServer server;
+
   private volatile State state = State.UP;
 
   private ClusterNode(
-      int index, BiConsumer<Integer, TetherServer.Builder> configure, TetherServer server, FaultProxy faultProxy) {
+      int index,
+      BiConsumer<Integer, TetherServer.Builder> configure,
+      TetherServer server,
+      FaultProxy faultProxy) {
     this.index = index;
     this.configure = configure;
     this.server = server;
@@ -70,7 +75,9 @@ final class ClusterNode {
     }
   }
 
-  /** Resets connections before closing the server, so clients see RST rather than an orderly FIN. */
+  /**
+   * Resets connections before closing the server, so clients see RST rather than an orderly FIN.
+   */
   synchronized void kill() {
     if (transitionTo(State.DOWN)) {
       faultProxy.stop();
@@ -149,7 +156,8 @@ final class ClusterNode {
 
   private static TetherServer startServer(
       int index, BiConsumer<Integer, TetherServer.Builder> configure, int port) {
-    TetherServer.Builder builder = TetherServer.builder().endpoints("tcp -h " + LOOPBACK + " -p " + port);
+    TetherServer.Builder builder =
+        TetherServer.builder().endpoints("tcp -h " + LOOPBACK + " -p " + port);
     configure.accept(index, builder);
     TetherServer server = builder.build();
     try {

@@ -23,9 +23,9 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A TCP proxy on loopback to put between a client and a server, whose behaviour tests change
- * while connections are open: it simulates a slow link, a frozen network, a server restart, a
- * node that is down, a connection lost in the middle of a request.
+ * A TCP proxy on loopback to put between a client and a server, whose behaviour tests change while
+ * connections are open: it simulates a slow link, a frozen network, a server restart, a node that
+ * is down, a connection lost in the middle of a request.
  *
  * <pre>{@code
  * try (FaultProxy faults = FaultProxy.start(new InetSocketAddress("127.0.0.1", serverPort))) {
@@ -41,15 +41,15 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>It listens on {@code 127.0.0.1} and opens one connection to its target per connection it
  * accepts. A <em>mode</em> ({@link #pass()}, {@link #latency(Duration)}, {@link #freeze()}) applies
- * to the connections open now and to later ones until another mode replaces it; an
- * <em>action</em> ({@link #resetAll()}, {@link #closeAll()}) hits the connections open now. Bytes
- * are never reordered. A socket that ends (FIN) or breaks (RST) ends or resets the other socket of
- * its connection, after the bytes read before it, so an end is delayed and held like bytes are.
+ * to the connections open now and to later ones until another mode replaces it; an <em>action</em>
+ * ({@link #resetAll()}, {@link #closeAll()}) hits the connections open now. Bytes are never
+ * reordered. A socket that ends (FIN) or breaks (RST) ends or resets the other socket of its
+ * connection, after the bytes read before it, so an end is delayed and held like bytes are.
  * Half-closed connections are not relayed: one side's FIN closes the connection.
  *
- * <p>Every method may be called from any thread, and takes effect before it returns: after
- * {@link #freeze()} no further byte is forwarded. All state lives on one daemon thread, the
- * proxy's event loop (native epoll when available, else NIO); {@link #close()} ends it.
+ * <p>Every method may be called from any thread, and takes effect before it returns: after {@link
+ * #freeze()} no further byte is forwarded. All state lives on one daemon thread, the proxy's event
+ * loop (native epoll when available, else NIO); {@link #close()} ends it.
  */
 public final class FaultProxy implements AutoCloseable {
   private static final String LOOPBACK = "127.0.0.1";
@@ -69,8 +69,10 @@ public final class FaultProxy implements AutoCloseable {
 
   private final EventLoopGroup group;
   private final EventLoop loop;
+
   /** Where every public method reads and changes the state below: on the loop. */
   private final LoopQueries onLoop;
+
   private final Bootstrap upstreamBootstrap;
   private final int port;
 
@@ -79,10 +81,13 @@ public final class FaultProxy implements AutoCloseable {
   private boolean closed;
   private InetSocketAddress target;
   private Mode mode = Mode.PASS;
+
   /** Non-zero only while DELAY. */
   private long latencyNanos;
+
   /** Non-null from {@link #cutAfter} until {@link #pass()}. */
   private Cut cut;
+
   private boolean refusingNew;
   private final Set<Link> links = new LinkedHashSet<>();
   private int acceptedConnections;
@@ -90,22 +95,27 @@ public final class FaultProxy implements AutoCloseable {
 
   private FaultProxy(InetSocketAddress target, SocketIo flavor) {
     this.target = target;
-    this.group = new MultiThreadIoEventLoopGroup(
-        1, new DefaultThreadFactory("tether-fault-proxy", true), flavor.ioHandlerFactory());
+    this.group =
+        new MultiThreadIoEventLoopGroup(
+            1, new DefaultThreadFactory("tether-fault-proxy", true), flavor.ioHandlerFactory());
     this.loop = group.next();
     this.onLoop = new LoopQueries(loop);
-    this.listener = new Listener(new ServerBootstrap()
-        .group(loop)
-        .channel(flavor.serverSocketChannel())
-        .option(ChannelOption.SO_REUSEADDR, true)
-        .childOption(ChannelOption.AUTO_READ, false)
-        .childOption(ChannelOption.TCP_NODELAY, true)
-        .childHandler(new Acceptor(this)), loop);
-    this.upstreamBootstrap = new Bootstrap()
-        .group(loop)
-        .channel(flavor.socketChannel())
-        .option(ChannelOption.AUTO_READ, false)
-        .option(ChannelOption.TCP_NODELAY, true);
+    this.listener =
+        new Listener(
+            new ServerBootstrap()
+                .group(loop)
+                .channel(flavor.serverSocketChannel())
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.AUTO_READ, false)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new Acceptor(this)),
+            loop);
+    this.upstreamBootstrap =
+        new Bootstrap()
+            .group(loop)
+            .channel(flavor.socketChannel())
+            .option(ChannelOption.AUTO_READ, false)
+            .option(ChannelOption.TCP_NODELAY, true);
     try {
       // restart() needs the port back: one no outgoing connection can take while it is stopped.
       this.port = StablePorts.listenOnOne(this::listenOn);
@@ -170,19 +180,20 @@ public final class FaultProxy implements AutoCloseable {
    * their time, and later chunks queue behind them.
    */
   public void pass() {
-    act(() -> {
-      cut = null;
-      for (Link link : openLinks()) {
-        link.armCut(null);
-      }
-      changeMode(Mode.PASS, 0);
-    });
+    act(
+        () -> {
+          cut = null;
+          for (Link link : openLinks()) {
+            link.armCut(null);
+          }
+          changeMode(Mode.PASS, 0);
+        });
   }
 
   /**
    * Delays every chunk read, in both directions, by {@code delay} before forwarding it, keeping
-   * their order: a round trip takes at least twice {@code delay} longer. Chunks wait in memory
-   * (a connection stops reading a side while 1 MiB from it waits).
+   * their order: a round trip takes at least twice {@code delay} longer. Chunks wait in memory (a
+   * connection stops reading a side while 1 MiB from it waits).
    *
    * @throws IllegalArgumentException if {@code delay} is negative
    */
@@ -196,8 +207,8 @@ public final class FaultProxy implements AutoCloseable {
 
   /**
    * Stops forwarding both ways without closing anything, like a peer gone silent behind a
-   * blackholing network: the proxy stops reading every socket, so the senders' TCP windows fill
-   * and their writes stall; bytes already read are held. Connections accepted while frozen are
+   * blackholing network: the proxy stops reading every socket, so the senders' TCP windows fill and
+   * their writes stall; bytes already read are held. Connections accepted while frozen are
    * connected to the target but not read either. {@link #unfreeze()} lets everything flow again.
    */
   public void freeze() {
@@ -214,11 +225,12 @@ public final class FaultProxy implements AutoCloseable {
    * client and the server each see "connection reset". Held bytes are dropped.
    */
   public void resetAll() {
-    act(() -> {
-      for (Link link : openLinks()) {
-        link.reset();
-      }
-    });
+    act(
+        () -> {
+          for (Link link : openLinks()) {
+            link.reset();
+          }
+        });
   }
 
   /**
@@ -227,11 +239,12 @@ public final class FaultProxy implements AutoCloseable {
    * that still has unread bytes, e.g. bytes a frozen proxy did not read.)
    */
   public void closeAll() {
-    act(() -> {
-      for (Link link : openLinks()) {
-        link.close();
-      }
-    });
+    act(
+        () -> {
+          for (Link link : openLinks()) {
+            link.close();
+          }
+        });
   }
 
   /**
@@ -249,18 +262,19 @@ public final class FaultProxy implements AutoCloseable {
       throw new IllegalArgumentException("negative byte count " + bytes);
     }
     Cut next = new Cut(bytes, Objects.requireNonNull(direction, "direction"));
-    act(() -> {
-      cut = next;
-      for (Link link : openLinks()) {
-        link.armCut(next);
-      }
-    });
+    act(
+        () -> {
+          cut = next;
+          for (Link link : openLinks()) {
+            link.armCut(next);
+          }
+        });
   }
 
   /**
-   * While {@code refuse} is true, every new connection is accepted and reset at once (clients
-   * see their connect succeed, then "connection reset"). For a node that is down, whose port
-   * refuses connects, use {@link #stop()}.
+   * While {@code refuse} is true, every new connection is accepted and reset at once (clients see
+   * their connect succeed, then "connection reset"). For a node that is down, whose port refuses
+   * connects, use {@link #stop()}.
    */
   public void refuseNew(boolean refuse) {
     act(() -> refusingNew = refuse);
@@ -272,10 +286,13 @@ public final class FaultProxy implements AutoCloseable {
    * (A connect the kernel completed but the proxy had not accepted yet is reset.)
    */
   public void stop() {
-    onLoop.query(() -> {
-      requireNotClosed();
-      return listener.stop();
-    }).awaitUninterruptibly();
+    onLoop
+        .query(
+            () -> {
+              requireNotClosed();
+              return listener.stop();
+            })
+        .awaitUninterruptibly();
   }
 
   /**
@@ -289,10 +306,12 @@ public final class FaultProxy implements AutoCloseable {
 
   /** Listens on {@code port} unless listening already; returns the port bound. */
   private int listenOn(int port) {
-    ChannelFuture bound = onLoop.query(() -> {
-      requireNotClosed();
-      return listener.listen(loopback(port));
-    });
+    ChannelFuture bound =
+        onLoop.query(
+            () -> {
+              requireNotClosed();
+              return listener.listen(loopback(port));
+            });
     if (!bound.awaitUninterruptibly().isSuccess()) {
       throw listenFailed(port, bound.cause());
     }
@@ -323,10 +342,11 @@ public final class FaultProxy implements AutoCloseable {
   @Override
   public void close() {
     if (!group.isShuttingDown()) {
-      onLoop.query(() -> {
-        closeEverything();
-        return null;
-      });
+      onLoop.query(
+          () -> {
+            closeEverything();
+            return null;
+          });
     }
     Future<?> terminated = group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
     if (!loop.inEventLoop()) {
@@ -407,11 +427,12 @@ public final class FaultProxy implements AutoCloseable {
 
   /** Runs a change on the event loop, unless the proxy is closed. */
   private void act(Runnable task) {
-    onLoop.query(() -> {
-      requireNotClosed();
-      task.run();
-      return null;
-    });
+    onLoop.query(
+        () -> {
+          requireNotClosed();
+          task.run();
+          return null;
+        });
   }
 
   private static InetSocketAddress loopback(int port) {

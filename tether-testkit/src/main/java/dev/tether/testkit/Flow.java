@@ -12,8 +12,8 @@ import java.util.concurrent.TimeUnit;
  * and the proxy is not frozen; chunks leave in the order they came. The end of the source socket
  * queues behind its last bytes, so a slow link delays the end too and a frozen one holds it.
  *
- * <p>A cut, when armed, lets a budget of bytes through and resets the link on the first byte
- * past it; that byte and everything after it are dropped.
+ * <p>A cut, when armed, lets a budget of bytes through and resets the link on the first byte past
+ * it; that byte and everything after it are dropped.
  *
  * <p>Confined to the proxy's event loop, like everything it touches.
  */
@@ -41,8 +41,10 @@ final class Flow {
   private final Runnable drainTask = this::drain;
   private final ArrayDeque<Chunk> held = new ArrayDeque<>();
   private long heldBytes;
+
   /** Bytes still allowed through before the link is reset; {@link #NO_CUT} while none is armed. */
   private long cutBudgetBytes = NO_CUT;
+
   /** Non-null only while a drain is scheduled for the due time of the first held chunk. */
   private ScheduledFuture<?> drainTimer;
 

@@ -19,8 +19,8 @@ public final class HeldStreams implements RawStreamService {
   private final List<SubmissionPublisher<byte[]>> opened = new CopyOnWriteArrayList<>();
 
   @Override
-  public Flow.Publisher<byte[]> open(String operation, byte[] request, Flow.Publisher<byte[]> inbound,
-      CallContext context) {
+  public Flow.Publisher<byte[]> open(
+      String operation, byte[] request, Flow.Publisher<byte[]> inbound, CallContext context) {
     SubmissionPublisher<byte[]> items = new SubmissionPublisher<>();
     opened.add(items);
     return items;
@@ -31,7 +31,10 @@ public final class HeldStreams implements RawStreamService {
     return opened.size();
   }
 
-  /** Sends {@code item} on every stream opened so far that has not ended (blocks while one lags far behind). */
+  /**
+   * Sends {@code item} on every stream opened so far that has not ended (blocks while one lags far
+   * behind).
+   */
   public void sendToAll(byte[] item) {
     for (SubmissionPublisher<byte[]> p : opened) {
       if (!p.isClosed()) {
@@ -47,7 +50,9 @@ public final class HeldStreams implements RawStreamService {
     }
   }
 
-  /** A subscriber that asks for every item, counts them and completes {@link #done()} with the end. */
+  /**
+   * A subscriber that asks for every item, counts them and completes {@link #done()} with the end.
+   */
   public static final class Reader implements Flow.Subscriber<byte[]> {
     private final AtomicLong items = new AtomicLong();
     private final CompletableFuture<Void> done = new CompletableFuture<>();

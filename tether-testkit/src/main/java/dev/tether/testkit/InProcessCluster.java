@@ -4,7 +4,6 @@ import dev.tether.Endpoint;
 import dev.tether.InvocationMode;
 import dev.tether.ParsedProxy;
 import dev.tether.TetherServer;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,6 +49,7 @@ public final class InProcessCluster implements AutoCloseable {
 
   private final BiConsumer<Integer, TetherServer.Builder> configure;
   private final List<ClusterNode> nodes = new CopyOnWriteArrayList<>();
+
   /** Guarded by {@code this}: once true, {@link #add()} refuses. */
   private boolean closed;
 
@@ -70,7 +70,8 @@ public final class InProcessCluster implements AutoCloseable {
    * @throws IllegalArgumentException if {@code nodes} is negative
    * @throws RuntimeException whatever starting a server or a proxy threw; nothing is left running
    */
-  public static InProcessCluster start(int nodes, BiConsumer<Integer, TetherServer.Builder> configure) {
+  public static InProcessCluster start(
+      int nodes, BiConsumer<Integer, TetherServer.Builder> configure) {
     if (nodes < 0) {
       throw new IllegalArgumentException("negative node count " + nodes);
     }
@@ -88,8 +89,8 @@ public final class InProcessCluster implements AutoCloseable {
   }
 
   /**
-   * Starts one more node, as {@link #start} started the others, and returns its index (the
-   * previous {@link #size()}). Endpoint lists taken before do not include it.
+   * Starts one more node, as {@link #start} started the others, and returns its index (the previous
+   * {@link #size()}). Endpoint lists taken before do not include it.
    *
    * @throws IllegalStateException if the cluster is closed
    */
@@ -167,9 +168,9 @@ public final class InProcessCluster implements AutoCloseable {
   }
 
   /**
-   * Crashes node {@code i}: its endpoint refuses new connects, every connection through it is
-   * reset (clients see the loss at once, as after a crash they would see it after a timeout), and
-   * the server is closed without draining. Does nothing when the node is down.
+   * Crashes node {@code i}: its endpoint refuses new connects, every connection through it is reset
+   * (clients see the loss at once, as after a crash they would see it after a timeout), and the
+   * server is closed without draining. Does nothing when the node is down.
    */
   public void kill(int i) {
     node(i).kill();
@@ -191,8 +192,8 @@ public final class InProcessCluster implements AutoCloseable {
   /**
    * Brings node {@code i} back with a fresh server, built by the cluster's configure callback, at
    * the same endpoint; returns once it answers there. The server listens on its former port when
-   * that port is free, on a new one otherwise. A node that is up is killed first, as by
-   * {@link #kill(int)}.
+   * that port is free, on a new one otherwise. A node that is up is killed first, as by {@link
+   * #kill(int)}.
    *
    * @throws IllegalStateException if the cluster is closed
    * @throws RuntimeException whatever starting the server threw; the node stays down

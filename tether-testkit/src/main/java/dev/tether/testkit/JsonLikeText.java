@@ -4,9 +4,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.Random;
 
 /**
- * Payloads that look like what services exchange as JSON: an array of order records with
- * repeated field names, ids, names and cities from small vocabularies, timestamps and prices.
- * Deterministic for a seed, so compression figures and tests see the same bytes every run.
+ * Payloads that look like what services exchange as JSON: an array of order records with repeated
+ * field names, ids, names and cities from small vocabularies, timestamps and prices. Deterministic
+ * for a seed, so compression figures and tests see the same bytes every run.
  */
 public final class JsonLikeText {
   private static final String[] NAMES = {
@@ -15,13 +15,35 @@ public final class JsonLikeText {
     "Ken Thompson", "Dennis Ritchie", "Niklaus Wirth", "Tony Hoare", "Radia Perlman"
   };
   private static final String[] CITIES = {
-    "Lisbon", "Osaka", "Toronto", "Nairobi", "Lyon", "Porto Alegre", "Tallinn", "Hanoi",
-    "Melbourne", "Reykjavik", "Seville", "Gdansk"
+    "Lisbon",
+    "Osaka",
+    "Toronto",
+    "Nairobi",
+    "Lyon",
+    "Porto Alegre",
+    "Tallinn",
+    "Hanoi",
+    "Melbourne",
+    "Reykjavik",
+    "Seville",
+    "Gdansk"
   };
-  private static final String[] STATES = {"NEW", "PAID", "PACKED", "SHIPPED", "DELIVERED", "RETURNED"};
+  private static final String[] STATES = {
+    "NEW", "PAID", "PACKED", "SHIPPED", "DELIVERED", "RETURNED"
+  };
   private static final String[] ITEMS = {
-    "keyboard", "monitor", "usb-c cable", "desk lamp", "notebook", "headphones", "webcam",
-    "router", "ssd 1TB", "chair", "mouse pad", "power strip"
+    "keyboard",
+    "monitor",
+    "usb-c cable",
+    "desk lamp",
+    "notebook",
+    "headphones",
+    "webcam",
+    "router",
+    "ssd 1TB",
+    "chair",
+    "mouse pad",
+    "power strip"
   };
 
   private JsonLikeText() {}
@@ -41,25 +63,35 @@ public final class JsonLikeText {
     return out.toString().getBytes(StandardCharsets.UTF_8);
   }
 
-  private static void appendOrder(StringBuilder out, Random random, long orderId, long epochMillis) {
+  private static void appendOrder(
+      StringBuilder out, Random random, long orderId, long epochMillis) {
     if (out.length() > 1) {
       out.append(',');
     }
-    out.append("{\"orderId\":").append(orderId)
-        .append(",\"customer\":{\"name\":\"").append(pick(random, NAMES))
-        .append("\",\"city\":\"").append(pick(random, CITIES))
-        .append("\",\"customerId\":\"c-").append(Long.toHexString(random.nextLong() & 0xffffffL))
-        .append("\"},\"state\":\"").append(pick(random, STATES))
-        .append("\",\"createdAt\":").append(epochMillis)
+    out.append("{\"orderId\":")
+        .append(orderId)
+        .append(",\"customer\":{\"name\":\"")
+        .append(pick(random, NAMES))
+        .append("\",\"city\":\"")
+        .append(pick(random, CITIES))
+        .append("\",\"customerId\":\"c-")
+        .append(Long.toHexString(random.nextLong() & 0xffffffL))
+        .append("\"},\"state\":\"")
+        .append(pick(random, STATES))
+        .append("\",\"createdAt\":")
+        .append(epochMillis)
         .append(",\"lines\":[");
     int lines = 1 + random.nextInt(3);
     for (int i = 0; i < lines; i++) {
       if (i > 0) {
         out.append(',');
       }
-      out.append("{\"item\":\"").append(pick(random, ITEMS))
-          .append("\",\"quantity\":").append(1 + random.nextInt(5))
-          .append(",\"priceCents\":").append(199 + random.nextInt(50_000))
+      out.append("{\"item\":\"")
+          .append(pick(random, ITEMS))
+          .append("\",\"quantity\":")
+          .append(1 + random.nextInt(5))
+          .append(",\"priceCents\":")
+          .append(199 + random.nextInt(50_000))
           .append('}');
     }
     out.append("],\"express\":").append(random.nextInt(4) == 0).append('}');

@@ -14,9 +14,9 @@ import io.netty.util.ReferenceCountUtil;
 import java.net.SocketAddress;
 
 /**
- * One connection through a {@link FaultProxy}: the socket a client opened to the proxy
- * ({@code downstream}) and the socket the proxy opened to its target for it ({@code upstream}),
- * with a {@link Flow} each way between them.
+ * One connection through a {@link FaultProxy}: the socket a client opened to the proxy ({@code
+ * downstream}) and the socket the proxy opened to its target for it ({@code upstream}), with a
+ * {@link Flow} each way between them.
  *
  * <p>Confined to the proxy's event loop: every method runs there, so fields are plain.
  */
@@ -35,8 +35,10 @@ final class Link {
   private final Channel downstream;
   private final Flow clientToServer;
   private final Flow serverToClient;
+
   /** Set by {@link #connect}, before any event can reach this link; non-null from then on. */
   private Channel upstream;
+
   private State state = State.CONNECTING;
 
   Link(FaultProxy proxy, Channel downstream) {
@@ -49,9 +51,11 @@ final class Link {
   /** Starts relaying: connects to {@code target} and reads the client once that succeeds. */
   void connect(Bootstrap upstreamBootstrap, SocketAddress target) {
     downstream.pipeline().addLast(new Relay(this, Direction.CLIENT_TO_SERVER));
-    ChannelFuture connecting = upstreamBootstrap.clone()
-        .handler(new Relay(this, Direction.SERVER_TO_CLIENT))
-        .connect(target);
+    ChannelFuture connecting =
+        upstreamBootstrap
+            .clone()
+            .handler(new Relay(this, Direction.SERVER_TO_CLIENT))
+            .connect(target);
     upstream = connecting.channel();
     connecting.addListener((ChannelFutureListener) this::onConnectDone);
   }
@@ -126,10 +130,11 @@ final class Link {
   /** A cut fired: the link is dead now; its sockets are reset once {@code lastWrite} is done. */
   void resetAfter(ChannelFuture lastWrite) {
     transitionTo(State.CLOSED);
-    lastWrite.addListener(written -> {
-      resetChannel(downstream);
-      resetChannel(upstream);
-    });
+    lastWrite.addListener(
+        written -> {
+          resetChannel(downstream);
+          resetChannel(upstream);
+        });
   }
 
   /** Closes {@code channel} with RST: SO_LINGER 0 makes the kernel drop its buffers and reset. */
@@ -172,7 +177,7 @@ final class Link {
     switch (state) {
       case CONNECTING -> close(); // the client left before the target answered
       case OPEN -> flow(direction).handleEnd(reset);
-      case CLOSED -> { }
+      case CLOSED -> {}
     }
   }
 
@@ -196,8 +201,10 @@ final class Link {
   /** Hands one socket's events to its link: one instance per socket. */
   private static final class Relay extends ChannelInboundHandlerAdapter {
     private final Link link;
+
     /** The direction of the bytes this socket reads. */
     private final Direction direction;
+
     /** Whether this socket broke (RST, I/O error) rather than ended with FIN. */
     private boolean broken;
 

@@ -30,8 +30,10 @@ final class Listener {
   private final ServerBootstrap bootstrap;
   private final EventLoop loop;
   private State state = State.STOPPED;
+
   /** Non-null only while LISTENING. */
   private Channel socket;
+
   /** Non-null only while BINDING; a bind that completes while it is not this one is unwanted. */
   private ChannelFuture binding;
 

@@ -6,9 +6,9 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
 
 /**
- * Runs tasks over state confined to one event loop, from any thread, and returns their results:
- * on the loop when called there, else submitted and awaited. Once the loop has ended, a task runs
- * on the caller instead, over the final, quiescent state; what a task throws is thrown here.
+ * Runs tasks over state confined to one event loop, from any thread, and returns their results: on
+ * the loop when called there, else submitted and awaited. Once the loop has ended, a task runs on
+ * the caller instead, over the final, quiescent state; what a task throws is thrown here.
  */
 final class LoopQueries {
   private final EventLoop loop;

@@ -16,13 +16,17 @@ import java.util.function.LongConsumer;
 public final class NumberedStream implements Flow.Publisher<byte[]> {
   private final long first;
   private final long count;
+
   /** Null: as fast as demand allows. */
   private final Duration interval;
+
   /** Non-null exactly when {@link #interval} is. */
   private final Scheduler pacer;
+
   private final LongConsumer sent;
 
-  private NumberedStream(long first, long count, Duration interval, Scheduler pacer, LongConsumer sent) {
+  private NumberedStream(
+      long first, long count, Duration interval, Scheduler pacer, LongConsumer sent) {
     this.first = first;
     this.count = count;
     this.interval = interval;
@@ -30,12 +34,17 @@ public final class NumberedStream implements Flow.Publisher<byte[]> {
     this.sent = sent;
   }
 
-  /** {@code count} items (negative: without end) numbered from 1, each as soon as it is asked for. */
+  /**
+   * {@code count} items (negative: without end) numbered from 1, each as soon as it is asked for.
+   */
   public static NumberedStream of(long count) {
     return new NumberedStream(1, count, null, null, n -> {});
   }
 
-  /** The same items, at most one per {@code interval}, emitted on the thread {@code pacer} runs its tasks on. */
+  /**
+   * The same items, at most one per {@code interval}, emitted on the thread {@code pacer} runs its
+   * tasks on.
+   */
   public NumberedStream paced(Duration interval, Scheduler pacer) {
     if (interval.isNegative() || interval.isZero()) {
       throw new IllegalArgumentException("the interval must be positive: " + interval);
@@ -43,7 +52,10 @@ public final class NumberedStream implements Flow.Publisher<byte[]> {
     return new NumberedStream(first, count, interval, Objects.requireNonNull(pacer), sent);
   }
 
-  /** The same stream numbered from {@code firstNumber}: what a client reopening after item n asks for. */
+  /**
+   * The same stream numbered from {@code firstNumber}: what a client reopening after item n asks
+   * for.
+   */
   public NumberedStream startingAt(long firstNumber) {
     return new NumberedStream(firstNumber, count, interval, pacer, sent);
   }
@@ -68,8 +80,8 @@ public final class NumberedStream implements Flow.Publisher<byte[]> {
   }
 
   /**
-   * What a receiver of numbered items saw, checked item by item against the number expected next:
-   * a lower number came twice, a higher one skipped those in between. Fed by one subscriber's
+   * What a receiver of numbered items saw, checked item by item against the number expected next: a
+   * lower number came twice, a higher one skipped those in between. Fed by one subscriber's
    * signals, which come one at a time; any thread may read the counts.
    */
   public static final class Tally {
@@ -130,8 +142,8 @@ public final class NumberedStream implements Flow.Publisher<byte[]> {
   }
 
   /**
-   * One subscription. Its monitor serialises the signals: a request arriving while items are
-   * being emitted (also from inside {@code onNext}) adds to the demand the running loop drains.
+   * One subscription. Its monitor serialises the signals: a request arriving while items are being
+   * emitted (also from inside {@code onNext}) adds to the demand the running loop drains.
    */
   private final class Numbering implements Flow.Subscription {
     private final Flow.Subscriber<? super byte[]> subscriber;
@@ -139,6 +151,7 @@ public final class NumberedStream implements Flow.Publisher<byte[]> {
     private long demand;
     private boolean emitting;
     private boolean done;
+
     /** Non-null while a paced subscription runs. */
     private Scheduler.Cancellable ticks;
 
@@ -146,7 +159,9 @@ public final class NumberedStream implements Flow.Publisher<byte[]> {
       this.subscriber = subscriber;
     }
 
-    /** Schedules the next tick: one at a time, so a slow tick delays the next instead of piling up. */
+    /**
+     * Schedules the next tick: one at a time, so a slow tick delays the next instead of piling up.
+     */
     synchronized void startPacing() {
       if (!done) {
         ticks = pacer.schedule(this::tick, interval.toNanos());
@@ -161,7 +176,8 @@ public final class NumberedStream implements Flow.Publisher<byte[]> {
       if (n <= 0) {
         // Reactive Streams rule 3.9: a non-positive request fails the subscription.
         finish();
-        subscriber.onError(new IllegalArgumentException("request(" + n + "): demand must be positive"));
+        subscriber.onError(
+            new IllegalArgumentException("request(" + n + "): demand must be positive"));
         return;
       }
       demand = demand + n < 0 ? Long.MAX_VALUE : demand + n;

@@ -21,7 +21,9 @@ enum SocketIo {
   private final Class<? extends SocketChannel> socketChannel;
   private final Class<? extends ServerChannel> serverSocketChannel;
 
-  SocketIo(Supplier<IoHandlerFactory> handlers, Class<? extends SocketChannel> socketChannel,
+  SocketIo(
+      Supplier<IoHandlerFactory> handlers,
+      Class<? extends SocketChannel> socketChannel,
       Class<? extends ServerChannel> serverSocketChannel) {
     this.handlers = handlers;
     this.socketChannel = socketChannel;

@@ -34,16 +34,20 @@ class BackingOffEndpointTest {
   }
 
   private TetherServer server(String name, int port) {
-    TetherServer s = TetherServer.builder()
-        .endpoints("tcp -h 127.0.0.1 -p " + port)
-        .service("svc", (op, payload, ctx) -> name.getBytes(StandardCharsets.UTF_8))
-        .build().start();
+    TetherServer s =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p " + port)
+            .service("svc", (op, payload, ctx) -> name.getBytes(StandardCharsets.UTF_8))
+            .build()
+            .start();
     closeables.add(s);
     return s;
   }
 
   private long connecting(String endpoint) {
-    return events.stream().filter(e -> e.kind() == TetherEvent.Kind.CONNECTING && endpoint.equals(e.endpoint())).count();
+    return events.stream()
+        .filter(e -> e.kind() == TetherEvent.Kind.CONNECTING && endpoint.equals(e.endpoint()))
+        .count();
   }
 
   private static String call(Proxy p) {
@@ -57,23 +61,39 @@ class BackingOffEndpointTest {
     String endpointA = a.endpoints().get(0).toString();
     int portA = a.endpoints().get(0).port();
     FakeClock clock = new FakeClock();
-    Tether t = Tether.builder().ticker(clock).scheduler(clock).listener(events::add)
-        .property("tether.heartbeat.readerIdle", "0").property("tether.heartbeat.idleTimeout", "0")
-        .build();
+    Tether t =
+        Tether.builder()
+            .ticker(clock)
+            .scheduler(clock)
+            .listener(events::add)
+            .property("tether.heartbeat.readerIdle", "0")
+            .property("tether.heartbeat.idleTimeout", "0")
+            .build();
     closeables.add(t);
-    Proxy p = t.proxy("svc:" + endpointA + ":" + b.endpoints().get(0))
-        .withEndpointSelection(EndpointSelection.ORDERED).withConnectionCached(false);
+    Proxy p =
+        t.proxy("svc:" + endpointA + ":" + b.endpoints().get(0))
+            .withEndpointSelection(EndpointSelection.ORDERED)
+            .withConnectionCached(false);
     assertThat(call(p)).isEqualTo("a");
 
     a.close();
-    await().atMost(Duration.ofSeconds(10)).until(() -> events.stream().anyMatch(e ->
-        e.kind() == TetherEvent.Kind.CONNECTION_CLOSED && endpointA.equals(e.endpoint())));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                events.stream()
+                    .anyMatch(
+                        e ->
+                            e.kind() == TetherEvent.Kind.CONNECTION_CLOSED
+                                && endpointA.equals(e.endpoint())));
     await().atMost(Duration.ofSeconds(10)).until(() -> call(p).equals("b"));
     long dialled = connecting(endpointA);
     for (int i = 0; i < 20; i++) {
       assertThat(call(p)).isEqualTo("b");
     }
-    assertThat(connecting(endpointA)).as("no call dialled the broken endpoint again").isEqualTo(dialled);
+    assertThat(connecting(endpointA))
+        .as("no call dialled the broken endpoint again")
+        .isEqualTo(dialled);
 
     server("a", portA);
     clock.forward(Duration.ofSeconds(1)); // past the first backoff delay: the reconnect runs

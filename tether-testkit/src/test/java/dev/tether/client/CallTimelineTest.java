@@ -22,9 +22,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * An invocation timeout says where the call's time went, phase by phase, on real loopback
- * sockets and the injected clock: a call stuck connecting to a server that accepts but never
- * answers HELLO, and one waiting for the reply of a service that never answers.
+ * An invocation timeout says where the call's time went, phase by phase, on real loopback sockets
+ * and the injected clock: a call stuck connecting to a server that accepts but never answers HELLO,
+ * and one waiting for the reply of a service that never answers.
  */
 class CallTimelineTest {
   private static final Duration TIMEOUT = Duration.ofMillis(300);
@@ -43,10 +43,14 @@ class CallTimelineTest {
   }
 
   private Tether client() {
-    Tether t = Tether.builder().ticker(clock).scheduler(clock)
-        .property("tether.retry.intervals", "-1")
-        .property("tether.heartbeat.readerIdle", "0").property("tether.heartbeat.idleTimeout", "0")
-        .build();
+    Tether t =
+        Tether.builder()
+            .ticker(clock)
+            .scheduler(clock)
+            .property("tether.retry.intervals", "-1")
+            .property("tether.heartbeat.readerIdle", "0")
+            .property("tether.heartbeat.idleTimeout", "0")
+            .build();
     closeables.add(t);
     return t;
   }
@@ -59,19 +63,26 @@ class CallTimelineTest {
 
   /** "ping" answers at once; "hang" never answers while the test runs. */
   private TetherServer hangingServer() {
-    TetherServer server = TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0")
-        .service("svc", (op, payload, ctx) -> {
-          if (op.equals("hang")) {
-            entered.countDown();
-            release.await(30, TimeUnit.SECONDS);
-          }
-          return payload;
-        }).build().start();
+    TetherServer server =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .service(
+                "svc",
+                (op, payload, ctx) -> {
+                  if (op.equals("hang")) {
+                    entered.countDown();
+                    release.await(30, TimeUnit.SECONDS);
+                  }
+                  return payload;
+                })
+            .build()
+            .start();
     closeables.add(server);
     return server;
   }
 
-  private static InvocationTimeoutException timeoutOf(CompletableFuture<byte[]> call) throws Exception {
+  private static InvocationTimeoutException timeoutOf(CompletableFuture<byte[]> call)
+      throws Exception {
     try {
       call.get(10, TimeUnit.SECONDS);
     } catch (ExecutionException e) {
@@ -96,13 +107,19 @@ class CallTimelineTest {
 
     CompletableFuture<byte[]> call = proxy.invokeAsync("op", new byte[0]);
     // The handshake's own deadline (10 s) is armed once the transport connected and HELLO left.
-    await().atMost(Duration.ofSeconds(10)).until(() -> clock.pendingDelays().contains(Duration.ofSeconds(10)));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> clock.pendingDelays().contains(Duration.ofSeconds(10)));
     forwardToTheDeadline(call);
 
     InvocationTimeoutException timeout = timeoutOf(call);
-    assertThat(timeout.timeline()).containsExactly(new CallPhase(CallPhase.Kind.CONNECTING, endpoint, TIMEOUT));
+    assertThat(timeout.timeline())
+        .containsExactly(new CallPhase(CallPhase.Kind.CONNECTING, endpoint, TIMEOUT));
     assertThat(timeout.getMessage())
-        .isEqualTo("op got no answer within 300 ms: CONNECTING " + endpoint + " 300 ms (HELLO not answered)");
+        .isEqualTo(
+            "op got no answer within 300 ms: CONNECTING "
+                + endpoint
+                + " 300 ms (HELLO not answered)");
   }
 
   @Test
@@ -117,8 +134,10 @@ class CallTimelineTest {
     forwardToTheDeadline(call);
 
     InvocationTimeoutException timeout = timeoutOf(call);
-    assertThat(timeout.timeline()).containsExactly(new CallPhase(CallPhase.Kind.AWAITING_REPLY, endpoint, TIMEOUT));
-    assertThat(timeout.getMessage()).isEqualTo("hang got no answer within 300 ms: AWAITING_REPLY " + endpoint + " 300 ms");
+    assertThat(timeout.timeline())
+        .containsExactly(new CallPhase(CallPhase.Kind.AWAITING_REPLY, endpoint, TIMEOUT));
+    assertThat(timeout.getMessage())
+        .isEqualTo("hang got no answer within 300 ms: AWAITING_REPLY " + endpoint + " 300 ms");
   }
 
   @Test
@@ -132,8 +151,9 @@ class CallTimelineTest {
     forwardToTheDeadline(call);
 
     // The fake clock stood still while the real connect ran, so connecting took no time on it.
-    assertThat(timeoutOf(call).timeline()).containsExactly(
-        new CallPhase(CallPhase.Kind.CONNECTING, null, Duration.ZERO),
-        new CallPhase(CallPhase.Kind.AWAITING_REPLY, endpoint, TIMEOUT));
+    assertThat(timeoutOf(call).timeline())
+        .containsExactly(
+            new CallPhase(CallPhase.Kind.CONNECTING, null, Duration.ZERO),
+            new CallPhase(CallPhase.Kind.AWAITING_REPLY, endpoint, TIMEOUT));
   }
 }

@@ -26,12 +26,13 @@ import org.junit.jupiter.api.Test;
 /**
  * The backoff paces every dial, on real loopback sockets: a proxy whose only server is down (a
  * fault proxy in front of it accepts each connection and resets it) is dialled by its key's
- * supervisor once per backoff delay however many calls ask, the calls fail fast meanwhile, and
- * once the server is back the next scheduled attempt reaches it.
+ * supervisor once per backoff delay however many calls ask, the calls fail fast meanwhile, and once
+ * the server is back the next scheduled attempt reaches it.
  */
 class DownServerBackoffTest {
   /** The default reconnect backoff: 100 ms doubling, ±20%. */
   private static final long INITIAL_NANOS = Duration.ofMillis(100).toNanos();
+
   private static final double LEAST_JITTER = 0.8;
   private static final Pattern DUE = Pattern.compile("next attempt due in (\\d+) ms");
 
@@ -41,10 +42,12 @@ class DownServerBackoffTest {
 
   @BeforeEach
   void start() {
-    TetherServer server = TetherServer.builder()
-        .endpoints("tcp -h 127.0.0.1 -p 0")
-        .service("svc", (op, payload, ctx) -> "up".getBytes(StandardCharsets.UTF_8))
-        .build().start();
+    TetherServer server =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .service("svc", (op, payload, ctx) -> "up".getBytes(StandardCharsets.UTF_8))
+            .build()
+            .start();
     closeables.add(server);
     down = FaultProxy.start("127.0.0.1", server.endpoints().get(0).port());
     closeables.add(down);
@@ -69,8 +72,10 @@ class DownServerBackoffTest {
 
     int allowed = dialsAllowedWithin(elapsedNanos);
     assertThat(load.calls).as("the callers kept calling").isGreaterThan(100);
-    assertThat(down.acceptedConnections()).as("dials in %d ms by %d calls", elapsedNanos / 1_000_000, load.calls)
-        .isPositive().isLessThanOrEqualTo(allowed);
+    assertThat(down.acceptedConnections())
+        .as("dials in %d ms by %d calls", elapsedNanos / 1_000_000, load.calls)
+        .isPositive()
+        .isLessThanOrEqualTo(allowed);
   }
 
   @Test
@@ -78,9 +83,13 @@ class DownServerBackoffTest {
     Load load = hammer(4, Duration.ofSeconds(2));
 
     assertThat(load.succeeded).isZero();
-    assertThat(load.longestNanos).as("the longest call, in ns").isLessThan(Duration.ofSeconds(2).toNanos());
-    assertThat(load.lastFailure).isInstanceOf(ConnectFailedException.class)
-        .hasMessageContaining("reset").hasMessageContaining("next attempt due in");
+    assertThat(load.longestNanos)
+        .as("the longest call, in ns")
+        .isLessThan(Duration.ofSeconds(2).toNanos());
+    assertThat(load.lastFailure)
+        .isInstanceOf(ConnectFailedException.class)
+        .hasMessageContaining("reset")
+        .hasMessageContaining("next attempt due in");
   }
 
   @Test
@@ -91,11 +100,15 @@ class DownServerBackoffTest {
 
     down.refuseNew(false);
     long backNanos = System.nanoTime();
-    await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10)).until(this::succeeds);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(10))
+        .until(this::succeeds);
     long tookMillis = (System.nanoTime() - backNanos) / 1_000_000;
 
     // Time for one handshake and the awaiting poll on top of the delay.
-    assertThat(tookMillis).as("ms until the first success after the server came back")
+    assertThat(tookMillis)
+        .as("ms until the first success after the server came back")
         .isLessThanOrEqualTo(currentDelayMillis + 500);
   }
 
@@ -127,7 +140,10 @@ class DownServerBackoffTest {
     }
   }
 
-  /** Dials a streak of the default backoff may make in {@code elapsedNanos}: the first, and one per delay, each at its shortest. */
+  /**
+   * Dials a streak of the default backoff may make in {@code elapsedNanos}: the first, and one per
+   * delay, each at its shortest.
+   */
   private static int dialsAllowedWithin(long elapsedNanos) {
     int dials = 1;
     double at = 0;
@@ -147,7 +163,10 @@ class DownServerBackoffTest {
     Throwable lastFailure;
   }
 
-  /** {@code threads} callers calling as fast as they can for {@code length}, each at most 200,000 calls. */
+  /**
+   * {@code threads} callers calling as fast as they can for {@code length}, each at most 200,000
+   * calls.
+   */
   private Load hammer(int threads, Duration length) throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     try {

@@ -3,10 +3,10 @@ package dev.tether.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.tether.ConnectionState;
 import dev.tether.Proxy;
 import dev.tether.Tether;
 import dev.tether.TetherServer;
-import dev.tether.ConnectionState;
 import dev.tether.observe.ConnectionStatus;
 import dev.tether.testkit.FakeClock;
 import java.nio.charset.StandardCharsets;
@@ -26,8 +26,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Multiplexing with extra connections under load, with a real server on loopback: one connection
- * per key until its calls in flight
- * reach the limit the server announces, then extra connections (bounded) that close once idle.
+ * per key until its calls in flight reach the limit the server announces, then extra connections
+ * (bounded) that close once idle.
  */
 class ExtraConnectionsTest {
   private final List<AutoCloseable> closeables = new ArrayList<>();
@@ -47,18 +47,24 @@ class ExtraConnectionsTest {
 
   /** A server taking {@code limit} calls at once per connection, each held until released. */
   private TetherServer heldServer(int limit) {
-    TetherServer s = TetherServer.builder()
-        .endpoints("tcp -h 127.0.0.1 -p 0")
-        .maxConcurrentRequests(limit)
-        .executor(servicePool)
-        .service("svc", (op, payload, ctx) -> {
-          executions.computeIfAbsent(new String(payload, StandardCharsets.UTF_8), k -> new AtomicInteger())
-              .incrementAndGet();
-          running.incrementAndGet();
-          release.await(30, TimeUnit.SECONDS);
-          return payload;
-        })
-        .build().start();
+    TetherServer s =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .maxConcurrentRequests(limit)
+            .executor(servicePool)
+            .service(
+                "svc",
+                (op, payload, ctx) -> {
+                  executions
+                      .computeIfAbsent(
+                          new String(payload, StandardCharsets.UTF_8), k -> new AtomicInteger())
+                      .incrementAndGet();
+                  running.incrementAndGet();
+                  release.await(30, TimeUnit.SECONDS);
+                  return payload;
+                })
+            .build()
+            .start();
     closeables.add(s);
     return s;
   }
@@ -81,12 +87,15 @@ class ExtraConnectionsTest {
   }
 
   private static List<ConnectionStatus> open(Tether t) {
-    return t.status().connections().stream().filter(c -> c.state() == ConnectionState.ACTIVE).toList();
+    return t.status().connections().stream()
+        .filter(c -> c.state() == ConnectionState.ACTIVE)
+        .toList();
   }
 
   private void assertEachAnsweredOnce(List<CompletableFuture<byte[]>> calls) throws Exception {
     for (int i = 0; i < calls.size(); i++) {
-      assertThat(new String(calls.get(i).get(10, TimeUnit.SECONDS), StandardCharsets.UTF_8)).isEqualTo("call-" + i);
+      assertThat(new String(calls.get(i).get(10, TimeUnit.SECONDS), StandardCharsets.UTF_8))
+          .isEqualTo("call-" + i);
     }
     assertThat(executions).hasSize(calls.size());
     assertThat(executions.values()).allSatisfy(n -> assertThat(n.get()).isEqualTo(1));
@@ -99,8 +108,7 @@ class ExtraConnectionsTest {
     List<CompletableFuture<byte[]>> calls = start(t.proxy("svc:" + s.endpoints().get(0)), 20);
 
     await().atMost(Duration.ofSeconds(10)).until(() -> running.get() == 20);
-    assertThat(open(t)).hasSize(3)
-        .allSatisfy(c -> assertThat(c.inFlight()).isLessThanOrEqualTo(8));
+    assertThat(open(t)).hasSize(3).allSatisfy(c -> assertThat(c.inFlight()).isLessThanOrEqualTo(8));
     assertThat(open(t).stream().mapToInt(ConnectionStatus::inFlight).sum()).isEqualTo(20);
     release.countDown();
     assertEachAnsweredOnce(calls);
@@ -135,9 +143,15 @@ class ExtraConnectionsTest {
   void extraConnectionsCloseOnceIdleAndTheKeysOwnStays() throws Exception {
     TetherServer s = heldServer(8);
     FakeClock clock = new FakeClock();
-    Tether t = tether(Tether.builder().ticker(clock).scheduler(clock),
-        "tether.heartbeat.readerIdle", "0", "tether.heartbeat.idleTimeout", "0",
-        "tether.connection.extraIdleClose", "10s");
+    Tether t =
+        tether(
+            Tether.builder().ticker(clock).scheduler(clock),
+            "tether.heartbeat.readerIdle",
+            "0",
+            "tether.heartbeat.idleTimeout",
+            "0",
+            "tether.connection.extraIdleClose",
+            "10s");
     List<CompletableFuture<byte[]>> calls = start(t.proxy("svc:" + s.endpoints().get(0)), 20);
     await().atMost(Duration.ofSeconds(10)).until(() -> running.get() == 20);
     release.countDown();

@@ -44,14 +44,22 @@ class HandshakeDeadlineTest {
   void serverThatAcceptsButNeverAnswersFailsTheConnectAtTheHandshakeDeadline() throws Exception {
     int port = silentServer();
     FakeClock clock = new FakeClock();
-    Tether t = Tether.builder().ticker(clock).scheduler(clock).listener(events::add)
-        .property("tether.retry.intervals", "-1")
-        .property("tether.heartbeat.readerIdle", "0").property("tether.heartbeat.idleTimeout", "0")
-        .build();
+    Tether t =
+        Tether.builder()
+            .ticker(clock)
+            .scheduler(clock)
+            .listener(events::add)
+            .property("tether.retry.intervals", "-1")
+            .property("tether.heartbeat.readerIdle", "0")
+            .property("tether.heartbeat.idleTimeout", "0")
+            .build();
     closeables.add(t);
 
-    CompletableFuture<byte[]> call = t.proxy("svc:tcp -h 127.0.0.1 -p " + port).invokeAsync("op", new byte[0]);
-    await().atMost(Duration.ofSeconds(10)).until(() -> clock.pendingDelays().contains(Duration.ofSeconds(10)));
+    CompletableFuture<byte[]> call =
+        t.proxy("svc:tcp -h 127.0.0.1 -p " + port).invokeAsync("op", new byte[0]);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> clock.pendingDelays().contains(Duration.ofSeconds(10)));
     clock.forward(Duration.ofMillis(9_999));
     assertThat(call).isNotDone();
     clock.forward(Duration.ofMillis(1));

@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Idle close (Ice's ACM, {@code tether.connection.idleClose}) with a real server on loopback and
- * the injected clock: a connection without calls closes gracefully, heartbeats or not, and the
- * next call opens a new one.
+ * the injected clock: a connection without calls closes gracefully, heartbeats or not, and the next
+ * call opens a new one.
  */
 class IdleCloseTest {
   private final List<AutoCloseable> closeables = new ArrayList<>();
@@ -33,10 +33,12 @@ class IdleCloseTest {
   }
 
   private Proxy proxy(String... properties) {
-    TetherServer s = TetherServer.builder()
-        .endpoints("tcp -h 127.0.0.1 -p 0")
-        .service("svc", (op, payload, ctx) -> payload)
-        .build().start();
+    TetherServer s =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .service("svc", (op, payload, ctx) -> payload)
+            .build()
+            .start();
     closeables.add(s);
     Tether.Builder b = Tether.builder().ticker(clock).scheduler(clock).listener(events::add);
     for (int i = 0; i < properties.length; i += 2) {
@@ -52,8 +54,12 @@ class IdleCloseTest {
   }
 
   private boolean closedIdle() {
-    return events.stream().anyMatch(e -> e.kind() == TetherEvent.Kind.CONNECTION_CLOSED
-        && e.detail() != null && e.detail().startsWith("closed idle"));
+    return events.stream()
+        .anyMatch(
+            e ->
+                e.kind() == TetherEvent.Kind.CONNECTION_CLOSED
+                    && e.detail() != null
+                    && e.detail().startsWith("closed idle"));
   }
 
   /** Moves the clock in steps, as a real one would, so each heartbeat goes out on its own. */
@@ -66,8 +72,14 @@ class IdleCloseTest {
   @Test
   void unusedConnectionClosesAfterTheIdleTimeEvenWithHeartbeatsOn() {
     // Heartbeats every 3 s keep bytes flowing; a peer counts as dead only after an hour of silence.
-    Proxy p = proxy("tether.connection.idleClose", "60s",
-        "tether.heartbeat.readerIdle", "3s", "tether.heartbeat.idleTimeout", "1h");
+    Proxy p =
+        proxy(
+            "tether.connection.idleClose",
+            "60s",
+            "tether.heartbeat.readerIdle",
+            "3s",
+            "tether.heartbeat.idleTimeout",
+            "1h");
     p.invoke("echo", new byte[0]);
 
     forwardInSteps(Duration.ofMillis(59_500));
@@ -78,8 +90,14 @@ class IdleCloseTest {
 
   @Test
   void nextCallAfterAnIdleCloseOpensANewConnectionTransparently() {
-    Proxy p = proxy("tether.connection.idleClose", "60s",
-        "tether.heartbeat.readerIdle", "0", "tether.heartbeat.idleTimeout", "0");
+    Proxy p =
+        proxy(
+            "tether.connection.idleClose",
+            "60s",
+            "tether.heartbeat.readerIdle",
+            "0",
+            "tether.heartbeat.idleTimeout",
+            "0");
     p.invoke("echo", new byte[0]);
     clock.forward(Duration.ofSeconds(60));
     await().atMost(Duration.ofSeconds(10)).until(this::closedIdle);
@@ -90,8 +108,14 @@ class IdleCloseTest {
 
   @Test
   void connectionWithACallInEachIdlePeriodStaysOpen() {
-    Proxy p = proxy("tether.connection.idleClose", "60s",
-        "tether.heartbeat.readerIdle", "0", "tether.heartbeat.idleTimeout", "0");
+    Proxy p =
+        proxy(
+            "tether.connection.idleClose",
+            "60s",
+            "tether.heartbeat.readerIdle",
+            "0",
+            "tether.heartbeat.idleTimeout",
+            "0");
     for (int i = 0; i < 4; i++) {
       p.invoke("echo", new byte[0]);
       clock.forward(Duration.ofSeconds(45));

@@ -23,14 +23,15 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Batch-oneway requests are queued by their proxy (as in Ice), against real servers: a flush
- * sends its own proxy's requests only, a closed connection loses none, and whatever a flush
- * cannot send is reported with how many were lost.
+ * Batch-oneway requests are queued by their proxy (as in Ice), against real servers: a flush sends
+ * its own proxy's requests only, a closed connection loses none, and whatever a flush cannot send
+ * is reported with how many were lost.
  */
 class ProxyBatchTest {
   private static final Duration WAIT = Duration.ofSeconds(10);
 
   private final List<AutoCloseable> closeables = new ArrayList<>();
+
   /** What the service received, in arrival order (DIRECT: it runs on the connection's loop). */
   private final List<String> received = new CopyOnWriteArrayList<>();
 
@@ -42,18 +43,24 @@ class ProxyBatchTest {
   }
 
   private TetherServer server(int maxFrameSize) {
-    TetherServer s = TetherServer.builder()
-        .endpoints("tcp -h 127.0.0.1 -p 0")
-        .executionMode(ExecutionMode.DIRECT)
-        .maxFrameSize(maxFrameSize)
-        .service("svc", (op, payload, ctx) -> {
-          if (op.equals("record")) {
-            received.add(payload.length > 32 ? "big:" + payload.length : new String(payload, StandardCharsets.UTF_8));
-          }
-          return new byte[0];
-        })
-        .build()
-        .start();
+    TetherServer s =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .executionMode(ExecutionMode.DIRECT)
+            .maxFrameSize(maxFrameSize)
+            .service(
+                "svc",
+                (op, payload, ctx) -> {
+                  if (op.equals("record")) {
+                    received.add(
+                        payload.length > 32
+                            ? "big:" + payload.length
+                            : new String(payload, StandardCharsets.UTF_8));
+                  }
+                  return new byte[0];
+                })
+            .build()
+            .start();
     closeables.add(s);
     return s;
   }
@@ -86,7 +93,9 @@ class ProxyBatchTest {
     a.flushBatch();
     // A twoway call on the same connection is answered after everything written before it ran.
     twoway.invoke("record", "mark".getBytes(StandardCharsets.UTF_8));
-    assertThat(a.connection().id()).isEqualTo(b.connection().id()).isEqualTo(twoway.connection().id());
+    assertThat(a.connection().id())
+        .isEqualTo(b.connection().id())
+        .isEqualTo(twoway.connection().id());
     assertThat(received).containsExactly("a1", "a2", "mark");
 
     b.flushBatch();
@@ -131,7 +140,9 @@ class ProxyBatchTest {
     batch.flushBatch();
     Proxy twoway = batch.withMode(InvocationMode.TWOWAY);
     // The refused key backs off: calls fail fast until its next attempt reaches the server.
-    await().atMost(Duration.ofSeconds(10)).ignoreExceptions()
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .ignoreExceptions()
         .until(() -> twoway.invoke("record", "after".getBytes(StandardCharsets.UTF_8)) != null);
     assertThat(received).containsExactly("after");
   }
@@ -147,10 +158,12 @@ class ProxyBatchTest {
     batch.invoke("record", new byte[30_000]);
 
     assertThatThrownBy(batch::flushBatch)
-        .isInstanceOfSatisfying(BatchLostException.class, e -> {
-          assertThat(e.lost()).isEqualTo(1);
-          assertThat(e.getCause()).isInstanceOf(RequestTooLargeException.class);
-        })
+        .isInstanceOfSatisfying(
+            BatchLostException.class,
+            e -> {
+              assertThat(e.lost()).isEqualTo(1);
+              assertThat(e.getCause()).isInstanceOf(RequestTooLargeException.class);
+            })
         .hasMessageContaining("1 of 4 queued batch request(s) were not sent");
     twoway.invoke("record", "mark".getBytes(StandardCharsets.UTF_8));
     assertThat(received).containsExactly("big:30000", "big:30000", "big:30000", "mark");

@@ -23,8 +23,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The client honours what a real server announces in WELCOME: its heartbeat interval (the
- * server's reader idle) and its maximum frame size.
+ * The client honours what a real server announces in WELCOME: its heartbeat interval (the server's
+ * reader idle) and its maximum frame size.
  */
 class ServerAnnouncedLimitsTest {
   private static final Duration WAIT = Duration.ofSeconds(10);
@@ -48,21 +48,36 @@ class ServerAnnouncedLimitsTest {
   private TetherServer.Builder serverBuilder() {
     return TetherServer.builder()
         .endpoints("tcp -h 127.0.0.1 -p 0")
-        .service("svc", (op, payload, ctx) -> {
-          executions.incrementAndGet();
-          return payload;
-        });
+        .service(
+            "svc",
+            (op, payload, ctx) -> {
+              executions.incrementAndGet();
+              return payload;
+            });
   }
 
   @Test
-  void idleConnectionStaysOpenAcrossSeveralReaderIdlesOfAServerWhoseReaderIdleIsShorterThanTheClientHeartbeat() {
+  void
+      idleConnectionStaysOpenAcrossSeveralReaderIdlesOfAServerWhoseReaderIdleIsShorterThanTheClientHeartbeat() {
     FakeClock clock = new FakeClock();
-    TetherServer server = closeLater(serverBuilder()
-        .property("tether.server.readerIdle", "2s").ticker(clock).scheduler(clock).build().start());
+    TetherServer server =
+        closeLater(
+            serverBuilder()
+                .property("tether.server.readerIdle", "2s")
+                .ticker(clock)
+                .scheduler(clock)
+                .build()
+                .start());
     FaultProxy fp = closeLater(FaultProxy.start("127.0.0.1", server.endpoints().get(0).port()));
-    Tether tether = closeLater(Tether.builder().ticker(clock).scheduler(clock)
-        .property("tether.heartbeat.readerIdle", "3s").property("tether.heartbeat.idleTimeout", "10s")
-        .listener(events::add).build());
+    Tether tether =
+        closeLater(
+            Tether.builder()
+                .ticker(clock)
+                .scheduler(clock)
+                .property("tether.heartbeat.readerIdle", "3s")
+                .property("tether.heartbeat.idleTimeout", "10s")
+                .listener(events::add)
+                .build());
     Proxy p = tether.proxy("svc:" + fp.endpoint());
     p.ping();
     Connection before = p.connection();
@@ -72,7 +87,8 @@ class ServerAnnouncedLimitsTest {
     for (int second = 1; second <= 8; second++) {
       long answered = fp.bytesForwarded(Direction.SERVER_TO_CLIENT);
       clock.forward(Duration.ofSeconds(1));
-      await("a PONG for the ping due at second " + second).atMost(WAIT)
+      await("a PONG for the ping due at second " + second)
+          .atMost(WAIT)
           .until(() -> fp.bytesForwarded(Direction.SERVER_TO_CLIENT) > answered);
     }
 
@@ -80,8 +96,11 @@ class ServerAnnouncedLimitsTest {
     p.ping();
     assertThat(p.connection().isSameConnectionAs(before)).isTrue();
     assertThat(fp.acceptedConnections()).isEqualTo(1);
-    assertThat(events).noneMatch(e -> e.kind() == TetherEvent.Kind.GOAWAY_RECEIVED
-        || e.kind() == TetherEvent.Kind.CONNECTION_CLOSED);
+    assertThat(events)
+        .noneMatch(
+            e ->
+                e.kind() == TetherEvent.Kind.GOAWAY_RECEIVED
+                    || e.kind() == TetherEvent.Kind.CONNECTION_CLOSED);
   }
 
   @Test

@@ -14,15 +14,18 @@ final class SilentServer implements AutoCloseable {
 
   SilentServer() throws IOException {
     listener = new ServerSocket(0, 10, InetAddress.getLoopbackAddress());
-    Thread t = new Thread(() -> {
-      while (!listener.isClosed()) {
-        try {
-          accepted.add(listener.accept());
-        } catch (IOException closed) {
-          return;
-        }
-      }
-    }, "silent-server");
+    Thread t =
+        new Thread(
+            () -> {
+              while (!listener.isClosed()) {
+                try {
+                  accepted.add(listener.accept());
+                } catch (IOException closed) {
+                  return;
+                }
+              }
+            },
+            "silent-server");
     t.setDaemon(true);
     t.start();
   }

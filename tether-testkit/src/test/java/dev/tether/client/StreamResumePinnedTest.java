@@ -52,23 +52,41 @@ class StreamResumePinnedTest {
   }
 
   private static TetherServer feed(AtomicInteger opened, List<TetherEvent> events) {
-    return TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0").listener(events::add)
-        .streamService("feed", (operation, request, inbound, context) -> {
-          opened.incrementAndGet();
-          return NumberedStream.of(ITEMS);
-        })
-        .build().start();
+    return TetherServer.builder()
+        .endpoints("tcp -h 127.0.0.1 -p 0")
+        .listener(events::add)
+        .streamService(
+            "feed",
+            (operation, request, inbound, context) -> {
+              opened.incrementAndGet();
+              return NumberedStream.of(ITEMS);
+            })
+        .build()
+        .start();
   }
 
-  /** Server A behind the fault proxy, B direct, a proxy listing A first; the stream opens on A and takes 100 items. */
+  /**
+   * Server A behind the fault proxy, B direct, a proxy listing A first; the stream opens on A and
+   * takes 100 items.
+   */
   private Reader openOnA(Duration attemptTimeout) {
     a = feed(openedOnA, serverAEvents);
     b = feed(openedOnB, serverBEvents);
     network = FaultProxy.start("127.0.0.1", a.endpoints().get(0).port());
-    tether = Tether.builder().listener(clientEvents::add).property("tether.stream.resumeWindow", "20s").build();
-    Proxy proxy = tether.proxy("feed:" + network.endpoint() + ":tcp -h 127.0.0.1 -p " + b.endpoints().get(0).port())
-        .withEndpointSelection(EndpointSelection.ORDERED)
-        .withAttemptTimeout(attemptTimeout);
+    tether =
+        Tether.builder()
+            .listener(clientEvents::add)
+            .property("tether.stream.resumeWindow", "20s")
+            .build();
+    Proxy proxy =
+        tether
+            .proxy(
+                "feed:"
+                    + network.endpoint()
+                    + ":tcp -h 127.0.0.1 -p "
+                    + b.endpoints().get(0).port())
+            .withEndpointSelection(EndpointSelection.ORDERED)
+            .withAttemptTimeout(attemptTimeout);
     Reader reader = new Reader(100);
     proxy.stream("count", new byte[0]).subscribe(reader);
     await().atMost(Duration.ofSeconds(20)).until(() -> reader.tally.items() == 100);
@@ -92,13 +110,17 @@ class StreamResumePinnedTest {
   @Test
   void aResumeWhoseConnectionBreaksIsAskedOfTheStreamsServerAgainNeverOfAnother() {
     Reader reader = openOnA(null);
-    // Every byte 300 ms late: the RESUME sent on the next connection is still unanswered when that one breaks too.
+    // Every byte 300 ms late: the RESUME sent on the next connection is still unanswered when that
+    // one breaks too.
     network.latency(Duration.ofMillis(300));
     network.resetAll();
-    await().atMost(Duration.ofSeconds(20)).until(() -> count(clientEvents, TetherEvent.Kind.CONNECTED) == 2);
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> count(clientEvents, TetherEvent.Kind.CONNECTED) == 2);
     network.resetAll();
 
-    await("resumed on the third connection").atMost(Duration.ofSeconds(20))
+    await("resumed on the third connection")
+        .atMost(Duration.ofSeconds(20))
         .until(() -> count(clientEvents, TetherEvent.Kind.STREAM_RESUMED) == 1);
     assertThat(count(clientEvents, TetherEvent.Kind.CONNECTED)).isGreaterThanOrEqualTo(3);
     assertResumedWholeOnA(reader);
@@ -107,13 +129,17 @@ class StreamResumePinnedTest {
   @Test
   void aResumeIsNotCutShortByTheProxysAttemptTimeout() {
     Reader reader = openOnA(Duration.ofMillis(100));
-    // The RESUME's answer comes 600 ms after it left: six attempt timeouts, well within the resume window.
+    // The RESUME's answer comes 600 ms after it left: six attempt timeouts, well within the resume
+    // window.
     network.latency(Duration.ofMillis(300));
     network.resetAll();
 
-    await("resumed").atMost(Duration.ofSeconds(20))
+    await("resumed")
+        .atMost(Duration.ofSeconds(20))
         .until(() -> count(clientEvents, TetherEvent.Kind.STREAM_RESUMED) == 1);
-    assertThat(count(serverAEvents, TetherEvent.Kind.STREAM_CLOSED)).as("the stream is alive on A").isZero();
+    assertThat(count(serverAEvents, TetherEvent.Kind.STREAM_CLOSED))
+        .as("the stream is alive on A")
+        .isZero();
     assertResumedWholeOnA(reader);
   }
 

@@ -30,15 +30,18 @@ class VersionAwareSelectionTest {
   }
 
   private TetherServer server(String version) {
-    TetherServer s = TetherServer.builder()
-        .endpoints("tcp -h 127.0.0.1 -p 0")
-        .version(version)
-        .service("svc", (op, payload, ctx) -> {
-          executions.computeIfAbsent(version, k -> new AtomicInteger()).incrementAndGet();
-          return version.getBytes(StandardCharsets.UTF_8);
-        })
-        .build()
-        .start();
+    TetherServer s =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .version(version)
+            .service(
+                "svc",
+                (op, payload, ctx) -> {
+                  executions.computeIfAbsent(version, k -> new AtomicInteger()).incrementAndGet();
+                  return version.getBytes(StandardCharsets.UTF_8);
+                })
+            .build()
+            .start();
     closeables.add(s);
     return s;
   }
@@ -66,13 +69,17 @@ class VersionAwareSelectionTest {
   }
 
   @Test
-  void concurrentFirstCallsNeverLandOnAnOutOfRangeServerWhoseHandshakeIsStillRunning() throws Exception {
+  void concurrentFirstCallsNeverLandOnAnOutOfRangeServerWhoseHandshakeIsStillRunning()
+      throws Exception {
     TetherServer old = server("1.0");
     TetherServer current = server("2.0");
-    // The out-of-range server first: the first call opens it, and the others arrive while it handshakes.
-    Proxy p = tether().proxy("svc:" + endpoint(old) + ":" + endpoint(current))
-        .withEndpointSelection(EndpointSelection.ORDERED)
-        .withServerVersion("[2.0,3.0)");
+    // The out-of-range server first: the first call opens it, and the others arrive while it
+    // handshakes.
+    Proxy p =
+        tether()
+            .proxy("svc:" + endpoint(old) + ":" + endpoint(current))
+            .withEndpointSelection(EndpointSelection.ORDERED)
+            .withServerVersion("[2.0,3.0)");
 
     List<CompletableFuture<byte[]>> calls = new ArrayList<>();
     for (int i = 0; i < 20; i++) {
@@ -89,7 +96,9 @@ class VersionAwareSelectionTest {
     TetherServer one = server("1.0");
     TetherServer two = server("2.0");
     Tether t = tether();
-    Proxy base = t.proxy("svc:" + endpoint(one) + ":" + endpoint(two)).withLoadBalancing(LoadBalancing.ROUND_ROBIN);
+    Proxy base =
+        t.proxy("svc:" + endpoint(one) + ":" + endpoint(two))
+            .withLoadBalancing(LoadBalancing.ROUND_ROBIN);
     Proxy wantsOne = base.withServerVersion("[1.0,2.0)");
     Proxy wantsTwo = base.withServerVersion("[2.0,3.0)");
 
@@ -102,7 +111,8 @@ class VersionAwareSelectionTest {
 
     assertThat(answers(ones)).containsOnly("1.0");
     assertThat(answers(twos)).containsOnly("2.0");
-    // Each group knows both servers and marks the other range's server incompatible only for itself.
+    // Each group knows both servers and marks the other range's server incompatible only for
+    // itself.
     assertThat(t.status().nodes()).hasSize(4);
     assertThat(t.status().nodes()).filteredOn(n -> n.health().equals("INCOMPATIBLE")).hasSize(2);
   }

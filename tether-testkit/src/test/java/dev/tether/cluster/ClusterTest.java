@@ -1,7 +1,5 @@
 package dev.tether.cluster;
 
-import dev.tether.spi.StaticDiscovery;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -14,6 +12,7 @@ import dev.tether.SessionLostException;
 import dev.tether.Tether;
 import dev.tether.TetherServer;
 import dev.tether.Topology;
+import dev.tether.spi.StaticDiscovery;
 import dev.tether.testkit.FakeClock;
 import dev.tether.testkit.FaultProxy;
 import java.nio.charset.StandardCharsets;
@@ -37,7 +36,8 @@ class ClusterTest {
   private final CountDownLatch release = new CountDownLatch(1);
   private final List<TetherServer> nodes = new ArrayList<>();
   private final List<Integer> ports = new ArrayList<>();
-  private final java.util.concurrent.ExecutorService servicePool = java.util.concurrent.Executors.newCachedThreadPool();
+  private final java.util.concurrent.ExecutorService servicePool =
+      java.util.concurrent.Executors.newCachedThreadPool();
 
   @AfterEach
   void stop() throws Exception {
@@ -60,14 +60,16 @@ class ClusterTest {
         .endpoints("tcp -h 127.0.0.1 -p " + port)
         // Blocking service code: a pool that grows with the calls, so 50 stuck calls all run.
         .executor(servicePool)
-        .service("svc", (op, payload, ctx) -> {
-          served.computeIfAbsent(name, k -> new AtomicInteger()).incrementAndGet();
-          if (op.equals("stuck") && name.equals("n0")) {
-            stuck.computeIfAbsent(name, k -> new AtomicInteger()).incrementAndGet();
-            release.await(30, TimeUnit.SECONDS);
-          }
-          return name.getBytes(StandardCharsets.UTF_8);
-        });
+        .service(
+            "svc",
+            (op, payload, ctx) -> {
+              served.computeIfAbsent(name, k -> new AtomicInteger()).incrementAndGet();
+              if (op.equals("stuck") && name.equals("n0")) {
+                stuck.computeIfAbsent(name, k -> new AtomicInteger()).incrementAndGet();
+                release.await(30, TimeUnit.SECONDS);
+              }
+              return name.getBytes(StandardCharsets.UTF_8);
+            });
   }
 
   /** Starts nodes n0..n(count-1); returns their endpoints as a proxy string for "svc". */
@@ -88,14 +90,15 @@ class ClusterTest {
   }
 
   /**
-   * Stops {@code server} and waits until the client has seen its connection close: a
-   * non-idempotent call written before that, on a connection that still looks usable, may have run
-   * and must fail, which is the at-most-once rule, not the reroute these tests are about.
+   * Stops {@code server} and waits until the client has seen its connection close: a non-idempotent
+   * call written before that, on a connection that still looks usable, may have run and must fail,
+   * which is the at-most-once rule, not the reroute these tests are about.
    */
   private static void closeAndAwaitTheClientSeeingIt(Tether t, Proxy p, TetherServer server) {
     dev.tether.Connection before = p.connection();
     server.close();
-    await().atMost(Duration.ofSeconds(5))
+    await()
+        .atMost(Duration.ofSeconds(5))
         .until(() -> t.connection(before).state() == dev.tether.ConnectionState.CLOSED);
   }
 
@@ -145,7 +148,9 @@ class ClusterTest {
     for (int i = 0; i < 50; i++) {
       toN0.invokeAsync("stuck", new byte[0]);
     }
-    await().atMost(Duration.ofSeconds(10)).until(() -> stuck.computeIfAbsent("n0", k -> new AtomicInteger()).get() == 50);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> stuck.computeIfAbsent("n0", k -> new AtomicInteger()).get() == 50);
     int before = served("n0");
     for (int i = 0; i < 300; i++) {
       call(p);
@@ -160,8 +165,10 @@ class ClusterTest {
     FaultProxy slow = FaultProxy.start("127.0.0.1", ports.get(1));
     closeables.add(slow);
     slow.latency(Duration.ofMillis(20));
-    Proxy p = tether().proxy("svc:" + nodes.get(0).endpoints().get(0) + ":" + slow.endpoint())
-        .withLoadBalancing(LoadBalancing.EPSILON_GREEDY);
+    Proxy p =
+        tether()
+            .proxy("svc:" + nodes.get(0).endpoints().get(0) + ":" + slow.endpoint())
+            .withLoadBalancing(LoadBalancing.EPSILON_GREEDY);
     long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
     for (int i = 0; i < 600 && System.nanoTime() < deadline; i++) {
       call(p);
@@ -176,15 +183,21 @@ class ClusterTest {
   void killedNodeIsSkippedThenReconnectedBySupervisorAndUsedAgain() {
     FakeClock clock = new FakeClock();
     // RethinkDB's preset, whose long delays show the supervisor following them.
-    Tether t = Tether.builder().ticker(clock).scheduler(clock)
-        .property("tether.cluster.reconnect.policy", "exponential").build();
+    Tether t =
+        Tether.builder()
+            .ticker(clock)
+            .scheduler(clock)
+            .property("tether.cluster.reconnect.policy", "exponential")
+            .build();
     closeables.add(t);
     Proxy p = t.proxy(startNodes(3)).withLoadBalancing(LoadBalancing.ROUND_ROBIN);
     for (int i = 0; i < 30; i++) {
       call(p);
     }
     nodes.get(1).close();
-    await().atMost(Duration.ofSeconds(5)).until(() -> clock.pendingDelays().contains(Duration.ofSeconds(30)));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> clock.pendingDelays().contains(Duration.ofSeconds(30)));
     int before = served("n1");
     for (int i = 0; i < 30; i++) {
       assertThat(call(p)).isNotEqualTo("n1");
@@ -192,13 +205,18 @@ class ClusterTest {
     assertThat(served("n1")).isEqualTo(before);
     // The supervisor follows the node backoff: 30 s, then 60 s while the node stays down.
     clock.forward(Duration.ofSeconds(30));
-    await().atMost(Duration.ofSeconds(5)).until(() -> clock.pendingDelays().contains(Duration.ofSeconds(60)));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> clock.pendingDelays().contains(Duration.ofSeconds(60)));
     restart(1);
     clock.forward(Duration.ofSeconds(60));
-    await().atMost(Duration.ofSeconds(5)).until(() -> {
-      call(p);
-      return served("n1") > before;
-    });
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () -> {
+              call(p);
+              return served("n1") > before;
+            });
   }
 
   @Test
@@ -208,23 +226,34 @@ class ClusterTest {
     call(p);
     nodes.get(0).close();
     nodes.get(1).close();
-    await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
-        assertThatThrownBy(() -> call(p)).isInstanceOf(NoAvailableNodeException.class));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .untilAsserted(
+            () -> assertThatThrownBy(() -> call(p)).isInstanceOf(NoAvailableNodeException.class));
   }
 
   @Test
   void waitForReadySucceedsOnceANodeComesBack() throws Exception {
-    Tether t = tether("tether.cluster.reconnect.initial", "50ms", "tether.cluster.reconnect.max", "100ms");
-    Proxy p = t.proxy(startNodes(1)).withLoadBalancing(LoadBalancing.ROUND_ROBIN)
-        .withWaitForReady(true).withInvocationTimeout(Duration.ofSeconds(20));
+    Tether t =
+        tether("tether.cluster.reconnect.initial", "50ms", "tether.cluster.reconnect.max", "100ms");
+    Proxy p =
+        t.proxy(startNodes(1))
+            .withLoadBalancing(LoadBalancing.ROUND_ROBIN)
+            .withWaitForReady(true)
+            .withInvocationTimeout(Duration.ofSeconds(20));
     call(p);
     nodes.get(0).close();
-    await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
-        assertThatThrownBy(() -> call(p.withWaitForReady(false))).isInstanceOf(NoAvailableNodeException.class));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .untilAsserted(
+            () ->
+                assertThatThrownBy(() -> call(p.withWaitForReady(false)))
+                    .isInstanceOf(NoAvailableNodeException.class));
     CompletableFuture<byte[]> waiting = p.invokeAsync("hello", new byte[0]);
     assertThat(waiting).isNotDone();
     restart(0);
-    assertThat(new String(waiting.get(10, TimeUnit.SECONDS), StandardCharsets.UTF_8)).isEqualTo("n0");
+    assertThat(new String(waiting.get(10, TimeUnit.SECONDS), StandardCharsets.UTF_8))
+        .isEqualTo("n0");
   }
 
   @Test
@@ -239,10 +268,11 @@ class ClusterTest {
   @Test
   void fourthNodeAddedToDiscoveryGetsTrafficWithoutRecreatingTheProxy() {
     startNodes(4);
-    StaticDiscovery discovery = StaticDiscovery.of(
-        nodes.get(0).endpoints().get(0).toString(),
-        nodes.get(1).endpoints().get(0).toString(),
-        nodes.get(2).endpoints().get(0).toString());
+    StaticDiscovery discovery =
+        StaticDiscovery.of(
+            nodes.get(0).endpoints().get(0).toString(),
+            nodes.get(1).endpoints().get(0).toString(),
+            nodes.get(2).endpoints().get(0).toString());
     Proxy p = tether().proxy("svc", discovery).withLoadBalancing(LoadBalancing.ROUND_ROBIN);
     for (int i = 0; i < 30; i++) {
       call(p);
@@ -274,8 +304,9 @@ class ClusterTest {
   @Test
   void nodeRemovedFromDiscoveryHasItsConnectionDrainedAndGetsNoMoreCalls() {
     startNodes(2);
-    StaticDiscovery discovery = StaticDiscovery.of(
-        nodes.get(0).endpoints().get(0).toString(), nodes.get(1).endpoints().get(0).toString());
+    StaticDiscovery discovery =
+        StaticDiscovery.of(
+            nodes.get(0).endpoints().get(0).toString(), nodes.get(1).endpoints().get(0).toString());
     Proxy p = tether().proxy("svc", discovery).withLoadBalancing(LoadBalancing.ROUND_ROBIN);
     for (int i = 0; i < 4; i++) {
       call(p);
@@ -297,18 +328,26 @@ class ClusterTest {
     FakeClock clock = new FakeClock();
     Tether t = Tether.builder().ticker(clock).scheduler(clock).build();
     closeables.add(t);
-    Proxy p = t.proxy(startNodes(1)).withLoadBalancing(LoadBalancing.ROUND_ROBIN)
-        .withWaitForReady(true).withInvocationTimeout(Duration.ofSeconds(5));
+    Proxy p =
+        t.proxy(startNodes(1))
+            .withLoadBalancing(LoadBalancing.ROUND_ROBIN)
+            .withWaitForReady(true)
+            .withInvocationTimeout(Duration.ofSeconds(5));
     call(p);
     nodes.get(0).close();
-    await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
-        assertThatThrownBy(() -> call(p.withWaitForReady(false))).isInstanceOf(NoAvailableNodeException.class));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .untilAsserted(
+            () ->
+                assertThatThrownBy(() -> call(p.withWaitForReady(false)))
+                    .isInstanceOf(NoAvailableNodeException.class));
 
     CompletableFuture<byte[]> waiting = p.invokeAsync("hello", new byte[0]);
     clock.forward(Duration.ofMillis(4_999));
     assertThat(waiting).isNotDone();
     clock.forward(Duration.ofMillis(1));
-    assertThatThrownBy(() -> waiting.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(dev.tether.InvocationTimeoutException.class);
+    assertThatThrownBy(() -> waiting.get(5, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(dev.tether.InvocationTimeoutException.class);
   }
 
   @Test
@@ -323,18 +362,31 @@ class ClusterTest {
 
   @Test
   void incompatibleServerVersionIsSkipped() {
-    TetherServer old = TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0").version("1.9.3")
-        .service("svc", (op, payload, ctx) -> "old".getBytes(StandardCharsets.UTF_8)).build().start();
-    TetherServer current = TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0").version("2.4.0")
-        .service("svc", (op, payload, ctx) -> "current".getBytes(StandardCharsets.UTF_8)).build().start();
+    TetherServer old =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .version("1.9.3")
+            .service("svc", (op, payload, ctx) -> "old".getBytes(StandardCharsets.UTF_8))
+            .build()
+            .start();
+    TetherServer current =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .version("2.4.0")
+            .service("svc", (op, payload, ctx) -> "current".getBytes(StandardCharsets.UTF_8))
+            .build()
+            .start();
     nodes.add(old);
     nodes.add(current);
     String proxy = "svc:" + old.endpoints().get(0) + ":" + current.endpoints().get(0);
     Tether t = tether();
-    Proxy pinned = t.proxy(proxy).withServerVersion("[2.0,3.0)")
-        .withEndpointSelection(dev.tether.EndpointSelection.ORDERED);
+    Proxy pinned =
+        t.proxy(proxy)
+            .withServerVersion("[2.0,3.0)")
+            .withEndpointSelection(dev.tether.EndpointSelection.ORDERED);
     assertThat(call(pinned)).isEqualTo("current");
-    Proxy balanced = t.proxy(proxy).withServerVersion("[2.0,3.0)").withLoadBalancing(LoadBalancing.ROUND_ROBIN);
+    Proxy balanced =
+        t.proxy(proxy).withServerVersion("[2.0,3.0)").withLoadBalancing(LoadBalancing.ROUND_ROBIN);
     for (int i = 0; i < 10; i++) {
       assertThat(call(balanced)).isEqualTo("current");
     }

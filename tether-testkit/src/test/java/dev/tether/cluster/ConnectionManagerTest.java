@@ -27,9 +27,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Client reroute with real servers on loopback: the configured server may be a connection manager that
- * only announces where the cluster is; the client moves on to the announced primary, falls back
- * through the configured servers, and counts its reroute retries on the injected clock.
+ * Client reroute with real servers on loopback: the configured server may be a connection manager
+ * that only announces where the cluster is; the client moves on to the announced primary, falls
+ * back through the configured servers, and counts its reroute retries on the injected clock.
  */
 class ConnectionManagerTest {
   private final List<AutoCloseable> closeables = new ArrayList<>();
@@ -44,13 +44,17 @@ class ConnectionManagerTest {
   }
 
   private TetherServer server(String name) {
-    TetherServer s = TetherServer.builder()
-        .endpoints("tcp -h 127.0.0.1 -p 0")
-        .service("svc", (op, payload, ctx) -> {
-          served.computeIfAbsent(name, k -> new AtomicInteger()).incrementAndGet();
-          return name.getBytes(StandardCharsets.UTF_8);
-        })
-        .build().start();
+    TetherServer s =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .service(
+                "svc",
+                (op, payload, ctx) -> {
+                  served.computeIfAbsent(name, k -> new AtomicInteger()).incrementAndGet();
+                  return name.getBytes(StandardCharsets.UTF_8);
+                })
+            .build()
+            .start();
     closeables.add(s);
     return s;
   }
@@ -102,8 +106,15 @@ class ConnectionManagerTest {
     assertThat(call(p)).isEqualTo("primary");
     assertThat(p.alternateWasUsed()).isFalse();
     assertThat(served("manager")).isZero();
-    await().atMost(Duration.ofSeconds(5)).until(() -> events.stream().anyMatch(e ->
-        e.kind() == TetherEvent.Kind.REROUTE && e.detail().contains("connection manager")));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                events.stream()
+                    .anyMatch(
+                        e ->
+                            e.kind() == TetherEvent.Kind.REROUTE
+                                && e.detail().contains("connection manager")));
   }
 
   @Test
@@ -113,8 +124,10 @@ class ConnectionManagerTest {
     TetherServer second = server("second-manager");
     second.setTopology(Topology.of(endpoint(primary), List.of(endpoint(alternate))));
 
-    Proxy p = tether(Tether.builder()).proxy("svc:" + deadEndpoint() + ":" + endpoint(second))
-        .withEndpointSelection(EndpointSelection.ORDERED);
+    Proxy p =
+        tether(Tether.builder())
+            .proxy("svc:" + deadEndpoint() + ":" + endpoint(second))
+            .withEndpointSelection(EndpointSelection.ORDERED);
     assertThat(call(p)).isEqualTo("primary");
     assertThat(served("second-manager")).isZero();
   }
@@ -148,7 +161,8 @@ class ConnectionManagerTest {
   }
 
   @Test
-  void viewWhollyUnreachableTheConfiguredServerThatAnsweredIsUsedAfterAskingItOnceMore() throws IOException {
+  void viewWhollyUnreachableTheConfiguredServerThatAnsweredIsUsedAfterAskingItOnceMore()
+      throws IOException {
     String deadPrimary = deadEndpoint();
     String deadAlternate = deadEndpoint();
     TetherServer manager = managerAnnouncing(deadPrimary, deadAlternate);
@@ -157,36 +171,53 @@ class ConnectionManagerTest {
     // 1 + 1 rounds over the view, then the configured server again: its view is the same, so it
     // is used rather than no server (one that did not serve "svc" would say so).
     assertThat(call(p)).isEqualTo("manager");
-    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-      assertThat(count(TetherEvent.Kind.CONNECT_FAILED, deadPrimary)).isEqualTo(2);
-      assertThat(count(TetherEvent.Kind.CONNECTING, endpoint(manager))).isEqualTo(2);
-      assertThat(events).anyMatch(e -> e.kind() == TetherEvent.Kind.REROUTE && e.detail().contains("could be reached"));
-    });
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .untilAsserted(
+            () -> {
+              assertThat(count(TetherEvent.Kind.CONNECT_FAILED, deadPrimary)).isEqualTo(2);
+              assertThat(count(TetherEvent.Kind.CONNECTING, endpoint(manager))).isEqualTo(2);
+              assertThat(events)
+                  .anyMatch(
+                      e ->
+                          e.kind() == TetherEvent.Kind.REROUTE
+                              && e.detail().contains("could be reached"));
+            });
   }
 
   @Test
-  void maxRerouteRetriesRoundsOverTheViewWaitTheRerouteIntervalOnTheInjectedClock() throws Exception {
+  void maxRerouteRetriesRoundsOverTheViewWaitTheRerouteIntervalOnTheInjectedClock()
+      throws Exception {
     String deadPrimary = deadEndpoint();
     String deadAlternate = deadEndpoint();
     TetherServer manager = managerAnnouncing(deadPrimary, deadAlternate);
     FakeClock clock = new FakeClock();
-    Proxy p = tether(Tether.builder().ticker(clock).scheduler(clock)).proxy("svc:" + endpoint(manager))
-        .withMaxRerouteRetries(2)
-        .withRerouteRetryInterval(Duration.ofSeconds(10));
+    Proxy p =
+        tether(Tether.builder().ticker(clock).scheduler(clock))
+            .proxy("svc:" + endpoint(manager))
+            .withMaxRerouteRetries(2)
+            .withRerouteRetryInterval(Duration.ofSeconds(10));
 
     CompletableFuture<byte[]> call = p.invokeAsync("hello", new byte[0]);
     // First round: primary then alternate, once each; the next round waits for the interval.
-    await().atMost(Duration.ofSeconds(5)).until(() -> count(TetherEvent.Kind.CONNECT_FAILED, deadAlternate) == 1);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> count(TetherEvent.Kind.CONNECT_FAILED, deadAlternate) == 1);
     clock.forward(Duration.ofMillis(9_999));
     assertThat(count(TetherEvent.Kind.CONNECT_FAILED, deadPrimary)).isEqualTo(1);
     clock.forward(Duration.ofMillis(1));
-    await().atMost(Duration.ofSeconds(5)).until(() -> count(TetherEvent.Kind.CONNECT_FAILED, deadAlternate) == 2);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> count(TetherEvent.Kind.CONNECT_FAILED, deadAlternate) == 2);
     assertThat(call).isNotDone();
     clock.forward(Duration.ofSeconds(10));
     // 1 + maxRerouteRetries rounds over the view, then the manager once more, which is then used.
-    assertThat(new String(call.get(5, TimeUnit.SECONDS), StandardCharsets.UTF_8)).isEqualTo("manager");
+    assertThat(new String(call.get(5, TimeUnit.SECONDS), StandardCharsets.UTF_8))
+        .isEqualTo("manager");
     assertThat(count(TetherEvent.Kind.CONNECT_FAILED, deadPrimary)).isEqualTo(3);
     assertThat(count(TetherEvent.Kind.CONNECT_FAILED, deadAlternate)).isEqualTo(3);
-    await().atMost(Duration.ofSeconds(5)).until(() -> count(TetherEvent.Kind.CONNECTING, endpoint(manager)) == 2);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> count(TetherEvent.Kind.CONNECTING, endpoint(manager)) == 2);
   }
 }

@@ -1,10 +1,9 @@
 package dev.tether.cluster;
 
-import dev.tether.spi.DnsDiscovery;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tether.Endpoint;
+import dev.tether.spi.DnsDiscovery;
 import dev.tether.testkit.FakeClock;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -17,21 +16,28 @@ import org.junit.jupiter.api.Test;
 /** DNS discovery on a fake resolver and a fake clock: periodic and failure-driven re-resolution. */
 class DnsDiscoveryTest {
   private final FakeClock clock = new FakeClock();
-  private final AtomicReference<List<String>> answers = new AtomicReference<>(List.of("127.0.0.1", "127.0.0.2"));
+  private final AtomicReference<List<String>> answers =
+      new AtomicReference<>(List.of("127.0.0.1", "127.0.0.2"));
   private final AtomicInteger lookups = new AtomicInteger();
 
   private DnsDiscovery discovery() {
-    return new DnsDiscovery(Endpoint.parse("tcp -h nodes.test -p 7000"), host -> {
-      lookups.incrementAndGet();
-      if (answers.get() == null) {
-        throw new UnknownHostException(host);
-      }
-      List<InetAddress> out = new java.util.ArrayList<>();
-      for (String ip : answers.get()) {
-        out.add(InetAddress.getByName(ip));
-      }
-      return out;
-    }, Duration.ofSeconds(30), Duration.ofSeconds(1), clock, clock);
+    return new DnsDiscovery(
+        Endpoint.parse("tcp -h nodes.test -p 7000"),
+        host -> {
+          lookups.incrementAndGet();
+          if (answers.get() == null) {
+            throw new UnknownHostException(host);
+          }
+          List<InetAddress> out = new java.util.ArrayList<>();
+          for (String ip : answers.get()) {
+            out.add(InetAddress.getByName(ip));
+          }
+          return out;
+        },
+        Duration.ofSeconds(30),
+        Duration.ofSeconds(1),
+        clock,
+        clock);
   }
 
   private static List<String> hosts(DnsDiscovery d) {

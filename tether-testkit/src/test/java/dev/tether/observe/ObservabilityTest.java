@@ -32,8 +32,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The event contract from the outside: every client event kind comes out of a real scenario on
- * loopback, listeners cannot hurt the runtime, and status snapshots show what connections and
- * nodes are doing.
+ * loopback, listeners cannot hurt the runtime, and status snapshots show what connections and nodes
+ * are doing.
  */
 class ObservabilityTest {
   private static final Duration WAIT = Duration.ofSeconds(10);
@@ -52,15 +52,19 @@ class ObservabilityTest {
   }
 
   private TetherServer server(TetherServer.Builder b) {
-    TetherServer s = b.endpoints("tcp -h 127.0.0.1 -p 0")
-        .service("svc", (op, payload, ctx) -> {
-          executed.incrementAndGet();
-          if (op.equals("hold")) {
-            release.await(30, TimeUnit.SECONDS);
-          }
-          return "ok".getBytes(StandardCharsets.UTF_8);
-        })
-        .build().start();
+    TetherServer s =
+        b.endpoints("tcp -h 127.0.0.1 -p 0")
+            .service(
+                "svc",
+                (op, payload, ctx) -> {
+                  executed.incrementAndGet();
+                  if (op.equals("hold")) {
+                    release.await(30, TimeUnit.SECONDS);
+                  }
+                  return "ok".getBytes(StandardCharsets.UTF_8);
+                })
+            .build()
+            .start();
     closeables.add(s);
     return s;
   }
@@ -108,10 +112,13 @@ class ObservabilityTest {
     TetherServer s = server();
     Proxy p = tether().proxy("svc:" + endpoint(s));
     p.invoke("echo", new byte[0]);
-    assertThat(awaitEvent(Kind.CONNECTED)).singleElement().satisfies(e -> {
-      assertThat(e.endpoint()).isEqualTo(endpoint(s));
-      assertThat(e.detail()).contains("handshake done");
-    });
+    assertThat(awaitEvent(Kind.CONNECTED))
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e.endpoint()).isEqualTo(endpoint(s));
+              assertThat(e.detail()).contains("handshake done");
+            });
     List<Kind> kinds = events.stream().map(TetherEvent::kind).toList();
     assertThat(kinds.indexOf(Kind.CONNECTING)).isLessThan(kinds.indexOf(Kind.CONNECTED));
   }
@@ -120,12 +127,17 @@ class ObservabilityTest {
   void unreachableEndpointEmitsConnectFailedWithTheCause() throws Exception {
     TetherServer s = server();
     String dead = "tcp -h 127.0.0.1 -p " + deadPort();
-    Proxy p = tether().proxy("svc:" + dead + ":" + endpoint(s)).withEndpointSelection(EndpointSelection.ORDERED);
+    Proxy p =
+        tether()
+            .proxy("svc:" + dead + ":" + endpoint(s))
+            .withEndpointSelection(EndpointSelection.ORDERED);
     p.invoke("echo", new byte[0]);
-    assertThat(awaitEvent(Kind.CONNECT_FAILED)).anySatisfy(e -> {
-      assertThat(e.endpoint()).isEqualTo(dead);
-      assertThat(e.cause()).isNotNull();
-    });
+    assertThat(awaitEvent(Kind.CONNECT_FAILED))
+        .anySatisfy(
+            e -> {
+              assertThat(e.endpoint()).isEqualTo(dead);
+              assertThat(e.cause()).isNotNull();
+            });
   }
 
   @Test
@@ -134,19 +146,29 @@ class ObservabilityTest {
     FaultProxy fa = faultProxyFor(a);
     TetherServer b = server();
     Tether t = tether();
-    Proxy p = t.proxy("svc:" + fa.endpoint() + ":" + endpoint(b)).withLoadBalancing(LoadBalancing.ROUND_ROBIN);
+    Proxy p =
+        t.proxy("svc:" + fa.endpoint() + ":" + endpoint(b))
+            .withLoadBalancing(LoadBalancing.ROUND_ROBIN);
     p.connectAsync().join();
-    await().atMost(WAIT).until(() -> t.status().nodes().stream().filter(n -> n.health().equals("ALIVE")).count() == 2);
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> t.status().nodes().stream().filter(n -> n.health().equals("ALIVE")).count() == 2);
 
     fa.stop();
     fa.resetAll();
 
-    assertThat(awaitEvent(Kind.CONNECTION_CLOSED)).anySatisfy(e -> assertThat(e.endpoint()).isEqualTo(fa.endpoint()));
-    assertThat(awaitEvent(Kind.NODE_DEAD)).singleElement().satisfies(e -> assertThat(e.endpoint()).isEqualTo(fa.endpoint()));
-    assertThat(t.status().nodes()).anySatisfy(n -> {
-      assertThat(n.endpoint()).isEqualTo(fa.endpoint());
-      assertThat(n.health()).isEqualTo("DEAD");
-    });
+    assertThat(awaitEvent(Kind.CONNECTION_CLOSED))
+        .anySatisfy(e -> assertThat(e.endpoint()).isEqualTo(fa.endpoint()));
+    assertThat(awaitEvent(Kind.NODE_DEAD))
+        .singleElement()
+        .satisfies(e -> assertThat(e.endpoint()).isEqualTo(fa.endpoint()));
+    assertThat(t.status().nodes())
+        .anySatisfy(
+            n -> {
+              assertThat(n.endpoint()).isEqualTo(fa.endpoint());
+              assertThat(n.health()).isEqualTo("DEAD");
+            });
     for (int i = 0; i < 10; i++) {
       p.invoke("echo", new byte[0]);
     }
@@ -160,9 +182,14 @@ class ObservabilityTest {
     FakeClock clock = new FakeClock();
     // The fake clock moves only when told: the cluster's backoff reconnects when the test says.
     Tether t = tether(Tether.builder().ticker(clock).scheduler(clock));
-    Proxy balanced = t.proxy("svc:" + fa.endpoint() + ":" + endpoint(b)).withLoadBalancing(LoadBalancing.ROUND_ROBIN);
+    Proxy balanced =
+        t.proxy("svc:" + fa.endpoint() + ":" + endpoint(b))
+            .withLoadBalancing(LoadBalancing.ROUND_ROBIN);
     balanced.connectAsync().join();
-    await().atMost(WAIT).until(() -> t.status().nodes().stream().filter(n -> n.health().equals("ALIVE")).count() == 2);
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> t.status().nodes().stream().filter(n -> n.health().equals("ALIVE")).count() == 2);
     fa.stop();
     fa.resetAll();
     awaitEvent(Kind.NODE_DEAD);
@@ -172,14 +199,17 @@ class ObservabilityTest {
     // The key's one scheduled reconnect brings it back; the node follows its supervisor at once,
     // and a pinned proxy of the same key gets that connection without dialling.
     clock.forward(java.time.Duration.ofSeconds(1));
-    await().atMost(WAIT).until(() -> {
-      try {
-        t.proxy("svc:" + fa.endpoint()).invoke("echo", new byte[0]);
-        return true;
-      } catch (dev.tether.TetherException stillConnecting) {
-        return false;
-      }
-    });
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> {
+              try {
+                t.proxy("svc:" + fa.endpoint()).invoke("echo", new byte[0]);
+                return true;
+              } catch (dev.tether.TetherException stillConnecting) {
+                return false;
+              }
+            });
 
     assertThat(awaitEvent(Kind.NODE_ALIVE)).hasSizeGreaterThanOrEqualTo(3);
     assertThat(t.status().nodes()).allSatisfy(n -> assertThat(n.health()).isEqualTo("ALIVE"));
@@ -188,7 +218,9 @@ class ObservabilityTest {
       balanced.invoke("echo", new byte[0]);
     }
     assertThat(fa.bytesForwarded(Direction.CLIENT_TO_SERVER)).isPositive();
-    assertThat(fa.acceptedConnections()).as("the restored connection was reused").isEqualTo(acceptedBefore);
+    assertThat(fa.acceptedConnections())
+        .as("the restored connection was reused")
+        .isEqualTo(acceptedBefore);
   }
 
   @Test
@@ -197,10 +229,13 @@ class ObservabilityTest {
     Proxy p = tether().proxy("svc:" + endpoint(s));
     p.invoke("echo", new byte[0]);
     s.shutdownGracefully(Duration.ofSeconds(5));
-    assertThat(awaitEvent(Kind.GOAWAY_RECEIVED)).singleElement().satisfies(e -> {
-      assertThat(e.endpoint()).isEqualTo(endpoint(s));
-      assertThat(e.detail()).contains("SHUTDOWN");
-    });
+    assertThat(awaitEvent(Kind.GOAWAY_RECEIVED))
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e.endpoint()).isEqualTo(endpoint(s));
+              assertThat(e.detail()).contains("SHUTDOWN");
+            });
   }
 
   @Test
@@ -208,8 +243,13 @@ class ObservabilityTest {
     TetherServer s = server();
     FaultProxy fp = faultProxyFor(s);
     FakeClock clock = new FakeClock();
-    Tether t = tether(Tether.builder().ticker(clock).scheduler(clock),
-        "tether.heartbeat.readerIdle", "3s", "tether.heartbeat.idleTimeout", "10s");
+    Tether t =
+        tether(
+            Tether.builder().ticker(clock).scheduler(clock),
+            "tether.heartbeat.readerIdle",
+            "3s",
+            "tether.heartbeat.idleTimeout",
+            "10s");
     Proxy p = t.proxy("svc:" + fp.endpoint());
     p.invoke("echo", new byte[0]);
     fp.freeze();
@@ -221,44 +261,65 @@ class ObservabilityTest {
       elapsedMs[0] += 100;
     }
     assertThat(events).noneMatch(e -> e.kind() == Kind.HEARTBEAT_TIMEOUT);
-    await().atMost(WAIT).until(() -> {
-      if (elapsedMs[0] < 15_000) {
-        clock.forward(Duration.ofMillis(100));
-        elapsedMs[0] += 100;
-      }
-      return events.stream().anyMatch(e -> e.kind() == Kind.HEARTBEAT_TIMEOUT);
-    });
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> {
+              if (elapsedMs[0] < 15_000) {
+                clock.forward(Duration.ofMillis(100));
+                elapsedMs[0] += 100;
+              }
+              return events.stream().anyMatch(e -> e.kind() == Kind.HEARTBEAT_TIMEOUT);
+            });
     TetherEvent timeout = awaitEvent(Kind.HEARTBEAT_TIMEOUT).get(0);
-    long silentMs = Long.parseLong(timeout.detail().replaceAll(".*nothing read for (\\d+) ms.*", "$1"));
+    long silentMs =
+        Long.parseLong(timeout.detail().replaceAll(".*nothing read for (\\d+) ms.*", "$1"));
     assertThat(silentMs).isBetween(10_000L, 13_000L);
-    await().atMost(WAIT).until(() -> events.stream().anyMatch(e -> e.kind() == Kind.CONNECTION_CLOSED));
+    await()
+        .atMost(WAIT)
+        .until(() -> events.stream().anyMatch(e -> e.kind() == Kind.CONNECTION_CLOSED));
   }
 
   @Test
   void refusedCallEmitsRetryAndStatusCountsIt() {
-    TetherServer full = server(TetherServer.builder().executor(task -> {
-      throw new RejectedExecutionException("no thread free");
-    }));
+    TetherServer full =
+        server(
+            TetherServer.builder()
+                .executor(
+                    task -> {
+                      throw new RejectedExecutionException("no thread free");
+                    }));
     TetherServer spare = server();
     Tether t = tether();
-    Proxy p = t.proxy("svc:" + endpoint(full) + ":" + endpoint(spare)).withEndpointSelection(EndpointSelection.ORDERED);
+    Proxy p =
+        t.proxy("svc:" + endpoint(full) + ":" + endpoint(spare))
+            .withEndpointSelection(EndpointSelection.ORDERED);
     p.invoke("echo", new byte[0]);
-    assertThat(awaitEvent(Kind.RETRY)).singleElement().satisfies(e -> {
-      assertThat(e.endpoint()).isEqualTo(endpoint(full));
-      assertThat(e.detail()).contains("retrying echo of svc (retry 1) after REFUSED");
-    });
+    assertThat(awaitEvent(Kind.RETRY))
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e.endpoint()).isEqualTo(endpoint(full));
+              assertThat(e.detail()).contains("retrying echo of svc (retry 1) after REFUSED");
+            });
     assertThat(t.status().retries()).isEqualTo(1);
   }
 
   @Test
   void spentBudgetEmitsRetryBudgetExhausted() {
-    TetherServer full = server(TetherServer.builder().executor(task -> {
-      throw new RejectedExecutionException("no thread free");
-    }));
+    TetherServer full =
+        server(
+            TetherServer.builder()
+                .executor(
+                    task -> {
+                      throw new RejectedExecutionException("no thread free");
+                    }));
     Tether t = tether("tether.retry.budget.ratio", "0", "tether.retry.budget.floorPerSecond", "0");
     Proxy p = t.proxy("svc:" + endpoint(full));
-    assertThatThrownBy(() -> p.invoke("echo", new byte[0])).isInstanceOf(dev.tether.RequestRefusedException.class);
-    assertThat(awaitEvent(Kind.RETRY_BUDGET_EXHAUSTED)).singleElement()
+    assertThatThrownBy(() -> p.invoke("echo", new byte[0]))
+        .isInstanceOf(dev.tether.RequestRefusedException.class);
+    assertThat(awaitEvent(Kind.RETRY_BUDGET_EXHAUSTED))
+        .singleElement()
         .satisfies(e -> assertThat(e.detail()).contains("retry budget is spent"));
     assertThat(t.status().retryBudgetExhausted()).isEqualTo(1);
   }
@@ -273,20 +334,23 @@ class ObservabilityTest {
     p.resetBinding();
     p.invoke("echo", new byte[0]); // primary first: dead, so the alternate
     assertThat(p.alternateWasUsed()).isTrue();
-    assertThat(awaitEvent(Kind.REROUTE)).anySatisfy(e -> assertThat(e.endpoint()).isEqualTo(endpoint(alternate)));
+    assertThat(awaitEvent(Kind.REROUTE))
+        .anySatisfy(e -> assertThat(e.endpoint()).isEqualTo(endpoint(alternate)));
   }
 
   @Test
   void listenerThatThrowsChangesNothingForCallsOrOtherListeners() {
     TetherServer s = server();
     AtomicInteger thrown = new AtomicInteger();
-    Tether t = Tether.builder()
-        .listener(e -> {
-          thrown.incrementAndGet();
-          throw new IllegalStateException("a listener bug");
-        })
-        .listener(events::add)
-        .build();
+    Tether t =
+        Tether.builder()
+            .listener(
+                e -> {
+                  thrown.incrementAndGet();
+                  throw new IllegalStateException("a listener bug");
+                })
+            .listener(events::add)
+            .build();
     closeables.add(t);
     Proxy p = t.proxy("svc:" + endpoint(s));
     for (int i = 0; i < 5; i++) {
@@ -327,14 +391,19 @@ class ObservabilityTest {
     TetherServer a = server();
     TetherServer b = server();
     Tether t = tether();
-    Proxy p = t.proxy("svc:" + endpoint(a) + ":" + endpoint(b)).withLoadBalancing(LoadBalancing.LEAST_LOADED);
+    Proxy p =
+        t.proxy("svc:" + endpoint(a) + ":" + endpoint(b))
+            .withLoadBalancing(LoadBalancing.LEAST_LOADED);
     for (int i = 0; i < 50; i++) {
       p.invoke("echo", new byte[0], Idempotency.IDEMPOTENT);
     }
-    assertThat(t.status().nodes()).hasSize(2).allSatisfy(n -> {
-      assertThat(n.inFlight()).isZero();
-      assertThat(n.latencyMicros()).isPositive();
-    });
+    assertThat(t.status().nodes())
+        .hasSize(2)
+        .allSatisfy(
+            n -> {
+              assertThat(n.inFlight()).isZero();
+              assertThat(n.latencyMicros()).isPositive();
+            });
   }
 
   @Test
@@ -352,7 +421,9 @@ class ObservabilityTest {
 
     await().atMost(WAIT).until(() -> t.status().connections().get(0).inFlight() == 0);
     // A CANCEL frame is a 10-byte header: length, type, flags, request id.
-    await().atMost(WAIT).until(() -> fp.bytesForwarded(Direction.CLIENT_TO_SERVER) == sentBefore + 10);
+    await()
+        .atMost(WAIT)
+        .until(() -> fp.bytesForwarded(Direction.CLIENT_TO_SERVER) == sentBefore + 10);
     assertThat(held).isCancelled();
     assertThat(p.invoke("echo", new byte[0])).isNotEmpty();
   }
@@ -368,7 +439,9 @@ class ObservabilityTest {
 
     assertThat(held.complete(new byte[] {42})).isTrue();
     assertThat(held.join()).containsExactly(42);
-    assertThat(t.status().connections().get(0).inFlight()).as("still waiting for the real answer").isEqualTo(1);
+    assertThat(t.status().connections().get(0).inFlight())
+        .as("still waiting for the real answer")
+        .isEqualTo(1);
 
     release.countDown();
     await().atMost(WAIT).until(() -> t.status().connections().get(0).callsOk() == 2);

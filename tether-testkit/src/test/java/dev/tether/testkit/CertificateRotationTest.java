@@ -36,14 +36,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Replacing a server's certificate while it serves: the PEM files are swapped for ones from
- * another CA the client also trusts, TLS is reloaded, and from then on new connections present
- * the new certificate while calls keep flowing on old and new connections, none failing.
+ * Replacing a server's certificate while it serves: the PEM files are swapped for ones from another
+ * CA the client also trusts, TLS is reloaded, and from then on new connections present the new
+ * certificate while calls keep flowing on old and new connections, none failing.
  */
 class CertificateRotationTest {
   @TempDir static Path generated;
+
   /** Generated once: key generation is the slow part of this class. */
   private static TestCertificates before;
+
   private static TestCertificates after;
   @TempDir Path dir;
   private Path liveChain;
@@ -64,7 +66,9 @@ class CertificateRotationTest {
     liveChain = Files.copy(before.server().certificateChain(), live.resolve("server.pem"));
     liveKey = Files.copy(before.server().privateKey(), live.resolve("server.key"));
     trustBoth = dir.resolve("trust.pem");
-    Files.writeString(trustBoth, Files.readString(before.caCertificate()) + Files.readString(after.caCertificate()));
+    Files.writeString(
+        trustBoth,
+        Files.readString(before.caCertificate()) + Files.readString(after.caCertificate()));
   }
 
   @AfterEach
@@ -78,11 +82,15 @@ class CertificateRotationTest {
   private TetherServer.Builder serverWithLiveFiles() {
     return TetherServer.builder()
         .endpoints("ssl -h 127.0.0.1 -p 0")
-        .tls(TlsConfig.fromPem(liveChain, liveKey, before.caCertificate()).withClientAuth(ClientAuth.NONE))
+        .tls(
+            TlsConfig.fromPem(liveChain, liveKey, before.caCertificate())
+                .withClientAuth(ClientAuth.NONE))
         .service("echo", (op, payload, ctx) -> payload);
   }
 
-  /** The new key lands first, then the certificate, each by an atomic rename, as deploy tools do. */
+  /**
+   * The new key lands first, then the certificate, each by an atomic rename, as deploy tools do.
+   */
   private void rotateFiles() throws IOException {
     Path key = Files.copy(after.server().privateKey(), dir.resolve("next.key"));
     Path chain = Files.copy(after.server().certificateChain(), dir.resolve("next.pem"));
@@ -91,7 +99,8 @@ class CertificateRotationTest {
       Files.setLastModifiedTime(p, FileTime.fromMillis(System.currentTimeMillis() + 60_000));
     }
     Files.move(key, liveKey, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-    Files.move(chain, liveChain, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    Files.move(
+        chain, liveChain, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
   }
 
   private static X509Certificate firstOf(Path pem) throws Exception {
@@ -110,18 +119,24 @@ class CertificateRotationTest {
         store.setCertificateEntry("ca" + i++, c);
       }
     }
-    TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+    TrustManagerFactory tmf =
+        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
     tmf.init(store);
     SSLContext context = SSLContext.getInstance("TLS");
     context.init(null, tmf.getTrustManagers(), null);
-    try (SSLSocket s = (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", server.endpoints().get(0).port())) {
+    try (SSLSocket s =
+        (SSLSocket)
+            context
+                .getSocketFactory()
+                .createSocket("127.0.0.1", server.endpoints().get(0).port())) {
       s.startHandshake();
       return (X509Certificate) s.getSession().getPeerCertificates()[0];
     }
   }
 
   @Test
-  void certificateReplacedAndReloadedUnderLoadFailsNoCallAndNewConnectionsPresentTheNewOne() throws Exception {
+  void certificateReplacedAndReloadedUnderLoadFailsNoCallAndNewConnectionsPresentTheNewOne()
+      throws Exception {
     server = serverWithLiveFiles().build().start();
     tether = Tether.builder().tls(TlsConfig.fromPem(null, null, trustBoth)).build();
     Proxy shared = tether.proxy(server.proxyString("echo"));
@@ -131,27 +146,33 @@ class CertificateRotationTest {
     List<Thread> workers = new ArrayList<>();
     for (int w = 0; w < 4; w++) {
       int worker = w;
-      Thread t = new Thread(() -> {
-        for (int n = 0; running.get(); n++) {
-          // Most calls share one long-lived connection; every 25th opens a new one, so handshakes
-          // happen all through the run, before, during and after the swap.
-          Proxy p = n % 25 == 0 ? shared.withConnectionId("w" + worker + "-" + n) : shared;
-          try {
-            byte[] answer = p.invoke("echo", ("call " + n).getBytes(StandardCharsets.UTF_8));
-            if (new String(answer, StandardCharsets.UTF_8).equals("call " + n)) {
-              ok.incrementAndGet();
-            }
-          } catch (RuntimeException e) {
-            failures.add(e);
-          }
-        }
-      }, "rotation-load-" + w);
+      Thread t =
+          new Thread(
+              () -> {
+                for (int n = 0; running.get(); n++) {
+                  // Most calls share one long-lived connection; every 25th opens a new one, so
+                  // handshakes
+                  // happen all through the run, before, during and after the swap.
+                  Proxy p = n % 25 == 0 ? shared.withConnectionId("w" + worker + "-" + n) : shared;
+                  try {
+                    byte[] answer =
+                        p.invoke("echo", ("call " + n).getBytes(StandardCharsets.UTF_8));
+                    if (new String(answer, StandardCharsets.UTF_8).equals("call " + n)) {
+                      ok.incrementAndGet();
+                    }
+                  } catch (RuntimeException e) {
+                    failures.add(e);
+                  }
+                }
+              },
+              "rotation-load-" + w);
       t.start();
       workers.add(t);
     }
     try {
       await().atMost(Duration.ofSeconds(30)).until(() -> ok.get() >= 200);
-      assertThat(presentedToANewConnection()).isEqualTo(firstOf(before.server().certificateChain()));
+      assertThat(presentedToANewConnection())
+          .isEqualTo(firstOf(before.server().certificateChain()));
 
       rotateFiles();
       server.reloadTls();
@@ -171,7 +192,13 @@ class CertificateRotationTest {
   @Test
   void watchedFilesAreReloadedAtTheFirstCheckAfterTheyChange() throws Exception {
     FakeClock clock = new FakeClock();
-    server = serverWithLiveFiles().scheduler(clock).ticker(clock).watchTls(Duration.ofSeconds(30)).build().start();
+    server =
+        serverWithLiveFiles()
+            .scheduler(clock)
+            .ticker(clock)
+            .watchTls(Duration.ofSeconds(30))
+            .build()
+            .start();
 
     rotateFiles();
     assertThat(presentedToANewConnection()).isEqualTo(firstOf(before.server().certificateChain()));
@@ -188,13 +215,15 @@ class CertificateRotationTest {
     Path clientTrust = Files.copy(before.caCertificate(), dir.resolve("client-trust.pem"));
     tether = Tether.builder().tls(TlsConfig.fromPem(null, null, clientTrust)).build();
     Proxy p = tether.proxy(server.proxyString("echo"));
-    assertThatThrownBy(() -> p.invoke("echo", new byte[0])).isInstanceOf(ConnectFailedException.class);
+    assertThatThrownBy(() -> p.invoke("echo", new byte[0]))
+        .isInstanceOf(ConnectFailedException.class);
 
     Files.copy(after.caCertificate(), clientTrust, StandardCopyOption.REPLACE_EXISTING);
     tether.reloadTls();
 
     assertThat(p.invoke("echo", "trusted now".getBytes(StandardCharsets.UTF_8)))
-        .asString(StandardCharsets.UTF_8).isEqualTo("trusted now");
+        .asString(StandardCharsets.UTF_8)
+        .isEqualTo("trusted now");
   }
 
   @Test
@@ -204,16 +233,24 @@ class CertificateRotationTest {
     server.reloadTls();
     Path clientTrust = Files.copy(before.caCertificate(), dir.resolve("client-trust.pem"));
     FakeClock clock = new FakeClock();
-    tether = Tether.builder().tls(TlsConfig.fromPem(null, null, clientTrust))
-        .scheduler(clock).ticker(clock).watchTls(Duration.ofSeconds(30)).build();
+    tether =
+        Tether.builder()
+            .tls(TlsConfig.fromPem(null, null, clientTrust))
+            .scheduler(clock)
+            .ticker(clock)
+            .watchTls(Duration.ofSeconds(30))
+            .build();
     Proxy p = tether.proxy(server.proxyString("echo"));
-    assertThatThrownBy(() -> p.invoke("echo", new byte[0])).isInstanceOf(ConnectFailedException.class);
+    assertThatThrownBy(() -> p.invoke("echo", new byte[0]))
+        .isInstanceOf(ConnectFailedException.class);
 
     Files.copy(after.caCertificate(), clientTrust, StandardCopyOption.REPLACE_EXISTING);
-    Files.setLastModifiedTime(clientTrust, FileTime.fromMillis(System.currentTimeMillis() + 60_000));
+    Files.setLastModifiedTime(
+        clientTrust, FileTime.fromMillis(System.currentTimeMillis() + 60_000));
     clock.forward(Duration.ofSeconds(30));
 
     assertThat(p.invoke("echo", "trusted now".getBytes(StandardCharsets.UTF_8)))
-        .asString(StandardCharsets.UTF_8).isEqualTo("trusted now");
+        .asString(StandardCharsets.UTF_8)
+        .isEqualTo("trusted now");
   }
 }

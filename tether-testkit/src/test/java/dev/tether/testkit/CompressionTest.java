@@ -20,9 +20,12 @@ class CompressionTest {
   private Tether tether;
 
   private Proxy start(TetherServer.Builder serverSettings, String endpointOptions) {
-    server = serverSettings.endpoints("tcp -h 127.0.0.1 -p 0")
-        .service("echo", (operation, payload, context) -> payload)
-        .build().start();
+    server =
+        serverSettings
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .service("echo", (operation, payload, context) -> payload)
+            .build()
+            .start();
     wire = FaultProxy.start("127.0.0.1", server.endpoints().get(0).port());
     tether = Tether.create();
     return tether.proxy("echo:" + wire.endpoint() + endpointOptions);
@@ -84,7 +87,8 @@ class CompressionTest {
 
   @Test
   void aServerWithCompressionOffServesDashZCallsUncompressed() {
-    Proxy zipped = start(TetherServer.builder().property("tether.compression.enabled", "false"), " -z");
+    Proxy zipped =
+        start(TetherServer.builder().property("tether.compression.enabled", "false"), " -z");
 
     assertThat(zipped.invoke("say", LARGE)).isEqualTo(LARGE);
 
@@ -102,6 +106,7 @@ class CompressionTest {
     assertThat(plain.invoke("say", LARGE)).isEqualTo(LARGE);
 
     assertThat(wire.acceptedConnections()).isEqualTo(1);
-    assertThat(wire.bytesForwarded(Direction.CLIENT_TO_SERVER) - afterZipped).isGreaterThan(LARGE.length);
+    assertThat(wire.bytesForwarded(Direction.CLIENT_TO_SERVER) - afterZipped)
+        .isGreaterThan(LARGE.length);
   }
 }

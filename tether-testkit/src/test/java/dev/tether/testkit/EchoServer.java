@@ -7,8 +7,8 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -63,10 +63,13 @@ final class EchoServer implements AutoCloseable {
 
     /** Closes the connection with RST. */
     void reset() {
-      channel.eventLoop().execute(() -> {
-        channel.config().setOption(ChannelOption.SO_LINGER, 0);
-        channel.close();
-      });
+      channel
+          .eventLoop()
+          .execute(
+              () -> {
+                channel.config().setOption(ChannelOption.SO_LINGER, 0);
+                channel.close();
+              });
     }
 
     private synchronized void record(ByteBuf data) {
@@ -79,16 +82,18 @@ final class EchoServer implements AutoCloseable {
   private final List<Peer> peers = new CopyOnWriteArrayList<>();
 
   private EchoServer() {
-    group = new MultiThreadIoEventLoopGroup(
-        1, new DefaultThreadFactory("echo-server", true), NioIoHandler.newFactory());
-    listener = new ServerBootstrap()
-        .group(group)
-        .channel(NioServerSocketChannel.class)
-        .childOption(ChannelOption.TCP_NODELAY, true)
-        .childHandler(new Accept(this))
-        .bind("127.0.0.1", 0)
-        .syncUninterruptibly()
-        .channel();
+    group =
+        new MultiThreadIoEventLoopGroup(
+            1, new DefaultThreadFactory("echo-server", true), NioIoHandler.newFactory());
+    listener =
+        new ServerBootstrap()
+            .group(group)
+            .channel(NioServerSocketChannel.class)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childHandler(new Accept(this))
+            .bind("127.0.0.1", 0)
+            .syncUninterruptibly()
+            .channel();
   }
 
   static EchoServer start() {

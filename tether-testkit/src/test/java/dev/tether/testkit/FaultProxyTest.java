@@ -49,13 +49,16 @@ import org.junit.jupiter.params.provider.EnumSource;
 class FaultProxyTest {
   /** How long anything that should happen may take; a bound, not a wait. */
   private static final Duration PATIENCE = Duration.ofSeconds(5);
+
   /** How long something that must not happen is watched for. */
   private static final Duration WATCH = Duration.ofMillis(300);
 
   private final SocketIo flavor;
   private final List<AutoCloseable> resources = new ArrayList<>();
+
   /** The Tether echo service's operation "hold" waits for this; it opens by the test's end. */
   private final CountDownLatch released = new CountDownLatch(1);
+
   private final AtomicInteger holdsDone = new AtomicInteger();
   private EchoServer server;
   private FaultProxy proxy;
@@ -235,9 +238,12 @@ class FaultProxyTest {
     roundTrip(client, "before");
     proxy.freeze();
     send(client, "during");
-    eventually().during(WATCH)
-        .until(() -> Arrays.equals(onlyPeer().received(), bytes("before"))
-            && !onlyPeer().ending().isDone());
+    eventually()
+        .during(WATCH)
+        .until(
+            () ->
+                Arrays.equals(onlyPeer().received(), bytes("before"))
+                    && !onlyPeer().ending().isDone());
     assertThat(proxy.openConnections()).isEqualTo(1);
 
     proxy.unfreeze();
@@ -417,7 +423,8 @@ class FaultProxyTest {
 
     roundTrip(connect(), "new");
     roundTrip(old, "old");
-    assertThat(other.peers()).singleElement()
+    assertThat(other.peers())
+        .singleElement()
         .satisfies(peer -> assertThat(peer.received()).asString(UTF_8).isEqualTo("new"));
     assertThat(onlyPeer().received()).asString(UTF_8).isEqualTo("old");
   }
@@ -431,8 +438,11 @@ class FaultProxyTest {
     proxy.close();
 
     assertThat(readToEnd(client).ending()).isEqualTo(Ending.EOF);
-    eventually().until(() -> Thread.getAllStackTraces().keySet().stream()
-        .noneMatch(t -> t.getName().startsWith("tether-fault-proxy")));
+    eventually()
+        .until(
+            () ->
+                Thread.getAllStackTraces().keySet().stream()
+                    .noneMatch(t -> t.getName().startsWith("tether-fault-proxy")));
     assertThat(proxy.openConnections()).isZero();
     assertThat(proxy.bytesForwarded(Direction.CLIENT_TO_SERVER)).isEqualTo(2);
     assertThatThrownBy(proxy::freeze).isInstanceOf(IllegalStateException.class);
@@ -471,7 +481,8 @@ class FaultProxyTest {
     eventually().during(WATCH).until(() -> !call.isDone());
 
     proxy.unfreeze();
-    assertThat(call).succeedsWithin(PATIENCE)
+    assertThat(call)
+        .succeedsWithin(PATIENCE)
         .satisfies(answer -> assertThat(answer).asString(UTF_8).isEqualTo("held"));
   }
 
@@ -482,8 +493,12 @@ class FaultProxyTest {
     CompletableFuture<byte[]> call = echo.invokeAsync("hold", bytes("lost"));
     eventually().until(runs::get, n -> n == 1);
     proxy.resetAll();
-    assertThat(call).failsWithin(PATIENCE).withThrowableThat().havingCause()
-        .isInstanceOfSatisfying(ConnectionLostException.class, FaultProxyTest::assertMayHaveExecuted);
+    assertThat(call)
+        .failsWithin(PATIENCE)
+        .withThrowableThat()
+        .havingCause()
+        .isInstanceOfSatisfying(
+            ConnectionLostException.class, FaultProxyTest::assertMayHaveExecuted);
 
     assertThat(echo.invoke("echo", bytes("again"))).asString(UTF_8).isEqualTo("again");
     assertThat(proxy.acceptedConnections()).isEqualTo(2);
@@ -503,7 +518,8 @@ class FaultProxyTest {
     proxy.refuseNew(true);
     // The client wrote the whole request, so it must assume the server may have run it; it did not.
     assertThatThrownBy(() -> echo.invoke("echo", new byte[1000]))
-        .isInstanceOfSatisfying(ConnectionLostException.class, FaultProxyTest::assertMayHaveExecuted);
+        .isInstanceOfSatisfying(
+            ConnectionLostException.class, FaultProxyTest::assertMayHaveExecuted);
     assertThat(proxy.bytesForwarded(Direction.CLIENT_TO_SERVER)).isEqualTo(handshakeBytes + 8);
     assertThat(runs).hasValue(0);
   }
@@ -520,7 +536,8 @@ class FaultProxyTest {
     first.close();
     // Idempotent: the call may meet the old connection before the client has seen it close.
     assertThat(echo.invoke("echo", bytes("two"), Idempotency.IDEMPOTENT))
-        .asString(UTF_8).isEqualTo("two");
+        .asString(UTF_8)
+        .isEqualTo("two");
     assertThat(second.connectionCount()).isEqualTo(1);
   }
 
@@ -637,18 +654,21 @@ class FaultProxyTest {
   }
 
   private TetherServer echoTetherServer(AtomicInteger runs) {
-    return closeLater(TetherServer.builder()
-        .endpoints("tcp -h 127.0.0.1 -p 0")
-        .service("echo", (op, payload, ctx) -> {
-          runs.incrementAndGet();
-          if (op.equals("hold")) {
-            released.await();
-            holdsDone.incrementAndGet();
-          }
-          return payload;
-        })
-        .build()
-        .start());
+    return closeLater(
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .service(
+                "echo",
+                (op, payload, ctx) -> {
+                  runs.incrementAndGet();
+                  if (op.equals("hold")) {
+                    released.await();
+                    holdsDone.incrementAndGet();
+                  }
+                  return payload;
+                })
+            .build()
+            .start());
   }
 
   private Proxy tetherClientThrough(TetherServer tetherServer) {

@@ -47,17 +47,20 @@ class FaultToleranceTest {
   }
 
   private TetherServer server(String name) {
-    TetherServer s = TetherServer.builder()
-        .endpoints("tcp -h 127.0.0.1 -p 0")
-        .service("bank", (op, payload, ctx) -> {
-          executions.computeIfAbsent(name, k -> new AtomicLong()).incrementAndGet();
-          if (op.equals("slowWithdraw")) {
-            release.await(30, TimeUnit.SECONDS);
-          }
-          return name.getBytes(StandardCharsets.UTF_8);
-        })
-        .build()
-        .start();
+    TetherServer s =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .service(
+                "bank",
+                (op, payload, ctx) -> {
+                  executions.computeIfAbsent(name, k -> new AtomicLong()).incrementAndGet();
+                  if (op.equals("slowWithdraw")) {
+                    release.await(30, TimeUnit.SECONDS);
+                  }
+                  return name.getBytes(StandardCharsets.UTF_8);
+                })
+            .build()
+            .start();
     closeables.add(s);
     return s;
   }
@@ -94,7 +97,8 @@ class FaultToleranceTest {
   }
 
   @Test
-  void nonIdempotentCallResetAfterReachingTheServerFailsAsMayHaveExecutedAndRanOnce() throws Exception {
+  void nonIdempotentCallResetAfterReachingTheServerFailsAsMayHaveExecutedAndRanOnce()
+      throws Exception {
     TetherServer a = server("a");
     FaultProxy fp = faultProxyFor(a);
     Proxy p = tether().proxy("bank:" + fp.endpoint());
@@ -102,8 +106,9 @@ class FaultToleranceTest {
     await().atMost(Duration.ofSeconds(5)).until(() -> executed("a") == 1);
     fp.resetAll();
     Throwable failure = failureOf(call);
-    assertThat(failure).isInstanceOfSatisfying(ConnectionLostException.class,
-        e -> assertThat(e.mayHaveExecuted()).isTrue());
+    assertThat(failure)
+        .isInstanceOfSatisfying(
+            ConnectionLostException.class, e -> assertThat(e.mayHaveExecuted()).isTrue());
     release.countDown();
     assertThat(executed("a")).isEqualTo(1);
   }
@@ -113,9 +118,12 @@ class FaultToleranceTest {
     TetherServer a = server("a");
     TetherServer b = server("b");
     FaultProxy fp = faultProxyFor(a);
-    Proxy p = tether().proxy("bank:" + fp.endpoint() + ":" + b.endpoints().get(0))
-        .withEndpointSelection(EndpointSelection.ORDERED);
-    CompletableFuture<byte[]> call = p.invokeAsync("slowWithdraw", new byte[0], Idempotency.IDEMPOTENT);
+    Proxy p =
+        tether()
+            .proxy("bank:" + fp.endpoint() + ":" + b.endpoints().get(0))
+            .withEndpointSelection(EndpointSelection.ORDERED);
+    CompletableFuture<byte[]> call =
+        p.invokeAsync("slowWithdraw", new byte[0], Idempotency.IDEMPOTENT);
     await().atMost(Duration.ofSeconds(5)).until(() -> executed("a") == 1);
     fp.resetAll();
     release.countDown();
@@ -131,8 +139,9 @@ class FaultToleranceTest {
     fp.cutAfter(10, Direction.CLIENT_TO_SERVER);
     Throwable failure = failureOf(p.invokeAsync("withdraw", new byte[64]));
     // The frame left the client whole, so the client cannot know the server missed its end.
-    assertThat(failure).isInstanceOfSatisfying(ConnectionLostException.class,
-        e -> assertThat(e.mayHaveExecuted()).isTrue());
+    assertThat(failure)
+        .isInstanceOfSatisfying(
+            ConnectionLostException.class, e -> assertThat(e.mayHaveExecuted()).isTrue());
     assertThat(executed("a")).isZero();
   }
 
@@ -140,7 +149,8 @@ class FaultToleranceTest {
   void frozenPeerIsDetectedByHeartbeatsAndItsCallFails() throws Exception {
     TetherServer a = server("a");
     FaultProxy fp = faultProxyFor(a);
-    Tether t = tether("tether.heartbeat.readerIdle", "100ms", "tether.heartbeat.idleTimeout", "300ms");
+    Tether t =
+        tether("tether.heartbeat.readerIdle", "100ms", "tether.heartbeat.idleTimeout", "300ms");
     Proxy p = t.proxy("bank:" + fp.endpoint());
     p.ping();
     Connection c = p.connection();
@@ -148,7 +158,9 @@ class FaultToleranceTest {
     long start = System.nanoTime();
     Throwable failure = failureOf(p.invokeAsync("withdraw", new byte[0]));
     long detectedMillis = (System.nanoTime() - start) / 1_000_000;
-    assertThat(failure).isInstanceOf(ConnectionLostException.class).hasMessageContaining("heartbeat");
+    assertThat(failure)
+        .isInstanceOf(ConnectionLostException.class)
+        .hasMessageContaining("heartbeat");
     assertThat(t.connection(c).state()).isEqualTo(ConnectionState.CLOSED);
     // idleTimeout plus one readerIdle, with room for a loaded machine.
     assertThat(detectedMillis).isLessThan(300 + 100 + 2_000);
@@ -158,12 +170,15 @@ class FaultToleranceTest {
   void idleFrozenPeerIsDetectedWithoutAnyCall() {
     TetherServer a = server("a");
     FaultProxy fp = faultProxyFor(a);
-    Tether t = tether("tether.heartbeat.readerIdle", "100ms", "tether.heartbeat.idleTimeout", "300ms");
+    Tether t =
+        tether("tether.heartbeat.readerIdle", "100ms", "tether.heartbeat.idleTimeout", "300ms");
     Proxy p = t.proxy("bank:" + fp.endpoint());
     p.ping();
     Connection c = p.connection();
     fp.freeze();
-    await().atMost(Duration.ofSeconds(5)).until(() -> t.connection(c).state() == ConnectionState.CLOSED);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> t.connection(c).state() == ConnectionState.CLOSED);
   }
 
   @Test
@@ -171,8 +186,10 @@ class FaultToleranceTest {
     TetherServer a = server("a");
     TetherServer b = server("b");
     FaultProxy fp = faultProxyFor(a);
-    Proxy p = tether().proxy("bank:" + fp.endpoint() + " -t 300:" + b.endpoints().get(0) + " -t 300")
-        .withEndpointSelection(EndpointSelection.ORDERED);
+    Proxy p =
+        tether()
+            .proxy("bank:" + fp.endpoint() + " -t 300:" + b.endpoints().get(0) + " -t 300")
+            .withEndpointSelection(EndpointSelection.ORDERED);
     p.ping();
     fp.freeze();
     assertThat(text(p.invoke("withdraw", new byte[0], Idempotency.IDEMPOTENT))).isEqualTo("b");
@@ -183,12 +200,13 @@ class FaultToleranceTest {
     TetherServer a = server("a");
     FaultProxy fp = faultProxyFor(a);
     FakeClock clock = new FakeClock();
-    Tether t = Tether.builder()
-        .ticker(clock)
-        .scheduler(clock)
-        .property("tether.reconnect.policy", "fixed")
-        .property("tether.reconnect.initial", "5s")
-        .build();
+    Tether t =
+        Tether.builder()
+            .ticker(clock)
+            .scheduler(clock)
+            .property("tether.reconnect.policy", "fixed")
+            .property("tether.reconnect.initial", "5s")
+            .build();
     closeables.add(t);
     Proxy p = t.proxy("bank:" + fp.endpoint());
     p.ping();
@@ -196,8 +214,12 @@ class FaultToleranceTest {
     int acceptedBefore = fp.acceptedConnections();
     fp.stop();
     fp.resetAll();
-    await().atMost(Duration.ofSeconds(5)).until(() -> t.connection(first).state() == ConnectionState.CLOSED);
-    await().atMost(Duration.ofSeconds(5)).until(() -> clock.pendingDelays().contains(Duration.ofSeconds(5)));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> t.connection(first).state() == ConnectionState.CLOSED);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> clock.pendingDelays().contains(Duration.ofSeconds(5)));
     fp.restart();
     clock.forward(Duration.ofMillis(4_999));
     // The reconnect is still waiting, due in exactly one more millisecond: it did not fire early.
@@ -205,7 +227,9 @@ class FaultToleranceTest {
     assertThat(fp.acceptedConnections()).isEqualTo(acceptedBefore);
     clock.forward(Duration.ofMillis(1));
     assertThat(clock.pendingDelays()).doesNotContain(Duration.ZERO, Duration.ofMillis(1));
-    await().atMost(Duration.ofSeconds(5)).until(() -> fp.acceptedConnections() == acceptedBefore + 1);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> fp.acceptedConnections() == acceptedBefore + 1);
     await().atMost(Duration.ofSeconds(5)).until(() -> fp.openConnections() == 1);
     // The proxy's next call finds the re-established connection instead of opening another.
     p.ping();
@@ -218,21 +242,26 @@ class FaultToleranceTest {
     FaultProxy fp = faultProxyFor(a);
     fp.stop();
     FakeClock clock = new FakeClock();
-    Tether t = Tether.builder()
-        .ticker(clock)
-        .scheduler(clock)
-        .property("tether.retry.intervals", "0 1000 5000")
-        .build();
+    Tether t =
+        Tether.builder()
+            .ticker(clock)
+            .scheduler(clock)
+            .property("tether.retry.intervals", "0 1000 5000")
+            .build();
     closeables.add(t);
     Proxy p = t.proxy("bank:" + fp.endpoint());
 
     CompletableFuture<byte[]> call = p.invokeAsync("withdraw", new byte[0]);
     // Rounds one and two fail at once (interval 0); the third waits 1 s on the clock.
-    await().atMost(Duration.ofSeconds(5)).until(() -> clock.pendingDelays().contains(Duration.ofSeconds(1)));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> clock.pendingDelays().contains(Duration.ofSeconds(1)));
     clock.forward(Duration.ofMillis(999));
     assertThat(call).isNotDone();
     clock.forward(Duration.ofMillis(1));
-    await().atMost(Duration.ofSeconds(5)).until(() -> clock.pendingDelays().contains(Duration.ofSeconds(5)));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> clock.pendingDelays().contains(Duration.ofSeconds(5)));
     fp.restart();
     clock.forward(Duration.ofMillis(4_999));
     assertThat(call).isNotDone();

@@ -23,9 +23,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Hostname verification, on by default, between a real Tether client and server over loopback
- * TLS: each server certificate comes from the one CA the client trusts and differs only in the
- * names it carries, so whatever is refused is refused for the name.
+ * Hostname verification, on by default, between a real Tether client and server over loopback TLS:
+ * each server certificate comes from the one CA the client trusts and differs only in the names it
+ * carries, so whatever is refused is refused for the name.
  */
 class HostnameVerificationTest {
   private static X509Bundle ca;
@@ -35,8 +35,12 @@ class HostnameVerificationTest {
 
   @BeforeAll
   static void authority() throws Exception {
-    ca = new CertificateBuilder().subject("CN=Hostname test CA").setIsCertificateAuthority(true)
-        .setKeyUsage(true, KeyUsage.keyCertSign).buildSelfSigned();
+    ca =
+        new CertificateBuilder()
+            .subject("CN=Hostname test CA")
+            .setIsCertificateAuthority(true)
+            .setKeyUsage(true, KeyUsage.keyCertSign)
+            .buildSelfSigned();
   }
 
   @AfterEach
@@ -53,26 +57,41 @@ class HostnameVerificationTest {
 
   /** A server whose certificate carries the names {@code names} adds. */
   private void startServer(UnaryOperator<CertificateBuilder> names) throws Exception {
-    X509Bundle leaf = names.apply(new CertificateBuilder().subject("CN=tether-server")
-        .setKeyUsage(true, KeyUsage.digitalSignature).addExtendedKeyUsageServerAuth()).buildIssuedBy(ca);
-    server = TetherServer.builder()
-        .endpoints("ssl -h 127.0.0.1 -p 0")
-        .tls(TlsConfig.fromPem(pem(leaf.getCertificatePathPEM()), pem(leaf.getPrivateKeyPEM()), null))
-        .service("echo", (op, payload, ctx) -> payload)
-        .build()
-        .start();
+    X509Bundle leaf =
+        names
+            .apply(
+                new CertificateBuilder()
+                    .subject("CN=tether-server")
+                    .setKeyUsage(true, KeyUsage.digitalSignature)
+                    .addExtendedKeyUsageServerAuth())
+            .buildIssuedBy(ca);
+    server =
+        TetherServer.builder()
+            .endpoints("ssl -h 127.0.0.1 -p 0")
+            .tls(
+                TlsConfig.fromPem(
+                    pem(leaf.getCertificatePathPEM()), pem(leaf.getPrivateKeyPEM()), null))
+            .service("echo", (op, payload, ctx) -> payload)
+            .build()
+            .start();
   }
 
-  /** Calls echo on the server's port through {@code host}, which the test resolver maps to 127.0.0.1. */
+  /**
+   * Calls echo on the server's port through {@code host}, which the test resolver maps to
+   * 127.0.0.1.
+   */
   private String call(String host, UnaryOperator<TlsConfig> tls) {
-    tether = Tether.builder()
-        .tls(tls.apply(TlsConfig.fromPem(null, null, pem(ca.getCertificatePEM()))))
-        .resolver(name -> List.of(InetAddress.getByAddress(name, new byte[] {127, 0, 0, 1})))
-        .property("tether.retry.intervals", "0 0 0")
-        .listener(clientEvents::add)
-        .build();
-    byte[] answer = tether.proxy("echo:ssl -h " + host + " -p " + server.endpoints().get(0).port())
-        .invoke("echo", "hi".getBytes(StandardCharsets.UTF_8));
+    tether =
+        Tether.builder()
+            .tls(tls.apply(TlsConfig.fromPem(null, null, pem(ca.getCertificatePEM()))))
+            .resolver(name -> List.of(InetAddress.getByAddress(name, new byte[] {127, 0, 0, 1})))
+            .property("tether.retry.intervals", "0 0 0")
+            .listener(clientEvents::add)
+            .build();
+    byte[] answer =
+        tether
+            .proxy("echo:ssl -h " + host + " -p " + server.endpoints().get(0).port())
+            .invoke("echo", "hi".getBytes(StandardCharsets.UTF_8));
     return new String(answer, StandardCharsets.UTF_8);
   }
 
@@ -84,8 +103,10 @@ class HostnameVerificationTest {
         .isInstanceOf(ConnectFailedException.class)
         .hasMessageContaining("dialled host 127.0.0.1")
         .hasMessageContaining("DNS:evil.example");
-    assertThat(clientEvents).filteredOn(e -> e.kind() == TetherEvent.Kind.CONNECTING)
-        .as("three more rounds allowed, yet the endpoint that presented the wrong name is not tried again")
+    assertThat(clientEvents)
+        .filteredOn(e -> e.kind() == TetherEvent.Kind.CONNECTING)
+        .as(
+            "three more rounds allowed, yet the endpoint that presented the wrong name is not tried again")
         .hasSize(1);
   }
 

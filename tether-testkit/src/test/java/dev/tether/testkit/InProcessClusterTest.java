@@ -57,13 +57,15 @@ class InProcessClusterTest {
 
   private void configure(int node, TetherServer.Builder server) {
     configuredNodes.add(node);
-    server.service("node", (operation, payload, context) -> {
-      if (operation.equals("slow")) {
-        slowCallsRunning.incrementAndGet();
-        release.await(30, TimeUnit.SECONDS);
-      }
-      return Integer.toString(node).getBytes(StandardCharsets.UTF_8);
-    });
+    server.service(
+        "node",
+        (operation, payload, context) -> {
+          if (operation.equals("slow")) {
+            slowCallsRunning.incrementAndGet();
+            release.await(30, TimeUnit.SECONDS);
+          }
+          return Integer.toString(node).getBytes(StandardCharsets.UTF_8);
+        });
   }
 
   private Proxy nodeProxy(int i) {
@@ -97,7 +99,8 @@ class InProcessClusterTest {
       assertThat(whoami(nodeProxy(i))).isEqualTo(Integer.toString(i));
       assertThat(cluster.isUp(i)).isTrue();
     }
-    assertThat(cluster.proxyString("node")).isEqualTo("node:" + String.join(":", cluster.endpoints()));
+    assertThat(cluster.proxyString("node"))
+        .isEqualTo("node:" + String.join(":", cluster.endpoints()));
     assertThat(whoami(tether.proxy(cluster.proxyString("node")))).isIn("0", "1", "2");
     assertThat(configuredNodes).containsExactly(0, 1, 2);
   }
@@ -107,9 +110,12 @@ class InProcessClusterTest {
     startCluster(2);
     for (int i = 0; i < 2; i++) {
       assertThat(cluster.endpoint(i)).isEqualTo(cluster.faultProxy(i).endpoint());
-      assertThat(cluster.faultProxy(i).target().getPort()).isEqualTo(cluster.server(i).endpoints().get(0).port());
+      assertThat(cluster.faultProxy(i).target().getPort())
+          .isEqualTo(cluster.server(i).endpoints().get(0).port());
     }
-    assertThat(cluster.endpoints()).containsExactly(cluster.endpoint(0), cluster.endpoint(1)).doesNotHaveDuplicates();
+    assertThat(cluster.endpoints())
+        .containsExactly(cluster.endpoint(0), cluster.endpoint(1))
+        .doesNotHaveDuplicates();
   }
 
   @Test
@@ -147,8 +153,9 @@ class InProcessClusterTest {
     CompletableFuture<byte[]> call = nodeProxy(1).invokeAsync("slow", new byte[0]);
     await().atMost(PATIENCE).until(() -> slowCallsRunning.get() == 1);
     cluster.kill(1);
-    assertThat(failureOf(call)).isInstanceOfSatisfying(ConnectionLostException.class,
-        lost -> assertThat(lost.mayHaveExecuted()).isTrue());
+    assertThat(failureOf(call))
+        .isInstanceOfSatisfying(
+            ConnectionLostException.class, lost -> assertThat(lost.mayHaveExecuted()).isTrue());
     await().atMost(PATIENCE).until(() -> cluster.faultProxy(1).openConnections() == 0);
   }
 
@@ -162,7 +169,9 @@ class InProcessClusterTest {
     assertThat(whoami(second)).isEqualTo("1");
     Connection beforeTheCrash = second.connection();
     cluster.kill(1);
-    await().atMost(PATIENCE).until(() -> tether.connection(beforeTheCrash).state() == ConnectionState.CLOSED);
+    await()
+        .atMost(PATIENCE)
+        .until(() -> tether.connection(beforeTheCrash).state() == ConnectionState.CLOSED);
     cluster.restart(1);
     assertThat(cluster.isUp(1)).isTrue();
     assertThat(cluster.endpoint(1)).isEqualTo(endpoint);
@@ -180,7 +189,8 @@ class InProcessClusterTest {
     String endpoint = cluster.endpoint(1);
     int serverPort = cluster.server(1).endpoints().get(0).port();
     cluster.kill(1);
-    try (ServerSocket squatter = new ServerSocket(serverPort, 1, InetAddress.getByName("127.0.0.1"))) {
+    try (ServerSocket squatter =
+        new ServerSocket(serverPort, 1, InetAddress.getByName("127.0.0.1"))) {
       cluster.restart(1);
       assertThat(cluster.server(1).endpoints().get(0).port()).isNotEqualTo(squatter.getLocalPort());
       assertThat(cluster.endpoint(1)).isEqualTo(endpoint);
@@ -201,7 +211,8 @@ class InProcessClusterTest {
   void frozenNodeTimesCallsOutUntilItIsUnfrozen() {
     startCluster(3);
     Proxy third = nodeProxy(2);
-    third.ping(); // connected before the freeze, and without the short timeout a cold start could miss
+    third.ping(); // connected before the freeze, and without the short timeout a cold start could
+    // miss
     Proxy impatient = third.withInvocationTimeout(Duration.ofMillis(300));
     cluster.freeze(2);
     assertThatThrownBy(() -> whoami(impatient)).isInstanceOf(InvocationTimeoutException.class);
@@ -220,7 +231,9 @@ class InProcessClusterTest {
     CompletableFuture<byte[]> call = first.invokeAsync("slow", new byte[0]);
     await().atMost(PATIENCE).until(() -> slowCallsRunning.get() == 1);
     CompletableFuture<Void> stopped = CompletableFuture.runAsync(() -> cluster.stop(0));
-    await().atMost(PATIENCE).until(() -> tether.connection(connection).state() == ConnectionState.DRAINING);
+    await()
+        .atMost(PATIENCE)
+        .until(() -> tether.connection(connection).state() == ConnectionState.DRAINING);
     assertThat(cluster.isUp(0)).isFalse();
     assertThat(call).isNotDone();
     release.countDown();
@@ -278,7 +291,7 @@ class InProcessClusterTest {
   void nodeIndexOutOfRangeIsRefused() {
     startCluster(1);
     assertThatThrownBy(() -> cluster.kill(1)).isInstanceOf(IndexOutOfBoundsException.class);
-    assertThatThrownBy(() -> InProcessCluster.start(-1, (node, server) -> { }))
+    assertThatThrownBy(() -> InProcessCluster.start(-1, (node, server) -> {}))
         .isInstanceOf(IllegalArgumentException.class);
   }
 }

@@ -71,7 +71,10 @@ class NumberedStreamTest {
     FakeClock clock = new FakeClock();
     List<Long> sent = new CopyOnWriteArrayList<>();
     Numbers subscriber = new Numbers();
-    NumberedStream.of(-1).paced(Duration.ofMillis(100), clock).onEachItem(sent::add).subscribe(subscriber);
+    NumberedStream.of(-1)
+        .paced(Duration.ofMillis(100), clock)
+        .onEachItem(sent::add)
+        .subscribe(subscriber);
     subscriber.subscription.request(2);
 
     clock.forward(Duration.ofMillis(99));

@@ -26,7 +26,10 @@ import org.junit.jupiter.api.Test;
  * Skipped, saying so, where openssl is not installed.
  */
 class OpensslClientTest {
-  /** The client's preface ("TETH", version 1.0) and a HELLO frame, as docs/protocol.md lays them out. */
+  /**
+   * The client's preface ("TETH", version 1.0) and a HELLO frame, as docs/protocol.md lays them
+   * out.
+   */
   private static final byte[] PREFACE_AND_HELLO = helloBytes();
 
   private static TestCertificates certificates;
@@ -34,18 +37,20 @@ class OpensslClientTest {
 
   @BeforeAll
   static void requireOpenssl() {
-    assumeTrue(opensslRuns(), "openssl is not installed (or does not run): skipping the s_client tests");
+    assumeTrue(
+        opensslRuns(), "openssl is not installed (or does not run): skipping the s_client tests");
     certificates = TestCertificates.create();
   }
 
   @BeforeEach
   void start() {
-    server = TetherServer.builder()
-        .endpoints("ssl -h 127.0.0.1 -p 0")
-        .tls(certificates.serverConfig(ClientAuth.REQUIRE))
-        .service("echo", (op, payload, ctx) -> payload)
-        .build()
-        .start();
+    server =
+        TetherServer.builder()
+            .endpoints("ssl -h 127.0.0.1 -p 0")
+            .tls(certificates.serverConfig(ClientAuth.REQUIRE))
+            .service("echo", (op, payload, ctx) -> payload)
+            .build()
+            .start();
   }
 
   @AfterEach
@@ -69,7 +74,10 @@ class OpensslClientTest {
     byte[] id = "openssl".getBytes(StandardCharsets.UTF_8);
     // HELLO: length u32 | type 1 | flags 0 | requestId 0 | string clientId | u32 maxFrameSize
     ByteBuffer b = ByteBuffer.allocate(8 + 4 + 6 + 1 + id.length + 4);
-    b.put("TETH".getBytes(StandardCharsets.US_ASCII)).put((byte) 1).put((byte) 0).putShort((short) 0);
+    b.put("TETH".getBytes(StandardCharsets.US_ASCII))
+        .put((byte) 1)
+        .put((byte) 0)
+        .putShort((short) 0);
     b.putInt(6 + 1 + id.length + 4).put((byte) 1).put((byte) 0).putInt(0);
     b.put((byte) id.length).put(id).putInt(1 << 20);
     return b.array();
@@ -80,12 +88,22 @@ class OpensslClientTest {
    * what the server answered (up to {@code wanted} bytes, or all until the connection ended).
    */
   private byte[] sClient(int wanted, String... options) throws Exception {
-    List<String> command = new ArrayList<>(List.of("openssl", "s_client", "-quiet", "-verify_return_error",
-        "-connect", "127.0.0.1:" + server.endpoints().get(0).port(), "-CAfile", certificates.caCertificate().toString()));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                "openssl",
+                "s_client",
+                "-quiet",
+                "-verify_return_error",
+                "-connect",
+                "127.0.0.1:" + server.endpoints().get(0).port(),
+                "-CAfile",
+                certificates.caCertificate().toString()));
     command.addAll(List.of(options));
     Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
     try {
-      CompletableFuture<byte[]> answer = CompletableFuture.supplyAsync(() -> readUpTo(p.getInputStream(), wanted));
+      CompletableFuture<byte[]> answer =
+          CompletableFuture.supplyAsync(() -> readUpTo(p.getInputStream(), wanted));
       try (OutputStream in = p.getOutputStream()) {
         in.write(PREFACE_AND_HELLO);
         in.flush();
@@ -114,19 +132,34 @@ class OpensslClientTest {
 
   @Test
   void opensslWithATrustedClientCertificateOverTls13IsWelcomed() throws Exception {
-    byte[] answer = sClient(12, "-tls1_3", "-verify_ip", "127.0.0.1",
-        "-cert", certificates.client().certificateChain().toString(),
-        "-key", certificates.client().privateKey().toString());
+    byte[] answer =
+        sClient(
+            12,
+            "-tls1_3",
+            "-verify_ip",
+            "127.0.0.1",
+            "-cert",
+            certificates.client().certificateChain().toString(),
+            "-key",
+            certificates.client().privateKey().toString());
 
     assertThat(new String(answer, 0, 4, StandardCharsets.US_ASCII)).isEqualTo("TETH");
-    assertThat(answer[8 + 4]).as("the frame after the server's preface is WELCOME (type 2)").isEqualTo((byte) 2);
+    assertThat(answer[8 + 4])
+        .as("the frame after the server's preface is WELCOME (type 2)")
+        .isEqualTo((byte) 2);
   }
 
   @Test
   void opensslAcceptsTheServersNameByOpensslsOwnHostnameRules() throws Exception {
-    byte[] answer = sClient(12, "-verify_hostname", "localhost",
-        "-cert", certificates.client().certificateChain().toString(),
-        "-key", certificates.client().privateKey().toString());
+    byte[] answer =
+        sClient(
+            12,
+            "-verify_hostname",
+            "localhost",
+            "-cert",
+            certificates.client().certificateChain().toString(),
+            "-key",
+            certificates.client().privateKey().toString());
 
     assertThat(new String(answer, 0, 4, StandardCharsets.US_ASCII)).isEqualTo("TETH");
   }
@@ -140,9 +173,14 @@ class OpensslClientTest {
 
   @Test
   void opensslOfferingOnlyTls11IsRefused() throws Exception {
-    byte[] answer = sClient(Integer.MAX_VALUE, "-tls1_1",
-        "-cert", certificates.client().certificateChain().toString(),
-        "-key", certificates.client().privateKey().toString());
+    byte[] answer =
+        sClient(
+            Integer.MAX_VALUE,
+            "-tls1_1",
+            "-cert",
+            certificates.client().certificateChain().toString(),
+            "-key",
+            certificates.client().privateKey().toString());
 
     assertThat(new String(answer, StandardCharsets.US_ASCII)).doesNotContain("TETH");
   }

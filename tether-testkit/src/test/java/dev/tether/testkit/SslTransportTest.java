@@ -43,13 +43,14 @@ class SslTransportTest {
   }
 
   private void startServer(ClientAuth auth) {
-    server = TetherServer.builder()
-        .endpoints("ssl -h 127.0.0.1 -p 0")
-        .tls(certificates.serverConfig(auth))
-        .service("bank", Bank.class, (owner, cents) -> new Account(owner, cents))
-        .service("echo", (op, payload, ctx) -> payload)
-        .build()
-        .start();
+    server =
+        TetherServer.builder()
+            .endpoints("ssl -h 127.0.0.1 -p 0")
+            .tls(certificates.serverConfig(auth))
+            .service("bank", Bank.class, (owner, cents) -> new Account(owner, cents))
+            .service("echo", (op, payload, ctx) -> payload)
+            .build()
+            .start();
   }
 
   private Proxy proxy(TlsConfig clientTls, String service) {
@@ -70,21 +71,25 @@ class SslTransportTest {
   void clientCertificateRequiredAndPresentedIsAccepted() {
     startServer(ClientAuth.REQUIRE);
     Proxy p = proxy(certificates.clientWithCertificate(), "echo");
-    assertThat(p.invoke("echo", "mutual".getBytes(StandardCharsets.UTF_8))).asString().isEqualTo("mutual");
+    assertThat(p.invoke("echo", "mutual".getBytes(StandardCharsets.UTF_8)))
+        .asString()
+        .isEqualTo("mutual");
   }
 
   @Test
   void clientWithoutCertificateIsRefusedWhenRequired() {
     startServer(ClientAuth.REQUIRE);
     Proxy p = proxy(certificates.trustingClient(), "echo");
-    assertThatThrownBy(() -> p.invoke("echo", new byte[0])).isInstanceOf(ConnectFailedException.class);
+    assertThatThrownBy(() -> p.invoke("echo", new byte[0]))
+        .isInstanceOf(ConnectFailedException.class);
   }
 
   @Test
   void clientWithUntrustedCertificateIsRefusedWhenRequired() {
     startServer(ClientAuth.REQUIRE);
     Proxy p = proxy(certificates.clientWithUntrustedCertificate(), "echo");
-    assertThatThrownBy(() -> p.invoke("echo", new byte[0])).isInstanceOf(ConnectFailedException.class);
+    assertThatThrownBy(() -> p.invoke("echo", new byte[0]))
+        .isInstanceOf(ConnectFailedException.class);
   }
 
   @Test

@@ -47,13 +47,17 @@ class TailLatencyTest {
   }
 
   private FaultProxy server(String name) {
-    TetherServer s = TetherServer.builder()
-        .endpoints("tcp -h 127.0.0.1 -p 0")
-        .service("svc", (op, payload, ctx) -> {
-          executions.computeIfAbsent(name, k -> new AtomicInteger()).incrementAndGet();
-          return name.getBytes(StandardCharsets.UTF_8);
-        })
-        .build().start();
+    TetherServer s =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .service(
+                "svc",
+                (op, payload, ctx) -> {
+                  executions.computeIfAbsent(name, k -> new AtomicInteger()).incrementAndGet();
+                  return name.getBytes(StandardCharsets.UTF_8);
+                })
+            .build()
+            .start();
     closeables.add(s);
     FaultProxy fp = FaultProxy.start("127.0.0.1", s.endpoints().get(0).port());
     closeables.add(fp);
@@ -83,15 +87,18 @@ class TailLatencyTest {
   private Proxy connectedTo(Tether t, FaultProxy first, FaultProxy second) {
     t.proxy("svc:" + first.endpoint()).ping();
     t.proxy("svc:" + second.endpoint()).ping();
-    return t.proxy("svc:" + first.endpoint() + ":" + second.endpoint()).withEndpointSelection(EndpointSelection.ORDERED);
+    return t.proxy("svc:" + first.endpoint() + ":" + second.endpoint())
+        .withEndpointSelection(EndpointSelection.ORDERED);
   }
 
   @Test
   void stuckFirstEndpointCostsAnIdempotentCallOneAttemptTimeoutNotTheInvocationTimeout() {
     FaultProxy stuck = server("stuck");
     FaultProxy good = server("good");
-    Proxy p = connectedTo(tether(), stuck, good)
-        .withInvocationTimeout(Duration.ofSeconds(30)).withAttemptTimeout(Duration.ofMillis(200));
+    Proxy p =
+        connectedTo(tether(), stuck, good)
+            .withInvocationTimeout(Duration.ofSeconds(30))
+            .withAttemptTimeout(Duration.ofMillis(200));
     stuck.freeze();
 
     CompletableFuture<byte[]> call = p.invokeAsync("read", new byte[0], Idempotency.IDEMPOTENT);
@@ -116,11 +123,15 @@ class TailLatencyTest {
     await().atMost(WAIT).until(() -> clock.pendingDelays().contains(Duration.ofMillis(200)));
     clock.forward(Duration.ofMillis(200));
 
-    assertThatThrownBy(call::join).isInstanceOf(CompletionException.class)
-        .cause().isInstanceOfSatisfying(AttemptTimeoutException.class, e -> {
-          assertThat(e.mayHaveExecuted()).isTrue();
-          assertThat(e.getMessage()).contains("may have run");
-        });
+    assertThatThrownBy(call::join)
+        .isInstanceOf(CompletionException.class)
+        .cause()
+        .isInstanceOfSatisfying(
+            AttemptTimeoutException.class,
+            e -> {
+              assertThat(e.mayHaveExecuted()).isTrue();
+              assertThat(e.getMessage()).contains("may have run");
+            });
     assertThat(executed("good")).isZero();
   }
 
@@ -160,8 +171,12 @@ class TailLatencyTest {
   void spentRetryBudgetStopsHedgesSoASlowClusterGetsNoExtraLoad() {
     FaultProxy slow = server("slow");
     FaultProxy fast = server("fast");
-    Proxy p = connectedTo(tether("tether.retry.budget.ratio", "0", "tether.retry.budget.floorPerSecond", "0"), slow, fast)
-        .withHedging(Duration.ofMillis(10), 2);
+    Proxy p =
+        connectedTo(
+                tether("tether.retry.budget.ratio", "0", "tether.retry.budget.floorPerSecond", "0"),
+                slow,
+                fast)
+            .withHedging(Duration.ofMillis(10), 2);
     slow.latency(Duration.ofMillis(300));
 
     CompletableFuture<byte[]> call = p.invokeAsync("read", new byte[0], Idempotency.IDEMPOTENT);

@@ -63,7 +63,8 @@ class TlsContextsTest {
     TlsConfig client = certificates.trustingClient();
 
     assertThat(endpointIdentification(clientEngine(client))).isEqualTo("HTTPS");
-    assertThat(endpointIdentification(clientEngine(client.withHostnameVerification(false)))).isNull();
+    assertThat(endpointIdentification(clientEngine(client.withHostnameVerification(false))))
+        .isNull();
   }
 
   @Test

@@ -185,8 +185,7 @@ class TlsHandshakeTest {
   @Test
   void hostnameVerificationAcceptsCertificateNamingTheDialledHost() {
     startServer(certificates.serverConfig(ClientAuth.NONE));
-    SslContext verifying =
-        TlsContexts.forClient(certificates.trustingClient());
+    SslContext verifying = TlsContexts.forClient(certificates.trustingClient());
 
     TlsLoopback.Client byName = loopback.connect(verifying, "localhost");
     TlsLoopback.Client byAddress = loopback.connect(verifying, "127.0.0.1");

@@ -20,7 +20,9 @@ final class OnVirtualThreads {
 
   static {
     try {
-      IS_VIRTUAL = MethodHandles.publicLookup().findVirtual(Thread.class, "isVirtual", MethodType.methodType(boolean.class));
+      IS_VIRTUAL =
+          MethodHandles.publicLookup()
+              .findVirtual(Thread.class, "isVirtual", MethodType.methodType(boolean.class));
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError("these tests need Java 21 or later: " + e);
     }
@@ -36,8 +38,12 @@ final class OnVirtualThreads {
     }
   }
 
-  /** Starts {@code count} tasks at once, each on a virtual thread of its own; returns their results in order. */
-  static <T> List<T> runAtOnce(int count, IndexedTask<T> task, long timeoutSeconds) throws Exception {
+  /**
+   * Starts {@code count} tasks at once, each on a virtual thread of its own; returns their results
+   * in order.
+   */
+  static <T> List<T> runAtOnce(int count, IndexedTask<T> task, long timeoutSeconds)
+      throws Exception {
     ExecutorService callers = VirtualThreads.newThreadPerTaskExecutor("test-caller-");
     try {
       List<Future<T>> futures = new ArrayList<>(count);

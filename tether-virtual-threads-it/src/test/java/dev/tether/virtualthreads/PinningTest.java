@@ -1,6 +1,5 @@
 package dev.tether.virtualthreads;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tether.ExecutionMode;
@@ -51,21 +50,25 @@ class PinningTest {
   void blockingCallersAndServicesOnVirtualThreadsPinNoCarrierInTethersCode() throws Exception {
     CountDownLatch[] rawArrived = {null};
     CountDownLatch[] typedArrived = {null};
-    RawService raw = (operation, payload, context) -> {
-      awaitAll(rawArrived[0]);
-      return payload;
-    };
-    Greeter greeter = name -> {
-      awaitAll(typedArrived[0]);
-      return "hello " + name;
-    };
+    RawService raw =
+        (operation, payload, context) -> {
+          awaitAll(rawArrived[0]);
+          return payload;
+        };
+    Greeter greeter =
+        name -> {
+          awaitAll(typedArrived[0]);
+          return "hello " + name;
+        };
     List<RecordedEvent> pinned;
-    try (TetherServer server = TetherServer.builder()
-            .endpoints("tcp -h 127.0.0.1 -p 0")
-            .service("raw", raw)
-            .service("greeter", Greeter.class, greeter)
-            .executionMode(ExecutionMode.VIRTUAL_THREADS)
-            .build().start();
+    try (TetherServer server =
+            TetherServer.builder()
+                .endpoints("tcp -h 127.0.0.1 -p 0")
+                .service("raw", raw)
+                .service("greeter", Greeter.class, greeter)
+                .executionMode(ExecutionMode.VIRTUAL_THREADS)
+                .build()
+                .start();
         Tether tether = Tether.create();
         Recording recording = new Recording()) {
       Proxy proxy = tether.proxy(server.proxyString("raw"));
@@ -78,26 +81,37 @@ class PinningTest {
       recording.start();
 
       callRound(proxy, typed, rawArrived, typedArrived);
-      OnVirtualThreads.runAtOnce(1, i -> {
-        ParksWhileInitializing.touch();
-        return i;
-      }, 10);
+      OnVirtualThreads.runAtOnce(
+          1,
+          i -> {
+            ParksWhileInitializing.touch();
+            return i;
+          },
+          10);
 
       recording.stop();
       pinned = events(recording);
     }
 
-    assertThat(pinned).as("the recording sees a pinned park").anyMatch(e -> hasFrame(e, ParksWhileInitializing.class.getName()));
+    assertThat(pinned)
+        .as("the recording sees a pinned park")
+        .anyMatch(e -> hasFrame(e, ParksWhileInitializing.class.getName()));
     List<RecordedEvent> inTether = pinned.stream().filter(PinningTest::hasTetherFrame).toList();
-    assertThat(inTether).as("pinned with Tether's code on the stack:%n%s", describe(inTether)).isEmpty();
+    assertThat(inTether)
+        .as("pinned with Tether's code on the stack:%n%s", describe(inTether))
+        .isEmpty();
   }
 
-  /** CALLS raw and CALLS typed blocking calls, each kind all at once, every one on a virtual thread. */
-  private static void callRound(Proxy proxy, Greeter typed, CountDownLatch[] rawArrived, CountDownLatch[] typedArrived)
+  /**
+   * CALLS raw and CALLS typed blocking calls, each kind all at once, every one on a virtual thread.
+   */
+  private static void callRound(
+      Proxy proxy, Greeter typed, CountDownLatch[] rawArrived, CountDownLatch[] typedArrived)
       throws Exception {
     rawArrived[0] = new CountDownLatch(CALLS);
     typedArrived[0] = new CountDownLatch(CALLS);
-    List<byte[]> echoed = OnVirtualThreads.runAtOnce(CALLS, i -> proxy.invoke("echo", new byte[] {(byte) i}), 30);
+    List<byte[]> echoed =
+        OnVirtualThreads.runAtOnce(CALLS, i -> proxy.invoke("echo", new byte[] {(byte) i}), 30);
     List<String> greeted = OnVirtualThreads.runAtOnce(CALLS, i -> typed.greet("n" + i), 30);
     assertThat(echoed).hasSize(CALLS).allSatisfy(b -> assertThat(b).hasSize(1));
     assertThat(greeted).hasSize(CALLS).allSatisfy(g -> assertThat(g).startsWith("hello n"));
@@ -130,7 +144,8 @@ class PinningTest {
   }
 
   private static boolean hasTetherFrame(RecordedEvent event) {
-    return frames(event).stream().map(f -> f.getMethod().getType().getName())
+    return frames(event).stream()
+        .map(f -> f.getMethod().getType().getName())
         .anyMatch(type -> type.startsWith(TETHER) && !type.startsWith(THIS_TEST));
   }
 
@@ -139,9 +154,19 @@ class PinningTest {
   }
 
   private static String describe(List<RecordedEvent> events) {
-    return events.stream().map(e -> frames(e).stream()
-            .map(f -> "  " + f.getMethod().getType().getName() + "." + f.getMethod().getName() + ":" + f.getLineNumber())
-            .collect(Collectors.joining("\n")))
+    return events.stream()
+        .map(
+            e ->
+                frames(e).stream()
+                    .map(
+                        f ->
+                            "  "
+                                + f.getMethod().getType().getName()
+                                + "."
+                                + f.getMethod().getName()
+                                + ":"
+                                + f.getLineNumber())
+                    .collect(Collectors.joining("\n")))
         .collect(Collectors.joining("\n---\n"));
   }
 }

@@ -30,19 +30,23 @@ public final class ClusterMembership implements AutoCloseable {
   private final TetherServer server;
   private final LeaderLatch latch;
   private final CuratorCache participants;
+
   /** Reads the participants off Curator's threads, one refresh at a time. */
   private final ExecutorService refresher;
 
-  ClusterMembership(CuratorFramework client, String electionPath, String cluster, TetherServer server) {
+  ClusterMembership(
+      CuratorFramework client, String electionPath, String cluster, TetherServer server) {
     this.cluster = cluster;
     this.server = server;
     this.latch = new LeaderLatch(client, electionPath, announcedEndpoint(server));
     this.participants = CuratorCache.build(client, electionPath);
-    this.refresher = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "tether-zk-election-" + cluster);
-      t.setDaemon(true);
-      return t;
-    });
+    this.refresher =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "tether-zk-election-" + cluster);
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   /** The endpoint that stands for a server in a topology: its first stream endpoint. */
@@ -51,22 +55,31 @@ public final class ClusterMembership implements AutoCloseable {
         .filter(e -> !e.isDatagram())
         .findFirst()
         .map(Endpoint::toString)
-        .orElseThrow(() -> new IllegalArgumentException("server " + server.serverId() + " has no stream endpoint to announce"));
+        .orElseThrow(
+            () ->
+                new IllegalArgumentException(
+                    "server " + server.serverId() + " has no stream endpoint to announce"));
   }
 
   ClusterMembership start() {
-    latch.addListener(new LeaderLatchListener() {
-      @Override
-      public void isLeader() {
-        scheduleRefresh();
-      }
+    latch.addListener(
+        new LeaderLatchListener() {
+          @Override
+          public void isLeader() {
+            scheduleRefresh();
+          }
 
-      @Override
-      public void notLeader() {
-        scheduleRefresh();
-      }
-    });
-    participants.listenable().addListener(CuratorCacheListener.builder().forAll((type, before, after) -> scheduleRefresh()).build());
+          @Override
+          public void notLeader() {
+            scheduleRefresh();
+          }
+        });
+    participants
+        .listenable()
+        .addListener(
+            CuratorCacheListener.builder()
+                .forAll((type, before, after) -> scheduleRefresh())
+                .build());
     try {
       latch.start();
     } catch (Exception e) {
@@ -89,7 +102,12 @@ public final class ClusterMembership implements AutoCloseable {
       Topology t = topologyOf(latch.getParticipants());
       if (t != null && !t.equals(server.topology())) {
         server.setTopology(t);
-        log.info("cluster {}: server {} announces primary {}, alternates {}", cluster, server.serverId(), t.primary(), t.alternates());
+        log.info(
+            "cluster {}: server {} announces primary {}, alternates {}",
+            cluster,
+            server.serverId(),
+            t.primary(),
+            t.alternates());
       }
     } catch (Exception e) {
       // ZooKeeper unreachable: keep announcing the last topology; the next change refreshes again.
@@ -97,7 +115,9 @@ public final class ClusterMembership implements AutoCloseable {
     }
   }
 
-  /** Leader first, then the others in election order; one entry per endpoint; null with no leader. */
+  /**
+   * Leader first, then the others in election order; one entry per endpoint; null with no leader.
+   */
   static Topology topologyOf(java.util.Collection<Participant> inOrder) {
     String primary = null;
     List<String> alternates = new ArrayList<>();

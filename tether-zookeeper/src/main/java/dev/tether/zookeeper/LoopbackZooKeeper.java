@@ -11,7 +11,8 @@ import org.apache.curator.test.TestingServer;
 /**
  * Real ZooKeeper servers inside this JVM, listening on 127.0.0.1 only (client, quorum and election
  * ports; no admin server), for demos and tests. A 200 ms tick allows sessions from 0.4 s to 30 s
- * and lets an ensemble elect a new leader in well under a second. Needs curator-test on the class path.
+ * and lets an ensemble elect a new leader in well under a second. Needs curator-test on the class
+ * path.
  */
 public final class LoopbackZooKeeper {
   private static final String LOOPBACK = "127.0.0.1";
@@ -44,13 +45,24 @@ public final class LoopbackZooKeeper {
   }
 
   private static InstanceSpec spec(int serverId) {
-    Map<String, Object> settings = Map.of(
-        "clientPortAddress", LOOPBACK,
-        // Unknown keys become "zookeeper."-prefixed system properties: this one turns off the admin HTTP server.
-        "admin.enableServer", "false",
-        "maxSessionTimeout", "30000");
+    Map<String, Object> settings =
+        Map.of(
+            "clientPortAddress", LOOPBACK,
+            // Unknown keys become "zookeeper."-prefixed system properties: this one turns off the
+            // admin HTTP server.
+            "admin.enableServer", "false",
+            "maxSessionTimeout", "30000");
     // Below the ephemeral range: a member killed and restarted finds its ports still free.
-    return new InstanceSpec(null, StablePorts.unusedPort(), StablePorts.unusedPort(), StablePorts.unusedPort(), true,
-        serverId, TICK_MILLIS, 0, settings, LOOPBACK);
+    return new InstanceSpec(
+        null,
+        StablePorts.unusedPort(),
+        StablePorts.unusedPort(),
+        StablePorts.unusedPort(),
+        true,
+        serverId,
+        TICK_MILLIS,
+        0,
+        settings,
+        LOOPBACK);
   }
 }

@@ -8,8 +8,8 @@ import java.util.List;
 /**
  * The rule deciding which endpoints a discovery hands to the runtime, as a pure function: the
  * registry's word while it is reachable, the last known list while it is not, and never an empty
- * list over a known one (an empty view is far more often a registry hiccup, such as sessions
- * being re-established, than every server of a service gone at once).
+ * list over a known one (an empty view is far more often a registry hiccup, such as sessions being
+ * re-established, than every server of a service gone at once).
  */
 final class PublishedServers {
   private PublishedServers() {}
@@ -23,7 +23,10 @@ final class PublishedServers {
    * @param versions the versions to keep
    */
   static List<Endpoint> next(
-      List<Endpoint> published, Collection<RegisteredServer> registered, boolean registryReachable, VersionRange versions) {
+      List<Endpoint> published,
+      Collection<RegisteredServer> registered,
+      boolean registryReachable,
+      VersionRange versions) {
     if (!registryReachable) {
       return published;
     }
@@ -34,7 +37,8 @@ final class PublishedServers {
     return fresh.equals(published) ? published : fresh;
   }
 
-  private static List<Endpoint> endpointsOf(Collection<RegisteredServer> registered, VersionRange versions) {
+  private static List<Endpoint> endpointsOf(
+      Collection<RegisteredServer> registered, VersionRange versions) {
     List<Endpoint> out = new ArrayList<>();
     // Sorted so that the same servers always give an equal list, whatever order the cache walks in.
     List<RegisteredServer> sorted = new ArrayList<>(registered);

@@ -12,7 +12,8 @@ import java.util.Objects;
  * 127.0.0.1 -p 41234"}), its application version and its weight. Stored as JSON in the ephemeral
  * node {@code <root>/services/<service>/<serverId>}, so other languages can read it too.
  */
-public record RegisteredServer(String serverId, List<String> endpoints, String version, int weight) {
+public record RegisteredServer(
+    String serverId, List<String> endpoints, String version, int weight) {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   public RegisteredServer {

@@ -14,8 +14,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One server's ephemeral nodes, one per service. Curator's {@link PersistentNode} recreates each
- * node after a session expiry; {@link #withdraw()} (run when the server's graceful shutdown
- * starts, or by the registry's close) deletes them. Withdrawing twice does nothing.
+ * node after a session expiry; {@link #withdraw()} (run when the server's graceful shutdown starts,
+ * or by the registry's close) deletes them. Withdrawing twice does nothing.
  */
 public final class Registration implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Registration.class);
@@ -30,13 +30,30 @@ public final class Registration implements AutoCloseable {
   }
 
   /** Creates the nodes and waits up to {@code wait} for ZooKeeper to hold them. */
-  static Registration create(CuratorFramework client, ZooKeeperPaths paths, TetherServer server, int weight, Duration wait) {
-    RegisteredServer record = new RegisteredServer(
-        server.serverId(), server.endpoints().stream().map(Object::toString).toList(), server.version(), weight);
+  static Registration create(
+      CuratorFramework client,
+      ZooKeeperPaths paths,
+      TetherServer server,
+      int weight,
+      Duration wait) {
+    RegisteredServer record =
+        new RegisteredServer(
+            server.serverId(),
+            server.endpoints().stream().map(Object::toString).toList(),
+            server.version(),
+            weight);
     byte[] data = record.toJson();
-    List<PersistentNode> nodes = server.serviceNames().stream()
-        .map(service -> new PersistentNode(client, CreateMode.EPHEMERAL, false, paths.server(service, server.serverId()), data))
-        .toList();
+    List<PersistentNode> nodes =
+        server.serviceNames().stream()
+            .map(
+                service ->
+                    new PersistentNode(
+                        client,
+                        CreateMode.EPHEMERAL,
+                        false,
+                        paths.server(service, server.serverId()),
+                        data))
+            .toList();
     nodes.forEach(PersistentNode::start);
     Registration r = new Registration(server, nodes);
     r.awaitCreated(wait);
@@ -48,8 +65,11 @@ public final class Registration implements AutoCloseable {
       // The nodes are created in parallel, so waiting for each in turn costs about one wait.
       for (PersistentNode node : nodes) {
         if (!node.waitForInitialCreate(wait.toNanos(), TimeUnit.NANOSECONDS)) {
-          log.warn("server {}: {} not registered within {}; it will be once ZooKeeper answers",
-              server.serverId(), node.getActualPath(), wait);
+          log.warn(
+              "server {}: {} not registered within {}; it will be once ZooKeeper answers",
+              server.serverId(),
+              node.getActualPath(),
+              wait);
           return;
         }
       }

@@ -3,9 +3,9 @@ package dev.tether.zookeeper;
 import java.util.Arrays;
 
 /**
- * Which server versions a discovery keeps, in Maven's interval notation as
- * {@code Proxy.withServerVersion} reads it: {@code [2.0,3.0)}, {@code [2.1,)}, or a bare
- * {@code 1.5} for exactly that version. Versions compare number by number; missing numbers are 0.
+ * Which server versions a discovery keeps, in Maven's interval notation as {@code
+ * Proxy.withServerVersion} reads it: {@code [2.0,3.0)}, {@code [2.1,)}, or a bare {@code 1.5} for
+ * exactly that version. Versions compare number by number; missing numbers are 0.
  */
 record VersionRange(int[] lowest, boolean lowestIncluded, int[] highest, boolean highestIncluded) {
   /** Every version. */
@@ -25,8 +25,11 @@ record VersionRange(int[] lowest, boolean lowestIncluded, int[] highest, boolean
     }
     String low = t.substring(1, comma).trim();
     String high = t.substring(comma + 1, t.length() - 1).trim();
-    return new VersionRange(low.isEmpty() ? null : numbers(low), t.charAt(0) == '[',
-        high.isEmpty() ? null : numbers(high), last == ']');
+    return new VersionRange(
+        low.isEmpty() ? null : numbers(low),
+        t.charAt(0) == '[',
+        high.isEmpty() ? null : numbers(high),
+        last == ']');
   }
 
   boolean contains(String version) {

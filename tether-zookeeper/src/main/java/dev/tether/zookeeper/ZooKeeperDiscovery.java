@@ -34,24 +34,31 @@ public final class ZooKeeperDiscovery implements Discovery, AutoCloseable {
   private final ConnectionStateListener connectionWatcher = this::onConnectionStateChanged;
   private final List<Runnable> subscribers = new CopyOnWriteArrayList<>();
   private final CountDownLatch loaded = new CountDownLatch(1);
+
   /** Written only under this object's monitor (one writer at a time); read by any thread. */
   private volatile List<Endpoint> published = List.of();
+
   private volatile List<RegisteredServer> registered = List.of();
   private boolean reachable = true;
 
-  ZooKeeperDiscovery(CuratorFramework client, String servicePath, String service, VersionRange versions) {
+  ZooKeeperDiscovery(
+      CuratorFramework client, String servicePath, String service, VersionRange versions) {
     this.client = client;
     this.servicePath = servicePath;
     this.service = service;
     this.versions = versions;
     this.cache = CuratorCache.build(client, servicePath);
-    cache.listenable().addListener(CuratorCacheListener.builder()
-        .forAll((type, before, after) -> refresh())
-        .forInitialized(() -> {
-          refresh();
-          loaded.countDown();
-        })
-        .build());
+    cache
+        .listenable()
+        .addListener(
+            CuratorCacheListener.builder()
+                .forAll((type, before, after) -> refresh())
+                .forInitialized(
+                    () -> {
+                      refresh();
+                      loaded.countDown();
+                    })
+                .build());
   }
 
   /** Starts watching and waits up to {@code firstLoad} for the registry's current view. */
@@ -60,7 +67,10 @@ public final class ZooKeeperDiscovery implements Discovery, AutoCloseable {
     cache.start();
     try {
       if (!loaded.await(firstLoad.toNanos(), TimeUnit.NANOSECONDS)) {
-        log.warn("discovery of {}: no answer from ZooKeeper within {}; starting with no servers", service, firstLoad);
+        log.warn(
+            "discovery of {}: no answer from ZooKeeper within {}; starting with no servers",
+            service,
+            firstLoad);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -78,7 +88,10 @@ public final class ZooKeeperDiscovery implements Discovery, AutoCloseable {
     return published;
   }
 
-  /** Every server registered for the service now, as the registry says (no version filter, no memory). */
+  /**
+   * Every server registered for the service now, as the registry says (no version filter, no
+   * memory).
+   */
   public List<RegisteredServer> servers() {
     return registered;
   }
@@ -96,7 +109,9 @@ public final class ZooKeeperDiscovery implements Discovery, AutoCloseable {
     refresh();
   }
 
-  /** Re-derives the published list from the cache; runs on Curator's threads, one change at a time. */
+  /**
+   * Re-derives the published list from the cache; runs on Curator's threads, one change at a time.
+   */
   private void refresh() {
     boolean changed;
     synchronized (this) {

@@ -16,9 +16,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Tether on Apache ZooKeeper (docs/guide.md, "ZooKeeper"): registers servers as ephemeral nodes under
- * {@code <root>/services/<service>/<serverId>}, watches them for clients ({@link #discovery}), and
- * elects a cluster's primary ({@link #joinCluster}). One Curator session per registry; thread-safe.
+ * Tether on Apache ZooKeeper (docs/guide.md, "ZooKeeper"): registers servers as ephemeral nodes
+ * under {@code <root>/services/<service>/<serverId>}, watches them for clients ({@link
+ * #discovery}), and elects a cluster's primary ({@link #joinCluster}). One Curator session per
+ * registry; thread-safe.
  */
 public final class ZooKeeperRegistry implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ZooKeeperRegistry.class);
@@ -37,16 +38,21 @@ public final class ZooKeeperRegistry implements AutoCloseable {
     this.connectionTimeout = b.connectionTimeout;
     this.listener = b.listener;
     this.ticker = b.ticker;
-    this.client = CuratorFrameworkFactory.builder()
-        .connectString(b.connectString)
-        .sessionTimeoutMs((int) b.sessionTimeout.toMillis())
-        .connectionTimeoutMs((int) b.connectionTimeout.toMillis())
-        // Bounded, so that a withdrawal while ZooKeeper is down delays a shutdown by seconds, not minutes.
-        .retryPolicy(new ExponentialBackoffRetry(100, 3))
-        // The connect string given is the one to use (it may name a proxy): do not follow the ensemble's config.
-        .ensembleTracker(false)
-        .build();
-    client.getConnectionStateListenable().addListener((c, state) -> onConnectionStateChanged(state));
+    this.client =
+        CuratorFrameworkFactory.builder()
+            .connectString(b.connectString)
+            .sessionTimeoutMs((int) b.sessionTimeout.toMillis())
+            .connectionTimeoutMs((int) b.connectionTimeout.toMillis())
+            // Bounded, so that a withdrawal while ZooKeeper is down delays a shutdown by seconds,
+            // not minutes.
+            .retryPolicy(new ExponentialBackoffRetry(100, 3))
+            // The connect string given is the one to use (it may name a proxy): do not follow the
+            // ensemble's config.
+            .ensembleTracker(false)
+            .build();
+    client
+        .getConnectionStateListenable()
+        .addListener((c, state) -> onConnectionStateChanged(state));
     client.start();
   }
 
@@ -60,9 +66,9 @@ public final class ZooKeeperRegistry implements AutoCloseable {
   }
 
   /**
-   * Registers every service of a started server with weight 1, waits (up to the connection
-   * timeout) until ZooKeeper holds the nodes, and withdraws them when the server's graceful
-   * shutdown starts, before it sends GOAWAY.
+   * Registers every service of a started server with weight 1, waits (up to the connection timeout)
+   * until ZooKeeper holds the nodes, and withdraws them when the server's graceful shutdown starts,
+   * before it sends GOAWAY.
    */
   public Registration register(TetherServer server) {
     return register(server, 1);
@@ -85,13 +91,16 @@ public final class ZooKeeperRegistry implements AutoCloseable {
   }
 
   /**
-   * A live view of the servers of {@code service} whose version is in {@code versionRange}
-   * (Maven notation, e.g. {@code "[2.0,3.0)"}; null for any). Waits up to the connection timeout
-   * for the first view.
+   * A live view of the servers of {@code service} whose version is in {@code versionRange} (Maven
+   * notation, e.g. {@code "[2.0,3.0)"}; null for any). Waits up to the connection timeout for the
+   * first view.
    */
   public ZooKeeperDiscovery discovery(String service, String versionRange) {
-    VersionRange versions = versionRange == null ? VersionRange.ANY : VersionRange.parse(versionRange);
-    ZooKeeperDiscovery d = new ZooKeeperDiscovery(client, paths.service(service), service, versions).start(connectionTimeout);
+    VersionRange versions =
+        versionRange == null ? VersionRange.ANY : VersionRange.parse(versionRange);
+    ZooKeeperDiscovery d =
+        new ZooKeeperDiscovery(client, paths.service(service), service, versions)
+            .start(connectionTimeout);
     owned.add(d);
     return d;
   }
@@ -101,7 +110,8 @@ public final class ZooKeeperRegistry implements AutoCloseable {
    * the primary of the topology every member announces, the others its alternates.
    */
   public ClusterMembership joinCluster(TetherServer server, String cluster) {
-    ClusterMembership m = new ClusterMembership(client, paths.election(cluster), cluster, server).start();
+    ClusterMembership m =
+        new ClusterMembership(client, paths.election(cluster), cluster, server).start();
     server.onShutdownStarting(m::close);
     owned.add(m);
     return m;
@@ -114,11 +124,21 @@ public final class ZooKeeperRegistry implements AutoCloseable {
 
   private void onConnectionStateChanged(ConnectionState state) {
     if (state == ConnectionState.SUSPENDED || state == ConnectionState.LOST) {
-      emit(TetherEvent.Kind.CONNECTION_CLOSED, "ZooKeeper " + connectString + " unreachable (" + state
-          + "): discoveries keep their last known servers");
+      emit(
+          TetherEvent.Kind.CONNECTION_CLOSED,
+          "ZooKeeper "
+              + connectString
+              + " unreachable ("
+              + state
+              + "): discoveries keep their last known servers");
     } else if (state.isConnected()) {
-      emit(TetherEvent.Kind.CONNECTED, "ZooKeeper " + connectString + " reachable (" + state
-          + "): discoveries follow the registry");
+      emit(
+          TetherEvent.Kind.CONNECTED,
+          "ZooKeeper "
+              + connectString
+              + " reachable ("
+              + state
+              + "): discoveries follow the registry");
     }
   }
 
@@ -134,7 +154,9 @@ public final class ZooKeeperRegistry implements AutoCloseable {
     }
   }
 
-  /** Withdraws every registration, leaves every election, stops every discovery, closes the session. */
+  /**
+   * Withdraws every registration, leaves every election, stops every discovery, closes the session.
+   */
   @Override
   public void close() {
     for (AutoCloseable c : List.copyOf(owned)) {
@@ -166,7 +188,9 @@ public final class ZooKeeperRegistry implements AutoCloseable {
       return this;
     }
 
-    /** How long ZooKeeper keeps a silent session, and so a crashed server's nodes (30 s by default). */
+    /**
+     * How long ZooKeeper keeps a silent session, and so a crashed server's nodes (30 s by default).
+     */
     public Builder sessionTimeout(Duration d) {
       sessionTimeout = Objects.requireNonNull(d);
       return this;
@@ -178,7 +202,9 @@ public final class ZooKeeperRegistry implements AutoCloseable {
       return this;
     }
 
-    /** Hears when ZooKeeper becomes unreachable (CONNECTION_CLOSED) and reachable again (CONNECTED). */
+    /**
+     * Hears when ZooKeeper becomes unreachable (CONNECTION_CLOSED) and reachable again (CONNECTED).
+     */
     public Builder listener(TetherListener l) {
       listener = Objects.requireNonNull(l);
       return this;

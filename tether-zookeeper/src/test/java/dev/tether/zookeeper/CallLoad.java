@@ -21,25 +21,39 @@ final class CallLoad implements AutoCloseable {
   private final List<Throwable> failures = new CopyOnWriteArrayList<>();
   private final CompletableFuture<?>[] callers;
 
-  CallLoad(Proxy proxy, int callerCount, String operation, Idempotency idempotency, int maxCallsEach, Duration maxTime) {
+  CallLoad(
+      Proxy proxy,
+      int callerCount,
+      String operation,
+      Idempotency idempotency,
+      int maxCallsEach,
+      Duration maxTime) {
     long deadlineNanos = System.nanoTime() + maxTime.toNanos();
     callers = new CompletableFuture<?>[callerCount];
     for (int c = 0; c < callerCount; c++) {
       String caller = "caller-" + c;
-      callers[c] = CompletableFuture.runAsync(() -> {
-        for (int i = 0; i < maxCallsEach && !stopping.get() && System.nanoTime() < deadlineNanos; i++) {
-          try {
-            proxy.invoke(operation, (caller + "-" + i).getBytes(StandardCharsets.UTF_8), idempotency);
-            succeeded.incrementAndGet();
-          } catch (RuntimeException e) {
-            failures.add(e);
-          }
-        }
-      }, runnable -> {
-        Thread t = new Thread(runnable, caller);
-        t.setDaemon(true);
-        t.start();
-      });
+      callers[c] =
+          CompletableFuture.runAsync(
+              () -> {
+                for (int i = 0;
+                    i < maxCallsEach && !stopping.get() && System.nanoTime() < deadlineNanos;
+                    i++) {
+                  try {
+                    proxy.invoke(
+                        operation,
+                        (caller + "-" + i).getBytes(StandardCharsets.UTF_8),
+                        idempotency);
+                    succeeded.incrementAndGet();
+                  } catch (RuntimeException e) {
+                    failures.add(e);
+                  }
+                }
+              },
+              runnable -> {
+                Thread t = new Thread(runnable, caller);
+                t.setDaemon(true);
+                t.start();
+              });
     }
   }
 

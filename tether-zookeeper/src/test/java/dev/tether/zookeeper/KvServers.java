@@ -29,12 +29,13 @@ final class KvServers implements AutoCloseable {
   }
 
   TetherServer start(String name, String version) {
-    TetherServer server = TetherServer.builder()
-        .endpoints("tcp -h 127.0.0.1 -p 0")
-        .version(version)
-        .service(SERVICE, (operation, payload, context) -> handle(name, operation, payload))
-        .build()
-        .start();
+    TetherServer server =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .version(version)
+            .service(SERVICE, (operation, payload, context) -> handle(name, operation, payload))
+            .build()
+            .start();
     synchronized (servers) {
       servers.add(server);
     }
@@ -44,13 +45,16 @@ final class KvServers implements AutoCloseable {
   private byte[] handle(String name, String operation, byte[] payload) throws InterruptedException {
     servedBy.computeIfAbsent(name, k -> new AtomicInteger()).incrementAndGet();
     switch (operation) {
-      case "increment" -> executionsOf.computeIfAbsent(new String(payload, StandardCharsets.UTF_8), k -> new AtomicInteger())
-          .incrementAndGet();
+      case "increment" ->
+          executionsOf
+              .computeIfAbsent(
+                  new String(payload, StandardCharsets.UTF_8), k -> new AtomicInteger())
+              .incrementAndGet();
       case "hold" -> {
         holding.countDown();
         released.await(30, TimeUnit.SECONDS);
       }
-      default -> { }
+      default -> {}
     }
     return name.getBytes(StandardCharsets.UTF_8);
   }

@@ -19,7 +19,8 @@ class PublishedServersTest {
   @Test
   void followsTheRegistryWhileItIsReachable() {
     assertThat(PublishedServers.next(ONLY_A, List.of(B, A), true, VersionRange.ANY))
-        .containsExactly(Endpoint.parse("tcp -h 127.0.0.1 -p 7001"), Endpoint.parse("tcp -h 127.0.0.1 -p 7002"));
+        .containsExactly(
+            Endpoint.parse("tcp -h 127.0.0.1 -p 7001"), Endpoint.parse("tcp -h 127.0.0.1 -p 7002"));
   }
 
   @Test
@@ -31,7 +32,8 @@ class PublishedServersTest {
   @Test
   void neverReplacesAKnownListWithAnEmptyOne() {
     assertThat(PublishedServers.next(ONLY_A, List.of(), true, VersionRange.ANY)).isSameAs(ONLY_A);
-    assertThat(PublishedServers.next(ONLY_A, List.of(B), true, VersionRange.parse("[1.0,2.0)"))).isSameAs(ONLY_A);
+    assertThat(PublishedServers.next(ONLY_A, List.of(B), true, VersionRange.parse("[1.0,2.0)")))
+        .isSameAs(ONLY_A);
   }
 
   @Test

@@ -10,7 +10,8 @@ final class TestClients {
   private TestClients() {}
 
   static CuratorFramework connect(TestingServer zookeeper) throws InterruptedException {
-    CuratorFramework client = CuratorFrameworkFactory.newClient(zookeeper.getConnectString(), new RetryNTimes(3, 100));
+    CuratorFramework client =
+        CuratorFrameworkFactory.newClient(zookeeper.getConnectString(), new RetryNTimes(3, 100));
     client.start();
     client.blockUntilConnected();
     return client;

@@ -31,6 +31,7 @@ class VersionRangeTest {
 
   @Test
   void rejectsARangeWithoutComma() {
-    assertThatThrownBy(() -> VersionRange.parse("[2.0]")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> VersionRange.parse("[2.0]"))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 }

@@ -20,22 +20,35 @@ import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** Discovery on a real ZooKeeper: proxies follow registrations, and outlive the registry's outages. */
+/**
+ * Discovery on a real ZooKeeper: proxies follow registrations, and outlive the registry's outages.
+ */
 class ZooKeeperDiscoveryTest {
   private static final Duration SESSION = Duration.ofSeconds(2);
-  /** Only a bound on waits for ZooKeeper (a first view, a registration): generous for a loaded machine. */
+
+  /**
+   * Only a bound on waits for ZooKeeper (a first view, a registration): generous for a loaded
+   * machine.
+   */
   private static final Duration PATIENCE = Duration.ofSeconds(10);
 
   private final TestingServer zookeeper = LoopbackZooKeeper.server();
   private final List<TetherEvent> registryEvents = new CopyOnWriteArrayList<>();
   private final ZooKeeperRegistry servers = registry();
-  private final ZooKeeperRegistry clients = ZooKeeperRegistry.builder(zookeeper.getConnectString())
-      .sessionTimeout(SESSION).connectionTimeout(PATIENCE).listener(registryEvents::add).build();
+  private final ZooKeeperRegistry clients =
+      ZooKeeperRegistry.builder(zookeeper.getConnectString())
+          .sessionTimeout(SESSION)
+          .connectionTimeout(PATIENCE)
+          .listener(registryEvents::add)
+          .build();
   private final KvServers kv = new KvServers();
   private final Tether tether = Tether.create();
 
   private ZooKeeperRegistry registry() {
-    return ZooKeeperRegistry.builder(zookeeper.getConnectString()).sessionTimeout(SESSION).connectionTimeout(PATIENCE).build();
+    return ZooKeeperRegistry.builder(zookeeper.getConnectString())
+        .sessionTimeout(SESSION)
+        .connectionTimeout(PATIENCE)
+        .build();
   }
 
   @AfterEach
@@ -48,7 +61,9 @@ class ZooKeeperDiscoveryTest {
   }
 
   private Proxy balanced(ZooKeeperDiscovery discovery) {
-    return tether.proxy(KvServers.SERVICE, discovery).withLoadBalancing(LoadBalancing.ROUND_ROBIN)
+    return tether
+        .proxy(KvServers.SERVICE, discovery)
+        .withLoadBalancing(LoadBalancing.ROUND_ROBIN)
         .withInvocationTimeout(Duration.ofSeconds(5));
   }
 
@@ -59,10 +74,13 @@ class ZooKeeperDiscoveryTest {
   /** Calls (bounded) until the named server has answered one. */
   private void callUntilServedBy(Proxy proxy, String name) {
     AtomicInteger calls = new AtomicInteger();
-    await().atMost(Duration.ofSeconds(10)).until(() -> {
-      proxy.invoke("whoami", new byte[0], Idempotency.IDEMPOTENT);
-      return kv.served(name) > 0 || calls.incrementAndGet() > 10_000;
-    });
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              proxy.invoke("whoami", new byte[0], Idempotency.IDEMPOTENT);
+              return kv.served(name) > 0 || calls.incrementAndGet() > 10_000;
+            });
     assertThat(kv.served(name)).isPositive();
   }
 
@@ -87,13 +105,17 @@ class ZooKeeperDiscoveryTest {
     Registration rb = servers.register(b);
     await().atMost(Duration.ofSeconds(5)).until(() -> heard.contains(sortedList(a, b)));
     rb.withdraw();
-    await().atMost(Duration.ofSeconds(5)).until(() -> heard.get(heard.size() - 1).equals(List.of(endpointOf(a))));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> heard.get(heard.size() - 1).equals(List.of(endpointOf(a))));
     assertThat(discovery.endpoints()).isSameAs(heard.get(heard.size() - 1));
   }
 
   /** The discovery's order: by server id. */
   private static List<Endpoint> sortedList(TetherServer x, TetherServer y) {
-    return x.serverId().compareTo(y.serverId()) < 0 ? List.of(endpointOf(x), endpointOf(y)) : List.of(endpointOf(y), endpointOf(x));
+    return x.serverId().compareTo(y.serverId()) < 0
+        ? List.of(endpointOf(x), endpointOf(y))
+        : List.of(endpointOf(y), endpointOf(x));
   }
 
   @Test
@@ -116,12 +138,17 @@ class ZooKeeperDiscoveryTest {
     Proxy toA = tether.proxy(a.proxyString(KvServers.SERVICE));
     CompletableFuture<byte[]> held = toA.invokeAsync("hold", new byte[0]);
     kv.holding.await();
-    CompletableFuture<Void> drain = CompletableFuture.runAsync(() -> a.shutdownGracefully(Duration.ofSeconds(20)));
-    await().atMost(Duration.ofSeconds(5)).until(() -> !discovery.endpoints().contains(endpointOf(a)));
+    CompletableFuture<Void> drain =
+        CompletableFuture.runAsync(() -> a.shutdownGracefully(Duration.ofSeconds(20)));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> !discovery.endpoints().contains(endpointOf(a)));
     int servedByA = kv.served("a");
     Proxy proxy = balanced(discovery);
     for (int i = 0; i < 50; i++) {
-      assertThat(proxy.invoke("increment", ("call-" + i).getBytes(), Idempotency.NOT_IDEMPOTENT)).asString().isEqualTo("b");
+      assertThat(proxy.invoke("increment", ("call-" + i).getBytes(), Idempotency.NOT_IDEMPOTENT))
+          .asString()
+          .isEqualTo("b");
     }
     assertThat(drain).isNotDone();
     assertThat(kv.served("a")).isEqualTo(servedByA);
@@ -131,7 +158,8 @@ class ZooKeeperDiscoveryTest {
   }
 
   @Test
-  void aRollingRestartOfThreeServersUnderEightCallersFailsNoCallAndRunsNoIncrementTwice() throws Exception {
+  void aRollingRestartOfThreeServersUnderEightCallersFailsNoCallAndRunsNoIncrementTwice()
+      throws Exception {
     List<TetherServer> running = new CopyOnWriteArrayList<>();
     for (String name : List.of("a1", "b1", "c1")) {
       TetherServer s = kv.start(name);
@@ -141,7 +169,9 @@ class ZooKeeperDiscoveryTest {
     ZooKeeperDiscovery discovery = clients.discovery(KvServers.SERVICE);
     assertThat(discovery.endpoints()).hasSize(3);
     Proxy proxy = balanced(discovery);
-    CallLoad load = new CallLoad(proxy, 8, "increment", Idempotency.NOT_IDEMPOTENT, 5_000, Duration.ofSeconds(30));
+    CallLoad load =
+        new CallLoad(
+            proxy, 8, "increment", Idempotency.NOT_IDEMPOTENT, 5_000, Duration.ofSeconds(30));
     try (load) {
       for (String name : List.of("a", "b", "c")) {
         TetherServer old = running.remove(0);
@@ -159,7 +189,9 @@ class ZooKeeperDiscoveryTest {
   }
 
   @Test
-  void callsKeepFlowingToKnownServersWhileZooKeeperIsStoppedAndAServerRegisteredAfterItReturnsGetsTraffic() throws Exception {
+  void
+      callsKeepFlowingToKnownServersWhileZooKeeperIsStoppedAndAServerRegisteredAfterItReturnsGetsTraffic()
+          throws Exception {
     servers.register(kv.start("a"));
     servers.register(kv.start("b"));
     ZooKeeperDiscovery discovery = clients.discovery(KvServers.SERVICE);
@@ -167,10 +199,17 @@ class ZooKeeperDiscoveryTest {
     List<Endpoint> known = discovery.endpoints();
     assertThat(known).hasSize(2);
     zookeeper.stop();
-    await().atMost(Duration.ofSeconds(5))
-        .until(() -> registryEvents.stream().anyMatch(e -> e.kind() == TetherEvent.Kind.CONNECTION_CLOSED));
-    // Twice the session timeout without ZooKeeper, so every session expires, calls flowing all along.
-    CallLoad load = new CallLoad(proxy, 2, "whoami", Idempotency.NOT_IDEMPOTENT, 100_000, SESSION.multipliedBy(2));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                registryEvents.stream()
+                    .anyMatch(e -> e.kind() == TetherEvent.Kind.CONNECTION_CLOSED));
+    // Twice the session timeout without ZooKeeper, so every session expires, calls flowing all
+    // along.
+    CallLoad load =
+        new CallLoad(
+            proxy, 2, "whoami", Idempotency.NOT_IDEMPOTENT, 100_000, SESSION.multipliedBy(2));
     await().atMost(Duration.ofSeconds(15)).until(load::finished);
     load.close();
     assertThat(load.failures()).isEmpty();
@@ -178,13 +217,15 @@ class ZooKeeperDiscoveryTest {
     assertThat(kv.served("b")).isPositive();
     assertThat(discovery.endpoints()).isSameAs(known);
     zookeeper.restart();
-    await().atMost(Duration.ofSeconds(10))
-        .until(() -> registryEvents.get(registryEvents.size() - 1).kind() == TetherEvent.Kind.CONNECTED);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                registryEvents.get(registryEvents.size() - 1).kind() == TetherEvent.Kind.CONNECTED);
     servers.register(kv.start("c"));
     callUntilServedBy(proxy, "c");
     await().atMost(Duration.ofSeconds(10)).until(() -> discovery.endpoints().size() == 3);
   }
-
 
   @Test
   void aDiscoveryWhoseSessionExpiredKeepsItsListAndFollowsLaterRegistrations() throws Exception {

@@ -29,7 +29,12 @@ class ZooKeeperElectionTest {
   private final Tether tether = Tether.create();
 
   /** One server of the cluster with its own link and session to ZooKeeper. */
-  private record Member(String name, TetherServer server, FaultProxy link, ZooKeeperRegistry registry, ClusterMembership membership) {
+  private record Member(
+      String name,
+      TetherServer server,
+      FaultProxy link,
+      ZooKeeperRegistry registry,
+      ClusterMembership membership) {
     String endpoint() {
       return server.endpoints().get(0).toString();
     }
@@ -40,8 +45,11 @@ class ZooKeeperElectionTest {
       String name = "m" + i;
       TetherServer server = kv.start(name);
       FaultProxy link = FaultProxy.start("127.0.0.1", zookeeper.getPort());
-      ZooKeeperRegistry registry = ZooKeeperRegistry.builder("127.0.0.1:" + link.port())
-          .sessionTimeout(SESSION).connectionTimeout(Duration.ofSeconds(1)).build();
+      ZooKeeperRegistry registry =
+          ZooKeeperRegistry.builder("127.0.0.1:" + link.port())
+              .sessionTimeout(SESSION)
+              .connectionTimeout(Duration.ofSeconds(1))
+              .build();
       members.add(new Member(name, server, link, registry, registry.joinCluster(server, "orders")));
     }
   }
@@ -59,12 +67,16 @@ class ZooKeeperElectionTest {
   }
 
   private Member leader() {
-    await().atMost(SESSION.multipliedBy(3)).until(() -> members.stream().filter(m -> m.membership().isPrimary()).count() == 1);
+    await()
+        .atMost(SESSION.multipliedBy(3))
+        .until(() -> members.stream().filter(m -> m.membership().isPrimary()).count() == 1);
     return members.stream().filter(m -> m.membership().isPrimary()).findFirst().orElseThrow();
   }
 
   private void awaitEveryLiveMemberAnnounces(List<Member> live, Topology expected) {
-    await().atMost(SESSION.multipliedBy(3)).until(() -> live.stream().allMatch(m -> expected.equals(m.server().topology())));
+    await()
+        .atMost(SESSION.multipliedBy(3))
+        .until(() -> live.stream().allMatch(m -> expected.equals(m.server().topology())));
   }
 
   private static List<Member> without(List<Member> all, Member gone) {
@@ -88,8 +100,12 @@ class ZooKeeperElectionTest {
     startMembers(3);
     Member leader = leader();
     // Every member has joined the view the leader announces, and every member announces it.
-    await().atMost(SESSION.multipliedBy(3)).until(() -> leader.server().topology() != null
-        && leader.server().topology().alternates().size() == 2);
+    await()
+        .atMost(SESSION.multipliedBy(3))
+        .until(
+            () ->
+                leader.server().topology() != null
+                    && leader.server().topology().alternates().size() == 2);
     awaitEveryLiveMemberAnnounces(members, leader.server().topology());
     Member follower = without(members, leader).get(0);
 
@@ -107,33 +123,47 @@ class ZooKeeperElectionTest {
     String successor = leader.server().topology().alternates().get(0);
     leader.server().shutdownGracefully(Duration.ofSeconds(5));
     List<Member> live = without(members, leader);
-    Member next = live.stream().filter(m -> m.endpoint().equals(successor)).findFirst().orElseThrow();
-    awaitEveryLiveMemberAnnounces(live, Topology.of(successor, without(live, next).stream().map(Member::endpoint).toList()));
+    Member next =
+        live.stream().filter(m -> m.endpoint().equals(successor)).findFirst().orElseThrow();
+    awaitEveryLiveMemberAnnounces(
+        live, Topology.of(successor, without(live, next).stream().map(Member::endpoint).toList()));
     assertThat(next.membership().isPrimary()).isTrue();
   }
 
   @Test
-  void aKilledPrimaryIsReplacedWithinTheSessionTimeoutAndSessionlessCallsContinueOnTheNewPrimary() throws Exception {
+  void aKilledPrimaryIsReplacedWithinTheSessionTimeoutAndSessionlessCallsContinueOnTheNewPrimary()
+      throws Exception {
     startMembers(3);
     Member leader = leader();
     await().atMost(SESSION).until(() -> leader.server().topology() != null);
     awaitEveryLiveMemberAnnounces(members, leader.server().topology());
-    Proxy orders = tether.proxy(KvServers.SERVICE + ":" + leader.endpoint()).withInvocationTimeout(Duration.ofSeconds(5));
+    Proxy orders =
+        tether
+            .proxy(KvServers.SERVICE + ":" + leader.endpoint())
+            .withInvocationTimeout(Duration.ofSeconds(5));
     assertThat(orders.invoke("whoami", new byte[0])).asString().isEqualTo(leader.name());
-    CallLoad load = new CallLoad(orders, 2, "whoami", Idempotency.IDEMPOTENT, 50_000, Duration.ofSeconds(20));
+    CallLoad load =
+        new CallLoad(orders, 2, "whoami", Idempotency.IDEMPOTENT, 50_000, Duration.ofSeconds(20));
     Member next;
     try (load) {
       // A crash: the server's sockets die and its ZooKeeper session goes silent until it expires.
       leader.link().freeze();
       leader.server().close();
       List<Member> live = without(members, leader);
-      await().atMost(SESSION.plusSeconds(1)).until(() -> live.stream().anyMatch(m -> m.membership().isPrimary()));
+      await()
+          .atMost(SESSION.plusSeconds(1))
+          .until(() -> live.stream().anyMatch(m -> m.membership().isPrimary()));
       next = live.stream().filter(m -> m.membership().isPrimary()).findFirst().orElseThrow();
-      awaitEveryLiveMemberAnnounces(live, Topology.of(next.endpoint(), without(live, next).stream().map(Member::endpoint).toList()));
+      awaitEveryLiveMemberAnnounces(
+          live,
+          Topology.of(
+              next.endpoint(), without(live, next).stream().map(Member::endpoint).toList()));
     }
     assertThat(load.failures()).isEmpty();
     for (int i = 0; i < 20; i++) {
-      assertThat(orders.invoke("whoami", new byte[0], Idempotency.IDEMPOTENT)).asString().isEqualTo(next.name());
+      assertThat(orders.invoke("whoami", new byte[0], Idempotency.IDEMPOTENT))
+          .asString()
+          .isEqualTo(next.name());
     }
   }
 }

@@ -25,7 +25,8 @@ public final class ZooKeeperFigures {
   private ZooKeeperFigures() {}
 
   public static void main(String[] args) throws Exception {
-    try (TestingServer zookeeper = LoopbackZooKeeper.server(); KvServers kv = new KvServers()) {
+    try (TestingServer zookeeper = LoopbackZooKeeper.server();
+        KvServers kv = new KvServers()) {
       discoverAndForget(zookeeper, kv);
       newPrimary(zookeeper, kv, true);
       newPrimary(zookeeper, kv, false);
@@ -44,11 +45,13 @@ public final class ZooKeeperFigures {
       for (int round = 0; round < ROUNDS; round++) {
         TetherServer server = kv.start("s" + round);
         Endpoint endpoint = server.endpoints().get(0);
-        CompletableFuture<Long> heard = when(discovery, () -> discovery.endpoints().contains(endpoint));
+        CompletableFuture<Long> heard =
+            when(discovery, () -> discovery.endpoints().contains(endpoint));
         long start = System.nanoTime();
         servers.register(server);
         discover.add(heard.get(10, TimeUnit.SECONDS) - start);
-        CompletableFuture<Long> gone = when(discovery, () -> !discovery.endpoints().contains(endpoint));
+        CompletableFuture<Long> gone =
+            when(discovery, () -> !discovery.endpoints().contains(endpoint));
         start = System.nanoTime();
         CompletableFuture.runAsync(() -> server.shutdownGracefully(Duration.ofSeconds(5)));
         forget.add(gone.get(10, TimeUnit.SECONDS) - start);
@@ -58,7 +61,8 @@ public final class ZooKeeperFigures {
     print("time-to-forget (shutdownGracefully() called -> discovery notified)", forget);
   }
 
-  private static void newPrimary(TestingServer zookeeper, KvServers kv, boolean crash) throws Exception {
+  private static void newPrimary(TestingServer zookeeper, KvServers kv, boolean crash)
+      throws Exception {
     List<Long> elected = new ArrayList<>();
     for (int round = 0; round < ROUNDS; round++) {
       List<FaultProxy> links = new ArrayList<>();
@@ -75,14 +79,17 @@ public final class ZooKeeperFigures {
           nodes.add(server);
           members.add(registry.joinCluster(server, "figures-" + crash + "-" + round));
         }
-        spinUntil(() -> members.stream().filter(ClusterMembership::isPrimary).count() == 1, Duration.ofSeconds(10));
+        spinUntil(
+            () -> members.stream().filter(ClusterMembership::isPrimary).count() == 1,
+            Duration.ofSeconds(10));
         int leader = indexOfPrimary(members);
         long start = System.nanoTime();
         if (crash) {
           links.get(leader).freeze();
           nodes.get(leader).close();
         } else {
-          CompletableFuture.runAsync(() -> nodes.get(leader).shutdownGracefully(Duration.ofSeconds(5)));
+          CompletableFuture.runAsync(
+              () -> nodes.get(leader).shutdownGracefully(Duration.ofSeconds(5)));
         }
         spinUntil(() -> anotherIsPrimary(members, leader), SESSION.multipliedBy(3));
         elected.add(System.nanoTime() - start);
@@ -92,13 +99,20 @@ public final class ZooKeeperFigures {
         nodes.forEach(TetherServer::close);
       }
     }
-    print(crash
-        ? "time-to-new-primary after a crash (link frozen; session timeout " + SESSION.toMillis() + " ms)"
-        : "time-to-new-primary after a graceful shutdown of the primary", elected);
+    print(
+        crash
+            ? "time-to-new-primary after a crash (link frozen; session timeout "
+                + SESSION.toMillis()
+                + " ms)"
+            : "time-to-new-primary after a graceful shutdown of the primary",
+        elected);
   }
 
   private static ZooKeeperRegistry registry(String connectString) {
-    return ZooKeeperRegistry.builder(connectString).sessionTimeout(SESSION).connectionTimeout(Duration.ofSeconds(1)).build();
+    return ZooKeeperRegistry.builder(connectString)
+        .sessionTimeout(SESSION)
+        .connectionTimeout(Duration.ofSeconds(1))
+        .build();
   }
 
   private static int indexOfPrimary(List<ClusterMembership> members) {
@@ -120,17 +134,20 @@ public final class ZooKeeperFigures {
   }
 
   /** Completes with the time of the first notification after which {@code condition} holds. */
-  private static CompletableFuture<Long> when(ZooKeeperDiscovery discovery, BooleanSupplier condition) {
+  private static CompletableFuture<Long> when(
+      ZooKeeperDiscovery discovery, BooleanSupplier condition) {
     CompletableFuture<Long> at = new CompletableFuture<>();
-    discovery.subscribe(() -> {
-      if (!at.isDone() && condition.getAsBoolean()) {
-        at.complete(System.nanoTime());
-      }
-    });
+    discovery.subscribe(
+        () -> {
+          if (!at.isDone() && condition.getAsBoolean()) {
+            at.complete(System.nanoTime());
+          }
+        });
     return at;
   }
 
-  private static void awaitView(ZooKeeperDiscovery discovery, BooleanSupplier condition) throws Exception {
+  private static void awaitView(ZooKeeperDiscovery discovery, BooleanSupplier condition)
+      throws Exception {
     if (!condition.getAsBoolean()) {
       when(discovery, condition).get(10, TimeUnit.SECONDS);
     }
@@ -151,7 +168,13 @@ public final class ZooKeeperFigures {
     List<Long> sorted = new ArrayList<>(nanos);
     sorted.sort(null);
     double median = (sorted.get((sorted.size() - 1) / 2) + sorted.get(sorted.size() / 2)) / 2e6;
-    System.out.printf(Locale.ROOT, "%-80s median %8.1f ms  (min %.1f, max %.1f; %d rounds)%n",
-        what, median, sorted.get(0) / 1e6, sorted.get(sorted.size() - 1) / 1e6, sorted.size());
+    System.out.printf(
+        Locale.ROOT,
+        "%-80s median %8.1f ms  (min %.1f, max %.1f; %d rounds)%n",
+        what,
+        median,
+        sorted.get(0) / 1e6,
+        sorted.get(sorted.size() - 1) / 1e6,
+        sorted.size());
   }
 }

@@ -23,8 +23,11 @@ class ZooKeeperRegistrationTest {
   private static final Duration SESSION = Duration.ofSeconds(2);
 
   private final TestingServer zookeeper = LoopbackZooKeeper.server();
-  private final ZooKeeperRegistry registry = ZooKeeperRegistry.builder(zookeeper.getConnectString())
-      .sessionTimeout(SESSION).connectionTimeout(Duration.ofSeconds(10)).build();
+  private final ZooKeeperRegistry registry =
+      ZooKeeperRegistry.builder(zookeeper.getConnectString())
+          .sessionTimeout(SESSION)
+          .connectionTimeout(Duration.ofSeconds(10))
+          .build();
   private final KvServers servers = new KvServers();
 
   @AfterEach
@@ -35,22 +38,30 @@ class ZooKeeperRegistrationTest {
   }
 
   private Stat node(String service, TetherServer server) throws Exception {
-    return registry.curator().checkExists().forPath("/tether/services/" + service + "/" + server.serverId());
+    return registry
+        .curator()
+        .checkExists()
+        .forPath("/tether/services/" + service + "/" + server.serverId());
   }
 
   @Test
   void everyServiceOfARunningServerIsRegisteredWithItsEndpointsVersionAndWeight() throws Exception {
-    TetherServer server = TetherServer.builder()
-        .endpoints("tcp -h 127.0.0.1 -p 0")
-        .version("2.1.0")
-        .service("kv", (op, payload, ctx) -> payload)
-        .service("echo", (op, payload, ctx) -> payload)
-        .build().start();
+    TetherServer server =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .version("2.1.0")
+            .service("kv", (op, payload, ctx) -> payload)
+            .service("echo", (op, payload, ctx) -> payload)
+            .build()
+            .start();
     try (server) {
       registry.register(server, 3);
-      byte[] data = registry.curator().getData().forPath("/tether/services/echo/" + server.serverId());
+      byte[] data =
+          registry.curator().getData().forPath("/tether/services/echo/" + server.serverId());
       assertThat(RegisteredServer.fromJsonOrNull(data))
-          .isEqualTo(new RegisteredServer(server.serverId(), List.of(server.endpoints().get(0).toString()), "2.1.0", 3));
+          .isEqualTo(
+              new RegisteredServer(
+                  server.serverId(), List.of(server.endpoints().get(0).toString()), "2.1.0", 3));
       assertThat(node("kv", server).getEphemeralOwner()).isEqualTo(sessionId(registry.curator()));
     }
   }
@@ -68,18 +79,23 @@ class ZooKeeperRegistrationTest {
   void withdrawsRegistrationBeforeTheDrainStarts() throws Exception {
     List<String> seenAtGoaway = new CopyOnWriteArrayList<>();
     String[] path = new String[1];
-    TetherServer server = TetherServer.builder()
-        .endpoints("tcp -h 127.0.0.1 -p 0")
-        .service(KvServers.SERVICE, (op, payload, ctx) -> {
-          servers.release();
-          return payload;
-        })
-        .listener(event -> {
-          if (event.kind() == TetherEvent.Kind.GOAWAY_SENT) {
-            seenAtGoaway.add(existsNow(path[0]) ? "registered" : "withdrawn");
-          }
-        })
-        .build().start();
+    TetherServer server =
+        TetherServer.builder()
+            .endpoints("tcp -h 127.0.0.1 -p 0")
+            .service(
+                KvServers.SERVICE,
+                (op, payload, ctx) -> {
+                  servers.release();
+                  return payload;
+                })
+            .listener(
+                event -> {
+                  if (event.kind() == TetherEvent.Kind.GOAWAY_SENT) {
+                    seenAtGoaway.add(existsNow(path[0]) ? "registered" : "withdrawn");
+                  }
+                })
+            .build()
+            .start();
     path[0] = "/tether/services/kv/" + server.serverId();
     registry.register(server);
     try (Tether tether = Tether.create()) {
@@ -107,7 +123,8 @@ class ZooKeeperRegistrationTest {
       Proxy kv = tether.proxy(server.proxyString(KvServers.SERVICE));
       CompletableFuture<byte[]> held = kv.invokeAsync("hold", new byte[0]);
       servers.holding.await();
-      CompletableFuture<Void> shutdown = CompletableFuture.runAsync(() -> server.shutdownGracefully(Duration.ofSeconds(10)));
+      CompletableFuture<Void> shutdown =
+          CompletableFuture.runAsync(() -> server.shutdownGracefully(Duration.ofSeconds(10)));
       await().atMost(Duration.ofSeconds(5)).until(() -> node(KvServers.SERVICE, server) == null);
       assertThat(held).isNotDone();
       servers.release();
@@ -134,10 +151,15 @@ class ZooKeeperRegistrationTest {
     registry.register(server);
     long before = node(KvServers.SERVICE, server).getEphemeralOwner();
     KillSession.kill(registry.curator().getZookeeperClient().getZooKeeper());
-    await().atMost(SESSION.multipliedBy(5)).until(() -> {
-      Stat now = node(KvServers.SERVICE, server);
-      return now != null && now.getEphemeralOwner() != before && now.getEphemeralOwner() == sessionId(registry.curator());
-    });
+    await()
+        .atMost(SESSION.multipliedBy(5))
+        .until(
+            () -> {
+              Stat now = node(KvServers.SERVICE, server);
+              return now != null
+                  && now.getEphemeralOwner() != before
+                  && now.getEphemeralOwner() == sessionId(registry.curator());
+            });
   }
 
   private static long sessionId(CuratorFramework client) throws Exception {

@@ -16,9 +16,14 @@ import java.util.concurrent.TimeUnit;
  */
 public final class EventLoopLikeExecutor extends ThreadPoolExecutor {
 
-    /** The constructor JMH's CUSTOM executor type calls. */
-    public EventLoopLikeExecutor(int maxThreads, String prefix) {
-        super(maxThreads, maxThreads, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
-                new DefaultThreadFactory(prefix, true));
-    }
+  /** The constructor JMH's CUSTOM executor type calls. */
+  public EventLoopLikeExecutor(int maxThreads, String prefix) {
+    super(
+        maxThreads,
+        maxThreads,
+        0,
+        TimeUnit.MILLISECONDS,
+        new LinkedBlockingQueue<>(),
+        new DefaultThreadFactory(prefix, true));
+  }
 }

@@ -20,57 +20,58 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ReflectorServer implements AutoCloseable {
 
-    private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
+  private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
 
-    private final EventLoopGroup group;
-    private final Channel listener;
+  private final EventLoopGroup group;
+  private final Channel listener;
 
-    private ReflectorServer(EventLoopGroup group, Channel listener) {
-        this.group = group;
-        this.listener = listener;
+  private ReflectorServer(EventLoopGroup group, Channel listener) {
+    this.group = group;
+    this.listener = listener;
+  }
+
+  /** Binds 127.0.0.1 on an ephemeral port and starts answering. */
+  public static ReflectorServer start() {
+    NettyTransport transport = NettyTransport.best();
+    EventLoopGroup group = transport.newGroup(1, "reflector");
+    try {
+      Channel listener =
+          new ServerBootstrap()
+              .group(group)
+              .channel(transport.serverChannel())
+              .childOption(ChannelOption.TCP_NODELAY, true)
+              .childHandler(new Initializer())
+              .bind(LOOPBACK, 0)
+              .syncUninterruptibly()
+              .channel();
+      return new ReflectorServer(group, listener);
+    } catch (RuntimeException e) {
+      group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+      throw e;
     }
+  }
 
-    /** Binds 127.0.0.1 on an ephemeral port and starts answering. */
-    public static ReflectorServer start() {
-        NettyTransport transport = NettyTransport.best();
-        EventLoopGroup group = transport.newGroup(1, "reflector");
-        try {
-            Channel listener = new ServerBootstrap()
-                    .group(group)
-                    .channel(transport.serverChannel())
-                    .childOption(ChannelOption.TCP_NODELAY, true)
-                    .childHandler(new Initializer())
-                    .bind(LOOPBACK, 0)
-                    .syncUninterruptibly()
-                    .channel();
-            return new ReflectorServer(group, listener);
-        } catch (RuntimeException e) {
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-            throw e;
-        }
-    }
+  public int port() {
+    return ((InetSocketAddress) listener.localAddress()).getPort();
+  }
 
-    public int port() {
-        return ((InetSocketAddress) listener.localAddress()).getPort();
-    }
+  /** A proxy string for {@code identity} on this server, ready for {@code tether.proxy(...)}. */
+  public String proxyString(String identity) {
+    return identity + ":tcp -h " + LOOPBACK.getHostAddress() + " -p " + port();
+  }
 
-    /** A proxy string for {@code identity} on this server, ready for {@code tether.proxy(...)}. */
-    public String proxyString(String identity) {
-        return identity + ":tcp -h " + LOOPBACK.getHostAddress() + " -p " + port();
-    }
+  /** Stops listening and drops every connection at once. */
+  @Override
+  public void close() {
+    listener.close().syncUninterruptibly();
+    group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+  }
 
-    /** Stops listening and drops every connection at once. */
+  /** Gives each accepted connection its own {@link ReflectorHandler}. */
+  private static final class Initializer extends ChannelInitializer<Channel> {
     @Override
-    public void close() {
-        listener.close().syncUninterruptibly();
-        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+    protected void initChannel(Channel ch) {
+      ch.pipeline().addLast(new ReflectorHandler());
     }
-
-    /** Gives each accepted connection its own {@link ReflectorHandler}. */
-    private static final class Initializer extends ChannelInitializer<Channel> {
-        @Override
-        protected void initChannel(Channel ch) {
-            ch.pipeline().addLast(new ReflectorHandler());
-        }
-    }
+  }
 }

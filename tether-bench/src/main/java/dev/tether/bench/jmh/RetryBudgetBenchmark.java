@@ -15,9 +15,9 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * JMH: what every call pays the runtime's retry budget when it starts, a clock read and a count in
  * the budget's window, as the runtime does it (one budget shared by every thread that makes calls).
- * Run with one and with two threads, since the count is shared:
- * {@code java -cp tether-bench/target/tether-bench.jar org.openjdk.jmh.Main RetryBudgetBenchmark -t 1}
- * and {@code -t 2}.
+ * Run with one and with two threads, since the count is shared: {@code java -cp
+ * tether-bench/target/tether-bench.jar org.openjdk.jmh.Main RetryBudgetBenchmark -t 1} and {@code
+ * -t 2}.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)

@@ -22,14 +22,15 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * JMH: the typed machinery of one call without the network, for the load benchmark's typed echo
- * ({@code CompletableFuture<Message> echo(Message)}, {@code {long id; String name; byte[64] data}}).
- * {@code stub}: one call of a {@link TypedStub} with the default codec (proxy dispatch, argument
- * encode, the reply's decode and the future the caller holds) whose {@link RemoteCall} hands back
- * a future the benchmark then completes with the encoded answer, as the client's event loop does.
- * {@code skeleton}: one {@link TypedServiceHandler#handle} of the encoded request (argument
- * decode, the call of the implementation, result encode). What the untyped path pays for the same
- * steps is a completed future and nothing, so the scores are the typed surcharge per side.
- * Run with {@code java -cp tether-bench/target/tether-bench.jar org.openjdk.jmh.Main TypedCallBenchmark -prof gc}.
+ * ({@code CompletableFuture<Message> echo(Message)}, {@code {long id; String name; byte[64]
+ * data}}). {@code stub}: one call of a {@link TypedStub} with the default codec (proxy dispatch,
+ * argument encode, the reply's decode and the future the caller holds) whose {@link RemoteCall}
+ * hands back a future the benchmark then completes with the encoded answer, as the client's event
+ * loop does. {@code skeleton}: one {@link TypedServiceHandler#handle} of the encoded request
+ * (argument decode, the call of the implementation, result encode). What the untyped path pays for
+ * the same steps is a completed future and nothing, so the scores are the typed surcharge per side.
+ * Run with {@code java -cp tether-bench/target/tether-bench.jar org.openjdk.jmh.Main
+ * TypedCallBenchmark -prof gc}.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -40,34 +41,36 @@ import org.openjdk.jmh.annotations.Warmup;
 @Threads(1)
 public class TypedCallBenchmark {
 
-    private Echo stub;
-    private TypedServiceHandler skeleton;
-    private Message message;
-    private byte[] encoded;
-    /** The reply of the stub's latest call, completed by the benchmark. */
-    private CompletableFuture<byte[]> pending;
+  private Echo stub;
+  private TypedServiceHandler skeleton;
+  private Message message;
+  private byte[] encoded;
 
-    @Setup
-    public void setUp() {
-        Codec codec = Codec.standard();
-        message = new Message(0x7E7E_0000_0001L, "tether-bench", new byte[64]);
-        encoded = codec.encodeValue(message, Message.class);
-        RemoteCall call = (operation, body, idempotent) -> pending = new CompletableFuture<>();
-        stub = TypedStub.create(Echo.class, codec, call, "jmh");
-        skeleton = new TypedServiceHandler(Echo.class, m -> CompletableFuture.completedFuture(m), codec);
-    }
+  /** The reply of the stub's latest call, completed by the benchmark. */
+  private CompletableFuture<byte[]> pending;
 
-    /** The client's side of a typed echo: call, the answer arrives, the caller's future completes. */
-    @Benchmark
-    public Object stub() {
-        CompletableFuture<Message> reply = stub.echo(message);
-        pending.complete(encoded);
-        return reply.join();
-    }
+  @Setup
+  public void setUp() {
+    Codec codec = Codec.standard();
+    message = new Message(0x7E7E_0000_0001L, "tether-bench", new byte[64]);
+    encoded = codec.encodeValue(message, Message.class);
+    RemoteCall call = (operation, body, idempotent) -> pending = new CompletableFuture<>();
+    stub = TypedStub.create(Echo.class, codec, call, "jmh");
+    skeleton =
+        new TypedServiceHandler(Echo.class, m -> CompletableFuture.completedFuture(m), codec);
+  }
 
-    /** The server's side of a typed echo: the request's body in, the answer's body out. */
-    @Benchmark
-    public Object skeleton() throws Exception {
-        return skeleton.handle("echo", encoded, null);
-    }
+  /** The client's side of a typed echo: call, the answer arrives, the caller's future completes. */
+  @Benchmark
+  public Object stub() {
+    CompletableFuture<Message> reply = stub.echo(message);
+    pending.complete(encoded);
+    return reply.join();
+  }
+
+  /** The server's side of a typed echo: the request's body in, the answer's body out. */
+  @Benchmark
+  public Object skeleton() throws Exception {
+    return skeleton.handle("echo", encoded, null);
+  }
 }

@@ -26,9 +26,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * JMH: what a typed call's codec costs per direction, for the benchmark's record {@code {long id;
  * String name; byte[64] data}}: {@code encode} (the stub's argument, the skeleton's result) and
  * {@code decode} (the skeleton's argument, the stub's result). A typed echo pays each twice, once
- * per side. {@code codec=default} is {@link JacksonCodec}'s default (a record codec made per
- * type); {@code codec=databind} the same Smile settings through databind alone, as before.
- * Run with {@code java -cp tether-bench/target/tether-bench.jar org.openjdk.jmh.Main TypedCodecBenchmark -prof gc}.
+ * per side. {@code codec=default} is {@link JacksonCodec}'s default (a record codec made per type);
+ * {@code codec=databind} the same Smile settings through databind alone, as before. Run with {@code
+ * java -cp tether-bench/target/tether-bench.jar org.openjdk.jmh.Main TypedCodecBenchmark -prof gc}.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -39,37 +39,39 @@ import org.openjdk.jmh.annotations.Warmup;
 @Threads(1)
 public class TypedCodecBenchmark {
 
-    @Param({"default", "databind"})
-    String codec;
+  @Param({"default", "databind"})
+  String codec;
 
-    private Codec chosen;
-    private Message message;
-    private byte[] encoded;
+  private Codec chosen;
+  private Message message;
+  private byte[] encoded;
 
-    @Setup
-    public void setUp() {
-        chosen = codec.equals("default") ? new JacksonCodec() : new JacksonCodec(databindMapper());
-        message = new Message(0x7E7E_0000_0001L, "tether-bench", new byte[64]);
-        encoded = chosen.encodeValue(message, Message.class);
-    }
+  @Setup
+  public void setUp() {
+    chosen = codec.equals("default") ? new JacksonCodec() : new JacksonCodec(databindMapper());
+    message = new Message(0x7E7E_0000_0001L, "tether-bench", new byte[64]);
+    encoded = chosen.encodeValue(message, Message.class);
+  }
 
-    /** The default codec's Smile settings on a plain mapper. */
-    private static ObjectMapper databindMapper() {
-        return new ObjectMapper(SmileFactory.builder()
+  /** The default codec's Smile settings on a plain mapper. */
+  private static ObjectMapper databindMapper() {
+    return new ObjectMapper(
+            SmileFactory.builder()
                 .enable(SmileGenerator.Feature.WRITE_HEADER)
                 .disable(SmileGenerator.Feature.ENCODE_BINARY_AS_7BIT)
                 .disable(SmileGenerator.Feature.CHECK_SHARED_NAMES)
                 .disable(SmileParser.Feature.REQUIRE_HEADER)
-                .build()).disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
-    }
+                .build())
+        .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+  }
 
-    @Benchmark
-    public byte[] encode() {
-        return chosen.encodeValue(message, Message.class);
-    }
+  @Benchmark
+  public byte[] encode() {
+    return chosen.encodeValue(message, Message.class);
+  }
 
-    @Benchmark
-    public Object decode() {
-        return chosen.decodeValue(encoded, Message.class);
-    }
+  @Benchmark
+  public Object decode() {
+    return chosen.decodeValue(encoded, Message.class);
+  }
 }

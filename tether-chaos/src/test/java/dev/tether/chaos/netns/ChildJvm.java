@@ -43,10 +43,10 @@ final class ChildJvm implements AutoCloseable {
     java.add(main.getName());
     java.addAll(List.of(args));
     try {
-      Path errors = Path.of("target", "netns-" + main.getSimpleName() + "-" + System.nanoTime() + ".err");
-      Process p = new ProcessBuilder(Netns.exec(namespace, java))
-          .redirectError(errors.toFile())
-          .start();
+      Path errors =
+          Path.of("target", "netns-" + main.getSimpleName() + "-" + System.nanoTime() + ".err");
+      Process p =
+          new ProcessBuilder(Netns.exec(namespace, java)).redirectError(errors.toFile()).start();
       return new ChildJvm(p, errors);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -56,7 +56,9 @@ final class ChildJvm implements AutoCloseable {
   /** Surefire runs tests from a manifest-only jar; the real class path is in this property. */
   private static String classPath() {
     String surefire = System.getProperty("surefire.test.class.path");
-    return surefire != null && !surefire.isBlank() ? surefire : System.getProperty("java.class.path");
+    return surefire != null && !surefire.isBlank()
+        ? surefire
+        : System.getProperty("java.class.path");
   }
 
   List<String> lines() {
@@ -91,7 +93,9 @@ final class ChildJvm implements AutoCloseable {
   }
 
   private void readLines() {
-    try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader in =
+        new BufferedReader(
+            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
       for (String l = in.readLine(); l != null; l = in.readLine()) {
         lines.add(l);
       }
@@ -105,7 +109,10 @@ final class ChildJvm implements AutoCloseable {
     stop();
   }
 
-  /** Closes its standard input, which ends our mains, and waits for it; ends it if it lingers. Idempotent. */
+  /**
+   * Closes its standard input, which ends our mains, and waits for it; ends it if it lingers.
+   * Idempotent.
+   */
   void stop() {
     try {
       process.getOutputStream().close();

@@ -8,10 +8,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The two network namespaces of the kernel-fault tests and the veth pair between them, made with
- * {@code ip} and torn down by {@link #close()}: {@value #CLIENT} holds {@value #CLIENT_ADDRESS}
- * on {@value #CLIENT_LINK}, {@value #SERVER} holds {@value #SERVER_ADDRESS} on
- * {@value #SERVER_LINK}, a /30 of their own. Nothing outside them is touched. Faults are nftables
- * rules in the server's namespace, in a table of ours ({@value #TABLE}).
+ * {@code ip} and torn down by {@link #close()}: {@value #CLIENT} holds {@value #CLIENT_ADDRESS} on
+ * {@value #CLIENT_LINK}, {@value #SERVER} holds {@value #SERVER_ADDRESS} on {@value #SERVER_LINK},
+ * a /30 of their own. Nothing outside them is touched. Faults are nftables rules in the server's
+ * namespace, in a table of ours ({@value #TABLE}).
  */
 final class Netns implements AutoCloseable {
   static final String CLIENT = "tch-cli";
@@ -44,17 +44,47 @@ final class Netns implements AutoCloseable {
     try {
       must("ip", "netns", "add", CLIENT);
       must("ip", "netns", "add", SERVER);
-      must("ip", "-n", CLIENT, "link", "add", CLIENT_LINK, "type", "veth", "peer", "name", SERVER_LINK, "netns", SERVER);
+      must(
+          "ip",
+          "-n",
+          CLIENT,
+          "link",
+          "add",
+          CLIENT_LINK,
+          "type",
+          "veth",
+          "peer",
+          "name",
+          SERVER_LINK,
+          "netns",
+          SERVER);
       must("ip", "-n", CLIENT, "addr", "add", CLIENT_ADDRESS + "/30", "dev", CLIENT_LINK);
       must("ip", "-n", SERVER, "addr", "add", SERVER_ADDRESS + "/30", "dev", SERVER_LINK);
-      for (String[] up : new String[][] {{CLIENT, CLIENT_LINK}, {CLIENT, "lo"}, {SERVER, SERVER_LINK}, {SERVER, "lo"}}) {
+      for (String[] up :
+          new String[][] {
+            {CLIENT, CLIENT_LINK}, {CLIENT, "lo"}, {SERVER, SERVER_LINK}, {SERVER, "lo"}
+          }) {
         must("ip", "-n", up[0], "link", "set", up[1], "up");
       }
       must("ip", "netns", "exec", SERVER, "nft", "add", "table", "inet", TABLE);
-      must("ip", "netns", "exec", SERVER, "nft",
-          "add chain inet " + TABLE + " in { type filter hook input priority 0 ; policy accept ; }");
-      must("ip", "netns", "exec", SERVER, "nft",
-          "add chain inet " + TABLE + " out { type filter hook output priority 0 ; policy accept ; }");
+      must(
+          "ip",
+          "netns",
+          "exec",
+          SERVER,
+          "nft",
+          "add chain inet "
+              + TABLE
+              + " in { type filter hook input priority 0 ; policy accept ; }");
+      must(
+          "ip",
+          "netns",
+          "exec",
+          SERVER,
+          "nft",
+          "add chain inet "
+              + TABLE
+              + " out { type filter hook output priority 0 ; policy accept ; }");
     } catch (RuntimeException e) {
       n.close();
       throw e;
@@ -62,7 +92,9 @@ final class Netns implements AutoCloseable {
     return n;
   }
 
-  /** Whether this machine lets us add a namespace at all (root, or the capability); with why not. */
+  /**
+   * Whether this machine lets us add a namespace at all (root, or the capability); with why not.
+   */
   static Result probe() {
     String name = "tch-probe";
     run("ip", "netns", "del", name);
@@ -78,7 +110,10 @@ final class Netns implements AutoCloseable {
     return run("nft", "--version");
   }
 
-  /** Adds an nftables rule to chain {@code in} or {@code out} of our table in the server's namespace. */
+  /**
+   * Adds an nftables rule to chain {@code in} or {@code out} of our table in the server's
+   * namespace.
+   */
   void rule(String chain, String rule) {
     must("ip", "netns", "exec", SERVER, "nft", "add rule inet " + TABLE + " " + chain + " " + rule);
   }
@@ -103,8 +138,8 @@ final class Netns implements AutoCloseable {
   }
 
   /**
-   * Deletes our namespaces if they exist, after stopping the processes still inside them: only
-   * ones a run of this test started there (the namespaces' names are ours).
+   * Deletes our namespaces if they exist, after stopping the processes still inside them: only ones
+   * a run of this test started there (the namespaces' names are ours).
    */
   private static void removeStale() {
     for (String ns : List.of(CLIENT, SERVER)) {
@@ -123,7 +158,8 @@ final class Netns implements AutoCloseable {
   private static void must(String... command) {
     Result r = run(command);
     if (!r.ok()) {
-      throw new IllegalStateException(String.join(" ", command) + " failed (" + r.exit() + "): " + r.output().trim());
+      throw new IllegalStateException(
+          String.join(" ", command) + " failed (" + r.exit() + "): " + r.output().trim());
     }
   }
 

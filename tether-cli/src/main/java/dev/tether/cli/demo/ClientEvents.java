@@ -9,15 +9,16 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The client's events counted by kind and endpoint, for the showcase's live table and for the
- * proof that each phase was noticed (a heartbeat timeout for a freeze, a GOAWAY for a drain).
+ * The client's events counted by kind and endpoint, for the showcase's live table and for the proof
+ * that each phase was noticed (a heartbeat timeout for a freeze, a GOAWAY for a drain).
  * Thread-safe; the runtime delivers events on its own thread.
  */
 final class ClientEvents implements TetherListener {
   /** Events without an endpoint are counted under this one. */
   static final String NO_ENDPOINT = "";
 
-  private final Map<TetherEvent.Kind, Map<String, LongAdder>> counts = new EnumMap<>(TetherEvent.Kind.class);
+  private final Map<TetherEvent.Kind, Map<String, LongAdder>> counts =
+      new EnumMap<>(TetherEvent.Kind.class);
 
   ClientEvents() {
     for (TetherEvent.Kind kind : TetherEvent.Kind.values()) {

@@ -22,14 +22,17 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class ClientTally {
   /**
-   * The kind of a failure that says the connection broke after the whole request was sent: the
-   * only one a non-idempotent call may end with when Tether follows the at-most-once rule.
+   * The kind of a failure that says the connection broke after the whole request was sent: the only
+   * one a non-idempotent call may end with when Tether follows the at-most-once rule.
    */
-  static final String LOST_AFTER_SEND = ConnectionLostException.class.getSimpleName() + " mayHaveExecuted=true";
+  static final String LOST_AFTER_SEND =
+      ConnectionLostException.class.getSimpleName() + " mayHaveExecuted=true";
 
   private final Map<Operation, LongAdder> ok = counters();
+
   /** Per operation, so the summary can show idempotent calls' failures apart from the others'. */
   private final Map<Operation, Map<String, LongAdder>> failuresByKind = kindCounters();
+
   private final Map<String, LongAdder> answeredBy = new ConcurrentHashMap<>();
   private final LongAdder incrementFailuresThatMayHaveExecuted = new LongAdder();
   private final LongAdder getsChecked = new LongAdder();
@@ -74,7 +77,9 @@ final class ClientTally {
   /** The failure's row in the summary; a lost connection says whether the call may have run. */
   static String kindOf(RuntimeException e) {
     String type = e.getClass().getSimpleName();
-    return e instanceof ConnectionLostException lost ? type + " mayHaveExecuted=" + lost.mayHaveExecuted() : type;
+    return e instanceof ConnectionLostException lost
+        ? type + " mayHaveExecuted=" + lost.mayHaveExecuted()
+        : type;
   }
 
   /**
@@ -88,13 +93,16 @@ final class ClientTally {
       return lost.mayHaveExecuted();
     }
     // No connection, so no request reached a server.
-    if (e instanceof ConnectFailedException || e instanceof ConnectTimeoutException
-        || e instanceof NoEndpointException || e instanceof NoAvailableNodeException
+    if (e instanceof ConnectFailedException
+        || e instanceof ConnectTimeoutException
+        || e instanceof NoEndpointException
+        || e instanceof NoAvailableNodeException
         || e instanceof IncompatibleServerException) {
       return false;
     }
     // The server proved it did not run the request, or could not find what to run.
-    if (e instanceof RequestRefusedException || e instanceof ServiceNotFoundException
+    if (e instanceof RequestRefusedException
+        || e instanceof ServiceNotFoundException
         || e instanceof OperationNotFoundException) {
       return false;
     }

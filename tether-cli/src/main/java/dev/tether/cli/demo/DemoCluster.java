@@ -7,10 +7,9 @@ import dev.tether.Topology;
 import dev.tether.cli.kv.DemoServer;
 import dev.tether.cli.kv.KeyValue;
 import dev.tether.cli.kv.KeyValueStore;
+import dev.tether.internal.StablePorts;
 import dev.tether.observe.TetherListener;
 import dev.tether.testkit.FaultProxy;
-import dev.tether.internal.StablePorts;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,31 +18,39 @@ import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
- * The demo's servers: each its own {@code TetherServer} on a loopback port, all sharing one
- * {@link KeyValueStore} as stateless servers share a database. A stopped server can be restarted:
- * a new {@code TetherServer} on the same port, as a redeployed process would be, so a client's
- * proxy string stays valid. Scenarios disrupt it through its public methods, each of which
- * records what it did on the timeline. The showcase puts a {@link FaultProxy} in front of each
- * server, so clients dial the proxies and the network itself can fail.
+ * The demo's servers: each its own {@code TetherServer} on a loopback port, all sharing one {@link
+ * KeyValueStore} as stateless servers share a database. A stopped server can be restarted: a new
+ * {@code TetherServer} on the same port, as a redeployed process would be, so a client's proxy
+ * string stays valid. Scenarios disrupt it through its public methods, each of which records what
+ * it did on the timeline. The showcase puts a {@link FaultProxy} in front of each server, so
+ * clients dial the proxies and the network itself can fail.
  */
 public final class DemoCluster implements AutoCloseable {
   /** The counter warm-up calls increment, apart from the callers' counter. */
   private static final String WARM_UP_COUNTER = "warm-up";
+
   private static final String LOOPBACK = "127.0.0.1";
-  /** How often each server's {@code ticks.tick} stream sends an item: 50 a second, enough to see a gap. */
+
+  /**
+   * How often each server's {@code ticks.tick} stream sends an item: 50 a second, enough to see a
+   * gap.
+   */
   static final Duration TICK_INTERVAL = Duration.ofMillis(20);
 
   private final List<Node> nodes;
   private final KeyValueStore store;
   private final Timeline timeline;
   private final ServerLifecycle lifecycle;
+
   /** Where every server's events go (a status page); null for none. */
   private final TetherListener serverListener;
+
   /**
    * The cluster view every server announces in WELCOME, restarted ones too; null while none is
    * announced. Written only on the scenario thread.
    */
   private volatile Topology topology;
+
   /** When {@link #resetConnections} last ran, since the callers started; null before. */
   private volatile Duration lastResetAt;
 
@@ -63,26 +70,45 @@ public final class DemoCluster implements AutoCloseable {
    */
   static final class Node {
     private final String name;
+
     /** The port every incarnation listens on, chosen by the first one. */
     private final int port;
+
     /**
      * Every server that listened on the port, oldest first; the last one is the current one.
      * Copy-on-write: the status page reads the current one from its own thread.
      */
     private final List<DemoServer> incarnations = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     /** The current incarnation's trap: a trap catches once, so each incarnation gets its own. */
     private IncrementTrap trap;
-    /** The network in front of the server, which clients dial; null when they dial the server itself. */
+
+    /**
+     * The network in front of the server, which clients dial; null when they dial the server
+     * itself.
+     */
     private final FaultProxy faults;
+
     volatile NodeState state = NodeState.RUNNING;
+
     /** True while its fault proxy holds every byte. */
     volatile boolean frozen;
-    /** Non-null once the node left RUNNING for the first time: when it last stopped, since the callers started. */
+
+    /**
+     * Non-null once the node left RUNNING for the first time: when it last stopped, since the
+     * callers started.
+     */
     volatile Duration stoppedAt;
+
     /** Non-null once restarted: when the current incarnation started, since the callers started. */
     volatile Duration restartedAt;
-    /** The first incarnation's counts before the callers started (warm-up), subtracted from what is reported. */
+
+    /**
+     * The first incarnation's counts before the callers started (warm-up), subtracted from what is
+     * reported.
+     */
     private long servedBefore;
+
     private long incrementsBefore;
 
     private Node(DemoServer first, IncrementTrap trap, FaultProxy faults) {
@@ -120,10 +146,14 @@ public final class DemoCluster implements AutoCloseable {
 
     /** Increments executed since counting started, by every incarnation. */
     long incrementsExecuted() {
-      return incarnations.stream().mapToLong(s -> s.stats().incrementsExecuted()).sum() - incrementsBefore;
+      return incarnations.stream().mapToLong(s -> s.stats().incrementsExecuted()).sum()
+          - incrementsBefore;
     }
 
-    /** Counts from zero again, over every incarnation so far: a run, or a phase of the showcase, starts. */
+    /**
+     * Counts from zero again, over every incarnation so far: a run, or a phase of the showcase,
+     * starts.
+     */
     void startCounting() {
       servedBefore = incarnations.stream().mapToLong(s -> s.stats().served()).sum();
       incrementsBefore = incarnations.stream().mapToLong(s -> s.stats().incrementsExecuted()).sum();
@@ -135,16 +165,23 @@ public final class DemoCluster implements AutoCloseable {
         return "frozen";
       }
       return switch (state) {
-        case RUNNING -> restartedAt == null
-            ? "running"
-            : String.format(Locale.ROOT, "restarted at %.1f s", restartedAt.toNanos() / 1e9);
-        case CLOSED_ABRUPTLY -> String.format(Locale.ROOT, "closed at %.1f s", stoppedAt.toNanos() / 1e9);
-        case STOPPED_GRACEFULLY -> String.format(Locale.ROOT, "drained at %.1f s", stoppedAt.toNanos() / 1e9);
+        case RUNNING ->
+            restartedAt == null
+                ? "running"
+                : String.format(Locale.ROOT, "restarted at %.1f s", restartedAt.toNanos() / 1e9);
+        case CLOSED_ABRUPTLY ->
+            String.format(Locale.ROOT, "closed at %.1f s", stoppedAt.toNanos() / 1e9);
+        case STOPPED_GRACEFULLY ->
+            String.format(Locale.ROOT, "drained at %.1f s", stoppedAt.toNanos() / 1e9);
       };
     }
   }
 
-  private DemoCluster(List<Node> nodes, KeyValueStore store, Timeline timeline, ServerLifecycle lifecycle,
+  private DemoCluster(
+      List<Node> nodes,
+      KeyValueStore store,
+      Timeline timeline,
+      ServerLifecycle lifecycle,
       TetherListener serverListener) {
     this.serverListener = serverListener;
     this.nodes = nodes;
@@ -162,27 +199,48 @@ public final class DemoCluster implements AutoCloseable {
    * As {@link #start(int, KeyValueStore, Timeline)}, telling {@code lifecycle} of every start and
    * kill, and every server (restarted ones too) telling {@code listener} (null for none).
    */
-  static DemoCluster start(int size, KeyValueStore store, Timeline timeline, ServerLifecycle lifecycle,
+  static DemoCluster start(
+      int size,
+      KeyValueStore store,
+      Timeline timeline,
+      ServerLifecycle lifecycle,
       TetherListener listener) {
     return start(size, store, timeline, lifecycle, listener, false);
   }
 
-  /** As {@link #start(int, KeyValueStore, Timeline)}, each server behind its own fault proxy, which clients dial. */
-  static DemoCluster startBehindFaultProxies(int size, KeyValueStore store, Timeline timeline, TetherListener listener) {
+  /**
+   * As {@link #start(int, KeyValueStore, Timeline)}, each server behind its own fault proxy, which
+   * clients dial.
+   */
+  static DemoCluster startBehindFaultProxies(
+      int size, KeyValueStore store, Timeline timeline, TetherListener listener) {
     return start(size, store, timeline, ServerLifecycle.NONE, listener, true);
   }
 
-  private static DemoCluster start(int size, KeyValueStore store, Timeline timeline, ServerLifecycle lifecycle,
-      TetherListener listener, boolean behindFaultProxies) {
+  private static DemoCluster start(
+      int size,
+      KeyValueStore store,
+      Timeline timeline,
+      ServerLifecycle lifecycle,
+      TetherListener listener,
+      boolean behindFaultProxies) {
     List<Node> nodes = new ArrayList<>();
     try {
       for (int i = 1; i <= size; i++) {
         IncrementTrap trap = new IncrementTrap();
         String name = "server-" + i;
-        // Restarts reuse the port: one outside the ephemeral range stays free while the node is down.
-        DemoServer server = StablePorts.listenOnOne(port -> startServer(name, port, store, trap, lifecycle, listener, null));
-        nodes.add(new Node(server, trap,
-            behindFaultProxies ? FaultProxy.start(LOOPBACK, server.endpoints().get(0).port()) : null));
+        // Restarts reuse the port: one outside the ephemeral range stays free while the node is
+        // down.
+        DemoServer server =
+            StablePorts.listenOnOne(
+                port -> startServer(name, port, store, trap, lifecycle, listener, null));
+        nodes.add(
+            new Node(
+                server,
+                trap,
+                behindFaultProxies
+                    ? FaultProxy.start(LOOPBACK, server.endpoints().get(0).port())
+                    : null));
       }
     } catch (RuntimeException e) {
       nodes.forEach(DemoCluster::closeNode);
@@ -191,10 +249,23 @@ public final class DemoCluster implements AutoCloseable {
     return new DemoCluster(List.copyOf(nodes), store, timeline, lifecycle, listener);
   }
 
-  private static DemoServer startServer(String name, int port, KeyValueStore store, IncrementTrap trap,
-      ServerLifecycle lifecycle, TetherListener listener, Topology topology) {
-    DemoServer server = DemoServer.start(name, "tcp -h " + LOOPBACK + " -p " + port, ExecutionMode.EXECUTOR, store, trap,
-        listener, TICK_INTERVAL);
+  private static DemoServer startServer(
+      String name,
+      int port,
+      KeyValueStore store,
+      IncrementTrap trap,
+      ServerLifecycle lifecycle,
+      TetherListener listener,
+      Topology topology) {
+    DemoServer server =
+        DemoServer.start(
+            name,
+            "tcp -h " + LOOPBACK + " -p " + port,
+            ExecutionMode.EXECUTOR,
+            store,
+            trap,
+            listener,
+            TICK_INTERVAL);
     if (topology != null) {
       server.server().setTopology(topology);
     }
@@ -220,7 +291,9 @@ public final class DemoCluster implements AutoCloseable {
    * configuration would.
    */
   String proxyString(String service) {
-    return service + ":" + nodes.stream().map(Node::clientEndpoint).collect(Collectors.joining(":"));
+    return service
+        + ":"
+        + nodes.stream().map(Node::clientEndpoint).collect(Collectors.joining(":"));
   }
 
   /** The proxy string of one server alone, as clients dial it. */
@@ -230,7 +303,10 @@ public final class DemoCluster implements AutoCloseable {
 
   /** The server a client endpoint (in grammar form, as events name it) leads to. */
   Optional<String> serverAt(String clientEndpoint) {
-    return nodes.stream().filter(n -> n.clientEndpoint().equals(clientEndpoint)).map(Node::name).findFirst();
+    return nodes.stream()
+        .filter(n -> n.clientEndpoint().equals(clientEndpoint))
+        .map(Node::name)
+        .findFirst();
   }
 
   /**
@@ -246,7 +322,9 @@ public final class DemoCluster implements AutoCloseable {
     }
     Topology view = Topology.of(find(primary).clientEndpoint(), alternates);
     topology = view;
-    nodes.stream().filter(n -> n.state == NodeState.RUNNING).forEach(n -> n.server().server().setTopology(view));
+    nodes.stream()
+        .filter(n -> n.state == NodeState.RUNNING)
+        .forEach(n -> n.server().server().setTopology(view));
     timeline.record("servers announce " + primary + " as primary, the others as alternates");
   }
 
@@ -263,7 +341,8 @@ public final class DemoCluster implements AutoCloseable {
     node.server().close();
     lifecycle.closedAbruptly(node.server());
     markStopped(node, NodeState.CLOSED_ABRUPTLY);
-    timeline.record(name + "'s host crashed (its port refuses connects, its connections were reset)");
+    timeline.record(
+        name + "'s host crashed (its port refuses connects, its connections were reset)");
   }
 
   /**
@@ -287,7 +366,8 @@ public final class DemoCluster implements AutoCloseable {
     Node node = behindFaultProxy(name);
     node.faults.freeze();
     node.frozen = true;
-    timeline.record(name + "'s network frozen (nothing moves, no socket closes): only heartbeats can tell");
+    timeline.record(
+        name + "'s network frozen (nothing moves, no socket closes): only heartbeats can tell");
   }
 
   /** Lets the bytes a frozen network held move on. */
@@ -315,9 +395,11 @@ public final class DemoCluster implements AutoCloseable {
    */
   int warmUp(Tether tether, int rounds) {
     for (Node node : nodes) {
-      KeyValue kv = tether.proxy(node.server().proxyString(DemoServer.KV))
-          .withInvocationTimeout(Duration.ofSeconds(30))
-          .as(KeyValue.class);
+      KeyValue kv =
+          tether
+              .proxy(node.server().proxyString(DemoServer.KV))
+              .withInvocationTimeout(Duration.ofSeconds(30))
+              .as(KeyValue.class);
       for (int r = 0; r < rounds; r++) {
         kv.put("warm-up-" + r, "x");
         kv.get("warm-up-" + r);
@@ -340,8 +422,8 @@ public final class DemoCluster implements AutoCloseable {
 
   /**
    * Stops a server with {@code close()} at the moment one of its increments has changed the store
-   * but not replied, so that increment's caller cannot know whether it ran. Waits at most
-   * {@code patience} for an increment, then closes anyway and says so.
+   * but not replied, so that increment's caller cannot know whether it ran. Waits at most {@code
+   * patience} for an increment, then closes anyway and says so.
    */
   public void stopAbruptlyDuringIncrement(String name, Duration patience) {
     Node node = running(name);
@@ -357,23 +439,30 @@ public final class DemoCluster implements AutoCloseable {
     lifecycle.closedAbruptly(node.server());
     node.trap.release();
     markStopped(node, NodeState.CLOSED_ABRUPTLY);
-    timeline.record(name + (caught
-        ? " closed abruptly while an increment it had executed waited to reply"
-        : " closed abruptly (no increment arrived within " + patience.toMillis() + " ms to catch)"));
+    timeline.record(
+        name
+            + (caught
+                ? " closed abruptly while an increment it had executed waited to reply"
+                : " closed abruptly (no increment arrived within "
+                    + patience.toMillis()
+                    + " ms to catch)"));
   }
 
-  /** Stops a server with {@code shutdownGracefully}: returns once it drained or the grace ran out. */
+  /**
+   * Stops a server with {@code shutdownGracefully}: returns once it drained or the grace ran out.
+   */
   public void stopGracefully(String name, Duration grace) {
     Node node = running(name);
-    timeline.record(name + " shutting down gracefully (GOAWAY, drain up to " + grace.toSeconds() + " s)");
+    timeline.record(
+        name + " shutting down gracefully (GOAWAY, drain up to " + grace.toSeconds() + " s)");
     node.server().shutdownGracefully(grace);
     markStopped(node, NodeState.STOPPED_GRACEFULLY);
     timeline.record(name + " stopped gracefully");
   }
 
   /**
-   * Starts a new server in place of a stopped one, on the same port and over the same store: what
-   * a redeployment does. Its counts add to those of the servers it replaces.
+   * Starts a new server in place of a stopped one, on the same port and over the same store: what a
+   * redeployment does. Its counts add to those of the servers it replaces.
    *
    * @throws IllegalStateException if the server is running
    * @throws RuntimeException if the port cannot be bound again (the node then stays down)
@@ -384,17 +473,21 @@ public final class DemoCluster implements AutoCloseable {
       throw new IllegalStateException(name + " is running; stop it before restarting it");
     }
     IncrementTrap trap = new IncrementTrap();
-    node.incarnations.add(startServer(name, node.port(), store, trap, lifecycle, serverListener, topology));
+    node.incarnations.add(
+        startServer(name, node.port(), store, trap, lifecycle, serverListener, topology));
     node.trap = trap;
     if (node.faults != null) {
       node.faults.restart(); // does nothing unless its host crashed
     }
     node.restartedAt = timeline.elapsed();
     node.state = NodeState.RUNNING;
-    timeline.record(name + " restarted on the same port (tcp -h " + LOOPBACK + " -p " + node.port() + ")");
+    timeline.record(
+        name + " restarted on the same port (tcp -h " + LOOPBACK + " -p " + node.port() + ")");
   }
 
-  /** One step of a rolling restart: {@link #stopGracefully}, then {@link #restart} on the same port. */
+  /**
+   * One step of a rolling restart: {@link #stopGracefully}, then {@link #restart} on the same port.
+   */
   public void restartGracefully(String name, Duration grace) {
     stopGracefully(name, grace);
     restart(name);
@@ -422,7 +515,10 @@ public final class DemoCluster implements AutoCloseable {
     node.state = state;
   }
 
-  /** Closes the servers still running and the fault proxies; the demo is over, so nothing needs to drain. */
+  /**
+   * Closes the servers still running and the fault proxies; the demo is over, so nothing needs to
+   * drain.
+   */
   @Override
   public void close() {
     nodes.forEach(DemoCluster::closeNode);

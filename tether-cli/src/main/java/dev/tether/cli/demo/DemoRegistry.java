@@ -14,8 +14,8 @@ import org.apache.curator.test.TestingServer;
 
 /**
  * The demo on ZooKeeper: every server the cluster starts is registered, the client finds them
- * through a discovery, and a graceful stop withdraws a server before it drains. "embedded" runs
- * a real ZooKeeper in this process on 127.0.0.1, so nothing needs to be installed.
+ * through a discovery, and a graceful stop withdraws a server before it drains. "embedded" runs a
+ * real ZooKeeper in this process on 127.0.0.1, so nothing needs to be installed.
  */
 public final class DemoRegistry implements ServerLifecycle, AutoCloseable {
   /** The --zookeeper value that asks for an in-process ZooKeeper. */
@@ -29,7 +29,8 @@ public final class DemoRegistry implements ServerLifecycle, AutoCloseable {
   private DemoRegistry(TestingServer embedded, String connectString) {
     this.embedded = embedded;
     this.connectString = connectString;
-    this.registry = ZooKeeperRegistry.builder(connectString).sessionTimeout(Duration.ofSeconds(10)).build();
+    this.registry =
+        ZooKeeperRegistry.builder(connectString).sessionTimeout(Duration.ofSeconds(10)).build();
   }
 
   /** {@code zookeeper} is "embedded" or a connect string ("host:port[,host:port]"). */
@@ -56,7 +57,10 @@ public final class DemoRegistry implements ServerLifecycle, AutoCloseable {
     registrations.put(server, registry.register(server.server()));
   }
 
-  /** A killed process's session would end and take its nodes along; here the process lives on, so withdraw. */
+  /**
+   * A killed process's session would end and take its nodes along; here the process lives on, so
+   * withdraw.
+   */
   @Override
   public void closedAbruptly(DemoServer server) {
     Registration r = registrations.remove(server);

@@ -20,7 +20,8 @@ import java.util.TreeMap;
  * @param timeline what happened when
  * @param operations client-side outcomes per operation, failures by exception
  * @param servers server-side counts next to what the client heard from each server
- * @param incrementFailuresThatMayHaveExecuted failed increments whose exception says they may have run
+ * @param incrementFailuresThatMayHaveExecuted failed increments whose exception says they may have
+ *     run
  * @param counterValue the shared counter's final value in the store
  * @param getsChecked gets whose answer could be compared with the caller's own last put
  * @param getsMismatched of those, the ones that returned something else
@@ -50,28 +51,54 @@ public record DemoReport(
   }
 
   /** What a run was and how it went, apart from the counts; the fields of the same names above. */
-  record Run(Scenario scenario, int callers, Duration planned, Duration elapsed, Duration callTimeout,
-      int warmUpCallsPerServer, String proxy, List<Timeline.Event> timeline, boolean callersStoppedInTime) {}
+  record Run(
+      Scenario scenario,
+      int callers,
+      Duration planned,
+      Duration elapsed,
+      Duration callTimeout,
+      int warmUpCallsPerServer,
+      String proxy,
+      List<Timeline.Event> timeline,
+      boolean callersStoppedInTime) {}
 
   /**
-   * The report of {@code run}: the callers' side from {@code tally}, the servers' side from
-   * {@code cluster} (counted since its nodes last started counting), {@code counterValue} the
-   * shared counter's growth over the same time. Call once every caller stopped.
+   * The report of {@code run}: the callers' side from {@code tally}, the servers' side from {@code
+   * cluster} (counted since its nodes last started counting), {@code counterValue} the shared
+   * counter's growth over the same time. Call once every caller stopped.
    */
   static DemoReport collect(Run run, DemoCluster cluster, ClientTally tally, long counterValue) {
     List<OperationCounts> operations = new ArrayList<>();
     for (Operation op : Operation.values()) {
-      operations.add(new OperationCounts(op.label, op.idempotent, tally.ok(op), tally.failuresByKind(op)));
+      operations.add(
+          new OperationCounts(op.label, op.idempotent, tally.ok(op), tally.failuresByKind(op)));
     }
     Map<String, Long> answeredBy = tally.answeredBy();
     List<ServerCounts> servers = new ArrayList<>();
     for (DemoCluster.Node node : cluster.nodes()) {
-      servers.add(new ServerCounts(node.name(), node.describeState(), node.served(),
-          answeredBy.getOrDefault(node.name(), 0L), node.incrementsExecuted()));
+      servers.add(
+          new ServerCounts(
+              node.name(),
+              node.describeState(),
+              node.served(),
+              answeredBy.getOrDefault(node.name(), 0L),
+              node.incrementsExecuted()));
     }
-    return new DemoReport(run.scenario(), run.callers(), run.planned(), run.elapsed(), run.callTimeout(),
-        run.warmUpCallsPerServer(), run.proxy(), run.timeline(), operations, servers,
-        tally.incrementFailuresThatMayHaveExecuted(), counterValue, tally.getsChecked(), tally.getsMismatched(),
+    return new DemoReport(
+        run.scenario(),
+        run.callers(),
+        run.planned(),
+        run.elapsed(),
+        run.callTimeout(),
+        run.warmUpCallsPerServer(),
+        run.proxy(),
+        run.timeline(),
+        operations,
+        servers,
+        tally.incrementFailuresThatMayHaveExecuted(),
+        counterValue,
+        tally.getsChecked(),
+        tally.getsMismatched(),
         run.callersStoppedInTime());
   }
 
@@ -81,7 +108,8 @@ public record DemoReport(
    * @param failuresByKind failed calls by exception ({@link ClientTally#kindOf}); they sum to
    *     {@link #failed()}
    */
-  public record OperationCounts(String name, boolean idempotent, long ok, Map<String, Long> failuresByKind) {
+  public record OperationCounts(
+      String name, boolean idempotent, long ok, Map<String, Long> failuresByKind) {
     public OperationCounts {
       failuresByKind = Map.copyOf(failuresByKind);
     }
@@ -103,7 +131,8 @@ public record DemoReport(
    * @param answeredOk successful replies the client got from it (client count)
    * @param incrementsExecuted increments it applied to the store (server count)
    */
-  public record ServerCounts(String name, String state, long served, long answeredOk, long incrementsExecuted) {
+  public record ServerCounts(
+      String name, String state, long served, long answeredOk, long incrementsExecuted) {
     /** Calls that ran here but whose answer never reached a caller as a success. */
     public long unanswered() {
       return served - answeredOk;
@@ -132,21 +161,31 @@ public record DemoReport(
   /** Failed calls by exception, of the idempotent operations only or of the others only. */
   public Map<String, Long> failuresByKind(boolean idempotent) {
     Map<String, Long> out = new TreeMap<>();
-    operations.stream().filter(o -> o.idempotent() == idempotent)
+    operations.stream()
+        .filter(o -> o.idempotent() == idempotent)
         .forEach(o -> o.failuresByKind().forEach((kind, n) -> out.merge(kind, n, Long::sum)));
     return out;
   }
 
   public long idempotentTotal() {
-    return operations.stream().filter(OperationCounts::idempotent).mapToLong(OperationCounts::total).sum();
+    return operations.stream()
+        .filter(OperationCounts::idempotent)
+        .mapToLong(OperationCounts::total)
+        .sum();
   }
 
   public long idempotentOk() {
-    return operations.stream().filter(OperationCounts::idempotent).mapToLong(OperationCounts::ok).sum();
+    return operations.stream()
+        .filter(OperationCounts::idempotent)
+        .mapToLong(OperationCounts::ok)
+        .sum();
   }
 
   public long idempotentFailed() {
-    return operations.stream().filter(OperationCounts::idempotent).mapToLong(OperationCounts::failed).sum();
+    return operations.stream()
+        .filter(OperationCounts::idempotent)
+        .mapToLong(OperationCounts::failed)
+        .sum();
   }
 
   /**
@@ -175,7 +214,10 @@ public record DemoReport(
     return increments().ok();
   }
 
-  /** Failed increments whose connection was lost after the request was sent ({@link ClientTally#LOST_AFTER_SEND}). */
+  /**
+   * Failed increments whose connection was lost after the request was sent ({@link
+   * ClientTally#LOST_AFTER_SEND}).
+   */
   public long incrementsLostAfterSend() {
     return increments().failuresByKind().getOrDefault(ClientTally.LOST_AFTER_SEND, 0L);
   }
@@ -185,18 +227,21 @@ public record DemoReport(
    * minus failures that said they may have run; never below 0.
    */
   public long duplicateIncrements() {
-    return Math.max(0, incrementsExecuted() - incrementsAcknowledged() - incrementFailuresThatMayHaveExecuted);
+    return Math.max(
+        0, incrementsExecuted() - incrementsAcknowledged() - incrementFailuresThatMayHaveExecuted);
   }
 
   private OperationCounts increments() {
-    return operations.stream().filter(o -> o.name().equals(Operation.INCREMENT.label)).findFirst()
+    return operations.stream()
+        .filter(o -> o.name().equals(Operation.INCREMENT.label))
+        .findFirst()
         .orElse(new OperationCounts(Operation.INCREMENT.label, false, 0, Map.of()));
   }
 
   /**
    * The at-most-once check: every acknowledged increment ran, and every increment that ran without
-   * being acknowledged belongs to a caller that was told it may have run. Anything else would be
-   * an increment lost or doubled behind the callers' backs.
+   * being acknowledged belongs to a caller that was told it may have run. Anything else would be an
+   * increment lost or doubled behind the callers' backs.
    */
   public boolean incrementsAccountedFor() {
     long executed = incrementsExecuted();
@@ -206,7 +251,10 @@ public record DemoReport(
         && counterValue == executed;
   }
 
-  /** The scenario's expectations judged against this run, in the scenario's order; empty when it has none. */
+  /**
+   * The scenario's expectations judged against this run, in the scenario's order; empty when it has
+   * none.
+   */
   public List<Verdict> verdicts() {
     return scenario.expectations().stream().map(e -> e.judge(this)).toList();
   }

@@ -25,6 +25,7 @@ import java.util.function.Supplier;
 public final class DemoRun {
   /** Generous enough never to bind on loopback (a call takes tens of microseconds), yet finite. */
   private static final long MAX_CALLS_PER_CALLER_PER_SECOND = 200_000;
+
   /** Rounds of every operation on every server before the clock starts; not counted. */
   private static final int WARM_UP_ROUNDS = 50;
 
@@ -35,16 +36,26 @@ public final class DemoRun {
    *     scenarios go through server-1 to server-3, and a step naming a missing server is recorded
    *     as failed)
    * @param callTimeout the invocation timeout of each call; bounds how long a caller can hang
-   * @param zookeeper null for a static proxy string; else where the servers register and the
-   *     client finds them: {@link DemoRegistry#EMBEDDED} or a connect string
+   * @param zookeeper null for a static proxy string; else where the servers register and the client
+   *     finds them: {@link DemoRegistry#EMBEDDED} or a connect string
    */
-  public record Settings(Scenario scenario, int servers, int callers, Duration duration, Duration callTimeout,
+  public record Settings(
+      Scenario scenario,
+      int servers,
+      int callers,
+      Duration duration,
+      Duration callTimeout,
       String zookeeper) {
     public Settings {
       Objects.requireNonNull(scenario);
-      if (servers < 2 || callers < 1 || duration.isNegative() || duration.isZero()
-          || callTimeout.isNegative() || callTimeout.isZero()) {
-        throw new IllegalArgumentException("servers >= 2, callers >= 1 and positive durations are required");
+      if (servers < 2
+          || callers < 1
+          || duration.isNegative()
+          || duration.isZero()
+          || callTimeout.isNegative()
+          || callTimeout.isZero()) {
+        throw new IllegalArgumentException(
+            "servers >= 2, callers >= 1 and positive durations are required");
       }
     }
   }
@@ -52,8 +63,8 @@ public final class DemoRun {
   /**
    * Someone watching the run: the status page of {@code tether demo --admin}. It gets the listener
    * for the client and every server before they start, then the client once it runs with the
-   * cluster's servers as they are at each moment (restarted ones are new objects), and its
-   * {@code holding} runs before anything closes (after the callers stopped).
+   * cluster's servers as they are at each moment (restarted ones are new objects), and its {@code
+   * holding} runs before anything closes (after the callers stopped).
    */
   public interface Watcher {
     TetherListener listener();
@@ -66,6 +77,7 @@ public final class DemoRun {
   private final Settings settings;
   private final LongSupplier nanoClock;
   private final Consumer<Timeline.Event> live;
+
   /** Null when nobody watches. */
   private final Watcher watcher;
 
@@ -83,7 +95,8 @@ public final class DemoRun {
     this(settings, nanoClock, live, null);
   }
 
-  private DemoRun(Settings settings, LongSupplier nanoClock, Consumer<Timeline.Event> live, Watcher watcher) {
+  private DemoRun(
+      Settings settings, LongSupplier nanoClock, Consumer<Timeline.Event> live, Watcher watcher) {
     this.settings = settings;
     this.nanoClock = nanoClock;
     this.live = live;
@@ -97,34 +110,47 @@ public final class DemoRun {
     // Resources close in reverse order: the client first. Its callers have stopped by then, so
     // nothing is in flight when the servers go.
     TetherListener listener = watcher == null ? null : watcher.listener();
-    try (DemoRegistry registry = settings.zookeeper() == null ? null : DemoRegistry.start(settings.zookeeper());
-        DemoCluster cluster = DemoCluster.start(
-            settings.servers(), store, timeline, registry == null ? ServerLifecycle.NONE : registry, listener);
-        Tether tether = listener == null ? Tether.create() : Tether.builder().listener(listener).build()) {
+    try (DemoRegistry registry =
+            settings.zookeeper() == null ? null : DemoRegistry.start(settings.zookeeper());
+        DemoCluster cluster =
+            DemoCluster.start(
+                settings.servers(),
+                store,
+                timeline,
+                registry == null ? ServerLifecycle.NONE : registry,
+                listener);
+        Tether tether =
+            listener == null ? Tether.create() : Tether.builder().listener(listener).build()) {
       if (watcher != null) {
         watcher.clientStarted(tether, cluster::servers);
       }
-      String proxy = registry == null ? cluster.proxyString(DemoServer.KV) : DemoServer.KV + " (found in " + registry.describe() + ")";
-      Proxy balanced = registry == null
-          ? tether.proxy(proxy).withConnectionCached(false)
-          : tether.proxy(DemoServer.KV, registry.discovery(DemoServer.KV)).withLoadBalancing(LoadBalancing.ROUND_ROBIN);
-      KeyValue kv = balanced
-          .withInvocationTimeout(settings.callTimeout())
-          .as(KeyValue.class);
+      String proxy =
+          registry == null
+              ? cluster.proxyString(DemoServer.KV)
+              : DemoServer.KV + " (found in " + registry.describe() + ")";
+      Proxy balanced =
+          registry == null
+              ? tether.proxy(proxy).withConnectionCached(false)
+              : tether
+                  .proxy(DemoServer.KV, registry.discovery(DemoServer.KV))
+                  .withLoadBalancing(LoadBalancing.ROUND_ROBIN);
+      KeyValue kv = balanced.withInvocationTimeout(settings.callTimeout()).as(KeyValue.class);
       int warmUpCallsPerServer = cluster.warmUp(tether, WARM_UP_ROUNDS);
       long durationNanos = settings.duration().toNanos();
       timeline.start();
       long start = timeline.startNanos();
-      Workload workload = new Workload(
-          kv,
-          settings.callers(),
-          MAX_CALLS_PER_CALLER_PER_SECOND * Math.max(1, settings.duration().toSeconds()),
-          start + durationNanos + settings.callTimeout().toNanos(),
-          nanoClock,
-          tally);
+      Workload workload =
+          new Workload(
+              kv,
+              settings.callers(),
+              MAX_CALLS_PER_CALLER_PER_SECOND * Math.max(1, settings.duration().toSeconds()),
+              start + durationNanos + settings.callTimeout().toNanos(),
+              nanoClock,
+              tally);
       workload.start();
       try {
-        timeline.record(settings.servers() + " servers up, " + settings.callers() + " callers calling");
+        timeline.record(
+            settings.servers() + " servers up, " + settings.callers() + " callers calling");
         for (Scenario.Step step : settings.scenario().steps()) {
           sleepUntil(start + (long) (step.atFraction() * durationNanos));
           perform(step, cluster, timeline);
@@ -136,11 +162,13 @@ public final class DemoRun {
       }
       boolean stoppedInTime = workload.awaitStopped(settings.callTimeout().plusSeconds(5));
       Duration elapsed = timeline.elapsed();
-      timeline.record(stoppedInTime ? "callers stopped" : "callers told to stop; some are still inside a call");
+      timeline.record(
+          stoppedInTime ? "callers stopped" : "callers told to stop; some are still inside a call");
       if (watcher != null) {
         watcher.holding();
       }
-      return report(proxy, cluster, store, tally, timeline, elapsed, stoppedInTime, warmUpCallsPerServer);
+      return report(
+          proxy, cluster, store, tally, timeline, elapsed, stoppedInTime, warmUpCallsPerServer);
     }
   }
 
@@ -157,18 +185,40 @@ public final class DemoRun {
     sleepUntil(nanoClock, targetNanos);
   }
 
-  /** Paces a run with the real clock: returns once {@code nanoClock} reads {@code targetNanos} or later. */
+  /**
+   * Paces a run with the real clock: returns once {@code nanoClock} reads {@code targetNanos} or
+   * later.
+   */
   static void sleepUntil(LongSupplier nanoClock, long targetNanos) throws InterruptedException {
-    for (long left = targetNanos - nanoClock.getAsLong(); left > 0; left = targetNanos - nanoClock.getAsLong()) {
+    for (long left = targetNanos - nanoClock.getAsLong();
+        left > 0;
+        left = targetNanos - nanoClock.getAsLong()) {
       TimeUnit.NANOSECONDS.sleep(left);
     }
   }
 
-  private DemoReport report(String proxy, DemoCluster cluster, KeyValueStore store, ClientTally tally,
-      Timeline timeline, Duration elapsed, boolean stoppedInTime, int warmUpCallsPerServer) {
-    return DemoReport.collect(new DemoReport.Run(settings.scenario(), settings.callers(), settings.duration(), elapsed,
-        settings.callTimeout(), warmUpCallsPerServer, proxy, timeline.events(), stoppedInTime),
-        cluster, tally, store.counter(Workload.COUNTER));
+  private DemoReport report(
+      String proxy,
+      DemoCluster cluster,
+      KeyValueStore store,
+      ClientTally tally,
+      Timeline timeline,
+      Duration elapsed,
+      boolean stoppedInTime,
+      int warmUpCallsPerServer) {
+    return DemoReport.collect(
+        new DemoReport.Run(
+            settings.scenario(),
+            settings.callers(),
+            settings.duration(),
+            elapsed,
+            settings.callTimeout(),
+            warmUpCallsPerServer,
+            proxy,
+            timeline.events(),
+            stoppedInTime),
+        cluster,
+        tally,
+        store.counter(Workload.COUNTER));
   }
-
 }

@@ -30,8 +30,10 @@ import java.util.stream.Collectors;
 public final class FrozenPeerRun {
   private static final String LOOPBACK = "127.0.0.1";
   private static final String COUNTER = "frozen-peer";
+
   /** Calls before the clock starts, so class loading does not delay the first timed call. */
   private static final int WARM_UP_CALLS = 50;
+
   /** How often the run looks at the connection's state: the resolution of the CLOSED time. */
   private static final Duration STATE_POLL = Duration.ofMillis(5);
 
@@ -42,7 +44,8 @@ public final class FrozenPeerRun {
    * @param clientProperties {@code tether.*} settings for the client, on top of {@code -Dtether.*}
    *     system properties; empty to run with Tether's defaults, as the issue asks
    */
-  public record Settings(FrozenPeerScenario scenario, Duration freezeAfter, Properties clientProperties) {
+  public record Settings(
+      FrozenPeerScenario scenario, Duration freezeAfter, Properties clientProperties) {
     public Settings {
       Objects.requireNonNull(scenario);
       if (freezeAfter.isNegative() || freezeAfter.isZero()) {
@@ -67,14 +70,19 @@ public final class FrozenPeerRun {
 
   public FrozenPeerReport run() throws InterruptedException {
     Properties effective = effectiveClientProperties();
-    // The same reading of the same properties the runtime makes, so the bound printed is the one in force.
+    // The same reading of the same properties the runtime makes, so the bound printed is the one in
+    // force.
     Duration readerIdle = heartbeat(effective, "tether.heartbeat.readerIdle", DEFAULT_READER_IDLE);
-    Duration idleTimeout = heartbeat(effective, "tether.heartbeat.idleTimeout", DEFAULT_IDLE_TIMEOUT);
-    Duration watchAfterFreeze = idleTimeout.plus(readerIdle)
-        .plus(settings.scenario().slack());
+    Duration idleTimeout =
+        heartbeat(effective, "tether.heartbeat.idleTimeout", DEFAULT_IDLE_TIMEOUT);
+    Duration watchAfterFreeze = idleTimeout.plus(readerIdle).plus(settings.scenario().slack());
     Timeline timeline = new Timeline(nanoClock, live);
-    DemoServer server = DemoServer.start(
-        "server-1", "tcp -h " + LOOPBACK + " -p 0", ExecutionMode.EXECUTOR, new KeyValueStore());
+    DemoServer server =
+        DemoServer.start(
+            "server-1",
+            "tcp -h " + LOOPBACK + " -p 0",
+            ExecutionMode.EXECUTOR,
+            new KeyValueStore());
     String serverEndpoint = "tcp -h " + LOOPBACK + " -p " + server.endpoints().get(0).port();
     // Resources close in reverse order: the fault proxy first, which ends the frozen connection and
     // with it any call still pending on it, so closing the client does not wait for that call.
@@ -82,27 +90,40 @@ public final class FrozenPeerRun {
         FaultProxy faults = FaultProxy.start(LOOPBACK, server.endpoints().get(0).port())) {
       String proxyString = DemoServer.KV + ":" + faults.endpoint();
       // Longer than the run watches: the heartbeat, not the invocation timeout, must end the call.
-      Proxy proxy = tether.proxy(proxyString).withInvocationTimeout(watchAfterFreeze.plusSeconds(1));
+      Proxy proxy =
+          tether.proxy(proxyString).withInvocationTimeout(watchAfterFreeze.plusSeconds(1));
       KeyValue kv = proxy.as(KeyValue.class);
       for (int i = 0; i < WARM_UP_CALLS; i++) {
         kv.whoami();
       }
       Connection connection = proxy.connection();
       timeline.start();
-      timeline.record("server-1 on " + serverEndpoint + ", behind a fault proxy on " + faults.endpoint());
+      timeline.record(
+          "server-1 on " + serverEndpoint + ", behind a fault proxy on " + faults.endpoint());
       Caller caller = new Caller(kv, settings.scenario().callInterval(), nanoClock, timeline);
       Thread callerThread = caller.start();
       try {
         sleepUntil(timeline.startNanos() + settings.freezeAfter().toNanos());
-        Watch watch = freezeAndWatch(faults, tether, connection, caller, timeline, watchAfterFreeze);
+        Watch watch =
+            freezeAndWatch(faults, tether, connection, caller, timeline, watchAfterFreeze);
         CallFailure failure = caller.failureAfterFreeze().getNow(null);
-        return new FrozenPeerReport(settings.scenario(), proxyString, serverEndpoint,
-            readerIdle, idleTimeout, heartbeatSource(effective),
-            timeline.events(), watch.frozenAt(), caller.callsOk(), caller.failedBeforeFreeze(),
+        return new FrozenPeerReport(
+            settings.scenario(),
+            proxyString,
+            serverEndpoint,
+            readerIdle,
+            idleTimeout,
+            heartbeatSource(effective),
+            timeline.events(),
+            watch.frozenAt(),
+            caller.callsOk(),
+            caller.failedBeforeFreeze(),
             caller.lastReplyBefore(watch.frozenNanos()),
             failure == null ? null : failure.description(),
             failure == null ? null : Duration.ofNanos(failure.atNanos() - watch.frozenNanos()),
-            watch.closedAfter(), watch.waited(), watch.bytesForwarded());
+            watch.closedAfter(),
+            watch.waited(),
+            watch.bytesForwarded());
       } finally {
         caller.requestStop();
         callerThread.interrupt();
@@ -117,18 +138,30 @@ public final class FrozenPeerRun {
    *
    * @param frozenNanos when the proxy froze, on the run's clock
    * @param frozenAt the same, since the caller started
-   * @param closedAfter when the connection's state became CLOSED, since the freeze; null if it did not
+   * @param closedAfter when the connection's state became CLOSED, since the freeze; null if it did
+   *     not
    * @param waited how long the run watched
    * @param bytesForwarded what the proxy moved after the freeze, both ways
    */
-  private record Watch(long frozenNanos, Duration frozenAt, Duration closedAfter, Duration waited, long bytesForwarded) {}
+  private record Watch(
+      long frozenNanos,
+      Duration frozenAt,
+      Duration closedAfter,
+      Duration waited,
+      long bytesForwarded) {}
 
   /**
    * Freezes the proxy, then watches until the connection is CLOSED and the pending call has ended,
    * or {@code watchAfterFreeze} has passed.
    */
-  private Watch freezeAndWatch(FaultProxy faults, Tether tether, Connection connection, Caller caller, Timeline timeline,
-      Duration watchAfterFreeze) throws InterruptedException {
+  private Watch freezeAndWatch(
+      FaultProxy faults,
+      Tether tether,
+      Connection connection,
+      Caller caller,
+      Timeline timeline,
+      Duration watchAfterFreeze)
+      throws InterruptedException {
     long forwardedBefore = forwarded(faults);
     faults.freeze();
     // Taken once freeze() returned, when no byte can move any more, and before the caller learns
@@ -153,18 +186,28 @@ public final class FrozenPeerRun {
     }
     Duration waited = Duration.ofNanos(nanoClock.getAsLong() - frozenNanos);
     if (closedAfter == null) {
-      timeline.record("gave up watching: the connection is still " + tether.connection(connection).state());
+      timeline.record(
+          "gave up watching: the connection is still " + tether.connection(connection).state());
     }
-    return new Watch(frozenNanos, frozenAt, closedAfter, waited, forwarded(faults) - forwardedBefore);
+    return new Watch(
+        frozenNanos, frozenAt, closedAfter, waited, forwarded(faults) - forwardedBefore);
   }
 
   private static long forwarded(FaultProxy faults) {
-    return faults.bytesForwarded(Direction.CLIENT_TO_SERVER) + faults.bytesForwarded(Direction.SERVER_TO_CLIENT);
+    return faults.bytesForwarded(Direction.CLIENT_TO_SERVER)
+        + faults.bytesForwarded(Direction.SERVER_TO_CLIENT);
   }
 
-  /** {@code -Dtether.*} system properties overlaid by the settings', as {@code Tether.builder()} merges them. */
-  /** Tether's documented heartbeat defaults (docs/architecture.md, "Timers"), for when nothing overrides them. */
+  /**
+   * {@code -Dtether.*} system properties overlaid by the settings', as {@code Tether.builder()}
+   * merges them.
+   */
+  /**
+   * Tether's documented heartbeat defaults (docs/architecture.md, "Timers"), for when nothing
+   * overrides them.
+   */
   static final Duration DEFAULT_READER_IDLE = Duration.ofSeconds(3);
+
   static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(10);
 
   /** {@code -Dtether.*} system properties under the run's own, as the runtime reads them. */
@@ -195,13 +238,16 @@ public final class FrozenPeerRun {
     if (set.isEmpty()) {
       return "Tether's defaults, nothing overridden";
     }
-    return "overridden: " + set.entrySet().stream()
-        .map(e -> e.getKey() + "=" + e.getValue())
-        .collect(Collectors.joining(", "));
+    return "overridden: "
+        + set.entrySet().stream()
+            .map(e -> e.getKey() + "=" + e.getValue())
+            .collect(Collectors.joining(", "));
   }
 
   private void sleepUntil(long targetNanos) throws InterruptedException {
-    for (long left = targetNanos - nanoClock.getAsLong(); left > 0; left = targetNanos - nanoClock.getAsLong()) {
+    for (long left = targetNanos - nanoClock.getAsLong();
+        left > 0;
+        left = targetNanos - nanoClock.getAsLong()) {
       TimeUnit.NANOSECONDS.sleep(left);
     }
   }
@@ -215,10 +261,10 @@ public final class FrozenPeerRun {
   private record CallFailure(long atNanos, String description) {}
 
   /**
-   * The client's one caller: an increment every interval, counting what came back until the
-   * freeze, then reporting the first failure after it and stopping. Increments are not idempotent,
-   * so a call lost with its connection fails at once instead of being retried through the frozen
-   * proxy, and its failure carries the reason the connection was declared dead.
+   * The client's one caller: an increment every interval, counting what came back until the freeze,
+   * then reporting the first failure after it and stopping. Increments are not idempotent, so a
+   * call lost with its connection fails at once instead of being retried through the frozen proxy,
+   * and its failure carries the reason the connection was declared dead.
    */
   private static final class Caller implements Runnable {
     private final KeyValue kv;
@@ -227,11 +273,15 @@ public final class FrozenPeerRun {
     private final Timeline timeline;
     private final CompletableFuture<CallFailure> failureAfterFreeze = new CompletableFuture<>();
     private volatile boolean stopRequested;
+
     /** 0 until the proxy froze, then when it did. */
     private volatile long frozenNanos;
-    // Written by the caller thread only, read by the run once the caller is done: volatile suffices.
+
+    // Written by the caller thread only, read by the run once the caller is done: volatile
+    // suffices.
     private volatile long callsOk;
     private volatile long failedBeforeFreeze;
+
     /** When the latest successful reply arrived; 0 before the first. */
     private volatile long lastReplyNanos;
 
@@ -248,8 +298,10 @@ public final class FrozenPeerRun {
       // A daemon: a caller stuck in a call must not keep the JVM alive.
       thread.setDaemon(true);
       thread.start();
-      timeline.record("caller calls increment every " + FrozenPeerReport.human(Duration.ofNanos(intervalNanos))
-          + " through the proxy");
+      timeline.record(
+          "caller calls increment every "
+              + FrozenPeerReport.human(Duration.ofNanos(intervalNanos))
+              + " through the proxy");
       return thread;
     }
 
@@ -287,7 +339,9 @@ public final class FrozenPeerRun {
     }
 
     private void sleepUntil(long targetNanos) throws InterruptedException {
-      for (long left = targetNanos - nanoClock.getAsLong(); left > 0; left = targetNanos - nanoClock.getAsLong()) {
+      for (long left = targetNanos - nanoClock.getAsLong();
+          left > 0;
+          left = targetNanos - nanoClock.getAsLong()) {
         TimeUnit.NANOSECONDS.sleep(left);
       }
     }

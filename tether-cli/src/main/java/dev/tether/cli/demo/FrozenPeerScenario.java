@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * A frozen network under a quiet client: one server behind a {@code FaultProxy}, one caller, and
- * at {@code freezeAfter} the proxy stops moving bytes without closing anything. No read, write or
+ * A frozen network under a quiet client: one server behind a {@code FaultProxy}, one caller, and at
+ * {@code freezeAfter} the proxy stops moving bytes without closing anything. No read, write or
  * connect fails after that; only the client's heartbeats can find out, and the run times how long
  * they take. Run by {@link FrozenPeerRun}.
  *

@@ -18,6 +18,7 @@ import java.util.function.Supplier;
 final class LiveTable implements AutoCloseable {
   /** How often a terminal's table is redrawn. */
   static final Duration TERMINAL_REFRESH = Duration.ofMillis(250);
+
   /** How often the table is printed when nothing can redraw it. */
   static final Duration PLAIN_REFRESH = Duration.ofSeconds(2);
 
@@ -25,6 +26,7 @@ final class LiveTable implements AutoCloseable {
   private final boolean ansi;
   private final Supplier<List<String>> rows;
   private final ScheduledExecutorService refresher;
+
   /** Lines of the table on screen now, to move back over; only with ANSI. Guarded by this. */
   private int linesDrawn;
 
@@ -38,7 +40,8 @@ final class LiveTable implements AutoCloseable {
     this.out = out;
     this.ansi = ansi;
     this.rows = rows;
-    this.refresher = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("demo-table", true));
+    this.refresher =
+        Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("demo-table", true));
     long periodMillis = (ansi ? TERMINAL_REFRESH : PLAIN_REFRESH).toMillis();
     refresher.scheduleAtFixedRate(this::draw, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
   }

@@ -8,21 +8,29 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * What the client saw during one phase of the showcase, from which the phase's "handled" verdict
- * is judged: its events by kind and server, its retries, whether a proxy ended up on an alternate,
- * and the steps that could not be carried out.
+ * What the client saw during one phase of the showcase, from which the phase's "handled" verdict is
+ * judged: its events by kind and server, its retries, whether a proxy ended up on an alternate, and
+ * the steps that could not be carried out.
  *
  * @param eventsByServer the client's events of the phase, by kind, then by server name
- * @param alternateWasUsed whether the primary-dialling proxy was on an alternate when the phase ended
+ * @param alternateWasUsed whether the primary-dialling proxy was on an alternate when the phase
+ *     ended
  * @param stepFailures one line per step that threw; empty when every step was performed
  * @param stream what the phase's live stream showed; null when the phase had none
  */
-public record PhaseEvidence(Map<TetherEvent.Kind, Map<String, Long>> eventsByServer, long retries,
-    boolean alternateWasUsed, List<String> stepFailures, StreamFigures stream) {
+public record PhaseEvidence(
+    Map<TetherEvent.Kind, Map<String, Long>> eventsByServer,
+    long retries,
+    boolean alternateWasUsed,
+    List<String> stepFailures,
+    StreamFigures stream) {
 
   /** The evidence of a phase without a live stream. */
-  public PhaseEvidence(Map<TetherEvent.Kind, Map<String, Long>> eventsByServer, long retries,
-      boolean alternateWasUsed, List<String> stepFailures) {
+  public PhaseEvidence(
+      Map<TetherEvent.Kind, Map<String, Long>> eventsByServer,
+      long retries,
+      boolean alternateWasUsed,
+      List<String> stepFailures) {
     this(eventsByServer, retries, alternateWasUsed, stepFailures, null);
   }
 
@@ -38,7 +46,9 @@ public record PhaseEvidence(Map<TetherEvent.Kind, Map<String, Long>> eventsBySer
 
   /** Events of {@code kind} during the phase, from any server. */
   public long events(TetherEvent.Kind kind) {
-    return eventsByServer.getOrDefault(kind, Map.of()).values().stream().mapToLong(Long::longValue).sum();
+    return eventsByServer.getOrDefault(kind, Map.of()).values().stream()
+        .mapToLong(Long::longValue)
+        .sum();
   }
 
   /**
@@ -47,8 +57,10 @@ public record PhaseEvidence(Map<TetherEvent.Kind, Map<String, Long>> eventsBySer
    */
   public Verdict noticed(String claim, TetherEvent.Kind kind, String... servers) {
     boolean seenFromAll = List.of(servers).stream().allMatch(s -> events(kind, s) > 0);
-    String seen = List.of(servers).stream().map(s -> kind + " from " + s + " x" + count(events(kind, s)))
-        .collect(Collectors.joining(", "));
+    String seen =
+        List.of(servers).stream()
+            .map(s -> kind + " from " + s + " x" + count(events(kind, s)))
+            .collect(Collectors.joining(", "));
     return verdict(seenFromAll, claim, seen + "; " + count(retries) + " calls retried");
   }
 

@@ -5,8 +5,8 @@ import java.util.Objects;
 
 /**
  * A story the demo tells: what happens to the cluster, and when, while the callers keep calling,
- * and what the run must show for the story to end well. Adding a scenario means adding one value
- * to {@link Scenarios}.
+ * and what the run must show for the story to end well. Adding a scenario means adding one value to
+ * {@link Scenarios}.
  *
  * @param name what {@code --scenario} calls it
  * @param description one line for the summary and {@code --help}
@@ -16,7 +16,11 @@ import java.util.Objects;
  *     only shows what happens
  */
 public record Scenario(
-    String name, String description, int defaultCallers, List<Step> steps, List<Expectation> expectations)
+    String name,
+    String description,
+    int defaultCallers,
+    List<Step> steps,
+    List<Expectation> expectations)
     implements DemoScenario {
 
   /** The callers of a scenario that does not say otherwise. */
@@ -26,7 +30,8 @@ public record Scenario(
     Objects.requireNonNull(name);
     Objects.requireNonNull(description);
     if (defaultCallers < 1) {
-      throw new IllegalArgumentException(name + ": at least one caller is needed, not " + defaultCallers);
+      throw new IllegalArgumentException(
+          name + ": at least one caller is needed, not " + defaultCallers);
     }
     steps = List.copyOf(steps);
     expectations = List.copyOf(expectations);
@@ -37,7 +42,9 @@ public record Scenario(
     }
   }
 
-  /** A scenario with {@link #DEFAULT_CALLERS} callers that only shows what happens, judging nothing. */
+  /**
+   * A scenario with {@link #DEFAULT_CALLERS} callers that only shows what happens, judging nothing.
+   */
   public Scenario(String name, String description, List<Step> steps) {
     this(name, description, DEFAULT_CALLERS, steps, List.of());
   }

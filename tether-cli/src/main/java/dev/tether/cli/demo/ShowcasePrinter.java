@@ -17,19 +17,34 @@ public final class ShowcasePrinter {
       ShowcaseReport.PhaseReport p = r.phases().get(i);
       DemoReport d = p.report();
       out.println();
-      out.println(String.format(Locale.ROOT,
-          "phase %d      %s: %s calls (%s idempotent), %s failed; %s increments executed, %s acknowledged;"
-              + " %s retries, %s s",
-          i + 1, p.phase().name(), count(d.total()), count(d.idempotentTotal()), count(d.failed()),
-          count(d.incrementsExecuted()), count(d.incrementsAcknowledged()), count(p.evidence().retries()),
-          SummaryPrinter.seconds(d.elapsed())));
+      out.println(
+          String.format(
+              Locale.ROOT,
+              "phase %d      %s: %s calls (%s idempotent), %s failed; %s increments executed, %s acknowledged;"
+                  + " %s retries, %s s",
+              i + 1,
+              p.phase().name(),
+              count(d.total()),
+              count(d.idempotentTotal()),
+              count(d.failed()),
+              count(d.incrementsExecuted()),
+              count(d.incrementsAcknowledged()),
+              count(p.evidence().retries()),
+              SummaryPrinter.seconds(d.elapsed())));
       SummaryPrinter.printVerdicts(p.phase().name(), p.verdicts(), out);
     }
     long handled = r.phases().stream().filter(p -> p.handled().met()).count();
     long met = r.phases().stream().filter(ShowcaseReport.PhaseReport::met).count();
     out.println();
-    out.println(String.format(Locale.ROOT, "showcase     %s: %d of %d phases handled, %d of %d phases met every expectation",
-        r.expectationsMet() ? "PASS" : "FAIL", handled, r.phases().size(), met, r.phases().size()));
+    out.println(
+        String.format(
+            Locale.ROOT,
+            "showcase     %s: %d of %d phases handled, %d of %d phases met every expectation",
+            r.expectationsMet() ? "PASS" : "FAIL",
+            handled,
+            r.phases().size(),
+            met,
+            r.phases().size()));
     out.flush();
   }
 }

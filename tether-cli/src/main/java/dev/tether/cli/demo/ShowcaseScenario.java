@@ -13,8 +13,14 @@ import java.util.function.Function;
  * @param defaultDuration how long all phases take together when {@code --seconds} is not given
  * @param expectations what every phase must show, besides that it was handled
  */
-public record ShowcaseScenario(String name, String description, int defaultCallers, Duration defaultDuration,
-    List<Phase> phases, List<Expectation> expectations) implements DemoScenario {
+public record ShowcaseScenario(
+    String name,
+    String description,
+    int defaultCallers,
+    Duration defaultDuration,
+    List<Phase> phases,
+    List<Expectation> expectations)
+    implements DemoScenario {
 
   public ShowcaseScenario {
     Objects.requireNonNull(name);
@@ -32,17 +38,27 @@ public record ShowcaseScenario(String name, String description, int defaultCalle
    * @param name a short label, e.g. "freeze"
    * @param announcement one line on the timeline when the phase begins
    * @param throughPrimary true when the callers use a proxy that follows the cluster view the
-   *     servers announce in WELCOME, primary first (failover), false for per-request balancing over all
-   * @param streamFrom the server a live stream ({@code ticks.tick}) comes from through the phase, its
-   *     figures part of the evidence; null for none
+   *     servers announce in WELCOME, primary first (failover), false for per-request balancing over
+   *     all
+   * @param streamFrom the server a live stream ({@code ticks.tick}) comes from through the phase,
+   *     its figures part of the evidence; null for none
    * @param steps what happens, at fractions of the phase
-   * @param handled judges, from what the client saw during the phase, that the disruption was noticed
-   *     and routed around
+   * @param handled judges, from what the client saw during the phase, that the disruption was
+   *     noticed and routed around
    */
-  public record Phase(String name, String announcement, boolean throughPrimary, String streamFrom,
-      List<Scenario.Step> steps, Function<PhaseEvidence, Verdict> handled) {
+  public record Phase(
+      String name,
+      String announcement,
+      boolean throughPrimary,
+      String streamFrom,
+      List<Scenario.Step> steps,
+      Function<PhaseEvidence, Verdict> handled) {
     /** A phase without a live stream. */
-    public Phase(String name, String announcement, boolean throughPrimary, List<Scenario.Step> steps,
+    public Phase(
+        String name,
+        String announcement,
+        boolean throughPrimary,
+        List<Scenario.Step> steps,
         Function<PhaseEvidence, Verdict> handled) {
       this(name, announcement, throughPrimary, null, steps, handled);
     }

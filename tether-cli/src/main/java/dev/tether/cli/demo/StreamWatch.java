@@ -13,39 +13,48 @@ import java.util.function.Supplier;
 /**
  * A live stream through one phase of the showcase: subscribes to a server's {@code ticks.tick},
  * tallies the items' numbers (a number that came twice, numbers skipped), and puts the stream's
- * life on the timeline: its opening, the resume after the phase's reset with the time it took,
- * and its end. Items arrive on a stream thread and events on the runtime's; each field has one
- * writer.
+ * life on the timeline: its opening, the resume after the phase's reset with the time it took, and
+ * its end. Items arrive on a stream thread and events on the runtime's; each field has one writer.
  */
 final class StreamWatch implements Flow.Subscriber<byte[]>, TetherListener {
   private final String server;
   private final Timeline timeline;
+
   /** When the cluster last reset connections, on the timeline's clock; null before any reset. */
   private final Supplier<Duration> lastReset;
+
   private final Tether tether;
   private volatile Flow.Subscription subscription;
   private volatile boolean stopped;
+
   /** Fed by the stream thread. */
   private final NumberedStream.Tally tally = new NumberedStream.Tally();
+
   /** Written by the stream thread only. */
   private volatile String failure;
+
   // Written by the runtime's event thread only.
   private volatile long resumes;
   private volatile long itemsBeforeResume;
   private volatile Duration resumeTime;
 
-  private StreamWatch(String server, Timeline timeline, Supplier<Duration> lastReset, Tether tether) {
+  private StreamWatch(
+      String server, Timeline timeline, Supplier<Duration> lastReset, Tether tether) {
     this.server = server;
     this.timeline = timeline;
     this.lastReset = lastReset;
     this.tether = tether;
   }
 
-  /** Opens {@code server}'s tick stream through the cluster's fault proxy and watches it until {@link #stop()}. */
+  /**
+   * Opens {@code server}'s tick stream through the cluster's fault proxy and watches it until
+   * {@link #stop()}.
+   */
   static StreamWatch open(Tether tether, DemoCluster cluster, String server, Timeline timeline) {
     StreamWatch watch = new StreamWatch(server, timeline, cluster::lastResetAt, tether);
     tether.addListener(watch);
-    tether.proxy(cluster.proxyString(DemoServer.TICKS, server)).stream(DemoServer.TICK, new byte[0]).subscribe(watch);
+    tether.proxy(cluster.proxyString(DemoServer.TICKS, server)).stream(DemoServer.TICK, new byte[0])
+        .subscribe(watch);
     return watch;
   }
 
@@ -57,8 +66,16 @@ final class StreamWatch implements Flow.Subscriber<byte[]>, TetherListener {
       s.cancel();
     }
     tether.removeListener(this);
-    StreamFigures figures = new StreamFigures(server, tally.items(), tally.duplicates(), tally.gaps(), resumes,
-        itemsBeforeResume, resumeTime, failure);
+    StreamFigures figures =
+        new StreamFigures(
+            server,
+            tally.items(),
+            tally.duplicates(),
+            tally.gaps(),
+            resumes,
+            itemsBeforeResume,
+            resumeTime,
+            failure);
     timeline.record("stream cancelled as the phase ends: " + figures.describe());
     return figures;
   }
@@ -80,9 +97,15 @@ final class StreamWatch implements Flow.Subscriber<byte[]>, TetherListener {
   @Override
   public void onError(Throwable t) {
     if (!stopped) {
-      failure = t.getClass().getSimpleName()
-          + (t instanceof StreamLostException lost ? " (delivered=" + lost.delivered() + ")" : "") + ": " + t.getMessage();
-      timeline.record("the stream from " + server + " ended after " + tally.items() + " items: " + failure);
+      failure =
+          t.getClass().getSimpleName()
+              + (t instanceof StreamLostException lost
+                  ? " (delivered=" + lost.delivered() + ")"
+                  : "")
+              + ": "
+              + t.getMessage();
+      timeline.record(
+          "the stream from " + server + " ended after " + tally.items() + " items: " + failure);
     }
   }
 
@@ -99,11 +122,16 @@ final class StreamWatch implements Flow.Subscriber<byte[]>, TetherListener {
       return;
     }
     switch (event.kind()) {
-      case STREAM_OPENED -> timeline.record("STREAM_OPENED: a live stream from " + server + ", an item every "
-          + DemoCluster.TICK_INTERVAL.toMillis() + " ms, each numbered by the server");
+      case STREAM_OPENED ->
+          timeline.record(
+              "STREAM_OPENED: a live stream from "
+                  + server
+                  + ", an item every "
+                  + DemoCluster.TICK_INTERVAL.toMillis()
+                  + " ms, each numbered by the server");
       case STREAM_RESUMED -> resumed();
       case STREAM_LOST -> timeline.record("STREAM_LOST: " + event.detail());
-      default -> { }
+      default -> {}
     }
   }
 
@@ -116,7 +144,11 @@ final class StreamWatch implements Flow.Subscriber<byte[]>, TetherListener {
       resumeTime = timeline.elapsed().minus(reset);
       after = " " + resumeTime.toMillis() + " ms after the reset";
     }
-    timeline.record("STREAM_RESUMED: the stream went on over a new connection" + after + ", after item " + tally.items()
-        + "; the server replays what had not arrived");
+    timeline.record(
+        "STREAM_RESUMED: the stream went on over a new connection"
+            + after
+            + ", after item "
+            + tally.items()
+            + "; the server replays what had not arrived");
   }
 }

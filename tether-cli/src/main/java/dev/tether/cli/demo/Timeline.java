@@ -22,6 +22,7 @@ public final class Timeline {
   private final LongSupplier nanoClock;
   private final Consumer<Event> live;
   private final List<Event> events = new ArrayList<>();
+
   /** Set by {@link #start()}; 0 before. */
   private volatile long startNanos;
 

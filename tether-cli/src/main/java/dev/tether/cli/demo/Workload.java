@@ -14,14 +14,15 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
 
 /**
- * The demo's callers: one thread each, making blocking calls in a fixed cycle of five
- * (put, get, put, get, increment: 80% idempotent) until stopped, until a hard deadline, or until a
- * call budget runs out, whichever comes first. Each caller owns its keys, so it can check that a
- * get returns what it put; all callers increment one shared counter.
+ * The demo's callers: one thread each, making blocking calls in a fixed cycle of five (put, get,
+ * put, get, increment: 80% idempotent) until stopped, until a hard deadline, or until a call budget
+ * runs out, whichever comes first. Each caller owns its keys, so it can check that a get returns
+ * what it put; all callers increment one shared counter.
  */
 final class Workload {
   /** The counter every caller increments. */
   static final String COUNTER = "demo-counter";
+
   private static final int KEYS_PER_CALLER = 100;
 
   private final KeyValue kv;
@@ -35,9 +36,15 @@ final class Workload {
   private volatile boolean stopRequested;
 
   /**
-   * @param hardDeadlineNanos on {@code nanoClock}: callers stop by themselves then, even if never told
+   * @param hardDeadlineNanos on {@code nanoClock}: callers stop by themselves then, even if never
+   *     told
    */
-  Workload(KeyValue kv, int callers, long maxCallsPerCaller, long hardDeadlineNanos, LongSupplier nanoClock,
+  Workload(
+      KeyValue kv,
+      int callers,
+      long maxCallsPerCaller,
+      long hardDeadlineNanos,
+      LongSupplier nanoClock,
       ClientTally tally) {
     this.kv = kv;
     this.callers = callers;
@@ -46,7 +53,8 @@ final class Workload {
     this.nanoClock = nanoClock;
     this.tally = tally;
     // Daemon threads: a caller stuck in a call must not keep the JVM alive.
-    this.threads = Executors.newFixedThreadPool(callers, new DefaultThreadFactory("demo-caller", true));
+    this.threads =
+        Executors.newFixedThreadPool(callers, new DefaultThreadFactory("demo-caller", true));
   }
 
   void start() {

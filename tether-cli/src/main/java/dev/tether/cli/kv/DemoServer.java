@@ -17,20 +17,26 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *   <li>{@code echo} (untyped): operation {@code echo} returns the payload;
  *   <li>{@code kv} (typed, {@link KeyValue}): a key-value store with counters;
  *   <li>{@code ticks} (a stream service): numbered items, operation {@code count} as fast as the
- *       client asks, {@code tick} one per tick interval; the request says how many (none: without end).
+ *       client asks, {@code tick} one per tick interval; the request says how many (none: without
+ *       end).
  * </ul>
  */
 public final class DemoServer {
   /** The identity of the untyped echo service. */
   public static final String ECHO = "echo";
+
   /** The identity of the typed {@link KeyValue} service. */
   public static final String KV = "kv";
+
   /** The identity of the stream service of numbered items. */
   public static final String TICKS = "ticks";
+
   /** The operation of {@link #TICKS} that sends as fast as the client asks. */
   public static final String COUNT = TickService.COUNT;
+
   /** The operation of {@link #TICKS} that sends one item per tick interval. */
   public static final String TICK = TickService.TICK;
+
   /** How often {@link #TICK} sends when the server is not told otherwise. */
   public static final Duration DEFAULT_TICK_INTERVAL = Duration.ofSeconds(1);
 
@@ -57,7 +63,8 @@ public final class DemoServer {
    * @param mode where service code runs; DIRECT is safe here because no operation blocks
    * @param store the state behind {@code kv}; servers sharing one store act as one database
    */
-  public static DemoServer start(String name, String endpoints, ExecutionMode mode, KeyValueStore store) {
+  public static DemoServer start(
+      String name, String endpoints, ExecutionMode mode, KeyValueStore store) {
     return start(name, endpoints, mode, store, () -> {});
   }
 
@@ -67,7 +74,11 @@ public final class DemoServer {
    * demo uses it to stop a server at the worst moment for a non-idempotent call.
    */
   public static DemoServer start(
-      String name, String endpoints, ExecutionMode mode, KeyValueStore store, Runnable afterIncrement) {
+      String name,
+      String endpoints,
+      ExecutionMode mode,
+      KeyValueStore store,
+      Runnable afterIncrement) {
     return start(name, endpoints, mode, store, afterIncrement, null);
   }
 
@@ -75,8 +86,13 @@ public final class DemoServer {
    * As {@link #start(String, String, ExecutionMode, KeyValueStore, Runnable)}, with the server's
    * events going to {@code listener} (none when null): a status page's event list, for one.
    */
-  public static DemoServer start(String name, String endpoints, ExecutionMode mode, KeyValueStore store,
-      Runnable afterIncrement, TetherListener listener) {
+  public static DemoServer start(
+      String name,
+      String endpoints,
+      ExecutionMode mode,
+      KeyValueStore store,
+      Runnable afterIncrement,
+      TetherListener listener) {
     return start(name, endpoints, mode, store, afterIncrement, listener, DEFAULT_TICK_INTERVAL);
   }
 
@@ -84,23 +100,33 @@ public final class DemoServer {
    * As {@link #start(String, String, ExecutionMode, KeyValueStore, Runnable, TetherListener)}, with
    * {@link #TICK} sending one item per {@code tickInterval}.
    */
-  public static DemoServer start(String name, String endpoints, ExecutionMode mode, KeyValueStore store,
-      Runnable afterIncrement, TetherListener listener, Duration tickInterval) {
+  public static DemoServer start(
+      String name,
+      String endpoints,
+      ExecutionMode mode,
+      KeyValueStore store,
+      Runnable afterIncrement,
+      TetherListener listener,
+      Duration tickInterval) {
     Objects.requireNonNull(name);
     ServerStats stats = new ServerStats();
     TickService ticks = new TickService(tickInterval, stats);
-    TetherServer.Builder builder = TetherServer.builder()
-        .endpoints(endpoints)
-        .executionMode(mode)
-        .service(ECHO, (operation, payload, context) -> {
-          if (!"echo".equals(operation)) {
-            throw new IllegalArgumentException("echo has one operation, \"echo\"; got \"" + operation + "\"");
-          }
-          stats.callServed();
-          return payload;
-        })
-        .service(KV, KeyValue.class, new KeyValueService(name, store, stats, afterIncrement))
-        .streamService(TICKS, ticks);
+    TetherServer.Builder builder =
+        TetherServer.builder()
+            .endpoints(endpoints)
+            .executionMode(mode)
+            .service(
+                ECHO,
+                (operation, payload, context) -> {
+                  if (!"echo".equals(operation)) {
+                    throw new IllegalArgumentException(
+                        "echo has one operation, \"echo\"; got \"" + operation + "\"");
+                  }
+                  stats.callServed();
+                  return payload;
+                })
+            .service(KV, KeyValue.class, new KeyValueService(name, store, stats, afterIncrement))
+            .streamService(TICKS, ticks);
     if (listener != null) {
       builder.listener(listener);
     }
@@ -135,7 +161,10 @@ public final class DemoServer {
     return server.proxyString(service);
   }
 
-  /** Stops at once: connections dropped, calls in flight interrupted, their replies lost. Idempotent. */
+  /**
+   * Stops at once: connections dropped, calls in flight interrupted, their replies lost.
+   * Idempotent.
+   */
   public void close() {
     if (!stopped.compareAndSet(false, true)) {
       return;
@@ -144,7 +173,10 @@ public final class DemoServer {
     ticks.close();
   }
 
-  /** Drains (GOAWAY, calls in flight finish) for at most {@code grace}, then stops; no-op once stopped. */
+  /**
+   * Drains (GOAWAY, calls in flight finish) for at most {@code grace}, then stops; no-op once
+   * stopped.
+   */
   public void shutdownGracefully(Duration grace) {
     if (!stopped.compareAndSet(false, true)) {
       return;

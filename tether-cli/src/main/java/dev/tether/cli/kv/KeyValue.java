@@ -4,8 +4,8 @@ import dev.tether.Idempotent;
 
 /**
  * The demo key-value service, as served by {@code tether serve} and {@code tether demo}. Every
- * result names the server that produced it, so a client balancing over several servers can see
- * who answered.
+ * result names the server that produced it, so a client balancing over several servers can see who
+ * answered.
  *
  * <p>{@code put} and {@code get} are idempotent (running either twice leaves the same state), so
  * Tether may retry them after a lost connection; {@code increment} is not, so Tether never retries

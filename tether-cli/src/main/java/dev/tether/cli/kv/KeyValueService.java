@@ -14,8 +14,11 @@ public final class KeyValueService implements KeyValue {
     this(serverName, store, stats, () -> {});
   }
 
-  /** As the other constructor; {@code afterIncrement} runs after each increment, before its reply. */
-  public KeyValueService(String serverName, KeyValueStore store, ServerStats stats, Runnable afterIncrement) {
+  /**
+   * As the other constructor; {@code afterIncrement} runs after each increment, before its reply.
+   */
+  public KeyValueService(
+      String serverName, KeyValueStore store, ServerStats stats, Runnable afterIncrement) {
     this.serverName = Objects.requireNonNull(serverName);
     this.store = Objects.requireNonNull(store);
     this.stats = Objects.requireNonNull(stats);

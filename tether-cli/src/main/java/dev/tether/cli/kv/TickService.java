@@ -13,18 +13,20 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The demo's stream service {@code ticks}: numbered items "1", "2", ..., so a receiver can see
- * that none came twice or went missing. Operation {@code count} sends them as fast as the client
- * asks; {@code tick} one per tick interval. The request is how many (decimal text); none, or a
- * negative number, means without end. Each item is counted in the server's stats as it is sent.
+ * The demo's stream service {@code ticks}: numbered items "1", "2", ..., so a receiver can see that
+ * none came twice or went missing. Operation {@code count} sends them as fast as the client asks;
+ * {@code tick} one per tick interval. The request is how many (decimal text); none, or a negative
+ * number, means without end. Each item is counted in the server's stats as it is sent.
  */
 final class TickService implements RawStreamService, AutoCloseable {
   /** The operations, as {@code tether call --stream} names them. */
   static final String COUNT = "count";
+
   static final String TICK = "tick";
 
   private final Duration tickInterval;
   private final ServerStats stats;
+
   /** One daemon thread paces every {@code tick} stream of this server. */
   private final ScheduledExecutorService pacer;
 
@@ -34,22 +36,32 @@ final class TickService implements RawStreamService, AutoCloseable {
     }
     this.tickInterval = tickInterval;
     this.stats = stats;
-    this.pacer = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "demo-ticks");
-      t.setDaemon(true);
-      return t;
-    });
+    this.pacer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "demo-ticks");
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   @Override
-  public Flow.Publisher<byte[]> open(String operation, byte[] request, Flow.Publisher<byte[]> inbound,
-      CallContext context) {
-    NumberedStream items = NumberedStream.of(count(operation, request)).onEachItem(n -> stats.itemStreamed());
+  public Flow.Publisher<byte[]> open(
+      String operation, byte[] request, Flow.Publisher<byte[]> inbound, CallContext context) {
+    NumberedStream items =
+        NumberedStream.of(count(operation, request)).onEachItem(n -> stats.itemStreamed());
     return switch (operation) {
       case COUNT -> items;
       case TICK -> items.paced(tickInterval, scheduler());
-      default -> throw new IllegalArgumentException(
-          "ticks has operations \"" + COUNT + "\" and \"" + TICK + "\"; got \"" + operation + "\"");
+      default ->
+          throw new IllegalArgumentException(
+              "ticks has operations \""
+                  + COUNT
+                  + "\" and \""
+                  + TICK
+                  + "\"; got \""
+                  + operation
+                  + "\"");
     };
   }
 
@@ -62,8 +74,11 @@ final class TickService implements RawStreamService, AutoCloseable {
       return Long.parseLong(text);
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException(
-          "ticks." + operation + " takes how many items to send, a decimal number (none: without end); got \""
-              + text + "\"");
+          "ticks."
+              + operation
+              + " takes how many items to send, a decimal number (none: without end); got \""
+              + text
+              + "\"");
     }
   }
 

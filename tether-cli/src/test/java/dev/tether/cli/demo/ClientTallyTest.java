@@ -32,7 +32,8 @@ class ClientTallyTest {
     assertThat(ClientTally.mayHaveExecuted(new ConnectFailedException("no route"))).isFalse();
     assertThat(ClientTally.mayHaveExecuted(new RequestRefusedException("refused"))).isFalse();
     assertThat(ClientTally.mayHaveExecuted(new InvocationTimeoutException("slow"))).isTrue();
-    assertThat(ClientTally.mayHaveExecuted(new RemoteException("java.lang.Error", "boom"))).isTrue();
+    assertThat(ClientTally.mayHaveExecuted(new RemoteException("java.lang.Error", "boom")))
+        .isTrue();
     assertThat(ClientTally.mayHaveExecuted(new IllegalStateException("unexpected"))).isTrue();
   }
 
@@ -55,9 +56,11 @@ class ClientTallyTest {
     tally.failed(Operation.GET, new ConnectFailedException("refused"));
     tally.failed(Operation.INCREMENT, new ConnectionLostException("lost", true));
 
-    assertThat(tally.failuresByKind(Operation.GET)).containsExactly(Map.entry("ConnectFailedException", 1L));
+    assertThat(tally.failuresByKind(Operation.GET))
+        .containsExactly(Map.entry("ConnectFailedException", 1L));
     assertThat(tally.failuresByKind(Operation.PUT)).isEmpty();
-    assertThat(tally.failuresByKind(Operation.INCREMENT)).containsOnlyKeys(ClientTally.LOST_AFTER_SEND);
+    assertThat(tally.failuresByKind(Operation.INCREMENT))
+        .containsOnlyKeys(ClientTally.LOST_AFTER_SEND);
     assertThat(tally.failed(Operation.GET)).isEqualTo(1);
   }
 }

@@ -19,14 +19,23 @@ class ScenariosTest {
 
   @Test
   void theShowcasesFreezeOutlastsTheHeartbeatAndTwoStatusPageSamplesAndEndsWithinItsPhase() {
-    ShowcaseScenario.Phase freeze = Scenarios.SHOWCASE.phases().stream()
-        .filter(p -> p.name().equals("freeze")).findFirst().orElseThrow();
-    assertThat(freeze.steps()).extracting(Scenario.Step::atFraction)
+    ShowcaseScenario.Phase freeze =
+        Scenarios.SHOWCASE.phases().stream()
+            .filter(p -> p.name().equals("freeze"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(freeze.steps())
+        .extracting(Scenario.Step::atFraction)
         .containsExactly(Scenarios.FREEZE_STARTS, Scenarios.FREEZE_ENDS);
-    Duration phase = Scenarios.SHOWCASE.defaultDuration().dividedBy(Scenarios.SHOWCASE.phases().size());
-    Duration frozen = Duration.ofNanos((long) ((Scenarios.FREEZE_ENDS - Scenarios.FREEZE_STARTS) * phase.toNanos()));
-    Duration found = ShowcaseRun.HEARTBEAT_READER_IDLE.plus(ShowcaseRun.HEARTBEAT_IDLE_TIMEOUT)
-        .plus(dev.tether.admin.TetherAdmin.SAMPLE_INTERVAL.multipliedBy(2));
+    Duration phase =
+        Scenarios.SHOWCASE.defaultDuration().dividedBy(Scenarios.SHOWCASE.phases().size());
+    Duration frozen =
+        Duration.ofNanos(
+            (long) ((Scenarios.FREEZE_ENDS - Scenarios.FREEZE_STARTS) * phase.toNanos()));
+    Duration found =
+        ShowcaseRun.HEARTBEAT_READER_IDLE
+            .plus(ShowcaseRun.HEARTBEAT_IDLE_TIMEOUT)
+            .plus(dev.tether.admin.TetherAdmin.SAMPLE_INTERVAL.multipliedBy(2));
     assertThat(frozen).isGreaterThan(found.multipliedBy(2));
     assertThat(Scenarios.FREEZE_ENDS).isLessThan(1.0);
   }
@@ -44,10 +53,11 @@ class ScenariosTest {
     assertThat(Scenarios.ROLLING_RESTART.expectations())
         .containsExactly(Expectation.NO_CALL_FAILS, Expectation.NO_DUPLICATE_INCREMENTS);
     assertThat(Scenarios.ABRUPT_KILLS.defaultCallers()).isEqualTo(8);
-    assertThat(Scenarios.ABRUPT_KILLS.expectations()).containsExactly(
-        Expectation.IDEMPOTENT_CALLS_NEVER_FAIL,
-        Expectation.INCREMENT_FAILURES_ARE_ONLY_LOST_AFTER_SEND,
-        Expectation.EXECUTIONS_WITHIN_ACKNOWLEDGED_PLUS_LOST);
+    assertThat(Scenarios.ABRUPT_KILLS.expectations())
+        .containsExactly(
+            Expectation.IDEMPOTENT_CALLS_NEVER_FAIL,
+            Expectation.INCREMENT_FAILURES_ARE_ONLY_LOST_AFTER_SEND,
+            Expectation.EXECUTIONS_WITHIN_ACKNOWLEDGED_PLUS_LOST);
     assertThat(Scenarios.STEADY.defaultCallers()).isEqualTo(Scenario.DEFAULT_CALLERS);
     assertThat(Scenarios.STEADY.expectations()).isEmpty();
   }
@@ -55,9 +65,14 @@ class ScenariosTest {
   @Test
   void stepsMustBeInTimeOrderAndWithinTheRun() {
     Scenario.Action nothing = cluster -> {};
-    assertThatThrownBy(() -> new Scenario("x", "x",
-        List.of(new Scenario.Step(0.6, nothing), new Scenario.Step(0.4, nothing))))
+    assertThatThrownBy(
+            () ->
+                new Scenario(
+                    "x",
+                    "x",
+                    List.of(new Scenario.Step(0.6, nothing), new Scenario.Step(0.4, nothing))))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new Scenario.Step(1.5, nothing)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new Scenario.Step(1.5, nothing))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 }

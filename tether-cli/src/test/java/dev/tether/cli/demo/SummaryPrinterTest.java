@@ -11,23 +11,44 @@ import org.junit.jupiter.api.Test;
 
 class SummaryPrinterTest {
 
-  private static DemoReport report(long incrementsExecuted, long incrementsAcknowledged, long failedMayHaveExecuted,
+  private static DemoReport report(
+      long incrementsExecuted,
+      long incrementsAcknowledged,
+      long failedMayHaveExecuted,
       long counter) {
     return new DemoReport(
-        Scenarios.ABRUPT_STOP, 4, Duration.ofSeconds(10), Duration.ofMillis(10_020), Duration.ofSeconds(2), 200,
+        Scenarios.ABRUPT_STOP,
+        4,
+        Duration.ofSeconds(10),
+        Duration.ofMillis(10_020),
+        Duration.ofSeconds(2),
+        200,
         "kv:tcp -h 127.0.0.1 -p 1:tcp -h 127.0.0.1 -p 2",
         List.of(new Timeline.Event(Duration.ZERO, "started")),
         List.of(
             new DemoReport.OperationCounts("put", true, 400, Map.of()),
             new DemoReport.OperationCounts("get", true, 400, Map.of()),
-            new DemoReport.OperationCounts("increment", false, incrementsAcknowledged,
-                failedMayHaveExecuted == 0 ? Map.of()
-                    : Map.of("ConnectionLostException mayHaveExecuted=true", failedMayHaveExecuted))),
+            new DemoReport.OperationCounts(
+                "increment",
+                false,
+                incrementsAcknowledged,
+                failedMayHaveExecuted == 0
+                    ? Map.of()
+                    : Map.of(
+                        "ConnectionLostException mayHaveExecuted=true", failedMayHaveExecuted))),
         List.of(
             new DemoReport.ServerCounts("server-1", "running", 800, 800, 0),
-            new DemoReport.ServerCounts("server-2", "closed at 5.0 s", incrementsExecuted, incrementsAcknowledged,
+            new DemoReport.ServerCounts(
+                "server-2",
+                "closed at 5.0 s",
+                incrementsExecuted,
+                incrementsAcknowledged,
                 incrementsExecuted)),
-        failedMayHaveExecuted, counter, 400, 0, true);
+        failedMayHaveExecuted,
+        counter,
+        400,
+        0,
+        true);
   }
 
   private static String print(DemoReport r) {
@@ -42,7 +63,8 @@ class SummaryPrinterTest {
 
     assertThat(text)
         .contains("executed on servers 200, acknowledged to callers 198, counter 200")
-        .contains("198 <= 200 <= 198 + 2 failed with may-have-executed: none lost or doubled unseen")
+        .contains(
+            "198 <= 200 <= 198 + 2 failed with may-have-executed: none lost or doubled unseen")
         .contains("ConnectionLostException mayHaveExecuted=true")
         .contains("no answer: ran, but the reply died with the connection");
   }
@@ -70,7 +92,8 @@ class SummaryPrinterTest {
   void failuresAreSplitIntoIdempotentAndNotIdempotentColumns() {
     String text = print(report(200, 198, 2, 200));
 
-    assertThat(text).containsPattern("failures by exception\\s+idempotent\\s+not idempotent")
+    assertThat(text)
+        .containsPattern("failures by exception\\s+idempotent\\s+not idempotent")
         .containsPattern("\\n  ConnectionLostException mayHaveExecuted=true\\s+0\\s+2\\n");
   }
 
@@ -82,14 +105,19 @@ class SummaryPrinterTest {
   @Test
   void verdictsListEachExpectationWithItsEvidenceThenTheOutcome() {
     StringWriter text = new StringWriter();
-    SummaryPrinter.printVerdicts("rolling-restart", List.of(
-        new Verdict(true, "no call fails", "0 of 9 calls failed"),
-        new Verdict(false, "no increment runs twice", "1 duplicates")), new PrintWriter(text));
+    SummaryPrinter.printVerdicts(
+        "rolling-restart",
+        List.of(
+            new Verdict(true, "no call fails", "0 of 9 calls failed"),
+            new Verdict(false, "no increment runs twice", "1 duplicates")),
+        new PrintWriter(text));
 
-    assertThat(text.toString()).isEqualTo(String.format(
-        "%nexpected     what rolling-restart must show%n"
-            + "  PASS  no call fails: 0 of 9 calls failed%n"
-            + "  FAIL  no increment runs twice: 1 duplicates%n"
-            + "verdict      FAIL: 1 of 2 expectations met%n"));
+    assertThat(text.toString())
+        .isEqualTo(
+            String.format(
+                "%nexpected     what rolling-restart must show%n"
+                    + "  PASS  no call fails: 0 of 9 calls failed%n"
+                    + "  FAIL  no increment runs twice: 1 duplicates%n"
+                    + "verdict      FAIL: 1 of 2 expectations met%n"));
   }
 }
