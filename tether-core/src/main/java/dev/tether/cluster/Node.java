@@ -55,7 +55,7 @@ final class Node implements NodeStats {
     this.group = group;
   }
 
-  /** Exact on the control executor; elsewhere read the group's published picker instead. */
+  /** Control executor only (asserted): other threads read the health the group's picker holds. */
   NodeHealth health() {
     host.control().assertInExecutor();
     return health;
