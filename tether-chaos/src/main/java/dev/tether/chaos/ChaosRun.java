@@ -292,6 +292,9 @@ public final class ChaosRun {
               }
               if (e.kind() == TetherEvent.Kind.NODE_DEAD
                   || e.kind() == TetherEvent.Kind.NODE_ALIVE
+                  || e.kind() == TetherEvent.Kind.NODE_EJECTED
+                  || e.kind() == TetherEvent.Kind.NODE_READMITTED
+                  || e.kind() == TetherEvent.Kind.NODE_INCOMPATIBLE
                   || e.kind() == TetherEvent.Kind.HEARTBEAT_TIMEOUT
                   || e.kind() == TetherEvent.Kind.RETRY_BUDGET_EXHAUSTED) {
                 trace("event " + e.kind() + " " + e.endpoint() + ": " + e.detail());

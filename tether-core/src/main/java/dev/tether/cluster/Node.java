@@ -4,31 +4,21 @@ import dev.tether.Endpoint;
 import dev.tether.client.Candidate;
 import dev.tether.client.ConnectionKey;
 import dev.tether.client.ConnectionSupervisor;
+import dev.tether.client.NodeHost;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One server of a node group and what the group knows of it: its health, which follows the
- * supervisor of its connection and the group's outlier detector, and how busy and fast it is and
- * how its calls end. Health changes on the control executor only; the figures are written by the
- * calls themselves.
+ * supervisor of its connection and the decisions of the group's outlier detector, and how busy and
+ * fast it is and how its calls end. Health changes on the control executor only, through {@link
+ * #moveTo}, which alone emits the node's events; the figures are written by the calls themselves.
  */
 final class Node implements NodeStats {
-  /** A node's health as the group sees it. */
-  enum Health {
-    /** Never connected yet: eligible, the first call will tell. */
-    UNKNOWN,
-    /** Connected and answering. */
-    ALIVE,
-    /** Its connection failed or broke: skipped until its supervisor has it up again. */
-    DEAD,
-    /** Runs a server version outside the proxy's range: skipped for good. */
-    INCOMPATIBLE,
-    /**
-     * Connected, but its calls kept failing: skipped until its ejection ends and a probe call
-     * decides.
-     */
-    EJECTED
+  /** The group, told of every move of a node's health on the control executor. */
+  @FunctionalInterface
+  interface Listener {
+    void onHealthChanged(Node node);
   }
 
   /** How fast the latency average follows new measurements. */
@@ -37,9 +27,11 @@ final class Node implements NodeStats {
   final Candidate candidate;
   final ConnectionKey key;
   final ConnectionSupervisor supervisor;
+  private final NodeHost host;
+  private final Listener group;
 
-  /** Changed on the control executor only. */
-  private Health health = Health.UNKNOWN;
+  /** Changed by moveTo on the control executor only. */
+  private NodeHealth health = NodeHealth.UNKNOWN;
 
   private final AtomicInteger inFlight = new AtomicInteger();
 
@@ -55,31 +47,35 @@ final class Node implements NodeStats {
    */
   private final AtomicLong latencyEwmaBits = new AtomicLong(Double.doubleToRawLongBits(0));
 
-  Node(Candidate candidate, ConnectionSupervisor supervisor) {
+  Node(NodeHost host, Candidate candidate, ConnectionSupervisor supervisor, Listener group) {
+    this.host = host;
     this.candidate = candidate;
     this.key = supervisor.key();
     this.supervisor = supervisor;
+    this.group = group;
   }
 
-  Health health() {
+  /** Control executor only (asserted): other threads read the health the group's picker holds. */
+  NodeHealth health() {
+    host.control().assertInExecutor();
     return health;
   }
 
   /**
-   * Every change of the node's health: moves to {@code next} unless the node is INCOMPATIBLE
-   * (terminal); returns true when that changed the health, so the group republishes and emits.
-   * Control executor only.
+   * Every change of the node's health, and the only place its events are emitted: moves to {@code
+   * next} when {@link NodeHealth#canBecome} allows it, emits the event of that move with {@code
+   * why} (the figures that decided it) and tells the group. A move to where the node is, or one the
+   * table refuses, changes and emits nothing and returns false. Control executor only.
    */
-  boolean becomes(Health next) {
-    if (health == next || health == Health.INCOMPATIBLE) {
+  boolean moveTo(NodeHealth next, String why, Throwable cause) {
+    host.control().assertInExecutor();
+    if (!health.canBecome(next)) {
       return false;
     }
     health = next;
+    host.events().emit(next.entered, endpoint().toString(), why, cause);
+    group.onHealthChanged(this);
     return true;
-  }
-
-  boolean isSelectable() {
-    return health == Health.UNKNOWN || health == Health.ALIVE;
   }
 
   void callStarted() {

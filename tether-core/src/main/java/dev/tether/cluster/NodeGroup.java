@@ -12,9 +12,7 @@ import dev.tether.client.NodeRouter;
 import dev.tether.client.ProxySettings;
 import dev.tether.client.RequestChannel;
 import dev.tether.observe.NodeStatus;
-import dev.tether.observe.TetherEvent;
 import dev.tether.spi.Discovery;
-import dev.tether.spi.Scheduler;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -22,6 +20,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
 
 /**
  * The nodes behind one group of load-balanced proxies, picked by the proxies' load-balancing
@@ -29,8 +29,8 @@ import java.util.concurrent.CompletableFuture;
  * connection fails or breaks, alive again as soon as it is up, however it came back; the supervisor
  * reconnects it under the cluster's backoff. With every node dead, calls fail fast with
  * NoAvailableNodeException, or, for proxies that wait for ready, wait until a node is back or their
- * deadline passes. A node whose calls keep failing is ejected for a while by the group's {@link
- * OutlierDetector}.
+ * deadline passes. A node whose calls keep failing is ejected for a while: the group's {@link
+ * OutlierDetector} decides, and the node moves ({@link Node#moveTo}, which emits its events).
  *
  * <p>The group's state changes on the runtime's control executor; calls pick from an immutable
  * {@link Picker} it publishes, so the hot path takes no lock and makes no hop, and status reads the
@@ -49,7 +49,7 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
   // Control executor only.
   private Map<ConnectionKey, Node> byKey = Map.of();
   private List<Node> ordered = List.of();
-  private final List<Waiter> waiters = new ArrayList<>();
+  private final ReadyWaiters waiters;
   private Discovery.Subscription subscription;
 
   /**
@@ -67,7 +67,7 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
   private record Picker(
       List<Endpoint> builtFrom,
       List<Node> all,
-      List<Node.Health> health,
+      List<NodeHealth> health,
       List<Node> live,
       Map<ConnectionKey, Node> byKey,
       Set<ConnectionKey> probing) {}
@@ -77,7 +77,8 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
     this.strategy = strategy;
     this.connectionId = settings.connectionId();
     this.template = settings;
-    this.outliers = new OutlierDetector(host, this::onStandingChanged);
+    this.outliers = new OutlierDetector(host);
+    this.waiters = new ReadyWaiters(host, () -> ordered);
   }
 
   // ---- routing (any thread) ----
@@ -132,8 +133,7 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
   }
 
   /** Runs {@code step} on the control executor and follows the future it returns. */
-  private <T> CompletableFuture<T> onControl(
-      java.util.function.Supplier<CompletableFuture<T>> step) {
+  private <T> CompletableFuture<T> onControl(Supplier<CompletableFuture<T>> step) {
     CompletableFuture<T> result = new CompletableFuture<>();
     host.control()
         .execute(
@@ -143,8 +143,7 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
                         (v, e) -> {
                           if (e != null) {
                             result.completeExceptionally(
-                                e instanceof java.util.concurrent.CompletionException
-                                        && e.getCause() != null
+                                e instanceof CompletionException && e.getCause() != null
                                     ? e.getCause()
                                     : e);
                           } else {
@@ -157,7 +156,7 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
   private CompletableFuture<RequestChannel> noLiveNode(
       ProxySettings settings, Set<ConnectionKey> exclude, long deadlineNanos) {
     List<Node> all = ordered;
-    if (!all.isEmpty() && all.stream().allMatch(n -> n.health() == Node.Health.INCOMPATIBLE)) {
+    if (!all.isEmpty() && all.stream().allMatch(n -> n.health() == NodeHealth.INCOMPATIBLE)) {
       return CompletableFuture.failedFuture(
           new IncompatibleServerException(
               "no node of "
@@ -178,39 +177,7 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
           new NoAvailableNodeException(
               "no live node for " + settings.identity() + " before the deadline: " + all));
     }
-    Waiter w = new Waiter(settings, deadlineNanos);
-    waiters.add(w);
-    if (deadlineNanos != 0) {
-      w.timer =
-          host.scheduleOnControl(
-              () -> {
-                if (waiters.remove(w)) {
-                  w.result.completeExceptionally(
-                      new NoAvailableNodeException(
-                          "no node of "
-                              + settings.identity()
-                              + " came back before the deadline: "
-                              + ordered));
-                }
-              },
-              waitNanos);
-    }
-    return w.result;
-  }
-
-  /** A call waiting for any node to come back (waitForReady); control executor only. */
-  private static final class Waiter {
-    final ProxySettings settings;
-    final long deadlineNanos;
-    final CompletableFuture<RequestChannel> result = new CompletableFuture<>();
-
-    /** Non-null only when the call has a deadline. */
-    Scheduler.Cancellable timer;
-
-    Waiter(ProxySettings settings, long deadlineNanos) {
-      this.settings = settings;
-      this.deadlineNanos = deadlineNanos;
-    }
+    return waiters.add(settings, deadlineNanos, waitNanos);
   }
 
   // ---- the group's state (control executor) ----
@@ -236,7 +203,7 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
       ConnectionKey key = c.key(connectionId);
       Node n = byKey.get(key);
       if (n == null) {
-        n = new Node(c, host.supervisor(c, connectionId));
+        n = new Node(host, c, host.supervisor(c, connectionId), this::onHealthChanged);
         outliers.add(n);
         added.add(n);
       }
@@ -299,14 +266,15 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
   private void publish(List<Endpoint> builtFrom) {
     host.control().assertInExecutor();
     List<Node> live = new ArrayList<>(ordered.size());
-    List<Node.Health> health = new ArrayList<>(ordered.size());
+    List<NodeHealth> health = new ArrayList<>(ordered.size());
     Set<ConnectionKey> probing = new HashSet<>();
     for (Node n : ordered) {
-      health.add(n.health());
-      if (n.isSelectable()) {
+      NodeHealth h = n.health();
+      health.add(h);
+      if (h.isSelectable()) {
         live.add(n);
       }
-      if (outliers.standing(n) == OutlierDetector.Standing.PROBING) {
+      if (h == NodeHealth.PROBING) {
         probing.add(n.key);
       }
     }
@@ -320,65 +288,48 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
   public void onStateChanged(
       ConnectionSupervisor supervisor, ConnectionSupervisor.State state, Throwable cause) {
     Node node = byKey.get(supervisor.key());
-    if (node == null || host.isClosing()) {
-      return;
+    if (node == null || host.isClosing() || node.health() == NodeHealth.EJECTED) {
+      return; // an ejection runs its course whatever the connection does: the detector ends it
     }
     switch (state) {
-      case READY -> {
-        if (outliers.standing(node) == OutlierDetector.Standing.EJECTED) {
-          // Connected is not healthy: its ejection runs its course, even across a reconnect.
-          if (node.becomes(Node.Health.EJECTED)) {
-            publish(picker.builtFrom());
-          }
-          return;
-        }
-        RequestChannel c = supervisor.usable();
-        if (c != null && !host.isCompatible(template, c)) {
-          markIncompatible(node);
-        } else if (node.becomes(Node.Health.ALIVE)) {
-          host.events()
-              .emit(TetherEvent.Kind.NODE_ALIVE, node.endpoint().toString(), "connected", null);
-          publish(picker.builtFrom());
-          wakeWaiters();
-        }
-      }
-      case TRANSIENT_FAILURE -> {
-        if (node.becomes(Node.Health.DEAD)) {
-          host.events()
-              .emit(
-                  TetherEvent.Kind.NODE_DEAD,
-                  node.endpoint().toString(),
-                  cause == null ? "connection lost" : String.valueOf(cause.getMessage()),
-                  cause);
-          publish(picker.builtFrom());
-        }
-      }
+      case READY -> onConnected(node, supervisor.usable());
+      case TRANSIENT_FAILURE ->
+          node.moveTo(
+              NodeHealth.DEAD,
+              cause == null ? "connection lost" : String.valueOf(cause.getMessage()),
+              cause);
       default -> {}
     }
   }
 
-  private void markIncompatible(Node node) {
-    if (node.becomes(Node.Health.INCOMPATIBLE)) {
-      publish(picker.builtFrom());
+  /**
+   * A node's connection is up: alive, or on probation when its ejection ended while it was down.
+   */
+  private void onConnected(Node node, RequestChannel c) {
+    if (c != null && !host.isCompatible(template, c)) {
+      markIncompatible(node);
+    } else if (outliers.isOnProbation(node)) {
+      node.moveTo(NodeHealth.PROBING, "connected after its ejection: its next call decides", null);
+    } else {
+      node.moveTo(NodeHealth.ALIVE, "connected", null);
     }
   }
 
-  private void wakeWaiters() {
-    List<Waiter> ready = new ArrayList<>(waiters);
-    waiters.clear();
-    for (Waiter w : ready) {
-      if (w.timer != null) {
-        w.timer.cancel();
-      }
-      route(w.settings, Set.of(), w.deadlineNanos)
-          .whenComplete(
-              (c, e) -> {
-                if (e != null) {
-                  w.result.completeExceptionally(e);
-                } else {
-                  w.result.complete(c);
-                }
-              });
+  private void markIncompatible(Node node) {
+    node.moveTo(
+        NodeHealth.INCOMPATIBLE,
+        "its server runs a version outside " + template.serverVersion(),
+        null);
+  }
+
+  /**
+   * A node moved (control executor): callers pick from its new health at once, and a node back in
+   * rotation takes the calls waiting for one.
+   */
+  private void onHealthChanged(Node node) {
+    publish(picker.builtFrom());
+    if (node.health().isSelectable()) {
+      waiters.wake(this);
     }
   }
 
@@ -441,23 +392,6 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
     strategy.onCallFinished(n, latencyNanos, now);
     boolean probing = !p.probing().isEmpty() && p.probing().contains(n.key);
     outliers.onCallFinished(n, nodeFault, probing, now);
-  }
-
-  // ---- failure accrual (control executor) ----
-
-  /** The detector moved a node in or out of rotation: its health follows, and callers see it. */
-  private void onStandingChanged(
-      Node n, OutlierDetector.Standing previous, OutlierDetector.Standing next) {
-    switch (next) {
-      case EJECTED -> n.becomes(Node.Health.EJECTED);
-      case PROBING -> {
-        if (n.health() == Node.Health.EJECTED) {
-          n.becomes(Node.Health.ALIVE); // the next call decides
-        }
-      }
-      case IN_ROTATION -> {}
-    }
-    publish(picker.builtFrom());
   }
 
   /**

@@ -1,8 +1,8 @@
 package dev.tether.cluster;
 
+import dev.tether.client.ConnectionSupervisor;
 import dev.tether.client.EjectionPolicy;
 import dev.tether.client.NodeHost;
-import dev.tether.observe.TetherEvent;
 import dev.tether.spi.Scheduler;
 import java.time.Duration;
 import java.util.IdentityHashMap;
@@ -12,50 +12,36 @@ import java.util.Map;
  * Failure accrual for the nodes of one group, as Finagle's failure accrual and Envoy's outlier
  * detection do: a node whose connection is up but whose calls fail (a streak past the policy's
  * threshold, or too low a success rate) is ejected for a while, growing with each repeat; then it
- * takes calls again and the next one decides (a success readmits it, a fault ejects it again).
- * Never more than the policy's share of the group is ejected at once.
+ * takes calls again on probation and the next one decides (a success readmits it for good, a fault
+ * ejects it again). Never more than the policy's share of the group is ejected at once.
  *
- * <p>Each node's standing belongs to the runtime's control executor: it changes only there, in
- * {@link #transitionTo}, which emits the event and tells the group. Calls count their outcomes in
- * the node's {@link FaultTally} on their own loop and hop to the control executor only when an
- * outcome may change a standing, so the hot path makes no hop per call.
+ * <p>The detector decides and the node moves: ejection, probation and readmission are moves of the
+ * node's {@link NodeHealth} through {@link Node#moveTo}, which emits their events. What the
+ * detector keeps of its own, on the control executor, is each node's ejections in a row and the
+ * timer that ends the current one. Calls count their outcomes in the node's {@link FaultTally} on
+ * their own loop and hop to the control executor only when an outcome may change a node's health,
+ * so the hot path makes no hop per call.
  */
 final class OutlierDetector {
-  /** Where a node stands with the detector. */
-  enum Standing {
-    /** Takes calls; its faults are counted. */
-    IN_ROTATION,
-    /** Out of rotation until its ejection time ends. */
-    EJECTED,
-    /** Back in rotation after an ejection; its next call decides. */
-    PROBING
-  }
-
-  /** The group, told of every change of a node's standing on the control executor. */
-  @FunctionalInterface
-  interface Listener {
-    void onStandingChanged(Node node, Standing previous, Standing next);
-  }
-
-  /** A node's standing and its ejections in a row; control executor only. */
+  /** A node's ejections in a row and the end of the current one; control executor only. */
   private static final class Track {
-    Standing standing = Standing.IN_ROTATION;
+    /** Ejections since the node was last readmitted by a good probe; above 0: on probation. */
     int ejections;
 
-    /** Non-null only while EJECTED: ends the ejection. */
+    /** Non-null only while the node is EJECTED: ends the ejection. */
     Scheduler.Cancellable ejectionEnd;
+
+    /** How long the current or last ejection lasts. */
+    Duration lasts = Duration.ZERO;
   }
 
   private final NodeHost host;
   private final EjectionPolicy policy;
-  private final Listener group;
   private final Map<Node, Track> tracks = new IdentityHashMap<>();
-  private int ejected;
 
-  OutlierDetector(NodeHost host, Listener group) {
+  OutlierDetector(NodeHost host) {
     this.host = host;
     this.policy = host.ejection();
-    this.group = group;
   }
 
   // ---- membership (control executor) ----
@@ -68,16 +54,19 @@ final class OutlierDetector {
   void remove(Node node) {
     host.control().assertInExecutor();
     Track t = tracks.remove(node);
-    if (t != null && t.standing == Standing.EJECTED) {
-      ejected--;
+    if (t != null && t.ejectionEnd != null) {
       t.ejectionEnd.cancel();
     }
   }
 
-  Standing standing(Node node) {
+  /**
+   * Whether {@code node} was ejected and no good probe has readmitted it since: connected again, it
+   * goes on probation rather than straight back to ALIVE. Control executor.
+   */
+  boolean isOnProbation(Node node) {
     host.control().assertInExecutor();
     Track t = tracks.get(node);
-    return t == null ? Standing.IN_ROTATION : t.standing;
+    return t != null && t.ejections > 0 && t.ejectionEnd == null;
   }
 
   // ---- outcomes (any thread) ----
@@ -89,7 +78,11 @@ final class OutlierDetector {
   void onCallFinished(Node node, boolean nodeFault, boolean probing, long nowNanos) {
     if (nodeFault) {
       int streak = node.tally.fault(nowNanos);
-      if (streak == policy.consecutiveFailures() || probing) {
+      if (probing) {
+        host.control().execute(() -> onProbeFailed(node));
+        return;
+      }
+      if (streak == policy.consecutiveFailures()) {
         host.control().execute(() -> onFault(node, streak + " failed call(s) in a row"));
         return;
       }
@@ -116,34 +109,60 @@ final class OutlierDetector {
 
   // ---- decisions (control executor) ----
 
-  /** {@code node} answers badly: eject it, unless it is out already or too many others are. */
+  /**
+   * {@code node} answers badly: eject it, unless its health forbids (dead, ejected already,
+   * incompatible) or too many others are out.
+   */
   void onFault(Node node, String why) {
     host.control().assertInExecutor();
     Track t = tracks.get(node);
-    if (t == null || t.standing == Standing.EJECTED || !node.isSelectable()) {
+    if (t == null || !node.health().canBecome(NodeHealth.EJECTED)) {
       return;
     }
+    int ejected = ejectedNow();
     if (!policy.allowsAnother(ejected, tracks.size())) {
       node.tally.resetStreak();
       return; // never more than the allowed share: the rest of the group must not carry it all
     }
-    t.ejections++;
-    node.tally.clear();
-    Duration lasts = policy.duration(t.ejections);
-    t.ejectionEnd = host.scheduleOnControl(() -> onEjectionOver(node), lasts.toNanos());
-    transitionTo(node, t, Standing.EJECTED, "ejected for " + lasts.toMillis() + " ms: " + why);
+    Duration lasts = policy.duration(t.ejections + 1);
+    String figures =
+        "ejected for "
+            + lasts.toMillis()
+            + " ms: "
+            + why
+            + " (ejection "
+            + (t.ejections + 1)
+            + " in a row; "
+            + (ejected + 1)
+            + " of "
+            + tracks.size()
+            + " nodes out)";
+    if (node.moveTo(NodeHealth.EJECTED, figures, null)) {
+      t.ejections++;
+      t.lasts = lasts;
+      node.tally.clear();
+      t.ejectionEnd = host.scheduleOnControl(() -> onEjectionOver(node), lasts.toNanos());
+    }
   }
 
-  /** The ejection time is over: the node takes calls again, and the next one decides. */
+  /**
+   * The ejection time is over: the node takes calls again on probation, and the next one decides;
+   * if its supervisor is backing off meanwhile, it is dead until it reconnects, then on probation.
+   */
   void onEjectionOver(Node node) {
     host.control().assertInExecutor();
     Track t = tracks.get(node);
-    if (t == null || t.standing != Standing.EJECTED || host.isClosing()) {
+    if (t == null || t.ejectionEnd == null || host.isClosing()) {
       return;
     }
     t.ejectionEnd = null;
     node.tally.resetStreak();
-    transitionTo(node, t, Standing.PROBING, null);
+    String over = "ejection of " + t.lasts.toMillis() + " ms over";
+    if (node.supervisor.state() == ConnectionSupervisor.State.TRANSIENT_FAILURE) {
+      node.moveTo(NodeHealth.DEAD, over + ", but its connection is down", null);
+    } else {
+      node.moveTo(NodeHealth.PROBING, over + ": on probation, its next call decides", null);
+    }
   }
 
   /**
@@ -152,30 +171,31 @@ final class OutlierDetector {
   void onProbeSucceeded(Node node) {
     host.control().assertInExecutor();
     Track t = tracks.get(node);
-    if (t == null || t.standing != Standing.PROBING) {
-      return;
+    if (t == null || node.health() != NodeHealth.PROBING) {
+      return; // another call decided first
     }
+    String why =
+        "probe call after ejection succeeded; " + t.ejections + " ejection(s) in a row forgotten";
     t.ejections = 0;
-    transitionTo(node, t, Standing.IN_ROTATION, "probe call after ejection succeeded");
+    node.moveTo(NodeHealth.ALIVE, why, null);
   }
 
-  /** Every change of a node's standing: counts the ejected, emits the event, tells the group. */
-  private void transitionTo(Node node, Track t, Standing next, String why) {
+  /** A call failed while the node was on probation: it is ejected again, for longer. */
+  void onProbeFailed(Node node) {
     host.control().assertInExecutor();
-    Standing previous = t.standing;
-    if (previous == next) {
-      return;
+    if (node.health() == NodeHealth.PROBING) {
+      onFault(node, "its probe call after the ejection failed");
     }
-    t.standing = next;
-    if (next == Standing.EJECTED) {
-      ejected++;
-      host.events().emit(TetherEvent.Kind.NODE_DEAD, node.endpoint().toString(), why, null);
-    } else if (previous == Standing.EJECTED) {
-      ejected--;
+  }
+
+  /** The group's nodes out now: few, and counted only when a node may be ejected. */
+  private int ejectedNow() {
+    int ejected = 0;
+    for (Node n : tracks.keySet()) {
+      if (n.health() == NodeHealth.EJECTED) {
+        ejected++;
+      }
     }
-    if (next == Standing.IN_ROTATION && previous == Standing.PROBING) {
-      host.events().emit(TetherEvent.Kind.NODE_ALIVE, node.endpoint().toString(), why, null);
-    }
-    group.onStandingChanged(node, previous, next);
+    return ejected;
   }
 }

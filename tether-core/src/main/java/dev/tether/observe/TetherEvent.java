@@ -48,10 +48,26 @@ public record TetherEvent(
     RETRY,
     /** A call or connection moved to another server of a cluster view. */
     REROUTE,
-    /** A node was marked dead and is skipped. */
+    /** A node's connection failed or broke: the node is skipped until it is up again. */
     NODE_DEAD,
-    /** A node is alive again (or for the first time). */
+    /**
+     * A node is alive again (or for the first time): connected, or its probe call after an ejection
+     * succeeded.
+     */
     NODE_ALIVE,
+    /**
+     * A node whose connection is up but whose calls failed is out of rotation for a while; the
+     * detail gives how long and the figures that decided it (failures in a row, or successes of
+     * recent calls).
+     */
+    NODE_EJECTED,
+    /**
+     * A node's ejection time is over (or it reconnected after one): it takes calls again on
+     * probation, and its next call decides.
+     */
+    NODE_READMITTED,
+    /** A node runs a server version outside the proxy's range: skipped for good. */
+    NODE_INCOMPATIBLE,
     /** A retry was refused because the retry budget was spent. */
     RETRY_BUDGET_EXHAUSTED,
     /**

@@ -113,14 +113,14 @@ class FailureAccrualTest {
                 events.stream()
                     .anyMatch(
                         e ->
-                            e.kind() == TetherEvent.Kind.NODE_DEAD
+                            e.kind() == TetherEvent.Kind.NODE_EJECTED
                                 && e.detail().contains("ejected")
                                 && e.detail().contains("5 failed call(s) in a row")));
 
     broken.set(false);
     await()
         .atMost(Duration.ofSeconds(15))
-        .until(() -> node(t, sick.port()).health().equals("ALIVE"));
+        .until(() -> node(t, sick.port()).health().equals("PROBING"));
     await()
         .atMost(Duration.ofSeconds(10))
         .until(
@@ -131,6 +131,9 @@ class FailureAccrualTest {
                       e -> e.kind() == TetherEvent.Kind.NODE_ALIVE && e.detail().contains("probe"));
             });
     assertThat(sick.requestsSeen()).isGreaterThan(5);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> node(t, sick.port()).health().equals("ALIVE"));
   }
 
   @Test
@@ -178,7 +181,7 @@ class FailureAccrualTest {
                 events.stream()
                     .anyMatch(
                         e ->
-                            e.kind() == TetherEvent.Kind.NODE_DEAD
+                            e.kind() == TetherEvent.Kind.NODE_EJECTED
                                 && e.detail().contains("of its last")
                                 && e.detail().contains("calls succeeded")));
   }

@@ -14,18 +14,20 @@ import dev.tether.internal.SerialExecutor;
 import dev.tether.observe.TetherEvent;
 import dev.tether.spi.Scheduler;
 import dev.tether.spi.Ticker;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A runtime as a node group sees it, for unit tests on the fake clock: endpoints select to scripted
- * candidates, each key gets one supervisor over scripted connections, and events are recorded
- * ("NODE_DEAD tcp -h 127.0.0.1 -p 7001").
+ * candidates, each key gets one supervisor over scripted connections, and events are recorded (each
+ * with its kind, endpoint and detail); some ports may be made incompatible.
  */
 final class FakeNodeHost implements NodeHost {
   final ManualClock clock = new ManualClock(0);
@@ -36,6 +38,9 @@ final class FakeNodeHost implements NodeHost {
   private final Map<Integer, ConnectionSupervisor> supervisors = new ConcurrentHashMap<>();
   private final Random random = new Random(11);
   private final EjectionPolicy ejection;
+
+  /** Ports whose servers run a version outside every proxy's range. */
+  final Set<Integer> incompatiblePorts = ConcurrentHashMap.newKeySet();
 
   FakeNodeHost(EjectionPolicy ejection) {
     this.ejection = ejection;
@@ -69,7 +74,7 @@ final class FakeNodeHost implements NodeHost {
 
   @Override
   public boolean isCompatible(ProxySettings settings, RequestChannel c) {
-    return true;
+    return !incompatiblePorts.contains(((InetSocketAddress) c.remoteAddress()).getPort());
   }
 
   @Override

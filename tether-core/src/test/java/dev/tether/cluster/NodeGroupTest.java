@@ -11,6 +11,7 @@ import dev.tether.client.ProxySettings;
 import dev.tether.client.RequestChannel;
 import dev.tether.client.ScriptedChannel;
 import dev.tether.client.ScriptedSupervisors;
+import dev.tether.client.VersionRange;
 import dev.tether.observe.NodeStatus;
 import dev.tether.observe.TetherEvent;
 import java.net.ConnectException;
@@ -184,7 +185,7 @@ class NodeGroupTest {
     }
 
     host.clock.forward(Duration.ofSeconds(10));
-    assertThat(health(7001)).isEqualTo("ALIVE");
+    assertThat(health(7001)).isEqualTo("PROBING");
     group.onCallStarted(sick);
     group.onCallFinished(sick, 1_000_000, false);
 
@@ -197,6 +198,7 @@ class NodeGroupTest {
                         e ->
                             e.kind() == TetherEvent.Kind.NODE_ALIVE
                                 && e.detail().contains("probe call after ejection succeeded")));
+    assertThat(health(7001)).isEqualTo("ALIVE");
   }
 
   @Test
@@ -210,10 +212,102 @@ class NodeGroupTest {
     // A broken connection is redialled at once; the node is down until that dial connects.
     ScriptedSupervisors.closed(host.supervisorOf(7001), sick, true);
     assertThat(opened(7001)).isNotSameAs(sick);
-    assertThat(health(7001)).isIn("DEAD", "EJECTED");
+    assertThat(health(7001)).isEqualTo("EJECTED");
     opened(7001).connects(null);
 
     assertThat(health(7001)).isEqualTo("EJECTED");
     assertThat(health(7002)).isEqualTo("ALIVE");
+    host.clock.forward(Duration.ofSeconds(10));
+    assertThat(health(7001)).isEqualTo("PROBING");
+    awaitEvent(TetherEvent.Kind.NODE_READMITTED, 7001);
+    assertThat(host.events)
+        .as("its ejection hid the connection's loss")
+        .noneMatch(e -> e.kind() == TetherEvent.Kind.NODE_DEAD);
+  }
+
+  /** Eject 7001 with three faults in a row on its connection. */
+  private void eject7001() {
+    ScriptedChannel sick = opened(7001);
+    for (int i = 0; i < 3; i++) {
+      group.onCallFinished(sick, 1_000_000, true);
+    }
+    assertThat(health(7001)).isEqualTo("EJECTED");
+  }
+
+  /** Moves the clock a second at a time, each dial to {@code port} failing as it starts. */
+  private void everyDialFails(int port, Duration total) {
+    for (long s = 0; s < total.toSeconds(); s++) {
+      host.clock.forward(Duration.ofSeconds(1));
+      ScriptedChannel last = opened(port);
+      if (!last.ready().isDone()) {
+        last.failsToConnect(new ConnectException("Connection refused"));
+      }
+    }
+  }
+
+  private TetherEvent awaitEvent(TetherEvent.Kind kind, int port) {
+    return await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                host.events.stream()
+                    .filter(e -> e.kind() == kind && e.endpoint().endsWith("-p " + port))
+                    .findFirst(),
+            found -> found.isPresent())
+        .orElseThrow();
+  }
+
+  @Test
+  void nodeWhoseEjectionEndsWhileItsConnectionIsDownIsDeadThenOnProbationWhenItReconnects() {
+    bothConnected();
+    eject7001();
+    ScriptedSupervisors.closed(host.supervisorOf(7001), opened(7001), true);
+    opened(7001).failsToConnect(new ConnectException("Connection refused"));
+
+    everyDialFails(7001, Duration.ofSeconds(10));
+    assertThat(health(7001)).isEqualTo("DEAD");
+    assertThat(awaitEvent(TetherEvent.Kind.NODE_DEAD, 7001).detail())
+        .isEqualTo("ejection of 10000 ms over, but its connection is down");
+
+    host.clock.forward(Duration.ofSeconds(8));
+    opened(7001).connects(null);
+
+    assertThat(health(7001)).as("connected is not healthy: a call decides").isEqualTo("PROBING");
+    assertThat(awaitEvent(TetherEvent.Kind.NODE_READMITTED, 7001).detail())
+        .isEqualTo("connected after its ejection: its next call decides");
+  }
+
+  @Test
+  void incompatibleNodeEmitsAnEvent() {
+    host.incompatiblePorts.add(7001);
+    ProxySettings ranged = settings.with(c -> c.serverVersion(VersionRange.parse("[2.0,3.0)")));
+    NodeGroup versioned = new NodeGroup(host, ranged, new RoundRobinSelector());
+
+    versioned.connectAny(ranged);
+    opened(7001).connects(null);
+    opened(7002).connects(null);
+
+    assertThat(versioned.nodeStatus())
+        .extracting(NodeStatus::health)
+        .containsExactly("INCOMPATIBLE", "ALIVE");
+    assertThat(awaitEvent(TetherEvent.Kind.NODE_INCOMPATIBLE, 7001).detail())
+        .isEqualTo("its server runs a version outside [2.0,3.0)");
+  }
+
+  @Test
+  void callWaitingForReadyGoesToANodeReadmittedAfterItsEjection() throws Exception {
+    ProxySettings waiting = settings.with(c -> c.waitForReady(true));
+    bothConnected();
+    eject7001();
+    ScriptedSupervisors.closed(host.supervisorOf(7002), opened(7002), true);
+    opened(7002).failsToConnect(new ConnectException("Connection refused"));
+
+    CompletableFuture<RequestChannel> routed =
+        group.route(waiting, Set.of(), host.clock.nanoTime() + Duration.ofSeconds(30).toNanos());
+    assertThat(routed).isNotDone();
+    everyDialFails(7002, Duration.ofSeconds(10));
+
+    assertThat(port(routed.get(1, TimeUnit.SECONDS))).isEqualTo(7001);
+    assertThat(health(7001)).isEqualTo("PROBING");
   }
 }

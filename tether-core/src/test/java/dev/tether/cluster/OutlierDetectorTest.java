@@ -3,38 +3,41 @@ package dev.tether.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.tether.client.EjectionPolicy;
 import dev.tether.client.ScriptedSupervisors;
 import dev.tether.observe.TetherEvent;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
  * Failure accrual on the fake clock: 3 faults in a row eject a node for 10 s (doubling on each
- * repeat), then its next call decides; never more than half of the group is out at once.
+ * repeat), then it is readmitted on probation and its next call decides; never more than half of
+ * the group is out at once. The detector decides; each node's move emits its own event.
  */
 class OutlierDetectorTest {
   private final FakeNodeHost host = new FakeNodeHost();
   private final List<String> changes = new ArrayList<>();
-  private final OutlierDetector detector =
-      new OutlierDetector(
-          host,
-          (n, previous, next) -> {
-            changes.add(n.endpoint().port() + " " + next);
-            n.becomes(
-                next == OutlierDetector.Standing.EJECTED ? Node.Health.EJECTED : Node.Health.ALIVE);
-          });
-  private final List<Node> nodes = group(4);
+  private final OutlierDetector detector = new OutlierDetector(host);
+  private final List<Node> nodes = group(host, detector, changes, 4);
 
-  private List<Node> group(int size) {
+  /** {@code size} nodes on ports 7001, 7002, ..., each move recorded as "7001 EJECTED". */
+  private static List<Node> group(
+      FakeNodeHost host, OutlierDetector detector, List<String> changes, int size) {
     List<Node> out = new ArrayList<>();
     host.control.execute(
         () -> {
           for (int i = 1; i <= size; i++) {
             var candidate = ScriptedSupervisors.candidate(7000 + i);
-            Node n = new Node(candidate, host.supervisor(candidate, ""));
+            Node n =
+                new Node(
+                    host,
+                    candidate,
+                    host.supervisor(candidate, ""),
+                    moved -> changes.add(moved.endpoint().port() + " " + moved.health()));
             detector.add(n);
             out.add(n);
           }
@@ -44,15 +47,30 @@ class OutlierDetectorTest {
 
   private void finish(Node n, boolean nodeFault, int times) {
     for (int i = 0; i < times; i++) {
-      detector.onCallFinished(
-          n, nodeFault, standing(n) == OutlierDetector.Standing.PROBING, host.clock.nanoTime());
+      detector.onCallFinished(n, nodeFault, health(n) == NodeHealth.PROBING, host.clock.nanoTime());
     }
   }
 
-  private OutlierDetector.Standing standing(Node n) {
-    CompletableFuture<OutlierDetector.Standing> s = new CompletableFuture<>();
-    host.control.execute(() -> s.complete(detector.standing(n)));
-    return s.join();
+  private <T> T onControl(Supplier<T> read) {
+    CompletableFuture<T> value = new CompletableFuture<>();
+    host.control.execute(() -> value.complete(read.get()));
+    return value.join();
+  }
+
+  private NodeHealth health(Node n) {
+    return onControl(n::health);
+  }
+
+  private TetherEvent awaitEvent(TetherEvent.Kind kind, int port) {
+    return await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                host.events.stream()
+                    .filter(e -> e.kind() == kind && e.endpoint().endsWith("-p " + port))
+                    .findFirst(),
+            found -> found.isPresent())
+        .orElseThrow();
   }
 
   @Test
@@ -60,22 +78,24 @@ class OutlierDetectorTest {
     Node sick = nodes.get(0);
 
     finish(sick, true, 2);
-    assertThat(standing(sick)).isEqualTo(OutlierDetector.Standing.IN_ROTATION);
+    assertThat(health(sick)).isEqualTo(NodeHealth.UNKNOWN);
 
     finish(sick, true, 1);
-    assertThat(standing(sick)).isEqualTo(OutlierDetector.Standing.EJECTED);
+    assertThat(health(sick)).isEqualTo(NodeHealth.EJECTED);
     assertThat(changes).containsExactly("7001 EJECTED");
-    await()
-        .atMost(Duration.ofSeconds(5))
-        .until(
-            () ->
-                host.events.stream()
-                    .anyMatch(
-                        e ->
-                            e.kind() == TetherEvent.Kind.NODE_DEAD
-                                && e.detail()
-                                    .startsWith(
-                                        "ejected for 10000 ms: 3 failed call(s) in a row")));
+  }
+
+  @Test
+  void nodeEjectionEmitsItsOwnEventWithTheFiguresThatDecided() {
+    Node sick = nodes.get(0);
+
+    finish(sick, true, 3);
+
+    assertThat(awaitEvent(TetherEvent.Kind.NODE_EJECTED, 7001).detail())
+        .isEqualTo(
+            "ejected for 10000 ms: 3 failed call(s) in a row (ejection 1 in a row; 1 of 4 nodes"
+                + " out)");
+    assertThat(host.events).noneMatch(e -> e.kind() == TetherEvent.Kind.NODE_DEAD);
   }
 
   @Test
@@ -86,7 +106,8 @@ class OutlierDetectorTest {
     finish(flaky, false, 1);
     finish(flaky, true, 2);
 
-    assertThat(standing(flaky)).isEqualTo(OutlierDetector.Standing.IN_ROTATION);
+    assertThat(health(flaky)).isEqualTo(NodeHealth.UNKNOWN);
+    assertThat(changes).isEmpty();
   }
 
   @Test
@@ -95,30 +116,35 @@ class OutlierDetectorTest {
     finish(sick, true, 3);
 
     host.clock.forward(Duration.ofSeconds(10).minusMillis(1));
-    assertThat(standing(sick)).isEqualTo(OutlierDetector.Standing.EJECTED);
+    assertThat(health(sick)).isEqualTo(NodeHealth.EJECTED);
 
     host.clock.forward(Duration.ofMillis(1));
-    assertThat(standing(sick)).isEqualTo(OutlierDetector.Standing.PROBING);
+    assertThat(health(sick)).isEqualTo(NodeHealth.PROBING);
     assertThat(changes).containsExactly("7001 EJECTED", "7001 PROBING");
   }
 
   @Test
-  void aSuccessWhileProbingReadmitsTheNodeAndForgetsItsEjections() {
+  void readmittedNodeEmitsNodeReadmitted() {
+    Node sick = nodes.get(0);
+    finish(sick, true, 3);
+
+    host.clock.forward(Duration.ofSeconds(10));
+
+    assertThat(awaitEvent(TetherEvent.Kind.NODE_READMITTED, 7001).detail())
+        .isEqualTo("ejection of 10000 ms over: on probation, its next call decides");
+  }
+
+  @Test
+  void aSuccessWhileProbingReadmitsTheNodeForGoodAndForgetsItsEjections() {
     Node sick = nodes.get(0);
     finish(sick, true, 3);
     host.clock.forward(Duration.ofSeconds(10));
 
     finish(sick, false, 1);
-    assertThat(standing(sick)).isEqualTo(OutlierDetector.Standing.IN_ROTATION);
-    await()
-        .atMost(Duration.ofSeconds(5))
-        .until(
-            () ->
-                host.events.stream()
-                    .anyMatch(
-                        e ->
-                            e.kind() == TetherEvent.Kind.NODE_ALIVE
-                                && e.detail().contains("probe call after ejection succeeded")));
+    assertThat(health(sick)).isEqualTo(NodeHealth.ALIVE);
+    assertThat(awaitEvent(TetherEvent.Kind.NODE_ALIVE, 7001).detail())
+        .isEqualTo("probe call after ejection succeeded; 1 ejection(s) in a row forgotten");
+    assertThat(onControl(() -> detector.isOnProbation(sick))).isFalse();
 
     finish(sick, true, 3);
     assertThat(host.clock.pendingDelays()).containsExactly(Duration.ofSeconds(10));
@@ -132,8 +158,20 @@ class OutlierDetectorTest {
 
     finish(sick, true, 1);
 
-    assertThat(standing(sick)).isEqualTo(OutlierDetector.Standing.EJECTED);
+    assertThat(health(sick)).isEqualTo(NodeHealth.EJECTED);
     assertThat(host.clock.pendingDelays()).containsExactly(Duration.ofSeconds(20));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                host.events.stream()
+                    .anyMatch(
+                        e ->
+                            e.kind() == TetherEvent.Kind.NODE_EJECTED
+                                && e.detail()
+                                    .equals(
+                                        "ejected for 20000 ms: its probe call after the ejection"
+                                            + " failed (ejection 2 in a row; 1 of 4 nodes out)")));
   }
 
   @Test
@@ -143,10 +181,9 @@ class OutlierDetectorTest {
     }
 
     assertThat(nodes)
-        .extracting(this::standing)
+        .extracting(this::health)
         .containsExactly(
-            OutlierDetector.Standing.EJECTED, OutlierDetector.Standing.EJECTED,
-            OutlierDetector.Standing.IN_ROTATION, OutlierDetector.Standing.IN_ROTATION);
+            NodeHealth.EJECTED, NodeHealth.EJECTED, NodeHealth.UNKNOWN, NodeHealth.UNKNOWN);
   }
 
   @Test
@@ -157,40 +194,30 @@ class OutlierDetectorTest {
     // Three nodes left, none ejected: one of them may go.
     finish(nodes.get(2), true, 3);
 
-    assertThat(standing(nodes.get(2))).isEqualTo(OutlierDetector.Standing.EJECTED);
+    assertThat(health(nodes.get(2))).isEqualTo(NodeHealth.EJECTED);
     assertThat(host.clock.pendingDelays()).hasSize(1);
   }
 
   @Test
-  void aDeadNodeIsNotEjectedItsSupervisorAlreadyTookItOut() {
+  void deadNodeCannotBeEjectedItsSupervisorAlreadyTookItOut() {
     Node dead = nodes.get(0);
-    host.control.execute(() -> dead.becomes(Node.Health.DEAD));
+    host.control.execute(() -> dead.moveTo(NodeHealth.DEAD, "connection refused", null));
 
     finish(dead, true, 3);
 
-    assertThat(standing(dead)).isEqualTo(OutlierDetector.Standing.IN_ROTATION);
+    assertThat(health(dead)).isEqualTo(NodeHealth.DEAD);
+    assertThat(changes).containsExactly("7001 DEAD");
+    assertThat(host.clock.pendingDelays()).isEmpty();
   }
 
   @Test
-  void tooLowASuccessRateEjectsWithoutAStreak() {
+  void tooLowASuccessRateEjectsWithoutAStreakAndSaysWhichRate() {
     FakeNodeHost strict =
         new FakeNodeHost(
-            new dev.tether.client.EjectionPolicy(
-                100, 0.5, 10, Duration.ofSeconds(10), Duration.ofSeconds(40), 0.5));
+            new EjectionPolicy(100, 0.5, 10, Duration.ofSeconds(10), Duration.ofSeconds(40), 0.5));
+    OutlierDetector rated = new OutlierDetector(strict);
     List<String> seen = new ArrayList<>();
-    OutlierDetector rated =
-        new OutlierDetector(
-            strict, (n, previous, next) -> seen.add(n.endpoint().port() + " " + next));
-    List<Node> pair = new ArrayList<>();
-    strict.control.execute(
-        () -> {
-          for (int port : new int[] {7001, 7002}) {
-            var candidate = ScriptedSupervisors.candidate(port);
-            Node n = new Node(candidate, strict.supervisor(candidate, ""));
-            rated.add(n);
-            pair.add(n);
-          }
-        });
+    List<Node> pair = group(strict, rated, seen, 2);
     Node flaky = pair.get(0);
 
     for (int i = 0; i < 4; i++) {
@@ -202,5 +229,17 @@ class OutlierDetectorTest {
     rated.onCallFinished(flaky, true, false, strict.clock.nanoTime());
 
     assertThat(seen).containsExactly("7001 EJECTED");
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                strict.events.stream()
+                    .anyMatch(
+                        e ->
+                            e.kind() == TetherEvent.Kind.NODE_EJECTED
+                                && e.detail()
+                                    .startsWith(
+                                        "ejected for 10000 ms: only 4 of its last 10 calls"
+                                            + " succeeded")));
   }
 }

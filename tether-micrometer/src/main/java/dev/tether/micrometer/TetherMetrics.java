@@ -41,7 +41,7 @@ public final class TetherMetrics implements AutoCloseable {
 
   /** Node health values core reports; one gauge each, so a health that is absent reads 0. */
   static final List<String> HEALTHS =
-      List.of("ALIVE", "DEAD", "INCOMPATIBLE", "EJECTED", "UNKNOWN");
+      List.of("ALIVE", "DEAD", "INCOMPATIBLE", "EJECTED", "PROBING", "UNKNOWN");
 
   private final MeterRegistry registry;
   private final List<Meter> meters = new ArrayList<>();

@@ -14,6 +14,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -103,6 +104,12 @@ class TetherMetricsTest {
                 assertThat(
                         registry.get("tether.client.nodes").tag("health", "ALIVE").gauge().value())
                     .isEqualTo(1);
+                // Every health core reports has its gauge, at 0 while no node is in it.
+                for (String health : List.of("DEAD", "INCOMPATIBLE", "EJECTED", "PROBING")) {
+                  assertThat(
+                          registry.get("tether.client.nodes").tag("health", health).gauge().value())
+                      .isZero();
+                }
                 assertThat(registry.get("tether.client.call.latency").timer().count()).isPositive();
               });
     } finally {

@@ -16,14 +16,16 @@ import org.springframework.boot.actuate.health.Health;
 import org.springframework.boot.actuate.health.HealthIndicator;
 
 /**
- * DOWN when a node group of a load-balanced client bean has nodes and none of them is ALIVE; UP
- * otherwise. A group is the endpoints of one {@code tether.clients.<bean>} with {@code
- * load-balancing} set; its nodes appear once it made its first call. Details count each group's
- * nodes by health, and the server's state when the context has one (DRAINING once the context
- * closes; the status stays as the groups make it, since the drain is the shutdown itself).
+ * DOWN when a node group of a load-balanced client bean has nodes and none of them takes calls
+ * (ALIVE, or PROBING: back after an ejection); UP otherwise. A group is the endpoints of one {@code
+ * tether.clients.<bean>} with {@code load-balancing} set; its nodes appear once it made its first
+ * call. Details count each group's nodes by health, and the server's state when the context has one
+ * (DRAINING once the context closes; the status stays as the groups make it, since the drain is the
+ * shutdown itself).
  */
 public final class TetherHealthIndicator implements HealthIndicator {
-  private static final String ALIVE = "ALIVE";
+  /** The node healths that take calls. */
+  private static final Set<String> SERVING = Set.of("ALIVE", "PROBING");
 
   private final Tether tether;
 
@@ -53,7 +55,7 @@ public final class TetherHealthIndicator implements HealthIndicator {
     Health.Builder health = Health.up();
     for (Map.Entry<String, Set<String>> group : groups.entrySet()) {
       Map<String, Integer> byHealth = countByHealth(status.nodes(), group.getValue());
-      if (!byHealth.isEmpty() && !byHealth.containsKey(ALIVE)) {
+      if (!byHealth.isEmpty() && byHealth.keySet().stream().noneMatch(SERVING::contains)) {
         health.down();
       }
       health.withDetail(group.getKey(), byHealth);
