@@ -110,7 +110,8 @@ public final class TetherServer implements AutoCloseable {
         settings.maxFrameSize(),
         settings.maxConcurrentRequests(),
         t == null ? "" : t.primary(),
-        t == null ? List.of() : t.alternates());
+        t == null ? List.of() : t.alternates(),
+        t == null ? 0 : t.epoch());
   }
 
   /**
