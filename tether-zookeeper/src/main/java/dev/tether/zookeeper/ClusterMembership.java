@@ -53,6 +53,13 @@ public final class ClusterMembership implements AutoCloseable {
   private boolean connected = true;
 
   /**
+   * Whether the participants' cache holds every node yet; refresher thread only. Before, it may
+   * hold a young node without the older ones, whose view would name the wrong primary under an
+   * epoch too high to take back.
+   */
+  private boolean loaded;
+
+  /**
    * Whether this member stepped down as primary since it last entered the election; refresher
    * thread only.
    */
@@ -93,6 +100,7 @@ public final class ClusterMembership implements AutoCloseable {
         .addListener(
             CuratorCacheListener.builder()
                 .forAll((type, before, after) -> onRefresher(this::refresh))
+                .forInitialized(() -> onRefresher(this::cacheLoaded))
                 .build());
     client.getConnectionStateListenable().addListener(connectionWatch);
     try {
@@ -180,8 +188,13 @@ public final class ClusterMembership implements AutoCloseable {
     refresh();
   }
 
+  private void cacheLoaded() {
+    loaded = true;
+    refresh();
+  }
+
   private void refresh() {
-    if (!connected) {
+    if (!connected || !loaded) {
       return;
     }
     Topology t = ElectedView.of(electionPath, participants.stream().toList());
