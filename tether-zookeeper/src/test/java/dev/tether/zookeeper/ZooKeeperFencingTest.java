@@ -12,10 +12,13 @@ import dev.tether.testkit.FaultProxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,7 +36,12 @@ class ZooKeeperFencingTest {
   /** Only a bound on waits. */
   private static final Duration PATIENCE = Duration.ofSeconds(10);
 
-  private final TestingCluster ensemble = LoopbackZooKeeper.cluster(3);
+  /** One ensemble for the class (starting one costs seconds); each test elects its own cluster. */
+  private static TestingCluster ensemble;
+
+  private static final AtomicInteger clusters = new AtomicInteger();
+
+  private final String cluster = "orders-" + clusters.incrementAndGet();
   private final KvServers kv = new KvServers();
   private final List<Member> members = new ArrayList<>();
   private final Tether tether = Tether.create();
@@ -70,8 +78,7 @@ class ZooKeeperFencingTest {
               .sessionTimeout(SESSION)
               .connectionTimeout(Duration.ofSeconds(2))
               .build();
-      members.add(
-          new Member(name, server, links, registry, registry.joinCluster(server, "orders")));
+      members.add(new Member(name, server, links, registry, registry.joinCluster(server, cluster)));
     }
   }
 
@@ -83,6 +90,15 @@ class ZooKeeperFencingTest {
       m.registry().close();
     }
     kv.close();
+  }
+
+  @BeforeAll
+  static void startEnsemble() {
+    ensemble = LoopbackZooKeeper.cluster(3);
+  }
+
+  @AfterAll
+  static void stopEnsemble() throws Exception {
     ensemble.close();
   }
 
