@@ -45,6 +45,7 @@ public final class TetherServer implements AutoCloseable {
   private volatile boolean started;
   private volatile Topology topology;
   private final ShutdownStartingActions shutdownStarting = new ShutdownStartingActions();
+  private final ShutdownStartingActions closing = new ShutdownStartingActions();
 
   private TetherServer(ServerSettings s) {
     this.settings = s;
@@ -110,7 +111,8 @@ public final class TetherServer implements AutoCloseable {
         settings.maxFrameSize(),
         settings.maxConcurrentRequests(),
         t == null ? "" : t.primary(),
-        t == null ? List.of() : t.alternates());
+        t == null ? List.of() : t.alternates(),
+        t == null ? 0 : t.epoch());
   }
 
   /**
@@ -184,6 +186,15 @@ public final class TetherServer implements AutoCloseable {
   }
 
   /**
+   * Runs {@code action} when {@link #close()} is first called, before the connections drop, so a
+   * registry can give up what the server held (its cluster leadership). Same rules as {@link
+   * #onShutdownStarting}.
+   */
+  public void onClosing(Runnable action) {
+    closing.add(action);
+  }
+
+  /**
    * Builds a new TLS context from the same configuration (PEM files are read again, so a renewed
    * certificate or CA takes effect) and uses it for connections accepted from now on; open
    * connections go on with theirs. A configuration that no longer builds throws {@link
@@ -240,6 +251,7 @@ public final class TetherServer implements AutoCloseable {
   /** Drops every connection at once, without draining, and frees threads. */
   @Override
   public void close() {
+    closing.runOnce(serverId);
     runtime.close();
   }
 

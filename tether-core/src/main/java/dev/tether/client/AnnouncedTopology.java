@@ -19,15 +19,16 @@ final class AnnouncedTopology {
   }
 
   /**
-   * Replaces the view with the one a frame announced ({@code ""} primary: none); true when it
-   * changed.
+   * Replaces the view with the one a frame announced ({@code ""} primary: none) from the election
+   * {@code epoch} (0: none); true when it changed. The server's word stands even when its epoch is
+   * older: the runtime's views decide which server to believe.
    *
    * @throws ProtocolException when the view is not in endpoint grammar
    */
-  boolean replaceWith(String primary, List<String> alternates, String frame) {
+  boolean replaceWith(String primary, List<String> alternates, long epoch, String frame) {
     Topology next;
     try {
-      next = primary.isEmpty() ? null : Topology.of(primary, alternates);
+      next = primary.isEmpty() ? null : new Topology(primary, alternates, epoch);
     } catch (RuntimeException e) {
       throw new ProtocolException(
           frame + ": cluster view is not in endpoint grammar: " + e.getMessage());
@@ -42,8 +43,10 @@ final class AnnouncedTopology {
   /** The view in words, for the TOPOLOGY_CHANGED event. */
   String describe() {
     Topology t = current;
-    return t == null
-        ? "no cluster view"
-        : "primary " + t.primary() + ", alternates " + t.alternates();
+    if (t == null) {
+      return "no cluster view";
+    }
+    String view = "primary " + t.primary() + ", alternates " + t.alternates();
+    return t.epoch() == 0 ? view : view + ", epoch " + t.epoch();
   }
 }

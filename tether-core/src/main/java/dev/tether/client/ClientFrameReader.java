@@ -58,7 +58,8 @@ final class ClientFrameReader extends ChannelInboundHandlerAdapter {
     if (msg instanceof Response r) {
       connection.onResponse(r.requestId(), r.status(), r.metadata(), r.body());
     } else if (msg instanceof Welcome w) {
-      if (connection.isHandshaking() && learn(ctx, w.primary(), w.alternates(), "WELCOME")) {
+      if (connection.isHandshaking()
+          && learn(ctx, w.primary(), w.alternates(), w.epoch(), "WELCOME")) {
         connection.handleWelcome(w);
       }
     } else if (msg instanceof Ping p) {
@@ -72,7 +73,7 @@ final class ClientFrameReader extends ChannelInboundHandlerAdapter {
       onGoAway(ctx, g);
     } else if (msg instanceof TopologyUpdate t) {
       // The server's view changed while connected: keep it, and let the runtime apply it now.
-      if (learn(ctx, t.primary(), t.alternates(), "TOPOLOGY")) {
+      if (learn(ctx, t.primary(), t.alternates(), t.epoch(), "TOPOLOGY")) {
         runtime.onTopologyAnnounced(connection);
       }
     } else if (!(msg instanceof Pong)) {
@@ -129,9 +130,13 @@ final class ClientFrameReader extends ChannelInboundHandlerAdapter {
    * grammar is a protocol error: the connection closes with GOAWAY, and false is returned.
    */
   private boolean learn(
-      ChannelHandlerContext ctx, String primary, List<String> alternates, String frame) {
+      ChannelHandlerContext ctx,
+      String primary,
+      List<String> alternates,
+      long epoch,
+      String frame) {
     try {
-      if (topology.replaceWith(primary, alternates, frame)) {
+      if (topology.replaceWith(primary, alternates, epoch, frame)) {
         runtime
             .events()
             .emit(

@@ -22,15 +22,31 @@ import java.util.WeakHashMap;
  * does not go to it forget it, so their next call finds the new primary (calls in flight finish
  * where they are; sessions keep their own connection).
  *
+ * <p>Each view carries its election's epoch, and a view never gives way to one of a smaller epoch:
+ * a deposed primary that has not heard yet, or a member that lags, cannot draw proxies back, and
+ * when members announce different views the highest wins. Views of the same epoch replace each
+ * other as they arrive (how the alternates of one election change, and how views from no election,
+ * all of epoch 0, behave).
+ *
  * <p>The views belong to the runtime's control executor: every write runs there (a write from
  * another thread hops), and readers on any thread read the immutable map it last published.
  */
 final class TopologyViews {
   /**
-   * A learned failover order and the connection it came from, whose later announcements replace it.
-   * The source is kept only until another connection's view replaces the entry.
+   * A learned failover order, its election's epoch, and the connection it came from, whose later
+   * announcements replace it. The source is kept only until another connection's view replaces the
+   * entry.
    */
-  private record View(List<Endpoint> order, RequestChannel source) {}
+  private record View(List<Endpoint> order, long epoch, RequestChannel source) {
+    View(Topology announced, RequestChannel source) {
+      this(announced.failoverOrder(), announced.epoch(), source);
+    }
+
+    /** True when {@code next} may replace this view: it comes from this election or a later one. */
+    boolean yieldsTo(View next) {
+      return next.epoch() >= epoch;
+    }
+  }
 
   private final SerialExecutor control;
 
@@ -69,22 +85,28 @@ final class TopologyViews {
     if (t == null) {
       return failoverOrder(seeds);
     }
-    View learned = new View(t.failoverOrder(), connection);
+    View learned = new View(t, connection);
+    View now = views.get(seeds);
+    if (now != null && !now.yieldsTo(learned)) {
+      // An older election's view: the one in force stays.
+      return now.order();
+    }
     onControl(() -> put(seeds, learned));
     return learned.order();
   }
 
   /**
    * {@code connection}'s server announced a new view while connected: every view learned from that
-   * connection takes it. A server that now announces none leaves the views as they are, as a
-   * WELCOME without a view does. Any thread.
+   * connection takes it, and so does every view naming its server when the news is an elected view
+   * (epoch above 0); a view of a later election stays. A server that now announces none leaves the
+   * views as they are, as a WELCOME without a view does. Any thread.
    */
   void relearn(RequestChannel connection) {
     onControl(
         () -> {
           Topology t = connection.topology();
           if (t != null) {
-            replaceFrom(connection, t.failoverOrder());
+            replaceFrom(connection, t);
           }
         });
   }
@@ -129,21 +151,32 @@ final class TopologyViews {
   private void put(List<Endpoint> seeds, View v) {
     control.assertInExecutor();
     Map<List<Endpoint>, View> next = new HashMap<>(views);
-    View before = next.put(seeds, v);
+    View before = next.get(seeds);
+    if (before != null && !before.yieldsTo(v)) {
+      // A later election's view arrived between the caller's check and this turn.
+      return;
+    }
+    next.put(seeds, v);
     publish(next, before == null ? Map.of() : Map.of(seeds, before));
   }
 
-  private void replaceFrom(RequestChannel connection, List<Endpoint> order) {
+  private void replaceFrom(RequestChannel connection, Topology announced) {
     control.assertInExecutor();
+    View news = new View(announced, connection);
     Map<List<Endpoint>, View> next = new HashMap<>(views);
     Map<List<Endpoint>, View> replaced = new HashMap<>();
     next.replaceAll(
         (seeds, v) -> {
-          if (v.source() != connection) {
+          // An elected view counts from any member, not only the one whose connection taught the
+          // view: a primary stepping down must reach every proxy that follows it, and the epoch
+          // keeps a lagging member from undoing that. A view of no election has no such guard.
+          boolean concerned =
+              v.source() == connection || (news.epoch() > 0 && !isOutside(v.order(), connection));
+          if (!concerned || !v.yieldsTo(news)) {
             return v;
           }
           replaced.put(seeds, v);
-          return new View(order, connection);
+          return news;
         });
     publish(next, replaced);
   }

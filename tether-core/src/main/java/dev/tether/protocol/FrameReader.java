@@ -127,6 +127,7 @@ public final class FrameReader {
     int maxConcurrentRequests = readVarint32(in, "WELCOME.maxConcurrentRequests");
     String primary = readString(in, "WELCOME.primary");
     List<String> alternates = readStrings(in, "WELCOME.alternates");
+    long epoch = readEpoch(in, "WELCOME.epoch");
     requireEnd(in, FrameType.WELCOME);
     return new Welcome(
         serverId,
@@ -135,14 +136,31 @@ public final class FrameReader {
         maxFrameSize,
         maxConcurrentRequests,
         primary,
-        alternates);
+        alternates,
+        epoch);
   }
 
   private static TopologyUpdate readTopology(ByteBuf in) {
     String primary = readString(in, "TOPOLOGY.primary");
     List<String> alternates = readStrings(in, "TOPOLOGY.alternates");
+    long epoch = readEpoch(in, "TOPOLOGY.epoch");
     requireEnd(in, FrameType.TOPOLOGY);
-    return new TopologyUpdate(primary, alternates);
+    return new TopologyUpdate(primary, alternates, epoch);
+  }
+
+  /**
+   * The optional last field of a view (protocol 1.4): absent (0) from older servers and for a view
+   * no election made; present, it is positive.
+   */
+  private static long readEpoch(ByteBuf in, String field) {
+    if (!in.isReadable()) {
+      return 0;
+    }
+    long epoch = readVarint64(in, field);
+    if (epoch <= 0) {
+      throw new ProtocolException(field + ": must be positive when present, got " + epoch);
+    }
+    return epoch;
   }
 
   private static Request readRequest(

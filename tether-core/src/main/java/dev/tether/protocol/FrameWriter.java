@@ -15,7 +15,6 @@ import static dev.tether.protocol.PayloadWriter.writeVarint64;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -109,8 +108,7 @@ public final class FrameWriter {
       case PING, PONG -> 8;
       case GOAWAY -> 1 + 4 + stringSize(((GoAway) frame).message());
       case BATCH -> batchSize((Batch) frame);
-      case TOPOLOGY ->
-          topologySize(((TopologyUpdate) frame).primary(), ((TopologyUpdate) frame).alternates());
+      case TOPOLOGY -> topologySize((TopologyUpdate) frame);
       case STREAM_ITEM, STREAM_CREDIT, STREAM_END -> StreamFrames.payloadSize(frame);
     };
   }
@@ -122,16 +120,19 @@ public final class FrameWriter {
             + varint32Size(welcome.heartbeatMillis())
             + 4
             + varint32Size(welcome.maxConcurrentRequests());
-    return size + topologySize(welcome.primary(), welcome.alternates());
+    return size + topologySize(TopologyUpdate.of(welcome));
   }
 
-  /** WELCOME's tail and TOPOLOGY's payload: primary, then the alternates. */
-  private static long topologySize(String primary, List<String> alternates) {
-    long size = stringSize(primary) + varint32Size(alternates.size());
-    for (String alternate : alternates) {
+  /**
+   * WELCOME's tail and TOPOLOGY's payload: primary, the alternates, then the epoch when there is
+   * one (protocol 1.4; absent for 0).
+   */
+  private static long topologySize(TopologyUpdate view) {
+    long size = stringSize(view.primary()) + varint32Size(view.alternates().size());
+    for (String alternate : view.alternates()) {
       size += stringSize(alternate);
     }
-    return size;
+    return view.epoch() == 0 ? size : size + varint64Size(view.epoch());
   }
 
   private static long requestSize(Request request) {
@@ -165,9 +166,7 @@ public final class FrameWriter {
       case PONG -> out.writeLong(((Pong) frame).data());
       case GOAWAY -> writeGoAway((GoAway) frame, out);
       case BATCH -> writeBatch((Batch) frame, out);
-      case TOPOLOGY ->
-          writeTopology(
-              ((TopologyUpdate) frame).primary(), ((TopologyUpdate) frame).alternates(), out);
+      case TOPOLOGY -> writeTopology((TopologyUpdate) frame, out);
       case STREAM_ITEM, STREAM_CREDIT, STREAM_END -> StreamFrames.writePayload(frame, out);
     }
   }
@@ -184,14 +183,18 @@ public final class FrameWriter {
     out.writeInt(requireFrameSizeLimit(welcome.maxFrameSize(), "WELCOME.maxFrameSize"));
     writeVarint32(
         out, requireNonNegative(welcome.maxConcurrentRequests(), "WELCOME.maxConcurrentRequests"));
-    writeTopology(welcome.primary(), welcome.alternates(), out);
+    writeTopology(TopologyUpdate.of(welcome), out);
   }
 
-  private static void writeTopology(String primary, List<String> alternates, ByteBuf out) {
-    writeString(out, primary);
-    writeVarint32(out, alternates.size());
-    for (String alternate : alternates) {
+  private static void writeTopology(TopologyUpdate view, ByteBuf out) {
+    writeString(out, view.primary());
+    writeVarint32(out, view.alternates().size());
+    for (String alternate : view.alternates()) {
       writeString(out, alternate);
+    }
+    if (view.epoch() != 0) {
+      // Only a 1.4 peer is sent a view with an epoch (the server strips it for older ones).
+      writeVarint64(out, view.epoch());
     }
   }
 

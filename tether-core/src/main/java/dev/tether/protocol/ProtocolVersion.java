@@ -11,9 +11,10 @@ public final class ProtocolVersion {
    * 1.1 added capability bits in the preface and compressed bodies (docs/protocol.md 2.4) and the
    * TOPOLOGY frame, sent only to peers whose preface announced minor 1 or later; 1.2 the GOAWAY
    * reason MAX_AGE, and reads a reason code it does not know as SHUTDOWN; 1.3 streams (the REQUEST
-   * flags STREAM, BIDI, RESUME and the frames STREAM_ITEM, STREAM_CREDIT, STREAM_END).
+   * flags STREAM, BIDI, RESUME and the frames STREAM_ITEM, STREAM_CREDIT, STREAM_END); 1.4 the
+   * election epoch at the end of the cluster view in WELCOME and TOPOLOGY.
    */
-  public static final int MINOR = 3;
+  public static final int MINOR = 4;
 
   /**
    * The minor version from which a peer may be sent what 1.1 added (the TOPOLOGY frame, the
@@ -31,6 +32,12 @@ public final class ProtocolVersion {
    * The minor version from which a peer may be sent a stream opening; an older server refuses it.
    */
   public static final int FIRST_MINOR_OF_1_3 = 3;
+
+  /**
+   * The minor version from which a peer may be sent a cluster view's epoch; an older client would
+   * take the extra field for trailing bytes, so its views go without it.
+   */
+  public static final int FIRST_MINOR_OF_1_4 = 4;
 
   /** Bytes in a preface: magic, major, minor, two reserved. */
   public static final int PREFACE_LENGTH = 8;

@@ -84,10 +84,11 @@ final class ServerHandshake {
    */
   Peer welcome(ChannelHandlerContext ctx, Welcome welcome, String clientId) {
     readClientVersion(ctx);
-    announcedTopology = TopologyUpdate.of(welcome);
+    Welcome readable = readsEpochs() ? welcome : welcome.withoutEpoch();
+    announcedTopology = TopologyUpdate.of(readable);
     ByteBuf out = ctx.alloc().ioBuffer(128);
     FrameWriter.writePreface(out, compression.capabilities());
-    FrameWriter.encode(welcome, out);
+    FrameWriter.encode(readable, out);
     ctx.writeAndFlush(out, ctx.voidPromise());
     return new Peer(ctx.channel().remoteAddress(), verifiedChain, clientId);
   }
@@ -118,7 +119,7 @@ final class ServerHandshake {
     if (!speaks1Dot1()) {
       return null;
     }
-    TopologyUpdate now = TopologyUpdate.of(current);
+    TopologyUpdate now = TopologyUpdate.of(readsEpochs() ? current : current.withoutEpoch());
     if (now.equals(announcedTopology)) {
       return null;
     }
@@ -129,6 +130,11 @@ final class ServerHandshake {
   /** True when the client reads GOAWAY(MAX_AGE) (protocol 1.2 on); read after HELLO. */
   boolean knowsMaxAge() {
     return clientMinorVersion >= ProtocolVersion.FIRST_MINOR_OF_1_2;
+  }
+
+  /** True when the client reads a cluster view's epoch (protocol 1.4 on); read after HELLO. */
+  private boolean readsEpochs() {
+    return clientMinorVersion >= ProtocolVersion.FIRST_MINOR_OF_1_4;
   }
 
   private boolean speaks1Dot1() {

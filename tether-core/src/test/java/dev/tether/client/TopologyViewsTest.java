@@ -161,6 +161,75 @@ class TopologyViewsTest {
     assertThat(binding.cachedConnection()).isNull();
   }
 
+  @Test
+  void aViewOfAnOlderElectionNeverReplacesTheOneInForce() {
+    views.learn(SEEDS, ScriptedChannel.to(7002).connects(elected(7002, 8)));
+    ScriptedChannel lagging = ScriptedChannel.to(7001).connects(elected(7001, 6));
+
+    assertThat(views.learn(SEEDS, lagging)).extracting(Endpoint::port).containsExactly(7002, 7001);
+    lagging.announces(elected(7001, 7));
+    views.relearn(lagging);
+
+    assertThat(views.failoverOrder(SEEDS)).extracting(Endpoint::port).containsExactly(7002, 7001);
+  }
+
+  @Test
+  void whenMembersAnnounceDifferentViewsTheHighestEpochWins() {
+    views.learn(SEEDS, ScriptedChannel.to(7001).connects(elected(7001, 4)));
+    views.learn(SEEDS, ScriptedChannel.to(7002).connects(elected(7002, 10)));
+    views.learn(SEEDS, ScriptedChannel.to(7003).connects(elected(7003, 6)));
+
+    assertThat(views.failoverOrder(SEEDS)).first().extracting(Endpoint::port).isEqualTo(7002);
+  }
+
+  @Test
+  void aViewOfNoElectionDoesNotReplaceAnElectedOne() {
+    views.learn(SEEDS, ScriptedChannel.to(7001).connects(elected(7001, 4)));
+
+    views.learn(SEEDS, ScriptedChannel.to(7002).connects(VIEW));
+
+    assertThat(views.failoverOrder(SEEDS)).first().extracting(Endpoint::port).isEqualTo(7001);
+  }
+
+  @Test
+  void aPrimarySteppingDownMovesItsFollowersEvenWhenAnotherMemberTaughtTheView() {
+    views.learn(SEEDS, ScriptedChannel.to(7002).connects(elected(7001, 4)));
+    ScriptedChannel toPrimary = ScriptedChannel.to(7001).connects(elected(7001, 4));
+    ProxyBinding binding = new ProxyBinding(null, null);
+    binding.cache(toPrimary, false);
+    views.follow(SEEDS, binding, toPrimary, views.failoverOrder(SEEDS));
+
+    // Unsure it still leads, the primary announces the view without itself, one epoch up.
+    toPrimary.announces(
+        new Topology("tcp -h 127.0.0.1 -p 7002", List.of("tcp -h 127.0.0.1 -p 7003"), 5));
+    views.relearn(toPrimary);
+
+    assertThat(binding.cachedConnection()).isNull();
+    assertThat(views.failoverOrder(SEEDS)).extracting(Endpoint::port).containsExactly(7002, 7003);
+  }
+
+  @Test
+  void aMemberThatHasNotHeardCannotDrawProxiesBackToAPrimaryThatSteppedDown() {
+    ScriptedChannel toPrimary = ScriptedChannel.to(7001).connects(elected(7001, 4));
+    views.learn(SEEDS, toPrimary);
+    toPrimary.announces(new Topology("tcp -h 127.0.0.1 -p 7002", List.of(), 5));
+    views.relearn(toPrimary);
+
+    List<Endpoint> order = views.learn(SEEDS, ScriptedChannel.to(7002).connects(elected(7001, 4)));
+
+    assertThat(order).extracting(Endpoint::port).containsExactly(7002);
+    assertThat(views.failoverOrder(SEEDS)).extracting(Endpoint::port).containsExactly(7002);
+  }
+
+  /**
+   * The view of the election {@code epoch}: {@code primary} first, then the others of 7001-7002.
+   */
+  private static Topology elected(int primary, long epoch) {
+    int other = primary == 7001 ? 7002 : 7001;
+    return new Topology(
+        "tcp -h 127.0.0.1 -p " + primary, List.of("tcp -h 127.0.0.1 -p " + other), epoch);
+  }
+
   /** A proxy's binding that cached {@code c} under VIEW and follows its primary from now on. */
   private ProxyBinding followingOn(ScriptedChannel c) {
     ProxyBinding binding = new ProxyBinding(null, null);

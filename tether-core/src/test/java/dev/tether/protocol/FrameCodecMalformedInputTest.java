@@ -126,7 +126,8 @@ class FrameCodecMalformedInputTest {
             .u32(1024)
             .varint(1)
             .string("")
-            .varint(0),
+            .varint(0)
+            .varint(7),
         RawFrame.of(5, 0, 1),
         RawFrame.of(FrameType.PING).u64(1),
         RawFrame.of(FrameType.PONG).u64(1),
@@ -138,6 +139,12 @@ class FrameCodecMalformedInputTest {
   @MethodSource("fixedLayoutsWithATrailingByte")
   void trailingBytesAfterAFixedLayoutPayloadAreRejected(RawFrame frame) {
     decoding(frame.u8(0)).hasMessageEndingWith(": 1 trailing bytes after the payload");
+  }
+
+  @Test
+  void anEpochOfZeroOnTheWireIsRejected() {
+    decoding(RawFrame.of(FrameType.TOPOLOGY).string("tcp -h b -p 1").varint(0).varint(0))
+        .hasMessage("TOPOLOGY.epoch: must be positive when present, got 0");
   }
 
   @Test

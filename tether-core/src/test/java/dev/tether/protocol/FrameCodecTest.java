@@ -59,7 +59,7 @@ class FrameCodecTest {
 
     FrameWriter.writePreface(out);
 
-    assertThat(ByteBufUtil.hexDump(out)).isEqualTo("5445544801030000");
+    assertThat(ByteBufUtil.hexDump(out)).isEqualTo("5445544801040000");
   }
 
   @Test
@@ -68,7 +68,7 @@ class FrameCodecTest {
 
     FrameWriter.writePreface(out, BodyCompression.ZSTD);
 
-    assertThat(ByteBufUtil.hexDump(out)).isEqualTo("5445544801030001");
+    assertThat(ByteBufUtil.hexDump(out)).isEqualTo("5445544801040001");
   }
 
   @Test
@@ -101,6 +101,51 @@ class FrameCodecTest {
     assertThat(ByteBufUtil.hexDump(out))
         .isEqualTo(
             "00000015" + "0a" + "00" + "00000000" + "0d" + "746370202d682062202d702031" + "00");
+  }
+
+  @Test
+  void topologyWithAnEpochMatchesTheExampleInTheProtocolDocument() {
+    ByteBuf out = Unpooled.buffer();
+
+    FrameWriter.encode(new TopologyUpdate("tcp -h b -p 1", List.of(), 300), out);
+
+    assertThat(ByteBufUtil.hexDump(out))
+        .isEqualTo(
+            "00000017"
+                + "0a"
+                + "00"
+                + "00000000"
+                + "0d"
+                + "746370202d682062202d702031"
+                + "00"
+                + "ac02");
+  }
+
+  @Test
+  void aViewsEpochSurvivesTheRoundTripInWelcomeAndTopology() {
+    Welcome welcome =
+        new Welcome(
+            "s", "1.0", 1000, 1024, 8, "tcp -h a -p 1", List.of("tcp -h b -p 2"), 8_589_934_598L);
+    TopologyUpdate topology = new TopologyUpdate("tcp -h b -p 2", List.of(), 8_589_934_599L);
+    ByteBuf out = Unpooled.buffer();
+
+    FrameWriter.encode(welcome, out);
+    FrameWriter.encode(topology, out);
+
+    out.skipBytes(4);
+    assertThat(FrameReader.decode(out.readSlice(FrameWriter.encodedSize(welcome) - 4)))
+        .isEqualTo(welcome);
+    out.skipBytes(4);
+    assertThat(FrameReader.decode(out)).isEqualTo(topology);
+  }
+
+  @Test
+  void aViewWithoutAnEpochReadsAsEpochZeroAsFromAnOlderServer() {
+    ByteBuf out = Unpooled.buffer();
+    FrameWriter.encode(new TopologyUpdate("tcp -h b -p 1", List.of()), out);
+
+    out.skipBytes(4);
+    assertThat(((TopologyUpdate) FrameReader.decode(out)).epoch()).isZero();
   }
 
   @Test

@@ -88,4 +88,38 @@ class TopologyAnnouncementTest {
       assertThat(peer.send(RawPeer.frame(new Ping(6))).readFrames(2)).last().isEqualTo(new Pong(6));
     }
   }
+
+  @Test
+  void aClientOfProtocol14IsSentTheEpochInWelcomeAndTopology() throws IOException {
+    server.setTopology(BEFORE.withEpoch(40));
+    try (RawPeer peer = RawPeer.connect(server.endpoints().get(0).port())) {
+      assertThat(peer.send(RawPeer.handshake(4)).readFrames(1))
+          .singleElement()
+          .isInstanceOfSatisfying(Welcome.class, w -> assertThat(w.epoch()).isEqualTo(40));
+
+      server.setTopology(AFTER.withEpoch(41));
+      assertThat(server.status().connections()).isEqualTo(1);
+
+      assertThat(peer.readFrames(2))
+          .element(1)
+          .isEqualTo(new TopologyUpdate(AFTER.primary(), AFTER.alternates(), 41));
+    }
+  }
+
+  @Test
+  void aClientOlderThanProtocol14IsSentTheViewWithoutItsEpoch() throws IOException {
+    server.setTopology(BEFORE.withEpoch(40));
+    try (RawPeer peer = RawPeer.connect(server.endpoints().get(0).port())) {
+      assertThat(peer.send(RawPeer.handshake(3)).readFrames(1))
+          .singleElement()
+          .isInstanceOfSatisfying(Welcome.class, w -> assertThat(w.epoch()).isZero());
+
+      server.setTopology(AFTER.withEpoch(41));
+      assertThat(server.status().connections()).isEqualTo(1);
+
+      assertThat(peer.readFrames(2))
+          .element(1)
+          .isEqualTo(new TopologyUpdate(AFTER.primary(), AFTER.alternates()));
+    }
+  }
 }

@@ -4,41 +4,74 @@ import dev.tether.Endpoint;
 import dev.tether.TetherServer;
 import dev.tether.Topology;
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
-import org.apache.curator.framework.recipes.leader.Participant;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One server's place in a cluster's leader election (a Curator {@link LeaderLatch}). Whenever the
  * participants change, the server announces the topology: the leader's endpoint as primary, the
- * others as alternates in the order they would take over. Closing leaves the election.
+ * others as alternates in the order they would take over, with the election's epoch ({@link
+ * ElectedView}). A leader that loses its ZooKeeper connection stops naming itself primary before
+ * its session can expire; closing (or closing the server) leaves the election.
  */
 public final class ClusterMembership implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ClusterMembership.class);
 
   private final String cluster;
+  private final String electionPath;
+  private final String self;
   private final TetherServer server;
-  private final LeaderLatch latch;
+  private final CuratorFramework client;
   private final CuratorCache participants;
+  private final ConnectionStateListener connectionWatch = (c, state) -> onConnectionState(state);
+  private final AtomicBoolean closed = new AtomicBoolean();
 
-  /** Reads the participants off Curator's threads, one refresh at a time. */
+  /**
+   * Owns the announcement: every refresh, step-down and re-entry runs here, one at a time, off
+   * Curator's threads.
+   */
   private final ExecutorService refresher;
+
+  /** This member's entry in the election; replaced (on the refresher) when it re-enters. */
+  private volatile LeaderLatch latch;
+
+  /**
+   * Whether ZooKeeper answers this member now; refresher thread only. While it does not, the
+   * member's word on the election may be stale, so it announces nothing new.
+   */
+  private boolean connected = true;
+
+  /**
+   * Whether the participants' cache holds every node yet; refresher thread only. Before, it may
+   * hold a young node without the older ones, whose view would name the wrong primary under an
+   * epoch too high to take back.
+   */
+  private boolean loaded;
+
+  /**
+   * Whether this member stepped down as primary since it last entered the election; refresher
+   * thread only.
+   */
+  private boolean steppedDown;
 
   ClusterMembership(
       CuratorFramework client, String electionPath, String cluster, TetherServer server) {
     this.cluster = cluster;
+    this.electionPath = electionPath;
     this.server = server;
-    this.latch = new LeaderLatch(client, electionPath, announcedEndpoint(server));
+    this.client = client;
+    this.self = announcedEndpoint(server);
     this.participants = CuratorCache.build(client, electionPath);
     this.refresher =
         Executors.newSingleThreadExecutor(
@@ -62,26 +95,16 @@ public final class ClusterMembership implements AutoCloseable {
   }
 
   ClusterMembership start() {
-    latch.addListener(
-        new LeaderLatchListener() {
-          @Override
-          public void isLeader() {
-            scheduleRefresh();
-          }
-
-          @Override
-          public void notLeader() {
-            scheduleRefresh();
-          }
-        });
     participants
         .listenable()
         .addListener(
             CuratorCacheListener.builder()
-                .forAll((type, before, after) -> scheduleRefresh())
+                .forAll((type, before, after) -> onRefresher(this::refresh))
+                .forInitialized(() -> onRefresher(this::cacheLoaded))
                 .build());
+    client.getConnectionStateListenable().addListener(connectionWatch);
     try {
-      latch.start();
+      latch = enter();
     } catch (Exception e) {
       throw new IllegalStateException("cannot join the election of cluster " + cluster, e);
     }
@@ -89,53 +112,106 @@ public final class ClusterMembership implements AutoCloseable {
     return this;
   }
 
-  private void scheduleRefresh() {
+  /** A new node at the end of the election, whose leadership changes refresh the view. */
+  private LeaderLatch enter() throws Exception {
+    LeaderLatch entry = new LeaderLatch(client, electionPath, self);
+    entry.addListener(
+        new LeaderLatchListener() {
+          @Override
+          public void isLeader() {
+            onRefresher(ClusterMembership.this::refresh);
+          }
+
+          @Override
+          public void notLeader() {
+            onRefresher(ClusterMembership.this::refresh);
+          }
+        });
+    entry.start();
+    return entry;
+  }
+
+  private void onRefresher(Runnable task) {
     try {
-      refresher.execute(this::refresh);
-    } catch (RejectedExecutionException closed) {
+      refresher.execute(task);
+    } catch (RejectedExecutionException closing) {
       // Closing: the topology no longer matters.
     }
   }
 
-  private void refresh() {
-    try {
-      Topology t = topologyOf(latch.getParticipants());
-      if (t != null && !t.equals(server.topology())) {
-        server.setTopology(t);
-        log.info(
-            "cluster {}: server {} announces primary {}, alternates {}",
-            cluster,
-            server.serverId(),
-            t.primary(),
-            t.alternates());
-      }
-    } catch (Exception e) {
-      // ZooKeeper unreachable: keep announcing the last topology; the next change refreshes again.
-      log.debug("cluster {}: participants unreadable now", cluster, e);
+  private void onConnectionState(ConnectionState state) {
+    if (state == ConnectionState.SUSPENDED || state == ConnectionState.LOST) {
+      onRefresher(this::stepDown);
+    } else if (state.isConnected()) {
+      onRefresher(this::reconnected);
     }
   }
 
   /**
-   * Leader first, then the others in election order; one entry per endpoint; null with no leader.
+   * ZooKeeper stopped answering: the session may expire, and another member lead, before this one
+   * hears. A primary names the next in line instead, one epoch up, so that clients leave it now.
    */
-  static Topology topologyOf(java.util.Collection<Participant> inOrder) {
-    String primary = null;
-    List<String> alternates = new ArrayList<>();
-    for (Participant p : inOrder) {
-      if (p.isLeader() && primary == null && !p.getId().isEmpty()) {
-        primary = p.getId();
+  private void stepDown() {
+    connected = false;
+    Topology stepped = ElectedView.steppedDown(server.topology(), self);
+    if (stepped == null) {
+      return;
+    }
+    steppedDown = true;
+    server.setTopology(stepped);
+    log.warn(
+        "cluster {}: server {} lost ZooKeeper and no longer names itself primary; announces"
+            + " primary {} (epoch {})",
+        cluster,
+        server.serverId(),
+        stepped.primary(),
+        stepped.epoch());
+  }
+
+  /**
+   * ZooKeeper answers again. A member that stepped down may still hold the first node (its session
+   * lived), but its clients have left and its old epoch now ranks below its own step-down: it
+   * leaves and re-enters at the end, so the next in line leads under a later epoch.
+   */
+  private void reconnected() {
+    connected = true;
+    if (steppedDown) {
+      steppedDown = false;
+      LeaderLatch old = latch;
+      try {
+        latch = enter();
+      } catch (Exception e) {
+        log.warn("cluster {}: could not re-enter the election", cluster, e);
       }
+      leave(old);
     }
-    if (primary == null) {
-      return null;
+    refresh();
+  }
+
+  private void cacheLoaded() {
+    loaded = true;
+    refresh();
+  }
+
+  private void refresh() {
+    if (!connected || !loaded) {
+      return;
     }
-    for (Participant p : inOrder) {
-      // A participant whose node was just created may not carry its id yet.
-      if (!p.getId().isEmpty() && !p.getId().equals(primary) && !alternates.contains(p.getId())) {
-        alternates.add(p.getId());
-      }
+    Topology t = ElectedView.of(electionPath, participants.stream().toList());
+    Topology now = server.topology();
+    // Never below what this member announced: its own view from before it stepped down would be
+    // older news than the step-down.
+    if (t == null || t.equals(now) || (now != null && t.epoch() < now.epoch())) {
+      return;
     }
-    return Topology.of(primary, alternates);
+    server.setTopology(t);
+    log.info(
+        "cluster {}: server {} announces primary {}, alternates {} (epoch {})",
+        cluster,
+        server.serverId(),
+        t.primary(),
+        t.alternates(),
+        t.epoch());
   }
 
   /** Whether this server holds the leadership now. */
@@ -155,10 +231,18 @@ public final class ClusterMembership implements AutoCloseable {
   /** Leaves the election (the next in line takes over) and stops following it. */
   @Override
   public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    client.getConnectionStateListenable().removeListener(connectionWatch);
     refresher.shutdownNow();
     participants.close();
+    leave(latch);
+  }
+
+  private void leave(LeaderLatch entry) {
     try {
-      latch.close();
+      entry.close();
     } catch (IOException | IllegalStateException e) {
       log.debug("cluster {}: latch already closed", cluster, e);
     }

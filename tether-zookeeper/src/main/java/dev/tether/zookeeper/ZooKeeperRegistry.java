@@ -107,12 +107,15 @@ public final class ZooKeeperRegistry implements AutoCloseable {
 
   /**
    * Enters {@code server} in the leader election of {@code cluster}: the leader's endpoint becomes
-   * the primary of the topology every member announces, the others its alternates.
+   * the primary of the topology every member announces, the others its alternates. The server
+   * leaves the election when its graceful shutdown starts or it is closed; a leader that loses
+   * ZooKeeper stops naming itself primary before its session can expire (docs/guide.md).
    */
   public ClusterMembership joinCluster(TetherServer server, String cluster) {
     ClusterMembership m =
         new ClusterMembership(client, paths.election(cluster), cluster, server).start();
     server.onShutdownStarting(m::close);
+    server.onClosing(m::close);
     owned.add(m);
     return m;
   }
