@@ -5,19 +5,11 @@ import dev.tether.observe.ServerStatus;
 import dev.tether.observe.TetherListener;
 import dev.tether.protocol.ProtocolVersion;
 import dev.tether.protocol.Welcome;
-import dev.tether.server.ConnectionAge;
-import dev.tether.server.Dispatcher;
 import dev.tether.server.RawServiceHandler;
 import dev.tether.server.ServerRuntime;
 import dev.tether.server.ServiceHandler;
-import dev.tether.server.ServiceThreads;
-import dev.tether.server.StreamRegistry;
 import dev.tether.server.TypedServiceHandler;
-import dev.tether.spi.Scheduler;
-import dev.tether.stream.StreamThreads;
-import dev.tether.transport.EventLoopScheduler;
 import dev.tether.transport.TlsContexts;
-import dev.tether.transport.TransportSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -26,7 +18,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
 
 /**
  * A server: listens on its endpoints and serves registered services. Build it, {@link #start()} it,
@@ -45,56 +36,8 @@ public final class TetherServer implements AutoCloseable {
   private TetherServer(ServerSettings s) {
     this.settings = s;
     this.topology = s.topology();
-    ServerProperties p = s.properties();
-    ExecutionMode mode = p.executionMode();
-    ExecutorService owned = s.executor() != null ? null : ServiceThreads.ownedFor(mode);
-    Executor executor = s.executor() != null ? s.executor() : owned;
-    TransportSet transports =
-        new TransportSet(
-            "tether-server",
-            s.threads(),
-            p.forceNio(),
-            null,
-            s.tls() == null ? null : TlsContexts.forServer(s.tls()));
-    Scheduler scheduler =
-        s.scheduler() != null ? s.scheduler() : new EventLoopScheduler(transports.ioGroup());
-    ServerRuntime.Timing timing =
-        new ServerRuntime.Timing(
-            s.ticker(),
-            scheduler,
-            p.readerIdle(),
-            p.handshakeTimeout(),
-            ConnectionAge.of(p.maxConnectionAge(), p.maxConnectionAgeGrace(), s.random()));
-    Dispatcher dispatcher =
-        new Dispatcher(
-            s.services(),
-            mode,
-            executor,
-            s.ticker(),
-            s.interceptors(),
-            s.callObserver(),
-            s.maxConcurrentRequests());
     this.events = new EventBus(s.listeners(), s.ticker(), "tether-server-events");
-    this.runtime =
-        new ServerRuntime(
-            s.endpoints(),
-            transports,
-            dispatcher,
-            this::welcome,
-            s.maxFrameSize(),
-            p.maxConnections(),
-            timing,
-            owned,
-            events,
-            p.compression(),
-            StreamRegistry.of(
-                s.streamServices(),
-                p.streams(),
-                StreamThreads.shared(),
-                scheduler,
-                s.ticker(),
-                events,
-                dispatcher.oversight()));
+    this.runtime = ServerAssembly.runtime(s, events, this::welcome);
   }
 
   private Welcome welcome() {
