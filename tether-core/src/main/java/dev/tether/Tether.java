@@ -5,17 +5,11 @@ import dev.tether.client.ClientRuntime;
 import dev.tether.client.ProxySettings;
 import dev.tether.cluster.NodeGroups;
 import dev.tether.codec.JacksonCodec;
-import dev.tether.internal.TetherProperties;
 import dev.tether.spi.Codec;
 import dev.tether.spi.Discovery;
-import dev.tether.spi.Scheduler;
-import dev.tether.spi.Ticker;
 import dev.tether.transport.TlsContexts;
-import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.Properties;
-import java.util.Random;
 
 /**
  * The client runtime: owns event loops, resolver and connection cache. One per application is the
@@ -67,6 +61,14 @@ public final class Tether implements AutoCloseable {
 
   public static Builder builder() {
     return new Builder();
+  }
+
+  /**
+   * The default codec of typed proxies and services: Jackson Smile, with byte[] values raw. Both
+   * builders use it unless given another.
+   */
+  public static Codec standardCodec() {
+    return new JacksonCodec();
   }
 
   /** A proxy for a string in proxy grammar, e.g. {@code "echo:tcp -h 127.0.0.1 -p 7000"}. */
@@ -169,88 +171,21 @@ public final class Tether implements AutoCloseable {
   }
 
   /** Settings for a {@link Tether}; properties given here win over system properties. */
-  public static final class Builder {
-    private final TetherProperties properties = new TetherProperties();
+  public static final class Builder extends RuntimeBuilder<Builder> {
     private Resolver resolver = Resolver.system();
-    private TlsConfig tls;
-
-    /** Null unless watchTls was called. */
-    private Duration tlsWatch;
-
-    private Codec codec = new JacksonCodec();
-    private Ticker ticker = Ticker.system();
-    private Random random = new Random();
-    private Scheduler scheduler;
-    private final List<dev.tether.observe.TetherListener> listeners = new java.util.ArrayList<>();
 
     /** Null unless clientInterceptor was called. */
     private ClientInterceptor clientInterceptor;
 
     private Builder() {}
 
-    /** {@code tether.*} settings (docs/configuration.md lists every key). */
-    public Builder properties(Properties p) {
-      properties.putAll(p);
-      return this;
-    }
-
-    /** One setting, e.g. {@code property("tether.retry.intervals", "0 100")}. */
-    public Builder property(String key, String value) {
-      properties.put(key, value);
+    @Override
+    Builder self() {
       return this;
     }
 
     public Builder resolver(Resolver r) {
       resolver = Objects.requireNonNull(r);
-      return this;
-    }
-
-    /** Enables the ssl transport for this client. */
-    public Builder tls(TlsConfig config) {
-      tls = config;
-      return this;
-    }
-
-    /**
-     * Opt-in rotation: every {@code interval}, the runtime looks at the PEM files of its TLS config
-     * (a renewed CA bundle, a client certificate) and {@linkplain Tether#reloadTls() reloads} them
-     * when one changed; connections opened from then on use them.
-     */
-    public Builder watchTls(Duration interval) {
-      if (interval.isNegative() || interval.isZero()) {
-        throw new IllegalArgumentException("a TLS watch interval must be positive: " + interval);
-      }
-      tlsWatch = interval;
-      return this;
-    }
-
-    /** The codec for typed proxies; servers must use the same one. */
-    public Builder codec(Codec c) {
-      codec = Objects.requireNonNull(c);
-      return this;
-    }
-
-    /** The clock every timing decision reads; tests pass a fake one. */
-    public Builder ticker(Ticker t) {
-      ticker = Objects.requireNonNull(t);
-      return this;
-    }
-
-    /** The source of randomness (endpoint shuffling, jitter); tests pass a seeded one. */
-    public Builder random(Random r) {
-      random = Objects.requireNonNull(r);
-      return this;
-    }
-
-    /** Runs timed work (retry rounds, timeouts, reconnects); tests pass a fake clock. */
-    public Builder scheduler(Scheduler s) {
-      scheduler = Objects.requireNonNull(s);
-      return this;
-    }
-
-    /** Receives this runtime's events, off the event loops, in order; any number. */
-    public Builder listener(dev.tether.observe.TetherListener l) {
-      listeners.add(Objects.requireNonNull(l));
       return this;
     }
 

@@ -1,27 +1,15 @@
 package dev.tether;
 
-import dev.tether.codec.JacksonCodec;
 import dev.tether.internal.EventBus;
-import dev.tether.internal.EventLoopScheduler;
-import dev.tether.internal.TetherProperties;
 import dev.tether.observe.ServerStatus;
 import dev.tether.observe.TetherListener;
 import dev.tether.protocol.ProtocolVersion;
 import dev.tether.protocol.Welcome;
-import dev.tether.server.ConnectionAge;
-import dev.tether.server.Dispatcher;
 import dev.tether.server.RawServiceHandler;
 import dev.tether.server.ServerRuntime;
 import dev.tether.server.ServiceHandler;
-import dev.tether.server.ServiceThreads;
-import dev.tether.server.StreamRegistry;
 import dev.tether.server.TypedServiceHandler;
-import dev.tether.spi.Codec;
-import dev.tether.spi.Scheduler;
-import dev.tether.spi.Ticker;
-import dev.tether.stream.StreamThreads;
 import dev.tether.transport.TlsContexts;
-import dev.tether.transport.TransportSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -30,7 +18,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
 
 /**
  * A server: listens on its endpoints and serves registered services. Build it, {@link #start()} it,
@@ -50,56 +37,8 @@ public final class TetherServer implements AutoCloseable {
   private TetherServer(ServerSettings s) {
     this.settings = s;
     this.topology = s.topology();
-    ServerProperties p = s.properties();
-    ExecutionMode mode = p.executionMode();
-    ExecutorService owned = s.executor() != null ? null : ServiceThreads.ownedFor(mode);
-    Executor executor = s.executor() != null ? s.executor() : owned;
-    TransportSet transports =
-        new TransportSet(
-            "tether-server",
-            s.threads(),
-            p.forceNio(),
-            null,
-            s.tls() == null ? null : TlsContexts.forServer(s.tls()));
-    Scheduler scheduler =
-        s.scheduler() != null ? s.scheduler() : new EventLoopScheduler(transports.ioGroup());
-    ServerRuntime.Timing timing =
-        new ServerRuntime.Timing(
-            s.ticker(),
-            scheduler,
-            p.readerIdle(),
-            p.handshakeTimeout(),
-            ConnectionAge.of(p.maxConnectionAge(), p.maxConnectionAgeGrace(), s.random()));
-    Dispatcher dispatcher =
-        new Dispatcher(
-            s.services(),
-            mode,
-            executor,
-            s.ticker(),
-            s.interceptors(),
-            s.callObserver(),
-            s.maxConcurrentRequests());
     this.events = new EventBus(s.listeners(), s.ticker(), "tether-server-events");
-    this.runtime =
-        new ServerRuntime(
-            s.endpoints(),
-            transports,
-            dispatcher,
-            this::welcome,
-            s.maxFrameSize(),
-            p.maxConnections(),
-            timing,
-            owned,
-            events,
-            p.compression(),
-            StreamRegistry.of(
-                s.streamServices(),
-                p.streams(),
-                StreamThreads.shared(),
-                scheduler,
-                s.ticker(),
-                events,
-                dispatcher.oversight()));
+    this.runtime = ServerAssembly.runtime(s, events, this::welcome);
   }
 
   private Welcome welcome() {
@@ -259,37 +198,27 @@ public final class TetherServer implements AutoCloseable {
    * Settings of a server; {@link #build()} makes an unstarted server from a copy of them, so a
    * builder may be changed and built again without affecting the servers it built.
    */
-  public static final class Builder {
+  public static final class Builder extends RuntimeBuilder<Builder> {
     private final List<Endpoint> endpoints = new ArrayList<>();
     private final Map<String, ServiceHandler> services = new LinkedHashMap<>();
     private final Map<String, RawStreamService> streamServices = new LinkedHashMap<>();
-    private Codec codec = new JacksonCodec();
     private Executor executor;
-    private TlsConfig tls;
-
-    /** Null unless watchTls was called. */
-    private Duration tlsWatch;
-
     private String version = "0.0.0";
     private int threads;
-    private final TetherProperties properties = new TetherProperties();
     private int maxFrameSize = ProtocolVersion.DEFAULT_MAX_FRAME_SIZE;
     private int maxConcurrentRequests = 10_000;
     private Topology topology;
-    private final List<TetherListener> listeners = new ArrayList<>();
     private final List<ServerInterceptor> interceptors = new ArrayList<>();
 
     /** Null unless callObserver was called. */
     private ServerCallObserver callObserver;
 
-    private Ticker ticker = Ticker.system();
-
-    /** Null until set: the server then keeps time on its own event loops. */
-    private Scheduler scheduler;
-
-    private java.util.Random random = new java.util.Random();
-
     private Builder() {}
+
+    @Override
+    Builder self() {
+      return this;
+    }
 
     /** Endpoints in grammar form, ':'-separated, e.g. {@code "tcp -h 127.0.0.1 -p 0"}. */
     public Builder endpoints(String endpointList) {
@@ -329,12 +258,6 @@ public final class TetherServer implements AutoCloseable {
       return this;
     }
 
-    /** The codec typed services use; set it before registering them. */
-    public Builder codec(Codec c) {
-      codec = Objects.requireNonNull(c);
-      return this;
-    }
-
     /**
      * Where service code runs: the executor (default), the event loop (DIRECT), the executor one
      * request per connection at a time, in arrival order (SERIALIZED), or a virtual thread per call
@@ -357,28 +280,6 @@ public final class TetherServer implements AutoCloseable {
       return this;
     }
 
-    /** Enables ssl endpoints. */
-    public Builder tls(TlsConfig config) {
-      tls = config;
-      return this;
-    }
-
-    /**
-     * Opt-in certificate rotation: every {@code interval}, the server looks at the PEM files of its
-     * TLS config and, when one changed, {@linkplain TetherServer#reloadTls() reloads} them. Write
-     * the key before the certificate or replace both atomically (a rename): a pair that does not
-     * match is logged and the previous context stays until the next change.
-     *
-     * @throws IllegalArgumentException at build time when the TLS config has no PEM file to watch
-     */
-    public Builder watchTls(Duration interval) {
-      if (interval.isNegative() || interval.isZero()) {
-        throw new IllegalArgumentException("a TLS watch interval must be positive: " + interval);
-      }
-      tlsWatch = interval;
-      return this;
-    }
-
     /**
      * The cluster view (primary, alternates) sent to clients in WELCOME, for the client-reroute
      * behaviour.
@@ -391,18 +292,6 @@ public final class TetherServer implements AutoCloseable {
     /** The application version sent to clients in WELCOME. */
     public Builder version(String v) {
       version = Objects.requireNonNull(v);
-      return this;
-    }
-
-    /** {@code tether.*} settings; these win over {@code -Dtether.*} system properties. */
-    public Builder properties(java.util.Properties p) {
-      properties.putAll(p);
-      return this;
-    }
-
-    /** One setting, e.g. {@code property("tether.transport.nio", "true")}. */
-    public Builder property(String key, String value) {
-      properties.put(key, value);
       return this;
     }
 
@@ -459,36 +348,6 @@ public final class TetherServer implements AutoCloseable {
      */
     public Builder maxConnectionAgeGrace(Duration grace) {
       return property("tether.server.maxConnectionAgeGrace", grace.toMillis() + "ms");
-    }
-
-    /** The random source of the connection ages' jitter; tests pass a seeded one. */
-    public Builder random(java.util.Random r) {
-      random = Objects.requireNonNull(r);
-      return this;
-    }
-
-    /**
-     * Receives the server's events (ACCEPTED, GOAWAY_SENT, DRAINED, PROTOCOL_ERROR); any number.
-     */
-    public Builder listener(TetherListener l) {
-      listeners.add(Objects.requireNonNull(l));
-      return this;
-    }
-
-    /** The clock deadline checks and events read; tests pass a fake one. */
-    public Builder ticker(Ticker t) {
-      ticker = Objects.requireNonNull(t);
-      return this;
-    }
-
-    /**
-     * What keeps time for the server's timers (handshake deadline, reader idle, the grace deadline
-     * of {@link TetherServer#shutdownGracefully}); the server hands each task to the thread that
-     * owns its state. Default: the server's own event loops. Tests pass a fake clock.
-     */
-    public Builder scheduler(Scheduler s) {
-      scheduler = Objects.requireNonNull(s);
-      return this;
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.tether.cli;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tether.Tether;
 import dev.tether.spi.Codec;
 import dev.tether.spi.CodecException;
 import java.io.IOException;
@@ -24,7 +25,7 @@ final class Payloads {
   private static final byte[] EMPTY = new byte[0];
   private static final ObjectMapper JSON = new ObjectMapper();
   // The codec typed services use by default; JSON text goes through its tree model.
-  private static final Codec CODEC = Codec.standard();
+  private static final Codec CODEC = Tether.standardCodec();
 
   /** What {@link #jsonArguments} takes as a string when it is not JSON. */
   private static final java.util.regex.Pattern BARE_WORD =

@@ -1,12 +1,12 @@
 package dev.tether.server;
 
-import dev.tether.internal.EventLoopScheduler;
 import dev.tether.internal.IntMap;
 import dev.tether.protocol.BodyCompression;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Response;
 import dev.tether.protocol.Status;
 import dev.tether.spi.Scheduler;
+import dev.tether.transport.EventLoopScheduler;
 import io.netty.channel.Channel;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;

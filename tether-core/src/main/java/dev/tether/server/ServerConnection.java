@@ -25,6 +25,7 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,40 +59,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     CLOSED
   }
 
-  /**
-   * What a connection needs from the server around it: dispatch, the WELCOME to send, the clock,
-   * the limits, and where its events and its end are reported.
-   */
-  interface Host {
-    Dispatcher dispatcher();
-
-    /** The server's stream services and the streams it keeps. */
-    StreamRegistry streams();
-
-    Welcome welcome();
-
-    ServerClock clock();
-
-    /** Close a connection that has read nothing for this long; 0 never does. */
-    long readerIdleNanos();
-
-    /** Close a connection that has not sent HELLO this long after it opened (TLS included). */
-    long handshakeTimeoutNanos();
-
-    /** When connections are told to move to a new one (GOAWAY(MAX_AGE)), and the grace after. */
-    ConnectionAge connectionAge();
-
-    /** A connection reached its age and told its client so; called on the loop. */
-    void connectionAged();
-
-    /** Reports a server event about {@code channel}; called on the loop. */
-    void emit(TetherEvent.Kind kind, Channel channel, String detail, Throwable cause);
-
-    /** The connection closed after finishing {@code served} requests; called on the loop once. */
-    void connectionClosed(ServerConnection connection, long served);
-  }
-
-  private final Host server;
+  private final ConnectionHost server;
   private final Channel channel;
 
   /** What the client's preface announced, and the zstd state replies are compressed with. */
@@ -121,7 +89,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
   /** Non-null only when REFUSED: why, for the GOAWAY that answers HELLO. */
   private String refusal;
 
-  ServerConnection(Host server, Channel channel, BodyCompression compression) {
+  ServerConnection(ConnectionHost server, Channel channel, BodyCompression compression) {
     this.server = server;
     this.channel = channel;
     this.compression = compression;
@@ -281,7 +249,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
       return false;
     }
     servedUpTo = GoAway.UNTIL_FURTHER_NOTICE;
-    long ageMillis = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(age.drawnNanos());
+    long ageMillis = TimeUnit.NANOSECONDS.toMillis(age.drawnNanos());
     transitionTo(State.DRAINING, "max connection age reached (" + ageMillis + " ms)");
     server.connectionAged();
     GoAwayReason reason = handshake.knowsMaxAge() ? GoAwayReason.MAX_AGE : GoAwayReason.SHUTDOWN;
@@ -453,8 +421,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
-    calls.startQueued(); // a read burst the close cut short: its calls are accounted for when they
-    // end
+    // A read burst the close cut short: its calls are accounted for when they end.
+    calls.startQueued();
     transitionTo(State.CLOSED, null);
     calls.discardUnwritten();
     streams.connectionClosed();

@@ -7,32 +7,31 @@ import dev.tether.internal.SerialExecutor;
 import dev.tether.observe.ServerStatus;
 import dev.tether.observe.TetherEvent;
 import dev.tether.protocol.BodyCompression;
-import dev.tether.protocol.DatagramFrameDecoder;
-import dev.tether.protocol.FrameDecoder;
-import dev.tether.protocol.FrameEncoder;
 import dev.tether.protocol.Welcome;
 import dev.tether.spi.Scheduler;
 import dev.tether.spi.Ticker;
 import dev.tether.transport.TlsWatch;
 import dev.tether.transport.TransportSet;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelInitializer;
+import io.netty.handler.ssl.SslContext;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
 /**
  * The running server behind a {@code TetherServer}: its lifecycle (running, draining, closed), the
  * set of live connections it admitted, and the two ways to stop (graceful drain, or at once). It
- * sets up each accepted connection and is the host the connection reports to; the sockets it
- * listens on are {@link ServerListeners}'. The lifecycle and the set of connections belong to one
- * serial control executor; each connection's own state belongs to its event loop.
+ * admits each connection {@link ServerPipelines} set up and is the host the connection reports to;
+ * the sockets it listens on are {@link ServerListeners}'. The lifecycle and the set of connections
+ * belong to one serial control executor; each connection's own state belongs to its event loop.
  */
-public final class ServerRuntime implements ServerConnection.Host {
+public final class ServerRuntime implements ConnectionHost {
   /** The life of a server. */
   enum Lifecycle {
     /** Accepting connections and serving requests. */
@@ -62,7 +61,6 @@ public final class ServerRuntime implements ServerConnection.Host {
   private final Dispatcher dispatcher;
   private final StreamRegistry streams;
   private final Supplier<Welcome> welcome;
-  private final int maxFrameSize;
 
   /** Connections served at once; the next is turned away with GOAWAY(TOO_MANY_CONNECTIONS). */
   private final int maxConnections;
@@ -73,14 +71,13 @@ public final class ServerRuntime implements ServerConnection.Host {
   private final ConnectionAge connectionAge;
 
   /** Connections told GOAWAY(MAX_AGE); counted on their loops, read by status. */
-  private final java.util.concurrent.atomic.LongAdder aged =
-      new java.util.concurrent.atomic.LongAdder();
+  private final LongAdder aged = new LongAdder();
 
   /** Non-null only when the runtime created the executor and so must stop it. */
   private final ExecutorService ownedExecutor;
 
   private final EventBus events;
-  private final BodyCompression.Settings compression;
+  private final ServerPipelines pipelines;
 
   /** Owns the fields below; tasks must not block. */
   private final SerialExecutor control = new SerialExecutor();
@@ -139,12 +136,13 @@ public final class ServerRuntime implements ServerConnection.Host {
       StreamRegistry streams) {
     this.streams = streams;
     this.events = events;
-    this.compression = compression;
+    this.pipelines =
+        new ServerPipelines(
+            this, compression, maxFrameSize, c -> control.execute(() -> admit(c)), dispatcher);
     this.listeners = new ServerListeners(endpoints, transports);
     this.transports = transports;
     this.dispatcher = dispatcher;
     this.welcome = welcome;
-    this.maxFrameSize = maxFrameSize;
     this.maxConnections = maxConnections;
     this.clock = new ServerClock(timing.ticker(), timing.scheduler());
     this.readerIdleNanos = timing.readerIdle().toNanos();
@@ -160,7 +158,7 @@ public final class ServerRuntime implements ServerConnection.Host {
   public void start() {
     for (Endpoint e : listeners.requested()) {
       try {
-        listeners.bind(e, streamPipeline(), datagramPipeline());
+        listeners.bind(e, pipelines.stream(), pipelines.datagram());
       } catch (Throwable failure) {
         // Netty rethrows bind errors as undeclared checked exceptions: catch them all.
         close();
@@ -170,25 +168,6 @@ public final class ServerRuntime implements ServerConnection.Host {
         throw new TetherException("cannot listen on " + e + ": " + failure.getMessage(), failure);
       }
     }
-  }
-
-  private ChannelInitializer<Channel> streamPipeline() {
-    return new ChannelInitializer<>() {
-      @Override
-      protected void initChannel(Channel ch) {
-        BodyCompression bodies = compression.forConnection();
-        ServerConnection connection = new ServerConnection(ServerRuntime.this, ch, bodies);
-        ch.pipeline()
-            .addLast(
-                "frame-decoder", new FrameDecoder(FrameDecoder.Side.SERVER, maxFrameSize, bodies))
-            .addLast("frame-encoder", FrameEncoder.INSTANCE)
-            .addLast("connection", connection);
-        // Nothing is read until the connection is counted in (or turned away), on the control
-        // executor.
-        connection.awaitAdmission();
-        control.execute(() -> admit(connection));
-      }
-    };
   }
 
   /**
@@ -217,29 +196,6 @@ public final class ServerRuntime implements ServerConnection.Host {
             c.announceTopology();
           }
         });
-  }
-
-  /**
-   * How many open connections have stopped reading (a client that leaves replies unread); for
-   * tests.
-   */
-  int readPausedConnections() {
-    List<ServerConnection> open = onControl(() -> List.copyOf(connections)).join();
-    return (int)
-        ConnectionReads.onEachLoop(open, ServerConnection::isReadPaused).stream()
-            .filter(p -> p)
-            .count();
-  }
-
-  private ChannelInitializer<Channel> datagramPipeline() {
-    return new ChannelInitializer<>() {
-      @Override
-      protected void initChannel(Channel ch) {
-        ch.pipeline()
-            .addLast("datagram-decoder", new DatagramFrameDecoder())
-            .addLast("datagrams", new DatagramServerHandler(dispatcher));
-      }
-    };
   }
 
   public List<Endpoint> boundEndpoints() {
@@ -287,7 +243,7 @@ public final class ServerRuntime implements ServerConnection.Host {
   }
 
   /** New ssl connections use {@code next}; connections already open keep their session. */
-  public void reloadTls(io.netty.handler.ssl.SslContext next) {
+  public void reloadTls(SslContext next) {
     transports.reloadTls(next);
   }
 
@@ -295,7 +251,7 @@ public final class ServerRuntime implements ServerConnection.Host {
    * Checks {@code files} every {@code interval} on the server's scheduler and runs {@code reload}
    * when one changed; stops when the server closes.
    */
-  public void watchTls(List<java.nio.file.Path> files, Duration interval, Runnable reload) {
+  public void watchTls(List<Path> files, Duration interval, Runnable reload) {
     control.execute(
         () -> {
           if (lifecycle == Lifecycle.RUNNING && tlsWatch == null) {
@@ -307,7 +263,12 @@ public final class ServerRuntime implements ServerConnection.Host {
 
   /** How many stream connections are open now. */
   public int connectionCount() {
-    return onControl(connections::size).join();
+    return openConnections().size();
+  }
+
+  /** The stream connections open now, as the control executor sees them. */
+  List<ServerConnection> openConnections() {
+    return onControl(() -> List.copyOf(connections)).join();
   }
 
   /** Runs {@code read} on the control executor and hands back its result. */

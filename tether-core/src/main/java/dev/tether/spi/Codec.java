@@ -4,14 +4,10 @@ import java.lang.reflect.Type;
 
 /**
  * Turns typed values into payload bytes and back. Typed stubs encode a method's arguments as one
- * array and its result as one value; both sides must use the same codec.
+ * array and its result as one value; both sides must use the same codec. The default one is {@code
+ * Tether.standardCodec()}.
  */
 public interface Codec {
-
-  /** The default codec: Jackson Smile, with byte[] values raw. */
-  static Codec standard() {
-    return new dev.tether.codec.JacksonCodec();
-  }
 
   /** Encodes the arguments of one call, in order, as one array. */
   byte[] encodeArguments(Object[] args);

@@ -1,6 +1,5 @@
 package dev.tether.transport;
 
-import dev.tether.internal.EventLoopScheduler;
 import dev.tether.spi.Scheduler;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;

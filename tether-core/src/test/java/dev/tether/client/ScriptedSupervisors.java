@@ -1,9 +1,9 @@
 package dev.tether.client;
 
 import dev.tether.Endpoint;
-import dev.tether.internal.ManualClock;
 import dev.tether.internal.SerialExecutor;
 import dev.tether.spi.Scheduler;
+import dev.tether.testing.ManualClock;
 import dev.tether.transport.Transport;
 import java.net.InetSocketAddress;
 import java.time.Duration;

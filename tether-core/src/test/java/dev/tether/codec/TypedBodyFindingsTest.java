@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.smile.SmileFactory;
 import com.fasterxml.jackson.dataformat.smile.SmileParser;
+import dev.tether.Tether;
 import dev.tether.codec.TypedBodyJazzerTest.Account;
 import dev.tether.spi.Codec;
 import dev.tether.spi.CodecException;
@@ -30,7 +31,7 @@ import org.junit.jupiter.api.Test;
 class TypedBodyFindingsTest {
   private static final String HEADER_AND_NAME_KEY = "3a290a04" + "fa" + "836e616d65";
 
-  private final Codec codec = Codec.standard();
+  private final Codec codec = Tether.standardCodec();
   private final Codec databind =
       new JacksonCodec(
           new ObjectMapper(

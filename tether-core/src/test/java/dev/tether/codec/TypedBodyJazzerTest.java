@@ -8,6 +8,7 @@ import com.fasterxml.jackson.dataformat.smile.SmileFactory;
 import com.fasterxml.jackson.dataformat.smile.SmileGenerator;
 import com.fasterxml.jackson.dataformat.smile.SmileParser;
 import dev.tether.FuzzRun;
+import dev.tether.Tether;
 import dev.tether.spi.Codec;
 import dev.tether.spi.CodecException;
 import java.util.Arrays;
@@ -16,14 +17,14 @@ import java.util.Map;
 
 /**
  * Coverage-guided fuzzing of the bodies of typed calls, read as a server reads arguments and a
- * client reads results with {@link Codec#standard()}: a lone scalar record (the hand-written {@link
- * SmileRecordEncoding} reader), a record with nested values (the streaming path), several arguments
- * (one Smile array), and a generic result (databind). Jazzer's last input byte picks the operation,
- * the rest is the body. A body either decodes to values that encode and decode back to the same
- * bytes (unless a string holds a lone surrogate, which Jackson reads and will not write), or fails
- * with {@link CodecException}, never another exception. Where the default codec and databind alone
- * (same Smile settings, the reference reader) both read a lone record, they read equal values: a
- * wire has one meaning.
+ * client reads results with {@link Tether#standardCodec()}: a lone scalar record (the hand-written
+ * {@link SmileRecordEncoding} reader), a record with nested values (the streaming path), several
+ * arguments (one Smile array), and a generic result (databind). Jazzer's last input byte picks the
+ * operation, the rest is the body. A body either decodes to values that encode and decode back to
+ * the same bytes (unless a string holds a lone surrogate, which Jackson reads and will not write),
+ * or fails with {@link CodecException}, never another exception. Where the default codec and
+ * databind alone (same Smile settings, the reference reader) both read a lone record, they read
+ * equal values: a wire has one meaning.
  */
 class TypedBodyJazzerTest {
   record Account(long id, int version, boolean active, String name, byte[] key) {}
@@ -41,7 +42,7 @@ class TypedBodyJazzerTest {
     List<Account> list();
   }
 
-  private static final Codec STANDARD = Codec.standard();
+  private static final Codec STANDARD = Tether.standardCodec();
 
   /** A peer with the default codec's Smile settings that reads every value through databind. */
   private static final Codec DATABIND =

@@ -1,5 +1,6 @@
 package dev.tether.codec;
 
+import dev.tether.Tether;
 import dev.tether.codec.TypedBodyJazzerTest.Account;
 import dev.tether.codec.TypedBodyJazzerTest.Order;
 import dev.tether.codec.TypedBodyJazzerTest.Shop;
@@ -25,7 +26,7 @@ final class TypedBodySeeds {
   private TypedBodySeeds() {}
 
   public static void main(String[] args) throws IOException {
-    Codec codec = Codec.standard();
+    Codec codec = Tether.standardCodec();
     OperationTable shop = OperationTable.of(Shop.class);
     Account account = new Account(-5, 70_000, true, "ada", "key".getBytes(StandardCharsets.UTF_8));
     Account wide = new Account(Long.MIN_VALUE, -1, false, "Grüße 世界", new byte[0]);

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.tether.observe.TetherEvent;
 import dev.tether.observe.TetherListener;
+import dev.tether.testing.ManualClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -96,8 +96,8 @@ class ServerConnectionTest {
             ExecutionMode.EXECUTOR,
             serviceWork::add,
             clock::nanoTime);
-    ServerConnection.Host host =
-        new ServerConnection.Host() {
+    ConnectionHost host =
+        new ConnectionHost() {
           @Override
           public Dispatcher dispatcher() {
             return dispatcher;

@@ -5,11 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import dev.tether.TetherServer;
 import dev.tether.TlsConfig;
-import dev.tether.internal.ManualClock;
 import dev.tether.protocol.Frame;
 import dev.tether.protocol.GoAway;
 import dev.tether.protocol.GoAwayReason;
 import dev.tether.protocol.Welcome;
+import dev.tether.testing.ManualClock;
 import io.netty.pkitesting.CertificateBuilder;
 import io.netty.pkitesting.X509Bundle;
 import java.io.ByteArrayInputStream;

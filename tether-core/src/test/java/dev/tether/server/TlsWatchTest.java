@@ -2,8 +2,8 @@ package dev.tether.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tether.internal.ManualClock;
 import dev.tether.internal.SerialExecutor;
+import dev.tether.testing.ManualClock;
 import dev.tether.transport.TlsWatch;
 import java.io.IOException;
 import java.nio.file.Files;

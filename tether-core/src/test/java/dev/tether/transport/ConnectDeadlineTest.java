@@ -2,7 +2,7 @@ package dev.tether.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tether.internal.ManualClock;
+import dev.tether.testing.ManualClock;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.ConnectTimeoutException;

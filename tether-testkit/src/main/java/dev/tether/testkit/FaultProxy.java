@@ -1,6 +1,6 @@
 package dev.tether.testkit;
 
-import dev.tether.internal.StablePorts;
+import dev.tether.testing.StablePorts;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;

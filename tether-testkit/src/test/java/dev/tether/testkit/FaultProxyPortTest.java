@@ -2,7 +2,7 @@ package dev.tether.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tether.internal.StablePorts;
+import dev.tether.testing.StablePorts;
 import java.net.InetSocketAddress;
 import org.junit.jupiter.api.Test;
 

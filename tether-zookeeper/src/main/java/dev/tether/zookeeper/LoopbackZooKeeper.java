@@ -1,6 +1,6 @@
 package dev.tether.zookeeper;
 
-import dev.tether.internal.StablePorts;
+import dev.tether.testing.StablePorts;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -11,8 +11,8 @@ import org.apache.curator.test.TestingServer;
 /**
  * Real ZooKeeper servers inside this JVM, listening on 127.0.0.1 only (client, quorum and election
  * ports; no admin server), for demos and tests. A 200 ms tick allows sessions from 0.4 s to 30 s
- * and lets an ensemble elect a new leader in well under a second. Needs curator-test on the class
- * path.
+ * and lets an ensemble elect a new leader in well under a second. Needs curator-test and
+ * tether-core's test fixtures (the testkit brings them) on the class path.
  */
 public final class LoopbackZooKeeper {
   private static final String LOOPBACK = "127.0.0.1";

@@ -1,5 +1,6 @@
 package dev.tether.bench.jmh;
 
+import dev.tether.Tether;
 import dev.tether.bench.TetherSystems.Echo;
 import dev.tether.bench.TetherSystems.Message;
 import dev.tether.codec.RemoteCall;
@@ -51,7 +52,7 @@ public class TypedCallBenchmark {
 
   @Setup
   public void setUp() {
-    Codec codec = Codec.standard();
+    Codec codec = Tether.standardCodec();
     message = new Message(0x7E7E_0000_0001L, "tether-bench", new byte[64]);
     encoded = codec.encodeValue(message, Message.class);
     RemoteCall call = (operation, body, idempotent) -> pending = new CompletableFuture<>();

@@ -1,4 +1,4 @@
-package dev.tether.internal;
+package dev.tether.testing;
 
 import dev.tether.spi.Scheduler;
 import dev.tether.spi.Ticker;
@@ -10,11 +10,12 @@ import java.util.PriorityQueue;
 /**
  * The one fake clock behind every module's tests: both the {@link Ticker} and the {@link Scheduler}
  * of a runtime, whose time stands still until {@link #forward(Duration)} moves it and runs every
- * task that fell due, each at its own due time. Thread-safe; tasks run outside its lock. The
- * testkit's public {@code FakeClock} is this clock behind the testkit's own name; core's tests,
- * which cannot depend on the testkit, use it directly.
+ * task that fell due, each at its own due time. Thread-safe; tasks run outside its lock. It ships
+ * in tether-core's test-fixtures jar (never in the runtime's): core's tests, which cannot depend on
+ * the testkit, use it directly, and the testkit's public {@code FakeClock} is this clock under the
+ * testkit's name.
  */
-public final class ManualClock implements Ticker, Scheduler {
+public class ManualClock implements Ticker, Scheduler {
   private final PriorityQueue<Task> tasks = new PriorityQueue<>();
   private long nowNanos;
 

@@ -1,4 +1,4 @@
-package dev.tether.internal;
+package dev.tether.transport;
 
 import dev.tether.spi.Scheduler;
 import io.netty.channel.EventLoopGroup;

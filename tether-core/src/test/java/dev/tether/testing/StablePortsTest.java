@@ -1,4 +1,4 @@
-package dev.tether.internal;
+package dev.tether.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package dev.tether.internal;
+package dev.tether.testing;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -19,7 +19,8 @@ import java.util.function.IntFunction;
  * stops, the next outgoing connect anywhere may get it as its local port, and the restart fails
  * with "address in use" for as long as that connection lives. Loaded CI machines running several
  * test JVMs at once do exactly that. Used by the test kit's fault proxy, the demo's servers and the
- * loopback ZooKeeper ensembles, and by tests that start a server after its client.
+ * loopback ZooKeeper ensembles, and by tests that start a server after its client; it ships in
+ * tether-core's test-fixtures jar, not in the runtime's.
  */
 public final class StablePorts {
   /** The lowest port tried: well above the ports system services use. */

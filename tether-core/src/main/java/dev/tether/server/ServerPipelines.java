@@ -1,0 +1,67 @@
+package dev.tether.server;
+
+import dev.tether.protocol.BodyCompression;
+import dev.tether.protocol.DatagramFrameDecoder;
+import dev.tether.protocol.FrameDecoder;
+import dev.tether.protocol.FrameEncoder;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import java.util.function.Consumer;
+
+/**
+ * How a server sets up each channel it accepts: a stream connection gets the frame codec and its
+ * {@link ServerConnection}, which reads nothing until the server has counted it in; a datagram
+ * channel gets the datagram decoder and dispatch. Runs in the channels' initializers, on their
+ * loops.
+ */
+final class ServerPipelines {
+  private final ConnectionHost host;
+  private final BodyCompression.Settings compression;
+  private final int maxFrameSize;
+
+  /** Counts a new connection in (or turns it away); the connection reads nothing until then. */
+  private final Consumer<ServerConnection> admission;
+
+  private final Dispatcher dispatcher;
+
+  ServerPipelines(
+      ConnectionHost host,
+      BodyCompression.Settings compression,
+      int maxFrameSize,
+      Consumer<ServerConnection> admission,
+      Dispatcher dispatcher) {
+    this.host = host;
+    this.compression = compression;
+    this.maxFrameSize = maxFrameSize;
+    this.admission = admission;
+    this.dispatcher = dispatcher;
+  }
+
+  ChannelInitializer<Channel> stream() {
+    return new ChannelInitializer<>() {
+      @Override
+      protected void initChannel(Channel ch) {
+        BodyCompression bodies = compression.forConnection();
+        ServerConnection connection = new ServerConnection(host, ch, bodies);
+        ch.pipeline()
+            .addLast(
+                "frame-decoder", new FrameDecoder(FrameDecoder.Side.SERVER, maxFrameSize, bodies))
+            .addLast("frame-encoder", FrameEncoder.INSTANCE)
+            .addLast("connection", connection);
+        connection.awaitAdmission();
+        admission.accept(connection);
+      }
+    };
+  }
+
+  ChannelInitializer<Channel> datagram() {
+    return new ChannelInitializer<>() {
+      @Override
+      protected void initChannel(Channel ch) {
+        ch.pipeline()
+            .addLast("datagram-decoder", new DatagramFrameDecoder())
+            .addLast("datagrams", new DatagramServerHandler(dispatcher));
+      }
+    };
+  }
+}
