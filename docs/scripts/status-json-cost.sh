@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 12's figure: what polling /status.json 100 times a second costs a busy server, measured
+# The status page's cost: what polling /status.json 100 times a second costs a busy server, measured
 # with `tether bench` beside it. A `tether serve --admin` process serves echo and its status page;
 # one `tether bench` process drives it the whole time, and the run is cut into windows of WINDOW
 # seconds, alternately quiet and with a poller that GETs /status.json every 10 ms over one
