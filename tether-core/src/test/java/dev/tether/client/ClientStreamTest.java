@@ -45,7 +45,7 @@ import org.junit.jupiter.api.Test;
  */
 class ClientStreamTest {
   private static final String HOST = "client-stream-test";
-  private static final Duration PATIENCE = Duration.ofSeconds(5);
+  private static final Duration PATIENCE = Duration.ofSeconds(10);
 
   /** How far the clock moves on each look while the test waits for the client to act on it. */
   private static final Duration STEP = Duration.ofMillis(100);
@@ -143,8 +143,9 @@ class ClientStreamTest {
 
     subscriber.done().get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
     assertThat(subscriber.items()).hasSize(2);
-    StreamCredit last = lastCredit(peer);
-    assertThat(last.received()).as("the last acknowledgement").isEqualTo(2);
+    assertThat(creditAcknowledging(peer, 2).limit())
+        .as("the last acknowledgement asks for nothing new")
+        .isEqualTo(10);
     TetherEvent closed = awaitEvent(TetherEvent.Kind.STREAM_CLOSED);
     assertThat(closed.items()).isEqualTo(new TetherEvent.StreamItems(0, 2));
   }
@@ -393,7 +394,6 @@ class ClientStreamTest {
     first.next(StreamItem.class);
     first.next(StreamItem.class);
     first.next(StreamItem.class);
-    first.send(new StreamCredit(opening.requestId(), 1, 10)); // item 1 acknowledged
 
     first.breakConnection();
     ScriptedStreamServer.Peer second = reconnected();
@@ -409,6 +409,42 @@ class ClientStreamTest {
     assertThat(resent.streamId()).isEqualTo(resume.requestId());
     assertThat(resent.position()).isEqualTo(3);
     assertThat(text(resent.body())).isEqualTo("z");
+  }
+
+  @Test
+  void aResumeNeedingOutboundItemsTheOverflowedBufferDroppedCancelsAndLosesTheStream() {
+    config.setProperty("tether.stream.resumeBuffer", "10");
+    ManualPublisher outbound = new ManualPublisher();
+    CollectingSubscriber subscriber = new CollectingSubscriber(5);
+    stream(outbound).subscribe(subscriber);
+    ScriptedStreamServer.Peer first = server.nextConnection();
+    Request opening = first.next(Request.class);
+    first.send(accepted(opening));
+    first.next(StreamCredit.class);
+    first.send(items(opening, 1, "a"));
+    first.send(new StreamCredit(opening.requestId(), 0, 10));
+    await().atMost(PATIENCE).until(() -> outbound.requested() == 10);
+    outbound.emitSized(3, 4); // 12 bytes unacknowledged against a buffer of 10
+    for (int i = 0; i < 3; i++) {
+      first.next(StreamItem.class);
+    }
+
+    first.breakConnection();
+    ScriptedStreamServer.Peer second = reconnected();
+    Request resume = second.next(Request.class);
+    second.send(
+        new Response(
+            resume.requestId(),
+            Status.OK,
+            Map.of(),
+            new StreamResume(new byte[0], 0, 10).encodeAnswer()));
+
+    assertThat(second.next(Cancel.class).requestId()).isEqualTo(resume.requestId());
+    StreamLostException lost = failure(subscriber, StreamLostException.class);
+    assertThat(lost.getMessage()).contains("outgrew the resume buffer");
+    assertThat(lost.delivered()).isEqualTo(1);
+    assertThat(awaitEvent(TetherEvent.Kind.STREAM_LOST).items())
+        .isEqualTo(new TetherEvent.StreamItems(3, 1));
   }
 
   /**
@@ -457,13 +493,17 @@ class ClientStreamTest {
     return items;
   }
 
-  /** The credit the client sent last, once it acknowledged everything it holds. */
-  private static StreamCredit lastCredit(ScriptedStreamServer.Peer peer) {
-    StreamCredit credit = peer.next(StreamCredit.class);
-    while (!peer.receivedNothingMore()) {
-      credit = peer.next(StreamCredit.class);
+  /**
+   * The first credit the client sends that acknowledges {@code position}; the earlier ones pass.
+   */
+  private static StreamCredit creditAcknowledging(ScriptedStreamServer.Peer peer, long position) {
+    for (int i = 0; i < 16; i++) {
+      StreamCredit credit = peer.next(StreamCredit.class);
+      if (credit.received() >= position) {
+        return credit;
+      }
     }
-    return credit;
+    throw new AssertionError("no credit acknowledged position " + position);
   }
 
   private static <T extends Throwable> T failure(CollectingSubscriber s, Class<T> type) {

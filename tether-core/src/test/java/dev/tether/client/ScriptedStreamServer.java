@@ -29,7 +29,7 @@ import java.util.concurrent.TimeUnit;
  * server's part.
  */
 final class ScriptedStreamServer implements AutoCloseable {
-  private static final Duration PATIENCE = Duration.ofSeconds(5);
+  private static final Duration PATIENCE = Duration.ofSeconds(10);
 
   private final LocalTransport transport = new LocalTransport();
   private final SocketAddress address;
