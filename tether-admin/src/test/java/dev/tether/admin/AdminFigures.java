@@ -18,10 +18,10 @@ import java.util.concurrent.atomic.LongAdder;
 import org.openqa.selenium.chrome.ChromeDriver;
 
 /**
- * The two figures issue 12 asks for, measured on this machine, not a test: (1) calls/s of a busy
- * runtime with and without {@code /status.json} polled 100 times a second, in alternating phases of
- * one run; (2) heap after GC of the runtime's JVM and the page's JavaScript heap while the page
- * stays open against that load, with a node killed and restarted every 10 s so events keep coming.
+ * The status page's two costs, measured on this machine, not a test: (1) calls/s of a busy runtime
+ * with and without {@code /status.json} polled 100 times a second, in alternating phases of one
+ * run; (2) heap after GC of the runtime's JVM and the page's JavaScript heap while the page stays
+ * open against that load, with a node killed and restarted every 10 s so events keep coming.
  *
  * <pre>java -cp ... dev.tether.admin.AdminFigures [phaseSeconds=5] [pairs=3] [memorySeconds=120]
  * </pre>

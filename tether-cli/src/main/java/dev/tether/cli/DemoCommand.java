@@ -265,7 +265,7 @@ public final class DemoCommand implements Callable<Integer> {
         "--zookeeper",
         "--admin",
         "--hold");
-    // Nothing set unless asked: the run answers for Tether's defaults (issue 5).
+    // Nothing set unless asked: the run answers for Tether's defaults, as a user gets them.
     Properties client = new Properties();
     if (matched("--heartbeat-reader-idle")) {
       client.setProperty(

@@ -120,7 +120,7 @@ class DemoCommandTest {
       assertThat(run.out())
           .contains(server + " closed abruptly", server + " restarted on the same port");
     }
-    // The three expectations of issue 5, checked here from the printed figures, not only the
+    // The scenario's three expectations, checked here from the printed figures, not only the
     // verdicts.
     assertThat(s.idempotentCalls()[2]).as("failed idempotent calls").isZero();
     assertThat(s.notIdempotentFailures())

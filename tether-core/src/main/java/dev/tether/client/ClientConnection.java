@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
 /**
  * One multiplexed stream connection (tcp, ssl, local) to a server. It owns the state machine
  * (CONNECTING, ACTIVE, DRAINING, CLOSED: every change through {@link #transitionTo}, which emits
- * the event), handles the channel's lifecycle, and wires the rooms that do the work: the {@link
+ * the event), handles the channel's lifecycle, and wires the parts that do the work: the {@link
  * ClientHandshake}, the {@link ClientFrameReader} of what the server sends, the {@link
  * PendingCalls} in flight, the {@link CallBacklog} of calls waiting for a slot, the {@link
  * CallBatchWriter}, the {@link ConnectionWatch} over liveness and idling. Everything happens on the
@@ -158,7 +158,7 @@ public final class ClientConnection extends BaseConnection
   }
 
   /**
-   * WELCOME, while CONNECTING: the rooms that need the server's figures start, and calls may flow.
+   * WELCOME, while CONNECTING: the parts that need the server's figures start, and calls may flow.
    */
   void handleWelcome(Welcome w) {
     welcome = w;

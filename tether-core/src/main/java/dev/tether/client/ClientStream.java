@@ -10,6 +10,7 @@ import dev.tether.protocol.Frame;
 import dev.tether.protocol.ProtocolVersion;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Response;
+import dev.tether.protocol.Status;
 import dev.tether.protocol.StreamCredit;
 import dev.tether.protocol.StreamEnd;
 import dev.tether.protocol.StreamItem;
@@ -62,11 +63,17 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
   private State state = State.OPENING;
   private byte[] token;
   private StreamLink link;
-  private ClientStreams room;
+
+  /** The stream table of the connection that carries the stream now; null before the first. */
+  private ClientStreams table;
+
   private ClientConnection connection;
   private Invocation inFlight;
   private long resumeDeadlineNanos;
   private int resumes;
+
+  /** How the stream ended; set as it closes, for its event. */
+  private StreamEnding ending;
 
   ClientStream(
       ProxyBinding binding,
@@ -111,7 +118,7 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
     }
     TetherException refusal = failure != null ? ClientRuntime.unwrap(failure) : incompatibility(c);
     if (refusal != null) {
-      end(State.CLOSED, refusal);
+      end(StreamEnding.ENDED, refusal);
       return;
     }
     Invocation opening = new Invocation(binding, operation, request, flags);
@@ -163,7 +170,7 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
     }
     inFlight = null;
     if (state == State.OPENING) {
-      end(State.CLOSED, failure);
+      end(StreamEnding.ENDED, failure);
     } else if (state == State.RESUMING) {
       if (failure instanceof StreamLostException) {
         lose(failure.getMessage());
@@ -215,7 +222,7 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
 
   private void attach(ClientConnection on, ClientStreams table, StreamLink next) {
     connection = on;
-    room = table;
+    this.table = table;
     link = next;
   }
 
@@ -223,7 +230,7 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
   void onFrame(Frame frame, ClientStreams from) {
     context.execute(
         () -> {
-          if (from != room || state != State.OPEN) {
+          if (from != table || state != State.OPEN) {
             return;
           }
           if (frame instanceof StreamItem item) {
@@ -244,7 +251,7 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
   void linkLost(ClientStreams from, Throwable why) {
     context.execute(
         () -> {
-          if (from != room || state != State.OPEN) {
+          if (from != table || state != State.OPEN) {
             return;
           }
           link = null;
@@ -327,30 +334,32 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
 
   private void lose(String why) {
     end(
-        State.CLOSED,
+        StreamEnding.LOST,
         new StreamLostException(
             "stream " + binding.settings.identity() + "." + operation + " lost: " + why,
             replies.delivered()));
   }
 
   /**
-   * The stream is over on this side: the subscriber hears {@code failure} (null: it heard its end).
+   * The stream is over on this side, {@code how} says why: the subscriber hears {@code failure}
+   * (null: it heard its end).
    */
-  private void end(State closed, Throwable failure) {
+  private void end(StreamEnding how, Throwable failure) {
     if (state == State.CLOSED) {
       return;
     }
-    transitionTo(closed, failure == null ? "ended" : failure.getMessage());
+    ending = how;
+    transitionTo(State.CLOSED, failure == null ? "ended" : failure.getMessage());
     if (failure != null) {
       replies.fail(failure);
     }
     if (sender != null) {
       sender.cancel();
     }
-    if (room != null && link != null) {
+    if (table != null && link != null) {
       link.flush(); // what this stream wrote leaves before a draining connection can close behind
       // it
-      room.forget(link.streamId());
+      table.forget(link.streamId());
     }
   }
 
@@ -363,12 +372,13 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
     if (link != null) {
       link.write(new Cancel(link.streamId()));
     }
-    end(State.CLOSED, null);
+    end(StreamEnding.ENDED, null);
   }
 
   @Override
   public void receiverDone() {
-    end(State.CLOSED, null);
+    // The server's own STREAM_LOST (it shut down, or lost the stream) reached the subscriber.
+    end(replies.endStatus() == Status.STREAM_LOST ? StreamEnding.LOST : StreamEnding.ENDED, null);
   }
 
   @Override
@@ -404,12 +414,7 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
                   ? TetherEvent.Kind.STREAM_OPENED
                   : TetherEvent.Kind.STREAM_RESUMED;
           case RESUMING -> null;
-          case CLOSED ->
-              previous == State.OPENING
-                  ? null
-                  : why.contains(" lost: ") || previous == State.RESUMING
-                      ? TetherEvent.Kind.STREAM_LOST
-                      : TetherEvent.Kind.STREAM_CLOSED;
+          case CLOSED -> previous == State.OPENING ? null : ending.event;
           case OPENING -> null;
         };
     if (kind != null) {

@@ -18,7 +18,7 @@ import java.util.concurrent.CancellationException;
 
 /**
  * One call from the moment a proxy makes it until the runtime is done with it; it is also the
- * future the caller holds. Its rooms: the caller's side in {@link ReplyFuture}, where its current
+ * future the caller holds. Its parts: the caller's side in {@link ReplyFuture}, where its current
  * attempt is in {@link CallAttempt}, what only some calls need in {@link CallExtras} (made lazily,
  * so a plain call allocates nothing beside itself), the failure history in {@link RetryHistory},
  * and the pure mapping of what happened to an attempt in {@link AttemptOutcomes}, which {@link

@@ -20,9 +20,8 @@ import org.slf4j.LoggerFactory;
  * here runs on the connection's event loop, except {@link #respond} and {@link #onewayDone}, which
  * hop onto it.
  *
- * <p>Streams, when they come, get a sibling room beside this one (the inbound streams of the
- * connection, keyed by request id like these calls), sharing the response writer and the
- * connection's in-flight accounting; this class stays about calls that answer once.
+ * <p>The connection's streams are in its stream table, {@link ServerStreams}, beside this class and
+ * keyed by request id like these calls; this class stays about calls that answer once.
  */
 final class InboundCalls implements Responder {
   private static final Logger log = LoggerFactory.getLogger("dev.tether.trace.connection");

@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The server end of one stream connection: its state machine (handshake, serving, draining,
- * refused, closed), its admission by the server, and the routing of inbound frames to its rooms:
+ * refused, closed), its admission by the server, and the routing of inbound frames to its parts:
  * the {@linkplain ServerHandshake handshake}, the {@linkplain InboundCalls inbound calls} (which
  * own the response writer), the {@linkplain ReaderIdleWatch reader-idle enforcement} and the
  * {@linkplain ReadGate read gate}. It drains on graceful shutdown. Everything lives on the

@@ -58,8 +58,8 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
   private State state = State.OPEN;
   private StreamLink link;
 
-  /** The connection room that carries the stream now. */
-  private ServerStreams room;
+  /** The stream table of the connection that carries the stream now. */
+  private ServerStreams table;
 
   private Scheduler.Cancellable expiry;
   private boolean inboundTaken;
@@ -136,7 +136,7 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
   void onFrame(Frame frame, ServerStreams from) {
     context.execute(
         () -> {
-          if (from != room || state != State.OPEN) {
+          if (from != table || state != State.OPEN) {
             return; // a frame the old connection still had in flight
           }
           if (frame instanceof StreamItem item) {
@@ -160,7 +160,7 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
   void connectionLost(ServerStreams from) {
     context.execute(
         () -> {
-          if (from != room || state != State.OPEN) {
+          if (from != table || state != State.OPEN) {
             return;
           }
           replies.detach();
@@ -197,8 +197,8 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
             }
             return;
           }
-          if (room != null && room != on) {
-            room.forget(link == null ? 0 : link.streamId());
+          if (table != null && table != on) {
+            table.forget(link == null ? 0 : link.streamId());
           }
           attachTo(next, on);
           next.write(
@@ -216,7 +216,7 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
   private void attachTo(StreamLink next, ServerStreams on) {
     cancelExpiry();
     link = next;
-    room = on;
+    table = on;
     inbound.attach(next);
   }
 
@@ -314,8 +314,8 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
       case CLOSED -> {
         cancelExpiry();
         registry.remove(token);
-        if (room != null && link != null) {
-          room.forget(link.streamId());
+        if (table != null && link != null) {
+          table.forget(link.streamId());
         }
         registry.emit(
             lost ? TetherEvent.Kind.STREAM_LOST : TetherEvent.Kind.STREAM_CLOSED,

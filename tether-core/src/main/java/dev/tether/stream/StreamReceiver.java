@@ -237,4 +237,9 @@ public final class StreamReceiver implements Flow.Subscription {
   public boolean hasEnded() {
     return end != null;
   }
+
+  /** How the peer ended this direction; null while it goes on. */
+  public Status endStatus() {
+    return end == null ? null : end.status();
+  }
 }

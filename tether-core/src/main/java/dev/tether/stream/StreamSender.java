@@ -70,6 +70,10 @@ public final class StreamSender implements Flow.Subscriber<byte[]> {
           if (cancelled || end != null) {
             return;
           }
+          if (produced == requested) {
+            refuseUnaskedItem();
+            return;
+          }
           produced++;
           keep(item);
           if (link != null) {
@@ -95,6 +99,23 @@ public final class StreamSender implements Flow.Subscriber<byte[]> {
   @Override
   public void onComplete() {
     context.execute(() -> ended(Status.OK, Map.of()));
+  }
+
+  /**
+   * The publisher broke rule 1.1 (an item beyond what it was asked for, so beyond the peer's
+   * credit): it is cancelled, and the peer hears a failure instead of the item.
+   */
+  private void refuseUnaskedItem() {
+    if (subscription != null) {
+      subscription.cancel();
+    }
+    ended(
+        Status.REMOTE_ERROR,
+        Map.of(
+            Response.ERROR_TYPE,
+            IllegalStateException.class.getName(),
+            Response.ERROR_MESSAGE,
+            "the publisher sent more than the " + requested + " items it was asked for"));
   }
 
   /** Ends this direction without the publisher (it failed to open, or the stream is lost). */

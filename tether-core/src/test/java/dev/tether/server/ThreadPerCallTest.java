@@ -80,7 +80,7 @@ class ThreadPerCallTest {
               assertThat(r.status()).isEqualTo(Status.REFUSED);
             });
 
-    threads.poll().run(); // one call ends: its room goes to the next
+    threads.poll().run(); // one call ends: its slot goes to the next
     d.dispatch(request(4), Peer.UNKNOWN, responder, null);
     assertThat(threads).hasSize(2);
     threads.forEach(Runnable::run);
@@ -121,7 +121,7 @@ class ThreadPerCallTest {
         request(2),
         Peer.UNKNOWN,
         responder,
-        null); // the bound is 1: refused if 1 still held its room
+        null); // the bound is 1: refused if 1 still held its slot
     threads.forEach(Runnable::run);
 
     assertThat(statuses()).containsExactly(Status.REFUSED, Status.OK);

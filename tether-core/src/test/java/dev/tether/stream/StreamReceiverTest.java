@@ -2,19 +2,16 @@ package dev.tether.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tether.protocol.Frame;
-import dev.tether.protocol.StreamCredit;
 import dev.tether.protocol.StreamEnd;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Flow;
 import org.junit.jupiter.api.Test;
 
 /** The receiver's credit, in isolation: the link records what it would send, tasks run at once. */
 class StreamReceiverTest {
-  private final RecordingLink link = new RecordingLink();
+  private final RecordingLink link = new RecordingLink(1);
   private final List<byte[]> got = new ArrayList<>();
 
   @Test
@@ -45,11 +42,11 @@ class StreamReceiverTest {
     StreamReceiver receiver = receiverAskingFor(Long.MAX_VALUE, small);
     feed(receiver, 64, 0);
     assertThat(link.largestAllowanceSince(0)).isEqualTo(4096 / StreamSettings.ITEM_OVERHEAD_BYTES);
-    int creditsBefore = link.credits.size();
+    int creditsBefore = link.credits().size();
 
     feed(receiver, 300, 4096);
 
-    assertThat(link.credits.size()).as("credit went on").isGreaterThan(creditsBefore);
+    assertThat(link.credits().size()).as("credit went on").isGreaterThan(creditsBefore);
     assertThat(link.largestAllowanceSince(creditsBefore)).isEqualTo(8);
   }
 
@@ -102,42 +99,6 @@ class StreamReceiverTest {
   private static void feed(StreamReceiver receiver, int items, int bytes) {
     for (int i = 0; i < items; i++) {
       receiver.onItem(receiver.received() + 1, new byte[bytes]);
-    }
-  }
-
-  private static final class RecordingLink implements StreamLink {
-    private final List<StreamCredit> credits = new ArrayList<>();
-
-    long lastLimit() {
-      return credits.get(credits.size() - 1).limit();
-    }
-
-    /** The most items a credit from the {@code first}th on let the sender have in flight. */
-    long largestAllowanceSince(int first) {
-      return credits.subList(first, credits.size()).stream()
-          .mapToLong(c -> c.limit() - c.received())
-          .max()
-          .orElseThrow();
-    }
-
-    @Override
-    public int streamId() {
-      return 1;
-    }
-
-    @Override
-    public void write(Frame frame) {
-      if (frame instanceof StreamCredit credit) {
-        credits.add(credit);
-      }
-    }
-
-    @Override
-    public void flush() {}
-
-    @Override
-    public CompletableFuture<Void> flushAndWait() {
-      return CompletableFuture.completedFuture(null);
     }
   }
 

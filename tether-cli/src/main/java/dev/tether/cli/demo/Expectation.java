@@ -6,9 +6,9 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * A claim a cluster scenario makes about its own run (issue 5), judged from the figures of both
- * sides once every caller stopped. Each judgement keeps its evidence, which the summary prints next
- * to the verdict.
+ * A claim a cluster scenario makes about its own run, judged from the figures of both sides once
+ * every caller stopped. Each judgement keeps its evidence, which the summary prints next to the
+ * verdict.
  */
 public enum Expectation {
   /** A graceful restart drains: GOAWAY, refused requests retried elsewhere, no call lost. */

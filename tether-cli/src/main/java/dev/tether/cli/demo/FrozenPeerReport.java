@@ -57,8 +57,7 @@ public record FrozenPeerReport(
   }
 
   /**
-   * The latest the client should notice: silence of idleTimeout, plus up to a readerIdle of slack
-   * (issue 5).
+   * The latest the client should notice: silence of idleTimeout, plus up to a readerIdle of slack.
    */
   public Duration bound() {
     return idleTimeout.plus(readerIdle);

@@ -45,13 +45,13 @@ public final class Scenarios {
    */
   static final Duration RESTART_GRACE = Duration.ofSeconds(5);
 
-  /** The callers of the restart scenarios (issue 5: "8 concurrent callers"). */
+  /** The callers of the restart scenarios: eight at once, enough to keep every server busy. */
   static final int RESTART_CALLERS = 8;
 
   /**
    * Every server in turn shuts down gracefully and comes back on the same port, a quarter of the
    * run apart: a rolling redeployment. GOAWAY, REFUSED and the retry of refused requests must keep
-   * every call, increments included, from failing or running twice (issue 5, question 2).
+   * every call, increments included, from failing or running twice.
    */
   public static final Scenario ROLLING_RESTART =
       new Scenario(
@@ -69,8 +69,8 @@ public final class Scenarios {
 
   /**
    * Every server in turn is killed ({@code close()}) and restarted on the same port a tenth of the
-   * run later, never two down at once (issue 5, question 3): idempotent calls must always land on a
-   * live server, and an increment may fail only when it may have run, and then say so.
+   * run later, never two down at once: idempotent calls must always land on a live server, and an
+   * increment may fail only when it may have run, and then say so.
    */
   public static final Scenario ABRUPT_KILLS =
       new Scenario(
@@ -92,7 +92,7 @@ public final class Scenarios {
 
   /**
    * One server behind a fault proxy that freezes: no byte moves, no socket closes. Only the
-   * client's heartbeats can tell, within idleTimeout plus readerIdle (issue 5, question 1).
+   * client's heartbeats can tell, within idleTimeout plus readerIdle.
    */
   public static final FrozenPeerScenario FROZEN_PEER =
       new FrozenPeerScenario(

@@ -41,14 +41,14 @@ class ScenariosTest {
   }
 
   @Test
-  void theIssueFiveScenariosAreKnownByName() {
+  void theRestartKillAndFreezeScenariosAreKnownByName() {
     assertThat(Scenarios.byName("rolling-restart")).contains(Scenarios.ROLLING_RESTART);
     assertThat(Scenarios.byName("abrupt-kills")).contains(Scenarios.ABRUPT_KILLS);
     assertThat(Scenarios.byName("frozen-peer")).contains(Scenarios.FROZEN_PEER);
   }
 
   @Test
-  void theRestartScenariosRunEightCallersAndJudgeWhatTheIssueExpects() {
+  void theRestartScenariosRunEightCallersAndJudgeNoFailureAndAtMostOnce() {
     assertThat(Scenarios.ROLLING_RESTART.defaultCallers()).isEqualTo(8);
     assertThat(Scenarios.ROLLING_RESTART.expectations())
         .containsExactly(Expectation.NO_CALL_FAILS, Expectation.NO_DUPLICATE_INCREMENTS);

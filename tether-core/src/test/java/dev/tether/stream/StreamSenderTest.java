@@ -1,0 +1,274 @@
+package dev.tether.stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tether.ManualPublisher;
+import dev.tether.protocol.Response;
+import dev.tether.protocol.Status;
+import dev.tether.protocol.StreamEnd;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The sending half in isolation: a publisher driven by hand, links that record what would leave,
+ * tasks run at once on the test's thread. Credit bounds what the publisher is asked for and what is
+ * written; acknowledged items leave the resume buffer; a new link gets what the peer lacks.
+ */
+class StreamSenderTest {
+  private static final long RESUME_BUFFER_BYTES = 1 << 20;
+
+  private final ManualPublisher publisher = new ManualPublisher();
+  private final RecordingLink link = new RecordingLink(7);
+  private int endsTold;
+
+  @Test
+  void asksThePublisherForNothingBeforeThePeerGivesCredit() {
+    attachedSender(RESUME_BUFFER_BYTES);
+
+    assertThat(publisher.requested()).isZero();
+    assertThat(link.frames()).isEmpty();
+  }
+
+  @Test
+  void thePeersCreditBecomesDemandOnThePublisherAndNeverMore() {
+    StreamSender sender = attachedSender(RESUME_BUFFER_BYTES);
+
+    sender.onCredit(0, 3);
+    assertThat(publisher.requested()).isEqualTo(3);
+    sender.onCredit(0, 3);
+    sender.onCredit(0, 2);
+    assertThat(publisher.requested()).as("a repeated or older limit asks for nothing").isEqualTo(3);
+    sender.onCredit(0, 5);
+
+    assertThat(publisher.requested()).isEqualTo(5);
+    assertThat(sender.requested()).isEqualTo(5);
+  }
+
+  @Test
+  void itemsAreNumberedFromOneOnTheStreamsIdInTheOrderThePublisherSentThem() {
+    StreamSender sender = attachedSender(RESUME_BUFFER_BYTES);
+    sender.onCredit(0, 3);
+
+    publisher.emit("a", "b", "c");
+
+    assertThat(link.positions()).containsExactly(1L, 2L, 3L);
+    assertThat(link.bodies()).containsExactly("a", "b", "c");
+    assertThat(link.items()).allSatisfy(i -> assertThat(i.streamId()).isEqualTo(7));
+    assertThat(sender.produced()).isEqualTo(3);
+  }
+
+  @Test
+  void anItemThePublisherWasNotAskedForIsNeverSentAndEndsTheDirectionWithAFailure() {
+    StreamSender sender = attachedSender(RESUME_BUFFER_BYTES);
+    sender.onCredit(0, 2);
+
+    publisher.emit("a", "b", "past the credit", "and another");
+
+    assertThat(link.positions()).containsExactly(1L, 2L);
+    assertThat(publisher.isCancelled()).isTrue();
+    StreamEnd end = onlyEnd();
+    assertThat(end.status()).isEqualTo(Status.REMOTE_ERROR);
+    assertThat(end.finalPosition()).isEqualTo(2);
+    assertThat(end.metadata())
+        .containsEntry(Response.ERROR_TYPE, IllegalStateException.class.getName())
+        .extractingByKey(Response.ERROR_MESSAGE)
+        .asString()
+        .contains("more than the 2 items");
+  }
+
+  @Test
+  void completionEndsTheDirectionAfterTheLastItemAndTellsTheOwnerOnce() {
+    StreamSender sender = attachedSender(RESUME_BUFFER_BYTES);
+    sender.onCredit(0, 10);
+    publisher.emit("a", "b");
+
+    publisher.complete();
+    publisher.complete();
+
+    assertThat(link.frames().get(link.frames().size() - 1)).isInstanceOf(StreamEnd.class);
+    StreamEnd end = onlyEnd();
+    assertThat(end.status()).isEqualTo(Status.OK);
+    assertThat(end.finalPosition()).isEqualTo(2);
+    assertThat(end.streamId()).isEqualTo(7);
+    assertThat(endsTold).isEqualTo(1);
+    assertThat(sender.hasEnded()).isTrue();
+  }
+
+  @Test
+  void aFinishedDirectionIsOneWhosePeerAcknowledgedEveryItemAfterTheEnd() {
+    StreamSender sender = attachedSender(RESUME_BUFFER_BYTES);
+    sender.onCredit(0, 10);
+    publisher.emit("a", "b");
+    publisher.complete();
+    assertThat(sender.isFinished()).as("two items not acknowledged").isFalse();
+
+    sender.onCredit(1, 10);
+    assertThat(sender.isFinished()).isFalse();
+    sender.onCredit(2, 10);
+
+    assertThat(sender.isFinished()).isTrue();
+  }
+
+  @Test
+  void aPublisherFailureTravelsAsARemoteErrorWithItsTypeAndMessage() {
+    StreamSender sender = attachedSender(RESUME_BUFFER_BYTES);
+    sender.onCredit(0, 10);
+    publisher.emit("a");
+
+    publisher.fail(new IllegalArgumentException("no such symbol"));
+
+    StreamEnd end = onlyEnd();
+    assertThat(end.status()).isEqualTo(Status.REMOTE_ERROR);
+    assertThat(end.finalPosition()).isEqualTo(1);
+    assertThat(end.metadata())
+        .isEqualTo(
+            Map.of(
+                Response.ERROR_TYPE,
+                IllegalArgumentException.class.getName(),
+                Response.ERROR_MESSAGE,
+                "no such symbol"));
+  }
+
+  @Test
+  void aFailureWithoutAMessageTravelsWithAnEmptyOne() {
+    attachedSender(RESUME_BUFFER_BYTES);
+
+    publisher.fail(new IllegalStateException());
+
+    assertThat(onlyEnd().metadata()).containsEntry(Response.ERROR_MESSAGE, "");
+  }
+
+  @Test
+  void cancelCancelsThePublisherAndNothingItSendsAfterwardsIsWritten() {
+    StreamSender sender = attachedSender(RESUME_BUFFER_BYTES);
+    sender.onCredit(0, 10);
+    publisher.emit("a");
+
+    sender.cancel();
+    publisher.emit("b");
+    publisher.complete();
+
+    assertThat(publisher.isCancelled()).isTrue();
+    assertThat(link.bodies()).containsExactly("a");
+    assertThat(link.ends()).isEmpty();
+    assertThat(endsTold).isZero();
+  }
+
+  @Test
+  void aSecondSubscriptionIsCancelledAndTheFirstKeepsGoing() {
+    StreamSender sender = attachedSender(RESUME_BUFFER_BYTES);
+    ManualPublisher second = new ManualPublisher();
+
+    second.subscribe(sender);
+    sender.onCredit(0, 4);
+
+    assertThat(second.isCancelled()).isTrue();
+    assertThat(second.requested()).isZero();
+    assertThat(publisher.requested()).isEqualTo(4);
+  }
+
+  @Test
+  void itemsWrittenWhileDetachedAreReplayedOnTheNextLinkFromWhatThePeerHolds() {
+    StreamSender sender = attachedSender(RESUME_BUFFER_BYTES);
+    sender.onCredit(0, 10);
+    publisher.emit("a", "b", "c");
+    sender.detach();
+    publisher.emit("d", "e");
+    RecordingLink next = new RecordingLink(9);
+
+    sender.attach(next, 2, 10);
+
+    assertThat(next.positions()).containsExactly(3L, 4L, 5L);
+    assertThat(next.bodies()).containsExactly("c", "d", "e");
+    assertThat(next.items()).allSatisfy(i -> assertThat(i.streamId()).isEqualTo(9));
+    assertThat(link.positions()).as("nothing went to the old link once detached").hasSize(3);
+  }
+
+  @Test
+  void anEndMadeWhileDetachedFollowsTheReplayOnTheNextLink() {
+    StreamSender sender = attachedSender(RESUME_BUFFER_BYTES);
+    sender.onCredit(0, 10);
+    publisher.emit("a", "b");
+    sender.detach();
+    publisher.complete();
+    RecordingLink next = new RecordingLink(9);
+
+    sender.attach(next, 1, 10);
+
+    assertThat(next.frames()).hasSize(2);
+    assertThat(next.positions()).containsExactly(2L);
+    StreamEnd end = next.ends().get(0);
+    assertThat(end.streamId()).isEqualTo(9);
+    assertThat(end.status()).isEqualTo(Status.OK);
+    assertThat(end.finalPosition()).isEqualTo(2);
+  }
+
+  @Test
+  void theNewLinksLimitAsksThePublisherForMore() {
+    StreamSender sender = attachedSender(RESUME_BUFFER_BYTES);
+    sender.onCredit(0, 2);
+    publisher.emit("a", "b");
+    sender.detach();
+
+    sender.attach(new RecordingLink(9), 2, 6);
+
+    assertThat(publisher.requested()).isEqualTo(6);
+  }
+
+  @Test
+  void acknowledgedItemsLeaveTheResumeBuffer() {
+    StreamSender sender = attachedSender(RESUME_BUFFER_BYTES);
+    sender.onCredit(0, 10);
+    publisher.emit("a", "b", "c", "d");
+
+    sender.onCredit(3, 10);
+
+    assertThat(sender.canResumeFrom(2)).as("items 1-3 are gone").isFalse();
+    assertThat(sender.canResumeFrom(3)).isTrue();
+    RecordingLink next = new RecordingLink(9);
+    sender.detach();
+    sender.attach(next, 3, 10);
+    assertThat(next.bodies()).containsExactly("d");
+  }
+
+  @Test
+  void aPeerClaimingItemsNeverSentCannotResume() {
+    StreamSender sender = attachedSender(RESUME_BUFFER_BYTES);
+    sender.onCredit(0, 10);
+    publisher.emit("a", "b");
+
+    assertThat(sender.canResumeFrom(2)).isTrue();
+    assertThat(sender.canResumeFrom(3)).isFalse();
+  }
+
+  @Test
+  void aResumeBufferThatOverflowsRefusesResumesUntilThePeerAcknowledgesEverything() {
+    StreamSender sender = attachedSender(10);
+    sender.onCredit(0, 10);
+
+    publisher.emitSized(3, 4); // 12 bytes kept against a buffer of 10
+
+    assertThat(link.positions()).as("the items still leave").containsExactly(1L, 2L, 3L);
+    assertThat(sender.canResumeFrom(0)).isFalse();
+    assertThat(sender.canResumeFrom(2)).isFalse();
+    sender.onCredit(3, 10);
+    assertThat(sender.canResumeFrom(3)).isTrue();
+    publisher.emitSized(2, 4);
+    assertThat(sender.canResumeFrom(3)).as("kept again once emptied").isTrue();
+  }
+
+  private StreamSender attachedSender(long resumeBufferBytes) {
+    StreamSender sender =
+        new StreamSender(new StreamContext(Runnable::run), resumeBufferBytes, () -> endsTold++);
+    sender.attach(link, 0, 0);
+    publisher.subscribe(sender);
+    return sender;
+  }
+
+  private StreamEnd onlyEnd() {
+    List<StreamEnd> ends = link.ends();
+    assertThat(ends).hasSize(1);
+    return ends.get(0);
+  }
+}
