@@ -241,7 +241,8 @@ public final class ConnectionSupervisor {
       long redialAfter,
       Witness witness) {
     RequestChannel c = usable();
-    if (c != null) {
+    // A walk learns on the control executor which attempt it joins; only a ready one needs no hop.
+    if (c != null && (witness == null || c.ready().isDone())) {
       return c.ready();
     }
     CompletableFuture<RequestChannel> result = new CompletableFuture<>();

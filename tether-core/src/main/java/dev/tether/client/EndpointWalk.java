@@ -63,7 +63,7 @@ final class EndpointWalk implements ConnectionSupervisor.Witness {
   private CompletableFuture<RequestChannel> leg;
   private TetherException first;
   private TetherException last;
-  private final StringBuilder triedNames = new StringBuilder();
+  private StringBuilder triedNames;
 
   /** True while every failure so far was a server outside the proxy's version range. */
   private boolean onlyIncompatible = true;
@@ -238,7 +238,12 @@ final class EndpointWalk implements ConnectionSupervisor.Witness {
       }
       wrongName.add(c.endpoint());
     }
-    triedNames.append(triedNames.length() == 0 ? "" : ", ").append(c.endpoint());
+    if (triedNames == null) {
+      triedNames = new StringBuilder();
+    } else {
+      triedNames.append(", ");
+    }
+    triedNames.append(c.endpoint());
     if (first == null) {
       first = failure;
     }
