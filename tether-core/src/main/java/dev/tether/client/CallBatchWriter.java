@@ -149,7 +149,7 @@ final class CallBatchWriter extends WriteBatcher<Invocation> {
     }
     inv.requestId = pending.nextRequestId();
     int start = out.writerIndex();
-    inv.encodeRequest(out, compression, names);
+    RequestWire.encode(inv, out, compression, names);
     // The limit bounds the length field, which counts all but itself.
     int frameBytes = out.writerIndex() - start - FrameHeader.LENGTH_FIELD_LENGTH;
     int limit = connection.serverMaxFrameSize();

@@ -6,6 +6,7 @@ import dev.tether.spi.Scheduler;
 import dev.tether.spi.Ticker;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.time.Duration;
 import java.util.function.Supplier;
 
 /**
@@ -70,6 +71,9 @@ final class CallExtras {
   /** What the call learned from failed attempts; null until one fails. */
   private RetryHistory history;
 
+  /** The call's walk over its endpoints; null while it needed none. */
+  private EndpointWalk walk;
+
   /**
    * The interceptor's view of the logical call; null without an interceptor (set before the call
    * starts).
@@ -98,10 +102,18 @@ final class CallExtras {
    * The extras of a call made now with a deadline; {@code own} is its own invocation timeout, or
    * null.
    */
-  static CallExtras forDeadline(long deadlineNanos, java.time.Duration own, Ticker ticker) {
+  static CallExtras forDeadline(long deadlineNanos, Duration own, Ticker ticker) {
     // Its own timeout gives the start without a clock read; an inherited deadline does not.
     return new CallExtras(
         deadlineNanos, own != null ? deadlineNanos - own.toNanos() : ticker.nanoTime());
+  }
+
+  /** Milliseconds left before the invocation timeout, at least 1; 0 when there is none. */
+  long remainingMillis(Ticker ticker) {
+    if (deadlineNanos == 0) {
+      return 0;
+    }
+    return Math.max(1, (deadlineNanos - ticker.nanoTime()) / 1_000_000);
   }
 
   /** The timeline, or null while the call never waited. */
@@ -154,8 +166,12 @@ final class CallExtras {
     }
   }
 
-  void armDeadline(Scheduler.Cancellable timer) {
-    deadline = timer;
+  /**
+   * Arms the invocation timeout, which runs {@code onDeadline} on {@code host}'s control executor.
+   */
+  void armDeadline(CallHost host, Runnable onDeadline) {
+    deadline =
+        host.scheduleOnControl(onDeadline, Math.max(0, deadlineNanos - host.ticker().nanoTime()));
   }
 
   /** The invocation timeout fired: nothing is left to cancel. */
@@ -172,13 +188,13 @@ final class CallExtras {
     }
   }
 
-  /** The number of the attempt that starts now. */
-  int nextAttempt() {
-    return ++attemptNumber;
-  }
-
-  void armAttemptTimer(Scheduler.Cancellable timer) {
-    ATTEMPT.setVolatile(this, timer);
+  /**
+   * Arms the timeout of the attempt of {@code inv} that starts now on {@code c}: when it passes,
+   * {@code c} times that attempt out (unless a later one runs by then).
+   */
+  void armAttemptTimeout(CallHost host, Invocation inv, RequestChannel c, Duration timeout) {
+    int number = ++attemptNumber;
+    ATTEMPT.setVolatile(this, host.scheduleOnControl(() -> c.timeOutAttempt(inv, number), timeout));
   }
 
   /** A load-balancing strategy chose the node of the next attempt. */
@@ -268,5 +284,15 @@ final class CallExtras {
   /** The failure history, or null while no attempt failed. */
   RetryHistory historyIfAny() {
     return history;
+  }
+
+  /** The call's walk over its endpoints, or null while it needed none. */
+  EndpointWalk walk() {
+    return walk;
+  }
+
+  /** Set once, by the thread that holds the call when it first needs a walk. */
+  void walk(EndpointWalk w) {
+    walk = w;
   }
 }

@@ -3,28 +3,25 @@ package dev.tether.client;
 import dev.tether.CallPhase;
 import dev.tether.LoadBalancing;
 import dev.tether.TetherException;
-import java.time.Duration;
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
 
 /**
  * The path of every call from proxy to connection, first attempt and retries: a pinned proxy's
- * cached connection, a session's connection, a node a strategy picks, or a connection the finder
- * opens. Retries walk the endpoints this round has not tried, then wait for the next round per
- * {@link RetryRounds}; retry decisions and waits run on the control executor.
+ * cached connection, a session's connection, a node a strategy picks, or a connection the call's
+ * {@link EndpointWalk} finds. A retry goes on with the same walk, so the rounds over the endpoints
+ * are the call's, whichever attempt failed; retry decisions run on the control executor.
  */
 final class CallPath {
-  private final ClientRuntime runtime;
+  private final CallHost host;
   private final ConnectionFinder finder;
-  private final RetryRounds rounds;
   private final Sessions sessions;
 
-  CallPath(ClientRuntime runtime, ConnectionFinder finder, RetryRounds rounds) {
-    this.runtime = runtime;
+  CallPath(CallHost host, ConnectionFinder finder) {
+    this.host = host;
     this.finder = finder;
-    this.rounds = rounds;
-    this.sessions = new Sessions(runtime, finder);
+    this.sessions = new Sessions(host, finder);
   }
 
   /** True when calls are spread over nodes by a strategy rather than pinned to one connection. */
@@ -44,83 +41,81 @@ final class CallPath {
     }
     RequestChannel cached = inv.settings().connectionCached() ? inv.binding.usable() : null;
     if (cached != null) {
-      runtime.hand(inv, cached);
+      cached.send(inv);
       return;
     }
-    whenConnected(inv, finder.find(inv.settings(), inv.binding, inv.deadlineNanos()))
-        .whenComplete(
-            (connection, failure) -> {
-              if (failure != null) {
-                inv.onConnectFailed(ClientRuntime.unwrap(failure));
-              } else {
-                runtime.hand(inv, connection);
-              }
-            });
+    handOver(inv, finder.find(inv), null);
   }
 
   /**
-   * {@code connecting} is the call's connection being found: when it is not there at once the call
-   * waits, and its clock records a CONNECTING phase (the deadline learns the endpoint).
+   * Hands the call to the connection {@code connecting} finds, or fails its attempt with why none
+   * was found; {@code router} (null for none) is told of the call's node. When the connection is
+   * not there at once the call waits, and its clock records a CONNECTING phase.
    */
-  private static CompletableFuture<RequestChannel> whenConnected(
-      Invocation inv, CompletableFuture<RequestChannel> connecting) {
+  static void handOver(
+      Invocation inv, CompletableFuture<RequestChannel> connecting, NodeRouter router) {
     if (!connecting.isDone()) {
       inv.waitsIn(CallPhase.Kind.CONNECTING, null);
     }
-    return connecting;
+    connecting.whenComplete(
+        (connection, failure) -> {
+          if (failure != null) {
+            inv.onConnectFailed(CallFailures.unwrap(failure));
+            return;
+          }
+          if (router != null) {
+            inv.routedBy(router);
+          }
+          connection.send(inv);
+        });
   }
 
   private void startOnNode(Invocation inv, Set<ConnectionKey> exclude) {
-    NodeRouter router = runtime.routerFor(inv.settings(), inv.binding);
-    whenConnected(inv, router.route(inv.settings(), exclude, inv.deadlineNanos()))
-        .whenComplete(
-            (connection, failure) -> {
-              if (failure != null) {
-                inv.onConnectFailed(ClientRuntime.unwrap(failure));
-              } else {
-                inv.routedBy(router);
-                runtime.hand(inv, connection);
-              }
-            });
+    NodeRouter router = host.routerFor(inv.settings(), inv.binding);
+    handOver(inv, router.route(inv.settings(), exclude, inv.deadlineNanos()), router);
   }
 
   /**
-   * Sends a call again after a retryable failure (on the control executor): to the endpoints this
-   * round has not tried yet, and once every endpoint was tried, after the next round's wait, to all
-   * of them again (re-resolved); when no round is left, the call fails with its latest cause.
+   * Sends a call again after a retryable failure (on the control executor): its walk goes on, to
+   * the endpoints this round has not tried, then round after round; when no round is left, the call
+   * fails with its latest cause.
    */
   void retry(Invocation inv) {
-    runtime.control().assertInExecutor();
+    host.control().assertInExecutor();
     if (inv.isFinished()) {
       return; // the deadline or a cancel ended it while it waited
     }
-    List<Candidate> untried;
+    EndpointWalk walk = finder.walkOf(inv);
+    walk.attemptFailedOn(inv.history().takeFailedOn());
+    if (routesOverNodes(inv.settings())) {
+      retryOnNodes(inv, walk);
+    } else {
+      handOver(inv, finder.resume(inv), null);
+    }
+  }
+
+  /** A node the strategy picks among those this round has not tried, round after round. */
+  private void retryOnNodes(Invocation inv, EndpointWalk walk) {
+    if (inv.isFinished()) {
+      return;
+    }
+    boolean untried;
     try {
-      untried = inv.untried(rounds.candidates(inv.settings()));
+      untried = walk.hasUntried();
     } catch (TetherException e) {
       inv.fail(e);
       return;
     }
-    if (untried.isEmpty()) {
-      startNextRound(inv);
-      return;
+    if (untried) {
+      startOnNode(inv, walk.tried());
+    } else if (!walk.nextRound(() -> retryOnNodes(inv, walk))) {
+      CompletableFuture<RequestChannel> configured = finder.throughConfigured(inv);
+      if (configured == null) {
+        inv.fail(inv.history().latestCause());
+      } else {
+        handOver(inv, configured, null);
+      }
     }
-    if (routesOverNodes(inv.settings())) {
-      startOnNode(inv, inv.history().tried());
-      return;
-    }
-    whenConnected(inv, finder.findAmong(inv.settings(), inv.binding, untried, inv.deadlineNanos()))
-        .whenComplete(
-            (connection, failure) -> {
-              if (failure == null) {
-                runtime.hand(inv, connection);
-              } else {
-                runtime
-                    .control()
-                    .execute(
-                        () -> inv.onRetryConnectFailed(untried, ClientRuntime.unwrap(failure)));
-              }
-            });
   }
 
   /** What became of starting a hedge. */
@@ -133,63 +128,28 @@ final class CallPath {
   }
 
   /**
-   * Starts a hedge (on the control executor) on an endpoint or node its siblings are not on, asking
-   * {@code permit} only once there is such a place.
+   * Starts a hedge (on the control executor) on an endpoint or node none of {@code busy} is on,
+   * asking {@code permit} only once there is such a place.
    */
-  Start startElsewhere(Invocation inv, java.util.function.BooleanSupplier permit) {
-    runtime.control().assertInExecutor();
-    List<Candidate> untried;
+  Start startElsewhere(Invocation inv, Set<ConnectionKey> busy, BooleanSupplier permit) {
+    host.control().assertInExecutor();
+    EndpointWalk walk = finder.walkOf(inv);
+    walk.exclude(busy);
     try {
-      untried = inv.untried(rounds.candidates(inv.settings()));
+      if (!walk.hasUntried()) {
+        return Start.NOWHERE_ELSE;
+      }
     } catch (TetherException e) {
-      return Start.NOWHERE_ELSE;
-    }
-    if (untried.isEmpty()) {
       return Start.NOWHERE_ELSE;
     }
     if (!permit.getAsBoolean()) {
       return Start.NOT_PERMITTED;
     }
     if (routesOverNodes(inv.settings())) {
-      startOnNode(inv, inv.history().tried());
+      startOnNode(inv, walk.tried());
     } else {
-      finder
-          .findAmong(inv.settings(), inv.binding, untried, inv.deadlineNanos())
-          .whenComplete(
-              (connection, failure) -> {
-                if (failure == null) {
-                  runtime.hand(inv, connection);
-                } else {
-                  inv.onConnectFailed(ClientRuntime.unwrap(failure));
-                }
-              });
+      handOver(inv, finder.resume(inv), null);
     }
     return Start.STARTED;
-  }
-
-  private void startNextRound(Invocation inv) {
-    Duration wait = rounds.waitBeforeNext(inv.settings(), inv.round());
-    if (wait == null) {
-      if (inv.history().takeConfiguredFallback()) {
-        finder
-            .findThroughConfigured(inv.settings(), inv.binding, inv.history().latestCause())
-            .whenComplete(
-                (connection, failure) -> {
-                  if (failure == null) {
-                    runtime.hand(inv, connection);
-                  } else {
-                    runtime.control().execute(() -> inv.fail(inv.history().latestCause()));
-                  }
-                });
-      } else {
-        inv.fail(inv.history().latestCause());
-      }
-      return;
-    }
-    inv.history().beginNextRound();
-    if (!wait.isZero()) {
-      inv.waitsIn(CallPhase.Kind.RETRY_DELAY, null);
-    }
-    rounds.start(wait, () -> retry(inv));
   }
 }

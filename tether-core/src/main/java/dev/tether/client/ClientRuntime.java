@@ -23,9 +23,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Function;
@@ -35,7 +33,7 @@ import java.util.function.Function;
  * wires event loops, endpoint selection, the connection supervisors, the call path and node groups,
  * and owns the runtime's control executor, scheduler, ticker and event bus. Thread-safe.
  */
-public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost {
+public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost, CallHost {
   private final ClientConfig config;
   private final TransportSet transports;
   private final EndpointSelector selector;
@@ -99,8 +97,8 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
     this.pool = new ConnectionPool(this, config.reconnect(), ticker);
     this.topologies = new TopologyViews(control);
     RetryRounds rounds = new RetryRounds(config.retryIntervals(), topologies, selector, this);
-    this.finder = new ConnectionFinder(this, selector, pool, rounds, topologies);
-    this.calls = new CallPath(this, finder, rounds);
+    this.finder = new ConnectionFinder(this, pool, rounds, topologies);
+    this.calls = new CallPath(this, finder);
   }
 
   // ---- calls ----
@@ -162,7 +160,8 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
    * A new call's absolute deadline on this runtime's ticker, 0 for none (see {@link
    * dev.tether.internal.CallDeadline#forNewCall}).
    */
-  long deadlineFor(ProxySettings settings) {
+  @Override
+  public long deadlineFor(ProxySettings settings) {
     return dev.tether.internal.CallDeadline.forNewCall(settings.invocationTimeout(), ticker);
   }
 
@@ -197,7 +196,9 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
    * A failed attempt may run again (decided by the invocation): count, tell, and go on on the
    * control executor.
    */
-  void onRetry(Invocation inv, Attempt.Outcome outcome, TetherException cause, String endpoint) {
+  @Override
+  public void onRetry(
+      Invocation inv, Attempt.Outcome outcome, TetherException cause, String endpoint) {
     reports.onRetry(inv, outcome, cause, endpoint);
     retry(inv);
   }
@@ -281,7 +282,8 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
    * The node router shared by every proxy with the same endpoints, connection id, strategy, mode
    * and version range.
    */
-  NodeRouter routerFor(ProxySettings settings, ProxyBinding binding) {
+  @Override
+  public NodeRouter routerFor(ProxySettings settings, ProxyBinding binding) {
     // Looked up once per proxy: a proxy's settings never change, so neither does its group.
     NodeRouter cached = binding.router();
     if (cached != null) {
@@ -323,6 +325,7 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
     return scheduleOn(control, task, delayNanos);
   }
 
+  @Override
   public Scheduler.Cancellable scheduleOnControl(Runnable task, Duration delay) {
     return scheduleOn(control, task, delay.toNanos());
   }
@@ -424,7 +427,8 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
    * What a call of {@code endpoints} without a connection at its deadline waited for; control
    * executor.
    */
-  CallTimeline.Wait waitAmong(List<dev.tether.Endpoint> endpoints) {
+  @Override
+  public CallTimeline.Wait waitAmong(List<dev.tether.Endpoint> endpoints) {
     return pool.waitAmong(endpoints);
   }
 
@@ -478,11 +482,13 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
   }
 
   /** Where the runtime's events and counters of retries, hedges and reroutes go. */
-  ClientReports reports() {
+  @Override
+  public ClientReports reports() {
     return reports;
   }
 
-  RetryBudget retryBudget() {
+  @Override
+  public RetryBudget retryBudget() {
     return retryBudget;
   }
 
@@ -499,14 +505,7 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost 
   }
 
   static TetherException unwrap(Throwable t) {
-    Throwable cause = t;
-    while ((cause instanceof CompletionException || cause instanceof ExecutionException)
-        && cause.getCause() != null) {
-      cause = cause.getCause();
-    }
-    return cause instanceof TetherException te
-        ? te
-        : new TetherException(String.valueOf(cause), cause);
+    return CallFailures.unwrap(t);
   }
 
   /**

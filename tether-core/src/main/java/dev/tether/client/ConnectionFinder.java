@@ -1,53 +1,42 @@
 package dev.tether.client;
 
-import dev.tether.ConnectFailedException;
-import dev.tether.ConnectTimeoutException;
 import dev.tether.Endpoint;
-import dev.tether.IncompatibleServerException;
 import dev.tether.TetherException;
-import java.time.Duration;
+import dev.tether.protocol.Welcome;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * Finds or opens the connection for a pinned proxy (the endpoint-selection behaviour): a cached
- * proxy reuses a pooled connection to one of its endpoints; otherwise the endpoints are tried in
- * selection order, round after round per {@link RetryRounds}. What to do is decided first, as a
- * {@link Plan} value, then carried out.
+ * proxy reuses a pooled connection to one of its endpoints; otherwise the call's {@link
+ * EndpointWalk} goes through the endpoints, round after round, for its first attempt and again for
+ * each retry. What to do is decided first, as a {@link Plan} value, then carried out; the
+ * connection found is then settled on once its server's cluster view is known.
  */
 final class ConnectionFinder {
   /** What finding a connection for a proxy comes to. */
   sealed interface Plan {
     /**
      * A pooled connection already serves one of the proxy's endpoints; it may still be connecting,
-     * and if that fails, {@code fallback} walks the endpoints as if it had not been there.
+     * and if that fails, the walk goes through {@code fallback} as if it had not been there.
      */
-    record Reuse(RequestChannel connection, Walk fallback) implements Plan {}
+    record Reuse(RequestChannel connection, List<Candidate> fallback) implements Plan {}
 
-    /**
-     * Walk these endpoints in order; {@code inRounds}: then the further rounds {@link RetryRounds}
-     * allows.
-     */
-    record Walk(List<Candidate> candidates, boolean inRounds) implements Plan {}
+    /** Walk these endpoints in order, then the further rounds. */
+    record Walk(List<Candidate> candidates) implements Plan {}
 
     /** Selection left nothing to try. */
     record Fail(TetherException cause) implements Plan {}
   }
 
-  private final EndpointSelector selector;
   private final ConnectionPool pool;
   private final RetryRounds rounds;
   private final TopologyViews topologies;
-  private final ClientRuntime runtime;
+  private final CallHost host;
 
   ConnectionFinder(
-      ClientRuntime runtime,
-      EndpointSelector selector,
-      ConnectionPool pool,
-      RetryRounds rounds,
-      TopologyViews topologies) {
-    this.runtime = runtime;
-    this.selector = selector;
+      CallHost host, ConnectionPool pool, RetryRounds rounds, TopologyViews topologies) {
+    this.host = host;
     this.pool = pool;
     this.rounds = rounds;
     this.topologies = topologies;
@@ -66,78 +55,84 @@ final class ConnectionFinder {
   private Plan plan(ProxySettings settings, boolean reuseAny) {
     List<Candidate> candidates;
     try {
-      candidates = rounds.candidates(settings);
+      candidates = pool.healthyFirst(rounds.candidates(settings), settings.connectionId());
     } catch (TetherException e) {
       return new Plan.Fail(e);
     }
-    return planFor(settings, candidates, true, reuseAny);
-  }
-
-  private Plan planFor(
-      ProxySettings settings, List<Candidate> selected, boolean inRounds, boolean reuseAny) {
-    List<Candidate> candidates = pool.healthyFirst(selected, settings.connectionId());
     if (settings.connectionCached()) {
       for (Candidate c : candidates) {
         RequestChannel existing = pool.existing(c.key(settings.connectionId()));
         if (existing != null && isCompatible(settings, existing)) {
-          return new Plan.Reuse(existing, new Plan.Walk(candidates, inRounds));
+          return new Plan.Reuse(existing, candidates);
         }
         if (!reuseAny) {
           break;
         }
       }
     }
-    return new Plan.Walk(candidates, inRounds);
+    return new Plan.Walk(candidates);
   }
 
-  /** Finds a connection for the proxy and caches it in its binding. */
+  /** The call's walk, made on its first need; by the thread that holds the call. */
+  EndpointWalk walkOf(Invocation inv) {
+    CallExtras e = inv.extrasIfAny();
+    EndpointWalk w = e == null ? null : e.walk();
+    if (w == null) {
+      w = newWalk(inv.settings(), inv, inv.deadlineNanos(), true);
+      inv.extras().walk(w);
+    }
+    return w;
+  }
+
+  private EndpointWalk newWalk(
+      ProxySettings settings, Invocation call, long deadlineNanos, boolean throughView) {
+    return new EndpointWalk(rounds, pool, host, settings, call, deadlineNanos, throughView);
+  }
+
+  /** Finds a connection for a call's first attempt and caches it in the proxy's binding. */
+  CompletableFuture<RequestChannel> find(Invocation inv) {
+    Finding finding = new Finding(inv.settings(), inv.binding, inv);
+    return finding
+        .connect(plan(inv.settings(), !inv.binding.lostToRotation()))
+        .thenCompose(finding::settle);
+  }
+
+  /** Finds a connection for a proxy outside any call (connectAsync, a batch's flush). */
   CompletableFuture<RequestChannel> find(
       ProxySettings settings, ProxyBinding binding, long deadlineNanos) {
-    return carryOut(
-        new Finding(settings, binding, true, deadlineNanos),
-        plan(settings, !binding.lostToRotation()));
+    Finding finding = new Finding(settings, binding, null);
+    finding.deadlineNanos = deadlineNanos;
+    return finding.connect(plan(settings, !binding.lostToRotation())).thenCompose(finding::settle);
   }
 
-  /**
-   * Finds a connection among {@code candidates} only, in one round: a retry's untried endpoints.
-   */
-  CompletableFuture<RequestChannel> findAmong(
-      ProxySettings settings,
-      ProxyBinding binding,
-      List<Candidate> candidates,
-      long deadlineNanos) {
-    // One round of a retry: its rounds, not this walk, decide when to go back to the configured
-    // servers.
-    return carryOut(
-        new Finding(settings, binding, false, deadlineNanos),
-        planFor(settings, candidates, false, true));
+  /** Finds a connection for a call's retry: its walk goes on where it is. */
+  CompletableFuture<RequestChannel> resume(Invocation inv) {
+    Finding finding = new Finding(inv.settings(), inv.binding, inv);
+    return finding.orConfigured(walkOf(inv).resume()).thenCompose(finding::settle);
   }
 
   /**
    * Goes back to the proxy's configured servers once every server of its cluster view has failed
-   * its reroute retries (the client-reroute behaviour): a connection manager among them may know a
-   * newer view. Fails at once when no view is in force, since the configured servers are what was
-   * just tried.
+   * its reroute retries (the client-reroute behaviour), once per call: a connection manager among
+   * them may know a newer view; failing, the call fails with its latest cause first. Null when no
+   * view is in force, since the configured servers are what was just tried, or when the call went
+   * back already.
    */
-  CompletableFuture<RequestChannel> findThroughConfigured(
-      ProxySettings settings, ProxyBinding binding, TetherException viewFailure) {
-    if (topologies.failoverOrder(settings.fixedEndpoints()) == null) {
-      return CompletableFuture.failedFuture(viewFailure);
+  CompletableFuture<RequestChannel> throughConfigured(Invocation inv) {
+    if (topologies.failoverOrder(inv.settings().fixedEndpoints()) == null
+        || !walkOf(inv).takeConfiguredFallback()) {
+      return null;
     }
-    Finding finding = new Finding(settings, binding, false, 0);
-    return finding.walkConfigured(viewFailure).thenCompose(finding::settle);
-  }
-
-  private CompletableFuture<RequestChannel> carryOut(Finding finding, Plan plan) {
-    return finding.connect(plan).thenCompose(finding::settle);
+    Finding finding = new Finding(inv.settings(), inv.binding, inv);
+    return finding.walkConfigured(inv.history().latestCause()).thenCompose(finding::settle);
   }
 
   /**
    * One search for a proxy's connection: connect by a plan, then settle on the connection once its
    * server's view is known. A server outside the view it announces is a connection manager: the
    * search goes on to the view's primary (then alternates). When the whole view fails, the
-   * configured servers are asked once more per search (a manager may know a newer view by then);
-   * one that announces the view that just failed is used itself, so the search cannot loop.
+   * configured servers are asked once more per call (a manager may know a newer view by then); one
+   * that announces the view that just failed is used itself, so the search cannot loop.
    */
   private final class Finding {
     /** A manager may point at another manager, once; a third hop is taken as a loop. */
@@ -146,10 +141,17 @@ final class ConnectionFinder {
     private final ProxySettings settings;
     private final ProxyBinding binding;
 
+    /** The call searching; null outside a call. */
+    private final Invocation call;
+
     /**
-     * The call's deadline (0: none): a wait for a backing-off endpoint's next attempt ends there.
+     * The call's own walk, null until needed (a reused connection needs none); a search a server
+     * redirects takes a walk of its own.
      */
-    private final long deadlineNanos;
+    private EndpointWalk walk;
+
+    /** The deadline of a search outside a call; a call's own is the call's. */
+    private long deadlineNanos;
 
     private int hopsLeft = MAX_MANAGER_HOPS;
 
@@ -159,30 +161,30 @@ final class ConnectionFinder {
      */
     private boolean walkedView;
 
-    private boolean configuredWalked;
-
     /**
      * The view every server of which failed before the configured servers were walked again, or
      * null.
      */
     private List<Endpoint> failedView;
 
-    Finding(
-        ProxySettings settings,
-        ProxyBinding binding,
-        boolean mayWalkConfigured,
-        long deadlineNanos) {
+    Finding(ProxySettings settings, ProxyBinding binding, Invocation call) {
       this.settings = settings;
-      this.deadlineNanos = deadlineNanos;
       this.binding = binding;
-      this.configuredWalked = !mayWalkConfigured;
+      this.call = call;
     }
 
     CompletableFuture<RequestChannel> connect(Plan plan) {
-      if (plan instanceof Plan.Walk
-          && topologies.failoverOrder(settings.fixedEndpoints()) != null) {
-        walkedView = true;
+      return connect(plan, null);
+    }
+
+    private EndpointWalk walk() {
+      if (walk == null) {
+        walk = call != null ? walkOf(call) : newWalk(settings, null, deadlineNanos, true);
       }
+      return walk;
+    }
+
+    private CompletableFuture<RequestChannel> connect(Plan plan, EndpointWalk walker) {
       if (plan instanceof Plan.Reuse r) {
         // RetryPolicy fails a call on a connect failure because establishment walked every endpoint
         // first; a reused connection that was still connecting and failed has walked none.
@@ -190,49 +192,65 @@ final class ConnectionFinder {
             .ready()
             .handle(
                 (c, failure) ->
-                    failure == null ? CompletableFuture.completedFuture(c) : walk(r.fallback()))
+                    failure == null
+                        ? CompletableFuture.completedFuture(c)
+                        : orConfigured(walkerOr(walker).start(r.fallback())))
             .thenCompose(f -> f);
       }
       if (plan instanceof Plan.Walk w) {
-        return walk(w);
+        walkedView |= topologies.failoverOrder(settings.fixedEndpoints()) != null;
+        return orConfigured(walkerOr(walker).start(w.candidates()));
       }
       return CompletableFuture.failedFuture(((Plan.Fail) plan).cause());
     }
 
-    private CompletableFuture<RequestChannel> walk(Plan.Walk w) {
-      CompletableFuture<RequestChannel> walked =
-          new EndpointWalk(settings, w.candidates(), w.inRounds(), true, deadlineNanos).start();
-      if (configuredWalked) {
-        return walked;
-      }
-      // Without a view the walk was over the configured servers already.
+    /**
+     * {@code walked}, or when it fails under a cluster view, one round over the configured servers
+     * (once per call).
+     */
+    CompletableFuture<RequestChannel> orConfigured(CompletableFuture<RequestChannel> walked) {
       return walked.exceptionallyCompose(
           failure ->
               topologies.failoverOrder(settings.fixedEndpoints()) == null
+                      || !walk().takeConfiguredFallback()
                   ? CompletableFuture.failedFuture(failure)
-                  : walkConfigured(ClientRuntime.unwrap(failure)));
+                  : walkConfigured(CallFailures.unwrap(failure)));
     }
 
     /**
-     * One round over the configured servers, ignoring the view; fails with {@code viewFailure}
-     * first.
+     * One round over the configured servers, ignoring the view; fails with (a copy of) {@code
+     * viewFailure} first.
      */
     CompletableFuture<RequestChannel> walkConfigured(TetherException viewFailure) {
-      configuredWalked = true;
       failedView = topologies.failoverOrder(settings.fixedEndpoints());
       List<Candidate> configured;
       try {
-        configured = selector.select(settings);
+        configured = rounds.configured(settings);
       } catch (TetherException e) {
         return CompletableFuture.failedFuture(viewFailure);
       }
-      return new EndpointWalk(settings, configured, false, false, deadlineNanos)
-          .start()
+      return newWalk(settings, call, deadlineNanos(), false)
+          .start(configured)
           .exceptionallyCompose(
               failure -> {
-                viewFailure.addSuppressed(ClientRuntime.unwrap(failure));
-                return CompletableFuture.failedFuture(viewFailure);
+                TetherException own = CallFailures.ownCopy(viewFailure);
+                own.addSuppressed(CallFailures.unwrap(failure));
+                return CompletableFuture.failedFuture(own);
               });
+    }
+
+    private long deadlineNanos() {
+      return call == null ? deadlineNanos : call.deadlineNanos();
+    }
+
+    /** {@code walker}, or the call's own walk when null. */
+    private EndpointWalk walkerOr(EndpointWalk walker) {
+      return walker != null ? walker : walk();
+    }
+
+    /** A search a server redirected goes on with a walk of its own, over the view in force. */
+    private CompletableFuture<RequestChannel> redirected(Plan plan) {
+      return connect(plan, newWalk(settings, call, deadlineNanos(), true));
     }
 
     /**
@@ -247,7 +265,7 @@ final class ConnectionFinder {
         walkedView = true;
         return CompletableFuture.completedFuture(c);
       }
-      return connect(new Plan.Walk(order, true));
+      return redirected(new Plan.Walk(order));
     }
 
     /**
@@ -264,24 +282,24 @@ final class ConnectionFinder {
         // The configured server knows no newer view than the one that just failed whole (its view
         // may name addresses this client cannot reach): the server that did answer is better than
         // no server; one that does not serve the call says so itself.
-        runtime.reports().onViewUnreachable(settings, c, failedView);
+        host.reports().onViewUnreachable(settings, c, failedView);
       } else if (hopsLeft > 0 && TopologyViews.isOutside(view, c)) {
         hopsLeft--;
-        runtime.reports().onManagerRedirect(settings, c, view);
+        host.reports().onManagerRedirect(settings, c, view);
         // The manager's connection carries no calls of ours; drained, a later walk back to the
         // configured servers opens a fresh one and so hears the manager's newest view.
         c.drain();
-        return connect(plan(settings)).thenCompose(this::settle);
+        return redirected(plan(settings)).thenCompose(this::settle);
       } else if (!walkedView && TopologyViews.isAlternateIn(view, c)) {
         // Connected to an alternate by a cached connection or the proxy's own endpoints, before
         // its view was known: the primary comes first. The alternate stays open, next in line.
-        runtime.reports().onPrimaryRedirect(settings, c, view);
+        host.reports().onPrimaryRedirect(settings, c, view);
         return walkInOrder(c).thenCompose(this::settle);
       }
       binding.cache(c, alternate);
       topologies.follow(seeds, binding, c, view);
       if (alternate) {
-        runtime.reports().onReroute(settings, c);
+        host.reports().onReroute(settings, c);
       }
       return CompletableFuture.completedFuture(c);
     }
@@ -296,155 +314,7 @@ final class ConnectionFinder {
     if (settings.serverVersion() == null || !(c instanceof ClientConnection cc)) {
       return true;
     }
-    dev.tether.protocol.Welcome w = cc.welcome();
+    Welcome w = cc.welcome();
     return w != null && settings.serverVersion().contains(w.serverVersion());
-  }
-
-  /** One walk over a proxy's endpoints, in rounds, until a connection is ready. */
-  private final class EndpointWalk {
-    private final CompletableFuture<RequestChannel> result = new CompletableFuture<>();
-    private final ProxySettings settings;
-
-    /**
-     * True when the walk goes on for the rounds {@link RetryRounds} allows, false for one round.
-     */
-    private final boolean inRounds;
-
-    private List<Candidate> candidates;
-    private int index;
-    private int round;
-    private TetherException first;
-    private TetherException last;
-    private final StringBuilder tried = new StringBuilder();
-
-    /** True while every failure so far was a server outside the proxy's version range. */
-    private boolean onlyIncompatible = true;
-
-    /** Endpoints whose certificate names another host: a later round would meet the same one. */
-    private final java.util.Set<Endpoint> wrongName = new java.util.HashSet<>();
-
-    /**
-     * True when each round selects through the cluster view in force, false for the configured
-     * servers.
-     */
-    private final boolean throughView;
-
-    private final long deadlineNanos;
-
-    EndpointWalk(
-        ProxySettings settings,
-        List<Candidate> candidates,
-        boolean inRounds,
-        boolean throughView,
-        long deadlineNanos) {
-      this.settings = settings;
-      this.deadlineNanos = deadlineNanos;
-      this.candidates = candidates;
-      this.inRounds = inRounds;
-      this.throughView = throughView;
-    }
-
-    CompletableFuture<RequestChannel> start() {
-      tryNext();
-      return result;
-    }
-
-    private void tryNext() {
-      if (index == candidates.size()) {
-        nextRound();
-        return;
-      }
-      Candidate c = candidates.get(index++);
-      pool.obtain(c, settings.connectionId(), settings.waitForReady(), deadlineNanos)
-          .whenComplete(
-              (conn, failure) -> {
-                if (failure == null && !isCompatible(settings, conn)) {
-                  recordFailure(
-                      c,
-                      new IncompatibleServerException(
-                          c.endpoint()
-                              + " runs version "
-                              + ((ClientConnection) conn).welcome().serverVersion()
-                              + ", outside "
-                              + settings.serverVersion()));
-                  tryNext();
-                } else if (failure == null) {
-                  result.complete(conn);
-                } else {
-                  recordFailure(c, ClientRuntime.unwrap(failure));
-                  tryNext();
-                }
-              });
-    }
-
-    private void recordFailure(Candidate c, TetherException failure) {
-      onlyIncompatible &= failure instanceof IncompatibleServerException;
-      if (dev.tether.transport.PeerNameMismatchException.isCauseOf(failure)) {
-        wrongName.add(c.endpoint());
-      }
-      tried.append(tried.length() == 0 ? "" : ", ").append(c.endpoint());
-      if (first == null) {
-        first = failure;
-      } else if (failure != first) {
-        first.addSuppressed(failure);
-      }
-      last = failure;
-    }
-
-    private void nextRound() {
-      Duration wait = inRounds ? rounds.waitBeforeNext(settings, round) : null;
-      if (wait == null) {
-        result.completeExceptionally(finalFailure());
-        return;
-      }
-      round++;
-      rounds.start(wait, this::again);
-    }
-
-    /** The next round selects anew: names re-resolved, a newly learned cluster view in force. */
-    private void again() {
-      try {
-        candidates = throughView ? rounds.candidates(settings) : selector.select(settings);
-      } catch (TetherException e) {
-        result.completeExceptionally(e);
-        return;
-      }
-      candidates =
-          pool.healthyFirst(
-              candidates.stream().filter(c -> !wrongName.contains(c.endpoint())).toList(),
-              settings.connectionId());
-      if (candidates.isEmpty()) {
-        result.completeExceptionally(finalFailure());
-        return;
-      }
-      index = 0;
-      tryNext();
-    }
-
-    private TetherException finalFailure() {
-      if (last == null) {
-        return new dev.tether.NoEndpointException(
-            "no endpoint of " + settings.identity() + " to connect to");
-      }
-      String message =
-          "cannot connect "
-              + settings.identity()
-              + " after "
-              + (round + 1)
-              + " round(s); tried "
-              + tried
-              + "; last cause: "
-              + last.getMessage();
-      TetherException ex =
-          last instanceof ConnectTimeoutException
-              ? new ConnectTimeoutException(message, last)
-              : onlyIncompatible
-                  ? new IncompatibleServerException(message, last)
-                  : new ConnectFailedException(message, last);
-      if (first != last) {
-        ex.addSuppressed(first);
-      }
-      return ex;
-    }
   }
 }

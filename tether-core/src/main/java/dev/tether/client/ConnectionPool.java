@@ -113,15 +113,6 @@ public final class ConnectionPool {
   }
 
   /**
-   * The usable connection for the candidate's key, dialling when the key is idle; while it backs
-   * off, fails at once or (waiting for ready) follows its next attempt, per its supervisor.
-   */
-  java.util.concurrent.CompletableFuture<RequestChannel> obtain(
-      Candidate candidate, String connectionId, boolean waitForReady, long deadlineNanos) {
-    return supervisor(candidate, connectionId).obtain(candidate, waitForReady, deadlineNanos);
-  }
-
-  /**
    * True when {@code c} is the connection its key's supervisor opened (not an extra, not a
    * stranger).
    */

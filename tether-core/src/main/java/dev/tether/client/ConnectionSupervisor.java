@@ -10,7 +10,9 @@ import dev.tether.spi.Scheduler;
 import dev.tether.spi.Ticker;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,6 +52,16 @@ public final class ConnectionSupervisor {
   @FunctionalInterface
   public interface Listener {
     void onStateChanged(ConnectionSupervisor supervisor, State state, Throwable cause);
+  }
+
+  /**
+   * Hears, on the control executor, which attempt of the key a call took part in: one a call asked
+   * for (dialled or joined), or any one a call's later round redials or joins. Such a call may
+   * redial the key in its next round if that attempt fails.
+   */
+  @FunctionalInterface
+  interface Witness {
+    void tookPart(long attempt);
   }
 
   /** What a supervisor needs of its runtime. */
@@ -110,6 +122,12 @@ public final class ConnectionSupervisor {
 
   /** True once a call asked for the key since its last attempt started. */
   private boolean demanded;
+
+  /** Attempts made so far; the current or last one is number {@code attempts}. */
+  private long attempts;
+
+  /** True when a call's demand started the current attempt, not the backoff's schedule. */
+  private boolean onDemand;
 
   /** Calls waiting for ready for the next attempt; they follow it once it starts. */
   private final List<CompletableFuture<RequestChannel>> waiting = new ArrayList<>(0);
@@ -207,12 +225,32 @@ public final class ConnectionSupervisor {
    */
   public CompletableFuture<RequestChannel> obtain(
       Candidate forCall, boolean waitForReady, long deadlineNanos) {
+    return obtain(forCall, waitForReady, deadlineNanos, -1, null);
+  }
+
+  /**
+   * {@link #obtain(Candidate, boolean, long)} for a call's walk, which {@code witness} tells of the
+   * attempt it takes part in. {@code redialAfter} (-1: none) is the attempt this call took part in
+   * and saw fail in an earlier round: while the key backs off after that very attempt, it is
+   * dialled again now; after a later attempt, the call joins or meets that one instead.
+   */
+  CompletableFuture<RequestChannel> obtain(
+      Candidate forCall,
+      boolean waitForReady,
+      long deadlineNanos,
+      long redialAfter,
+      Witness witness) {
     RequestChannel c = usable();
-    if (c != null) {
+    // A walk learns on the control executor which attempt it joins; only a ready one needs no hop.
+    if (c != null && (witness == null || c.ready().isDone())) {
       return c.ready();
     }
     CompletableFuture<RequestChannel> result = new CompletableFuture<>();
-    host.control().execute(() -> obtainOnControl(forCall, waitForReady, deadlineNanos, result));
+    host.control()
+        .execute(
+            () ->
+                obtainOnControl(
+                    forCall, waitForReady, deadlineNanos, redialAfter, witness, result));
     return result;
   }
 
@@ -220,8 +258,15 @@ public final class ConnectionSupervisor {
       Candidate forCall,
       boolean waitForReady,
       long deadlineNanos,
+      long redialAfter,
+      Witness witness,
       CompletableFuture<RequestChannel> result) {
     demanded = true;
+    settleEndedAttempt();
+    boolean redial = redialAfter >= 0;
+    if (witness != null && (state == State.CONNECTING && (onDemand || redial))) {
+      witness.tookPart(attempts);
+    }
     switch (state) {
       case SHUTDOWN ->
           result.completeExceptionally(new TetherException("the Tether runtime is closed"));
@@ -230,16 +275,45 @@ public final class ConnectionSupervisor {
           follow(
               current.isUsable()
                   ? current
-                  : rotation.isUnderWay() ? rotation.replacement() : dial(forCall),
+                  : rotation.isUnderWay() ? rotation.replacement() : dialOnDemand(forCall, witness),
               result);
-      case IDLE -> follow(dial(forCall), result);
+      case IDLE -> follow(dialOnDemand(forCall, witness), result);
       case TRANSIENT_FAILURE -> {
-        if (waitForReady && (deadlineNanos == 0 || deadlineNanos - nextAttemptNanos >= 0)) {
+        if (redial && attempts == redialAfter) {
+          follow(dialOnDemand(forCall, witness), result);
+        } else if (redial) {
+          witness.tookPart(attempts); // a later attempt failed meanwhile: this round saw it fail
+          result.completeExceptionally(backingOff());
+        } else if (waitForReady && (deadlineNanos == 0 || deadlineNanos - nextAttemptNanos >= 0)) {
           waiting.add(result);
         } else {
           result.completeExceptionally(backingOff());
         }
       }
+    }
+  }
+
+  private RequestChannel dialOnDemand(Candidate forCall, Witness witness) {
+    RequestChannel c = dial(forCall);
+    onDemand = true;
+    if (witness != null) {
+      witness.tookPart(attempts);
+    }
+    return c;
+  }
+
+  /**
+   * An attempt whose failure a call heard of before this executor did is settled first, so that a
+   * call's redial never joins an attempt that already failed.
+   */
+  private void settleEndedAttempt() {
+    if (state != State.CONNECTING || !current.ready().isCompletedExceptionally()) {
+      return;
+    }
+    try {
+      current.ready().join();
+    } catch (CompletionException | CancellationException failure) {
+      onAttemptDone(current, failure.getCause() != null ? failure.getCause() : failure);
     }
   }
 
@@ -288,6 +362,8 @@ public final class ConnectionSupervisor {
     candidate = forCall;
     cancelNextAttempt();
     demanded = false;
+    attempts++;
+    onDemand = false;
     RequestChannel c = host.newConnection(candidate, key);
     transitionTo(State.CONNECTING, c, null);
     extras.onPrimaryChanged(c);

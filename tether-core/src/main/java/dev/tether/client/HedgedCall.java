@@ -15,7 +15,7 @@ import java.util.Set;
  * slow cluster never gets several times the load. State changes on the runtime's control executor.
  */
 final class HedgedCall extends CallFuture<byte[]> {
-  private final ClientRuntime runtime;
+  private final CallHost runtime;
   private final CallPath calls;
   private final ProxySettings settings;
   private final ProxyBinding binding;
@@ -38,7 +38,7 @@ final class HedgedCall extends CallFuture<byte[]> {
   private TracedCall trace;
 
   HedgedCall(
-      ClientRuntime runtime,
+      CallHost runtime,
       CallPath calls,
       ProxySettings settings,
       ProxyBinding binding,
@@ -114,10 +114,9 @@ final class HedgedCall extends CallFuture<byte[]> {
       }
     }
     Invocation hedge = newAttempt("HEDGE");
-    hedge.exclude(busy);
     CallPath.Start started =
         calls.startElsewhere(
-            hedge, () -> runtime.retryBudget().tryRetry(runtime.ticker().nanoTime()));
+            hedge, busy, () -> runtime.retryBudget().tryRetry(runtime.ticker().nanoTime()));
     if (started != CallPath.Start.STARTED) {
       hedge.cancel(false); // never sent: this only disarms its deadline
       noMoreHedges = true;
@@ -142,7 +141,7 @@ final class HedgedCall extends CallFuture<byte[]> {
     }
     failed++;
     if (firstFailure == null) {
-      firstFailure = ClientRuntime.unwrap(failure);
+      firstFailure = CallFailures.unwrap(failure);
     }
     // The call fails only once no attempt is left in flight and no hedge will follow.
     if (failed == attempts.size()

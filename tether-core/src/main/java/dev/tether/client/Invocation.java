@@ -3,17 +3,11 @@ package dev.tether.client;
 import dev.tether.Attempt;
 import dev.tether.CallPhase;
 import dev.tether.TetherException;
-import dev.tether.protocol.BodyCompression;
-import dev.tether.protocol.EncodedNames;
-import dev.tether.protocol.FrameWriter;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Status;
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
-import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CancellationException;
 
 /**
@@ -71,7 +65,7 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
     return binding.settings;
   }
 
-  private ClientRuntime runtime() {
+  private CallHost runtime() {
     return binding.runtime;
   }
 
@@ -79,7 +73,7 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
    * The call's extras, made now if it has none; only by the thread that starts or hands over the
    * call.
    */
-  private CallExtras extras() {
+  CallExtras extras() {
     CallExtras e = extras;
     if (e == null) {
       e = new CallExtras(0, 0);
@@ -103,11 +97,8 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
 
   /** Milliseconds left before the invocation timeout, 0 when there is none. */
   long remainingMillis() {
-    long deadline = deadlineNanos();
-    if (deadline == 0) {
-      return 0;
-    }
-    return Math.max(1, (deadline - runtime().ticker().nanoTime()) / 1_000_000);
+    CallExtras e = extras;
+    return e == null ? 0 : e.remainingMillis(runtime().ticker());
   }
 
   /** The absolute invocation deadline in ticker nanos, or 0 when there is none. */
@@ -116,45 +107,14 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
     return e == null ? 0 : e.deadlineNanos;
   }
 
-  /**
-   * Appends this call's REQUEST frame; the hot path, so no Request object is built. The body is
-   * compressed when the proxy asks for it ({@code -z} or {@code withCompression(true)}) and {@code
-   * bodies} says the server negotiated it and the body is worth it. {@code names} is the
-   * connection's cache of the names' wire form.
-   */
-  void encodeRequest(ByteBuf out, BodyCompression bodies, EncodedNames names) {
-    ProxySettings settings = settings();
-    byte[] wire = body;
-    int wireFlags = flags();
-    if (settings.compress()) {
-      byte[] packed = bodies.compressIfWorthIt(body);
-      if (packed != null) {
-        wire = packed;
-        wireFlags |= Request.COMPRESSED;
-      }
-    }
-    FrameWriter.encodeRequest(
-        requestId,
-        wireFlags,
-        settings.identity(),
-        operation,
-        remainingMillis(),
-        metadata(),
-        wire,
-        names,
-        out);
-  }
-
+  /** This call's REQUEST as a value (datagrams, batches); see {@link RequestWire}. */
   Request toRequest() {
-    return new Request(
-        requestId, flags(), settings().identity(), operation, remainingMillis(), metadata(), body);
+    return RequestWire.toRequest(this);
   }
 
-  /** The current attempt's headers: the proxy's, unless the client interceptor added to them. */
-  private Map<String, String> metadata() {
-    CallExtras e = extras;
-    Map<String, String> added = e == null ? null : e.attemptMetadata();
-    return added == null ? settings().metadata() : added;
+  /** The call's extras (its walk, the headers its interceptor added), or null for a plain call. */
+  CallExtras extrasIfAny() {
+    return extras;
   }
 
   /**
@@ -168,16 +128,8 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
   void armDeadline() {
     CallExtras e = extras;
     if (e != null && e.deadlineNanos != 0) {
-      ClientRuntime runtime = runtime();
-      e.armDeadline(
-          runtime.scheduleOnControl(
-              this::onDeadline, Math.max(0, e.deadlineNanos - runtime.ticker().nanoTime())));
+      e.armDeadline(runtime(), this::onDeadline);
     }
-  }
-
-  /** Endpoints this call must not use in its first round (a hedge avoids its siblings'). */
-  void exclude(Set<ConnectionKey> keys) {
-    history().tried().addAll(keys);
   }
 
   /**
@@ -207,11 +159,7 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
     // A RESUME waits until the resume window ends: the CANCEL of a timed-out attempt would end the
     // stream it resumes.
     if (settings.attemptTimeout() != null && !isOneway() && (flags() & Request.RESUME) == 0) {
-      CallExtras t = extras();
-      int attempt = t.nextAttempt();
-      t.armAttemptTimer(
-          runtime()
-              .scheduleOnControl(() -> c.timeOutAttempt(this, attempt), settings.attemptTimeout()));
+      extras().armAttemptTimeout(runtime(), this, c, settings.attemptTimeout());
     }
   }
 
@@ -287,9 +235,7 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
         AttemptOutcomes.lostConnection(wasSent, describeConnection(), operation, cause));
   }
 
-  /**
-   * No connection could be found for the attempt (the walk over every endpoint and round failed).
-   */
+  /** No connection could be found for the attempt: the call's walk ended without one. */
   void onConnectFailed(TetherException cause) {
     attemptFailed(Attempt.Outcome.CONNECT_FAILED, cause);
   }
@@ -364,27 +310,6 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
   private RetryHistory failures() {
     CallExtras e = extras;
     return e == null ? null : e.historyIfAny();
-  }
-
-  /** The candidates this round has not failed on yet, in selection order. */
-  List<Candidate> untried(List<Candidate> candidates) {
-    return history().untried(candidates, settings().connectionId());
-  }
-
-  /** A retry could not connect to any untried endpoint: they count as tried; go on or give up. */
-  void onRetryConnectFailed(List<Candidate> candidates, TetherException cause) {
-    record(Attempt.Outcome.CONNECT_FAILED, cause.getMessage());
-    history().onConnectFailed(cause, candidates, settings().connectionId());
-    if (deadlinePassed()) {
-      fail(cause);
-    } else {
-      runtime().retry(this);
-    }
-  }
-
-  int round() {
-    RetryHistory r = failures();
-    return r == null ? 0 : r.round();
   }
 
   private void record(Attempt.Outcome outcome, String reason) {

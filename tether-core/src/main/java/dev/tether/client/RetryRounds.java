@@ -7,33 +7,36 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * The rounds over a proxy's endpoints, one piece for a call's first connection and for its retries,
- * so both walk the same endpoints in the same order and wait the same intervals: what a round tries
- * (re-selected each round: names re-resolved, a newly announced cluster view in force), how many
- * rounds there are (the retry intervals, or the reroute retries under a cluster view), and when the
- * next one starts. How often one endpoint is dialled is not a round's business: each key's
- * supervisor paces its own dials.
+ * What the rounds over a proxy's endpoints are, for a call's first connection and its retries
+ * alike, which one {@link EndpointWalk} per call runs: what a round tries (re-selected each round:
+ * names re-resolved, a newly announced cluster view in force), how many rounds there are (the retry
+ * intervals, or the reroute retries under a cluster view), and how long each waits for its turn.
  */
 final class RetryRounds {
   private final List<Duration> retryIntervals;
   private final TopologyViews topologies;
   private final EndpointSelector selector;
-  private final ClientRuntime runtime;
+  private final CallHost host;
 
   RetryRounds(
       List<Duration> retryIntervals,
       TopologyViews topologies,
       EndpointSelector selector,
-      ClientRuntime runtime) {
+      CallHost host) {
     this.retryIntervals = retryIntervals;
     this.topologies = topologies;
     this.selector = selector;
-    this.runtime = runtime;
+    this.host = host;
   }
 
   /** What a round tries now, in selection order; throws as selection does when nothing is left. */
   List<Candidate> candidates(ProxySettings settings) {
     return selector.select(effective(settings));
+  }
+
+  /** The proxy's configured servers in selection order, whatever cluster view is in force. */
+  List<Candidate> configured(ProxySettings settings) {
+    return selector.select(settings);
   }
 
   /**
@@ -70,7 +73,7 @@ final class RetryRounds {
     if (wait.isZero()) {
       round.run();
     } else {
-      runtime.scheduleOnControl(round, wait);
+      host.scheduleOnControl(round, wait);
     }
   }
 }

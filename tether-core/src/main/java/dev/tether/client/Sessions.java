@@ -11,11 +11,11 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class Sessions {
   private final ConcurrentHashMap<String, Slot> sessions = new ConcurrentHashMap<>();
-  private final ClientRuntime runtime;
+  private final CallHost host;
   private final ConnectionFinder finder;
 
-  Sessions(ClientRuntime runtime, ConnectionFinder finder) {
-    this.runtime = runtime;
+  Sessions(CallHost host, ConnectionFinder finder) {
+    this.host = host;
     this.finder = finder;
   }
 
@@ -33,34 +33,33 @@ final class Sessions {
             inv.settings().identity() + "/" + inv.settings().session(), k -> new Slot());
     RequestChannel current = slot.connection;
     if (current != null && current.isUsable()) {
-      runtime.hand(inv, current);
+      current.send(inv);
       return;
     }
-    runtime.control().execute(() -> reconnect(slot, inv));
+    host.control().execute(() -> reconnect(slot, inv));
   }
 
   private void reconnect(Slot slot, Invocation inv) {
     RequestChannel before = slot.connection;
     if (before != null && before.isUsable()) {
-      runtime.hand(inv, before);
+      before.send(inv);
       return;
     }
     finder
-        .find(inv.settings(), inv.binding, inv.deadlineNanos())
+        .find(inv)
         .whenComplete(
             (connection, failure) ->
-                runtime
-                    .control()
+                host.control()
                     .execute(
                         () -> {
                           if (failure != null) {
-                            inv.onConnectFailed(ClientRuntime.unwrap(failure));
+                            inv.onConnectFailed(CallFailures.unwrap(failure));
                             return;
                           }
                           RequestChannel replaced = slot.connection;
                           slot.connection = connection;
                           if (replaced == null || replaced == connection) {
-                            runtime.hand(inv, connection);
+                            connection.send(inv);
                           } else {
                             inv.fail(
                                 new SessionLostException(
