@@ -205,7 +205,9 @@ public final class TlsConfig {
   /**
    * Whether a client checks that the server's certificate names the host it dialled (a DNS name or
    * IP address in the subject alternative names), by the same rules as HTTPS (endpoint
-   * identification algorithm {@code "HTTPS"}). Ignored on a server.
+   * identification algorithm {@code "HTTPS"}) without the common-name fallback (RFC 6125): a
+   * certificate with no DNS subject alternative name is refused for a host name even when its CN
+   * spells it. Ignored on a server.
    *
    * <p>On by default: a certificate for another host, even one from a trusted CA, is refused, and
    * the connect fails with a {@link ConnectFailedException} naming the dialled host and the names
