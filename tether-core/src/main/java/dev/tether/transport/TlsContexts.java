@@ -85,6 +85,9 @@ public final class TlsContexts {
    */
   private static X509ExtendedTrustManager jdkTrustManager(TlsConfig config) {
     TrustManagerFactory factory = config.trustManagerFactory().orElse(null);
+    if (config.revocationLists().isPresent()) {
+      factory = RevocationTrust.factory(config, TlsContexts::keyStoreOf);
+    }
     try {
       if (factory == null) {
         factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
@@ -156,7 +159,9 @@ public final class TlsContexts {
    */
   private static SslContext build(
       SslContextBuilder builder, TlsConfig config, String side, boolean applyTrust) {
-    if (applyTrust) {
+    if (applyTrust && config.revocationLists().isPresent()) {
+      builder.trustManager(RevocationTrust.factory(config, TlsContexts::keyStoreOf));
+    } else if (applyTrust) {
       config.trustManagerFactory().ifPresent(builder::trustManager);
       config.trustedCertificates().ifPresent(pem -> builder.trustManager(parseCertificates(pem)));
     }
