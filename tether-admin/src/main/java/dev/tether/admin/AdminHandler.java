@@ -17,6 +17,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.timeout.IdleStateHandler;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.List;
@@ -210,6 +211,11 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
               "too many pages open\n",
               false));
       return;
+    }
+    // A stream is quiet between samples, however short the idle timeout; one whose page went away
+    // is dropped by the hub once its socket stops taking writes.
+    if (ctx.pipeline().get(IdleStateHandler.class) != null) {
+      ctx.pipeline().remove(IdleStateHandler.class);
     }
     HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
     head.headers()

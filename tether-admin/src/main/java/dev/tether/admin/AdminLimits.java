@@ -6,14 +6,15 @@ import java.time.Duration;
  * The admin port's bounds, so that the page can never hold more of the process's descriptors,
  * memory or time than they allow, whoever connects: at most {@code maxConnections} open at once
  * (more are answered 503 and closed), a connection with nothing read or written for {@code
- * idleTimeout} is closed, and a request whose head and body have not all arrived within {@code
- * headerDeadline} of its first byte is answered 408 and closed (a slowloris client).
+ * idleTimeout} is closed (an event stream excepted), and a request whose head and body have not all
+ * arrived within {@code headerDeadline} of its first byte is answered 408 and closed (a slowloris
+ * client).
  */
 record AdminLimits(int maxConnections, Duration idleTimeout, Duration headerDeadline) {
   /** Enough for a few pages (each an open stream and a handful of requests) and scrapers. */
   static final int DEFAULT_MAX_CONNECTIONS = 64;
 
-  /** Long beside the page's twice-a-second updates, which keep a stream from ever idling. */
+  /** Long beside any request's round trip; event streams are exempt (they idle between updates). */
   static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(30);
 
   /** A request is a few hundred bytes: any client that is not stalling sends it in far less. */

@@ -340,8 +340,9 @@ public final class TetherAdmin implements AutoCloseable {
     }
 
     /**
-     * A connection with nothing read or written for this long is closed (default 30 s); an open
-     * page's updates keep its stream busy twice a second.
+     * A connection with nothing read or written for this long is closed (default 30 s). An open
+     * page's event stream is exempt: it is quiet between updates, and dropped instead when its
+     * socket stops taking them.
      */
     public Builder idleTimeout(Duration timeout) {
       limits = limits.withIdleTimeout(timeout);

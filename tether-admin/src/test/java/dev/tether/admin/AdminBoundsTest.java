@@ -116,6 +116,22 @@ class AdminBoundsTest {
   }
 
   @Test
+  void anOpenPagesEventStreamOutlivesTheIdleTimeout() throws Exception {
+    page = new ObservedEcho(UnaryOperator.identity(), b -> b.idleTimeout(Duration.ofMillis(300)));
+    RawHttp stream = open().send(RawHttp.get("/events", host()));
+
+    assertThat(stream.nextLine()).isEqualTo("HTTP/1.1 200 OK");
+    // Updates come every 500 ms: four of them span well over the 300 ms idle timeout.
+    int updates = 0;
+    while (updates < 4) {
+      if (stream.nextLine().equals("event: update")) {
+        updates++;
+      }
+    }
+    assertThat(page.admin.openStreams()).isEqualTo(1);
+  }
+
+  @Test
   void connectionSilentForTheIdleTimeoutIsClosed() throws Exception {
     page = new ObservedEcho(UnaryOperator.identity(), b -> b.idleTimeout(Duration.ofMillis(300)));
     RawHttp silent = open();

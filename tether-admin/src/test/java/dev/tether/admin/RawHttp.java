@@ -64,6 +64,11 @@ final class RawHttp implements AutoCloseable {
     }
   }
 
+  /** The next line the server sent, without its line end (for a stream of events). */
+  String nextLine() throws IOException {
+    return line();
+  }
+
   private String line() throws IOException {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     for (int b = in.read(); b != '\n'; b = in.read()) {

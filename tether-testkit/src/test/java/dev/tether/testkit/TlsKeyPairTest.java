@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.tether.ClientAuth;
 import dev.tether.Tether;
 import dev.tether.TetherServer;
 import dev.tether.TlsConfig;
@@ -135,6 +136,37 @@ class TlsKeyPairTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining(after.client().privateKey().toString())
         .hasMessageContaining(before.client().certificateChain().toString());
+  }
+
+  @Test
+  void clientReloadOfAMismatchedCertificatePairKeepsItsCertificateAndItsCalls() throws Exception {
+    server =
+        serverWith(
+                TlsConfig.fromPem(
+                        before.server().certificateChain(),
+                        before.server().privateKey(),
+                        before.caCertificate())
+                    .withClientAuth(ClientAuth.REQUIRE))
+            .build()
+            .start();
+    Path clientChain = Files.copy(before.client().certificateChain(), dir.resolve("client.pem"));
+    Path clientKey = Files.copy(before.client().privateKey(), dir.resolve("client.key"));
+    List<TetherEvent> clientEvents = new CopyOnWriteArrayList<>();
+    tether =
+        Tether.builder()
+            .tls(TlsConfig.fromPem(clientChain, clientKey, trustBoth))
+            .listener(clientEvents::add)
+            .build();
+    replace(clientKey, after.client().privateKey(), 1);
+
+    assertThatThrownBy(tether::reloadTls)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(clientKey.toString());
+
+    assertThat(callOnANewConnection()).isEqualTo("hi");
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> kinds(clientEvents).contains(TetherEvent.Kind.TLS_RELOAD_REFUSED));
   }
 
   @Test
