@@ -120,7 +120,9 @@ public final class Tether implements AutoCloseable {
   /**
    * Builds a new TLS context from the same configuration (PEM files are read again) and uses it for
    * connections opened from now on; open connections go on with theirs. A configuration that no
-   * longer builds throws {@link IllegalArgumentException} and leaves the current one in force.
+   * longer builds (a key that is not its certificate's, say) throws {@link
+   * IllegalArgumentException}, logs a WARN, emits {@code TLS_RELOAD_REFUSED} and leaves the current
+   * one in force; a reload that works emits {@code TLS_RELOADED}.
    *
    * @throws IllegalStateException when this runtime has no TLS configured
    */
@@ -129,7 +131,8 @@ public final class Tether implements AutoCloseable {
       throw new IllegalStateException(
           "this Tether has no TLS configured (Tether.builder().tls(...))");
     }
-    runtime.reloadTls(TlsContexts.forClient(tls));
+    dev.tether.transport.TlsReload.run(
+        () -> TlsContexts.forClient(tls), runtime::reloadTls, "client", runtime.events());
   }
 
   /**

@@ -10,6 +10,7 @@ import dev.tether.server.ServerRuntime;
 import dev.tether.server.ServiceHandler;
 import dev.tether.server.TypedServiceHandler;
 import dev.tether.transport.TlsContexts;
+import dev.tether.transport.TlsReload;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -136,8 +137,10 @@ public final class TetherServer implements AutoCloseable {
   /**
    * Builds a new TLS context from the same configuration (PEM files are read again, so a renewed
    * certificate or CA takes effect) and uses it for connections accepted from now on; open
-   * connections go on with theirs. A configuration that no longer builds throws {@link
-   * IllegalArgumentException} and leaves the current context in force.
+   * connections go on with theirs. A configuration that no longer builds (a key that is not its
+   * certificate's, say) throws {@link IllegalArgumentException}, logs a WARN, emits {@code
+   * TLS_RELOAD_REFUSED} and leaves the current context in force; a reload that works emits {@code
+   * TLS_RELOADED}.
    *
    * @throws IllegalStateException when the server has no TLS configured
    */
@@ -146,7 +149,8 @@ public final class TetherServer implements AutoCloseable {
       throw new IllegalStateException(
           "this server has no TLS configured (TetherServer.builder().tls(...))");
     }
-    runtime.reloadTls(TlsContexts.forServer(settings.tls()));
+    TlsReload.run(
+        () -> TlsContexts.forServer(settings.tls()), runtime::reloadTls, "server", events);
   }
 
   /** A snapshot: lifecycle state, open connections, requests in flight, requests served. */

@@ -7,6 +7,7 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -46,20 +47,25 @@ public final class TlsConfig {
   private final List<String> protocols;
   private final boolean hostnameVerification;
 
+  /** Null unless {@link #withRevocationCheck} asked for one. */
+  private final Pem revocationLists;
+
   private TlsConfig(
       KeyMaterial material,
       ClientAuth clientAuth,
       List<String> protocols,
-      boolean hostnameVerification) {
+      boolean hostnameVerification,
+      Pem revocationLists) {
     this.material = material;
     this.clientAuth = clientAuth;
     this.protocols = protocols;
     this.hostnameVerification = hostnameVerification;
+    this.revocationLists = revocationLists;
   }
 
   /** A config with the defaults around {@code material}. */
   private TlsConfig(KeyMaterial material) {
-    this(material, ClientAuth.NONE, DEFAULT_PROTOCOLS, true);
+    this(material, ClientAuth.NONE, DEFAULT_PROTOCOLS, true, null);
   }
 
   /**
@@ -185,7 +191,7 @@ public final class TlsConfig {
    */
   public TlsConfig withClientAuth(ClientAuth clientAuth) {
     Objects.requireNonNull(clientAuth, "clientAuth");
-    return new TlsConfig(material, clientAuth, protocols, hostnameVerification);
+    return new TlsConfig(material, clientAuth, protocols, hostnameVerification, revocationLists);
   }
 
   /**
@@ -199,13 +205,15 @@ public final class TlsConfig {
     if (list.isEmpty() || list.stream().anyMatch(String::isBlank)) {
       throw new IllegalArgumentException("at least one TLS protocol, none blank: " + list);
     }
-    return new TlsConfig(material, clientAuth, list, hostnameVerification);
+    return new TlsConfig(material, clientAuth, list, hostnameVerification, revocationLists);
   }
 
   /**
    * Whether a client checks that the server's certificate names the host it dialled (a DNS name or
    * IP address in the subject alternative names), by the same rules as HTTPS (endpoint
-   * identification algorithm {@code "HTTPS"}). Ignored on a server.
+   * identification algorithm {@code "HTTPS"}) without the common-name fallback (RFC 6125): a
+   * certificate with no DNS subject alternative name is refused for a host name even when its CN
+   * spells it. Ignored on a server.
    *
    * <p>On by default: a certificate for another host, even one from a trusted CA, is refused, and
    * the connect fails with a {@link ConnectFailedException} naming the dialled host and the names
@@ -215,12 +223,46 @@ public final class TlsConfig {
    * it the client accepts <em>any</em> certificate that CA issued.
    */
   public TlsConfig withHostnameVerification(boolean hostnameVerification) {
-    return new TlsConfig(material, clientAuth, protocols, hostnameVerification);
+    return new TlsConfig(material, clientAuth, protocols, hostnameVerification, revocationLists);
+  }
+
+  /**
+   * Checks the other side's certificate chain against the certificate revocation lists (CRLs, PEM
+   * or DER, one or more) in {@code crlFile}, through the JDK's PKIX revocation checker: a
+   * certificate a list revokes is refused in the handshake. The file is read whenever a context is
+   * built, so a reload (or {@code watchTls}, which watches it too) picks up a new list.
+   *
+   * <p>Needs trusted certificates from PEM ({@link #fromPem}). Every certificate of the peer's
+   * chain below the trusted CA must be covered by a current list from its issuer: one whose issuer
+   * has no list in the file, or only one past its next update, is refused too, since its status
+   * cannot be known. No list is fetched over the network (no distribution points, no OCSP), so a
+   * handshake costs no round trip, only work in memory: the lists' signatures checked and the
+   * peer's serial numbers looked up, growing with the lists' size. Keeping the file current (and
+   * reloading) is the operator's job. Off by default.
+   */
+  public TlsConfig withRevocationCheck(Path crlFile) {
+    Objects.requireNonNull(crlFile, "crlFile");
+    return new TlsConfig(
+        material,
+        clientAuth,
+        protocols,
+        hostnameVerification,
+        Pem.ofFile("certificate revocation lists", crlFile));
+  }
+
+  /** The revocation lists the peer's certificates are checked against, when asked for. */
+  public Optional<Pem> revocationLists() {
+    return Optional.ofNullable(revocationLists);
   }
 
   /** The PEM files this config reads each time a context is built: what a reload picks up. */
   public List<Path> pemFiles() {
-    return material.pemFiles();
+    if (revocationLists == null) {
+      return material.pemFiles();
+    }
+    List<Path> files = new ArrayList<>(material.pemFiles());
+    files.add(revocationLists.file().orElseThrow());
+    return List.copyOf(files);
   }
 
   /** This side's certificate chain in PEM, when configured from PEM with one. */
@@ -281,6 +323,7 @@ public final class TlsConfig {
         + protocols
         + ", hostnameVerification="
         + hostnameVerification
+        + (revocationLists == null ? "" : ", revocation=" + revocationLists.origin())
         + "}";
   }
 

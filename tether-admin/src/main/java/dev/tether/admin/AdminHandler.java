@@ -17,54 +17,126 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.timeout.IdleStateHandler;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Answers the admin routes for one connection at a time. Snapshots block on the runtimes' loops for
- * a moment, so they are taken on the admin's worker thread, never on this event loop.
+ * Answers the admin routes. Snapshots block on the runtimes' loops for a moment, so they are taken
+ * on the admin's worker thread, never on this event loop; a {@link ResponseOrder} then writes each
+ * connection's answers in the order of its requests.
  */
 @ChannelHandler.Sharable
 final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
   private final AdminSite site;
+  private final HostCheck hosts;
 
-  AdminHandler(AdminSite site) {
+  AdminHandler(AdminSite site, HostCheck hosts) {
     this.site = site;
+    this.hosts = hosts;
+  }
+
+  /** What a request gets: a whole reply, or the start of an event stream. */
+  private sealed interface Answer permits Reply, Stream {
+    /** Whether nothing may follow this answer on its connection. */
+    boolean endsConnection();
+  }
+
+  /** One whole answer. */
+  private record Reply(HttpResponseStatus status, String type, byte[] body, boolean keepAlive)
+      implements Answer {
+    Reply(HttpResponseStatus status, String type, String body, boolean keepAlive) {
+      this(status, type, body.getBytes(StandardCharsets.UTF_8), keepAlive);
+    }
+
+    @Override
+    public boolean endsConnection() {
+      return !keepAlive;
+    }
+  }
+
+  /** {@code /events}: the connection carries the stream from then on. */
+  private record Stream() implements Answer {
+    @Override
+    public boolean endsConnection() {
+      return true;
+    }
   }
 
   @Override
   protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+    ResponseOrder order = ResponseOrder.of(ctx.channel());
+    if (!order.accepts()) {
+      return; // an earlier answer ended the connection
+    }
+    CompletableFuture<Answer> answer =
+        order.full() ? completed(tooManyPipelined()) : answer(request);
+    order.then(answer, Answer::endsConnection, a -> write(ctx, a));
+  }
+
+  private void write(ChannelHandlerContext ctx, Answer answer) {
+    if (answer instanceof Reply reply) {
+      write(ctx, reply);
+    } else {
+      openStream(ctx);
+    }
+  }
+
+  private static Answer tooManyPipelined() {
+    return new Reply(
+        HttpResponseStatus.SERVICE_UNAVAILABLE,
+        "text/plain",
+        "more than " + ResponseOrder.MAX_PENDING + " requests waiting for answers\n",
+        false);
+  }
+
+  /** The answer to a request; never completes exceptionally. */
+  private CompletableFuture<Answer> answer(FullHttpRequest request) {
     if (request.decoderResult().isFailure()) {
       // A broken request line or header: answer, then close, since the byte stream is lost.
-      respond(ctx, HttpResponseStatus.BAD_REQUEST, "text/plain", "malformed request\n", false);
-      return;
+      return completed(
+          new Reply(HttpResponseStatus.BAD_REQUEST, "text/plain", "malformed request\n", false));
     }
     boolean keepAlive = HttpUtil.isKeepAlive(request);
     if (request.method() != HttpMethod.GET) {
-      respond(ctx, HttpResponseStatus.METHOD_NOT_ALLOWED, "text/plain", "only GET\n", keepAlive);
-      return;
+      return completed(
+          new Reply(HttpResponseStatus.METHOD_NOT_ALLOWED, "text/plain", "only GET\n", keepAlive));
+    }
+    if (!hosts.serves(request.headers().get(HttpHeaderNames.HOST))) {
+      return completed(
+          new Reply(
+              HttpResponseStatus.MISDIRECTED_REQUEST,
+              "text/plain",
+              "this page does not answer to that host name: use its address, localhost, or a name"
+                  + " given to TetherAdmin.builder().allowHost(...)\n",
+              false));
     }
     QueryStringDecoder uri = new QueryStringDecoder(request.uri());
     if (!authorized(request, uri)) {
-      respond(
-          ctx,
-          HttpResponseStatus.UNAUTHORIZED,
-          "text/plain",
-          "this page needs its access token: add ?token=... to the address\n",
-          keepAlive);
-      return;
+      return completed(
+          new Reply(
+              HttpResponseStatus.UNAUTHORIZED,
+              "text/plain",
+              "this page needs its access token: add ?token=... to the address\n",
+              keepAlive));
     }
-    switch (uri.path()) {
+    return switch (uri.path()) {
       case "/", "/index.html" ->
-          respond(ctx, HttpResponseStatus.OK, "text/html; charset=utf-8", site.page(), keepAlive);
-      case "/status.json" -> statusJson(ctx, keepAlive);
-      case "/events" -> openStream(ctx);
-      case "/metrics" -> metrics(ctx, keepAlive);
+          completed(
+              new Reply(HttpResponseStatus.OK, "text/html; charset=utf-8", site.page(), keepAlive));
+      case "/status.json" -> statusJson(keepAlive);
+      case "/events" -> completed(new Stream());
+      case "/metrics" -> metrics(keepAlive);
       default ->
-          respond(ctx, HttpResponseStatus.NOT_FOUND, "text/plain", "no such page\n", keepAlive);
-    }
+          completed(
+              new Reply(HttpResponseStatus.NOT_FOUND, "text/plain", "no such page\n", keepAlive));
+    };
+  }
+
+  private static <T> CompletableFuture<T> completed(T value) {
+    return CompletableFuture.completedFuture(value);
   }
 
   private boolean authorized(FullHttpRequest request, QueryStringDecoder uri) {
@@ -87,72 +159,63 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             offered.getBytes(StandardCharsets.UTF_8), token.getBytes(StandardCharsets.UTF_8));
   }
 
-  private void statusJson(ChannelHandlerContext ctx, boolean keepAlive) {
+  private CompletableFuture<Answer> statusJson(boolean keepAlive) {
     byte[] fresh = site.freshStatusJson();
     if (fresh != null) {
-      respond(ctx, HttpResponseStatus.OK, "application/json", fresh, keepAlive);
-      return;
+      return completed(new Reply(HttpResponseStatus.OK, "application/json", fresh, keepAlive));
     }
-    CompletableFuture.supplyAsync(site::statusJson, site.worker())
-        .whenComplete((body, failure) -> answerSnapshot(ctx, body, failure, keepAlive));
+    return CompletableFuture.supplyAsync(site::statusJson, site.worker())
+        .handle(
+            (body, failure) ->
+                snapshot(body, failure, "application/json", "no snapshot: ", keepAlive));
   }
 
-  private void answerSnapshot(
-      ChannelHandlerContext ctx, byte[] body, Throwable failure, boolean keepAlive) {
+  private static Answer snapshot(
+      byte[] body, Throwable failure, String type, String failed, boolean keepAlive) {
     if (failure != null) {
-      respond(
-          ctx,
-          HttpResponseStatus.SERVICE_UNAVAILABLE,
-          "text/plain",
-          "no snapshot: " + failure + "\n",
-          keepAlive);
-    } else {
-      respond(ctx, HttpResponseStatus.OK, "application/json", body, keepAlive);
+      return new Reply(
+          HttpResponseStatus.SERVICE_UNAVAILABLE, "text/plain", failed + failure + "\n", keepAlive);
     }
+    return new Reply(HttpResponseStatus.OK, type, body, keepAlive);
   }
 
-  private void metrics(ChannelHandlerContext ctx, boolean keepAlive) {
+  private CompletableFuture<Answer> metrics(boolean keepAlive) {
     if (!site.hasMetrics()) {
       // 501, not 404: the route exists, this class path cannot serve it (the page works without
       // it).
-      respond(
-          ctx,
-          HttpResponseStatus.NOT_IMPLEMENTED,
-          "text/plain",
-          "no metrics: /metrics needs " + site.missingMetricsJars() + " on the class path\n",
-          keepAlive);
-      return;
+      return completed(
+          new Reply(
+              HttpResponseStatus.NOT_IMPLEMENTED,
+              "text/plain",
+              "no metrics: /metrics needs " + site.missingMetricsJars() + " on the class path\n",
+              keepAlive));
     }
-    CompletableFuture.supplyAsync(site::metricsText, site.worker())
-        .whenComplete(
-            (body, failure) -> {
-              if (failure != null) {
-                respond(
-                    ctx,
-                    HttpResponseStatus.SERVICE_UNAVAILABLE,
-                    "text/plain",
-                    "no scrape: " + failure + "\n",
-                    keepAlive);
-              } else {
-                respond(
-                    ctx,
-                    HttpResponseStatus.OK,
+    return CompletableFuture.supplyAsync(site::metricsText, site.worker())
+        .handle(
+            (body, failure) ->
+                snapshot(
+                    body == null ? null : body.getBytes(StandardCharsets.UTF_8),
+                    failure,
                     "text/plain; version=0.0.4; charset=utf-8",
-                    body,
-                    keepAlive);
-              }
-            });
+                    "no scrape: ",
+                    keepAlive));
   }
 
   private void openStream(ChannelHandlerContext ctx) {
     if (site.streams().size() >= SseHub.MAX_STREAMS) {
-      respond(
+      write(
           ctx,
-          HttpResponseStatus.SERVICE_UNAVAILABLE,
-          "text/plain",
-          "too many pages open\n",
-          false);
+          new Reply(
+              HttpResponseStatus.SERVICE_UNAVAILABLE,
+              "text/plain",
+              "too many pages open\n",
+              false));
       return;
+    }
+    // A stream is quiet between samples, however short the idle timeout; one whose page went away
+    // is dropped by the hub once its socket stops taking writes.
+    if (ctx.pipeline().get(IdleStateHandler.class) != null) {
+      ctx.pipeline().remove(IdleStateHandler.class);
     }
     HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
     head.headers()
@@ -175,32 +238,20 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             });
   }
 
-  private static void respond(
-      ChannelHandlerContext ctx,
-      HttpResponseStatus status,
-      String type,
-      String body,
-      boolean keepAlive) {
-    respond(ctx, status, type, body.getBytes(StandardCharsets.UTF_8), keepAlive);
-  }
-
-  private static void respond(
-      ChannelHandlerContext ctx,
-      HttpResponseStatus status,
-      String type,
-      byte[] body,
-      boolean keepAlive) {
+  private static void write(ChannelHandlerContext ctx, Reply reply) {
     FullHttpResponse response =
-        new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(body));
+        new DefaultFullHttpResponse(
+            HttpVersion.HTTP_1_1, reply.status(), Unpooled.wrappedBuffer(reply.body()));
     response
         .headers()
-        .set(HttpHeaderNames.CONTENT_TYPE, type)
-        .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length)
+        .set(HttpHeaderNames.CONTENT_TYPE, reply.type())
+        .setInt(HttpHeaderNames.CONTENT_LENGTH, reply.body().length)
         .set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_STORE);
-    if (keepAlive) {
+    if (reply.keepAlive()) {
       response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
       ctx.writeAndFlush(response);
     } else {
+      response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
       ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
     }
   }

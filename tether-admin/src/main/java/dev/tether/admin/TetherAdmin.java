@@ -16,18 +16,23 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A live status page for runtimes and servers of this JVM, served over HTTP on loopback by default:
@@ -44,6 +49,8 @@ import java.util.function.Supplier;
  * }</pre>
  */
 public final class TetherAdmin implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(TetherAdmin.class);
+
   /** How often the page's snapshots are taken and pushed. */
   public static final Duration SAMPLE_INTERVAL = Duration.ofMillis(500);
 
@@ -55,6 +62,9 @@ public final class TetherAdmin implements AutoCloseable {
 
   private final String host;
   private final int requestedPort;
+  private final AdminLimits limits;
+  private final HostCheck hosts;
+  private final boolean hasToken;
   private final AdminSite site;
   private final ScheduledExecutorService worker;
 
@@ -66,9 +76,15 @@ public final class TetherAdmin implements AutoCloseable {
 
   private Channel listening;
 
+  /** Set by {@link #start()}, null before. */
+  private ConnectionCap cap;
+
   private TetherAdmin(Builder b, ScheduledExecutorService worker) {
     this.host = b.host;
     this.requestedPort = b.port;
+    this.limits = b.limits;
+    this.hosts = new HostCheck(b.allowedHosts);
+    this.hasToken = b.accessToken != null;
     this.worker = worker;
     String missingJars = MetricsJars.missing();
     PrometheusText prometheus =
@@ -112,7 +128,8 @@ public final class TetherAdmin implements AutoCloseable {
             1,
             new DefaultThreadFactory("tether-admin-http", true),
             epoll ? io.netty.channel.epoll.EpollIoHandler.newFactory() : NioIoHandler.newFactory());
-    AdminHandler handler = new AdminHandler(site);
+    AdminHandler handler = new AdminHandler(site, hosts);
+    cap = new ConnectionCap(limits.maxConnections());
     ServerBootstrap bootstrap =
         new ServerBootstrap()
             .group(loops)
@@ -127,9 +144,17 @@ public final class TetherAdmin implements AutoCloseable {
                 new ChannelInitializer<SocketChannel>() {
                   @Override
                   protected void initChannel(SocketChannel ch) {
+                    ConnectionTimers timers =
+                        new ConnectionTimers(limits.headerDeadline().toNanos());
                     ch.pipeline()
+                        .addLast(cap)
+                        .addLast(
+                            new IdleStateHandler(
+                                0, 0, limits.idleTimeout().toNanos(), TimeUnit.NANOSECONDS))
+                        .addLast(timers)
                         .addLast(new HttpServerCodec(4096, 8192, 8192))
                         .addLast(new HttpObjectAggregator(MAX_REQUEST_BYTES))
+                        .addLast(timers.completion())
                         .addLast(handler);
                   }
                 });
@@ -143,9 +168,30 @@ public final class TetherAdmin implements AutoCloseable {
       loops.shutdownGracefully(0, 0, TimeUnit.SECONDS);
       throw e;
     }
+    warnWhenExposed();
     long periodMillis = SAMPLE_INTERVAL.toMillis();
     worker.scheduleWithFixedDelay(this::tick, 0, periodMillis, TimeUnit.MILLISECONDS);
     return this;
+  }
+
+  /** The page has no TLS: off loopback, without a token, anyone on the network may read it. */
+  private void warnWhenExposed() {
+    if (!hasToken && !address().getAddress().isLoopbackAddress()) {
+      log.warn(
+          "status page {} listens beyond loopback without an access token: anyone who reaches"
+              + " the port can read it; set accessToken(...) and put TLS in front of it",
+          url());
+    }
+  }
+
+  /** Whether the page listens beyond loopback without an access token. */
+  public boolean exposedWithoutToken() {
+    return !hasToken && !address().getAddress().isLoopbackAddress();
+  }
+
+  /** Admin connections open now (never more than the builder's {@code maxConnections}). */
+  int openConnections() {
+    return cap == null ? 0 : cap.open();
   }
 
   private void tick() {
@@ -199,6 +245,8 @@ public final class TetherAdmin implements AutoCloseable {
     private String host = "127.0.0.1";
     private int port;
     private String accessToken;
+    private AdminLimits limits = AdminLimits.DEFAULTS;
+    private final Set<String> allowedHosts = new LinkedHashSet<>();
 
     /** The chart's and the event list's times are wall-clock times, shown to a person. */
     private final Clock clock = Clock.systemUTC();
@@ -213,7 +261,10 @@ public final class TetherAdmin implements AutoCloseable {
 
     /**
      * Where to listen. Any address other than loopback exposes connection details to the network:
-     * set an {@link #accessToken(String)} then.
+     * set an {@link #accessToken(String)} then (the page warns at start when there is none), and
+     * since the page speaks plain HTTP, put TLS in front of it (a reverse proxy) so the token does
+     * not cross the network in clear. Reached by a host name, the page needs {@link
+     * #allowHost(String)}.
      */
     public Builder bind(String host, int port) {
       this.host = Objects.requireNonNull(host, "host");
@@ -263,6 +314,48 @@ public final class TetherAdmin implements AutoCloseable {
         throw new IllegalArgumentException("an empty access token protects nothing");
       }
       this.accessToken = token;
+      return this;
+    }
+
+    /**
+     * A host name (without port) the page is reached by, beyond its IP addresses and {@code
+     * localhost}: a request naming any other host is answered {@code 421 Misdirected Request}, so a
+     * web page cannot read the status page through DNS rebinding.
+     */
+    public Builder allowHost(String name) {
+      if (name == null || name.isBlank() || name.contains(":")) {
+        throw new IllegalArgumentException("a host name without port: " + name);
+      }
+      allowedHosts.add(name);
+      return this;
+    }
+
+    /**
+     * At most {@code n} admin connections open at once (default 64); one more is answered {@code
+     * 503} and closed, so the page cannot take the descriptors the service needs.
+     */
+    public Builder maxConnections(int n) {
+      limits = limits.withMaxConnections(n);
+      return this;
+    }
+
+    /**
+     * A connection with nothing read or written for this long is closed (default 30 s). An open
+     * page's event stream is exempt: it is quiet between updates, and dropped instead when its
+     * socket stops taking them.
+     */
+    public Builder idleTimeout(Duration timeout) {
+      limits = limits.withIdleTimeout(timeout);
+      return this;
+    }
+
+    /**
+     * A request must arrive whole within this long of its first byte (default 10 s), or it is
+     * answered {@code 408} and its connection closed: a client trickling its headers cannot hold a
+     * connection open.
+     */
+    public Builder headerDeadline(Duration deadline) {
+      limits = limits.withHeaderDeadline(deadline);
       return this;
     }
 

@@ -27,7 +27,14 @@ final class ObservedEcho implements AutoCloseable {
    * @param shape how the client's proxy is made from the server's proxy string (balanced, say)
    */
   ObservedEcho(UnaryOperator<Proxy> shape) {
-    TetherAdmin.Builder builder = TetherAdmin.builder().bind("127.0.0.1", 0);
+    this(shape, UnaryOperator.identity());
+  }
+
+  /**
+   * @param settings what the test sets on the page's builder (its limits, say)
+   */
+  ObservedEcho(UnaryOperator<Proxy> shape, UnaryOperator<TetherAdmin.Builder> settings) {
+    TetherAdmin.Builder builder = settings.apply(TetherAdmin.builder().bind("127.0.0.1", 0));
     server =
         TetherServer.builder()
             .endpoints("tcp -h 127.0.0.1 -p 0")

@@ -29,7 +29,7 @@ final class FailureReporter implements IExecutionExceptionHandler {
         && (te.attempts().size() > 1 || (verbose && !te.attempts().isEmpty()))) {
       err.println("attempts:");
       for (Attempt a : te.attempts()) {
-        err.println("  " + a);
+        err.println("  " + PrintableText.keepingLines(String.valueOf(a)));
       }
     }
     if (verbose) {
@@ -55,7 +55,10 @@ final class FailureReporter implements IExecutionExceptionHandler {
       // What the user needs to reopen from: the items before it arrived, each once and in order.
       type += " (delivered=" + lost.delivered() + ")";
     }
-    return ex.getMessage() == null ? type : type + ": " + ex.getMessage();
+    // A remote error's message is the server's text: printed without its control characters.
+    return ex.getMessage() == null
+        ? type
+        : type + ": " + PrintableText.keepingLines(ex.getMessage());
   }
 
   static int exitCodeOf(Throwable ex) {

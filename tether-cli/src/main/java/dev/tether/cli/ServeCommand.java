@@ -9,6 +9,7 @@ import dev.tether.cli.kv.KeyValueStore;
 import dev.tether.observe.TetherListener;
 import dev.tether.zookeeper.ZooKeeperRegistry;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -96,8 +97,22 @@ public final class ServeCommand implements Callable<Integer> {
   @Option(
       names = "--admin-token",
       paramLabel = "<token>",
-      description = "Let only requests carrying ?token=<token> see the status page.")
+      description =
+          "Let only requests carrying ?token=<token> see the status page (visible to anyone who"
+              + " can list processes: prefer --admin-token-file or --admin-token-env).")
   private String adminToken;
+
+  @Option(
+      names = "--admin-token-file",
+      paramLabel = "<file>",
+      description = "Read the status page's access token from this file.")
+  private Path adminTokenFile;
+
+  @Option(
+      names = "--admin-token-env",
+      paramLabel = "<variable>",
+      description = "Read the status page's access token from this environment variable.")
+  private String adminTokenVariable;
 
   private final StopSignal stopSignal;
 
@@ -115,16 +130,30 @@ public final class ServeCommand implements Callable<Integer> {
   public Integer call() throws InterruptedException {
     // "--grace infinite" waits as long as calls take; a day stands in for forever.
     Duration drain = grace == null ? Duration.ofDays(1) : grace;
-    TetherAdmin.Builder page = admin == null ? null : StatusPageOption.builder(admin, adminToken);
+    String token =
+        AccessToken.resolve(
+            "--admin-token", adminToken, adminTokenFile, adminTokenVariable, System::getenv);
+    if (token != null && admin == null) {
+      spec.commandLine().getErr().println("warning: an admin token without --admin does nothing");
+    }
+    TetherAdmin.Builder page = admin == null ? null : StatusPageOption.builder(admin, token);
     DemoServer server = start(page == null ? null : page.listener());
     TetherAdmin started = page == null ? null : startAdmin(page, server);
     PrintWriter out = spec.commandLine().getOut();
     ZooKeeperRegistry registry = zookeeper == null ? null : register(server, out);
     printGreeting(out, server);
     if (started != null) {
-      out.println(
-          "status page: " + started.url() + (adminToken == null ? "" : "?token=<your token>"));
+      out.println("status page: " + started.url() + (token == null ? "" : "?token=<your token>"));
       out.flush();
+      if (started.exposedWithoutToken()) {
+        spec.commandLine()
+            .getErr()
+            .println(
+                "warning: the status page listens beyond loopback ("
+                    + admin
+                    + ") without an access token: anyone who reaches the port can read it; give"
+                    + " --admin-token-file and put TLS in front of it, or bind 127.0.0.1");
+      }
     }
     CountDownLatch stopped = new CountDownLatch(1);
     stopSignal.onStopRequested(

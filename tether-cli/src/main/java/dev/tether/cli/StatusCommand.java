@@ -5,11 +5,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
-import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -64,8 +63,22 @@ public final class StatusCommand implements Callable<Integer> {
   @Option(
       names = "--token",
       paramLabel = "<token>",
-      description = "The page's access token, when it has one.")
+      description =
+          "The page's access token, when it has one (visible to anyone who can list processes:"
+              + " prefer --token-file or --token-env).")
   private String token;
+
+  @Option(
+      names = "--token-file",
+      paramLabel = "<file>",
+      description = "Read the page's access token from this file.")
+  private Path tokenFile;
+
+  @Option(
+      names = "--token-env",
+      paramLabel = "<variable>",
+      description = "Read the page's access token from this environment variable.")
+  private String tokenVariable;
 
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -73,9 +86,11 @@ public final class StatusCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
+    String resolved =
+        AccessToken.resolve("--token", token, tokenFile, tokenVariable, System::getenv);
     PrintWriter out = spec.commandLine().getOut();
     if (!watch) {
-      out.print(StatusTables.render(fetch()));
+      out.print(StatusTables.render(fetch(resolved)));
       out.flush();
       return ExitCode.OK;
     }
@@ -85,33 +100,54 @@ public final class StatusCommand implements Callable<Integer> {
       }
       out.print(
           CLEAR
-              + adminUrl
+              + shown()
               + "  (every "
               + interval.toMillis()
               + " ms, Ctrl-C stops)\n\n"
-              + StatusTables.render(fetch()));
+              + StatusTables.render(fetch(resolved)));
       out.flush();
     }
     return ExitCode.OK;
   }
 
-  private JsonNode fetch() throws InterruptedException {
-    URI uri =
-        adminUrl.resolve(
-            "status.json"
-                + (token == null
-                    ? ""
-                    : "?token=" + URLEncoder.encode(token, StandardCharsets.UTF_8)));
-    HttpRequest request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).build();
+  /**
+   * The token travels in a header, never in the address, so no message that names the address can
+   * show it.
+   */
+  private JsonNode fetch(String accessToken) throws InterruptedException {
+    URI uri = withoutQuery(adminUrl).resolve("status.json");
+    HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10));
+    if (accessToken != null) {
+      request.header("Authorization", "Bearer " + accessToken);
+    }
     try {
-      HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> response =
+          http.send(request.build(), HttpResponse.BodyHandlers.ofString());
       if (response.statusCode() != 200) {
         throw CliException.failed(
-            uri + " answered " + response.statusCode() + ": " + response.body().strip(), null);
+            uri
+                + " answered "
+                + response.statusCode()
+                + ": "
+                + PrintableText.of(response.body().strip()),
+            null);
       }
       return json.readTree(response.body());
     } catch (IOException e) {
-      throw CliException.failed("cannot read " + uri + ": " + e, e);
+      throw CliException.failed("cannot read " + uri + ": " + PrintableText.of(e.toString()), e);
     }
+  }
+
+  /** The page's address as given, less any query (where a pasted URL may carry a token). */
+  private String shown() {
+    return withoutQuery(adminUrl).toString();
+  }
+
+  private static URI withoutQuery(URI uri) {
+    if (uri.getRawQuery() == null) {
+      return uri;
+    }
+    String text = uri.toString();
+    return URI.create(text.substring(0, text.indexOf('?')));
   }
 }

@@ -21,7 +21,7 @@ final class TextTable {
     }
     List<String> row = new ArrayList<>(cells.length);
     for (Object c : cells) {
-      row.add(c == null ? "" : String.valueOf(c));
+      row.add(c == null ? "" : PrintableText.of(String.valueOf(c)));
     }
     rows.add(row);
     return this;

@@ -12,6 +12,7 @@ import picocli.CommandLine;
  */
 final class BackgroundServe {
   private final StringWriter out = new StringWriter();
+  private final StringWriter err = new StringWriter();
   private final AtomicReference<Runnable> stop = new AtomicReference<>();
   private final CompletableFuture<Integer> exitCode;
 
@@ -27,6 +28,7 @@ final class BackgroundServe {
         };
     CommandLine commandLine = TetherCommand.newCommandLine(factory);
     commandLine.setOut(new PrintWriter(out, true));
+    commandLine.setErr(new PrintWriter(err, true));
     String[] all = new String[args.length + 1];
     all[0] = "serve";
     System.arraycopy(args, 0, all, 1, args.length);
@@ -39,6 +41,10 @@ final class BackgroundServe {
 
   String out() {
     return out.toString();
+  }
+
+  String err() {
+    return err.toString();
   }
 
   /** Asks it to stop, as Ctrl-C does; {@link #exitCode()} completes when it has. */

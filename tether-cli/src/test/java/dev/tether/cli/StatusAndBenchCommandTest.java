@@ -14,11 +14,14 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code tether status}, {@code tether bench} and {@code tether serve --admin} against real
@@ -137,6 +140,58 @@ class StatusAndBenchCommandTest {
 
     assertThat(run.exitCode()).isNotZero();
     assertThat(run.out()).contains("3 failed").contains("first failure: ");
+  }
+
+  @Test
+  void statusReadsTheTokenFromAFile(@TempDir Path dir) throws Exception {
+    Path file = Files.writeString(dir.resolve("token"), "s3cret\n");
+
+    CliRun run = CliRun.run("status", admin.url(), "--token-file", file.toString());
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out()).contains("RUNNING").doesNotContain("s3cret");
+  }
+
+  @Test
+  void aRefusedStatusNeverRepeatsTheTokenGivenOrPastedInTheAddress() {
+    CliRun literal = CliRun.run("status", admin.url(), "--token", "wrong-secret-4711");
+    CliRun pasted = CliRun.run("status", admin.url() + "?token=pasted-secret-4711");
+
+    assertThat(literal.exitCode()).isNotZero();
+    assertThat(literal.err()).contains("answered 401").doesNotContain("wrong-secret-4711");
+    assertThat(literal.out()).doesNotContain("wrong-secret-4711");
+    assertThat(pasted.err()).contains("answered 401").doesNotContain("pasted-secret-4711");
+  }
+
+  @Test
+  void aTokenGivenTwoWaysIsBadInputThatNamesTheOptionsNotTheToken(@TempDir Path dir)
+      throws Exception {
+    Path file = Files.writeString(dir.resolve("token"), "from-file-4711");
+
+    CliRun run =
+        CliRun.run(
+            "status", admin.url(), "--token", "literal-4711", "--token-file", file.toString());
+
+    assertThat(run.exitCode()).isNotZero();
+    assertThat(run.err()).contains("--token-file").doesNotContain("4711");
+  }
+
+  @Test
+  void serveWithAnAdminTokenButNoAdminWarnsThatItDoesNothing() throws Exception {
+    BackgroundServe serve =
+        new BackgroundServe(
+            "--endpoints",
+            "tcp -h 127.0.0.1 -p 0",
+            "--admin-token",
+            "unused-4711",
+            "--grace",
+            "1s");
+    await().atMost(Duration.ofSeconds(30)).until(serve::isServing);
+
+    assertThat(serve.err()).contains("warning: an admin token without --admin does nothing");
+    assertThat(serve.err() + serve.out()).doesNotContain("unused-4711");
+    serve.stop();
+    assertThat(serve.exitCode().get(30, TimeUnit.SECONDS)).isZero();
   }
 
   @Test

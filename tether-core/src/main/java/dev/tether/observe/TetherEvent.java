@@ -29,7 +29,7 @@ public record TetherEvent(
 
   /**
    * The kinds of event: from clients, then from servers (ACCEPTED to DRAINED), then of streams
-   * (both sides).
+   * (both sides), then of either side's TLS reloads.
    */
   public enum Kind {
     /** A connection attempt to an endpoint started. */
@@ -98,6 +98,13 @@ public record TetherEvent(
     /** A stream ended: completed, failed by the application, or cancelled. */
     STREAM_CLOSED,
     /** A peer broke the protocol; its connection was closed. */
-    PROTOCOL_ERROR
+    PROTOCOL_ERROR,
+    /** A runtime or server built a new TLS context from its files: new connections use it. */
+    TLS_RELOADED,
+    /**
+     * A TLS reload found files that do not build a context (a key that is not its certificate's,
+     * say): the previous context stays, and the detail says why.
+     */
+    TLS_RELOAD_REFUSED
   }
 }

@@ -11,10 +11,15 @@ import javax.net.ssl.SSLEngine;
 import javax.net.ssl.X509ExtendedTrustManager;
 
 /**
- * A client's trust manager that leaves every decision to the JDK's (chain, validity, and the HTTPS
- * hostname rules) and only explains a refusal better: when the chain is trusted and the one thing
- * wrong is the name, it throws {@link PeerNameMismatchException} naming the dialled host and what
- * the certificate presented, instead of the JDK's bare "No subject alternative names".
+ * A client's trust manager that leaves the chain, its validity and the HTTPS hostname rules to the
+ * JDK's, adds the one rule of RFC 6125 the JDK leaves out, and explains a refusal better: when the
+ * chain is trusted and the one thing wrong is the name, it throws {@link PeerNameMismatchException}
+ * naming the dialled host and what the certificate presented, instead of the JDK's bare "No subject
+ * alternative names".
+ *
+ * <p>The added rule: a host name is matched against the certificate's DNS subject alternative names
+ * only. The JDK falls back to the subject's common name (CN) when a certificate has no DNS name,
+ * which RFC 6125 (6.4.4) deprecates and no CA issues for: such a certificate is refused.
  */
 final class NameReportingTrustManager extends X509ExtendedTrustManager {
   /** Subject alternative name types of RFC 5280: dNSName and iPAddress. */
@@ -36,6 +41,27 @@ final class NameReportingTrustManager extends X509ExtendedTrustManager {
     } catch (CertificateException refused) {
       throw explained(refused, chain, authType, engine.getPeerHost());
     }
+    requireDnsNameFor(chain[0], engine.getPeerHost());
+  }
+
+  /**
+   * The JDK matched a host name: without a DNS subject alternative name it can only have matched
+   * the common name. IP addresses it already matches against IP names alone.
+   */
+  private static void requireDnsNameFor(X509Certificate certificate, String host)
+      throws PeerNameMismatchException {
+    if (host == null || isIpLiteral(host)) {
+      return;
+    }
+    List<String> names = namesOf(certificate);
+    if (names.stream().noneMatch(n -> n.startsWith("DNS:"))) {
+      throw new PeerNameMismatchException(
+          host, names, certificate.getSubjectX500Principal().getName(), null);
+    }
+  }
+
+  private static boolean isIpLiteral(String host) {
+    return host.contains(":") || host.chars().allMatch(c -> c == '.' || Character.isDigit(c));
   }
 
   @Override

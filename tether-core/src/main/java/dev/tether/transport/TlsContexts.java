@@ -28,9 +28,10 @@ import javax.net.ssl.X509ExtendedTrustManager;
  * class path.
  *
  * <p>Every problem with the configuration surfaces here, as an {@link IllegalArgumentException}
- * naming the file or setting at fault: unreadable or empty PEM, a server without a certificate, a
- * protocol the JDK does not support. Building reads PEM files anew, so call it when a server or
- * client starts, not per connection.
+ * naming the file or setting at fault: unreadable or empty PEM, a private key that is not the key
+ * of its certificate, a chain whose certificates do not sign one another, a server without a
+ * certificate, a protocol the JDK does not support. Building reads PEM files anew, so call it when
+ * a server or client starts, not per connection.
  *
  * <p>Client handlers must be made with {@link
  * SslContext#newHandler(io.netty.buffer.ByteBufAllocator, String, int)} and the dialled host:
@@ -84,6 +85,9 @@ public final class TlsContexts {
    */
   private static X509ExtendedTrustManager jdkTrustManager(TlsConfig config) {
     TrustManagerFactory factory = config.trustManagerFactory().orElse(null);
+    if (config.revocationLists().isPresent()) {
+      factory = RevocationTrust.factory(config, TlsContexts::keyStoreOf);
+    }
     try {
       if (factory == null) {
         factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
@@ -129,7 +133,8 @@ public final class TlsContexts {
 
   /**
    * Reads the config's PEM certificate chain and private key and hands them to {@code install}. The
-   * chain is parsed here first, so that a failure inside Netty can only be the key's.
+   * chain is parsed here first, so that a failure inside Netty can only be the key's; then the key
+   * must prove it belongs to the certificate, which Netty never checks.
    */
   private static SslContextBuilder withPemKey(
       TlsConfig config, BiFunction<InputStream, InputStream, SslContextBuilder> install) {
@@ -137,13 +142,16 @@ public final class TlsContexts {
     Pem keyPem = config.privateKey().orElseThrow();
     byte[] chain = chainPem.read();
     byte[] key = keyPem.read();
-    parseCertificates(chainPem, chain);
+    X509Certificate[] certificates = parseCertificates(chainPem, chain);
+    SslContextBuilder builder;
     try {
-      return install.apply(new ByteArrayInputStream(chain), new ByteArrayInputStream(key));
+      builder = install.apply(new ByteArrayInputStream(chain), new ByteArrayInputStream(key));
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(
           "TLS " + keyPem.origin() + " holds no unencrypted PKCS#8 PEM private key", e);
     }
+    KeyCertificateMatch.require(certificates, chainPem, key, keyPem);
+    return builder;
   }
 
   /**
@@ -151,7 +159,9 @@ public final class TlsContexts {
    */
   private static SslContext build(
       SslContextBuilder builder, TlsConfig config, String side, boolean applyTrust) {
-    if (applyTrust) {
+    if (applyTrust && config.revocationLists().isPresent()) {
+      builder.trustManager(RevocationTrust.factory(config, TlsContexts::keyStoreOf));
+    } else if (applyTrust) {
       config.trustManagerFactory().ifPresent(builder::trustManager);
       config.trustedCertificates().ifPresent(pem -> builder.trustManager(parseCertificates(pem)));
     }

@@ -37,7 +37,8 @@ public final class TlsWatch {
   private boolean stopped;
 
   /**
-   * @param reload builds and installs a new context; may throw, which keeps the old one
+   * @param reload builds and installs a new context, and logs the outcome; may throw, which keeps
+   *     the old one
    * @param owner a serial executor: every check runs on it, one at a time
    */
   public TlsWatch(
@@ -74,7 +75,8 @@ public final class TlsWatch {
 
   /**
    * One look at the files: reloads when any changed since the last look. A reload that fails (a
-   * certificate written before its key, say) keeps the old context; the next change tries again.
+   * certificate written before its key, say) keeps the old context and reports why itself (see
+   * {@link TlsReload}); the next change, the second file of the pair, tries again.
    */
   private void check() {
     next = null;
@@ -84,14 +86,11 @@ public final class TlsWatch {
     List<Stamp> now = stamps();
     if (!now.equals(seen)) {
       seen = now;
+      log.debug("TLS files {} changed: reloading", files);
       try {
         reload.run();
-        log.info("TLS reloaded: {} changed", files);
       } catch (RuntimeException e) {
-        log.warn(
-            "TLS files {} changed but do not build a context; the previous one stays: {}",
-            files,
-            e.getMessage());
+        log.debug("TLS reload after {} changed refused", files, e);
       }
     }
     scheduleNext();

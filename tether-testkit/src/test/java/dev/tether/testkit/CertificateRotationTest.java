@@ -11,14 +11,11 @@ import dev.tether.Tether;
 import dev.tether.TetherServer;
 import dev.tether.TlsConfig;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
-import java.security.KeyStore;
-import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,9 +23,6 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -104,34 +98,12 @@ class CertificateRotationTest {
   }
 
   private static X509Certificate firstOf(Path pem) throws Exception {
-    try (InputStream in = Files.newInputStream(pem)) {
-      return (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in);
-    }
+    return PresentedCertificate.firstOf(pem);
   }
 
   /** The certificate a fresh handshake with the server is shown. */
   private X509Certificate presentedToANewConnection() throws Exception {
-    KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
-    store.load(null, null);
-    try (InputStream in = Files.newInputStream(trustBoth)) {
-      int i = 0;
-      for (var c : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
-        store.setCertificateEntry("ca" + i++, c);
-      }
-    }
-    TrustManagerFactory tmf =
-        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-    tmf.init(store);
-    SSLContext context = SSLContext.getInstance("TLS");
-    context.init(null, tmf.getTrustManagers(), null);
-    try (SSLSocket s =
-        (SSLSocket)
-            context
-                .getSocketFactory()
-                .createSocket("127.0.0.1", server.endpoints().get(0).port())) {
-      s.startHandshake();
-      return (X509Certificate) s.getSession().getPeerCertificates()[0];
-    }
+    return PresentedCertificate.toANewConnection(trustBoth, server.endpoints().get(0).port());
   }
 
   @Test

@@ -134,6 +134,16 @@ class HostnameVerificationTest {
   }
 
   @Test
+  void certificateNamingTheHostOnlyInItsCommonNameIsRefused() throws Exception {
+    startServer(b -> b.subject("CN=db1.tether.test"));
+
+    assertThatThrownBy(() -> call("db1.tether.test", UnaryOperator.identity()))
+        .isInstanceOf(ConnectFailedException.class)
+        .hasMessageContaining("dialled host db1.tether.test")
+        .hasMessageContaining("no subject alternative names");
+  }
+
+  @Test
   void wrongNameIsAcceptedOnlyWithTheExplicitOptOut() throws Exception {
     startServer(b -> b.addSanDnsName("evil.example"));
 
