@@ -20,7 +20,7 @@ abstract class BaseConnection extends ChannelInboundHandlerAdapter implements Re
   private static final AtomicLong NUMBERS = new AtomicLong();
 
   private final long id = NUMBERS.incrementAndGet();
-  protected final ClientRuntime runtime;
+  protected final ConnectionHost host;
   protected final ConnectionKey key;
   protected final Candidate candidate;
   protected final CompletableFuture<RequestChannel> ready = new CompletableFuture<>();
@@ -52,9 +52,9 @@ abstract class BaseConnection extends ChannelInboundHandlerAdapter implements Re
     rotated = true;
   }
 
-  BaseConnection(ClientRuntime runtime, ConnectionKey key, Candidate candidate) {
-    this.createdNanos = runtime.ticker().nanoTime();
-    this.runtime = runtime;
+  BaseConnection(ConnectionHost host, ConnectionKey key, Candidate candidate) {
+    this.createdNanos = host.ticker().nanoTime();
+    this.host = host;
     this.key = key;
     this.candidate = candidate;
   }
@@ -156,8 +156,8 @@ abstract class BaseConnection extends ChannelInboundHandlerAdapter implements Re
         kind == TetherEvent.Kind.CONNECTING
             || kind == TetherEvent.Kind.CONNECTED
             || kind == TetherEvent.Kind.CONNECT_FAILED;
-    if (!(dial && runtime.isSupervisorsOwn(this))) {
-      runtime.events().emit(kind, endpointText(), why, cause);
+    if (!(dial && host.isSupervisorsOwn(this))) {
+      host.events().emit(kind, endpointText(), why, cause);
     }
   }
 
@@ -209,7 +209,7 @@ abstract class BaseConnection extends ChannelInboundHandlerAdapter implements Re
   @Override
   public final java.util.concurrent.CompletableFuture<dev.tether.observe.ConnectionStatus>
       status() {
-    long now = runtime.ticker().nanoTime();
+    long now = host.ticker().nanoTime();
     Channel ch = channel;
     if (ch == null || ch.eventLoop().inEventLoop()) {
       return java.util.concurrent.CompletableFuture.completedFuture(statusOnLoop(now));

@@ -72,10 +72,10 @@ public final class ClientConnection extends BaseConnection
   /** Set before connect by {@link ExtraConnections}; read on the loop after. */
   private boolean extra;
 
-  ClientConnection(ClientRuntime runtime, ConnectionKey key, Candidate candidate) {
-    super(runtime, key, candidate);
-    this.compression = runtime.config().compression().forConnection();
-    this.handshake = new ClientHandshake(runtime, candidate, this);
+  ClientConnection(ConnectionHost host, ConnectionKey key, Candidate candidate) {
+    super(host, key, candidate);
+    this.compression = host.config().compression().forConnection();
+    this.handshake = new ClientHandshake(host, candidate, this);
   }
 
   /** Starts the transport connect; the handshake follows once the channel is active. */
@@ -119,7 +119,7 @@ public final class ClientConnection extends BaseConnection
       channel = ch;
       writer = new CallBatchWriter(ch, ClientConnection.this, pending, backlog, watch, compression);
       FrameDecoder decoder =
-          new FrameDecoder(FrameDecoder.Side.CLIENT, runtime.maxFrameSize(), compression);
+          new FrameDecoder(FrameDecoder.Side.CLIENT, host.maxFrameSize(), compression);
       decoder.setResponseSink(ClientConnection.this);
       ch.pipeline()
           .addLast("frame-decoder", decoder)
@@ -143,7 +143,7 @@ public final class ClientConnection extends BaseConnection
       return;
     }
     state = next;
-    if (runtime.config().traceConnection()) {
+    if (host.config().traceConnection()) {
       log.info("{} {} -> {}", this, previous, next);
     }
     TetherEvent.Kind kind = eventOf(previous, next);
@@ -168,8 +168,8 @@ public final class ClientConnection extends BaseConnection
     }
     watch.start(
         channel,
-        runtime.config().livenessSettings(key.timeout(), w.heartbeatMillis()),
-        runtime.idleCloseNanos(this));
+        host.config().livenessSettings(key.timeout(), w.heartbeatMillis()),
+        host.idleCloseNanos(this));
     transitionTo(ConnectionState.ACTIVE, ClientHandshake.summary(w), null);
     ready.complete(this);
   }
@@ -247,7 +247,7 @@ public final class ClientConnection extends BaseConnection
     }
     backlog.failAll(why);
     streams.connectionLost(why);
-    runtime.onConnectionClosed(this, broke, why);
+    host.onConnectionClosed(this, broke, why);
   }
 
   // ---- events from the channel (event loop) ----

@@ -4,10 +4,8 @@ import dev.tether.ConnectFailedException;
 import dev.tether.TetherException;
 import dev.tether.internal.Backoff;
 import dev.tether.internal.EventBus;
-import dev.tether.internal.SerialExecutor;
 import dev.tether.observe.TetherEvent;
 import dev.tether.spi.Scheduler;
-import dev.tether.spi.Ticker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -52,24 +50,6 @@ public final class ConnectionSupervisor {
     void onStateChanged(ConnectionSupervisor supervisor, State state, Throwable cause);
   }
 
-  /** What a supervisor needs of its runtime. */
-  interface Host {
-    SerialExecutor control();
-
-    Scheduler.Cancellable scheduleOnControl(Runnable task, long delayNanos);
-
-    RequestChannel newConnection(Candidate candidate, ConnectionKey key);
-
-    java.util.Random random();
-
-    Ticker ticker();
-
-    EventBus events();
-
-    /** How many connections a key may open beside its own under load. */
-    int maxExtraConnections();
-  }
-
   /**
    * What other threads may know of the supervisor: written only by {@link #transitionTo} on the
    * control executor and read anywhere (status, idle close, healthy-first ordering) without a hop.
@@ -81,7 +61,7 @@ public final class ConnectionSupervisor {
   record Snapshot(
       State state, boolean ownedByGroup, long nextAttemptNanos, TetherException lastFailure) {}
 
-  private final Host host;
+  private final SupervisorHost host;
   private final ConnectionKey key;
   private final ExtraConnections extras;
   private final ConnectionRotation rotation;
@@ -114,7 +94,8 @@ public final class ConnectionSupervisor {
   /** Calls waiting for ready for the next attempt; they follow it once it starts. */
   private final List<CompletableFuture<RequestChannel>> waiting = new ArrayList<>(0);
 
-  ConnectionSupervisor(Host host, ConnectionKey key, Candidate candidate, Backoff backoff) {
+  ConnectionSupervisor(
+      SupervisorHost host, ConnectionKey key, Candidate candidate, Backoff backoff) {
     this.host = host;
     this.key = key;
     this.candidate = candidate;
@@ -313,7 +294,7 @@ public final class ConnectionSupervisor {
       lastFailure = null;
       transitionTo(State.READY, c, null);
     } else {
-      backOff(ClientRuntime.unwrap(failure));
+      backOff(FailureCause.of(failure));
     }
   }
 

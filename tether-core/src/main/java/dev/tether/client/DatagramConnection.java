@@ -14,8 +14,8 @@ import io.netty.channel.ChannelHandlerContext;
  * REQUEST frame, with no handshake and no response. A call completes once its datagram is written.
  */
 final class DatagramConnection extends BaseConnection {
-  DatagramConnection(ClientRuntime runtime, ConnectionKey key, Candidate candidate) {
-    super(runtime, key, candidate);
+  DatagramConnection(ConnectionHost host, ConnectionKey key, Candidate candidate) {
+    super(host, key, candidate);
   }
 
   @Override
@@ -55,7 +55,7 @@ final class DatagramConnection extends BaseConnection {
     state = next;
     emit(eventOf(previous, next), why, cause);
     if (next == ConnectionState.CLOSED) {
-      runtime.onConnectionClosed(this, false, null);
+      host.onConnectionClosed(this, false, null);
     }
   }
 
