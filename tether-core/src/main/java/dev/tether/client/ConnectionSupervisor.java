@@ -3,13 +3,9 @@ package dev.tether.client;
 import dev.tether.ConnectFailedException;
 import dev.tether.TetherException;
 import dev.tether.internal.Backoff;
-import dev.tether.internal.EventBus;
-import dev.tether.observe.TetherEvent;
-import dev.tether.spi.Scheduler;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -77,29 +73,22 @@ public final class ConnectionSupervisor {
   // The fields below are the control executor's alone.
   private State state = State.IDLE;
   private Candidate candidate;
-  private Backoff backoff;
-
-  /** Non-null from the first failure of a streak until READY. */
-  private Backoff.Streak streak;
-
-  /** Non-null only in TRANSIENT_FAILURE: the streak's next attempt. */
-  private Scheduler.Cancellable nextAttempt;
-
-  private long nextAttemptNanos;
-  private TetherException lastFailure;
+  private final ReconnectBackoff backoff;
+  private final SupervisorEvents events;
 
   /** True once a call asked for the key since its last attempt started. */
   private boolean demanded;
 
   /** Calls waiting for ready for the next attempt; they follow it once it starts. */
-  private final List<CompletableFuture<RequestChannel>> waiting = new ArrayList<>(0);
+  private final ReadyWaiters waiting = new ReadyWaiters();
 
   ConnectionSupervisor(
       SupervisorHost host, ConnectionKey key, Candidate candidate, Backoff backoff) {
     this.host = host;
     this.key = key;
     this.candidate = candidate;
-    this.backoff = backoff;
+    this.backoff = new ReconnectBackoff(host, backoff);
+    this.events = new SupervisorEvents(host.events(), this.backoff);
     this.extras = new ExtraConnections(host, key, host.maxExtraConnections());
     this.rotation = new ConnectionRotation(host, key);
   }
@@ -146,12 +135,7 @@ public final class ConnectionSupervisor {
    * Control executor.
    */
   String backoffNote() {
-    long inMillis =
-        Math.max(0, TimeUnit.NANOSECONDS.toMillis(nextAttemptNanos - host.ticker().nanoTime()));
-    return (lastFailure == null ? "" : "after: " + lastFailure.getMessage() + "; ")
-        + "next attempt due in "
-        + inMillis
-        + " ms";
+    return backoff.note();
   }
 
   /** True while the key waits for its next attempt: calls go elsewhere first. Any thread. */
@@ -206,16 +190,17 @@ public final class ConnectionSupervisor {
     switch (state) {
       case SHUTDOWN ->
           result.completeExceptionally(new TetherException("the Tether runtime is closed"));
-      case CONNECTING -> follow(current, result);
+      case CONNECTING -> ReadyWaiters.follow(current, result);
       case READY ->
-          follow(
+          ReadyWaiters.follow(
               current.isUsable()
                   ? current
                   : rotation.isUnderWay() ? rotation.replacement() : dial(forCall),
               result);
-      case IDLE -> follow(dial(forCall), result);
+      case IDLE -> ReadyWaiters.follow(dial(forCall), result);
       case TRANSIENT_FAILURE -> {
-        if (waitForReady && (deadlineNanos == 0 || deadlineNanos - nextAttemptNanos >= 0)) {
+        if (waitForReady
+            && (deadlineNanos == 0 || deadlineNanos - backoff.nextAttemptNanos() >= 0)) {
           waiting.add(result);
         } else {
           result.completeExceptionally(backingOff());
@@ -226,20 +211,8 @@ public final class ConnectionSupervisor {
 
   private TetherException backingOff() {
     return new ConnectFailedException(
-        "not dialling " + candidate.endpoint() + " while it backs off " + backoffNote(),
-        lastFailure);
-  }
-
-  private static void follow(RequestChannel c, CompletableFuture<RequestChannel> result) {
-    c.ready()
-        .whenComplete(
-            (ready, failure) -> {
-              if (failure != null) {
-                result.completeExceptionally(failure);
-              } else {
-                result.complete(ready);
-              }
-            });
+        "not dialling " + candidate.endpoint() + " while it backs off " + backoff.note(),
+        backoff.lastFailure());
   }
 
   /**
@@ -248,7 +221,7 @@ public final class ConnectionSupervisor {
    */
   public void keepConnected(Backoff nodeBackoff, Listener listener) {
     host.control().assertInExecutor();
-    backoff = nodeBackoff;
+    backoff.use(nodeBackoff);
     listeners.add(listener);
     publish();
     listener.onStateChanged(this, state, null);
@@ -267,15 +240,12 @@ public final class ConnectionSupervisor {
   /** Starts an attempt (on the control executor); the calls waiting for it follow it. */
   private RequestChannel dial(Candidate forCall) {
     candidate = forCall;
-    cancelNextAttempt();
+    backoff.cancelNext();
     demanded = false;
     RequestChannel c = host.newConnection(candidate, key);
     transitionTo(State.CONNECTING, c, null);
     extras.onPrimaryChanged(c);
-    for (CompletableFuture<RequestChannel> w : waiting) {
-      follow(c, w);
-    }
-    waiting.clear();
+    waiting.followAll(c);
     c.connect();
     c.ready()
         .whenComplete((ready, failure) -> host.control().execute(() -> onAttemptDone(c, failure)));
@@ -290,8 +260,7 @@ public final class ConnectionSupervisor {
       return;
     }
     if (failure == null) {
-      streak = null;
-      lastFailure = null;
+      backoff.onReady();
       transitionTo(State.READY, c, null);
     } else {
       backOff(FailureCause.of(failure));
@@ -325,14 +294,12 @@ public final class ConnectionSupervisor {
                         ? cause
                         : new ConnectFailedException("connection closed while connecting"));
               } else if (unexpectedly || isOwnedByGroup()) {
-                // The server was up a moment ago: the streak's first attempt needs no delay (as
-                // gRPC
-                // reconnects a lost transport); only a failed attempt waits.
-                streak = backoff.newStreak(host.random());
+                // The server was up a moment ago: the streak's first attempt needs no delay
+                // (as gRPC reconnects a lost transport); only a failed attempt waits. The lost
+                // connection's calls want it back: one scheduled attempt runs unasked.
+                backoff.startStreak();
                 dial(candidate);
-                demanded =
-                    true; // the lost connection's calls want it back: one scheduled attempt runs
-                // unasked
+                demanded = true;
               } else {
                 transitionTo(State.IDLE, null, cause);
               }
@@ -377,18 +344,12 @@ public final class ConnectionSupervisor {
 
   /** Enters TRANSIENT_FAILURE with the streak's next attempt scheduled. */
   private void backOff(TetherException cause) {
-    if (streak == null) {
-      streak = backoff.newStreak(host.random());
-    }
-    long delay = streak.nextDelayNanos();
-    lastFailure = cause;
-    nextAttemptNanos = host.ticker().nanoTime() + delay;
-    nextAttempt = host.scheduleOnControl(this::onBackoffElapsed, delay);
+    backoff.scheduleNext(cause, this::onBackoffElapsed);
     transitionTo(State.TRANSIENT_FAILURE, null, cause);
   }
 
   private void onBackoffElapsed() {
-    nextAttempt = null;
+    backoff.onAttemptDue();
     if (state != State.TRANSIENT_FAILURE) {
       return;
     }
@@ -413,11 +374,10 @@ public final class ConnectionSupervisor {
                 return;
               }
               if (state == State.TRANSIENT_FAILURE) {
-                cancelNextAttempt();
-                streak = null;
+                backoff.forget();
                 transitionTo(State.IDLE, null, null);
               } else if (state == State.CONNECTING) {
-                streak = null;
+                backoff.forget();
                 RequestChannel stale = current;
                 dial(candidate);
                 stale.close();
@@ -427,13 +387,6 @@ public final class ConnectionSupervisor {
 
   private boolean isOwnedByGroup() {
     return !listeners.isEmpty();
-  }
-
-  private void cancelNextAttempt() {
-    if (nextAttempt != null) {
-      nextAttempt.cancel();
-      nextAttempt = null;
-    }
   }
 
   /**
@@ -456,7 +409,7 @@ public final class ConnectionSupervisor {
           previous,
           next,
           cause == null ? "" : ": " + cause.getMessage());
-      emit(previous, next, connection, cause);
+      events.emit(candidate, previous, next, connection, cause);
     }
     for (Listener l : List.copyOf(listeners)) {
       l.onStateChanged(this, next, cause);
@@ -467,34 +420,8 @@ public final class ConnectionSupervisor {
    * Only transitionTo and the group's ownership changes publish; both run on the control executor.
    */
   private void publish() {
-    published = new Snapshot(state, isOwnedByGroup(), nextAttemptNanos, lastFailure);
-  }
-
-  private void emit(State previous, State next, RequestChannel connection, Throwable cause) {
-    TetherEvent.Kind kind = SupervisorEvents.eventOf(previous, next);
-    EventBus events = host.events();
-    if (kind == null || !events.isOn()) {
-      return;
-    }
-    String detail =
-        switch (kind) {
-          case CONNECTING -> "opening " + candidate.address();
-          case CONNECTED ->
-              connection instanceof ClientConnection cc
-                  ? ClientHandshake.summary(cc.welcome())
-                  : "open";
-          case CONNECT_FAILED ->
-              lastFailure.getMessage()
-                  + "; next attempt due in "
-                  + TimeUnit.NANOSECONDS.toMillis(nextAttemptNanos - host.ticker().nanoTime())
-                  + " ms";
-          default -> String.valueOf(cause);
-        };
-    events.emit(
-        kind,
-        candidate.endpoint().toString(),
-        detail,
-        kind == TetherEvent.Kind.CONNECT_FAILED ? lastFailure : cause);
+    published =
+        new Snapshot(state, isOwnedByGroup(), backoff.nextAttemptNanos(), backoff.lastFailure());
   }
 
   /** The runtime closes: no more attempts; the connection is drained by the caller. */
@@ -502,13 +429,9 @@ public final class ConnectionSupervisor {
     host.control()
         .execute(
             () -> {
-              cancelNextAttempt();
+              backoff.cancelNext();
               rotation.cancel();
-              TetherException closed = new TetherException("the Tether runtime is closed");
-              for (CompletableFuture<RequestChannel> w : waiting) {
-                w.completeExceptionally(closed);
-              }
-              waiting.clear();
+              waiting.failAll(new TetherException("the Tether runtime is closed"));
               transitionTo(State.SHUTDOWN, current, null);
             });
   }
