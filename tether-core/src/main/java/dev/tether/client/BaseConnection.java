@@ -10,12 +10,16 @@ import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What every client connection shares, stream or datagram: where it goes, under which key, its
  * readiness, and the read-only snapshot users get from {@code proxy.connection()}.
  */
 abstract class BaseConnection extends ChannelInboundHandlerAdapter implements RequestChannel {
+  private static final Logger log = LoggerFactory.getLogger("dev.tether.trace.connection");
+
   /** Numbers connections across every runtime of the JVM, as Netty's channel ids do channels. */
   private static final AtomicLong NUMBERS = new AtomicLong();
 
@@ -145,6 +149,28 @@ abstract class BaseConnection extends ChannelInboundHandlerAdapter implements Re
   @Override
   public final Duration timeout() {
     return key.timeout();
+  }
+
+  /**
+   * Every state change of a connection goes through here, on its loop: it refuses to leave CLOSED
+   * and emits the event that says what happened; a move to DRAINING without a reason (the client's
+   * own drain) is not news. False when nothing changed.
+   */
+  protected final boolean transitionTo(ConnectionState next, String why, Throwable cause) {
+    assert channel == null || channel.eventLoop().inEventLoop()
+        : "connection state changed off its loop";
+    ConnectionState previous = state;
+    if (previous == ConnectionState.CLOSED || previous == next) {
+      return false;
+    }
+    state = next;
+    if (host.config().traceConnection()) {
+      log.info("{} {} -> {}", this, previous, next);
+    }
+    if (next != ConnectionState.DRAINING || why != null) {
+      emit(eventOf(previous, next), why, cause);
+    }
+    return true;
   }
 
   /**
