@@ -424,8 +424,8 @@ public final class ClientConnection extends BaseConnection
     extra = true;
   }
 
-  /** True for a connection opened beside its key's own under load. */
-  boolean isExtra() {
+  @Override
+  public boolean isExtra() {
     return extra;
   }
 

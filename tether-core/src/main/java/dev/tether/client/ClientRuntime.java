@@ -324,6 +324,12 @@ public final class ClientRuntime implements NodeHost, StreamHost {
   }
 
   @Override
+  public CompletableFuture<RequestChannel> awaitReady(
+      Candidate candidate, String connectionId, long deadlineNanos) {
+    return pool.obtain(candidate, connectionId, true, deadlineNanos);
+  }
+
+  @Override
   public boolean isCompatible(ProxySettings settings, RequestChannel c) {
     return ConnectionFinder.isCompatible(settings, c);
   }

@@ -293,8 +293,7 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
       return;
     }
     Candidate candidate = connection.candidate;
-    host.supervisor(candidate, connection.key().connectionId())
-        .obtain(candidate, true, resumeDeadlineNanos)
+    host.awaitReady(candidate, connection.key().connectionId(), resumeDeadlineNanos)
         .whenComplete(
             (c, failure) ->
                 context.execute(

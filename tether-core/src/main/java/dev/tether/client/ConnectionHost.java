@@ -40,10 +40,10 @@ interface ConnectionHost {
   boolean isSupervisorsOwn(RequestChannel c);
 
   /** How long {@code c} may go without a call before it closes; 0: never. */
-  long idleCloseNanos(ClientConnection c);
+  long idleCloseNanos(RequestChannel c);
 
-  /** {@code c} has calls waiting for a slot; its supervisor spreads them. */
-  void onSaturated(ClientConnection c);
+  /** {@code c} (a stream connection) has calls waiting for a slot; its supervisor spreads them. */
+  void onSaturated(RequestChannel c);
 
   /** {@code c} closed; {@code unexpectedly} when it broke while serving. */
   void onConnectionClosed(RequestChannel c, boolean unexpectedly, Throwable cause);
@@ -52,5 +52,5 @@ interface ConnectionHost {
   void onConnectionAged(RequestChannel c, String why);
 
   /** The server on {@code c} announced a new cluster view. */
-  void onTopologyAnnounced(ClientConnection c);
+  void onTopologyAnnounced(RequestChannel c);
 }

@@ -140,7 +140,7 @@ final class ConnectionHub implements ConnectionHost, SupervisorHost {
    * since the group supervises them; others follow {@code tether.connection.idleClose}.
    */
   @Override
-  public long idleCloseNanos(ClientConnection c) {
+  public long idleCloseNanos(RequestChannel c) {
     ClientConfig.ConnectionUse use = config.connections();
     if (c.isExtra()) {
       return use.extraIdleClose().toNanos();
@@ -150,9 +150,12 @@ final class ConnectionHub implements ConnectionHost, SupervisorHost {
     return supervised ? 0 : use.idleClose().toNanos();
   }
 
+  /** Only a stream connection has slots to run out of. */
   @Override
-  public void onSaturated(ClientConnection c) {
-    pool.supervisorOf(c.key()).ifPresent(s -> s.onSaturated(c));
+  public void onSaturated(RequestChannel c) {
+    if (c instanceof ClientConnection lane) {
+      pool.supervisorOf(c.key()).ifPresent(s -> s.onSaturated(lane));
+    }
   }
 
   /** Its supervisor decides what follows; a break while the runtime closes is no break. */
@@ -173,7 +176,7 @@ final class ConnectionHub implements ConnectionHost, SupervisorHost {
    * the next connection choice follows the new order without waiting for a reconnect.
    */
   @Override
-  public void onTopologyAnnounced(ClientConnection c) {
+  public void onTopologyAnnounced(RequestChannel c) {
     topologies.relearn(c);
   }
 }

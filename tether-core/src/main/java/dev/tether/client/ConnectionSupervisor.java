@@ -275,7 +275,7 @@ public final class ConnectionSupervisor {
     host.control()
         .execute(
             () -> {
-              if (c instanceof ClientConnection cc && cc.isExtra()) {
+              if (c.isExtra()) {
                 extras.onClosed(c, current);
                 return;
               }
@@ -315,7 +315,7 @@ public final class ConnectionSupervisor {
     host.control()
         .execute(
             () -> {
-              if (c instanceof ClientConnection cc && cc.isExtra()) {
+              if (c.isExtra()) {
                 c.drain();
               } else if (c == current && state == State.READY && !rotation.isUnderWay()) {
                 rotation.start(c, candidate, why, this::onReplacementDone);

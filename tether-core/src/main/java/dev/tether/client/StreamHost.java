@@ -24,8 +24,12 @@ interface StreamHost {
   /** Finds or opens a connection for the proxy, as its first call would. */
   CompletableFuture<RequestChannel> establish(ProxySettings settings, ProxyBinding binding);
 
-  /** The supervisor of the connection to {@code candidate}. */
-  ConnectionSupervisor supervisor(Candidate candidate, String connectionId);
+  /**
+   * The connection of {@code candidate}'s key from its supervisor, waiting through the key's
+   * backoff for its next attempt when that is due before {@code deadlineNanos}.
+   */
+  CompletableFuture<RequestChannel> awaitReady(
+      Candidate candidate, String connectionId, long deadlineNanos);
 
   /** The client interceptor, if there is one, watches {@code inv} (a stream's opening). */
   void watch(Invocation inv);
