@@ -10,17 +10,21 @@ import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What every client connection shares, stream or datagram: where it goes, under which key, its
  * readiness, and the read-only snapshot users get from {@code proxy.connection()}.
  */
 abstract class BaseConnection extends ChannelInboundHandlerAdapter implements RequestChannel {
+  private static final Logger log = LoggerFactory.getLogger("dev.tether.trace.connection");
+
   /** Numbers connections across every runtime of the JVM, as Netty's channel ids do channels. */
   private static final AtomicLong NUMBERS = new AtomicLong();
 
   private final long id = NUMBERS.incrementAndGet();
-  protected final ClientRuntime runtime;
+  protected final ConnectionHost host;
   protected final ConnectionKey key;
   protected final Candidate candidate;
   protected final CompletableFuture<RequestChannel> ready = new CompletableFuture<>();
@@ -52,9 +56,9 @@ abstract class BaseConnection extends ChannelInboundHandlerAdapter implements Re
     rotated = true;
   }
 
-  BaseConnection(ClientRuntime runtime, ConnectionKey key, Candidate candidate) {
-    this.createdNanos = runtime.ticker().nanoTime();
-    this.runtime = runtime;
+  BaseConnection(ConnectionHost host, ConnectionKey key, Candidate candidate) {
+    this.createdNanos = host.ticker().nanoTime();
+    this.host = host;
     this.key = key;
     this.candidate = candidate;
   }
@@ -148,6 +152,28 @@ abstract class BaseConnection extends ChannelInboundHandlerAdapter implements Re
   }
 
   /**
+   * Every state change of a connection goes through here, on its loop: it refuses to leave CLOSED
+   * and emits the event that says what happened; a move to DRAINING without a reason (the client's
+   * own drain) is not news. False when nothing changed.
+   */
+  protected final boolean transitionTo(ConnectionState next, String why, Throwable cause) {
+    assert channel == null || channel.eventLoop().inEventLoop()
+        : "connection state changed off its loop";
+    ConnectionState previous = state;
+    if (previous == ConnectionState.CLOSED || previous == next) {
+      return false;
+    }
+    state = next;
+    if (host.config().traceConnection()) {
+      log.info("{} {} -> {}", this, previous, next);
+    }
+    if (next != ConnectionState.DRAINING || why != null) {
+      emit(eventOf(previous, next), why, cause);
+    }
+    return true;
+  }
+
+  /**
    * Emits {@code kind} for this connection, except a dial's start or outcome on a connection a
    * supervisor owns: the supervisor reports those with its own state, so each dial is told once.
    */
@@ -156,8 +182,8 @@ abstract class BaseConnection extends ChannelInboundHandlerAdapter implements Re
         kind == TetherEvent.Kind.CONNECTING
             || kind == TetherEvent.Kind.CONNECTED
             || kind == TetherEvent.Kind.CONNECT_FAILED;
-    if (!(dial && runtime.isSupervisorsOwn(this))) {
-      runtime.events().emit(kind, endpointText(), why, cause);
+    if (!(dial && host.isSupervisorsOwn(this))) {
+      host.events().emit(kind, endpointText(), why, cause);
     }
   }
 
@@ -209,7 +235,7 @@ abstract class BaseConnection extends ChannelInboundHandlerAdapter implements Re
   @Override
   public final java.util.concurrent.CompletableFuture<dev.tether.observe.ConnectionStatus>
       status() {
-    long now = runtime.ticker().nanoTime();
+    long now = host.ticker().nanoTime();
     Channel ch = channel;
     if (ch == null || ch.eventLoop().inEventLoop()) {
       return java.util.concurrent.CompletableFuture.completedFuture(statusOnLoop(now));

@@ -140,7 +140,7 @@ final class CallBatchWriter extends WriteBatcher<Invocation> {
       // it can move the backlog to a sibling or open an extra connection.
       inv.waitsIn(CallPhase.Kind.WAITING_FOR_SLOT, CallAttempt.endpointOf(connection));
       if (backlog.add(inv)) {
-        connection.runtime.onSaturated(connection);
+        connection.host.onSaturated(connection);
       }
       return;
     }

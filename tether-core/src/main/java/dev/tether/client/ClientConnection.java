@@ -6,36 +6,28 @@ import dev.tether.Topology;
 import dev.tether.observe.ConnectionStatus;
 import dev.tether.observe.TetherEvent;
 import dev.tether.protocol.BodyCompression;
-import dev.tether.protocol.FrameDecoder;
-import dev.tether.protocol.FrameEncoder;
-import dev.tether.protocol.ProtocolViolation;
 import dev.tether.protocol.ResponseSink;
 import dev.tether.protocol.Status;
 import dev.tether.protocol.Welcome;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One multiplexed stream connection (tcp, ssl, local) to a server. It owns the state machine
  * (CONNECTING, ACTIVE, DRAINING, CLOSED: every change through {@link #transitionTo}, which emits
- * the event), handles the channel's lifecycle, and wires the parts that do the work: the {@link
- * ClientHandshake}, the {@link ClientFrameReader} of what the server sends, the {@link
- * PendingCalls} in flight, the {@link CallBacklog} of calls waiting for a slot, the {@link
- * CallBatchWriter}, the {@link ConnectionWatch} over liveness and idling. Everything happens on the
- * channel's event loop; other threads only enqueue calls.
+ * the event), hears the channel's lifecycle through its {@link ClientPipeline}, and wires the parts
+ * that do the work: the {@link ClientHandshake}, the {@link ClientFrameReader} of what the server
+ * sends, the {@link PendingCalls} in flight, the {@link CallBacklog} of calls waiting for a slot,
+ * the {@link CallBatchWriter}, the {@link ConnectionWatch} over liveness and idling. Everything
+ * happens on the channel's event loop; other threads only enqueue calls.
  */
 public final class ClientConnection extends BaseConnection
     implements ClientHandshake.Owner, ResponseSink {
-  private static final Logger log = LoggerFactory.getLogger("dev.tether.trace.connection");
-
   private final PendingCalls pending = new PendingCalls();
   private final CallBacklog backlog = new CallBacklog();
   private final CallTally tally = new CallTally();
@@ -72,10 +64,10 @@ public final class ClientConnection extends BaseConnection
   /** Set before connect by {@link ExtraConnections}; read on the loop after. */
   private boolean extra;
 
-  ClientConnection(ClientRuntime runtime, ConnectionKey key, Candidate candidate) {
-    super(runtime, key, candidate);
-    this.compression = runtime.config().compression().forConnection();
-    this.handshake = new ClientHandshake(runtime, candidate, this);
+  ClientConnection(ConnectionHost host, ConnectionKey key, Candidate candidate) {
+    super(host, key, candidate);
+    this.compression = host.config().compression().forConnection();
+    this.handshake = new ClientHandshake(host, candidate, this);
   }
 
   /** Starts the transport connect; the handshake follows once the channel is active. */
@@ -102,7 +94,14 @@ public final class ClientConnection extends BaseConnection
 
   /** The pipeline of this connection's channel. */
   ChannelInitializer<Channel> initializer() {
-    return new Initializer();
+    return new ClientPipeline(
+        this, pending, backlog, watch, topology, closing, handshake, compression);
+  }
+
+  /** The channel is initialized (on its loop): calls are written through {@code w} from now on. */
+  void attach(Channel ch, CallBatchWriter w) {
+    channel = ch;
+    writer = w;
   }
 
   /**
@@ -113,44 +112,7 @@ public final class ClientConnection extends BaseConnection
     handshake.startClock(channel);
   }
 
-  private final class Initializer extends ChannelInitializer<Channel> {
-    @Override
-    protected void initChannel(Channel ch) {
-      channel = ch;
-      writer = new CallBatchWriter(ch, ClientConnection.this, pending, backlog, watch, compression);
-      FrameDecoder decoder =
-          new FrameDecoder(FrameDecoder.Side.CLIENT, runtime.maxFrameSize(), compression);
-      decoder.setResponseSink(ClientConnection.this);
-      ch.pipeline()
-          .addLast("frame-decoder", decoder)
-          .addLast("frame-encoder", FrameEncoder.INSTANCE)
-          .addLast(
-              "frame-reader",
-              new ClientFrameReader(
-                  ClientConnection.this, watch, topology, pending, closing, handshake))
-          .addLast("connection", ClientConnection.this);
-    }
-  }
-
   // ---- the state machine (event loop) ----
-
-  /** Every state change, on the loop; emits the event that says what happened. */
-  private void transitionTo(ConnectionState next, String why, Throwable cause) {
-    assert channel == null || channel.eventLoop().inEventLoop()
-        : "connection state changed off its loop";
-    ConnectionState previous = state;
-    if (previous == ConnectionState.CLOSED || previous == next) {
-      return;
-    }
-    state = next;
-    if (runtime.config().traceConnection()) {
-      log.info("{} {} -> {}", this, previous, next);
-    }
-    TetherEvent.Kind kind = eventOf(previous, next);
-    if (next != ConnectionState.DRAINING || why != null) {
-      emit(kind, why, cause);
-    }
-  }
 
   @Override
   public boolean isHandshaking() {
@@ -168,8 +130,8 @@ public final class ClientConnection extends BaseConnection
     }
     watch.start(
         channel,
-        runtime.config().livenessSettings(key.timeout(), w.heartbeatMillis()),
-        runtime.idleCloseNanos(this));
+        host.config().livenessSettings(key.timeout(), w.heartbeatMillis()),
+        host.idleCloseNanos(this));
     transitionTo(ConnectionState.ACTIVE, ClientHandshake.summary(w), null);
     ready.complete(this);
   }
@@ -219,8 +181,11 @@ public final class ClientConnection extends BaseConnection
     return channel.closeFuture();
   }
 
-  /** Decide under the loop, act after: change state, then fail the calls and leave the pool. */
-  private void onClosed() {
+  /**
+   * The channel closed or never opened (on the loop). Decide under the loop, act after: change
+   * state, then fail the calls and leave the pool.
+   */
+  void onClosed() {
     if (state == ConnectionState.CLOSED) {
       return;
     }
@@ -247,45 +212,10 @@ public final class ClientConnection extends BaseConnection
     }
     backlog.failAll(why);
     streams.connectionLost(why);
-    runtime.onConnectionClosed(this, broke, why);
+    host.onConnectionClosed(this, broke, why);
   }
 
-  // ---- events from the channel (event loop) ----
-
-  @Override
-  public void channelActive(ChannelHandlerContext ctx) {
-    handshake.sayHello(ctx, compression);
-    ctx.fireChannelActive();
-  }
-
-  @Override
-  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-    if (evt instanceof ProtocolViolation v) {
-      closing.failedBecause(v.cause());
-    }
-    ctx.fireUserEventTriggered(evt);
-  }
-
-  @Override
-  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    closing.failedWith(cause);
-    log.debug("{} failed: {}", this, cause.toString());
-    ctx.close();
-  }
-
-  @Override
-  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-    if (ctx.channel().isWritable()) {
-      writer.onWritable();
-    }
-    ctx.fireChannelWritabilityChanged();
-  }
-
-  @Override
-  public void channelInactive(ChannelHandlerContext ctx) {
-    onClosed();
-    ctx.fireChannelInactive();
-  }
+  // ---- answers (event loop) ----
 
   /** An answer, straight from the decoder: no frame object on this path. */
   @Override
@@ -494,8 +424,8 @@ public final class ClientConnection extends BaseConnection
     extra = true;
   }
 
-  /** True for a connection opened beside its key's own under load. */
-  boolean isExtra() {
+  @Override
+  public boolean isExtra() {
     return extra;
   }
 

@@ -29,7 +29,7 @@ import java.util.List;
  */
 final class ClientFrameReader extends ChannelInboundHandlerAdapter {
   private final ClientConnection connection;
-  private final ClientRuntime runtime;
+  private final ConnectionHost host;
   private final ConnectionWatch watch;
   private final AnnouncedTopology topology;
   private final PendingCalls pending;
@@ -44,7 +44,7 @@ final class ClientFrameReader extends ChannelInboundHandlerAdapter {
       CloseCause closing,
       ClientHandshake handshake) {
     this.connection = connection;
-    this.runtime = connection.runtime;
+    this.host = connection.host;
     this.watch = watch;
     this.topology = topology;
     this.pending = pending;
@@ -74,7 +74,7 @@ final class ClientFrameReader extends ChannelInboundHandlerAdapter {
     } else if (msg instanceof TopologyUpdate t) {
       // The server's view changed while connected: keep it, and let the runtime apply it now.
       if (learn(ctx, t.primary(), t.alternates(), t.epoch(), "TOPOLOGY")) {
-        runtime.onTopologyAnnounced(connection);
+        host.onTopologyAnnounced(connection);
       }
     } else if (!(msg instanceof Pong)) {
       failProtocol(
@@ -101,7 +101,7 @@ final class ClientFrameReader extends ChannelInboundHandlerAdapter {
     boolean handshaking = connection.isHandshaking();
     if (!handshaking && g.reason() == GoAwayReason.MAX_AGE && g.acceptsFurtherRequests()) {
       // Still served: the connection keeps its calls until its replacement is ready.
-      runtime.onConnectionAged(connection, "the server's max connection age was reached");
+      host.onConnectionAged(connection, "the server's max connection age was reached");
       return;
     }
     if (handshaking) {
@@ -137,8 +137,7 @@ final class ClientFrameReader extends ChannelInboundHandlerAdapter {
       String frame) {
     try {
       if (topology.replaceWith(primary, alternates, epoch, frame)) {
-        runtime
-            .events()
+        host.events()
             .emit(
                 TetherEvent.Kind.TOPOLOGY_CHANGED,
                 connection.endpointText(),

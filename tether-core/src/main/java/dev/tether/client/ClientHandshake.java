@@ -36,15 +36,15 @@ final class ClientHandshake {
     void onHandshakeFailed(TetherException cause);
   }
 
-  private final ClientRuntime runtime;
+  private final ConnectionHost host;
   private final Candidate candidate;
   private final Owner owner;
 
   /** Non-null only while the connection waits for WELCOME with a limit on how long. */
   private Scheduler.Cancellable timeout;
 
-  ClientHandshake(ClientRuntime runtime, Candidate candidate, Owner owner) {
-    this.runtime = runtime;
+  ClientHandshake(ConnectionHost host, Candidate candidate, Owner owner) {
+    this.host = host;
     this.candidate = candidate;
     this.owner = owner;
   }
@@ -53,7 +53,7 @@ final class ClientHandshake {
   void sayHello(ChannelHandlerContext ctx, BodyCompression compression) {
     ByteBuf opening = ctx.alloc().ioBuffer(64);
     FrameWriter.writePreface(opening, compression.capabilities());
-    FrameWriter.encode(new Hello(runtime.clientId(), runtime.maxFrameSize()), opening);
+    FrameWriter.encode(new Hello(host.clientId(), host.maxFrameSize()), opening);
     ctx.writeAndFlush(opening, ctx.voidPromise());
   }
 
@@ -61,7 +61,7 @@ final class ClientHandshake {
   void startClock(Channel channel) {
     long limitNanos = limit().toNanos();
     if (limitNanos > 0 && owner.isHandshaking()) {
-      timeout = runtime.scheduleOn(channel.eventLoop(), this::onTimeout, limitNanos);
+      timeout = host.scheduleOn(channel.eventLoop(), this::onTimeout, limitNanos);
     }
   }
 
@@ -93,9 +93,7 @@ final class ClientHandshake {
    */
   private Duration limit() {
     Duration connectTimeout = candidate.connectTimeout();
-    return connectTimeout != null
-        ? connectTimeout
-        : runtime.config().connections().handshakeTimeout();
+    return connectTimeout != null ? connectTimeout : host.config().connections().handshakeTimeout();
   }
 
   /** A GOAWAY instead of WELCOME: the server is full, or does not speak this version. */

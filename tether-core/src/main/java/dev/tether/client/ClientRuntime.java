@@ -1,19 +1,23 @@
 package dev.tether.client;
 
 import dev.tether.Attempt;
-import dev.tether.InvocationMode;
-import dev.tether.LoadBalancing;
+import dev.tether.BatchLostException;
+import dev.tether.ClientInterceptor;
+import dev.tether.Endpoint;
 import dev.tether.Resolver;
 import dev.tether.TetherException;
 import dev.tether.internal.Backoff;
+import dev.tether.internal.CallDeadline;
 import dev.tether.internal.EventBus;
+import dev.tether.internal.OwnedTimer;
 import dev.tether.internal.RetryBudget;
 import dev.tether.internal.SerialExecutor;
 import dev.tether.observe.TetherListener;
 import dev.tether.observe.TetherStatus;
-import dev.tether.protocol.ProtocolVersion;
+import dev.tether.protocol.Request;
 import dev.tether.spi.Scheduler;
 import dev.tether.spi.Ticker;
+import dev.tether.stream.StreamItemCounts;
 import dev.tether.transport.TransportSet;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.Future;
@@ -21,22 +25,22 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Function;
 
 /**
  * The client half of a {@code Tether} instance and the composition root of the client package: it
- * wires event loops, endpoint selection, the connection supervisors, the call path and node groups,
- * and owns the runtime's control executor, scheduler, ticker and event bus. Thread-safe.
+ * wires event loops, endpoint selection, the connection side ({@link ConnectionHub}), the call path
+ * and node groups, and owns the runtime's control executor, scheduler, ticker and event bus. Node
+ * groups and streams see it only as their {@link NodeHost} and {@link StreamHost}. Thread-safe.
  */
-public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost, CallHost {
+public final class ClientRuntime implements NodeHost, StreamHost, CallHost {
   private final ClientConfig config;
   private final TransportSet transports;
   private final EndpointSelector selector;
+  private final ConnectionHub connections;
   private final ConnectionPool pool;
   private final CallPath calls;
   private final ConnectionFinder finder;
@@ -47,13 +51,11 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost,
   private final RetryBudget retryBudget;
   private final SerialExecutor control = new SerialExecutor();
   private final EventBus events;
-  private final ConcurrentHashMap<RouterKey, NodeRouter> routers = new ConcurrentHashMap<>();
-  private final NodeRouter.Factory routerFactory;
-  private final String clientId = "tether-" + UUID.randomUUID();
+  private final NodeRouters routers;
   private final ClientReports reports;
 
   /** Sees every logical call; null when none is set, which costs a call one read of this field. */
-  private final dev.tether.ClientInterceptor interceptor;
+  private final ClientInterceptor interceptor;
 
   /**
    * Set once by {@link #shutdown}; read by callers on any thread to refuse new calls, and by the
@@ -75,12 +77,12 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost,
       Random random,
       NodeRouter.Factory routerFactory,
       List<TetherListener> listeners,
-      dev.tether.ClientInterceptor interceptor) {
+      ClientInterceptor interceptor) {
     this.config = config;
     this.interceptor = interceptor;
     this.ticker = ticker;
     this.random = random;
-    this.routerFactory = routerFactory;
+    this.routers = new NodeRouters(routerFactory, this);
     List<TetherListener> all = new ArrayList<>(listeners);
     if (config.traceRetry() > 0 || config.traceConnection()) {
       all.add(new TraceLog(config.traceRetry(), config.traceConnection()));
@@ -94,8 +96,19 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost,
     this.scheduler = transports.timers();
     this.reports = new ClientReports(events, this.scheduler);
     this.selector = new EndpointSelector(transports, resolver, config, random);
-    this.pool = new ConnectionPool(this, config.reconnect(), ticker);
     this.topologies = new TopologyViews(control);
+    this.connections =
+        new ConnectionHub(
+            config,
+            ticker,
+            this.scheduler,
+            random,
+            events,
+            control,
+            topologies,
+            "tether-" + UUID.randomUUID(),
+            () -> closing);
+    this.pool = connections.pool();
     RetryRounds rounds = new RetryRounds(config.retryIntervals(), topologies, selector, this);
     this.finder = new ConnectionFinder(this, pool, rounds, topologies);
     this.calls = new CallPath(this, finder);
@@ -158,18 +171,18 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost,
 
   /**
    * A new call's absolute deadline on this runtime's ticker, 0 for none (see {@link
-   * dev.tether.internal.CallDeadline#forNewCall}).
+   * CallDeadline#forNewCall}).
    */
   @Override
   public long deadlineFor(ProxySettings settings) {
-    return dev.tether.internal.CallDeadline.forNewCall(settings.invocationTimeout(), ticker);
+    return CallDeadline.forNewCall(settings.invocationTimeout(), ticker);
   }
 
   /** Only an idempotent twoway call outside a session may run on several servers at once. */
   private static boolean isHedged(ProxySettings settings, int flags) {
     return settings.hedgingMaxAttempts() > 1
-        && (flags & dev.tether.protocol.Request.IDEMPOTENT) != 0
-        && (flags & dev.tether.protocol.Request.ONEWAY) == 0
+        && (flags & Request.IDEMPOTENT) != 0
+        && (flags & Request.ONEWAY) == 0
         && settings.session() == null
         && !settings.mode().isBatch();
   }
@@ -177,7 +190,8 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost,
   /**
    * The client interceptor, if there is one, watches {@code inv}: a call, or a stream's opening.
    */
-  void watch(Invocation inv) {
+  @Override
+  public void watch(Invocation inv) {
     TracedCall trace =
         interceptor == null
             ? null
@@ -188,7 +202,8 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost,
   }
 
   /** Hands a call's attempt to a connection. */
-  void hand(Invocation inv, RequestChannel connection) {
+  @Override
+  public void hand(Invocation inv, RequestChannel connection) {
     connection.send(inv);
   }
 
@@ -203,15 +218,6 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost,
     retry(inv);
   }
 
-  /**
-   * A connected server announced a new cluster view (on the connection's loop): the views learned
-   * from that connection take it at once, on the control executor, so the next connection choice
-   * follows the new order without waiting for a reconnect.
-   */
-  void onTopologyAnnounced(ClientConnection connection) {
-    topologies.relearn(connection);
-  }
-
   void retry(Invocation inv) {
     control.execute(() -> calls.retry(inv));
   }
@@ -220,8 +226,8 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost,
    * Sends the batch requests the proxy queued, and only those, on the connection its next call
    * would use (found or opened now, as for a call). None of them was on the wire yet, so a
    * connection that closed since they were queued loses nothing: they go on the new one. Fails with
-   * {@link dev.tether.BatchLostException} naming how many were not sent (no connection, a failed
-   * write, too large for the server); those are no longer queued.
+   * {@link BatchLostException} naming how many were not sent (no connection, a failed write, too
+   * large for the server); those are no longer queued.
    */
   public CompletableFuture<Void> flushBatch(ProxySettings settings, ProxyBinding binding) {
     List<Invocation> queued = binding.batch().drain();
@@ -260,9 +266,10 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost,
   }
 
   /** Finds or opens a connection for the proxy, as its first call would. */
+  @Override
   public CompletableFuture<RequestChannel> establish(ProxySettings settings, ProxyBinding binding) {
     if (CallPath.routesOverNodes(settings)) {
-      return routerFor(settings, binding).route(settings, java.util.Set.of(), 0);
+      return routerFor(settings, binding).route(settings, Set.of(), 0);
     }
     return finder.find(settings, binding, 0);
   }
@@ -286,34 +293,10 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost,
   public NodeRouter routerFor(ProxySettings settings, ProxyBinding binding) {
     // Looked up once per proxy: a proxy's settings never change, so neither does its group.
     NodeRouter cached = binding.router();
-    if (cached != null) {
-      return cached;
-    }
-    Object source = settings.source() != null ? settings.source() : settings.fixedEndpoints();
-    RouterKey key =
-        new RouterKey(
-            source,
-            settings.connectionId(),
-            settings.loadBalancing(),
-            settings.mode(),
-            settings.serverVersion());
-    NodeRouter router = routers.computeIfAbsent(key, k -> routerFactory.create(this, settings));
-    binding.router(router);
-    return router;
+    return cached != null ? cached : routers.routerFor(settings, binding);
   }
 
-  /**
-   * A node group's identity: the version range is part of it, because a group marks the nodes
-   * outside its range INCOMPATIBLE for every proxy that shares it. Null range: any version.
-   */
-  private record RouterKey(
-      Object source,
-      String connectionId,
-      LoadBalancing strategy,
-      InvocationMode mode,
-      VersionRange versions) {}
-
-  // ---- what supervisors and node groups ask of the runtime ----
+  // ---- what node groups, streams and calls ask of the runtime ----
 
   @Override
   public SerialExecutor control() {
@@ -322,85 +305,17 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost,
 
   @Override
   public Scheduler.Cancellable scheduleOnControl(Runnable task, long delayNanos) {
-    return scheduleOn(control, task, delayNanos);
+    return OwnedTimer.schedule(scheduler, control, task, delayNanos);
   }
 
   @Override
   public Scheduler.Cancellable scheduleOnControl(Runnable task, Duration delay) {
-    return scheduleOn(control, task, delay.toNanos());
-  }
-
-  /** Keeps time with the runtime's scheduler, then runs {@code task} on its owner's thread. */
-  Scheduler.Cancellable scheduleOn(Executor owner, Runnable task, long delayNanos) {
-    try {
-      return scheduler.schedule(
-          () -> {
-            try {
-              owner.execute(task);
-            } catch (RejectedExecutionException ownerStopped) {
-              // The owner's event loop has shut down with the runtime; nothing is left to act on.
-            }
-          },
-          delayNanos);
-    } catch (RejectedExecutionException stopping) {
-      // The runtime's own timers stopped with its event loops: a closing runtime plans nothing.
-      return () -> {};
-    }
+    return scheduleOnControl(task, delay.toNanos());
   }
 
   /** The scheduler every timer of the runtime keeps time with. */
   public Scheduler scheduler() {
     return scheduler;
-  }
-
-  @Override
-  public RequestChannel newConnection(Candidate candidate, ConnectionKey key) {
-    return candidate.transport().isDatagram()
-        ? new DatagramConnection(this, key, candidate)
-        : new ClientConnection(this, key, candidate);
-  }
-
-  @Override
-  public int maxExtraConnections() {
-    return config.connections().maxExtra();
-  }
-
-  /** {@code c} has calls waiting for a slot (on its loop); its supervisor finds them room. */
-  void onSaturated(ClientConnection c) {
-    pool.supervisorOf(c.key()).ifPresent(s -> s.onSaturated(c));
-  }
-
-  /**
-   * How long {@code c} may go without a call before it closes (0: never): extras close after {@code
-   * tether.connection.extraIdleClose}; a node group's connections stay, since the group supervises
-   * them; others follow {@code tether.connection.idleClose}.
-   */
-  long idleCloseNanos(ClientConnection c) {
-    ClientConfig.ConnectionUse use = config.connections();
-    if (c.isExtra()) {
-      return use.extraIdleClose().toNanos();
-    }
-    boolean supervised =
-        pool.supervisorOf(c.key()).map(ConnectionSupervisor::keepsConnected).orElse(false);
-    return supervised ? 0 : use.idleClose().toNanos();
-  }
-
-  /** True when {@code c} is its key's own connection, whose dials its supervisor reports. */
-  boolean isSupervisorsOwn(RequestChannel c) {
-    return pool.isSupervisorsOwn(c);
-  }
-
-  /** A connection closed; its supervisor decides what follows. Called on the connection's loop. */
-  void onConnectionClosed(RequestChannel c, boolean unexpectedly, Throwable cause) {
-    pool.supervisorOf(c.key())
-        .ifPresent(s -> s.onConnectionClosed(c, unexpectedly && !closing, cause));
-  }
-
-  /**
-   * {@code c} reached its maximum age (the server's or this side's): its supervisor replaces it.
-   */
-  void onConnectionAged(RequestChannel c, String why) {
-    pool.supervisorOf(c.key()).ifPresent(s -> s.onAged(c, why));
   }
 
   @Override
@@ -411,6 +326,12 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost,
   @Override
   public ConnectionSupervisor supervisor(Candidate candidate, String connectionId) {
     return pool.supervisor(candidate, connectionId);
+  }
+
+  @Override
+  public CompletableFuture<RequestChannel> awaitReady(
+      Candidate candidate, String connectionId, long deadlineNanos) {
+    return pool.supervisor(candidate, connectionId).obtain(candidate, true, deadlineNanos);
   }
 
   @Override
@@ -428,7 +349,7 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost,
    * executor.
    */
   @Override
-  public CallTimeline.Wait waitAmong(List<dev.tether.Endpoint> endpoints) {
+  public CallTimeline.Wait waitAmong(List<Endpoint> endpoints) {
     return pool.waitAmong(endpoints);
   }
 
@@ -478,7 +399,17 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost,
    * does not answer within a second of the runtime's clock leaves its connection out.
    */
   public TetherStatus status() {
-    return reports.status(pool.all(), routers.values());
+    return reports.status(pool.all(), routers.all());
+  }
+
+  /** The runtime's connection side: its pool, and the host of its connections and supervisors. */
+  ConnectionHub connections() {
+    return connections;
+  }
+
+  @Override
+  public StreamItemCounts streamItems() {
+    return reports.streamItems();
   }
 
   /** Where the runtime's events and counters of retries, hedges and reroutes go. */
@@ -492,18 +423,12 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost,
     return retryBudget;
   }
 
+  @Override
   public ClientConfig config() {
     return config;
   }
 
-  String clientId() {
-    return clientId;
-  }
-
-  int maxFrameSize() {
-    return ProtocolVersion.DEFAULT_MAX_FRAME_SIZE;
-  }
-
+  /** The TetherException a failed future stands for; see {@link CallFailures#unwrap}. */
   static TetherException unwrap(Throwable t) {
     return CallFailures.unwrap(t);
   }

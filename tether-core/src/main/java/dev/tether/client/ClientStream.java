@@ -44,7 +44,7 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
   /** How long a failed resume attempt waits before asking its key's supervisor again. */
   private static final long RESUME_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
-  private final ClientRuntime runtime;
+  private final StreamHost host;
   private final ProxyBinding binding;
   private final String operation;
   private final byte[] request;
@@ -81,17 +81,17 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
       byte[] request,
       Flow.Publisher<byte[]> outbound,
       int flags) {
-    this.runtime = binding.runtime;
+    this.host = binding.runtime;
     this.binding = binding;
     this.operation = operation;
     this.request = request;
     this.outbound = outbound;
     this.flags = flags | Request.STREAM | (outbound != null ? Request.BIDI : 0);
-    this.settings = runtime.config().streams();
+    this.settings = host.config().streams();
     this.replies = new StreamReceiver(context, settings, this);
     this.sender =
         outbound == null ? null : new StreamSender(context, settings.resumeBufferBytes(), this);
-    this.counted = runtime.reports().streamItems().share();
+    this.counted = host.streamItems().share();
     context.afterEachRun(this::flush);
   }
 
@@ -104,8 +104,7 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
         () -> {
           replies.start(subscriber);
           if (state == State.OPENING) {
-            runtime
-                .establish(binding.settings, binding)
+            host.establish(binding.settings, binding)
                 .thenCompose(RequestChannel::ready)
                 .whenComplete((c, failure) -> context.execute(() -> connected(c, failure)));
           }
@@ -116,13 +115,13 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
     if (state != State.OPENING) {
       return;
     }
-    TetherException refusal = failure != null ? ClientRuntime.unwrap(failure) : incompatibility(c);
+    TetherException refusal = failure != null ? CallFailures.unwrap(failure) : incompatibility(c);
     if (refusal != null) {
       end(StreamEnding.ENDED, refusal);
       return;
     }
     Invocation opening = new Invocation(binding, operation, request, flags);
-    runtime.watch(
+    host.watch(
         opening); // the client interceptor sees the opening as a call: its metadata travels with it
     send(opening, c);
   }
@@ -157,11 +156,11 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
         (ok, failure) -> {
           if (failure != null) {
             ClientStreams.forgetOpening(carrier);
-            context.execute(() -> carrierFailed(carrier, ClientRuntime.unwrap(failure)));
+            context.execute(() -> carrierFailed(carrier, CallFailures.unwrap(failure)));
           }
         });
     carrier.armDeadline();
-    runtime.hand(carrier, c);
+    host.hand(carrier, c);
   }
 
   private void carrierFailed(Invocation carrier, TetherException failure) {
@@ -267,7 +266,7 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
             lose("its connection closed (" + CloseCause.describe(why) + ") and resuming is off");
             return;
           }
-          resumeDeadlineNanos = runtime.ticker().nanoTime() + settings.resumeWindow().toNanos();
+          resumeDeadlineNanos = host.ticker().nanoTime() + settings.resumeWindow().toNanos();
           transitionTo(State.RESUMING, "connection lost: " + CloseCause.describe(why));
           resume();
         });
@@ -295,15 +294,13 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
     if (state != State.RESUMING) {
       return;
     }
-    long left = resumeDeadlineNanos - runtime.ticker().nanoTime();
+    long left = resumeDeadlineNanos - host.ticker().nanoTime();
     if (left <= 0) {
       lose("not resumed within " + settings.resumeWindow().toMillis() + " ms");
       return;
     }
     Candidate candidate = connection.candidate;
-    runtime
-        .supervisor(candidate, connection.key().connectionId())
-        .obtain(candidate, true, resumeDeadlineNanos)
+    host.awaitReady(candidate, connection.key().connectionId(), resumeDeadlineNanos)
         .whenComplete(
             (c, failure) ->
                 context.execute(
@@ -329,7 +326,7 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
   }
 
   private void resumeLater() {
-    runtime.scheduleOnControl(() -> context.execute(this::resume), RESUME_PAUSE_NANOS);
+    host.scheduleOnControl(() -> context.execute(this::resume), RESUME_PAUSE_NANOS);
   }
 
   private void lose(String why) {
@@ -423,8 +420,7 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
               ? null
               : new TetherEvent.StreamItems(
                   sender == null ? 0 : sender.produced(), replies.delivered());
-      runtime
-          .events()
+      host.events()
           .emit(
               kind,
               connection == null ? null : connection.endpointText(),

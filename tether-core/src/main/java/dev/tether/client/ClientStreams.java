@@ -85,7 +85,7 @@ final class ClientStreams {
    * server is told, and its subscriber gets {@code StreamLostException} with what it was delivered.
    */
   void leave(String why) {
-    if (!connection.runtime.isClosing()) {
+    if (!connection.host.isClosing()) {
       connectionLost(new dev.tether.TetherException(why));
       return;
     }

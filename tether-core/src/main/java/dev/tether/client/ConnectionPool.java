@@ -16,11 +16,11 @@ import java.util.concurrent.TimeUnit;
 public final class ConnectionPool {
   private final ConcurrentHashMap<ConnectionKey, ConnectionSupervisor> supervisors =
       new ConcurrentHashMap<>();
-  private final ConnectionSupervisor.Host host;
+  private final SupervisorHost host;
   private final Backoff reconnect;
   private final Ticker ticker;
 
-  ConnectionPool(ConnectionSupervisor.Host host, Backoff reconnect, Ticker ticker) {
+  ConnectionPool(SupervisorHost host, Backoff reconnect, Ticker ticker) {
     this.host = host;
     this.reconnect = reconnect;
     this.ticker = ticker;

@@ -11,7 +11,7 @@ import java.util.function.BiConsumer;
  * streak grows. Belongs to its supervisor, on the runtime's control executor.
  */
 final class ConnectionRotation {
-  private final ConnectionSupervisor.Host host;
+  private final SupervisorHost host;
   private final ConnectionKey key;
 
   /** Non-null only while a replacement connects: the connection it replaces. */
@@ -20,7 +20,7 @@ final class ConnectionRotation {
   /** Non-null only while a replacement connects. */
   private RequestChannel replacement;
 
-  ConnectionRotation(ConnectionSupervisor.Host host, ConnectionKey key) {
+  ConnectionRotation(SupervisorHost host, ConnectionKey key) {
     this.host = host;
     this.key = key;
   }

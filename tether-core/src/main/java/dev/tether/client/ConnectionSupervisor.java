@@ -3,17 +3,11 @@ package dev.tether.client;
 import dev.tether.ConnectFailedException;
 import dev.tether.TetherException;
 import dev.tether.internal.Backoff;
-import dev.tether.internal.EventBus;
-import dev.tether.internal.SerialExecutor;
-import dev.tether.observe.TetherEvent;
-import dev.tether.spi.Scheduler;
-import dev.tether.spi.Ticker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,34 +49,6 @@ public final class ConnectionSupervisor {
   }
 
   /**
-   * Hears, on the control executor, which attempt of the key a call took part in: one a call asked
-   * for (dialled or joined), or any one a call's later round redials or joins. Such a call may
-   * redial the key in its next round if that attempt fails.
-   */
-  @FunctionalInterface
-  interface Witness {
-    void tookPart(long attempt);
-  }
-
-  /** What a supervisor needs of its runtime. */
-  interface Host {
-    SerialExecutor control();
-
-    Scheduler.Cancellable scheduleOnControl(Runnable task, long delayNanos);
-
-    RequestChannel newConnection(Candidate candidate, ConnectionKey key);
-
-    java.util.Random random();
-
-    Ticker ticker();
-
-    EventBus events();
-
-    /** How many connections a key may open beside its own under load. */
-    int maxExtraConnections();
-  }
-
-  /**
    * What other threads may know of the supervisor: written only by {@link #transitionTo} on the
    * control executor and read anywhere (status, idle close, healthy-first ordering) without a hop.
    *
@@ -93,7 +59,7 @@ public final class ConnectionSupervisor {
   record Snapshot(
       State state, boolean ownedByGroup, long nextAttemptNanos, TetherException lastFailure) {}
 
-  private final Host host;
+  private final SupervisorHost host;
   private final ConnectionKey key;
   private final ExtraConnections extras;
   private final ConnectionRotation rotation;
@@ -109,34 +75,25 @@ public final class ConnectionSupervisor {
   // The fields below are the control executor's alone.
   private State state = State.IDLE;
   private Candidate candidate;
-  private Backoff backoff;
-
-  /** Non-null from the first failure of a streak until READY. */
-  private Backoff.Streak streak;
-
-  /** Non-null only in TRANSIENT_FAILURE: the streak's next attempt. */
-  private Scheduler.Cancellable nextAttempt;
-
-  private long nextAttemptNanos;
-  private TetherException lastFailure;
+  private final ReconnectBackoff backoff;
+  private final SupervisorEvents events;
 
   /** True once a call asked for the key since its last attempt started. */
   private boolean demanded;
 
-  /** Attempts made so far; the current or last one is number {@code attempts}. */
-  private long attempts;
-
-  /** True when a call's demand started the current attempt, not the backoff's schedule. */
-  private boolean onDemand;
+  /** The key's attempts so far, for the calls whose later rounds may redial one they saw fail. */
+  private final AttemptCount attempts = new AttemptCount();
 
   /** Calls waiting for ready for the next attempt; they follow it once it starts. */
-  private final List<CompletableFuture<RequestChannel>> waiting = new ArrayList<>(0);
+  private final ReadyWaiters waiting = new ReadyWaiters();
 
-  ConnectionSupervisor(Host host, ConnectionKey key, Candidate candidate, Backoff backoff) {
+  ConnectionSupervisor(
+      SupervisorHost host, ConnectionKey key, Candidate candidate, Backoff backoff) {
     this.host = host;
     this.key = key;
     this.candidate = candidate;
-    this.backoff = backoff;
+    this.backoff = new ReconnectBackoff(host, backoff);
+    this.events = new SupervisorEvents(host.events(), this.backoff);
     this.extras = new ExtraConnections(host, key, host.maxExtraConnections());
     this.rotation = new ConnectionRotation(host, key);
   }
@@ -183,12 +140,7 @@ public final class ConnectionSupervisor {
    * Control executor.
    */
   String backoffNote() {
-    long inMillis =
-        Math.max(0, TimeUnit.NANOSECONDS.toMillis(nextAttemptNanos - host.ticker().nanoTime()));
-    return (lastFailure == null ? "" : "after: " + lastFailure.getMessage() + "; ")
-        + "next attempt due in "
-        + inMillis
-        + " ms";
+    return backoff.note();
   }
 
   /** True while the key waits for its next attempt: calls go elsewhere first. Any thread. */
@@ -239,7 +191,7 @@ public final class ConnectionSupervisor {
       boolean waitForReady,
       long deadlineNanos,
       long redialAfter,
-      Witness witness) {
+      AttemptWitness witness) {
     RequestChannel c = usable();
     // A walk learns on the control executor which attempt it joins; only a ready one needs no hop.
     if (c != null && (witness == null || c.ready().isDone())) {
@@ -259,32 +211,34 @@ public final class ConnectionSupervisor {
       boolean waitForReady,
       long deadlineNanos,
       long redialAfter,
-      Witness witness,
+      AttemptWitness witness,
       CompletableFuture<RequestChannel> result) {
     demanded = true;
     settleEndedAttempt();
     boolean redial = redialAfter >= 0;
-    if (witness != null && (state == State.CONNECTING && (onDemand || redial))) {
-      witness.tookPart(attempts);
+    if (witness != null && state == State.CONNECTING && (attempts.onDemand() || redial)) {
+      witness.tookPart(attempts.current());
     }
     switch (state) {
       case SHUTDOWN ->
           result.completeExceptionally(new TetherException("the Tether runtime is closed"));
-      case CONNECTING -> follow(current, result);
+      case CONNECTING -> ReadyWaiters.follow(current, result);
       case READY ->
-          follow(
+          ReadyWaiters.follow(
               current.isUsable()
                   ? current
                   : rotation.isUnderWay() ? rotation.replacement() : dialOnDemand(forCall, witness),
               result);
-      case IDLE -> follow(dialOnDemand(forCall, witness), result);
+      case IDLE -> ReadyWaiters.follow(dialOnDemand(forCall, witness), result);
       case TRANSIENT_FAILURE -> {
-        if (redial && attempts == redialAfter) {
-          follow(dialOnDemand(forCall, witness), result);
+        if (redial && attempts.current() == redialAfter) {
+          ReadyWaiters.follow(dialOnDemand(forCall, witness), result);
         } else if (redial) {
-          witness.tookPart(attempts); // a later attempt failed meanwhile: this round saw it fail
+          // a later attempt failed meanwhile: this round saw it fail
+          witness.tookPart(attempts.current());
           result.completeExceptionally(backingOff());
-        } else if (waitForReady && (deadlineNanos == 0 || deadlineNanos - nextAttemptNanos >= 0)) {
+        } else if (waitForReady
+            && (deadlineNanos == 0 || deadlineNanos - backoff.nextAttemptNanos() >= 0)) {
           waiting.add(result);
         } else {
           result.completeExceptionally(backingOff());
@@ -293,11 +247,11 @@ public final class ConnectionSupervisor {
     }
   }
 
-  private RequestChannel dialOnDemand(Candidate forCall, Witness witness) {
+  private RequestChannel dialOnDemand(Candidate forCall, AttemptWitness witness) {
     RequestChannel c = dial(forCall);
-    onDemand = true;
+    attempts.startedOnDemand();
     if (witness != null) {
-      witness.tookPart(attempts);
+      witness.tookPart(attempts.current());
     }
     return c;
   }
@@ -319,20 +273,8 @@ public final class ConnectionSupervisor {
 
   private TetherException backingOff() {
     return new ConnectFailedException(
-        "not dialling " + candidate.endpoint() + " while it backs off " + backoffNote(),
-        lastFailure);
-  }
-
-  private static void follow(RequestChannel c, CompletableFuture<RequestChannel> result) {
-    c.ready()
-        .whenComplete(
-            (ready, failure) -> {
-              if (failure != null) {
-                result.completeExceptionally(failure);
-              } else {
-                result.complete(ready);
-              }
-            });
+        "not dialling " + candidate.endpoint() + " while it backs off " + backoff.note(),
+        backoff.lastFailure());
   }
 
   /**
@@ -341,7 +283,7 @@ public final class ConnectionSupervisor {
    */
   public void keepConnected(Backoff nodeBackoff, Listener listener) {
     host.control().assertInExecutor();
-    backoff = nodeBackoff;
+    backoff.use(nodeBackoff);
     listeners.add(listener);
     publish();
     listener.onStateChanged(this, state, null);
@@ -360,17 +302,13 @@ public final class ConnectionSupervisor {
   /** Starts an attempt (on the control executor); the calls waiting for it follow it. */
   private RequestChannel dial(Candidate forCall) {
     candidate = forCall;
-    cancelNextAttempt();
+    backoff.cancelNext();
     demanded = false;
-    attempts++;
-    onDemand = false;
+    attempts.started();
     RequestChannel c = host.newConnection(candidate, key);
     transitionTo(State.CONNECTING, c, null);
     extras.onPrimaryChanged(c);
-    for (CompletableFuture<RequestChannel> w : waiting) {
-      follow(c, w);
-    }
-    waiting.clear();
+    waiting.followAll(c);
     c.connect();
     c.ready()
         .whenComplete((ready, failure) -> host.control().execute(() -> onAttemptDone(c, failure)));
@@ -385,11 +323,10 @@ public final class ConnectionSupervisor {
       return;
     }
     if (failure == null) {
-      streak = null;
-      lastFailure = null;
+      backoff.onReady();
       transitionTo(State.READY, c, null);
     } else {
-      backOff(ClientRuntime.unwrap(failure));
+      backOff(CallFailures.unwrap(failure));
     }
   }
 
@@ -401,7 +338,7 @@ public final class ConnectionSupervisor {
     host.control()
         .execute(
             () -> {
-              if (c instanceof ClientConnection cc && cc.isExtra()) {
+              if (c.isExtra()) {
                 extras.onClosed(c, current);
                 return;
               }
@@ -420,14 +357,12 @@ public final class ConnectionSupervisor {
                         ? cause
                         : new ConnectFailedException("connection closed while connecting"));
               } else if (unexpectedly || isOwnedByGroup()) {
-                // The server was up a moment ago: the streak's first attempt needs no delay (as
-                // gRPC
-                // reconnects a lost transport); only a failed attempt waits.
-                streak = backoff.newStreak(host.random());
+                // The server was up a moment ago: the streak's first attempt needs no delay
+                // (as gRPC reconnects a lost transport); only a failed attempt waits. The lost
+                // connection's calls want it back: one scheduled attempt runs unasked.
+                backoff.startStreak();
                 dial(candidate);
-                demanded =
-                    true; // the lost connection's calls want it back: one scheduled attempt runs
-                // unasked
+                demanded = true;
               } else {
                 transitionTo(State.IDLE, null, cause);
               }
@@ -443,7 +378,7 @@ public final class ConnectionSupervisor {
     host.control()
         .execute(
             () -> {
-              if (c instanceof ClientConnection cc && cc.isExtra()) {
+              if (c.isExtra()) {
                 c.drain();
               } else if (c == current && state == State.READY && !rotation.isUnderWay()) {
                 rotation.start(c, candidate, why, this::onReplacementDone);
@@ -472,18 +407,12 @@ public final class ConnectionSupervisor {
 
   /** Enters TRANSIENT_FAILURE with the streak's next attempt scheduled. */
   private void backOff(TetherException cause) {
-    if (streak == null) {
-      streak = backoff.newStreak(host.random());
-    }
-    long delay = streak.nextDelayNanos();
-    lastFailure = cause;
-    nextAttemptNanos = host.ticker().nanoTime() + delay;
-    nextAttempt = host.scheduleOnControl(this::onBackoffElapsed, delay);
+    backoff.scheduleNext(cause, this::onBackoffElapsed);
     transitionTo(State.TRANSIENT_FAILURE, null, cause);
   }
 
   private void onBackoffElapsed() {
-    nextAttempt = null;
+    backoff.onAttemptDue();
     if (state != State.TRANSIENT_FAILURE) {
       return;
     }
@@ -508,11 +437,10 @@ public final class ConnectionSupervisor {
                 return;
               }
               if (state == State.TRANSIENT_FAILURE) {
-                cancelNextAttempt();
-                streak = null;
+                backoff.forget();
                 transitionTo(State.IDLE, null, null);
               } else if (state == State.CONNECTING) {
-                streak = null;
+                backoff.forget();
                 RequestChannel stale = current;
                 dial(candidate);
                 stale.close();
@@ -522,13 +450,6 @@ public final class ConnectionSupervisor {
 
   private boolean isOwnedByGroup() {
     return !listeners.isEmpty();
-  }
-
-  private void cancelNextAttempt() {
-    if (nextAttempt != null) {
-      nextAttempt.cancel();
-      nextAttempt = null;
-    }
   }
 
   /**
@@ -551,7 +472,7 @@ public final class ConnectionSupervisor {
           previous,
           next,
           cause == null ? "" : ": " + cause.getMessage());
-      emit(previous, next, connection, cause);
+      events.emit(candidate, previous, next, connection, cause);
     }
     for (Listener l : List.copyOf(listeners)) {
       l.onStateChanged(this, next, cause);
@@ -562,34 +483,8 @@ public final class ConnectionSupervisor {
    * Only transitionTo and the group's ownership changes publish; both run on the control executor.
    */
   private void publish() {
-    published = new Snapshot(state, isOwnedByGroup(), nextAttemptNanos, lastFailure);
-  }
-
-  private void emit(State previous, State next, RequestChannel connection, Throwable cause) {
-    TetherEvent.Kind kind = SupervisorEvents.eventOf(previous, next);
-    EventBus events = host.events();
-    if (kind == null || !events.isOn()) {
-      return;
-    }
-    String detail =
-        switch (kind) {
-          case CONNECTING -> "opening " + candidate.address();
-          case CONNECTED ->
-              connection instanceof ClientConnection cc
-                  ? ClientHandshake.summary(cc.welcome())
-                  : "open";
-          case CONNECT_FAILED ->
-              lastFailure.getMessage()
-                  + "; next attempt due in "
-                  + TimeUnit.NANOSECONDS.toMillis(nextAttemptNanos - host.ticker().nanoTime())
-                  + " ms";
-          default -> String.valueOf(cause);
-        };
-    events.emit(
-        kind,
-        candidate.endpoint().toString(),
-        detail,
-        kind == TetherEvent.Kind.CONNECT_FAILED ? lastFailure : cause);
+    published =
+        new Snapshot(state, isOwnedByGroup(), backoff.nextAttemptNanos(), backoff.lastFailure());
   }
 
   /** The runtime closes: no more attempts; the connection is drained by the caller. */
@@ -597,13 +492,9 @@ public final class ConnectionSupervisor {
     host.control()
         .execute(
             () -> {
-              cancelNextAttempt();
+              backoff.cancelNext();
               rotation.cancel();
-              TetherException closed = new TetherException("the Tether runtime is closed");
-              for (CompletableFuture<RequestChannel> w : waiting) {
-                w.completeExceptionally(closed);
-              }
-              waiting.clear();
+              waiting.failAll(new TetherException("the Tether runtime is closed"));
               transitionTo(State.SHUTDOWN, current, null);
             });
   }

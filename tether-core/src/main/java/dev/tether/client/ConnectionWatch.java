@@ -41,20 +41,19 @@ final class ConnectionWatch implements LivenessMonitor.Owner, IdleCloser.Owner {
    */
   void start(Channel channel, LivenessMonitor.Settings rules, long idleNanos) {
     this.channel = channel;
-    ClientRuntime runtime = connection.runtime;
-    Scheduler loop =
-        (task, delayNanos) -> runtime.scheduleOn(channel.eventLoop(), task, delayNanos);
+    ConnectionHost host = connection.host;
+    Scheduler loop = (task, delayNanos) -> host.scheduleOn(channel.eventLoop(), task, delayNanos);
     if (!rules.isOff()) {
-      liveness = new LivenessMonitor(rules, runtime.ticker(), loop, this);
+      liveness = new LivenessMonitor(rules, host.ticker(), loop, this);
       liveness.start();
     }
     if (idleNanos > 0) {
-      idle = new IdleCloser(idleNanos, runtime.ticker(), loop, this);
+      idle = new IdleCloser(idleNanos, host.ticker(), loop, this);
       idle.onIdle();
     }
-    long maxAgeNanos = runtime.config().connections().maxAge().toNanos();
+    long maxAgeNanos = host.config().connections().maxAge().toNanos();
     if (maxAgeNanos > 0) {
-      ageTimer = loop.schedule(this::onMaxAge, AgeJitter.draw(maxAgeNanos, runtime.random()));
+      ageTimer = loop.schedule(this::onMaxAge, AgeJitter.draw(maxAgeNanos, host.random()));
     }
   }
 
@@ -64,7 +63,7 @@ final class ConnectionWatch implements LivenessMonitor.Owner, IdleCloser.Owner {
    */
   private void onMaxAge() {
     ageTimer = null;
-    connection.runtime.onConnectionAged(connection, "the client's max connection age was reached");
+    connection.host.onConnectionAged(connection, "the client's max connection age was reached");
   }
 
   @Override
@@ -74,7 +73,7 @@ final class ConnectionWatch implements LivenessMonitor.Owner, IdleCloser.Owner {
 
   @Override
   public void sendPing() {
-    channel.writeAndFlush(new Ping(connection.runtime.ticker().nanoTime()), channel.voidPromise());
+    channel.writeAndFlush(new Ping(connection.host.ticker().nanoTime()), channel.voidPromise());
   }
 
   @Override
@@ -83,12 +82,12 @@ final class ConnectionWatch implements LivenessMonitor.Owner, IdleCloser.Owner {
   }
 
   @Override
-  public void closeIdle(String reason) {
+  public boolean closeIdle(String reason) {
     if (!connection.streams.isEmpty()) {
-      idle.restart(); // a stream is long-lived work, not idleness
-      return;
+      return false; // a stream is long-lived work, not idleness
     }
     connection.closeIdle(reason);
+    return true;
   }
 
   /**

@@ -14,8 +14,8 @@ import io.netty.channel.ChannelHandlerContext;
  * REQUEST frame, with no handshake and no response. A call completes once its datagram is written.
  */
 final class DatagramConnection extends BaseConnection {
-  DatagramConnection(ClientRuntime runtime, ConnectionKey key, Candidate candidate) {
-    super(runtime, key, candidate);
+  DatagramConnection(ConnectionHost host, ConnectionKey key, Candidate candidate) {
+    super(host, key, candidate);
   }
 
   @Override
@@ -27,10 +27,10 @@ final class DatagramConnection extends BaseConnection {
     f.addListener(
         done -> {
           if (done.isSuccess()) {
-            transitionTo(ConnectionState.ACTIVE, "datagram socket open", null);
+            moveTo(ConnectionState.ACTIVE, "datagram socket open", null);
             ready.complete(this);
           } else {
-            transitionTo(ConnectionState.CLOSED, "cannot open a datagram socket", done.cause());
+            moveTo(ConnectionState.CLOSED, "cannot open a datagram socket", done.cause());
             ready.completeExceptionally(
                 new ConnectFailedException(
                     "cannot open a datagram socket to " + candidate.endpoint(), done.cause()));
@@ -38,24 +38,17 @@ final class DatagramConnection extends BaseConnection {
         });
     channel
         .closeFuture()
-        .addListener(closed -> transitionTo(ConnectionState.CLOSED, "socket closed", null));
+        .addListener(closed -> moveTo(ConnectionState.CLOSED, "socket closed", null));
   }
 
   /**
    * Every state change, on the channel's loop: CONNECTING, then ACTIVE once the socket is open,
-   * then CLOSED for good (a datagram socket is never drained). Emits the event that says what
-   * happened; closing also tells the runtime, once.
+   * then CLOSED for good (a datagram socket is never drained). Closing also tells the runtime,
+   * once.
    */
-  private void transitionTo(ConnectionState next, String why, Throwable cause) {
-    assert channel.eventLoop().inEventLoop() : "datagram connection state changed off its loop";
-    ConnectionState previous = state;
-    if (previous == ConnectionState.CLOSED || previous == next) {
-      return;
-    }
-    state = next;
-    emit(eventOf(previous, next), why, cause);
-    if (next == ConnectionState.CLOSED) {
-      runtime.onConnectionClosed(this, false, null);
+  private void moveTo(ConnectionState next, String why, Throwable cause) {
+    if (transitionTo(next, why, cause) && next == ConnectionState.CLOSED) {
+      host.onConnectionClosed(this, false, null);
     }
   }
 

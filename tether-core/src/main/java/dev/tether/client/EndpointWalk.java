@@ -25,7 +25,7 @@ import java.util.concurrent.CompletableFuture;
  * or joins the attempt another call started meanwhile. A round that met only keys it may not dial
  * is the last. One thread at a time (the call's) moves the walk; what it fails with is its own.
  */
-final class EndpointWalk implements ConnectionSupervisor.Witness {
+final class EndpointWalk implements AttemptWitness {
   private final RetryRounds rounds;
   private final ConnectionPool pool;
   private final CallHost host;

@@ -14,7 +14,7 @@ import java.util.Set;
  * read the lanes it publishes to the connections.
  */
 final class ExtraConnections {
-  private final ConnectionSupervisor.Host host;
+  private final SupervisorHost host;
   private final ConnectionKey key;
   private final int maxExtra;
   private final List<ClientConnection> extras = new ArrayList<>();
@@ -28,7 +28,7 @@ final class ExtraConnections {
   /** Saturated connections waiting for the extra being opened. */
   private final Set<ClientConnection> waiting = new LinkedHashSet<>();
 
-  ExtraConnections(ConnectionSupervisor.Host host, ConnectionKey key, int maxExtra) {
+  ExtraConnections(SupervisorHost host, ConnectionKey key, int maxExtra) {
     this.host = host;
     this.key = key;
     this.maxExtra = maxExtra;

@@ -1,5 +1,6 @@
 package dev.tether.client;
 
+import dev.tether.internal.QuietWatch;
 import dev.tether.spi.Scheduler;
 import dev.tether.spi.Ticker;
 
@@ -9,28 +10,24 @@ import dev.tether.spi.Ticker;
  * heartbeats do not keep an unused connection open. Confined to the connection's event loop; time
  * comes from the injected ticker and scheduler.
  */
-final class IdleCloser {
+final class IdleCloser extends QuietWatch {
   /** What the closer asks of its connection. */
   interface Owner {
-    void closeIdle(String reason);
+    /**
+     * Closes the idle connection; false when it turned out busy after all (it carries streams), and
+     * the idle period starts again.
+     */
+    boolean closeIdle(String reason);
   }
 
   private final long idleNanos;
-  private final Ticker ticker;
-  private final Scheduler loop;
   private final Owner owner;
   private boolean busy;
   private long idleSinceNanos;
 
-  /** Non-null only while a check is scheduled. */
-  private Scheduler.Cancellable check;
-
-  private boolean stopped;
-
   IdleCloser(long idleNanos, Ticker ticker, Scheduler loop, Owner owner) {
+    super(ticker, loop);
     this.idleNanos = idleNanos;
-    this.ticker = ticker;
-    this.loop = loop;
     this.owner = owner;
   }
 
@@ -38,9 +35,7 @@ final class IdleCloser {
   void onIdle() {
     busy = false;
     idleSinceNanos = ticker.nanoTime();
-    if (check == null && !stopped) {
-      check = loop.schedule(this::runCheck, idleNanos);
-    }
+    arm(idleNanos);
   }
 
   /**
@@ -55,31 +50,20 @@ final class IdleCloser {
     }
   }
 
-  /** The connection was found busy after all (it carries streams): the idle period starts again. */
-  void restart() {
-    stopped = false;
-    onIdle();
-  }
-
-  void stop() {
-    stopped = true;
-    if (check != null) {
-      check.cancel();
-      check = null;
+  @Override
+  protected long check(long nowNanos) {
+    if (busy) {
+      return -1; // the next onIdle arms again
     }
-  }
-
-  private void runCheck() {
-    check = null;
-    if (stopped || busy) {
-      return; // the next onIdle schedules again
+    long idleFor = nowNanos - idleSinceNanos;
+    if (idleFor < idleNanos) {
+      return idleNanos - idleFor;
     }
-    long idleFor = ticker.nanoTime() - idleSinceNanos;
-    if (idleFor >= idleNanos) {
-      stopped = true;
-      owner.closeIdle("no call for " + idleFor / 1_000_000 + " ms");
-    } else {
-      check = loop.schedule(this::runCheck, idleNanos - idleFor);
+    if (owner.closeIdle("no call for " + idleFor / 1_000_000 + " ms")) {
+      stop();
+      return -1;
     }
+    idleSinceNanos = nowNanos;
+    return idleNanos;
   }
 }

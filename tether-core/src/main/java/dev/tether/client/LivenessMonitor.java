@@ -1,5 +1,6 @@
 package dev.tether.client;
 
+import dev.tether.internal.QuietWatch;
 import dev.tether.spi.Scheduler;
 import dev.tether.spi.Ticker;
 
@@ -19,7 +20,7 @@ import dev.tether.spi.Ticker;
  * A zero duration turns its rule off. Confined to the connection's event loop; every decision reads
  * the injected ticker, and {@link #runOnce(long)} can be driven with literal times.
  */
-final class LivenessMonitor {
+final class LivenessMonitor extends QuietWatch {
   /** What the monitor asks of its connection. */
   interface Owner {
     boolean hasOutstandingRequests();
@@ -53,11 +54,6 @@ final class LivenessMonitor {
   }
 
   private final Settings settings;
-  private final Ticker ticker;
-
-  /** Runs checks on the connection's event loop, keeping time with the runtime's scheduler. */
-  private final Scheduler loop;
-
   private final Owner owner;
   private long lastReadNanos;
   private long lastPingNanos;
@@ -68,15 +64,13 @@ final class LivenessMonitor {
   /** When the connection last went from no outstanding requests to some. */
   private long busySinceNanos;
 
-  /** Non-null only while a check is scheduled. */
-  private Scheduler.Cancellable check;
-
-  private boolean stopped;
-
+  /**
+   * @param loop runs checks on the connection's event loop, keeping time with the runtime's
+   *     scheduler
+   */
   LivenessMonitor(Settings settings, Ticker ticker, Scheduler loop, Owner owner) {
+    super(ticker, loop);
     this.settings = settings;
-    this.ticker = ticker;
-    this.loop = loop;
     this.owner = owner;
     long now = ticker.nanoTime();
     this.lastReadNanos = now;
@@ -88,7 +82,7 @@ final class LivenessMonitor {
   /** Starts the checks; the connection counts as just heard from. */
   void start() {
     long now = ticker.nanoTime();
-    reschedule(now, runOnce(now));
+    armFrom(now, runOnce(now));
   }
 
   void onRead() {
@@ -105,17 +99,14 @@ final class LivenessMonitor {
   /** Call when a request goes out while none was outstanding. */
   void onBecameBusy() {
     busySinceNanos = ticker.nanoTime();
-    if (check == null && !stopped) {
-      reschedule(busySinceNanos, runOnce(busySinceNanos));
+    if (isDisarmed()) {
+      armFrom(busySinceNanos, runOnce(busySinceNanos));
     }
   }
 
-  void stop() {
-    stopped = true;
-    if (check != null) {
-      check.cancel();
-      check = null;
-    }
+  @Override
+  protected long check(long nowNanos) {
+    return runOnce(nowNanos);
   }
 
   /** Applies the rules at {@code now}; returns the delay until the next check, or -1 for none. */
@@ -166,24 +157,5 @@ final class LivenessMonitor {
               next, Math.max(lastReadNanos, busySinceNanos) + settings.transportTimeoutNanos());
     }
     return next == Long.MAX_VALUE ? -1 : Math.max(0, next - nowNanos);
-  }
-
-  /**
-   * Schedules the next check {@code delayNanos} after {@code fromNanos}, however late this runs.
-   */
-  private void reschedule(long fromNanos, long delayNanos) {
-    check = null;
-    if (delayNanos >= 0 && !stopped) {
-      long late = ticker.nanoTime() - fromNanos;
-      check = loop.schedule(this::runScheduled, Math.max(0, delayNanos - late));
-    }
-  }
-
-  private void runScheduled() {
-    check = null;
-    if (!stopped) {
-      long now = ticker.nanoTime();
-      reschedule(now, runOnce(now));
-    }
   }
 }

@@ -44,6 +44,11 @@ public interface RequestChannel {
   /** Its replacement is ready and takes the new calls; called on the control executor. */
   default void markRotated() {}
 
+  /** True for a connection opened beside its key's own under load. */
+  default boolean isExtra() {
+    return false;
+  }
+
   /** Its state now; a volatile read, safe from any thread. */
   ConnectionState state();
 

@@ -1,6 +1,6 @@
 package dev.tether.server;
 
-import dev.tether.spi.Scheduler;
+import dev.tether.internal.QuietWatch;
 import io.netty.channel.Channel;
 
 /**
@@ -10,56 +10,41 @@ import io.netty.channel.Channel;
  * scheduled at a time, due when the quiet time could first reach the limit. Lives on the
  * connection's loop, as every timer task of {@link ServerClock} does.
  */
-final class ReaderIdleWatch {
-  private final Channel channel;
-  private final ServerClock clock;
-
+final class ReaderIdleWatch extends QuietWatch {
   /** Close after this long without reads; 0 never does. */
   private final long limitNanos;
 
   private final Runnable onSilent;
 
-  /** Non-null while a check is scheduled. */
-  private Scheduler.Cancellable check;
-
   /** When the connection last read bytes, on the clock's ticker. */
   private long lastReadNanos;
 
   ReaderIdleWatch(Channel channel, ServerClock clock, long limitNanos, Runnable onSilent) {
-    this.channel = channel;
-    this.clock = clock;
+    super(clock.ticker(), (task, delayNanos) -> clock.schedule(channel, task, delayNanos));
     this.limitNanos = limitNanos;
     this.onSilent = onSilent;
   }
 
   /** The connection is active: quiet time counts from now. */
   void start() {
-    lastReadNanos = clock.nanoTime();
+    lastReadNanos = ticker.nanoTime();
     if (limitNanos > 0) {
-      check = clock.schedule(channel, this::checkNow, limitNanos);
+      arm(limitNanos);
     }
   }
 
   /** The connection read something (a partial frame too). */
   void readSomething() {
-    lastReadNanos = clock.nanoTime();
+    lastReadNanos = ticker.nanoTime();
   }
 
-  /** The connection closed: no check runs any more. */
-  void stop() {
-    if (check != null) {
-      check.cancel();
-      check = null;
-    }
-  }
-
-  private void checkNow() {
-    check = null;
-    long quiet = clock.nanoTime() - lastReadNanos;
+  @Override
+  protected long check(long nowNanos) {
+    long quiet = nowNanos - lastReadNanos;
     if (quiet < limitNanos) {
-      check = clock.schedule(channel, this::checkNow, limitNanos - quiet);
-      return;
+      return limitNanos - quiet;
     }
     onSilent.run();
+    return -1;
   }
 }

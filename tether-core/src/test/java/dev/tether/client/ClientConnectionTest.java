@@ -95,7 +95,7 @@ class ClientConnectionTest {
             resolved.address(),
             resolved.timeout(),
             connectTimeout);
-    return (ClientConnection) runtime.newConnection(c, c.key(""));
+    return (ClientConnection) runtime.connections().newConnection(c, c.key(""));
   }
 
   private static ByteBuf fromServer(dev.tether.protocol.Frame... frames) {
@@ -178,7 +178,8 @@ class ClientConnectionTest {
             break;
           }
         }
-        ClientConnection c = (ClientConnection) runtime.newConnection(candidate, candidate.key(""));
+        ClientConnection c =
+            (ClientConnection) runtime.connections().newConnection(candidate, candidate.key(""));
         c.connect();
         Timer limit =
             timers.stream()

@@ -16,7 +16,7 @@ import java.util.Random;
  * follows supervisors (node groups): each connection a supervisor opens is recorded, and the test
  * says whether it connects or fails. Public so the cluster package's tests can use it.
  */
-public final class ScriptedSupervisors implements ConnectionSupervisor.Host {
+public final class ScriptedSupervisors implements SupervisorHost {
   private final SerialExecutor control;
   private final ManualClock clock;
   private final List<ScriptedChannel> opened = new ArrayList<>();

@@ -101,7 +101,7 @@ class StreamResumeTest {
     await().atMost(PATIENCE).until(() -> subscriber.items().size() == 100);
     ClientConnection aged = LiveConnections.stream(tether, feed.connection());
 
-    aged.runtime.onConnectionAged(aged, "the test aged it"); // as the client's max age would
+    aged.host.onConnectionAged(aged, "the test aged it"); // as the client's max age would
     await()
         .atMost(PATIENCE)
         .until(() -> events.stream().anyMatch(e -> e.kind() == TetherEvent.Kind.STREAM_RESUMED));

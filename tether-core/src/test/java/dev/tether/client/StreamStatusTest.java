@@ -141,7 +141,14 @@ class StreamStatusTest {
             });
     assertThat(clientStreams()).isZero();
     await().atMost(PATIENCE).until(() -> server.status().detachedStreams() == 0);
-    assertThat(serverEvents).extracting(TetherEvent::kind).contains(TetherEvent.Kind.STREAM_LOST);
+    // Events reach listeners on the server's event thread, after the count changed.
+    await()
+        .atMost(PATIENCE)
+        .untilAsserted(
+            () ->
+                assertThat(serverEvents)
+                    .extracting(TetherEvent::kind)
+                    .contains(TetherEvent.Kind.STREAM_LOST));
   }
 
   @Test

@@ -39,7 +39,7 @@ class SupervisorRedialTest {
       new ConnectionSupervisor(host, candidate.key(""), candidate, BACKOFF);
 
   /** The attempt a call's walk was told it took part in; -1 for none. */
-  private static final class Seen implements ConnectionSupervisor.Witness {
+  private static final class Seen implements AttemptWitness {
     long attempt = -1;
 
     @Override
