@@ -131,8 +131,7 @@ public final class Tether implements AutoCloseable {
       throw new IllegalStateException(
           "this Tether has no TLS configured (Tether.builder().tls(...))");
     }
-    dev.tether.transport.TlsReload.run(
-        () -> TlsContexts.forClient(tls), runtime::reloadTls, "client", runtime.events());
+    TlsReload.run(() -> TlsContexts.forClient(tls), runtime::reloadTls, "client", runtime.events());
   }
 
   /**

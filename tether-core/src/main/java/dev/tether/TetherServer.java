@@ -10,7 +10,6 @@ import dev.tether.server.ServerRuntime;
 import dev.tether.server.ServiceHandler;
 import dev.tether.server.TypedServiceHandler;
 import dev.tether.transport.TlsContexts;
-import dev.tether.transport.TlsReload;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -76,7 +76,7 @@ public final class TlsWatch {
   /**
    * One look at the files: reloads when any changed since the last look. A reload that fails (a
    * certificate written before its key, say) keeps the old context and reports why itself (see
-   * {@link TlsReload}); the next change, the second file of the pair, tries again.
+   * dev.tether.TlsReload); the next change, the second file of the pair, tries again.
    */
   private void check() {
     next = null;

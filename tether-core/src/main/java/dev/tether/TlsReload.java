@@ -1,4 +1,4 @@
-package dev.tether.transport;
+package dev.tether;
 
 import dev.tether.internal.EventBus;
 import dev.tether.observe.TetherEvent;
@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
  * belong together (a key written before its certificate) leave the previous context in force.
  * Either outcome is logged and emitted as an event.
  */
-public final class TlsReload {
+final class TlsReload {
   private static final Logger log = LoggerFactory.getLogger(TlsReload.class);
 
   private TlsReload() {}
@@ -26,7 +26,7 @@ public final class TlsReload {
    * @throws IllegalArgumentException from {@code build}, after the WARN and the {@link
    *     TetherEvent.Kind#TLS_RELOAD_REFUSED} event; nothing was installed
    */
-  public static void run(
+  static void run(
       Supplier<SslContext> build, Consumer<SslContext> install, String side, EventBus events) {
     SslContext next;
     try {
