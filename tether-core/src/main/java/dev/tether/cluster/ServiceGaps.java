@@ -37,7 +37,7 @@ final class ServiceGaps {
         next.add(g);
       }
     }
-    next.add(new Gap(node.key, service, node.supervisor.usable(), nowNanos + SKIP.toNanos()));
+    next.add(new Gap(node.key, service, node.supervisor.current(), nowNanos + SKIP.toNanos()));
     gaps = List.copyOf(next);
   }
 
@@ -68,7 +68,7 @@ final class ServiceGaps {
       if (g.key().equals(n.key)
           && g.service().equals(service)
           && nowNanos - g.until() < 0
-          && g.answeredOn() == n.supervisor.usable()) {
+          && g.answeredOn() == n.supervisor.current()) {
         return true;
       }
     }
