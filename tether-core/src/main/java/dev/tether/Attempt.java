@@ -18,6 +18,11 @@ public record Attempt(String endpoint, Outcome outcome, String reason) {
     NOT_SENT,
     /** The server proved it did not run the request (REFUSED, or GOAWAY below its id). */
     REFUSED,
+    /**
+     * The server has no such service or operation (SERVICE_NOT_FOUND, OPERATION_NOT_FOUND): it ran
+     * nothing, and a peer of a load-balanced group may serve the call.
+     */
+    NOT_FOUND,
     /** The connection broke after the request was sent: the server may have run it. */
     LOST_AFTER_SEND,
     /**

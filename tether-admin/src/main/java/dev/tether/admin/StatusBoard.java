@@ -17,17 +17,25 @@ import java.util.function.Supplier;
 
 /**
  * What the page shows, as JSON: the snapshots of every observed runtime and server (the {@code
- * /status.json} shape of the observe package's snapshot records) and a {@link
- * #HISTORY_POINTS}-point history of throughput and latency, one point per {@link #sample()}. {@code
- * sample} is called by one poller thread; {@code statusJson} from any thread, since it only reads
- * the runtimes.
+ * /status.json} shape of the observe package's snapshot records), the latest rates of calls made
+ * and served, and a {@link #HISTORY_POINTS}-point history of them and of latency, one point per
+ * {@link #sample()}. {@code sample} is called by one poller thread; {@code statusJson} from any
+ * thread, since it only reads the runtimes and the history.
  */
 final class StatusBoard {
   /** 60 s of history at one sample per 500 ms. */
   static final int HISTORY_POINTS = 120;
 
-  /** One point of the chart: calls per second and mean latency of all clients, at a wall time. */
-  record Point(long wallMillis, double callsPerSecond, double latencyMicros) {}
+  /**
+   * One point of the chart at a wall time: calls per second the observed clients made and their
+   * mean latency, and calls per second the observed servers served (a process may do either or
+   * both, so each is its own figure).
+   */
+  record Point(
+      long wallMillis, double callsPerSecond, double latencyMicros, double servedPerSecond) {}
+
+  /** No sample yet: every rate reads zero. */
+  private static final Point NONE = new Point(0, 0, 0, 0);
 
   private final ObjectMapper json;
   private final Clock clock;
@@ -46,6 +54,9 @@ final class StatusBoard {
 
   private long previousMillis;
 
+  /** Poller-only: calls the servers had served at the previous sample. */
+  private long previousServed = -1;
+
   StatusBoard(
       ObjectMapper json, Clock clock, List<Tether> clients, Supplier<List<TetherServer>> servers) {
     this.json = json;
@@ -54,9 +65,17 @@ final class StatusBoard {
     this.servers = servers;
   }
 
-  /** Takes fresh snapshots; {@code /status.json} answers this. */
+  /**
+   * Takes fresh snapshots, with the rates of the latest sample; {@code /status.json} answers this.
+   */
   ObjectNode statusJson() {
-    return render(snapshots());
+    Point latest;
+    synchronized (history) {
+      latest = history.isEmpty() ? NONE : history.peekLast();
+    }
+    return render(snapshots())
+        .put("callsPerSecond", latest.callsPerSecond())
+        .put("servedPerSecond", latest.servedPerSecond());
   }
 
   private List<TetherStatus> snapshots() {
@@ -128,9 +147,10 @@ final class StatusBoard {
 
   /**
    * Takes snapshots, adds a history point, and returns the page's update: the status plus the
-   * newest point. Throughput is the change in calls the connections counted; latency the mean of
-   * the nodes' recent averages, or, for proxies without nodes, in-flight over throughput (Little's
-   * law), since core reports no per-call latency.
+   * newest point. Throughput made is the change in calls the clients' connections counted, served
+   * the change in the servers' served counts; latency the mean of the nodes' recent averages, or,
+   * for proxies without nodes, in-flight over throughput (Little's law), since core reports no
+   * per-call latency.
    */
   ObjectNode sample() {
     List<TetherStatus> snapshots = snapshots();
@@ -151,16 +171,18 @@ final class StatusBoard {
         }
       }
     }
-    double rate = 0;
-    if (previousCalls >= 0 && now > previousMillis) {
-      // Connections that closed take their counts with them: never draw a negative rate.
-      rate = Math.max(0, calls - previousCalls) * 1000.0 / (now - previousMillis);
+    long served = 0;
+    for (TetherServer server : servers.get()) {
+      served += server.status().served();
     }
+    double rate = perSecond(previousCalls, calls, now);
+    double servedRate = perSecond(previousServed, served, now);
     previousCalls = calls;
+    previousServed = served;
     previousMillis = now;
     double latency =
         latencyCount > 0 ? latencySum / latencyCount : rate > 0 ? inFlight * 1e6 / rate : 0;
-    Point p = new Point(now, rate, latency);
+    Point p = new Point(now, rate, latency, servedRate);
     synchronized (history) {
       if (history.size() == HISTORY_POINTS) {
         history.removeFirst();
@@ -170,6 +192,18 @@ final class StatusBoard {
     ObjectNode update = render(snapshots);
     update.set("point", json.valueToTree(p));
     return update;
+  }
+
+  /**
+   * The rate of a count that went from {@code previous} (-1: no sample yet) to {@code current}
+   * since the previous sample. Connections that closed and servers that were replaced take their
+   * counts with them: never a negative rate.
+   */
+  private double perSecond(long previous, long current, long nowMillis) {
+    if (previous < 0 || nowMillis <= previousMillis) {
+      return 0;
+    }
+    return Math.max(0, current - previous) * 1000.0 / (nowMillis - previousMillis);
   }
 
   /** The history, oldest first, for a page that just connected. */

@@ -11,6 +11,7 @@ import dev.tether.ServiceNotFoundException;
 import dev.tether.TetherException;
 import dev.tether.protocol.Response;
 import dev.tether.protocol.Status;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -33,23 +34,18 @@ final class AttemptOutcomes {
 
   /**
    * The outcome of an attempt the server answered with {@code status}, for the retry policy; null
-   * when the answer ends the call, never retried: a success, the service's own error, a name the
-   * server does not know, a refused permission, or a deadline the server saw pass.
+   * when the answer ends the call, never retried: a success, the service's own error, a refused
+   * permission, or a deadline the server saw pass.
    */
   static Attempt.Outcome ofAnswer(Status status) {
     return switch (status) {
       // The server proved it did not run the request.
       case REFUSED -> Attempt.Outcome.REFUSED;
+      // The server ran nothing; a peer deployed with the service may serve it.
+      case SERVICE_NOT_FOUND, OPERATION_NOT_FOUND -> Attempt.Outcome.NOT_FOUND;
       // The server failed around the service: it may have run it.
       case INTERNAL -> Attempt.Outcome.SERVER_FAILED;
-      case OK,
-          REMOTE_ERROR,
-          SERVICE_NOT_FOUND,
-          OPERATION_NOT_FOUND,
-          DEADLINE_EXCEEDED,
-          PERMISSION_DENIED,
-          STREAM_LOST ->
-          null;
+      case OK, REMOTE_ERROR, DEADLINE_EXCEEDED, PERMISSION_DENIED, STREAM_LOST -> null;
     };
   }
 
@@ -102,6 +98,21 @@ final class AttemptOutcomes {
               0);
       case OK -> throw new IllegalArgumentException("an OK answer is no failure");
     };
+  }
+
+  /**
+   * The failure of a call that every node it tried answered with no such service or operation,
+   * naming those servers ({@code where}, in the order they answered); {@code latest} is the last
+   * such answer, whose kind the failure keeps.
+   */
+  static TetherException notFoundOnAny(
+      TetherException latest, String identity, String operation, List<String> where) {
+    String servers = " on any of the " + where.size() + " nodes tried: " + String.join(", ", where);
+    if (latest instanceof OperationNotFoundException) {
+      return new OperationNotFoundException(
+          "service \"" + identity + "\" has no operation \"" + operation + "\"" + servers, latest);
+    }
+    return new ServiceNotFoundException("no service \"" + identity + "\"" + servers, latest);
   }
 
   /** The server proved it did not run the request. */

@@ -1,5 +1,6 @@
 package dev.tether.client;
 
+import dev.tether.Attempt;
 import dev.tether.CallPhase;
 import dev.tether.LoadBalancing;
 import dev.tether.TetherException;
@@ -86,15 +87,24 @@ final class CallPath {
       return; // the deadline or a cancel ended it while it waited
     }
     EndpointWalk walk = finder.walkOf(inv);
-    walk.attemptFailedOn(inv.history().takeFailedOn());
+    ConnectionKey failedOn = inv.history().takeFailedOn();
+    walk.attemptFailedOn(failedOn);
     if (routesOverNodes(inv.settings())) {
+      if (failedOn != null && inv.history().latestOutcome() == Attempt.Outcome.NOT_FOUND) {
+        // Deployed without what the call needs: its peers take the service's calls for a while.
+        walk.notFoundOn(failedOn);
+        host.routerFor(inv.settings(), inv.binding).onNotFound(failedOn, inv.settings().identity());
+      }
       retryOnNodes(inv, walk);
     } else {
       handOver(inv, finder.resume(inv), null);
     }
   }
 
-  /** A node the strategy picks among those this round has not tried, round after round. */
+  /**
+   * A node the strategy picks among those this round has not tried, round after round; when every
+   * node tried answered that it lacks the service or operation, the call fails naming them.
+   */
   private void retryOnNodes(Invocation inv, EndpointWalk walk) {
     if (inv.isFinished()) {
       return;
@@ -108,6 +118,14 @@ final class CallPath {
     }
     if (untried) {
       startOnNode(inv, walk.tried());
+    } else if (inv.history().latestOutcome() == Attempt.Outcome.NOT_FOUND
+        && walk.everyTriedLacksIt()) {
+      inv.fail(
+          AttemptOutcomes.notFoundOnAny(
+              inv.history().latestCause(),
+              inv.settings().identity(),
+              inv.operation,
+              inv.history().answeredBy(Attempt.Outcome.NOT_FOUND)));
     } else if (!walk.nextRound(() -> retryOnNodes(inv, walk))) {
       CompletableFuture<RequestChannel> configured = finder.throughConfigured(inv);
       if (configured == null) {

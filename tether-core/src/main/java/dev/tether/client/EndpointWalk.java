@@ -53,6 +53,9 @@ final class EndpointWalk implements AttemptWitness {
    */
   private Map<ConnectionKey, Long> dialled;
 
+  /** Keys whose server answered that it lacks the call's service or operation; null until one. */
+  private Set<ConnectionKey> notFoundOn;
+
   /** The attempt the supervisor says the pending obtain took part in; -1 for none. */
   private long attemptSeen = -1;
 
@@ -115,6 +118,22 @@ final class EndpointWalk implements AttemptWitness {
       tried.add(key);
     }
     roundFailedOtherwise = true;
+  }
+
+  /** The server of {@code key} answered that it has no such service or operation. */
+  void notFoundOn(ConnectionKey key) {
+    if (notFoundOn == null) {
+      notFoundOn = new HashSet<>(4);
+    }
+    notFoundOn.add(key);
+  }
+
+  /**
+   * True when every key this round tried answered that it lacks the call's service or operation:
+   * another round would hear the same.
+   */
+  boolean everyTriedLacksIt() {
+    return notFoundOn != null && notFoundOn.containsAll(tried);
   }
 
   /** Keys this round must not try (a hedge's siblings are on them). */

@@ -242,8 +242,8 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
 
   /**
    * An attempt failed: the retry policy decides, and this applies the decision. Invocation timeouts
-   * and the server's own answers (REMOTE_ERROR, SERVICE/OPERATION_NOT_FOUND) never come here: they
-   * end the call directly.
+   * and the answers that end a call (REMOTE_ERROR, PERMISSION_DENIED, DEADLINE_EXCEEDED) never come
+   * here: they end the call directly.
    */
   private void attemptFailed(Attempt.Outcome outcome, TetherException cause) {
     State from = state();
@@ -259,6 +259,7 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
             outcome,
             isIdempotent(),
             pinned,
+            CallPath.routesOverNodes(settings()),
             deadlinePassed(),
             () -> runtime().retryBudget().tryRetry(runtime().ticker().nanoTime()));
     record(outcome, cause.getMessage());

@@ -30,6 +30,13 @@ public interface NodeRouter {
    */
   void onCallFinished(RequestChannel c, long latencyNanos, boolean nodeFault);
 
+  /**
+   * The server of {@code key} answered that it has no such service or operation for {@code service}
+   * (it runs another build): the node is skipped for that service while a peer may take the call.
+   * Control executor.
+   */
+  void onNotFound(ConnectionKey key, String service);
+
   /** The router's nodes as a status snapshot shows them. */
   java.util.List<dev.tether.observe.NodeStatus> nodeStatus();
 

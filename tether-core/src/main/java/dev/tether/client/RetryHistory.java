@@ -50,6 +50,25 @@ final class RetryHistory {
     return k;
   }
 
+  /** What became of the latest failed attempt; null before the first. */
+  Attempt.Outcome latestOutcome() {
+    return attempts.isEmpty() ? null : attempts.get(attempts.size() - 1).outcome();
+  }
+
+  /**
+   * The servers that answered {@code outcome}, each once, in the order they first did so (as the
+   * attempts name them).
+   */
+  List<String> answeredBy(Attempt.Outcome outcome) {
+    List<String> where = new ArrayList<>(attempts.size());
+    for (Attempt a : attempts) {
+      if (a.outcome() == outcome && !where.contains(a.endpoint())) {
+        where.add(a.endpoint());
+      }
+    }
+    return where;
+  }
+
   int retries() {
     return retries;
   }

@@ -32,6 +32,8 @@ final class RetryPolicy {
    * @param idempotent the call declared that running it twice is harmless
    * @param pinned the call belongs to one server: a session's (whose state lives on its connection)
    *     or a stream's RESUME (the stream lives on that server, which retries it there itself)
+   * @param balanced the call is spread over the nodes of a load-balanced group, whose peers may
+   *     serve what one node lacks
    * @param deadlinePassed the invocation timeout has passed
    * @param budget takes one retry token; asked only when the answer decides
    */
@@ -39,6 +41,7 @@ final class RetryPolicy {
       Attempt.Outcome outcome,
       boolean idempotent,
       boolean pinned,
+      boolean balanced,
       boolean deadlinePassed,
       BooleanSupplier budget) {
     // Establishment already walked every endpoint for every round before reporting a connect
@@ -50,13 +53,18 @@ final class RetryPolicy {
     if (pinned) {
       return Decision.FAIL;
     }
+    // No such service or operation ran nothing, but only a peer of a group may answer otherwise: a
+    // proxy's only server (or its failover list of the same deployment) would answer the same.
+    if (outcome == Attempt.Outcome.NOT_FOUND && !balanced) {
+      return Decision.FAIL;
+    }
     // Sent, then the connection broke, the attempt timed out or the server failed it: the server
-    // may
-    // have run it; run it twice only if that is harmless.
+    // may have run it; run it twice only if that is harmless.
     if (mayHaveRun(outcome) && !idempotent) {
       return Decision.FAIL;
     }
-    // Not sent, refused, or lost while idempotent: safe. Past the deadline nobody waits for it.
+    // Not sent, refused, not found on one node of a group, or lost while idempotent: safe. Past the
+    // deadline nobody waits for it.
     if (deadlinePassed) {
       return Decision.FAIL;
     }

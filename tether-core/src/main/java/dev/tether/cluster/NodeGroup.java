@@ -45,6 +45,7 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
   private final ProxySettings template;
 
   private final OutlierDetector outliers;
+  private final ServiceGaps gaps = new ServiceGaps();
 
   // Control executor only.
   private Map<ConnectionKey, Node> byKey = Map.of();
@@ -104,6 +105,7 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
       return onControl(() -> noLiveNode(settings, exclude, deadlineNanos));
     }
     long now = host.ticker().nanoTime();
+    live = gaps.serving(live, settings.identity(), now);
     Node chosen =
         live.get(exclude.isEmpty() ? strategy.pick(live, now) : strategy.pickAnother(live, now));
     return chosen
@@ -368,6 +370,15 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
           }
           return first;
         });
+  }
+
+  @Override
+  public void onNotFound(ConnectionKey key, String service) {
+    host.control().assertInExecutor();
+    Node n = byKey.get(key);
+    if (n != null) {
+      gaps.record(n, service, host.ticker().nanoTime());
+    }
   }
 
   // ---- load figures (any thread) ----

@@ -246,14 +246,21 @@ class AtMostOnceTest {
 
     assertThatThrownBy(() -> p.invoke("unknown", new byte[0], Idempotency.IDEMPOTENT))
         .isInstanceOfSatisfying(
-            OperationNotFoundException.class, e -> assertThat(e.attempts()).isEmpty());
+            OperationNotFoundException.class, AtMostOnceTest::answeredNotFoundOnce);
     assertThatThrownBy(
             () -> p.withIdentity("nobody").invoke("withdraw", new byte[0], Idempotency.IDEMPOTENT))
         .isInstanceOfSatisfying(
-            dev.tether.ServiceNotFoundException.class, e -> assertThat(e.attempts()).isEmpty());
+            dev.tether.ServiceNotFoundException.class, AtMostOnceTest::answeredNotFoundOnce);
     assertThat(executedOnSecond).hasValue(0);
     assertThat(((java.net.InetSocketAddress) p.connection().remoteAddress()).getPort())
         .isEqualTo(first.endpoints().get(0).port());
+  }
+
+  /** The call heard one answer, from the first server, and went nowhere else. */
+  private static void answeredNotFoundOnce(dev.tether.TetherException e) {
+    assertThat(e.attempts())
+        .extracting(Attempt::outcome)
+        .containsExactly(Attempt.Outcome.NOT_FOUND);
   }
 
   /** A typed service with one operation, so any other name is OPERATION_NOT_FOUND. */

@@ -30,33 +30,40 @@ class AttemptOutcomesTest {
    * What the call does after the event: RETRY, FAIL, or END (the answer ends it, the policy is not
    * asked).
    */
-  private static String afterAnswer(Status status, boolean idempotent) {
+  private static String afterAnswer(Status status, boolean idempotent, boolean balanced) {
     Attempt.Outcome outcome = AttemptOutcomes.ofAnswer(status);
     return outcome == null
         ? "END"
-        : RetryPolicy.decide(outcome, idempotent, false, false, () -> true).name();
+        : RetryPolicy.decide(outcome, idempotent, false, balanced, false, () -> true).name();
   }
 
   private static String afterLostConnection(boolean sent, boolean idempotent) {
     return RetryPolicy.decide(
-            AttemptOutcomes.ofLostConnection(sent), idempotent, false, false, () -> true)
+            AttemptOutcomes.ofLostConnection(sent), idempotent, false, false, false, () -> true)
         .name();
   }
 
-  @ParameterizedTest(name = "{0}: idempotent {1}, not idempotent {2}")
+  @ParameterizedTest(
+      name = "{0}: one server idempotent {1}, not idempotent {2}; a group's node {3}, {4}")
   @CsvSource({
-    "REFUSED,             RETRY, RETRY",
-    "INTERNAL,            RETRY, FAIL",
-    "REMOTE_ERROR,        END,   END",
-    "SERVICE_NOT_FOUND,   END,   END",
-    "OPERATION_NOT_FOUND, END,   END",
-    "DEADLINE_EXCEEDED,   END,   END",
-    "PERMISSION_DENIED,   END,   END"
+    "REFUSED,             RETRY, RETRY, RETRY, RETRY",
+    "INTERNAL,            RETRY, FAIL,  RETRY, FAIL",
+    "REMOTE_ERROR,        END,   END,   END,   END",
+    "SERVICE_NOT_FOUND,   FAIL,  FAIL,  RETRY, RETRY",
+    "OPERATION_NOT_FOUND, FAIL,  FAIL,  RETRY, RETRY",
+    "DEADLINE_EXCEEDED,   END,   END,   END,   END",
+    "PERMISSION_DENIED,   END,   END,   END,   END"
   })
   void eachFailingAnswerIsRetriedOnlyAsTheAtMostOnceRuleAllows(
-      Status status, String idempotent, String notIdempotent) {
-    assertThat(afterAnswer(status, true)).isEqualTo(idempotent);
-    assertThat(afterAnswer(status, false)).isEqualTo(notIdempotent);
+      Status status,
+      String idempotent,
+      String notIdempotent,
+      String idempotentInGroup,
+      String notIdempotentInGroup) {
+    assertThat(afterAnswer(status, true, false)).isEqualTo(idempotent);
+    assertThat(afterAnswer(status, false, false)).isEqualTo(notIdempotent);
+    assertThat(afterAnswer(status, true, true)).isEqualTo(idempotentInGroup);
+    assertThat(afterAnswer(status, false, true)).isEqualTo(notIdempotentInGroup);
   }
 
   @ParameterizedTest(name = "sent {0}: idempotent {1}, not idempotent {2}")

@@ -15,14 +15,32 @@ class RetryPolicyTest {
     Outcome.CONNECT_FAILED,
     Outcome.NOT_SENT,
     Outcome.REFUSED,
+    Outcome.NOT_FOUND,
     Outcome.LOST_AFTER_SEND,
     Outcome.ATTEMPT_TIMEOUT,
     Outcome.SERVER_FAILED
   };
 
+  /** A call of a load-balanced group, where that matters (a node lacking the service). */
   private static Decision decide(
       Outcome o, boolean idempotent, boolean pinned, boolean deadlinePassed, boolean budget) {
-    return RetryPolicy.decide(o, idempotent, pinned, deadlinePassed, () -> budget);
+    return RetryPolicy.decide(o, idempotent, pinned, true, deadlinePassed, () -> budget);
+  }
+
+  @Test
+  void notFoundOnOneNodeOfAGroupGoesToAPeerIdempotentOrNot() { // it provably did not run there
+    for (boolean idempotent : new boolean[] {true, false}) {
+      assertThat(decide(Outcome.NOT_FOUND, idempotent, false, false, true))
+          .isEqualTo(Decision.RETRY);
+    }
+  }
+
+  @Test
+  void notFoundFromAProxysOnlyServerEndsTheCall() { // the same deployment would answer the same
+    for (boolean idempotent : new boolean[] {true, false}) {
+      assertThat(RetryPolicy.decide(Outcome.NOT_FOUND, idempotent, false, false, false, () -> true))
+          .isEqualTo(Decision.FAIL);
+    }
   }
 
   @Test
@@ -76,53 +94,61 @@ class RetryPolicyTest {
    * exactly when every other rule allows the retry, so a refused retry spends no token.
    */
   @Test
-  void everyRowTimesIdempotentInSessionDeadlineAndBudgetMatchesTheTable() {
+  void everyRowTimesIdempotentInSessionInGroupDeadlineAndBudgetMatchesTheTable() {
     List<String> checked = new ArrayList<>();
     for (Outcome o : ATTEMPT_OUTCOMES) {
       for (boolean idempotent : new boolean[] {true, false}) {
         for (boolean inSession : new boolean[] {true, false}) {
-          for (boolean deadlinePassed : new boolean[] {true, false}) {
-            for (boolean budgetLeft : new boolean[] {true, false}) {
-              boolean cannotHaveRun = o == Outcome.NOT_SENT || o == Outcome.REFUSED;
-              boolean mayHaveRun =
-                  o == Outcome.LOST_AFTER_SEND
-                      || o == Outcome.ATTEMPT_TIMEOUT
-                      || o == Outcome.SERVER_FAILED;
-              boolean safe = cannotHaveRun || (mayHaveRun && idempotent);
-              boolean allowed = safe && !inSession && !deadlinePassed;
-              Decision expected =
-                  !allowed
-                      ? Decision.FAIL
-                      : budgetLeft ? Decision.RETRY : Decision.FAIL_BUDGET_SPENT;
-              AtomicInteger asked = new AtomicInteger();
-              Decision actual =
-                  RetryPolicy.decide(
-                      o,
-                      idempotent,
-                      inSession,
-                      deadlinePassed,
-                      () -> {
-                        asked.incrementAndGet();
-                        return budgetLeft;
-                      });
-              String row =
-                  o
-                      + " idempotent="
-                      + idempotent
-                      + " session="
-                      + inSession
-                      + " deadline="
-                      + deadlinePassed
-                      + " budget="
-                      + budgetLeft;
-              assertThat(actual).as(row).isEqualTo(expected);
-              assertThat(asked.get()).as(row + ": budget asked").isEqualTo(allowed ? 1 : 0);
-              checked.add(row);
+          for (boolean balanced : new boolean[] {true, false}) {
+            for (boolean deadlinePassed : new boolean[] {true, false}) {
+              for (boolean budgetLeft : new boolean[] {true, false}) {
+                boolean cannotHaveRun =
+                    o == Outcome.NOT_SENT
+                        || o == Outcome.REFUSED
+                        || (o == Outcome.NOT_FOUND && balanced);
+                boolean mayHaveRun =
+                    o == Outcome.LOST_AFTER_SEND
+                        || o == Outcome.ATTEMPT_TIMEOUT
+                        || o == Outcome.SERVER_FAILED;
+                boolean safe = cannotHaveRun || (mayHaveRun && idempotent);
+                boolean allowed = safe && !inSession && !deadlinePassed;
+                Decision expected =
+                    !allowed
+                        ? Decision.FAIL
+                        : budgetLeft ? Decision.RETRY : Decision.FAIL_BUDGET_SPENT;
+                AtomicInteger asked = new AtomicInteger();
+                Decision actual =
+                    RetryPolicy.decide(
+                        o,
+                        idempotent,
+                        inSession,
+                        balanced,
+                        deadlinePassed,
+                        () -> {
+                          asked.incrementAndGet();
+                          return budgetLeft;
+                        });
+                String row =
+                    o
+                        + " idempotent="
+                        + idempotent
+                        + " session="
+                        + inSession
+                        + " balanced="
+                        + balanced
+                        + " deadline="
+                        + deadlinePassed
+                        + " budget="
+                        + budgetLeft;
+                assertThat(actual).as(row).isEqualTo(expected);
+                assertThat(asked.get()).as(row + ": budget asked").isEqualTo(allowed ? 1 : 0);
+                checked.add(row);
+              }
             }
           }
         }
       }
     }
-    assertThat(checked).hasSize(ATTEMPT_OUTCOMES.length * 2 * 2 * 2 * 2);
+    assertThat(checked).hasSize(ATTEMPT_OUTCOMES.length * 2 * 2 * 2 * 2 * 2);
   }
 }
