@@ -11,6 +11,7 @@ import dev.tether.protocol.Welcome;
 import dev.tether.server.ConnectionAge;
 import dev.tether.server.Dispatcher;
 import dev.tether.server.RawServiceHandler;
+import dev.tether.server.ServedProtocols;
 import dev.tether.server.ServerRuntime;
 import dev.tether.server.ServiceHandler;
 import dev.tether.server.ServiceThreads;
@@ -19,6 +20,7 @@ import dev.tether.server.TypedServiceHandler;
 import dev.tether.spi.Codec;
 import dev.tether.spi.Scheduler;
 import dev.tether.spi.Ticker;
+import dev.tether.spi.WireProtocol;
 import dev.tether.stream.StreamThreads;
 import dev.tether.transport.TlsContexts;
 import dev.tether.transport.TransportSet;
@@ -98,7 +100,14 @@ public final class TetherServer implements AutoCloseable {
                 scheduler,
                 s.ticker(),
                 events,
-                dispatcher.oversight()));
+                dispatcher.oversight()),
+            new ServedProtocols(
+                s.wireProtocols(),
+                mode,
+                executor,
+                s.maxConcurrentRequests(),
+                s.ticker(),
+                scheduler));
   }
 
   private Welcome welcome() {
@@ -276,8 +285,18 @@ public final class TetherServer implements AutoCloseable {
     private Scheduler scheduler;
 
     private java.util.Random random = new java.util.Random();
+    private final List<WireProtocol> wireProtocols = new ArrayList<>();
 
     private Builder() {}
+
+    /**
+     * Another protocol for the stream endpoints, beside Tether's: each connection's first bytes
+     * choose (for gRPC, see the tether-grpc module). Any number, consulted in the order added.
+     */
+    public Builder wireProtocol(WireProtocol p) {
+      wireProtocols.add(Objects.requireNonNull(p));
+      return this;
+    }
 
     /** Endpoints in grammar form, ':'-separated, e.g. {@code "tcp -h 127.0.0.1 -p 0"}. */
     public Builder endpoints(String endpointList) {
@@ -528,7 +547,8 @@ public final class TetherServer implements AutoCloseable {
               ticker,
               scheduler,
               random,
-              ServerProperties.parse(properties)));
+              ServerProperties.parse(properties),
+              wireProtocols));
     }
   }
 }

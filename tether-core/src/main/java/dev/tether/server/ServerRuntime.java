@@ -61,6 +61,7 @@ public final class ServerRuntime implements ServerConnection.Host {
   private final TransportSet transports;
   private final Dispatcher dispatcher;
   private final StreamRegistry streams;
+  private final ServedProtocols others;
   private final Supplier<Welcome> welcome;
   private final int maxFrameSize;
 
@@ -119,11 +120,13 @@ public final class ServerRuntime implements ServerConnection.Host {
         ownedExecutor,
         events,
         compression,
-        StreamRegistry.none());
+        StreamRegistry.none(),
+        ServedProtocols.none());
   }
 
   /**
    * @param streams the server's stream services and the streams it keeps across connections
+   * @param others the protocols its stream endpoints speak beside Tether's
    */
   public ServerRuntime(
       List<Endpoint> endpoints,
@@ -136,8 +139,10 @@ public final class ServerRuntime implements ServerConnection.Host {
       ExecutorService ownedExecutor,
       EventBus events,
       BodyCompression.Settings compression,
-      StreamRegistry streams) {
+      StreamRegistry streams,
+      ServedProtocols others) {
     this.streams = streams;
+    this.others = others;
     this.events = events;
     this.compression = compression;
     this.listeners = new ServerListeners(endpoints, transports);
@@ -176,19 +181,24 @@ public final class ServerRuntime implements ServerConnection.Host {
     return new ChannelInitializer<>() {
       @Override
       protected void initChannel(Channel ch) {
-        BodyCompression bodies = compression.forConnection();
-        ServerConnection connection = new ServerConnection(ServerRuntime.this, ch, bodies);
-        ch.pipeline()
-            .addLast(
-                "frame-decoder", new FrameDecoder(FrameDecoder.Side.SERVER, maxFrameSize, bodies))
-            .addLast("frame-encoder", FrameEncoder.INSTANCE)
-            .addLast("connection", connection);
-        // Nothing is read until the connection is counted in (or turned away), on the control
-        // executor.
-        connection.awaitAdmission();
-        control.execute(() -> admit(connection));
+        PrefaceSniffer.install(
+            ch, others, ServerRuntime.this::serveTether, clock, handshakeTimeoutNanos);
       }
     };
+  }
+
+  /** Installs Tether's protocol on a stream connection. */
+  private void serveTether(Channel ch) {
+    BodyCompression bodies = compression.forConnection();
+    ServerConnection connection = new ServerConnection(ServerRuntime.this, ch, bodies);
+    ch.pipeline()
+        .addLast("frame-decoder", new FrameDecoder(FrameDecoder.Side.SERVER, maxFrameSize, bodies))
+        .addLast("frame-encoder", FrameEncoder.INSTANCE)
+        .addLast("connection", connection);
+    // Nothing is read until the connection is counted in (or turned away), on the control
+    // executor.
+    connection.awaitAdmission();
+    control.execute(() -> admit(connection));
   }
 
   /**
