@@ -1,0 +1,37 @@
+package dev.tether.grpc;
+
+import dev.tether.spi.WireProtocol;
+import io.grpc.ServerMethodDefinition;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.Channel;
+import io.netty.handler.codec.http2.Http2CodecUtil;
+import java.util.Map;
+
+/**
+ * gRPC as a second protocol of a Tether server: a connection that opens with the HTTP/2 client
+ * preface gets an HTTP/2 connection handler that serves the registered methods.
+ */
+final class GrpcProtocol implements WireProtocol {
+  private static final byte[] PREFACE = ByteBufUtil.getBytes(Http2CodecUtil.connectionPrefaceBuf());
+
+  private final Map<String, ServerMethodDefinition<?, ?>> methods;
+  private final int maxInboundMessageSize;
+
+  GrpcProtocol(Map<String, ServerMethodDefinition<?, ?>> methods, int maxInboundMessageSize) {
+    this.methods = methods;
+    this.maxInboundMessageSize = maxInboundMessageSize;
+  }
+
+  @Override
+  public byte[] preface() {
+    return PREFACE.clone();
+  }
+
+  @Override
+  public void serve(Channel channel, Host server) {
+    channel
+        .pipeline()
+        .addLast(
+            "grpc", new GrpcConnection.Builder(methods, maxInboundMessageSize, server).build());
+  }
+}

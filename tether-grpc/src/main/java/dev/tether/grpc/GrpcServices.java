@@ -1,0 +1,63 @@
+package dev.tether.grpc;
+
+import dev.tether.TetherServer;
+import io.grpc.BindableService;
+import io.grpc.ServerMethodDefinition;
+import io.grpc.ServerServiceDefinition;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The gRPC services a Tether server hosts, written against grpc-java's API: a generated {@code
+ * *ImplBase} or any {@link ServerServiceDefinition} (with its {@code ServerInterceptors}) moves
+ * over unchanged. {@link #configure} makes the server's stream endpoints speak gRPC too; the first
+ * bytes of each connection choose between the two protocols.
+ */
+public final class GrpcServices {
+  /** gRPC's default: larger messages are refused with RESOURCE_EXHAUSTED. */
+  public static final int DEFAULT_MAX_INBOUND_MESSAGE_SIZE = 4 * 1024 * 1024;
+
+  private final Map<String, ServerMethodDefinition<?, ?>> methods = new HashMap<>();
+  private final Set<String> serviceNames = new HashSet<>();
+  private int maxInboundMessageSize = DEFAULT_MAX_INBOUND_MESSAGE_SIZE;
+
+  GrpcServices() {}
+
+  /** A service implementation, such as a generated {@code *ImplBase} subclass. */
+  public GrpcServices service(BindableService service) {
+    return service(service.bindService());
+  }
+
+  /** A service definition; one service name may be registered once. */
+  public GrpcServices service(ServerServiceDefinition definition) {
+    String name = definition.getServiceDescriptor().getName();
+    if (!serviceNames.add(name)) {
+      throw new IllegalArgumentException("gRPC service \"" + name + "\" is registered twice");
+    }
+    for (ServerMethodDefinition<?, ?> m : definition.getMethods()) {
+      methods.put(m.getMethodDescriptor().getFullMethodName(), m);
+    }
+    return this;
+  }
+
+  /** The largest request message accepted (4 MiB by default); larger get RESOURCE_EXHAUSTED. */
+  public GrpcServices maxInboundMessageSize(int bytes) {
+    if (bytes <= 0) {
+      throw new IllegalArgumentException("maxInboundMessageSize must be positive: " + bytes);
+    }
+    maxInboundMessageSize = bytes;
+    return this;
+  }
+
+  /**
+   * Makes {@code server}'s stream endpoints serve these services to gRPC clients (HTTP/2 without
+   * TLS, "h2c") beside Tether's protocol; returns the same builder.
+   */
+  public TetherServer.Builder configure(TetherServer.Builder server) {
+    Objects.requireNonNull(server);
+    return server.wireProtocol(new GrpcProtocol(Map.copyOf(methods), maxInboundMessageSize));
+  }
+}
