@@ -9,6 +9,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http2.AbstractHttp2ConnectionHandlerBuilder;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.Http2CodecUtil;
 import io.netty.handler.codec.http2.Http2Connection;
 import io.netty.handler.codec.http2.Http2ConnectionDecoder;
 import io.netty.handler.codec.http2.Http2ConnectionEncoder;
@@ -114,6 +115,21 @@ final class GrpcConnection extends Http2ConnectionHandler {
     decoder()
         .flowController()
         .incrementWindowSize(whole, WINDOW - decoder().flowController().windowSize(whole));
+  }
+
+  /**
+   * HTTP/2 errors are the codec's (GOAWAY or RST_STREAM, as the error says); anything else, such as
+   * a client that reset its socket, ends this connection only, quietly: its streams' calls are
+   * cancelled as their streams close.
+   */
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) throws Exception {
+    if (Http2CodecUtil.getEmbeddedHttp2Exception(cause) != null) {
+      super.exceptionCaught(ctx, cause);
+    } else {
+      log.debug("closing gRPC connection {}", ctx.channel().remoteAddress(), cause);
+      ctx.close();
+    }
   }
 
   /** The call of {@code stream}; null for a stream that has none. */
