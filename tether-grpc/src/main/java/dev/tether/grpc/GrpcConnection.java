@@ -84,6 +84,9 @@ final class GrpcConnection extends Http2ConnectionHandler {
       this.maxInboundMessageSize = maxInboundMessageSize;
       this.host = host;
       server(true);
+      // A server that closes a connection means now (its drain is its own business): Netty's
+      // default would keep it open up to 30 s for the streams still running.
+      gracefulShutdownTimeoutMillis(0);
       initialSettings(
           Http2Settings.defaultSettings()
               .maxConcurrentStreams(host.maxConcurrentRequests())
