@@ -220,11 +220,12 @@ final class GrpcConnection extends Http2ConnectionHandler {
       return;
     }
     CharSequence encoding = headers.get(GrpcHeaders.ENCODING);
-    if (encoding != null && !"identity".contentEquals(encoding)) {
+    boolean gzip = encoding != null && Gzip.NAME.contentEquals(encoding);
+    if (encoding != null && !gzip && !"identity".contentEquals(encoding)) {
       Metadata accept = new Metadata();
       accept.put(
           Metadata.Key.of(GrpcHeaders.ACCEPT_ENCODING, Metadata.ASCII_STRING_MARSHALLER),
-          "identity");
+          GrpcHeaders.ACCEPTED_ENCODINGS);
       trailersOnly(
           stream,
           endOfStream,
@@ -246,6 +247,8 @@ final class GrpcConnection extends Http2ConnectionHandler {
             stream,
             method,
             headers.authority() == null ? null : headers.authority().toString(),
+            new GrpcServerCall.Encodings(
+                gzip, Gzip.acceptedBy(headers.get(GrpcHeaders.ACCEPT_ENCODING))),
             maxInboundMessageSize);
     stream.setProperty(callKey, call);
     call.start(GrpcHeaders.toMetadata(headers), timeoutNanos);

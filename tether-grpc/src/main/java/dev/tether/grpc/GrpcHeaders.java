@@ -22,6 +22,9 @@ final class GrpcHeaders {
   static final String ENCODING = "grpc-encoding";
   static final String ACCEPT_ENCODING = "grpc-accept-encoding";
 
+  /** The message encodings the server reads. */
+  static final String ACCEPTED_ENCODINGS = "gzip,identity";
+
   /** Headers the transport writes itself; metadata under these names is not sent. */
   private static final Set<String> RESERVED =
       Set.of("content-type", "te", STATUS, MESSAGE, TIMEOUT, ENCODING, ACCEPT_ENCODING);
@@ -51,7 +54,7 @@ final class GrpcHeaders {
     return new DefaultHttp2Headers()
         .status("200")
         .set("content-type", CONTENT_TYPE)
-        .set(ACCEPT_ENCODING, "identity");
+        .set(ACCEPT_ENCODING, ACCEPTED_ENCODINGS);
   }
 
   /**

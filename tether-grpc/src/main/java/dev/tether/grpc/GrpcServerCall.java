@@ -43,6 +43,14 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
   private final EventLoop loop;
   private final SerialTasks events;
   private final MessageDeframer deframer;
+  private final Encodings encodings;
+  private final int maxInboundMessageSize;
+
+  /** The service chose gzip for its responses (and the client accepts it). */
+  private volatile boolean compressResponses;
+
+  /** The service's per-message switch; on unless it turns it off. */
+  private volatile boolean compressMessages = true;
 
   // On the event loop only.
   private int demand;
@@ -73,6 +81,7 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
       Http2Stream stream,
       ServerMethodDefinition<?, ?> method,
       String authority,
+      Encodings encodings,
       int maxInboundMessageSize) {
     this.connection = connection;
     this.stream = stream;
@@ -80,8 +89,19 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
     this.authority = authority;
     this.loop = connection.context().channel().eventLoop();
     this.events = new SerialTasks(connection.serviceExecutor());
-    this.deframer = new MessageDeframer(connection.context().alloc(), maxInboundMessageSize);
+    this.encodings = encodings;
+    this.maxInboundMessageSize = maxInboundMessageSize;
+    this.deframer =
+        new MessageDeframer(connection.context().alloc(), maxInboundMessageSize, encodings.gzip());
   }
+
+  /**
+   * How the call's messages may be compressed.
+   *
+   * @param gzip the client sends gzip (its grpc-encoding)
+   * @param clientAcceptsGzip the client's grpc-accept-encoding names gzip
+   */
+  record Encodings(boolean gzip, boolean clientAcceptsGzip) {}
 
   /** Starts the service's handler in a context that ends at the deadline, if any. On the loop. */
   void start(Metadata headers, long timeoutNanos) {
@@ -162,7 +182,7 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
   /** Hands out the messages asked for, then the half-close once all are out; gives credit back. */
   private void deliver() {
     while (demand > 0 && !closed) {
-      byte[] message;
+      MessageDeframer.Message message;
       try {
         message = deframer.next();
       } catch (StatusException bad) {
@@ -207,8 +227,13 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
     }
   }
 
-  private ReqT parse(byte[] message) {
-    try (InputStream in = new ByteArrayInputStream(message)) {
+  /** On the service's thread: inflating a message is work the event loop does not do. */
+  private ReqT parse(MessageDeframer.Message message) {
+    byte[] bytes =
+        message.compressed()
+            ? Gzip.decompress(message.bytes(), maxInboundMessageSize)
+            : message.bytes();
+    try (InputStream in = new ByteArrayInputStream(bytes)) {
       return method.getMethodDescriptor().parseRequest(in);
     } catch (IOException impossible) {
       throw new IllegalStateException(impossible);
@@ -317,22 +342,24 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
           }
           headersSent = true;
           connection.writeHeaders(
-              stream, GrpcHeaders.addMetadata(GrpcHeaders.responseHeaders(), headers), false);
+              stream, GrpcHeaders.addMetadata(responseHeaders(), headers), false);
           connection.flush();
         });
   }
 
   @Override
   public void sendMessage(RespT message) {
-    byte[] bytes;
+    byte[] serialized;
     try (InputStream in = method.getMethodDescriptor().streamResponse(message)) {
-      bytes = in.readAllBytes();
+      serialized = in.readAllBytes();
     } catch (IOException e) {
       throw Status.INTERNAL
           .withDescription("cannot serialize the response")
           .withCause(e)
           .asRuntimeException();
     }
+    boolean compress = compressResponses && compressMessages;
+    byte[] bytes = compress ? Gzip.compress(serialized) : serialized;
     onLoop(
         () -> {
           if (closed) {
@@ -340,10 +367,10 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
           }
           if (!headersSent) {
             headersSent = true;
-            connection.writeHeaders(stream, GrpcHeaders.responseHeaders(), false);
+            connection.writeHeaders(stream, responseHeaders(), false);
           }
           ByteBuf data = connection.context().alloc().buffer(5 + bytes.length);
-          data.writeByte(0).writeInt(bytes.length).writeBytes(bytes);
+          data.writeByte(compress ? 1 : 0).writeInt(bytes.length).writeBytes(bytes);
           connection.writeData(stream, data);
           connection.flush();
           writabilityChanged();
@@ -363,6 +390,35 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
           writeStatus(status, trailers);
           connection.flush();
         });
+  }
+
+  /** The headers that open the response; they name gzip when the responses use it. */
+  private Http2Headers responseHeaders() {
+    Http2Headers h = GrpcHeaders.responseHeaders();
+    if (compressResponses) {
+      h.set(GrpcHeaders.ENCODING, Gzip.NAME);
+    }
+    return h;
+  }
+
+  /**
+   * "gzip" compresses the responses when the client accepts gzip (else they go as they are, which
+   * gRPC allows); "identity" leaves them alone. Call before {@link #sendHeaders}.
+   */
+  @Override
+  public void setCompression(String compressor) {
+    if (Gzip.NAME.equals(compressor)) {
+      compressResponses = encodings.clientAcceptsGzip();
+    } else if ("identity".equals(compressor)) {
+      compressResponses = false;
+    } else {
+      throw new IllegalArgumentException("unsupported compressor: " + compressor);
+    }
+  }
+
+  @Override
+  public void setMessageCompression(boolean enabled) {
+    compressMessages = enabled;
   }
 
   @Override

@@ -18,15 +18,22 @@ final class MessageDeframer {
   private final CompositeByteBuf buffered;
   private final int maxMessageSize;
 
+  /** The stream's grpc-encoding is gzip: messages may be compressed. */
+  private final boolean gzip;
+
   /** Bytes received, and bytes handed out as messages (prefixes included), since the start. */
   private long received;
 
   private long handedOut;
 
-  MessageDeframer(ByteBufAllocator alloc, int maxMessageSize) {
+  MessageDeframer(ByteBufAllocator alloc, int maxMessageSize, boolean gzip) {
     this.buffered = alloc.compositeBuffer(Integer.MAX_VALUE);
     this.maxMessageSize = maxMessageSize;
+    this.gzip = gzip;
   }
+
+  /** One message's bytes, as sent: {@code compressed} ones are gzip. */
+  record Message(byte[] bytes, boolean compressed) {}
 
   /** Takes {@code data} (retained here; the caller keeps its own reference). */
   void add(ByteBuf data) {
@@ -42,16 +49,16 @@ final class MessageDeframer {
    * null until more bytes arrive.
    *
    * @throws StatusException RESOURCE_EXHAUSTED for a message over the limit, INTERNAL for a
-   *     compressed one (only identity is spoken) or a bad flag
+   *     compressed one on a stream without gzip, or a bad flag
    */
-  byte[] next() throws StatusException {
+  Message next() throws StatusException {
     if (buffered.readableBytes() < PREFIX) {
       return null;
     }
     int start = buffered.readerIndex();
     int flag = buffered.getUnsignedByte(start);
     long length = buffered.getUnsignedInt(start + 1);
-    if (flag != 0) {
+    if (flag != 0 && !(flag == 1 && gzip)) {
       throw Status.INTERNAL
           .withDescription(
               flag == 1
@@ -72,7 +79,7 @@ final class MessageDeframer {
     buffered.readBytes(message);
     buffered.discardReadComponents();
     handedOut += PREFIX + length;
-    return message;
+    return new Message(message, flag == 1);
   }
 
   /** Nothing buffered: every byte received was handed out. */
