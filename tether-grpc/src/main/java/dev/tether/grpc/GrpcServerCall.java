@@ -88,7 +88,7 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
     this.method = (ServerMethodDefinition<ReqT, RespT>) method;
     this.authority = authority;
     this.loop = connection.context().channel().eventLoop();
-    this.events = new SerialTasks(connection.serviceExecutor());
+    this.events = new SerialTasks(connection.serviceExecutor(), connection.host().scheduler());
     this.encodings = encodings;
     this.maxInboundMessageSize = maxInboundMessageSize;
     this.deframer =

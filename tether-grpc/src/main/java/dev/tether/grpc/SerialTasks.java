@@ -1,5 +1,6 @@
 package dev.tether.grpc;
 
+import dev.tether.spi.Scheduler;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
@@ -15,29 +16,41 @@ import org.slf4j.LoggerFactory;
 final class SerialTasks implements Executor {
   private static final Logger log = LoggerFactory.getLogger(SerialTasks.class);
 
+  /** How soon a refused hand-off is tried again. */
+  private static final long RETRY_NANOS = 1_000_000;
+
   private final Executor delegate;
+  private final Scheduler retry;
   private final Queue<Runnable> queue = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean scheduled = new AtomicBoolean();
   private final Runnable drain = this::drain;
 
-  SerialTasks(Executor delegate) {
+  /**
+   * @param retry keeps time for a hand-off the executor refused (every thread busy)
+   */
+  SerialTasks(Executor delegate, Scheduler retry) {
     this.delegate = delegate;
+    this.retry = retry;
   }
 
   @Override
   public void execute(Runnable task) {
     queue.add(task);
-    schedule();
+    if (scheduled.compareAndSet(false, true)) {
+      handOff();
+    }
   }
 
-  private void schedule() {
-    if (scheduled.compareAndSet(false, true)) {
+  private void handOff() {
+    try {
+      delegate.execute(drain);
+    } catch (RejectedExecutionException busy) {
+      // Every thread is taken: the events wait and are offered again shortly, never run on the
+      // event loop, which service code must not block.
       try {
-        delegate.execute(drain);
-      } catch (RejectedExecutionException busy) {
-        // Every thread is taken: the events stay queued and run with this call's next event.
-        scheduled.set(false);
-        log.warn("the server's executor refused a gRPC call's events; they wait for the next one");
+        retry.schedule(this::handOff, RETRY_NANOS);
+      } catch (RejectedExecutionException stopped) {
+        log.debug("the server stopped: a gRPC call's last events are dropped");
       }
     }
   }
@@ -54,8 +67,8 @@ final class SerialTasks implements Executor {
       }
     } finally {
       scheduled.set(false);
-      if (!queue.isEmpty()) {
-        schedule();
+      if (!queue.isEmpty() && scheduled.compareAndSet(false, true)) {
+        handOff();
       }
     }
   }
