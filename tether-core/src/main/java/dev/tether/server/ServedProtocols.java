@@ -5,6 +5,7 @@ import dev.tether.spi.Scheduler;
 import dev.tether.spi.Ticker;
 import dev.tether.spi.WireProtocol;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
 /**
@@ -26,6 +27,12 @@ public record ServedProtocols(
 
   public ServedProtocols {
     protocols = List.copyOf(protocols);
+  }
+
+  /** Every protocol's drain; completes when all have. */
+  CompletableFuture<Void> drain() {
+    return CompletableFuture.allOf(
+        protocols.stream().map(WireProtocol::drain).toArray(CompletableFuture[]::new));
   }
 
   /** Tether's protocol only. */

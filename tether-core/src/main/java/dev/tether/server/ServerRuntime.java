@@ -435,9 +435,19 @@ public final class ServerRuntime implements ServerConnection.Host {
     for (ServerConnection c : drain.open()) {
       c.beginDrain();
     }
+    // Other protocols' connections drain beside Tether's; the grace deadline ends both waits.
+    CompletableFuture<Boolean> everything =
+        drain.allClosed().thenCombine(others.drain(), (tether, other) -> tether);
     Scheduler.Cancellable deadline =
-        clock.scheduler().schedule(() -> drain.allClosed().complete(false), grace.toNanos());
-    boolean all = drain.allClosed().join();
+        clock
+            .scheduler()
+            .schedule(
+                () -> {
+                  drain.allClosed().complete(false);
+                  everything.complete(false);
+                },
+                grace.toNanos());
+    boolean all = everything.join();
     deadline.cancel();
     close(
         all

@@ -2,6 +2,7 @@ package dev.tether.spi;
 
 import dev.tether.ExecutionMode;
 import io.netty.channel.Channel;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
 /**
@@ -24,6 +25,16 @@ public interface WireProtocol {
    * far are fired into the pipeline right after this returns, and the channel reads on.
    */
   void serve(Channel channel, Host server);
+
+  /**
+   * The server began its graceful drain ({@code shutdownGracefully}): stop taking new work on this
+   * protocol's connections, let what runs finish, close them. The server waits for the returned
+   * future (or its grace deadline) before it closes whatever is left. By default the connections
+   * are left to close with the server.
+   */
+  default CompletableFuture<Void> drain() {
+    return CompletableFuture.completedFuture(null);
+  }
 
   /** What the server offers the connections of another protocol; thread-safe. */
   interface Host {

@@ -6,6 +6,7 @@ import io.grpc.Metadata;
 import io.grpc.ServerMethodDefinition;
 import io.grpc.Status;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http2.AbstractHttp2ConnectionHandlerBuilder;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
@@ -21,6 +22,7 @@ import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2Stream;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -67,6 +69,54 @@ final class GrpcConnection extends Http2ConnectionHandler {
                 call.writabilityChanged();
               }
             });
+  }
+
+  /** The PING between the two GOAWAYs of a drain carries this. */
+  private static final long DRAIN_PING = 0x7465746865726472L;
+
+  /** True once a drain began; then the connection closes when its last stream does. */
+  private boolean draining;
+
+  /**
+   * gRPC's graceful shutdown (any thread): a GOAWAY naming the highest stream id, so the client
+   * stops opening streams, and a PING; at its answer, a second GOAWAY with the last stream really
+   * accepted, since streams the client opened before it saw the first may still arrive. The
+   * connection closes when its last stream ends; the future completes then.
+   */
+  CompletableFuture<Void> drain() {
+    CompletableFuture<Void> closed = new CompletableFuture<>();
+    ctx.channel().closeFuture().addListener(f -> closed.complete(null));
+    ctx.executor()
+        .execute(
+            () -> {
+              if (draining || !ctx.channel().isActive()) {
+                return;
+              }
+              draining = true;
+              goAway(
+                  ctx,
+                  Integer.MAX_VALUE,
+                  Http2Error.NO_ERROR.code(),
+                  Unpooled.EMPTY_BUFFER,
+                  ctx.newPromise());
+              encoder().writePing(ctx, false, DRAIN_PING, ctx.newPromise());
+              flush();
+            });
+    return closed;
+  }
+
+  /** The client answered the drain's PING: the second GOAWAY, then close once nothing runs. */
+  private void drainPingAnswered() {
+    int last = connection().remote().lastStreamCreated();
+    goAway(ctx, last, Http2Error.NO_ERROR.code(), Unpooled.EMPTY_BUFFER, ctx.newPromise());
+    flush();
+    closeIfDrained();
+  }
+
+  private void closeIfDrained() {
+    if (draining && connection().numActiveStreams() == 0) {
+      ctx.close();
+    }
   }
 
   /** Builds a connection for one channel; Netty's builder wires the codec and settings. */
@@ -173,6 +223,13 @@ final class GrpcConnection extends Http2ConnectionHandler {
     }
 
     @Override
+    public void onPingAckRead(ChannelHandlerContext ctx, long data) {
+      if (data == DRAIN_PING && draining) {
+        drainPingAnswered();
+      }
+    }
+
+    @Override
     public int onDataRead(
         ChannelHandlerContext ctx, int streamId, ByteBuf data, int padding, boolean endOfStream) {
       GrpcServerCall<?, ?> call = callOf(connection().stream(streamId));
@@ -194,6 +251,8 @@ final class GrpcConnection extends Http2ConnectionHandler {
       if (call != null) {
         call.streamClosed();
       }
+      // Netty counts the stream active until its listeners have run: look on the next turn.
+      ctx.executor().execute(GrpcConnection.this::closeIfDrained);
     }
   }
 

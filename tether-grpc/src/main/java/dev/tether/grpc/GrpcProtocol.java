@@ -6,6 +6,9 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.http2.Http2CodecUtil;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * gRPC as a second protocol of a Tether server: a connection that opens with the HTTP/2 client
@@ -27,11 +30,22 @@ final class GrpcProtocol implements WireProtocol {
     return PREFACE.clone();
   }
 
+  /** The open connections, so a drain reaches them; each leaves as its channel closes. */
+  private final Set<GrpcConnection> open = ConcurrentHashMap.newKeySet();
+
   @Override
   public void serve(Channel channel, Host server) {
-    channel
-        .pipeline()
-        .addLast(
-            "grpc", new GrpcConnection.Builder(methods, maxInboundMessageSize, server).build());
+    GrpcConnection connection =
+        new GrpcConnection.Builder(methods, maxInboundMessageSize, server).build();
+    open.add(connection);
+    channel.closeFuture().addListener(closed -> open.remove(connection));
+    channel.pipeline().addLast("grpc", connection);
+  }
+
+  /** gRPC's graceful shutdown on every open connection; completes when all have closed. */
+  @Override
+  public CompletableFuture<Void> drain() {
+    return CompletableFuture.allOf(
+        open.stream().map(GrpcConnection::drain).toArray(CompletableFuture[]::new));
   }
 }
