@@ -20,9 +20,16 @@ final class GrpcProtocol implements WireProtocol {
   private final Map<String, ServerMethodDefinition<?, ?>> methods;
   private final int maxInboundMessageSize;
 
-  GrpcProtocol(Map<String, ServerMethodDefinition<?, ?>> methods, int maxInboundMessageSize) {
+  /** Runs first when a drain begins (health turns NOT_SERVING). */
+  private final Runnable draining;
+
+  GrpcProtocol(
+      Map<String, ServerMethodDefinition<?, ?>> methods,
+      int maxInboundMessageSize,
+      Runnable draining) {
     this.methods = methods;
     this.maxInboundMessageSize = maxInboundMessageSize;
+    this.draining = draining;
   }
 
   @Override
@@ -45,6 +52,7 @@ final class GrpcProtocol implements WireProtocol {
   /** gRPC's graceful shutdown on every open connection; completes when all have closed. */
   @Override
   public CompletableFuture<Void> drain() {
+    draining.run();
     return CompletableFuture.allOf(
         open.stream().map(GrpcConnection::drain).toArray(CompletableFuture[]::new));
   }

@@ -24,6 +24,9 @@ public final class GrpcServices {
   private final Set<String> serviceNames = new HashSet<>();
   private int maxInboundMessageSize = DEFAULT_MAX_INBOUND_MESSAGE_SIZE;
 
+  /** Null unless {@link #health()} was called. */
+  private GrpcHealth health;
+
   GrpcServices() {}
 
   /** A service implementation, such as a generated {@code *ImplBase} subclass. */
@@ -43,6 +46,20 @@ public final class GrpcServices {
     return this;
   }
 
+  /**
+   * Serves {@code grpc.health.v1.Health} (Check and Watch, for Kubernetes probes and meshes) with
+   * grpc-java's own implementation: SERVING for "" and for each service registered here while the
+   * server runs, NOT_SERVING for all once a graceful shutdown begins, NOT_FOUND for other names.
+   * Needs {@code io.grpc:grpc-services} on the class path.
+   */
+  public GrpcServices health() {
+    if (health == null) {
+      health = new GrpcHealth();
+      service(health.service());
+    }
+    return this;
+  }
+
   /** The largest request message accepted (4 MiB by default); larger get RESOURCE_EXHAUSTED. */
   public GrpcServices maxInboundMessageSize(int bytes) {
     if (bytes <= 0) {
@@ -58,6 +75,12 @@ public final class GrpcServices {
    */
   public TetherServer.Builder configure(TetherServer.Builder server) {
     Objects.requireNonNull(server);
-    return server.wireProtocol(new GrpcProtocol(Map.copyOf(methods), maxInboundMessageSize));
+    Runnable draining = () -> {};
+    if (health != null) {
+      health.serving(serviceNames);
+      draining = health::draining;
+    }
+    return server.wireProtocol(
+        new GrpcProtocol(Map.copyOf(methods), maxInboundMessageSize, draining));
   }
 }
