@@ -4,8 +4,10 @@ import dev.tether.TetherServer;
 import io.grpc.BindableService;
 import io.grpc.ServerMethodDefinition;
 import io.grpc.ServerServiceDefinition;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -27,6 +29,11 @@ public final class GrpcServices {
   /** Null unless {@link #health()} was called. */
   private GrpcHealth health;
 
+  /** Null unless {@link #reflection()} was called. */
+  private GrpcReflection reflection;
+
+  private final List<ServerServiceDefinition> definitions = new ArrayList<>();
+
   GrpcServices() {}
 
   /** A service implementation, such as a generated {@code *ImplBase} subclass. */
@@ -40,6 +47,7 @@ public final class GrpcServices {
     if (!serviceNames.add(name)) {
       throw new IllegalArgumentException("gRPC service \"" + name + "\" is registered twice");
     }
+    definitions.add(definition);
     for (ServerMethodDefinition<?, ?> m : definition.getMethods()) {
       methods.put(m.getMethodDescriptor().getFullMethodName(), m);
     }
@@ -60,6 +68,20 @@ public final class GrpcServices {
     return this;
   }
 
+  /**
+   * Serves {@code grpc.reflection.v1} and {@code v1alpha}, so grpcurl and Postman can list the
+   * services and read their protobuf descriptors, with grpc-java's own implementations. Needs
+   * {@code io.grpc:grpc-services} on the class path.
+   */
+  public GrpcServices reflection() {
+    if (reflection == null) {
+      reflection = new GrpcReflection();
+      service(reflection.v1());
+      service(reflection.v1alpha());
+    }
+    return this;
+  }
+
   /** The largest request message accepted (4 MiB by default); larger get RESOURCE_EXHAUSTED. */
   public GrpcServices maxInboundMessageSize(int bytes) {
     if (bytes <= 0) {
@@ -75,6 +97,9 @@ public final class GrpcServices {
    */
   public TetherServer.Builder configure(TetherServer.Builder server) {
     Objects.requireNonNull(server);
+    if (reflection != null) {
+      reflection.hosting(definitions);
+    }
     Runnable draining = () -> {};
     if (health != null) {
       health.serving(serviceNames);
