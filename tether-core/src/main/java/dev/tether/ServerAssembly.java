@@ -4,6 +4,7 @@ import dev.tether.internal.EventBus;
 import dev.tether.protocol.Welcome;
 import dev.tether.server.ConnectionAge;
 import dev.tether.server.Dispatcher;
+import dev.tether.server.ServedProtocols;
 import dev.tether.server.ServerRuntime;
 import dev.tether.server.ServiceThreads;
 import dev.tether.server.StreamRegistry;
@@ -75,6 +76,8 @@ final class ServerAssembly {
             scheduler,
             s.ticker(),
             events,
-            dispatcher.oversight()));
+            dispatcher.oversight()),
+        new ServedProtocols(
+            s.wireProtocols(), mode, executor, s.maxConcurrentRequests(), s.ticker(), scheduler));
   }
 }

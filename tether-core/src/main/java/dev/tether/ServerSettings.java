@@ -4,6 +4,7 @@ import dev.tether.observe.TetherListener;
 import dev.tether.server.ServiceHandler;
 import dev.tether.spi.Scheduler;
 import dev.tether.spi.Ticker;
+import dev.tether.spi.WireProtocol;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -26,6 +27,7 @@ import java.util.concurrent.Executor;
  * @param callObserver sees every execution; null for none
  * @param scheduler what keeps time for the timers; null for the server's own event loops
  * @param random the source of the connection ages' jitter
+ * @param wireProtocols the protocols the stream endpoints speak beside Tether's
  */
 record ServerSettings(
     List<Endpoint> endpoints,
@@ -45,7 +47,8 @@ record ServerSettings(
     Ticker ticker,
     Scheduler scheduler,
     java.util.Random random,
-    ServerProperties properties) {
+    ServerProperties properties,
+    List<WireProtocol> wireProtocols) {
 
   /** Checks the settings as a whole, as {@code build()} must: what it throws names the mistake. */
   ServerSettings {
@@ -70,6 +73,7 @@ record ServerSettings(
     streamServices = Map.copyOf(streamServices);
     listeners = List.copyOf(listeners);
     interceptors = List.copyOf(interceptors);
+    wireProtocols = List.copyOf(wireProtocols);
   }
 
   /**

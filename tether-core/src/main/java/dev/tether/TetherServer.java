@@ -9,6 +9,7 @@ import dev.tether.server.RawServiceHandler;
 import dev.tether.server.ServerRuntime;
 import dev.tether.server.ServiceHandler;
 import dev.tether.server.TypedServiceHandler;
+import dev.tether.spi.WireProtocol;
 import dev.tether.transport.TlsContexts;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -216,10 +217,21 @@ public final class TetherServer implements AutoCloseable {
     /** Null unless callObserver was called. */
     private ServerCallObserver callObserver;
 
+    private final List<WireProtocol> wireProtocols = new ArrayList<>();
+
     private Builder() {}
 
     @Override
     Builder self() {
+      return this;
+    }
+
+    /**
+     * Another protocol for the stream endpoints, beside Tether's: each connection's first bytes
+     * choose (for gRPC, see the tether-grpc module). Any number, consulted in the order added.
+     */
+    public Builder wireProtocol(WireProtocol p) {
+      wireProtocols.add(Objects.requireNonNull(p));
       return this;
     }
 
@@ -402,7 +414,8 @@ public final class TetherServer implements AutoCloseable {
               ticker,
               scheduler,
               random,
-              ServerProperties.parse(properties)));
+              ServerProperties.parse(properties),
+              wireProtocols));
     }
   }
 }

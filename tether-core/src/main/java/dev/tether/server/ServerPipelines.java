@@ -24,34 +24,52 @@ final class ServerPipelines {
 
   private final Dispatcher dispatcher;
 
+  /** The protocols the stream endpoints speak beside Tether's, chosen by a connection's preface. */
+  private final ServedProtocols others;
+
+  private final ServerClock clock;
+  private final long handshakeTimeoutNanos;
+
   ServerPipelines(
       ConnectionHost host,
       BodyCompression.Settings compression,
       int maxFrameSize,
       Consumer<ServerConnection> admission,
-      Dispatcher dispatcher) {
+      Dispatcher dispatcher,
+      ServedProtocols others,
+      ServerClock clock,
+      long handshakeTimeoutNanos) {
     this.host = host;
     this.compression = compression;
     this.maxFrameSize = maxFrameSize;
     this.admission = admission;
     this.dispatcher = dispatcher;
+    this.others = others;
+    this.clock = clock;
+    this.handshakeTimeoutNanos = handshakeTimeoutNanos;
   }
 
   ChannelInitializer<Channel> stream() {
     return new ChannelInitializer<>() {
       @Override
       protected void initChannel(Channel ch) {
-        BodyCompression bodies = compression.forConnection();
-        ServerConnection connection = new ServerConnection(host, ch, bodies);
-        ch.pipeline()
-            .addLast(
-                "frame-decoder", new FrameDecoder(FrameDecoder.Side.SERVER, maxFrameSize, bodies))
-            .addLast("frame-encoder", FrameEncoder.INSTANCE)
-            .addLast("connection", connection);
-        connection.awaitAdmission();
-        admission.accept(connection);
+        PrefaceSniffer.install(
+            ch, others, ServerPipelines.this::serveTether, clock, handshakeTimeoutNanos);
       }
     };
+  }
+
+  /** Installs Tether's protocol on a stream connection. */
+  private void serveTether(Channel ch) {
+    BodyCompression bodies = compression.forConnection();
+    ServerConnection connection = new ServerConnection(host, ch, bodies);
+    ch.pipeline()
+        .addLast("frame-decoder", new FrameDecoder(FrameDecoder.Side.SERVER, maxFrameSize, bodies))
+        .addLast("frame-encoder", FrameEncoder.INSTANCE)
+        .addLast("connection", connection);
+    // Nothing is read until the connection is counted in (or turned away).
+    connection.awaitAdmission();
+    admission.accept(connection);
   }
 
   ChannelInitializer<Channel> datagram() {

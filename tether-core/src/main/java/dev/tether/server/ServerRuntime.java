@@ -60,6 +60,7 @@ public final class ServerRuntime implements ConnectionHost {
   private final TransportSet transports;
   private final Dispatcher dispatcher;
   private final StreamRegistry streams;
+  private final ServedProtocols others;
   private final Supplier<Welcome> welcome;
 
   /** Connections served at once; the next is turned away with GOAWAY(TOO_MANY_CONNECTIONS). */
@@ -116,11 +117,13 @@ public final class ServerRuntime implements ConnectionHost {
         ownedExecutor,
         events,
         compression,
-        StreamRegistry.none());
+        StreamRegistry.none(),
+        ServedProtocols.none());
   }
 
   /**
    * @param streams the server's stream services and the streams it keeps across connections
+   * @param others the protocols its stream endpoints speak beside Tether's
    */
   public ServerRuntime(
       List<Endpoint> endpoints,
@@ -133,12 +136,11 @@ public final class ServerRuntime implements ConnectionHost {
       ExecutorService ownedExecutor,
       EventBus events,
       BodyCompression.Settings compression,
-      StreamRegistry streams) {
+      StreamRegistry streams,
+      ServedProtocols others) {
     this.streams = streams;
+    this.others = others;
     this.events = events;
-    this.pipelines =
-        new ServerPipelines(
-            this, compression, maxFrameSize, c -> control.execute(() -> admit(c)), dispatcher);
     this.listeners = new ServerListeners(endpoints, transports);
     this.transports = transports;
     this.dispatcher = dispatcher;
@@ -149,6 +151,16 @@ public final class ServerRuntime implements ConnectionHost {
     this.handshakeTimeoutNanos = timing.handshakeTimeout().toNanos();
     this.connectionAge = timing.age();
     this.ownedExecutor = ownedExecutor;
+    this.pipelines =
+        new ServerPipelines(
+            this,
+            compression,
+            maxFrameSize,
+            c -> control.execute(() -> admit(c)),
+            dispatcher,
+            others,
+            clock,
+            handshakeTimeoutNanos);
   }
 
   /**
@@ -386,9 +398,19 @@ public final class ServerRuntime implements ConnectionHost {
     for (ServerConnection c : drain.open()) {
       c.beginDrain();
     }
+    // Other protocols' connections drain beside Tether's; the grace deadline ends both waits.
+    CompletableFuture<Boolean> everything =
+        drain.allClosed().thenCombine(others.drain(), (tether, other) -> tether);
     Scheduler.Cancellable deadline =
-        clock.scheduler().schedule(() -> drain.allClosed().complete(false), grace.toNanos());
-    boolean all = drain.allClosed().join();
+        clock
+            .scheduler()
+            .schedule(
+                () -> {
+                  drain.allClosed().complete(false);
+                  everything.complete(false);
+                },
+                grace.toNanos());
+    boolean all = everything.join();
     deadline.cancel();
     close(
         all

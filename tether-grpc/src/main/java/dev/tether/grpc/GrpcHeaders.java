@@ -1,0 +1,164 @@
+package dev.tether.grpc;
+
+import io.grpc.Metadata;
+import io.grpc.Status;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.Http2Headers;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * How gRPC's values travel in HTTP/2 headers: metadata (binary keys, ending in {@code -bin}, in
+ * base64), the status and its percent-encoded message, and the {@code grpc-timeout} deadline.
+ */
+final class GrpcHeaders {
+  static final String CONTENT_TYPE = "application/grpc";
+  static final String STATUS = "grpc-status";
+  static final String MESSAGE = "grpc-message";
+  static final String TIMEOUT = "grpc-timeout";
+  static final String ENCODING = "grpc-encoding";
+  static final String ACCEPT_ENCODING = "grpc-accept-encoding";
+
+  /** The message encodings the server reads. */
+  static final String ACCEPTED_ENCODINGS = "gzip,identity";
+
+  /** Headers the transport writes itself; metadata under these names is not sent. */
+  private static final Set<String> RESERVED =
+      Set.of("content-type", "te", STATUS, MESSAGE, TIMEOUT, ENCODING, ACCEPT_ENCODING);
+
+  private static final Base64.Encoder BASE64 = Base64.getEncoder().withoutPadding();
+  private static final Base64.Decoder UNBASE64 = Base64.getDecoder();
+  private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+  private GrpcHeaders() {}
+
+  /** Whether {@code contentType} is gRPC's: {@code application/grpc}, alone or with a suffix. */
+  static boolean isGrpc(CharSequence contentType) {
+    if (contentType == null) {
+      return false;
+    }
+    String ct = contentType.toString().toLowerCase(java.util.Locale.ROOT);
+    if (!ct.startsWith(CONTENT_TYPE)) {
+      return false;
+    }
+    return ct.length() == CONTENT_TYPE.length()
+        || ct.charAt(CONTENT_TYPE.length()) == '+'
+        || ct.charAt(CONTENT_TYPE.length()) == ';';
+  }
+
+  /** The headers that open a response: HTTP 200, gRPC's content type. */
+  static Http2Headers responseHeaders() {
+    return new DefaultHttp2Headers()
+        .status("200")
+        .set("content-type", CONTENT_TYPE)
+        .set(ACCEPT_ENCODING, ACCEPTED_ENCODINGS);
+  }
+
+  /**
+   * The client's metadata: every header but the pseudo-headers; binary values decoded (padded or
+   * not). A header whose name or value gRPC cannot hold is left out.
+   */
+  static Metadata toMetadata(Http2Headers headers) {
+    Metadata md = new Metadata();
+    for (Map.Entry<CharSequence, CharSequence> h : headers) {
+      String name = h.getKey().toString();
+      if (name.startsWith(":")) {
+        continue;
+      }
+      try {
+        if (name.endsWith(Metadata.BINARY_HEADER_SUFFIX)) {
+          for (String part : h.getValue().toString().split(",")) {
+            md.put(
+                Metadata.Key.of(name, Metadata.BINARY_BYTE_MARSHALLER),
+                UNBASE64.decode(part.trim()));
+          }
+        } else {
+          md.put(Metadata.Key.of(name, Metadata.ASCII_STRING_MARSHALLER), h.getValue().toString());
+        }
+      } catch (IllegalArgumentException notGrpc) {
+        // A name gRPC's keys do not allow, or bad base64: not metadata a service could read.
+      }
+    }
+    return md;
+  }
+
+  /** Adds {@code md} to {@code headers}, binary values in unpadded base64. */
+  static Http2Headers addMetadata(Http2Headers headers, Metadata md) {
+    for (String name : md.keys()) {
+      if (RESERVED.contains(name) || name.startsWith(":")) {
+        continue;
+      }
+      if (name.endsWith(Metadata.BINARY_HEADER_SUFFIX)) {
+        for (byte[] v : md.getAll(Metadata.Key.of(name, Metadata.BINARY_BYTE_MARSHALLER))) {
+          headers.add(name, BASE64.encodeToString(v));
+        }
+      } else {
+        for (String v : md.getAll(Metadata.Key.of(name, Metadata.ASCII_STRING_MARSHALLER))) {
+          headers.add(name, v);
+        }
+      }
+    }
+    return headers;
+  }
+
+  /** Adds {@code status}: its code, and its description percent-encoded as UTF-8. */
+  static Http2Headers addStatus(Http2Headers headers, Status status) {
+    headers.set(STATUS, Integer.toString(status.getCode().value()));
+    if (status.getDescription() != null) {
+      headers.set(MESSAGE, percentEncode(status.getDescription()));
+    }
+    return headers;
+  }
+
+  /** Printable ASCII but '%' stays; every other byte of the UTF-8 form becomes %XX. */
+  static String percentEncode(String message) {
+    byte[] utf8 = message.getBytes(StandardCharsets.UTF_8);
+    StringBuilder out = new StringBuilder(utf8.length);
+    for (byte b : utf8) {
+      if (b >= ' ' && b < 0x7f && b != '%') {
+        out.append((char) b);
+      } else {
+        out.append('%').append(HEX[(b >> 4) & 0xf]).append(HEX[b & 0xf]);
+      }
+    }
+    return out.toString();
+  }
+
+  /**
+   * The deadline {@code grpc-timeout} gives, in nanoseconds (at most eight digits and a unit: H, M,
+   * S, m, u, n); -1 when absent.
+   *
+   * @throws IllegalArgumentException when it is malformed
+   */
+  static long timeoutNanos(CharSequence value) {
+    if (value == null) {
+      return -1;
+    }
+    int n = value.length();
+    if (n < 2 || n > 9) {
+      throw new IllegalArgumentException("malformed grpc-timeout: " + value);
+    }
+    long amount = 0;
+    for (int i = 0; i < n - 1; i++) {
+      char c = value.charAt(i);
+      if (c < '0' || c > '9') {
+        throw new IllegalArgumentException("malformed grpc-timeout: " + value);
+      }
+      amount = amount * 10 + (c - '0');
+    }
+    TimeUnit unit =
+        switch (value.charAt(n - 1)) {
+          case 'H' -> TimeUnit.HOURS;
+          case 'M' -> TimeUnit.MINUTES;
+          case 'S' -> TimeUnit.SECONDS;
+          case 'm' -> TimeUnit.MILLISECONDS;
+          case 'u' -> TimeUnit.MICROSECONDS;
+          case 'n' -> TimeUnit.NANOSECONDS;
+          default -> throw new IllegalArgumentException("malformed grpc-timeout: " + value);
+        };
+    return unit.toNanos(amount);
+  }
+}

@@ -1,0 +1,59 @@
+package dev.tether.grpc;
+
+import dev.tether.spi.WireProtocol;
+import io.grpc.ServerMethodDefinition;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.Channel;
+import io.netty.handler.codec.http2.Http2CodecUtil;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * gRPC as a second protocol of a Tether server: a connection that opens with the HTTP/2 client
+ * preface gets an HTTP/2 connection handler that serves the registered methods.
+ */
+final class GrpcProtocol implements WireProtocol {
+  private static final byte[] PREFACE = ByteBufUtil.getBytes(Http2CodecUtil.connectionPrefaceBuf());
+
+  private final Map<String, ServerMethodDefinition<?, ?>> methods;
+  private final int maxInboundMessageSize;
+
+  /** Runs first when a drain begins (health turns NOT_SERVING). */
+  private final Runnable draining;
+
+  GrpcProtocol(
+      Map<String, ServerMethodDefinition<?, ?>> methods,
+      int maxInboundMessageSize,
+      Runnable draining) {
+    this.methods = methods;
+    this.maxInboundMessageSize = maxInboundMessageSize;
+    this.draining = draining;
+  }
+
+  @Override
+  public byte[] preface() {
+    return PREFACE.clone();
+  }
+
+  /** The open connections, so a drain reaches them; each leaves as its channel closes. */
+  private final Set<GrpcConnection> open = ConcurrentHashMap.newKeySet();
+
+  @Override
+  public void serve(Channel channel, Host server) {
+    GrpcConnection connection =
+        new GrpcConnection.Builder(methods, maxInboundMessageSize, server).build();
+    open.add(connection);
+    channel.closeFuture().addListener(closed -> open.remove(connection));
+    channel.pipeline().addLast("grpc", connection);
+  }
+
+  /** gRPC's graceful shutdown on every open connection; completes when all have closed. */
+  @Override
+  public CompletableFuture<Void> drain() {
+    draining.run();
+    return CompletableFuture.allOf(
+        open.stream().map(GrpcConnection::drain).toArray(CompletableFuture[]::new));
+  }
+}

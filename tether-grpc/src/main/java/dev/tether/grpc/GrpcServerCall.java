@@ -1,0 +1,451 @@
+package dev.tether.grpc;
+
+import io.grpc.Attributes;
+import io.grpc.Context;
+import io.grpc.Deadline;
+import io.grpc.Grpc;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.ServerCall;
+import io.grpc.ServerMethodDefinition;
+import io.grpc.Status;
+import io.grpc.StatusException;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2Stream;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One gRPC call on one HTTP/2 stream, seen by the service through grpc-java's {@link ServerCall}.
+ * Its stream state (demand, what was sent, how it ended) lives on the connection's event loop:
+ * methods the service calls from any thread hop there. The listener's events run one at a time on
+ * the server's executor, inside the call's {@link Context}, which the deadline, a reset or a lost
+ * connection cancel. Inbound bytes earn the client more window only as the service asks for
+ * messages, so a service that reads slowly slows its client instead of filling the server.
+ */
+final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
+  private static final Logger log = LoggerFactory.getLogger(GrpcServerCall.class);
+
+  private final GrpcConnection connection;
+  private final Http2Stream stream;
+  private final ServerMethodDefinition<ReqT, RespT> method;
+  private final String authority;
+  private final EventLoop loop;
+  private final SerialTasks events;
+  private final MessageDeframer deframer;
+  private final Encodings encodings;
+  private final int maxInboundMessageSize;
+
+  /** The service chose gzip for its responses (and the client accepts it). */
+  private volatile boolean compressResponses;
+
+  /** The service's per-message switch; on unless it turns it off. */
+  private volatile boolean compressMessages = true;
+
+  // On the event loop only.
+  private int demand;
+  private boolean clientDone;
+  private boolean halfCloseDelivered;
+  private boolean headersSent;
+
+  /** The server sent its last frame (trailers or a reset): nothing more is written. */
+  private boolean closed;
+
+  /** The listener heard its last event (onComplete or onCancel). */
+  private boolean finished;
+
+  /** Bytes of the stream's window given back to the client so far. */
+  private long returned;
+
+  private Context.CancellableContext context;
+
+  private volatile boolean cancelled;
+  private volatile boolean ready;
+
+  /** Set and read by listener events only, which run one at a time. */
+  private Listener<ReqT> listener;
+
+  @SuppressWarnings("unchecked")
+  GrpcServerCall(
+      GrpcConnection connection,
+      Http2Stream stream,
+      ServerMethodDefinition<?, ?> method,
+      String authority,
+      Encodings encodings,
+      int maxInboundMessageSize) {
+    this.connection = connection;
+    this.stream = stream;
+    this.method = (ServerMethodDefinition<ReqT, RespT>) method;
+    this.authority = authority;
+    this.loop = connection.context().channel().eventLoop();
+    this.events = new SerialTasks(connection.serviceExecutor(), connection.host().scheduler());
+    this.encodings = encodings;
+    this.maxInboundMessageSize = maxInboundMessageSize;
+    this.deframer =
+        new MessageDeframer(connection.context().alloc(), maxInboundMessageSize, encodings.gzip());
+  }
+
+  /**
+   * How the call's messages may be compressed.
+   *
+   * @param gzip the client sends gzip (its grpc-encoding)
+   * @param clientAcceptsGzip the client's grpc-accept-encoding names gzip
+   */
+  record Encodings(boolean gzip, boolean clientAcceptsGzip) {}
+
+  /** Starts the service's handler in a context that ends at the deadline, if any. On the loop. */
+  void start(Metadata headers, long timeoutNanos) {
+    dev.tether.spi.Ticker ticker = connection.host().ticker();
+    context =
+        timeoutNanos < 0
+            ? Context.ROOT.withCancellation()
+            : Context.ROOT.withDeadline(
+                Deadline.after(
+                    timeoutNanos,
+                    TimeUnit.NANOSECONDS,
+                    new Deadline.Ticker() {
+                      @Override
+                      public long nanoTime() {
+                        return ticker.nanoTime();
+                      }
+                    }),
+                loop);
+    context.addListener(ended -> deadlineReached(), loop);
+    ready = connection.isWritable(stream);
+    events.execute(
+        () ->
+            context.run(
+                () -> {
+                  try {
+                    listener = method.getServerCallHandler().startCall(this, headers);
+                  } catch (Throwable t) {
+                    listener = new Listener<>() {};
+                    failedInService(t);
+                  }
+                }));
+    if (ready) {
+      event(Listener::onReady);
+    }
+  }
+
+  /** The context ended: when by its deadline, the call ends as grpc-java's server ends it. */
+  private void deadlineReached() {
+    if (!finished && context.cancellationCause() instanceof TimeoutException) {
+      abort(Status.DEADLINE_EXCEEDED.withDescription("deadline exceeded"), false);
+    }
+  }
+
+  /** Runs {@code e} on the listener, in order with the call's other events, in its context. */
+  private void event(Consumer<Listener<ReqT>> e) {
+    events.execute(
+        () ->
+            context.run(
+                () -> {
+                  try {
+                    e.accept(listener);
+                  } catch (Throwable t) {
+                    failedInService(t);
+                  }
+                }));
+  }
+
+  /** The service threw: the client hears UNKNOWN, as from grpc-java's server. */
+  private void failedInService(Throwable t) {
+    log.debug("gRPC service {} failed", method.getMethodDescriptor().getFullMethodName(), t);
+    onLoop(() -> abort(Status.fromThrowable(t), true));
+  }
+
+  // Inbound, on the loop.
+
+  /** DATA from the client ({@code data} null for none), and whether its half ended. */
+  void inbound(ByteBuf data, boolean endOfStream) {
+    if (closed) {
+      return;
+    }
+    if (data != null) {
+      deframer.add(data);
+    }
+    clientDone |= endOfStream;
+    deliver();
+  }
+
+  /** Hands out the messages asked for, then the half-close once all are out; gives credit back. */
+  private void deliver() {
+    while (demand > 0 && !closed) {
+      MessageDeframer.Message message;
+      try {
+        message = deframer.next();
+      } catch (StatusException bad) {
+        abort(bad.getStatus(), true);
+        return;
+      }
+      if (message == null) {
+        break;
+      }
+      demand--;
+      event(l -> l.onMessage(parse(message)));
+    }
+    if (closed) {
+      return;
+    }
+    if (clientDone && !halfCloseDelivered) {
+      if (deframer.isEmpty()) {
+        halfCloseDelivered = true;
+        event(Listener::onHalfClose);
+      } else if (demand > 0) {
+        abort(Status.INTERNAL.withDescription("the stream ended inside a message"), true);
+        return;
+      }
+    }
+    // With demand left, every byte held belongs to a message asked for: let the rest of it come.
+    long credit = (demand > 0 ? deframer.received() : deframer.handedOut()) - returned;
+    if (credit > 0) {
+      returned += credit;
+      connection.consume(stream, (int) credit);
+    }
+  }
+
+  /**
+   * The call is ending: whatever the client sent and nobody will read gives its credit back, or the
+   * connection's window would shrink by it for good.
+   */
+  private void returnAllCredit() {
+    long credit = deframer.received() - returned;
+    if (credit > 0) {
+      returned += credit;
+      connection.consume(stream, (int) credit);
+    }
+  }
+
+  /** On the service's thread: inflating a message is work the event loop does not do. */
+  private ReqT parse(MessageDeframer.Message message) {
+    byte[] bytes =
+        message.compressed()
+            ? Gzip.decompress(message.bytes(), maxInboundMessageSize)
+            : message.bytes();
+    try (InputStream in = new ByteArrayInputStream(bytes)) {
+      return method.getMethodDescriptor().parseRequest(in);
+    } catch (IOException impossible) {
+      throw new IllegalStateException(impossible);
+    }
+  }
+
+  boolean isClosed() {
+    return closed;
+  }
+
+  /** The stream is gone: after the server's last frame a completion, else a cancellation. */
+  void streamClosed() {
+    if (finished) {
+      return;
+    }
+    if (closed) {
+      finish(false);
+    } else {
+      closed = true;
+      finish(true);
+    }
+  }
+
+  /** The listener's last event; the context ends either way, cancelled first when cancelled. */
+  private void finish(boolean cancel) {
+    finished = true;
+    ready = false;
+    deframer.release();
+    if (cancel) {
+      cancelled = true;
+      context.cancel(null);
+      event(Listener::onCancel);
+    } else {
+      event(Listener::onComplete);
+      events.execute(() -> context.cancel(null));
+    }
+  }
+
+  /**
+   * The server ends the call itself: with a status the client reads ({@code tell}), or a reset (the
+   * deadline: the client's own deadline tells it); the service hears onCancel.
+   */
+  private void abort(Status status, boolean tell) {
+    if (!closed) {
+      returnAllCredit();
+      closed = true;
+      if (tell) {
+        writeStatus(status, new Metadata());
+      } else {
+        connection.reset(stream, Http2Error.CANCEL);
+      }
+      connection.flush();
+    }
+    if (!finished) {
+      finish(true);
+    }
+  }
+
+  /** Trailers (Trailers-Only when nothing was sent yet); a client still sending is stopped. */
+  private void writeStatus(Status status, Metadata trailers) {
+    Http2Headers h = headersSent ? new DefaultHttp2Headers() : GrpcHeaders.responseHeaders();
+    headersSent = true;
+    GrpcHeaders.addStatus(h, status);
+    GrpcHeaders.addMetadata(h, trailers);
+    connection.writeHeaders(stream, h, true);
+    if (!clientDone) {
+      connection.reset(stream, Http2Error.NO_ERROR);
+    }
+  }
+
+  void writabilityChanged() {
+    boolean now = !closed && connection.isWritable(stream);
+    if (now != ready) {
+      ready = now;
+      if (now) {
+        event(Listener::onReady);
+      }
+    }
+  }
+
+  private void onLoop(Runnable r) {
+    if (loop.inEventLoop()) {
+      r.run();
+    } else {
+      loop.execute(r);
+    }
+  }
+
+  // ServerCall, from any thread.
+
+  @Override
+  public void request(int numMessages) {
+    onLoop(
+        () -> {
+          demand = (int) Math.min(Integer.MAX_VALUE, (long) demand + numMessages);
+          deliver();
+        });
+  }
+
+  @Override
+  public void sendHeaders(Metadata headers) {
+    onLoop(
+        () -> {
+          if (closed || headersSent) {
+            return;
+          }
+          headersSent = true;
+          connection.writeHeaders(
+              stream, GrpcHeaders.addMetadata(responseHeaders(), headers), false);
+          connection.flush();
+        });
+  }
+
+  @Override
+  public void sendMessage(RespT message) {
+    byte[] serialized;
+    try (InputStream in = method.getMethodDescriptor().streamResponse(message)) {
+      serialized = in.readAllBytes();
+    } catch (IOException e) {
+      throw Status.INTERNAL
+          .withDescription("cannot serialize the response")
+          .withCause(e)
+          .asRuntimeException();
+    }
+    boolean compress = compressResponses && compressMessages;
+    byte[] bytes = compress ? Gzip.compress(serialized) : serialized;
+    onLoop(
+        () -> {
+          if (closed) {
+            return;
+          }
+          if (!headersSent) {
+            headersSent = true;
+            connection.writeHeaders(stream, responseHeaders(), false);
+          }
+          ByteBuf data = connection.context().alloc().buffer(5 + bytes.length);
+          data.writeByte(compress ? 1 : 0).writeInt(bytes.length).writeBytes(bytes);
+          connection.writeData(stream, data);
+          connection.flush();
+          writabilityChanged();
+        });
+  }
+
+  @Override
+  public void close(Status status, Metadata trailers) {
+    onLoop(
+        () -> {
+          if (closed) {
+            return;
+          }
+          returnAllCredit();
+          closed = true;
+          ready = false;
+          writeStatus(status, trailers);
+          connection.flush();
+        });
+  }
+
+  /** The headers that open the response; they name gzip when the responses use it. */
+  private Http2Headers responseHeaders() {
+    Http2Headers h = GrpcHeaders.responseHeaders();
+    if (compressResponses) {
+      h.set(GrpcHeaders.ENCODING, Gzip.NAME);
+    }
+    return h;
+  }
+
+  /**
+   * "gzip" compresses the responses when the client accepts gzip (else they go as they are, which
+   * gRPC allows); "identity" leaves them alone. Call before {@link #sendHeaders}.
+   */
+  @Override
+  public void setCompression(String compressor) {
+    if (Gzip.NAME.equals(compressor)) {
+      compressResponses = encodings.clientAcceptsGzip();
+    } else if ("identity".equals(compressor)) {
+      compressResponses = false;
+    } else {
+      throw new IllegalArgumentException("unsupported compressor: " + compressor);
+    }
+  }
+
+  @Override
+  public void setMessageCompression(boolean enabled) {
+    compressMessages = enabled;
+  }
+
+  @Override
+  public boolean isReady() {
+    return ready;
+  }
+
+  @Override
+  public boolean isCancelled() {
+    return cancelled;
+  }
+
+  @Override
+  public MethodDescriptor<ReqT, RespT> getMethodDescriptor() {
+    return method.getMethodDescriptor();
+  }
+
+  @Override
+  public Attributes getAttributes() {
+    return Attributes.newBuilder()
+        .set(Grpc.TRANSPORT_ATTR_REMOTE_ADDR, connection.context().channel().remoteAddress())
+        .set(Grpc.TRANSPORT_ATTR_LOCAL_ADDR, connection.context().channel().localAddress())
+        .build();
+  }
+
+  @Override
+  public String getAuthority() {
+    return authority;
+  }
+}

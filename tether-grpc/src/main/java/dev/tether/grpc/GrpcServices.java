@@ -1,0 +1,111 @@
+package dev.tether.grpc;
+
+import dev.tether.TetherServer;
+import io.grpc.BindableService;
+import io.grpc.ServerMethodDefinition;
+import io.grpc.ServerServiceDefinition;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The gRPC services a Tether server hosts, written against grpc-java's API: a generated {@code
+ * *ImplBase} or any {@link ServerServiceDefinition} (with its {@code ServerInterceptors}) moves
+ * over unchanged. {@link #configure} makes the server's stream endpoints speak gRPC too; the first
+ * bytes of each connection choose between the two protocols.
+ */
+public final class GrpcServices {
+  /** gRPC's default: larger messages are refused with RESOURCE_EXHAUSTED. */
+  public static final int DEFAULT_MAX_INBOUND_MESSAGE_SIZE = 4 * 1024 * 1024;
+
+  private final Map<String, ServerMethodDefinition<?, ?>> methods = new HashMap<>();
+  private final Set<String> serviceNames = new HashSet<>();
+  private int maxInboundMessageSize = DEFAULT_MAX_INBOUND_MESSAGE_SIZE;
+
+  /** Null unless {@link #health()} was called. */
+  private GrpcHealth health;
+
+  /** Null unless {@link #reflection()} was called. */
+  private GrpcReflection reflection;
+
+  private final List<ServerServiceDefinition> definitions = new ArrayList<>();
+
+  GrpcServices() {}
+
+  /** A service implementation, such as a generated {@code *ImplBase} subclass. */
+  public GrpcServices service(BindableService service) {
+    return service(service.bindService());
+  }
+
+  /** A service definition; one service name may be registered once. */
+  public GrpcServices service(ServerServiceDefinition definition) {
+    String name = definition.getServiceDescriptor().getName();
+    if (!serviceNames.add(name)) {
+      throw new IllegalArgumentException("gRPC service \"" + name + "\" is registered twice");
+    }
+    definitions.add(definition);
+    for (ServerMethodDefinition<?, ?> m : definition.getMethods()) {
+      methods.put(m.getMethodDescriptor().getFullMethodName(), m);
+    }
+    return this;
+  }
+
+  /**
+   * Serves {@code grpc.health.v1.Health} (Check and Watch, for Kubernetes probes and meshes) with
+   * grpc-java's own implementation: SERVING for "" and for each service registered here while the
+   * server runs, NOT_SERVING for all once a graceful shutdown begins, NOT_FOUND for other names.
+   * Needs {@code io.grpc:grpc-services} on the class path.
+   */
+  public GrpcServices health() {
+    if (health == null) {
+      health = new GrpcHealth();
+      service(health.service());
+    }
+    return this;
+  }
+
+  /**
+   * Serves {@code grpc.reflection.v1} and {@code v1alpha}, so grpcurl and Postman can list the
+   * services and read their protobuf descriptors, with grpc-java's own implementations. Needs
+   * {@code io.grpc:grpc-services} on the class path.
+   */
+  public GrpcServices reflection() {
+    if (reflection == null) {
+      reflection = new GrpcReflection();
+      service(reflection.v1());
+      service(reflection.v1alpha());
+    }
+    return this;
+  }
+
+  /** The largest request message accepted (4 MiB by default); larger get RESOURCE_EXHAUSTED. */
+  public GrpcServices maxInboundMessageSize(int bytes) {
+    if (bytes <= 0) {
+      throw new IllegalArgumentException("maxInboundMessageSize must be positive: " + bytes);
+    }
+    maxInboundMessageSize = bytes;
+    return this;
+  }
+
+  /**
+   * Makes {@code server}'s stream endpoints serve these services to gRPC clients (HTTP/2 without
+   * TLS, "h2c") beside Tether's protocol; returns the same builder.
+   */
+  public TetherServer.Builder configure(TetherServer.Builder server) {
+    Objects.requireNonNull(server);
+    if (reflection != null) {
+      reflection.hosting(definitions);
+    }
+    Runnable draining = () -> {};
+    if (health != null) {
+      health.serving(serviceNames);
+      draining = health::draining;
+    }
+    return server.wireProtocol(
+        new GrpcProtocol(Map.copyOf(methods), maxInboundMessageSize, draining));
+  }
+}

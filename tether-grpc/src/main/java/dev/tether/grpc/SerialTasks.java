@@ -1,0 +1,75 @@
+package dev.tether.grpc;
+
+import dev.tether.spi.Scheduler;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one call's listener events one at a time, in order, on the server's executor, as grpc-java
+ * promises a {@code ServerCall.Listener}: never two at once, each seeing what the one before did.
+ */
+final class SerialTasks implements Executor {
+  private static final Logger log = LoggerFactory.getLogger(SerialTasks.class);
+
+  /** How soon a refused hand-off is tried again. */
+  private static final long RETRY_NANOS = 1_000_000;
+
+  private final Executor delegate;
+  private final Scheduler retry;
+  private final Queue<Runnable> queue = new ConcurrentLinkedQueue<>();
+  private final AtomicBoolean scheduled = new AtomicBoolean();
+  private final Runnable drain = this::drain;
+
+  /**
+   * @param retry keeps time for a hand-off the executor refused (every thread busy)
+   */
+  SerialTasks(Executor delegate, Scheduler retry) {
+    this.delegate = delegate;
+    this.retry = retry;
+  }
+
+  @Override
+  public void execute(Runnable task) {
+    queue.add(task);
+    if (scheduled.compareAndSet(false, true)) {
+      handOff();
+    }
+  }
+
+  private void handOff() {
+    try {
+      delegate.execute(drain);
+    } catch (RejectedExecutionException busy) {
+      // Every thread is taken: the events wait and are offered again shortly, never run on the
+      // event loop, which service code must not block.
+      try {
+        retry.schedule(this::handOff, RETRY_NANOS);
+      } catch (RejectedExecutionException stopped) {
+        log.debug("the server stopped: a gRPC call's last events are dropped");
+      }
+    }
+  }
+
+  private void drain() {
+    try {
+      Runnable task;
+      while ((task = queue.poll()) != null) {
+        try {
+          task.run();
+        } catch (Throwable t) {
+          log.warn("a gRPC call's event failed", t);
+        }
+      }
+    } finally {
+      scheduled.set(false);
+      if (!queue.isEmpty() && scheduled.compareAndSet(false, true)) {
+        handOff();
+      }
+    }
+  }
+}

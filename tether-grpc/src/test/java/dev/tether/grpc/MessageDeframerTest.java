@@ -1,0 +1,110 @@
+package dev.tether.grpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.grpc.Status;
+import io.grpc.StatusException;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class MessageDeframerTest {
+  private static byte[] framed(int flag, byte[] message) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    out.write(flag);
+    out.write(message.length >>> 24);
+    out.write(message.length >>> 16);
+    out.write(message.length >>> 8);
+    out.write(message.length);
+    out.writeBytes(message);
+    return out.toByteArray();
+  }
+
+  private static void add(MessageDeframer deframer, byte[] bytes, int from, int to) {
+    ByteBuf data = Unpooled.wrappedBuffer(bytes, from, to - from);
+    deframer.add(data);
+    data.release();
+  }
+
+  @Test
+  void cutsMessagesOutWhereverTheDataFramesBreak() throws Exception {
+    Random random = new Random(38);
+    for (int round = 0; round < 200; round++) {
+      List<byte[]> sent = new ArrayList<>();
+      ByteArrayOutputStream wire = new ByteArrayOutputStream();
+      for (int m = random.nextInt(5); m >= 0; m--) {
+        byte[] message = new byte[random.nextInt(3) == 0 ? 0 : random.nextInt(3000)];
+        random.nextBytes(message);
+        sent.add(message);
+        wire.writeBytes(framed(0, message));
+      }
+      byte[] bytes = wire.toByteArray();
+      MessageDeframer deframer = new MessageDeframer(ByteBufAllocator.DEFAULT, 1 << 20, false);
+      List<byte[]> received = new ArrayList<>();
+
+      for (int at = 0; at < bytes.length; ) {
+        int next = Math.min(bytes.length, at + 1 + random.nextInt(700));
+        add(deframer, bytes, at, next);
+        at = next;
+        for (MessageDeframer.Message m = deframer.next(); m != null; m = deframer.next()) {
+          received.add(m.bytes());
+        }
+      }
+
+      assertThat(received).containsExactlyElementsOf(sent);
+      assertThat(deframer.isEmpty()).isTrue();
+      assertThat(deframer.handedOut()).isEqualTo(deframer.received()).isEqualTo(bytes.length);
+      deframer.release();
+    }
+  }
+
+  @Test
+  void refusesAnOversizedMessageAtItsPrefixBeforeItsBytesArrive() {
+    MessageDeframer deframer = new MessageDeframer(ByteBufAllocator.DEFAULT, 100, false);
+    byte[] prefix = {0, 0, 0, 0, 101};
+    add(deframer, prefix, 0, prefix.length);
+
+    assertThatThrownBy(deframer::next)
+        .isInstanceOfSatisfying(
+            StatusException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED));
+    deframer.release();
+  }
+
+  @Test
+  void refusesACompressedMessageOnAStreamWithoutGzipAndPassesItOnAStreamWithIt() throws Exception {
+    byte[] bytes = framed(1, new byte[] {1, 2, 3});
+    MessageDeframer identity = new MessageDeframer(ByteBufAllocator.DEFAULT, 100, false);
+    MessageDeframer gzip = new MessageDeframer(ByteBufAllocator.DEFAULT, 100, true);
+    add(identity, bytes, 0, bytes.length);
+    add(gzip, bytes, 0, bytes.length);
+
+    assertThatThrownBy(identity::next)
+        .isInstanceOfSatisfying(
+            StatusException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INTERNAL));
+    assertThat(gzip.next().compressed()).isTrue();
+    identity.release();
+    gzip.release();
+  }
+
+  @Test
+  void holdsAPartialMessageUntilTheRestArrives() throws Exception {
+    byte[] bytes = framed(0, new byte[] {7, 8, 9});
+    MessageDeframer deframer = new MessageDeframer(ByteBufAllocator.DEFAULT, 100, false);
+
+    add(deframer, bytes, 0, 6);
+    assertThat(deframer.next()).isNull();
+    assertThat(deframer.handedOut()).isZero();
+    add(deframer, bytes, 6, bytes.length);
+
+    assertThat(deframer.next().bytes()).containsExactly(7, 8, 9);
+    deframer.release();
+  }
+}
