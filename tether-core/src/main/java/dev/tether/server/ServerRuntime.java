@@ -95,32 +95,6 @@ public final class ServerRuntime implements ConnectionHost {
   /** Non-null once {@link #watchTls} started one; stopped by close. */
   private TlsWatch tlsWatch;
 
-  public ServerRuntime(
-      List<Endpoint> endpoints,
-      TransportSet transports,
-      Dispatcher dispatcher,
-      Supplier<Welcome> welcome,
-      int maxFrameSize,
-      int maxConnections,
-      Timing timing,
-      ExecutorService ownedExecutor,
-      EventBus events,
-      BodyCompression.Settings compression) {
-    this(
-        endpoints,
-        transports,
-        dispatcher,
-        welcome,
-        maxFrameSize,
-        maxConnections,
-        timing,
-        ownedExecutor,
-        events,
-        compression,
-        StreamRegistry.none(),
-        ServedProtocols.none());
-  }
-
   /**
    * @param streams the server's stream services and the streams it keeps across connections
    * @param others the protocols its stream endpoints speak beside Tether's

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.tether.Endpoint;
 import dev.tether.ExecutionMode;
 import dev.tether.internal.EventBus;
+import dev.tether.protocol.BodyCompression;
 import dev.tether.protocol.FrameWriter;
 import dev.tether.protocol.ProtocolVersion;
 import dev.tether.protocol.Request;
@@ -78,7 +79,9 @@ class SlowReaderTest {
                 Duration.ZERO),
             null,
             new EventBus(List.of(), Ticker.system(), "slow-reader-events"),
-            dev.tether.protocol.BodyCompression.Settings.parse(null, null));
+            BodyCompression.Settings.parse(null, null),
+            StreamRegistry.none(),
+            ServedProtocols.none());
     runtime.start();
     port = runtime.boundEndpoints().get(0).port();
   }
