@@ -28,7 +28,7 @@ public final class Proxy {
   Proxy(Tether tether, ProxySettings settings) {
     this.tether = tether;
     this.settings = settings;
-    this.binding = new ProxyBinding(tether.runtime(), settings);
+    this.binding = tether.runtime().bind(settings);
   }
 
   private Proxy with(ProxySettings s) {

@@ -1,7 +1,6 @@
 package dev.tether.client;
 
 import dev.tether.Attempt;
-import dev.tether.BatchLostException;
 import dev.tether.ClientInterceptor;
 import dev.tether.Endpoint;
 import dev.tether.Resolver;
@@ -229,6 +228,13 @@ public final class ClientRuntime implements NodeHost, StreamHost, CallHost {
    * {@link BatchLostException} naming how many were not sent (no connection, a failed write, too
    * large for the server); those are no longer queued.
    */
+  /**
+   * The binding of a new proxy with {@code settings}: its cached connection, its batch, its router.
+   */
+  public ProxyBinding bind(ProxySettings settings) {
+    return new ProxyBinding(this, this, settings);
+  }
+
   public CompletableFuture<Void> flushBatch(ProxySettings settings, ProxyBinding binding) {
     List<Invocation> queued = binding.batch().drain();
     if (queued.isEmpty()) {

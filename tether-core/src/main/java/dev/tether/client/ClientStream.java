@@ -81,7 +81,7 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
       byte[] request,
       Flow.Publisher<byte[]> outbound,
       int flags) {
-    this.host = binding.runtime;
+    this.host = binding.streams;
     this.binding = binding;
     this.operation = operation;
     this.request = request;
