@@ -205,9 +205,9 @@ public final class ClientConnection extends BaseConnection
       writer.discardQueued();
     }
     compression.close();
-    List<Invocation> lost = pending.takeAll();
+    List<CallAttempt> lost = pending.takeAll();
     tally.onLost(lost.size(), CloseCause.describe(why));
-    for (Invocation inv : lost) {
+    for (CallAttempt inv : lost) {
       inv.onConnectionLost(why);
     }
     backlog.failAll(why);
@@ -221,7 +221,7 @@ public final class ClientConnection extends BaseConnection
   @Override
   public void onResponse(int requestId, Status status, Map<String, String> metadata, byte[] body) {
     watch.onFrameRead();
-    Invocation inv = pending.take(requestId);
+    CallAttempt inv = pending.take(requestId);
     if (inv != null) {
       tally.onAnswered(status);
       // The slot is free before the caller hears: whoever waits for it, and the idle clock, go
@@ -266,7 +266,7 @@ public final class ClientConnection extends BaseConnection
   // ---- requests (any thread) ----
 
   @Override
-  public void send(Invocation invocation) {
+  public void send(CallAttempt invocation) {
     RequestChannel[] spread = lanes;
     if (spread != null && !invocation.isOneway()) {
       ExtraConnections.leastLoaded(spread, this).enqueue(invocation);
@@ -276,7 +276,7 @@ public final class ClientConnection extends BaseConnection
   }
 
   /** Sends on this connection, whatever its siblings carry. */
-  void enqueue(Invocation invocation) {
+  void enqueue(CallAttempt invocation) {
     invocation.attachedTo(this);
     if (state == ConnectionState.CLOSED || state == ConnectionState.DRAINING) {
       invocation.onNotSent(whyNotTakingCalls());
@@ -286,12 +286,12 @@ public final class ClientConnection extends BaseConnection
   }
 
   @Override
-  public void abandon(Invocation invocation) {
+  public void abandon(CallAttempt invocation) {
     onLoop(() -> forget(invocation));
   }
 
   @Override
-  public void timeOutAttempt(Invocation invocation, int attempt) {
+  public void timeOutAttempt(CallAttempt invocation, int attempt) {
     onLoop(
         () -> {
           if (invocation.attemptNumber() == attempt && forget(invocation)) {
@@ -304,7 +304,7 @@ public final class ClientConnection extends BaseConnection
    * Frees the call's slot and tells the server it need not answer (on the loop); false when it was
    * not waiting.
    */
-  private boolean forget(Invocation invocation) {
+  private boolean forget(CallAttempt invocation) {
     if (!writer.cancel(
         invocation, state == ConnectionState.ACTIVE || state == ConnectionState.DRAINING)) {
       return false; // answered meanwhile, or never written
@@ -342,7 +342,7 @@ public final class ClientConnection extends BaseConnection
 
   /** The proxy's batch, on the loop, in frames no larger than the server's WELCOME allows. */
   @Override
-  public CompletableFuture<Void> sendBatch(List<Invocation> calls) {
+  public CompletableFuture<Void> sendBatch(List<? extends CallAttempt> calls) {
     return BatchFrames.send(this, channel, calls);
   }
 

@@ -33,7 +33,7 @@ import java.util.concurrent.TimeUnit;
  * opening is a call (same selection, retries under the at-most-once rule, deadline); a RESUME goes
  * to the same server through its key's supervisor. Everything happens in its {@link StreamContext}.
  */
-final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
+final class ClientStream implements CarriedStream, StreamReceiver.Owner, StreamSender.Owner {
   enum State {
     OPENING,
     OPEN,
@@ -180,7 +180,8 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
   }
 
   /** The server accepted the opening or the RESUME on {@code on} (called on its loop). */
-  void accepted(ClientConnection on, ClientStreams table, int streamId, byte[] body) {
+  @Override
+  public void accepted(ClientConnection on, ClientStreams table, int streamId, byte[] body) {
     context.execute(
         () -> {
           inFlight = null;
@@ -226,7 +227,8 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
   }
 
   /** A frame for this stream from the connection that carries it (from its loop). */
-  void onFrame(Frame frame, ClientStreams from) {
+  @Override
+  public void onFrame(Frame frame, ClientStreams from) {
     context.execute(
         () -> {
           if (from != table || state != State.OPEN) {
@@ -247,7 +249,8 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
   }
 
   /** The connection that carried the stream closed (called on its loop): resume, or lose it. */
-  void linkLost(ClientStreams from, Throwable why) {
+  @Override
+  public void linkLost(ClientStreams from, Throwable why) {
     context.execute(
         () -> {
           if (from != table || state != State.OPEN) {
@@ -275,7 +278,8 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
   /**
    * This side is closing the connection under the stream: the server is told, the subscriber too.
    */
-  void closeBySelf(String why) {
+  @Override
+  public void closeBySelf(String why) {
     context.execute(
         () -> {
           if (state != State.OPEN) {

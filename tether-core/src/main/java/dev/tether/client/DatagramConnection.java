@@ -53,7 +53,7 @@ final class DatagramConnection extends BaseConnection {
   }
 
   @Override
-  public void send(Invocation invocation) {
+  public void send(CallAttempt invocation) {
     invocation.attachedTo(this);
     if (!invocation.beginWriting()) {
       return;
@@ -71,11 +71,12 @@ final class DatagramConnection extends BaseConnection {
 
   /** The whole batch as one datagram: a datagram is delivered whole or not at all. */
   @Override
-  public java.util.concurrent.CompletableFuture<Void> sendBatch(java.util.List<Invocation> calls) {
+  public java.util.concurrent.CompletableFuture<Void> sendBatch(
+      java.util.List<? extends CallAttempt> calls) {
     java.util.concurrent.CompletableFuture<Void> done =
         new java.util.concurrent.CompletableFuture<>();
     java.util.List<dev.tether.protocol.Request> requests = new java.util.ArrayList<>(calls.size());
-    for (Invocation inv : calls) {
+    for (CallAttempt inv : calls) {
       requests.add(inv.toRequest());
     }
     writeDatagram(new Batch(requests))

@@ -69,7 +69,7 @@ public interface RequestChannel {
   void connect();
 
   /** Hands the invocation to this connection; safe from any thread. */
-  void send(Invocation invocation);
+  void send(CallAttempt invocation);
 
   /** True while new requests may be sent on it. */
   boolean isUsable();
@@ -108,16 +108,16 @@ public interface RequestChannel {
    * loop. Completes once every frame was written; fails with {@link dev.tether.BatchLostException}
    * naming how many of the calls were not.
    */
-  CompletableFuture<Void> sendBatch(java.util.List<Invocation> calls);
+  CompletableFuture<Void> sendBatch(java.util.List<? extends CallAttempt> calls);
 
   /**
    * The attempt numbered {@code attempt} of the call timed out (any thread): if it still waits here
    * for its answer, forget it, tell the server, and let the call decide what follows.
    */
-  default void timeOutAttempt(Invocation invocation, int attempt) {}
+  default void timeOutAttempt(CallAttempt invocation, int attempt) {}
 
   /** Forgets a call that gave up waiting (invocation timeout); the connection stays open. */
-  default void abandon(Invocation invocation) {}
+  default void abandon(CallAttempt invocation) {}
 
   /**
    * Takes no new calls, closes once pending ones are answered; the future completes when closed.
