@@ -6,12 +6,14 @@ import dev.tether.Topology;
 import dev.tether.observe.ConnectionStatus;
 import dev.tether.observe.TetherEvent;
 import dev.tether.protocol.BodyCompression;
+import dev.tether.protocol.Request;
 import dev.tether.protocol.ResponseSink;
 import dev.tether.protocol.Status;
 import dev.tether.protocol.Welcome;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
+import io.netty.util.concurrent.Future;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -163,7 +165,7 @@ public final class ClientConnection extends BaseConnection
    * answered.
    */
   @Override
-  public io.netty.util.concurrent.Future<?> drain() {
+  public Future<?> drain() {
     if (channel == null) {
       return close();
     }
@@ -227,8 +229,7 @@ public final class ClientConnection extends BaseConnection
       // The slot is free before the caller hears: whoever waits for it, and the idle clock, go
       // first.
       writer.onSlotFreed();
-      if ((inv.flags() & dev.tether.protocol.Request.STREAM)
-          != 0) { // the stream is here before its items
+      if ((inv.flags() & Request.STREAM) != 0) { // the stream is here before its items
         streams.answered(inv, requestId, status, body);
       }
       inv.onResponse(status, metadata, body);

@@ -7,6 +7,7 @@ import dev.tether.TetherException;
 import dev.tether.observe.TetherEvent;
 import dev.tether.protocol.Cancel;
 import dev.tether.protocol.Frame;
+import dev.tether.protocol.FrameDecoder;
 import dev.tether.protocol.ProtocolVersion;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Response;
@@ -132,8 +133,7 @@ final class ClientStream implements CarriedStream, StreamReceiver.Owner, StreamS
       return new TetherException(
           "streams need a stream transport (tcp, ssl, local), not " + c.transport());
     }
-    int minor =
-        cc.channel.pipeline().get(dev.tether.protocol.FrameDecoder.class).peerMinorVersion();
+    int minor = cc.channel.pipeline().get(FrameDecoder.class).peerMinorVersion();
     if (minor < ProtocolVersion.FIRST_MINOR_OF_1_3) {
       return new IncompatibleServerException(
           "the server at "

@@ -1,5 +1,6 @@
 package dev.tether.client;
 
+import dev.tether.TetherException;
 import dev.tether.internal.IntMap;
 import dev.tether.protocol.Frame;
 import dev.tether.protocol.Status;
@@ -86,7 +87,7 @@ final class ClientStreams {
    */
   void leave(String why) {
     if (!connection.host.isClosing()) {
-      connectionLost(new dev.tether.TetherException(why));
+      connectionLost(new TetherException(why));
       return;
     }
     for (CarriedStream s : byId.values()) {

@@ -6,6 +6,8 @@ import dev.tether.InvocationMode;
 import dev.tether.LoadBalancing;
 import dev.tether.spi.Discovery;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -207,9 +209,9 @@ public final class ProxySettings {
 
     /** Adds (or replaces) one header sent with every request. */
     public Changes metadata(String key, String value) {
-      Map<String, String> m = new java.util.LinkedHashMap<>(s.metadata);
+      Map<String, String> m = new LinkedHashMap<>(s.metadata);
       m.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
-      s.metadata = java.util.Collections.unmodifiableMap(m);
+      s.metadata = Collections.unmodifiableMap(m);
       return this;
     }
   }

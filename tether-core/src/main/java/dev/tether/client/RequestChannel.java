@@ -2,8 +2,12 @@ package dev.tether.client;
 
 import dev.tether.Connection;
 import dev.tether.ConnectionState;
+import dev.tether.Topology;
+import dev.tether.observe.ConnectionStatus;
+import io.netty.util.concurrent.Future;
 import java.net.SocketAddress;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -61,7 +65,7 @@ public interface RequestChannel {
    * The latest cluster view the server announced, or null when it announced none (datagram
    * connections never hear one); safe from any thread.
    */
-  default dev.tether.Topology topology() {
+  default Topology topology() {
     return null;
   }
 
@@ -101,14 +105,14 @@ public interface RequestChannel {
   }
 
   /** A snapshot of this connection, taken on the thread that owns it. */
-  CompletableFuture<dev.tether.observe.ConnectionStatus> status();
+  CompletableFuture<ConnectionStatus> status();
 
   /**
    * Writes a proxy's queued batch calls as BATCH frames (one datagram on udp), on this channel's
    * loop. Completes once every frame was written; fails with {@link dev.tether.BatchLostException}
    * naming how many of the calls were not.
    */
-  CompletableFuture<Void> sendBatch(java.util.List<? extends CallAttempt> calls);
+  CompletableFuture<Void> sendBatch(List<? extends CallAttempt> calls);
 
   /**
    * The attempt numbered {@code attempt} of the call timed out (any thread): if it still waits here
@@ -122,13 +126,13 @@ public interface RequestChannel {
   /**
    * Takes no new calls, closes once pending ones are answered; the future completes when closed.
    */
-  default io.netty.util.concurrent.Future<?> drain() {
+  default Future<?> drain() {
     return close();
   }
 
   /** Completes when the connection has closed, for whatever reason. */
-  io.netty.util.concurrent.Future<?> closeFuture();
+  Future<?> closeFuture();
 
   /** Closes at once; pending calls fail as a lost connection. The future completes when closed. */
-  io.netty.util.concurrent.Future<?> close();
+  Future<?> close();
 }

@@ -3,10 +3,12 @@ package dev.tether.client;
 import dev.tether.Endpoint;
 import dev.tether.Topology;
 import dev.tether.internal.SerialExecutor;
+import java.net.InetSocketAddress;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.WeakHashMap;
 
@@ -142,7 +144,7 @@ final class TopologyViews {
               .computeIfAbsent(seeds, k -> Collections.newSetFromMap(new WeakHashMap<>()))
               .add(binding);
           List<Endpoint> now = failoverOrder(seeds);
-          if (now != null && !java.util.Objects.equals(primary(now), primary(settledUnder))) {
+          if (now != null && !Objects.equals(primary(now), primary(settledUnder))) {
             forgetUnlessOnPrimary(binding, connection, now);
           }
         });
@@ -191,7 +193,7 @@ final class TopologyViews {
         (seeds, old) -> {
           List<Endpoint> now = next.get(seeds).order();
           Set<ProxyBinding> bindings = followers.get(seeds);
-          if (bindings != null && !java.util.Objects.equals(primary(now), primary(old.order()))) {
+          if (bindings != null && !Objects.equals(primary(now), primary(old.order()))) {
             for (ProxyBinding b : List.copyOf(bindings)) {
               forgetUnlessOnPrimary(b, b.cachedConnection(), now);
             }
@@ -241,7 +243,7 @@ final class TopologyViews {
   }
 
   private static boolean goesTo(RequestChannel connection, Endpoint endpoint) {
-    return connection.remoteAddress() instanceof java.net.InetSocketAddress remote
+    return connection.remoteAddress() instanceof InetSocketAddress remote
         && remote.getPort() == endpoint.port()
         && (remote.getHostString().equals(endpoint.host())
             || (remote.getAddress() != null
