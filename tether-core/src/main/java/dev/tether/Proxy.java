@@ -3,7 +3,6 @@ package dev.tether;
 import dev.tether.client.ProxyBinding;
 import dev.tether.client.ProxySettings;
 import dev.tether.client.RequestChannel;
-import dev.tether.client.StreamPublisher;
 import dev.tether.client.VersionRange;
 import dev.tether.codec.RemoteCall;
 import dev.tether.codec.TypedStub;
@@ -222,7 +221,7 @@ public final class Proxy {
    */
   public Flow.Publisher<byte[]> stream(
       String operation, byte[] request, Flow.Publisher<byte[]> outbound) {
-    return new StreamPublisher(binding, operation, orEmpty(request), outbound, 0);
+    return tether.runtime().stream(binding, operation, orEmpty(request), outbound, 0);
   }
 
   private static byte[] orEmpty(byte[] payload) {
@@ -257,7 +256,7 @@ public final class Proxy {
     @Override
     public Flow.Publisher<byte[]> stream(
         String operation, byte[] body, boolean idempotent, Flow.Publisher<byte[]> outbound) {
-      return new StreamPublisher(
+      return tether.runtime().stream(
           binding, operation, orEmpty(body), outbound, idempotent ? Request.IDEMPOTENT : 0);
     }
   }

@@ -27,6 +27,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
 import java.util.function.Function;
 
 /**
@@ -161,6 +162,7 @@ public final class ClientRuntime implements NodeHost, StreamHost, CallHost {
     }
     if (inv.settings().mode().isBatch()) {
       inv.binding.batch().add(inv); // no connection until flushBatch()
+      inv.succeed(Invocation.EMPTY); // a batched call completes once queued
       return;
     }
     retryBudget.recordCall(ticker.nanoTime());
@@ -214,55 +216,48 @@ public final class ClientRuntime implements NodeHost, StreamHost, CallHost {
   public void onRetry(
       Invocation inv, Attempt.Outcome outcome, TetherException cause, String endpoint) {
     reports.onRetry(inv, outcome, cause, endpoint);
-    retry(inv);
-  }
-
-  void retry(Invocation inv) {
     control.execute(() -> calls.retry(inv));
   }
 
   /**
-   * Sends the batch requests the proxy queued, and only those, on the connection its next call
-   * would use (found or opened now, as for a call). None of them was on the wire yet, so a
-   * connection that closed since they were queued loses nothing: they go on the new one. Fails with
-   * {@link BatchLostException} naming how many were not sent (no connection, a failed write, too
-   * large for the server); those are no longer queued.
-   */
-  /**
    * The binding of a new proxy with {@code settings}: its cached connection, its batch, its router.
    */
   public ProxyBinding bind(ProxySettings settings) {
-    return new ProxyBinding(this, this, settings);
+    return new ProxyBinding(this, settings);
   }
 
+  /**
+   * What {@code Proxy.stream} returns: a cold publisher of streams of {@code operation} through
+   * {@code binding}'s proxy; {@code outbound} is what the client sends, or null for a server
+   * stream.
+   */
+  public StreamPublisher stream(
+      ProxyBinding binding,
+      String operation,
+      byte[] request,
+      Flow.Publisher<byte[]> outbound,
+      int flags) {
+    return new StreamPublisher(this, binding, operation, request, outbound, flags);
+  }
+
+  /**
+   * Sends the batch requests the proxy queued, and only those, on the connection its next call
+   * would use (found or opened now, as for a call); see {@link BatchQueue#flush}.
+   */
   public CompletableFuture<Void> flushBatch(ProxySettings settings, ProxyBinding binding) {
-    List<Invocation> queued = binding.batch().drain();
-    if (queued.isEmpty()) {
-      return CompletableFuture.completedFuture(null);
-    }
-    if (closing) {
-      return CompletableFuture.failedFuture(
-          BatchFrames.lost(
-              queued.size(),
-              queued.size(),
-              settings.identity(),
-              new TetherException("the runtime is closed")));
-    }
     RequestChannel cached =
         settings.connectionCached() && !CallPath.routesOverNodes(settings)
             ? binding.usable()
             : null;
-    CompletableFuture<RequestChannel> connection =
-        cached != null ? CompletableFuture.completedFuture(cached) : establish(settings, binding);
-    return connection
-        .handle(
-            (c, failure) ->
-                failure == null
-                    ? c.sendBatch(queued)
-                    : CompletableFuture.<Void>failedFuture(
-                        BatchFrames.lost(
-                            queued.size(), queued.size(), settings.identity(), unwrap(failure))))
-        .thenCompose(f -> f);
+    return binding
+        .batch()
+        .flush(
+            settings.identity(),
+            closing,
+            () ->
+                cached != null
+                    ? CompletableFuture.completedFuture(cached)
+                    : establish(settings, binding));
   }
 
   /** New connections use {@code next} from now on; open ones keep the context they have. */
@@ -432,11 +427,6 @@ public final class ClientRuntime implements NodeHost, StreamHost, CallHost {
   @Override
   public ClientConfig config() {
     return config;
-  }
-
-  /** The TetherException a failed future stands for; see {@link CallFailures#unwrap}. */
-  static TetherException unwrap(Throwable t) {
-    return CallFailures.unwrap(t);
   }
 
   /**

@@ -77,12 +77,13 @@ final class ClientStream implements CarriedStream, StreamReceiver.Owner, StreamS
   private StreamEnding ending;
 
   ClientStream(
+      StreamHost host,
       ProxyBinding binding,
       String operation,
       byte[] request,
       Flow.Publisher<byte[]> outbound,
       int flags) {
-    this.host = binding.streams;
+    this.host = host;
     this.binding = binding;
     this.operation = operation;
     this.request = request;

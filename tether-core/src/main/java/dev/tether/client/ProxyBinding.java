@@ -5,15 +5,12 @@ package dev.tether.client;
  * successful selection, used until it stops being usable, then selection runs again. Calls of one
  * proxy come from any thread and a connection may be found on any loop, so the cached values are
  * published through volatile fields; each is replaced whole, never updated in place. It also names
- * what the proxy's calls and streams may ask of the runtime, and its settings, so that a call needs
- * one reference to reach them. The runtime makes one per proxy.
+ * what the proxy's calls may ask of the runtime, and its settings, so that a call needs one
+ * reference to reach them. The runtime makes one per proxy.
  */
 public final class ProxyBinding {
   /** What the proxy's calls ask of the runtime. */
   final CallHost runtime;
-
-  /** What the proxy's streams ask of the runtime. */
-  final StreamHost streams;
 
   final ProxySettings settings;
   private volatile RequestChannel cached;
@@ -25,9 +22,8 @@ public final class ProxyBinding {
   /** The proxy's batch requests waiting for its flushBatch(). */
   private final BatchQueue batch = new BatchQueue();
 
-  ProxyBinding(CallHost runtime, StreamHost streams, ProxySettings settings) {
+  ProxyBinding(CallHost runtime, ProxySettings settings) {
     this.runtime = runtime;
-    this.streams = streams;
     this.settings = settings;
   }
 

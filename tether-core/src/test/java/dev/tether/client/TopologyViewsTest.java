@@ -151,7 +151,7 @@ class TopologyViewsTest {
   void aPrimaryThatMovedBetweenSettlingAndFollowingIsAppliedWhenFollowing() {
     ScriptedChannel toPrimary = ScriptedChannel.to(7001).connects(VIEW);
     views.learn(SEEDS, toPrimary);
-    ProxyBinding binding = new ProxyBinding(null, null, null);
+    ProxyBinding binding = new ProxyBinding(null, null);
     binding.cache(toPrimary, false);
     toPrimary.announces(Topology.of("tcp -h 127.0.0.1 -p 7002", List.of()));
     views.relearn(toPrimary);
@@ -195,7 +195,7 @@ class TopologyViewsTest {
   void aPrimarySteppingDownMovesItsFollowersEvenWhenAnotherMemberTaughtTheView() {
     views.learn(SEEDS, ScriptedChannel.to(7002).connects(elected(7001, 4)));
     ScriptedChannel toPrimary = ScriptedChannel.to(7001).connects(elected(7001, 4));
-    ProxyBinding binding = new ProxyBinding(null, null, null);
+    ProxyBinding binding = new ProxyBinding(null, null);
     binding.cache(toPrimary, false);
     views.follow(SEEDS, binding, toPrimary, views.failoverOrder(SEEDS));
 
@@ -232,7 +232,7 @@ class TopologyViewsTest {
 
   /** A proxy's binding that cached {@code c} under VIEW and follows its primary from now on. */
   private ProxyBinding followingOn(ScriptedChannel c) {
-    ProxyBinding binding = new ProxyBinding(null, null, null);
+    ProxyBinding binding = new ProxyBinding(null, null);
     binding.cache(
         c, c.remoteAddress() instanceof java.net.InetSocketAddress a && a.getPort() != 7001);
     views.follow(SEEDS, binding, c, VIEW.failoverOrder());
