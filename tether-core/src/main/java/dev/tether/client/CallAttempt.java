@@ -6,6 +6,7 @@ import dev.tether.protocol.EncodedNames;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Status;
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -167,6 +168,22 @@ abstract class CallAttempt extends ReplyFuture implements ChannelFutureListener 
     boolean fault = nodeFault;
     nodeFault = false;
     return fault;
+  }
+
+  /**
+   * The write of a batch holding only this call finished: on success the whole frame reached the
+   * kernel; on failure it did not leave whole, and the connection must close.
+   */
+  @Override
+  public final void operationComplete(ChannelFuture future) {
+    if (future.isSuccess()) {
+      onSent();
+    } else {
+      RequestChannel c = connection;
+      if (c != null) {
+        c.onWriteFailed(future.cause());
+      }
+    }
   }
 
   // ---- what a connection asks of the call, and tells it ----

@@ -64,7 +64,7 @@ final class CallPath {
             return;
           }
           if (router != null) {
-            inv.routedBy(router);
+            inv.extras().routedBy(router);
           }
           connection.send(inv);
         });

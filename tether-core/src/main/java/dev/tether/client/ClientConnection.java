@@ -259,7 +259,8 @@ public final class ClientConnection extends BaseConnection
   }
 
   /** A write failed: the connection is broken; its calls are decided as it closes. */
-  void onWriteFailed(Throwable cause) {
+  @Override
+  public void onWriteFailed(Throwable cause) {
     closing.failedWith(cause);
     channel.close();
   }

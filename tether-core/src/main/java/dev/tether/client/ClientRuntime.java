@@ -198,7 +198,7 @@ public final class ClientRuntime implements NodeHost, StreamHost, CallHost {
             ? null
             : TracedCall.start(interceptor, inv.settings(), inv.operation, inv.flags());
     if (trace != null) {
-      inv.traceAs(trace, null, true);
+      inv.extras().traceAs(trace, null, true);
     }
   }
 
@@ -215,7 +215,7 @@ public final class ClientRuntime implements NodeHost, StreamHost, CallHost {
   @Override
   public void onRetry(
       Invocation inv, Attempt.Outcome outcome, TetherException cause, String endpoint) {
-    reports.onRetry(inv, outcome, cause, endpoint);
+    reports.onRetry(inv, inv.retries(), outcome, cause, endpoint);
     control.execute(() -> calls.retry(inv));
   }
 

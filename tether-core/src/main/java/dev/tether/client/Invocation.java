@@ -8,7 +8,6 @@ import dev.tether.protocol.EncodedNames;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Status;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.ChannelFuture;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
 
@@ -127,14 +126,6 @@ public final class Invocation extends CallAttempt {
     return extras;
   }
 
-  /**
-   * A client interceptor watches this call (alone, or as one attempt of a hedged call); before it
-   * starts.
-   */
-  void traceAs(TracedCall call, String firstReason, boolean endsCall) {
-    extras().traceAs(call, firstReason, endsCall);
-  }
-
   void armDeadline() {
     CallExtras e = extras;
     if (e != null && e.deadlineNanos != 0) {
@@ -193,10 +184,6 @@ public final class Invocation extends CallAttempt {
         Attempt.Outcome.ATTEMPT_TIMEOUT,
         AttemptOutcomes.attemptTimedOut(
             operation, settings().attemptTimeout(), describeConnection()));
-  }
-
-  void routedBy(NodeRouter r) {
-    extras().routedBy(r);
   }
 
   /** The whole frame reached the kernel; a oneway call is complete now. */
@@ -440,19 +427,6 @@ public final class Invocation extends CallAttempt {
     }
     if (c != null) {
       c.abandon(this);
-    }
-  }
-
-  /**
-   * The write of a batch holding only this call finished: on success the whole frame reached the
-   * kernel; on failure it did not leave whole, and the connection must close.
-   */
-  @Override
-  public void operationComplete(ChannelFuture future) {
-    if (future.isSuccess()) {
-      onSent();
-    } else if (connection() instanceof ClientConnection c) {
-      c.onWriteFailed(future.cause());
     }
   }
 

@@ -120,6 +120,12 @@ public interface RequestChannel {
    */
   default void timeOutAttempt(CallAttempt invocation, int attempt) {}
 
+  /**
+   * Writing a call failed, so its frame may have left in part: the connection is broken and closes;
+   * its calls are decided as it does. On the connection's loop.
+   */
+  default void onWriteFailed(Throwable cause) {}
+
   /** Forgets a call that gave up waiting (invocation timeout); the connection stays open. */
   default void abandon(CallAttempt invocation) {}
 
