@@ -71,7 +71,7 @@ final class CallPath {
   }
 
   private void startOnNode(Invocation inv, Set<ConnectionKey> exclude) {
-    NodeRouter router = host.routerFor(inv.settings(), inv.binding);
+    NodeRouter router = inv.binding.router(host);
     handOver(inv, router.route(inv.settings(), exclude, inv.deadlineNanos()), router);
   }
 

@@ -109,7 +109,8 @@ public final class ClientRuntime implements NodeHost, StreamHost, CallHost {
             "tether-" + UUID.randomUUID(),
             () -> closing);
     this.pool = connections.pool();
-    RetryRounds rounds = new RetryRounds(config.retryIntervals(), topologies, selector, this);
+    RetryRounds rounds =
+        new RetryRounds(config.retryIntervals(), topologies, selector, this::scheduleOnControl);
     this.finder = new ConnectionFinder(this, pool, rounds, topologies);
     this.calls = new CallPath(this, finder);
   }
@@ -270,7 +271,7 @@ public final class ClientRuntime implements NodeHost, StreamHost, CallHost {
   @Override
   public CompletableFuture<RequestChannel> establish(ProxySettings settings, ProxyBinding binding) {
     if (CallPath.routesOverNodes(settings)) {
-      return routerFor(settings, binding).route(settings, Set.of(), 0);
+      return binding.router(this).route(settings, Set.of(), 0);
     }
     return finder.find(settings, binding, 0);
   }
@@ -281,7 +282,7 @@ public final class ClientRuntime implements NodeHost, StreamHost, CallHost {
    */
   public CompletableFuture<Void> connectAsync(ProxySettings settings, ProxyBinding binding) {
     if (CallPath.routesOverNodes(settings)) {
-      return routerFor(settings, binding).connectAny(settings);
+      return binding.router(this).connectAny(settings);
     }
     return establish(settings, binding).thenApply(c -> null);
   }
@@ -291,10 +292,8 @@ public final class ClientRuntime implements NodeHost, StreamHost, CallHost {
    * and version range.
    */
   @Override
-  public NodeRouter routerFor(ProxySettings settings, ProxyBinding binding) {
-    // Looked up once per proxy: a proxy's settings never change, so neither does its group.
-    NodeRouter cached = binding.router();
-    return cached != null ? cached : routers.routerFor(settings, binding);
+  public NodeRouter routerFor(ProxySettings settings) {
+    return routers.routerFor(settings);
   }
 
   // ---- what node groups, streams and calls ask of the runtime ----
@@ -337,7 +336,7 @@ public final class ClientRuntime implements NodeHost, StreamHost, CallHost {
 
   @Override
   public boolean isCompatible(ProxySettings settings, RequestChannel c) {
-    return ConnectionFinder.isCompatible(settings, c);
+    return settings.acceptsServerOf(c);
   }
 
   @Override

@@ -8,7 +8,7 @@ package dev.tether.client;
  * what the proxy's calls may ask of the runtime, and its settings, so that a call needs one
  * reference to reach them. The runtime makes one per proxy.
  */
-public final class ProxyBinding {
+public final class ProxyBinding implements ConnectionCache {
   /** What the proxy's calls ask of the runtime. */
   final CallHost runtime;
 
@@ -33,8 +33,8 @@ public final class ProxyBinding {
     return c != null && c.isUsable() ? c : null;
   }
 
-  /** The cached connection, usable or not; null when none is. */
-  RequestChannel cachedConnection() {
+  @Override
+  public RequestChannel cachedConnection() {
     return cached;
   }
 
@@ -61,12 +61,17 @@ public final class ProxyBinding {
     return batch;
   }
 
-  NodeRouter router() {
-    return router;
-  }
-
-  void router(NodeRouter r) {
-    router = r;
+  /**
+   * The node router of the proxy's group, asked of {@code host} at the first call and kept: a
+   * proxy's settings never change, so neither does its group.
+   */
+  NodeRouter router(CallHost host) {
+    NodeRouter r = router;
+    if (r == null) {
+      r = host.routerFor(settings);
+      router = r;
+    }
+    return r;
   }
 
   /** Drops whatever is cached. */
@@ -74,8 +79,8 @@ public final class ProxyBinding {
     cached = null;
   }
 
-  /** Drops the cached connection if it is still {@code c}; null forgets whatever is cached. */
-  void forget(RequestChannel c) {
+  @Override
+  public void forget(RequestChannel c) {
     if (c == null || cached == c) {
       cached = null;
     }

@@ -4,6 +4,7 @@ import dev.tether.Endpoint;
 import dev.tether.EndpointSelection;
 import dev.tether.InvocationMode;
 import dev.tether.LoadBalancing;
+import dev.tether.protocol.Welcome;
 import dev.tether.spi.Discovery;
 import java.time.Duration;
 import java.util.Collections;
@@ -352,5 +353,18 @@ public final class ProxySettings {
 
   public ProxySettings withPreferSecure(boolean v) {
     return with(c -> c.preferSecure(v));
+  }
+
+  /**
+   * True when the server behind {@code c} satisfies this proxy's version range (or it has none). A
+   * connection still in its handshake is not compatible yet: its version is unknown until WELCOME,
+   * so a call waits for {@code ready()} and asks again rather than land on an out-of-range server.
+   */
+  boolean acceptsServerOf(RequestChannel c) {
+    if (serverVersion() == null || !(c instanceof ClientConnection cc)) {
+      return true;
+    }
+    Welcome w = cc.welcome();
+    return w != null && serverVersion().contains(w.serverVersion());
   }
 }

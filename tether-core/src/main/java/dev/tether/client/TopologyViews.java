@@ -62,7 +62,7 @@ final class TopologyViews {
    * The bindings that cached a connection under each seed list's view; control executor only. Weak,
    * so a proxy the application dropped is not kept for its seeds' sake.
    */
-  private final Map<List<Endpoint>, Set<ProxyBinding>> followers = new HashMap<>();
+  private final Map<List<Endpoint>, Set<ConnectionCache>> followers = new HashMap<>();
 
   TopologyViews(SerialExecutor control) {
     this.control = control;
@@ -132,7 +132,7 @@ final class TopologyViews {
    */
   void follow(
       List<Endpoint> seeds,
-      ProxyBinding binding,
+      ConnectionCache binding,
       RequestChannel connection,
       List<Endpoint> settledUnder) {
     if (settledUnder == null) {
@@ -192,9 +192,9 @@ final class TopologyViews {
     before.forEach(
         (seeds, old) -> {
           List<Endpoint> now = next.get(seeds).order();
-          Set<ProxyBinding> bindings = followers.get(seeds);
+          Set<ConnectionCache> bindings = followers.get(seeds);
           if (bindings != null && !Objects.equals(primary(now), primary(old.order()))) {
-            for (ProxyBinding b : List.copyOf(bindings)) {
+            for (ConnectionCache b : List.copyOf(bindings)) {
               forgetUnlessOnPrimary(b, b.cachedConnection(), now);
             }
           }
@@ -202,7 +202,7 @@ final class TopologyViews {
   }
 
   private static void forgetUnlessOnPrimary(
-      ProxyBinding binding, RequestChannel connection, List<Endpoint> order) {
+      ConnectionCache binding, RequestChannel connection, List<Endpoint> order) {
     Endpoint primary = primary(order);
     if (connection != null && primary != null && !goesTo(connection, primary)) {
       binding.forget(connection);
