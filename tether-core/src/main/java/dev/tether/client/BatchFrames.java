@@ -42,7 +42,7 @@ final class BatchFrames {
    * ACTIVE by then.
    */
   static CompletableFuture<Void> send(
-      ClientConnection connection, Channel channel, List<? extends CallAttempt> calls) {
+      BatchCarrier connection, Channel channel, List<? extends CallAttempt> calls) {
     BatchFrames flush = new BatchFrames(connection, calls.size());
     try {
       channel

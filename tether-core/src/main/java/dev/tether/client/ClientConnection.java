@@ -29,7 +29,7 @@ import java.util.concurrent.CompletableFuture;
  * happens on the channel's event loop; other threads only enqueue calls.
  */
 public final class ClientConnection extends BaseConnection
-    implements ClientHandshake.Owner, ResponseSink {
+    implements BatchCarrier, ClientHandshake.Owner, ResponseSink {
   private final PendingCalls pending = new PendingCalls();
   private final CallBacklog backlog = new CallBacklog();
   private final CallTally tally = new CallTally();
@@ -61,7 +61,7 @@ public final class ClientConnection extends BaseConnection
    * This key's connections (this one and its extras) while it has extras, else null: callers spread
    * new calls over them. Published by {@link ExtraConnections}.
    */
-  private volatile RequestChannel[] lanes;
+  private volatile ClientConnection[] lanes;
 
   /** Set before connect by {@link ExtraConnections}; read on the loop after. */
   private boolean extra;
@@ -253,8 +253,8 @@ public final class ClientConnection extends BaseConnection
     return closing.failureOr(this + " closed");
   }
 
-  /** One of the proxy's batches is about to be written: the peer hears from this side now. */
-  void onBatchWriting() {
+  @Override
+  public void onBatchWriting() {
     watch.onWrite();
   }
 
@@ -269,9 +269,9 @@ public final class ClientConnection extends BaseConnection
 
   @Override
   public void send(CallAttempt invocation) {
-    RequestChannel[] spread = lanes;
+    ClientConnection[] spread = lanes;
     if (spread != null && !invocation.isOneway()) {
-      ExtraConnections.leastLoaded(spread, this).enqueue(invocation);
+      RequestChannel.leastLoaded(spread, this).enqueue(invocation);
     } else {
       enqueue(invocation);
     }
@@ -348,11 +348,8 @@ public final class ClientConnection extends BaseConnection
     return BatchFrames.send(this, channel, calls);
   }
 
-  /**
-   * Why a proxy's batch cannot go out now (on the loop): the close's cause when known; null while
-   * ACTIVE.
-   */
-  Throwable whyNotActive() {
+  @Override
+  public Throwable whyNotActive() {
     return state == ConnectionState.ACTIVE ? null : closing.failureOr(this + " is " + state);
   }
 
@@ -378,8 +375,8 @@ public final class ClientConnection extends BaseConnection
         streams.size());
   }
 
-  /** The largest frame the server takes (WELCOME's); before it, the server's decoder decides. */
-  int serverMaxFrameSize() {
+  @Override
+  public int serverMaxFrameSize() {
     Welcome w = welcome;
     return w == null ? Integer.MAX_VALUE : w.maxFrameSize();
   }
@@ -434,7 +431,7 @@ public final class ClientConnection extends BaseConnection
   /**
    * Spreads new calls over {@code all} (this key's connections), or over this one alone when null.
    */
-  void spreadOver(RequestChannel[] all) {
+  void spreadOver(ClientConnection[] all) {
     lanes = all;
   }
 }

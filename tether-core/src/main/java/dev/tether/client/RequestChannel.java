@@ -141,4 +141,23 @@ public interface RequestChannel {
 
   /** Closes at once; pending calls fail as a lost connection. The future completes when closed. */
   Future<?> close();
+
+  /**
+   * The channel among {@code lanes} with the fewest calls in flight that is usable (any thread,
+   * racy reads); {@code fallback} when none is. Ties go to the earlier lane.
+   */
+  static <C extends RequestChannel> C leastLoaded(C[] lanes, C fallback) {
+    C best = null;
+    int bestLoad = Integer.MAX_VALUE;
+    for (C lane : lanes) {
+      if (lane.isUsable()) {
+        int load = lane.outstandingRequests();
+        if (load < bestLoad) {
+          best = lane;
+          bestLoad = load;
+        }
+      }
+    }
+    return best != null ? best : fallback;
+  }
 }
