@@ -3,6 +3,7 @@ package dev.tether;
 import java.net.SocketAddress;
 import java.security.Principal;
 import java.security.cert.X509Certificate;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -39,7 +40,7 @@ public interface CallContext {
    * service makes on this thread before it returns inherit this deadline unless they set a shorter
    * one.
    */
-  default java.time.Duration timeRemaining() {
+  default Duration timeRemaining() {
     return null;
   }
 

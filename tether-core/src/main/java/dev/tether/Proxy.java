@@ -3,11 +3,17 @@ package dev.tether;
 import dev.tether.client.ProxyBinding;
 import dev.tether.client.ProxySettings;
 import dev.tether.client.RequestChannel;
+import dev.tether.client.VersionRange;
+import dev.tether.codec.RemoteCall;
 import dev.tether.codec.TypedStub;
 import dev.tether.protocol.Request;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Flow;
+import java.util.function.Function;
 
 /**
  * A reference to a remote service: identity, endpoints and call settings. Immutable; every {@code
@@ -28,7 +34,7 @@ public final class Proxy {
   Proxy(Tether tether, ProxySettings settings) {
     this.tether = tether;
     this.settings = settings;
-    this.binding = new ProxyBinding(tether.runtime(), settings);
+    this.binding = tether.runtime().bind(settings);
   }
 
   private Proxy with(ProxySettings s) {
@@ -123,10 +129,7 @@ public final class Proxy {
   /** Only servers whose version is in {@code range} (e.g. {@code "[2.0,3.0)"}) are used. */
   public Proxy withServerVersion(String range) {
     return with(
-        settings.with(
-            c ->
-                c.serverVersion(
-                    range == null ? null : dev.tether.client.VersionRange.parse(range))));
+        settings.with(c -> c.serverVersion(range == null ? null : VersionRange.parse(range))));
   }
 
   /**
@@ -159,7 +162,7 @@ public final class Proxy {
     return settings.mode();
   }
 
-  public java.util.List<Endpoint> endpoints() {
+  public List<Endpoint> endpoints() {
     return settings.endpoints();
   }
 
@@ -218,7 +221,7 @@ public final class Proxy {
    */
   public Flow.Publisher<byte[]> stream(
       String operation, byte[] request, Flow.Publisher<byte[]> outbound) {
-    return new dev.tether.client.StreamPublisher(binding, operation, orEmpty(request), outbound, 0);
+    return tether.runtime().stream(binding, operation, orEmpty(request), outbound, 0);
   }
 
   private static byte[] orEmpty(byte[] payload) {
@@ -236,7 +239,7 @@ public final class Proxy {
   }
 
   /** A typed stub's way out: this proxy's calls, the decoding ones completed by the call itself. */
-  private final class TypedCalls implements dev.tether.codec.RemoteCall {
+  private final class TypedCalls implements RemoteCall {
     @Override
     public CompletableFuture<byte[]> send(String operation, byte[] body, boolean idempotent) {
       return Proxy.this.send(operation, body, idempotent);
@@ -244,10 +247,7 @@ public final class Proxy {
 
     @Override
     public <T> CompletableFuture<T> send(
-        String operation,
-        byte[] body,
-        boolean idempotent,
-        java.util.function.Function<byte[], T> decoder) {
+        String operation, byte[] body, boolean idempotent, Function<byte[], T> decoder) {
       return tether
           .runtime()
           .invoke(settings, binding, operation, orEmpty(body), flags(idempotent), decoder);
@@ -256,7 +256,7 @@ public final class Proxy {
     @Override
     public Flow.Publisher<byte[]> stream(
         String operation, byte[] body, boolean idempotent, Flow.Publisher<byte[]> outbound) {
-      return new dev.tether.client.StreamPublisher(
+      return tether.runtime().stream(
           binding, operation, orEmpty(body), outbound, idempotent ? Request.IDEMPOTENT : 0);
     }
   }
@@ -280,7 +280,7 @@ public final class Proxy {
   public void flushBatch() {
     try {
       flushBatchAsync().join();
-    } catch (java.util.concurrent.CompletionException e) {
+    } catch (CompletionException e) {
       throw e.getCause() instanceof RuntimeException re ? re : e;
     }
   }
@@ -312,7 +312,7 @@ public final class Proxy {
     CompletableFuture<RequestChannel> f = tether.runtime().establish(settings, binding);
     try {
       return f.get();
-    } catch (java.util.concurrent.ExecutionException e) {
+    } catch (ExecutionException e) {
       throw e.getCause() instanceof RuntimeException re ? re : new TetherException(e.toString(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -3,7 +3,10 @@ package dev.tether;
 import dev.tether.internal.DurationParser;
 import dev.tether.internal.TetherProperties;
 import dev.tether.protocol.BodyCompression;
+import dev.tether.stream.StreamSettings;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.Locale;
 
 /**
  * The {@code tether.*} keys a server reads, parsed once when it is built: a bad value fails {@code
@@ -36,7 +39,7 @@ record ServerProperties(
     ExecutionMode executionMode,
     Duration maxConnectionAge,
     Duration maxConnectionAgeGrace,
-    dev.tether.stream.StreamSettings streams) {
+    StreamSettings streams) {
   static final String EXECUTION_MODE = "tether.server.executionMode";
 
   static ServerProperties parse(TetherProperties properties) {
@@ -52,12 +55,12 @@ record ServerProperties(
         executionMode(properties.get(EXECUTION_MODE, ExecutionMode.EXECUTOR.name())),
         duration(properties, "tether.server.maxConnectionAge", "0"),
         duration(properties, "tether.server.maxConnectionAgeGrace", "0"),
-        dev.tether.stream.StreamSettings.parse(properties::get));
+        StreamSettings.parse(properties::get));
   }
 
   /** The mode's name, in any case, with '-' for '_' as Spring's relaxed binding may write it. */
   private static ExecutionMode executionMode(String value) {
-    String name = value.trim().toUpperCase(java.util.Locale.ROOT).replace('-', '_');
+    String name = value.trim().toUpperCase(Locale.ROOT).replace('-', '_');
     for (ExecutionMode mode : ExecutionMode.values()) {
       if (mode.name().equals(name)) {
         return mode;
@@ -66,7 +69,7 @@ record ServerProperties(
     throw new IllegalArgumentException(
         EXECUTION_MODE
             + " must be one of "
-            + java.util.Arrays.toString(ExecutionMode.values())
+            + Arrays.toString(ExecutionMode.values())
             + ", got \""
             + value
             + "\"");

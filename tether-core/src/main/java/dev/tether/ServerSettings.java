@@ -1,5 +1,6 @@
 package dev.tether;
 
+import dev.tether.internal.VirtualThreads;
 import dev.tether.observe.TetherListener;
 import dev.tether.server.ServiceHandler;
 import dev.tether.spi.Scheduler;
@@ -8,8 +9,10 @@ import dev.tether.spi.WireProtocol;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.Executor;
 
 /**
@@ -46,7 +49,7 @@ record ServerSettings(
     ServerCallObserver callObserver,
     Ticker ticker,
     Scheduler scheduler,
-    java.util.Random random,
+    Random random,
     ServerProperties properties,
     List<WireProtocol> wireProtocols) {
 
@@ -60,7 +63,7 @@ record ServerSettings(
     }
     if (properties.executionMode() == ExecutionMode.VIRTUAL_THREADS) {
       // Virtual threads need Java 21, and start their own thread per call.
-      dev.tether.internal.VirtualThreads.require(
+      VirtualThreads.require(
           "ExecutionMode.VIRTUAL_THREADS (" + ServerProperties.EXECUTION_MODE + ")");
       if (executor != null) {
         throw new IllegalStateException(
@@ -80,9 +83,9 @@ record ServerSettings(
    * Every service name, call and stream services alike, each once, in registration order (calls
    * first).
    */
-  java.util.List<String> serviceNames() {
-    java.util.LinkedHashSet<String> names = new java.util.LinkedHashSet<>(services.keySet());
+  List<String> serviceNames() {
+    LinkedHashSet<String> names = new LinkedHashSet<>(services.keySet());
     names.addAll(streamServices.keySet());
-    return java.util.List.copyOf(names);
+    return List.copyOf(names);
   }
 }

@@ -3,13 +3,20 @@ package dev.tether;
 import dev.tether.client.ClientConfig;
 import dev.tether.client.ClientRuntime;
 import dev.tether.client.ProxySettings;
+import dev.tether.client.RequestChannel;
+import dev.tether.cluster.EpsilonGreedySettings;
 import dev.tether.cluster.NodeGroups;
 import dev.tether.codec.JacksonCodec;
+import dev.tether.internal.SerialExecutor;
+import dev.tether.observe.TetherListener;
+import dev.tether.observe.TetherStatus;
 import dev.tether.spi.Codec;
 import dev.tether.spi.Discovery;
 import dev.tether.transport.TlsContexts;
+import dev.tether.transport.TlsWatch;
 import java.util.List;
 import java.util.Objects;
+import java.util.Properties;
 
 /**
  * The client runtime: owns event loops, resolver and connection cache. One per application is the
@@ -23,12 +30,12 @@ public final class Tether implements AutoCloseable {
   private final TlsConfig tls;
 
   /** Null unless the builder asked to watch the TLS files. */
-  private final dev.tether.transport.TlsWatch tlsWatch;
+  private final TlsWatch tlsWatch;
 
   private Tether(Builder b) {
     this.codec = b.codec;
     this.tls = b.tls;
-    java.util.Properties settings = b.properties.effective();
+    Properties settings = b.properties.effective();
     this.runtime =
         new ClientRuntime(
             ClientConfig.from(settings),
@@ -37,16 +44,16 @@ public final class Tether implements AutoCloseable {
             b.ticker,
             b.scheduler,
             b.random,
-            new NodeGroups(dev.tether.cluster.EpsilonGreedySettings.from(settings)),
+            new NodeGroups(EpsilonGreedySettings.from(settings)),
             b.listeners,
             b.clientInterceptor);
     if (b.tlsWatch != null) {
       tlsWatch =
-          new dev.tether.transport.TlsWatch(
+          new TlsWatch(
               tls.pemFiles(),
               this::reloadTls,
               runtime.scheduler(),
-              new dev.tether.internal.SerialExecutor(),
+              new SerialExecutor(),
               b.tlsWatch.toNanos());
       tlsWatch.start();
     } else {
@@ -96,7 +103,7 @@ public final class Tether implements AutoCloseable {
    * CLOSED with nothing in flight. Cheap enough to poll.
    */
   public Connection connection(Connection earlier) {
-    dev.tether.client.RequestChannel now = runtime.connectionNumbered(earlier.id());
+    RequestChannel now = runtime.connectionNumbered(earlier.id());
     if (now != null) {
       return now.snapshot();
     }
@@ -113,7 +120,7 @@ public final class Tether implements AutoCloseable {
   }
 
   /** A snapshot of this runtime's connections, nodes and retry counters; cheap enough to poll. */
-  public dev.tether.observe.TetherStatus status() {
+  public TetherStatus status() {
     return runtime.status();
   }
 
@@ -139,7 +146,7 @@ public final class Tether implements AutoCloseable {
    * page can be wired to a runtime that already exists): it receives the events emitted from now
    * on, in order, on the runtime's event thread. Safe from any thread.
    */
-  public void addListener(dev.tether.observe.TetherListener l) {
+  public void addListener(TetherListener l) {
     runtime.events().add(l);
   }
 
@@ -148,7 +155,7 @@ public final class Tether implements AutoCloseable {
    * those emitted before may still reach it, in order, just after this returns. Returns false when
    * it was not registered.
    */
-  public boolean removeListener(dev.tether.observe.TetherListener l) {
+  public boolean removeListener(TetherListener l) {
     return runtime.events().remove(l);
   }
 

@@ -1,5 +1,6 @@
 package dev.tether;
 
+import dev.tether.codec.OperationTable;
 import dev.tether.internal.EventBus;
 import dev.tether.observe.ServerStatus;
 import dev.tether.observe.TetherListener;
@@ -9,6 +10,7 @@ import dev.tether.server.RawServiceHandler;
 import dev.tether.server.ServerRuntime;
 import dev.tether.server.ServiceHandler;
 import dev.tether.server.TypedServiceHandler;
+import dev.tether.server.TypedStreamService;
 import dev.tether.spi.WireProtocol;
 import dev.tether.transport.TlsContexts;
 import java.time.Duration;
@@ -246,8 +248,8 @@ public final class TetherServer implements AutoCloseable {
      * Flow.Publisher).
      */
     public <T> Builder service(String name, Class<T> iface, T implementation) {
-      if (dev.tether.codec.OperationTable.of(iface).hasStreams()) {
-        streamService(name, new dev.tether.server.TypedStreamService(iface, implementation, codec));
+      if (OperationTable.of(iface).hasStreams()) {
+        streamService(name, new TypedStreamService(iface, implementation, codec));
       }
       return register(
           services, "service", name, new TypedServiceHandler(iface, implementation, codec));

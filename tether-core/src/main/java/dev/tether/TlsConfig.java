@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.BiFunction;
+import java.util.stream.Stream;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.TrustManagerFactory;
 
@@ -82,7 +83,7 @@ public final class TlsConfig {
       TrustManagerFactory trustManagerFactory) {
 
     List<Path> pemFiles() {
-      return java.util.stream.Stream.of(certificateChain, privateKey, trustedCertificates)
+      return Stream.of(certificateChain, privateKey, trustedCertificates)
           .filter(Objects::nonNull)
           .flatMap(pem -> pem.file().stream())
           .toList();

@@ -1,6 +1,7 @@
 package dev.tether.client;
 
 import dev.tether.Attempt;
+import dev.tether.AttemptTimeoutException;
 import dev.tether.ConnectionLostException;
 import dev.tether.InvocationTimeoutException;
 import dev.tether.OperationNotFoundException;
@@ -8,9 +9,11 @@ import dev.tether.PermissionDeniedException;
 import dev.tether.RemoteException;
 import dev.tether.RequestRefusedException;
 import dev.tether.ServiceNotFoundException;
+import dev.tether.StreamLostException;
 import dev.tether.TetherException;
 import dev.tether.protocol.Response;
 import dev.tether.protocol.Status;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -88,7 +91,7 @@ final class AttemptOutcomes {
                   + "\": "
                   + metadata.getOrDefault(Response.ERROR_MESSAGE, "permission denied"));
       case STREAM_LOST ->
-          new dev.tether.StreamLostException(
+          new StreamLostException(
               "the server cannot carry "
                   + operation
                   + " of \""
@@ -137,9 +140,8 @@ final class AttemptOutcomes {
   /**
    * No answer within the attempt timeout; the request was written, so the server may have run it.
    */
-  static dev.tether.AttemptTimeoutException attemptTimedOut(
-      String operation, java.time.Duration limit, String where) {
-    return new dev.tether.AttemptTimeoutException(
+  static AttemptTimeoutException attemptTimedOut(String operation, Duration limit, String where) {
+    return new AttemptTimeoutException(
         operation
             + " got no answer within the attempt timeout of "
             + limit.toMillis()
@@ -152,7 +154,7 @@ final class AttemptOutcomes {
    * How a timeout says the deadline passed: its own invocation timeout ({@code limit}), or one it
    * inherited (null).
    */
-  static String noAnswer(String operation, java.time.Duration limit) {
+  static String noAnswer(String operation, Duration limit) {
     return operation
         + " got no answer "
         + (limit != null

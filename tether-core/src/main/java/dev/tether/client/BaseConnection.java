@@ -1,6 +1,8 @@
 package dev.tether.client;
 
+import dev.tether.Connection;
 import dev.tether.ConnectionState;
+import dev.tether.observe.ConnectionStatus;
 import dev.tether.observe.TetherEvent;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -9,6 +11,7 @@ import io.netty.util.concurrent.ImmediateEventExecutor;
 import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -74,7 +77,7 @@ abstract class BaseConnection extends ChannelInboundHandlerAdapter implements Re
     }
     try {
       ch.eventLoop().execute(task);
-    } catch (java.util.concurrent.RejectedExecutionException loopStopped) {
+    } catch (RejectedExecutionException loopStopped) {
       // The runtime is closing.
     }
   }
@@ -112,7 +115,7 @@ abstract class BaseConnection extends ChannelInboundHandlerAdapter implements Re
                 ch.close();
               });
       return ch.closeFuture();
-    } catch (java.util.concurrent.RejectedExecutionException loopStopped) {
+    } catch (RejectedExecutionException loopStopped) {
       return ch.close();
     }
   }
@@ -123,8 +126,8 @@ abstract class BaseConnection extends ChannelInboundHandlerAdapter implements Re
   }
 
   @Override
-  public final dev.tether.Connection snapshot() {
-    return new dev.tether.Connection(
+  public final Connection snapshot() {
+    return new Connection(
         id,
         endpointText(),
         remoteAddress(),
@@ -230,21 +233,19 @@ abstract class BaseConnection extends ChannelInboundHandlerAdapter implements Re
   }
 
   /** This connection's status; runs on its loop, which owns what it reads. */
-  protected abstract dev.tether.observe.ConnectionStatus statusOnLoop(long nowNanos);
+  protected abstract ConnectionStatus statusOnLoop(long nowNanos);
 
   @Override
-  public final java.util.concurrent.CompletableFuture<dev.tether.observe.ConnectionStatus>
-      status() {
+  public final CompletableFuture<ConnectionStatus> status() {
     long now = host.ticker().nanoTime();
     Channel ch = channel;
     if (ch == null || ch.eventLoop().inEventLoop()) {
-      return java.util.concurrent.CompletableFuture.completedFuture(statusOnLoop(now));
+      return CompletableFuture.completedFuture(statusOnLoop(now));
     }
-    java.util.concurrent.CompletableFuture<dev.tether.observe.ConnectionStatus> f =
-        new java.util.concurrent.CompletableFuture<>();
+    CompletableFuture<ConnectionStatus> f = new CompletableFuture<>();
     try {
       ch.eventLoop().execute(() -> f.complete(statusOnLoop(now)));
-    } catch (java.util.concurrent.RejectedExecutionException stopped) {
+    } catch (RejectedExecutionException stopped) {
       f.complete(statusOnLoop(now));
     }
     return f;

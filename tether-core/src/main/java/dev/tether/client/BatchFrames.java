@@ -42,7 +42,7 @@ final class BatchFrames {
    * ACTIVE by then.
    */
   static CompletableFuture<Void> send(
-      ClientConnection connection, Channel channel, List<Invocation> calls) {
+      BatchCarrier connection, Channel channel, List<? extends CallAttempt> calls) {
     BatchFrames flush = new BatchFrames(connection, calls.size());
     try {
       channel
@@ -68,7 +68,7 @@ final class BatchFrames {
    * Splits and writes {@code calls} (on the loop); {@code maxFrameSize} bounds each frame's length
    * field.
    */
-  private void write(Channel channel, List<Invocation> calls, int maxFrameSize) {
+  private void write(Channel channel, List<? extends CallAttempt> calls, int maxFrameSize) {
     List<List<Request>> frames = split(calls, maxFrameSize);
     unfinishedFrames = frames.size();
     for (List<Request> frame : frames) {
@@ -81,12 +81,12 @@ final class BatchFrames {
     finishIfDone();
   }
 
-  private List<List<Request>> split(List<Invocation> calls, int maxFrameSize) {
+  private List<List<Request>> split(List<? extends CallAttempt> calls, int maxFrameSize) {
     long room = (long) maxFrameSize - FrameHeader.HEADER_LENGTH - MAX_COUNT_BYTES;
     List<List<Request>> frames = new ArrayList<>();
     List<Request> current = new ArrayList<>();
     long used = 0;
-    for (Invocation inv : calls) {
+    for (CallAttempt inv : calls) {
       Request r = inv.toRequest();
       int entry = FrameWriter.encodedSize(r);
       if (entry > room) {

@@ -1,7 +1,16 @@
 package dev.tether.client;
 
+import dev.tether.CallPhase;
+import dev.tether.protocol.BodyCompression;
+import dev.tether.protocol.EncodedNames;
+import dev.tether.protocol.Request;
+import dev.tether.protocol.Status;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Map;
 
 /**
  * Where one call's current attempt is: its {@link State} as the runtime sees it (kept apart from
@@ -14,8 +23,14 @@ import java.lang.invoke.VarHandle;
  * it; between attempts the runtime's control executor does. The deadline and a caller's cancel may
  * strike from any thread, so every change of state is one compare-and-set in {@link #transition}:
  * exactly one thread makes each.
+ *
+ * <p>It is also all that a connection knows of a call: connections, their pending table, backlog
+ * and batch writer name this type, never {@link Invocation}, and tell the call through the abstract
+ * methods below what became of its attempt. Invocation, the one final subclass, answers them, so
+ * the calls stay monomorphic. As the write listener of a batch holding only this call, it hears
+ * whether its frame left whole.
  */
-abstract class CallAttempt extends ReplyFuture {
+abstract class CallAttempt extends ReplyFuture implements ChannelFutureListener {
   /** Where the call is, as the runtime sees it. */
   enum State {
     /**
@@ -154,4 +169,66 @@ abstract class CallAttempt extends ReplyFuture {
     nodeFault = false;
     return fault;
   }
+
+  /**
+   * The write of a batch holding only this call finished: on success the whole frame reached the
+   * kernel; on failure it did not leave whole, and the connection must close.
+   */
+  @Override
+  public final void operationComplete(ChannelFuture future) {
+    if (future.isSuccess()) {
+      onSent();
+    } else {
+      RequestChannel c = connection;
+      if (c != null) {
+        c.onWriteFailed(future.cause());
+      }
+    }
+  }
+
+  // ---- what a connection asks of the call, and tells it ----
+
+  /** The REQUEST flags the caller chose (the wire's {@code COMPRESSED} is decided per attempt). */
+  abstract int flags();
+
+  abstract boolean isOneway();
+
+  /** The call is about to be handed to {@code c}; called by the thread handing it over. */
+  abstract void attachedTo(RequestChannel c);
+
+  /** Which attempt runs now; the connection compares it with the one a timer was armed for. */
+  abstract int attemptNumber();
+
+  /** The call waits in {@code kind} from now (on {@code endpoint}, or null). */
+  abstract void waitsIn(CallPhase.Kind kind, String endpoint);
+
+  /**
+   * Appends this attempt's REQUEST frame to {@code out}: {@code bodies} is what the connection
+   * negotiated, {@code names} its cache of the names' wire form.
+   */
+  abstract void writeRequest(ByteBuf out, BodyCompression bodies, EncodedNames names);
+
+  /** This attempt's REQUEST as a value (datagrams, batches). */
+  abstract Request toRequest();
+
+  /** The whole frame reached the kernel (on the loop). */
+  abstract void onSent();
+
+  /** The server answered (on the loop). */
+  abstract void onResponse(Status status, Map<String, String> metadata, byte[] body);
+
+  /** The server proved it did not run the request. */
+  abstract void onRefused(String why);
+
+  /** The attempt ended before its frame was whole on the wire. */
+  abstract void onNotSent(Throwable cause);
+
+  /** The connection closed while this call waited for its answer. */
+  abstract void onConnectionLost(Throwable cause);
+
+  /** The attempt got no answer in time; its connection already freed its slot. */
+  abstract void onAttemptTimedOut();
+
+  /** Ends the call with {@code t}, whatever its retry policy (a request its connection refuses). */
+  abstract void fail(Throwable t);
 }

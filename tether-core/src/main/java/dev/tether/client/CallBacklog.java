@@ -10,7 +10,7 @@ import java.util.ArrayDeque;
  * call. Confined to the connection's event loop.
  */
 final class CallBacklog {
-  private final ArrayDeque<Invocation> waiting = new ArrayDeque<>(0);
+  private final ArrayDeque<CallAttempt> waiting = new ArrayDeque<>(0);
 
   /**
    * True from the first call that waits until the backlog empties: the runtime heard of it once.
@@ -18,7 +18,7 @@ final class CallBacklog {
   private boolean saturationReported;
 
   /** Adds a call; true when it is the first of a saturation, which the runtime must hear of. */
-  boolean add(Invocation call) {
+  boolean add(CallAttempt call) {
     waiting.add(call);
     if (saturationReported) {
       return false;
@@ -31,8 +31,8 @@ final class CallBacklog {
    * The next call still wanting a slot, or null when none waits; calls that timed out or were
    * cancelled while they waited are dropped on the way, since they take no slot.
    */
-  Invocation nextLive() {
-    Invocation next = waiting.poll();
+  CallAttempt nextLive() {
+    CallAttempt next = waiting.poll();
     while (next != null && next.isFinished()) {
       next = waiting.poll();
     }
@@ -43,7 +43,7 @@ final class CallBacklog {
   }
 
   /** The next waiting call, finished or not, or null; for moving the backlog elsewhere. */
-  Invocation poll() {
+  CallAttempt poll() {
     return waiting.poll();
   }
 
@@ -67,7 +67,7 @@ final class CallBacklog {
         cause instanceof TetherException t
             ? t
             : new TetherException(CloseCause.describe(cause), cause);
-    for (Invocation call = poll(); call != null; call = poll()) {
+    for (CallAttempt call = poll(); call != null; call = poll()) {
       call.onNotSent(why);
     }
   }

@@ -20,7 +20,7 @@ import java.util.Arrays;
  * call whose whole frame reached the kernel counts as sent, which is what the at-most-once rule
  * needs to know. Callers enqueue from any thread; everything else runs on the loop.
  */
-final class CallBatchWriter extends WriteBatcher<Invocation> {
+final class CallBatchWriter extends WriteBatcher<CallAttempt> {
   private final ClientConnection connection;
   private final PendingCalls pending;
   private final CallBacklog backlog;
@@ -34,13 +34,13 @@ final class CallBatchWriter extends WriteBatcher<Invocation> {
   private int inFlightLimit = Integer.MAX_VALUE;
 
   /** The calls encoded into the batch being built; the first apart, since most batches hold one. */
-  private Invocation first;
+  private CallAttempt first;
 
   /**
    * The batch's other calls, in {@code more[0 .. moreCount)}; made by the first batch of more than
    * one call. A written batch hands it to its outcome, which hands it back once the write is done.
    */
-  private Invocation[] more;
+  private CallAttempt[] more;
 
   private int moreCount;
 
@@ -82,7 +82,7 @@ final class CallBatchWriter extends WriteBatcher<Invocation> {
 
   /** A twoway call left the pending table (on the loop): a backlogged call takes its slot. */
   void onSlotFreed() {
-    Invocation next = backlog.nextLive();
+    CallAttempt next = backlog.nextLive();
     if (next != null) {
       next.waitsIn(CallPhase.Kind.AWAITING_REPLY, CallAttempt.endpointOf(connection));
       enqueue(next);
@@ -96,7 +96,7 @@ final class CallBatchWriter extends WriteBatcher<Invocation> {
    * call, and when {@code tellServer} a CANCEL says no answer is wanted. False when it was not
    * waiting here (answered meanwhile, or never written).
    */
-  boolean cancel(Invocation inv, boolean tellServer) {
+  boolean cancel(CallAttempt inv, boolean tellServer) {
     if (!pending.forget(inv)) {
       return false;
     }
@@ -113,7 +113,7 @@ final class CallBatchWriter extends WriteBatcher<Invocation> {
    */
   void onWritable() {
     for (int n = backlog.size(); n > 0 && pending.size() < inFlightLimit; n--) {
-      Invocation next = backlog.poll();
+      CallAttempt next = backlog.poll();
       next.waitsIn(CallPhase.Kind.AWAITING_REPLY, CallAttempt.endpointOf(connection));
       enqueue(next);
     }
@@ -122,14 +122,14 @@ final class CallBatchWriter extends WriteBatcher<Invocation> {
 
   /** Moves every backlogged call to {@code other} (on the loop); they were never sent here. */
   void handOverBacklog(ClientConnection other) {
-    for (Invocation inv = backlog.poll(); inv != null; inv = backlog.poll()) {
+    for (CallAttempt inv = backlog.poll(); inv != null; inv = backlog.poll()) {
       other.enqueue(inv);
     }
     backlog.endSaturationIfEmpty();
   }
 
   @Override
-  protected void encode(Invocation inv, ByteBuf out) {
+  protected void encode(CallAttempt inv, ByteBuf out) {
     if (!connection.takesCalls()) {
       inv.onNotSent(connection.whyNotTakingCalls());
       return;
@@ -149,7 +149,7 @@ final class CallBatchWriter extends WriteBatcher<Invocation> {
     }
     inv.requestId = pending.nextRequestId();
     int start = out.writerIndex();
-    RequestWire.encode(inv, out, compression, names);
+    inv.writeRequest(out, compression, names);
     // The limit bounds the length field, which counts all but itself.
     int frameBytes = out.writerIndex() - start - FrameHeader.LENGTH_FIELD_LENGTH;
     int limit = connection.serverMaxFrameSize();
@@ -176,7 +176,7 @@ final class CallBatchWriter extends WriteBatcher<Invocation> {
       first = inv;
     } else {
       if (more == null) {
-        more = new Invocation[15];
+        more = new CallAttempt[15];
       } else if (moreCount == more.length) {
         more = Arrays.copyOf(more, more.length * 2);
       }
@@ -193,7 +193,7 @@ final class CallBatchWriter extends WriteBatcher<Invocation> {
     watch.onWrite();
     if (moreCount == 0) {
       // One call: it is its own write listener, and whole-or-not needs no progress count.
-      Invocation only = first;
+      CallAttempt only = first;
       first = null;
       channel.write(buffer, channel.newPromise()).addListener(only);
       return;
@@ -207,7 +207,7 @@ final class CallBatchWriter extends WriteBatcher<Invocation> {
   }
 
   @Override
-  protected void discard(Invocation inv) {
+  protected void discard(CallAttempt inv) {
     inv.onNotSent(connection.whyClosed());
   }
 
@@ -225,10 +225,10 @@ final class CallBatchWriter extends WriteBatcher<Invocation> {
    */
   private static final class BatchOutcome implements ChannelProgressiveFutureListener {
     private final CallBatchWriter writer;
-    private Invocation first;
+    private CallAttempt first;
 
     /** The batch's other calls, in {@code more[0 .. moreCount)}: one or more. */
-    private Invocation[] more;
+    private CallAttempt[] more;
 
     private int moreCount;
     private long bytesWritten;
@@ -240,8 +240,8 @@ final class CallBatchWriter extends WriteBatcher<Invocation> {
     /**
      * Holds a batch's calls; returns the array of calls it held before, emptied (null at first).
      */
-    Invocation[] take(Invocation first, Invocation[] more, int moreCount) {
-      Invocation[] previous = this.more;
+    CallAttempt[] take(CallAttempt first, CallAttempt[] more, int moreCount) {
+      CallAttempt[] previous = this.more;
       this.first = first;
       this.more = more;
       this.moreCount = moreCount;
@@ -271,7 +271,7 @@ final class CallBatchWriter extends WriteBatcher<Invocation> {
       writer.recycle(this);
     }
 
-    private void markIfWritten(Invocation inv, boolean all) {
+    private void markIfWritten(CallAttempt inv, boolean all) {
       if (all || inv.batchEndOffset <= bytesWritten) {
         inv.onSent();
       }

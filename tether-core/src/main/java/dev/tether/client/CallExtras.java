@@ -1,5 +1,6 @@
 package dev.tether.client;
 
+import dev.tether.Attempt;
 import dev.tether.CallPhase;
 import dev.tether.InvocationTimeoutException;
 import dev.tether.spi.Scheduler;
@@ -7,6 +8,8 @@ import dev.tether.spi.Ticker;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.function.Supplier;
 
 /**
@@ -91,7 +94,7 @@ final class CallExtras {
    * the thread handing the attempt over before the connection's loop encodes it, so the hand-over
    * publishes it.
    */
-  private java.util.Map<String, String> attemptMetadata;
+  private Map<String, String> attemptMetadata;
 
   CallExtras(long deadlineNanos, long startNanos) {
     this.deadlineNanos = deadlineNanos;
@@ -210,7 +213,7 @@ final class CallExtras {
   }
 
   /** The metadata of the current attempt when the interceptor added to it, else null. */
-  java.util.Map<String, String> attemptMetadata() {
+  Map<String, String> attemptMetadata() {
     return attemptMetadata;
   }
 
@@ -231,8 +234,7 @@ final class CallExtras {
    */
   void onAttemptStarted(RequestChannel c, Ticker ticker) {
     if (trace != null) {
-      java.util.List<dev.tether.Attempt> failed =
-          history == null ? java.util.List.of() : history.attempts();
+      List<Attempt> failed = history == null ? List.of() : history.attempts();
       String reason =
           failed.isEmpty() ? firstReason : failed.get(failed.size() - 1).outcome().name();
       attemptMetadata = trace.onAttempt(c, reason);

@@ -34,8 +34,8 @@ interface CallHost {
   /** A failed attempt may run again (the call decided so): count, tell, and send it on. */
   void onRetry(Invocation inv, Attempt.Outcome outcome, TetherException cause, String endpoint);
 
-  /** The node router shared by proxies like {@code settings}, cached in {@code binding}. */
-  NodeRouter routerFor(ProxySettings settings, ProxyBinding binding);
+  /** The node router shared by proxies like {@code settings}; a proxy's binding caches it. */
+  NodeRouter routerFor(ProxySettings settings);
 
   /**
    * What a call of {@code endpoints} without a connection at its deadline waited for; control

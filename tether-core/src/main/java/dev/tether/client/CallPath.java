@@ -65,14 +65,14 @@ final class CallPath {
             return;
           }
           if (router != null) {
-            inv.routedBy(router);
+            inv.extras().routedBy(router);
           }
           connection.send(inv);
         });
   }
 
   private void startOnNode(Invocation inv, Set<ConnectionKey> exclude) {
-    NodeRouter router = host.routerFor(inv.settings(), inv.binding);
+    NodeRouter router = inv.binding.router(host);
     handOver(inv, router.route(inv.settings(), exclude, inv.deadlineNanos()), router);
   }
 
@@ -93,7 +93,7 @@ final class CallPath {
       if (failedOn != null && inv.history().latestOutcome() == Attempt.Outcome.NOT_FOUND) {
         // Deployed without what the call needs: its peers take the service's calls for a while.
         walk.notFoundOn(failedOn);
-        host.routerFor(inv.settings(), inv.binding).onNotFound(failedOn, inv.settings().identity());
+        inv.binding.router(host).onNotFound(failedOn, inv.settings().identity());
       }
       retryOnNodes(inv, walk);
     } else {

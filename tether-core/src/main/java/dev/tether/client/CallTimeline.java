@@ -4,6 +4,7 @@ import dev.tether.CallPhase;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 
@@ -38,7 +39,7 @@ final class CallTimeline {
     update(
         now -> {
           Mark last = now.get(now.size() - 1);
-          return last.kind() == kind && java.util.Objects.equals(last.endpoint(), endpoint)
+          return last.kind() == kind && Objects.equals(last.endpoint(), endpoint)
               ? now
               : withLast(now, false, new Mark(kind, endpoint, nowNanos, null));
         });

@@ -3,6 +3,7 @@ package dev.tether.client;
 import dev.tether.internal.Backoff;
 import dev.tether.internal.DurationParser;
 import dev.tether.protocol.BodyCompression;
+import dev.tether.stream.StreamSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -62,7 +63,7 @@ public record ClientConfig(
     EjectionPolicy ejection,
     ConnectionUse connections,
     BodyCompression.Settings compression,
-    dev.tether.stream.StreamSettings streams) {
+    StreamSettings streams) {
 
   public ClientConfig {
     retryIntervals = List.copyOf(retryIntervals);
@@ -101,7 +102,7 @@ public record ClientConfig(
         BodyCompression.Settings.parse(
             p.getProperty("tether.compression.enabled"),
             p.getProperty("tether.compression.threshold")),
-        dev.tether.stream.StreamSettings.parse(p::getProperty));
+        StreamSettings.parse(p::getProperty));
   }
 
   /**

@@ -6,12 +6,14 @@ import dev.tether.Topology;
 import dev.tether.observe.ConnectionStatus;
 import dev.tether.observe.TetherEvent;
 import dev.tether.protocol.BodyCompression;
+import dev.tether.protocol.Request;
 import dev.tether.protocol.ResponseSink;
 import dev.tether.protocol.Status;
 import dev.tether.protocol.Welcome;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
+import io.netty.util.concurrent.Future;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +29,7 @@ import java.util.concurrent.CompletableFuture;
  * happens on the channel's event loop; other threads only enqueue calls.
  */
 public final class ClientConnection extends BaseConnection
-    implements ClientHandshake.Owner, ResponseSink {
+    implements BatchCarrier, ClientHandshake.Owner, ResponseSink {
   private final PendingCalls pending = new PendingCalls();
   private final CallBacklog backlog = new CallBacklog();
   private final CallTally tally = new CallTally();
@@ -59,7 +61,7 @@ public final class ClientConnection extends BaseConnection
    * This key's connections (this one and its extras) while it has extras, else null: callers spread
    * new calls over them. Published by {@link ExtraConnections}.
    */
-  private volatile RequestChannel[] lanes;
+  private volatile ClientConnection[] lanes;
 
   /** Set before connect by {@link ExtraConnections}; read on the loop after. */
   private boolean extra;
@@ -163,7 +165,7 @@ public final class ClientConnection extends BaseConnection
    * answered.
    */
   @Override
-  public io.netty.util.concurrent.Future<?> drain() {
+  public Future<?> drain() {
     if (channel == null) {
       return close();
     }
@@ -205,9 +207,9 @@ public final class ClientConnection extends BaseConnection
       writer.discardQueued();
     }
     compression.close();
-    List<Invocation> lost = pending.takeAll();
+    List<CallAttempt> lost = pending.takeAll();
     tally.onLost(lost.size(), CloseCause.describe(why));
-    for (Invocation inv : lost) {
+    for (CallAttempt inv : lost) {
       inv.onConnectionLost(why);
     }
     backlog.failAll(why);
@@ -221,14 +223,13 @@ public final class ClientConnection extends BaseConnection
   @Override
   public void onResponse(int requestId, Status status, Map<String, String> metadata, byte[] body) {
     watch.onFrameRead();
-    Invocation inv = pending.take(requestId);
+    CallAttempt inv = pending.take(requestId);
     if (inv != null) {
       tally.onAnswered(status);
       // The slot is free before the caller hears: whoever waits for it, and the idle clock, go
       // first.
       writer.onSlotFreed();
-      if ((inv.flags() & dev.tether.protocol.Request.STREAM)
-          != 0) { // the stream is here before its items
+      if ((inv.flags() & Request.STREAM) != 0) { // the stream is here before its items
         streams.answered(inv, requestId, status, body);
       }
       inv.onResponse(status, metadata, body);
@@ -252,13 +253,14 @@ public final class ClientConnection extends BaseConnection
     return closing.failureOr(this + " closed");
   }
 
-  /** One of the proxy's batches is about to be written: the peer hears from this side now. */
-  void onBatchWriting() {
+  @Override
+  public void onBatchWriting() {
     watch.onWrite();
   }
 
   /** A write failed: the connection is broken; its calls are decided as it closes. */
-  void onWriteFailed(Throwable cause) {
+  @Override
+  public void onWriteFailed(Throwable cause) {
     closing.failedWith(cause);
     channel.close();
   }
@@ -266,17 +268,17 @@ public final class ClientConnection extends BaseConnection
   // ---- requests (any thread) ----
 
   @Override
-  public void send(Invocation invocation) {
-    RequestChannel[] spread = lanes;
+  public void send(CallAttempt invocation) {
+    ClientConnection[] spread = lanes;
     if (spread != null && !invocation.isOneway()) {
-      ExtraConnections.leastLoaded(spread, this).enqueue(invocation);
+      RequestChannel.leastLoaded(spread, this).enqueue(invocation);
     } else {
       enqueue(invocation);
     }
   }
 
   /** Sends on this connection, whatever its siblings carry. */
-  void enqueue(Invocation invocation) {
+  void enqueue(CallAttempt invocation) {
     invocation.attachedTo(this);
     if (state == ConnectionState.CLOSED || state == ConnectionState.DRAINING) {
       invocation.onNotSent(whyNotTakingCalls());
@@ -286,12 +288,12 @@ public final class ClientConnection extends BaseConnection
   }
 
   @Override
-  public void abandon(Invocation invocation) {
+  public void abandon(CallAttempt invocation) {
     onLoop(() -> forget(invocation));
   }
 
   @Override
-  public void timeOutAttempt(Invocation invocation, int attempt) {
+  public void timeOutAttempt(CallAttempt invocation, int attempt) {
     onLoop(
         () -> {
           if (invocation.attemptNumber() == attempt && forget(invocation)) {
@@ -304,7 +306,7 @@ public final class ClientConnection extends BaseConnection
    * Frees the call's slot and tells the server it need not answer (on the loop); false when it was
    * not waiting.
    */
-  private boolean forget(Invocation invocation) {
+  private boolean forget(CallAttempt invocation) {
     if (!writer.cancel(
         invocation, state == ConnectionState.ACTIVE || state == ConnectionState.DRAINING)) {
       return false; // answered meanwhile, or never written
@@ -342,15 +344,12 @@ public final class ClientConnection extends BaseConnection
 
   /** The proxy's batch, on the loop, in frames no larger than the server's WELCOME allows. */
   @Override
-  public CompletableFuture<Void> sendBatch(List<Invocation> calls) {
+  public CompletableFuture<Void> sendBatch(List<? extends CallAttempt> calls) {
     return BatchFrames.send(this, channel, calls);
   }
 
-  /**
-   * Why a proxy's batch cannot go out now (on the loop): the close's cause when known; null while
-   * ACTIVE.
-   */
-  Throwable whyNotActive() {
+  @Override
+  public Throwable whyNotActive() {
     return state == ConnectionState.ACTIVE ? null : closing.failureOr(this + " is " + state);
   }
 
@@ -376,8 +375,8 @@ public final class ClientConnection extends BaseConnection
         streams.size());
   }
 
-  /** The largest frame the server takes (WELCOME's); before it, the server's decoder decides. */
-  int serverMaxFrameSize() {
+  @Override
+  public int serverMaxFrameSize() {
     Welcome w = welcome;
     return w == null ? Integer.MAX_VALUE : w.maxFrameSize();
   }
@@ -432,7 +431,7 @@ public final class ClientConnection extends BaseConnection
   /**
    * Spreads new calls over {@code all} (this key's connections), or over this one alone when null.
    */
-  void spreadOver(RequestChannel[] all) {
+  void spreadOver(ClientConnection[] all) {
     lanes = all;
   }
 }

@@ -114,7 +114,7 @@ final class ClientFrameReader extends ChannelInboundHandlerAdapter {
       connection.startDraining(
           "GOAWAY(" + g.reason() + ", last accepted " + g.lastAcceptedId() + "): " + g.message());
     }
-    for (Invocation inv : pending.takeNotAccepted(g.lastAcceptedId())) {
+    for (CallAttempt inv : pending.takeNotAccepted(g.lastAcceptedId())) {
       inv.onRefused("the server is going away (" + g.reason() + ") and never accepted the request");
     }
     if (handshaking) {

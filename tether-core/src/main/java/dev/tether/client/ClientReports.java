@@ -63,7 +63,8 @@ final class ClientReports {
     }
   }
 
-  void onHedgeRefused(HedgedCall call) {
+  /** A hedge of {@code call} (its attempt, never sent) was refused by the retry budget. */
+  void onHedgeRefused(ReplyFuture call) {
     budgetRefusals.increment();
     if (events.isOn()) {
       events.emit(
@@ -74,17 +75,22 @@ final class ClientReports {
     }
   }
 
-  /** A failed attempt runs again. */
-  void onRetry(Invocation inv, Attempt.Outcome outcome, TetherException cause, String endpoint) {
+  /** A failed attempt of {@code call} runs again, as its retry number {@code retry}. */
+  void onRetry(
+      ReplyFuture call,
+      int retry,
+      Attempt.Outcome outcome,
+      TetherException cause,
+      String endpoint) {
     retries.increment();
     if (events.isOn()) {
       events.emit(
           TetherEvent.Kind.RETRY,
           endpoint,
           "retrying "
-              + inv.describe()
+              + call.describe()
               + " (retry "
-              + inv.retries()
+              + retry
               + ") after "
               + outcome
               + ": "
@@ -94,13 +100,13 @@ final class ClientReports {
   }
 
   void onBudgetRefusal(
-      Invocation inv, Attempt.Outcome outcome, TetherException cause, String endpoint) {
+      ReplyFuture call, Attempt.Outcome outcome, TetherException cause, String endpoint) {
     budgetRefusals.increment();
     if (events.isOn()) {
       events.emit(
           TetherEvent.Kind.RETRY_BUDGET_EXHAUSTED,
           endpoint,
-          "not retrying " + inv.describe() + " after " + outcome + ": the retry budget is spent",
+          "not retrying " + call.describe() + " after " + outcome + ": the retry budget is spent",
           cause);
     }
   }

@@ -1,7 +1,6 @@
 package dev.tether.client;
 
 import dev.tether.Attempt;
-import dev.tether.BatchLostException;
 import dev.tether.ClientInterceptor;
 import dev.tether.Endpoint;
 import dev.tether.Resolver;
@@ -28,6 +27,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
 import java.util.function.Function;
 
 /**
@@ -109,7 +109,8 @@ public final class ClientRuntime implements NodeHost, StreamHost, CallHost {
             "tether-" + UUID.randomUUID(),
             () -> closing);
     this.pool = connections.pool();
-    RetryRounds rounds = new RetryRounds(config.retryIntervals(), topologies, selector, this);
+    RetryRounds rounds =
+        new RetryRounds(config.retryIntervals(), topologies, selector, this::scheduleOnControl);
     this.finder = new ConnectionFinder(this, pool, rounds, topologies);
     this.calls = new CallPath(this, finder);
   }
@@ -162,6 +163,7 @@ public final class ClientRuntime implements NodeHost, StreamHost, CallHost {
     }
     if (inv.settings().mode().isBatch()) {
       inv.binding.batch().add(inv); // no connection until flushBatch()
+      inv.succeed(Invocation.EMPTY); // a batched call completes once queued
       return;
     }
     retryBudget.recordCall(ticker.nanoTime());
@@ -197,7 +199,7 @@ public final class ClientRuntime implements NodeHost, StreamHost, CallHost {
             ? null
             : TracedCall.start(interceptor, inv.settings(), inv.operation, inv.flags());
     if (trace != null) {
-      inv.traceAs(trace, null, true);
+      inv.extras().traceAs(trace, null, true);
     }
   }
 
@@ -214,49 +216,49 @@ public final class ClientRuntime implements NodeHost, StreamHost, CallHost {
   @Override
   public void onRetry(
       Invocation inv, Attempt.Outcome outcome, TetherException cause, String endpoint) {
-    reports.onRetry(inv, outcome, cause, endpoint);
-    retry(inv);
-  }
-
-  void retry(Invocation inv) {
+    reports.onRetry(inv, inv.retries(), outcome, cause, endpoint);
     control.execute(() -> calls.retry(inv));
   }
 
   /**
+   * The binding of a new proxy with {@code settings}: its cached connection, its batch, its router.
+   */
+  public ProxyBinding bind(ProxySettings settings) {
+    return new ProxyBinding(this, settings);
+  }
+
+  /**
+   * What {@code Proxy.stream} returns: a cold publisher of streams of {@code operation} through
+   * {@code binding}'s proxy; {@code outbound} is what the client sends, or null for a server
+   * stream.
+   */
+  public StreamPublisher stream(
+      ProxyBinding binding,
+      String operation,
+      byte[] request,
+      Flow.Publisher<byte[]> outbound,
+      int flags) {
+    return new StreamPublisher(this, binding, operation, request, outbound, flags);
+  }
+
+  /**
    * Sends the batch requests the proxy queued, and only those, on the connection its next call
-   * would use (found or opened now, as for a call). None of them was on the wire yet, so a
-   * connection that closed since they were queued loses nothing: they go on the new one. Fails with
-   * {@link BatchLostException} naming how many were not sent (no connection, a failed write, too
-   * large for the server); those are no longer queued.
+   * would use (found or opened now, as for a call); see {@link BatchQueue#flush}.
    */
   public CompletableFuture<Void> flushBatch(ProxySettings settings, ProxyBinding binding) {
-    List<Invocation> queued = binding.batch().drain();
-    if (queued.isEmpty()) {
-      return CompletableFuture.completedFuture(null);
-    }
-    if (closing) {
-      return CompletableFuture.failedFuture(
-          BatchFrames.lost(
-              queued.size(),
-              queued.size(),
-              settings.identity(),
-              new TetherException("the runtime is closed")));
-    }
     RequestChannel cached =
         settings.connectionCached() && !CallPath.routesOverNodes(settings)
             ? binding.usable()
             : null;
-    CompletableFuture<RequestChannel> connection =
-        cached != null ? CompletableFuture.completedFuture(cached) : establish(settings, binding);
-    return connection
-        .handle(
-            (c, failure) ->
-                failure == null
-                    ? c.sendBatch(queued)
-                    : CompletableFuture.<Void>failedFuture(
-                        BatchFrames.lost(
-                            queued.size(), queued.size(), settings.identity(), unwrap(failure))))
-        .thenCompose(f -> f);
+    return binding
+        .batch()
+        .flush(
+            settings.identity(),
+            closing,
+            () ->
+                cached != null
+                    ? CompletableFuture.completedFuture(cached)
+                    : establish(settings, binding));
   }
 
   /** New connections use {@code next} from now on; open ones keep the context they have. */
@@ -269,7 +271,7 @@ public final class ClientRuntime implements NodeHost, StreamHost, CallHost {
   @Override
   public CompletableFuture<RequestChannel> establish(ProxySettings settings, ProxyBinding binding) {
     if (CallPath.routesOverNodes(settings)) {
-      return routerFor(settings, binding).route(settings, Set.of(), 0);
+      return binding.router(this).route(settings, Set.of(), 0);
     }
     return finder.find(settings, binding, 0);
   }
@@ -280,7 +282,7 @@ public final class ClientRuntime implements NodeHost, StreamHost, CallHost {
    */
   public CompletableFuture<Void> connectAsync(ProxySettings settings, ProxyBinding binding) {
     if (CallPath.routesOverNodes(settings)) {
-      return routerFor(settings, binding).connectAny(settings);
+      return binding.router(this).connectAny(settings);
     }
     return establish(settings, binding).thenApply(c -> null);
   }
@@ -290,10 +292,8 @@ public final class ClientRuntime implements NodeHost, StreamHost, CallHost {
    * and version range.
    */
   @Override
-  public NodeRouter routerFor(ProxySettings settings, ProxyBinding binding) {
-    // Looked up once per proxy: a proxy's settings never change, so neither does its group.
-    NodeRouter cached = binding.router();
-    return cached != null ? cached : routers.routerFor(settings, binding);
+  public NodeRouter routerFor(ProxySettings settings) {
+    return routers.routerFor(settings);
   }
 
   // ---- what node groups, streams and calls ask of the runtime ----
@@ -336,7 +336,7 @@ public final class ClientRuntime implements NodeHost, StreamHost, CallHost {
 
   @Override
   public boolean isCompatible(ProxySettings settings, RequestChannel c) {
-    return ConnectionFinder.isCompatible(settings, c);
+    return settings.acceptsServerOf(c);
   }
 
   @Override
@@ -426,11 +426,6 @@ public final class ClientRuntime implements NodeHost, StreamHost, CallHost {
   @Override
   public ClientConfig config() {
     return config;
-  }
-
-  /** The TetherException a failed future stands for; see {@link CallFailures#unwrap}. */
-  static TetherException unwrap(Throwable t) {
-    return CallFailures.unwrap(t);
   }
 
   /**

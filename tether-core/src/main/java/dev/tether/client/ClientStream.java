@@ -7,6 +7,7 @@ import dev.tether.TetherException;
 import dev.tether.observe.TetherEvent;
 import dev.tether.protocol.Cancel;
 import dev.tether.protocol.Frame;
+import dev.tether.protocol.FrameDecoder;
 import dev.tether.protocol.ProtocolVersion;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Response;
@@ -33,7 +34,7 @@ import java.util.concurrent.TimeUnit;
  * opening is a call (same selection, retries under the at-most-once rule, deadline); a RESUME goes
  * to the same server through its key's supervisor. Everything happens in its {@link StreamContext}.
  */
-final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
+final class ClientStream implements CarriedStream, StreamReceiver.Owner, StreamSender.Owner {
   enum State {
     OPENING,
     OPEN,
@@ -76,12 +77,13 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
   private StreamEnding ending;
 
   ClientStream(
+      StreamHost host,
       ProxyBinding binding,
       String operation,
       byte[] request,
       Flow.Publisher<byte[]> outbound,
       int flags) {
-    this.host = binding.runtime;
+    this.host = host;
     this.binding = binding;
     this.operation = operation;
     this.request = request;
@@ -132,8 +134,7 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
       return new TetherException(
           "streams need a stream transport (tcp, ssl, local), not " + c.transport());
     }
-    int minor =
-        cc.channel.pipeline().get(dev.tether.protocol.FrameDecoder.class).peerMinorVersion();
+    int minor = cc.channel.pipeline().get(FrameDecoder.class).peerMinorVersion();
     if (minor < ProtocolVersion.FIRST_MINOR_OF_1_3) {
       return new IncompatibleServerException(
           "the server at "
@@ -180,7 +181,8 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
   }
 
   /** The server accepted the opening or the RESUME on {@code on} (called on its loop). */
-  void accepted(ClientConnection on, ClientStreams table, int streamId, byte[] body) {
+  @Override
+  public void accepted(ClientConnection on, ClientStreams table, int streamId, byte[] body) {
     context.execute(
         () -> {
           inFlight = null;
@@ -226,7 +228,8 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
   }
 
   /** A frame for this stream from the connection that carries it (from its loop). */
-  void onFrame(Frame frame, ClientStreams from) {
+  @Override
+  public void onFrame(Frame frame, ClientStreams from) {
     context.execute(
         () -> {
           if (from != table || state != State.OPEN) {
@@ -247,7 +250,8 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
   }
 
   /** The connection that carried the stream closed (called on its loop): resume, or lose it. */
-  void linkLost(ClientStreams from, Throwable why) {
+  @Override
+  public void linkLost(ClientStreams from, Throwable why) {
     context.execute(
         () -> {
           if (from != table || state != State.OPEN) {
@@ -275,7 +279,8 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
   /**
    * This side is closing the connection under the stream: the server is told, the subscriber too.
    */
-  void closeBySelf(String why) {
+  @Override
+  public void closeBySelf(String why) {
     context.execute(
         () -> {
           if (state != State.OPEN) {

@@ -1,5 +1,6 @@
 package dev.tether.client;
 
+import dev.tether.TetherException;
 import dev.tether.internal.IntMap;
 import dev.tether.protocol.Frame;
 import dev.tether.protocol.Status;
@@ -17,22 +18,22 @@ final class ClientStreams {
    * The streams whose opening or RESUME is on its way, by the invocation that carries it (it may be
    * retried on another connection, which then hands the stream over).
    */
-  private static final Map<Invocation, ClientStream> OPENINGS = new ConcurrentHashMap<>();
+  private static final Map<CallAttempt, CarriedStream> OPENINGS = new ConcurrentHashMap<>();
 
   private final ClientConnection connection;
-  private final IntMap<ClientStream> byId = new IntMap<>();
+  private final IntMap<CarriedStream> byId = new IntMap<>();
 
   ClientStreams(ClientConnection connection) {
     this.connection = connection;
   }
 
   /** {@code opening} carries {@code stream}'s opening or RESUME from now until it is answered. */
-  static void awaitAnswer(Invocation opening, ClientStream stream) {
+  static void awaitAnswer(CallAttempt opening, CarriedStream stream) {
     OPENINGS.put(opening, stream);
   }
 
   /** The opening ended without the stream (failed, or cancelled): nothing waits for its answer. */
-  static void forgetOpening(Invocation opening) {
+  static void forgetOpening(CallAttempt opening) {
     OPENINGS.remove(opening);
   }
 
@@ -40,11 +41,11 @@ final class ClientStreams {
    * The server answered {@code opening}, which carried a stream: OK hands the stream to this
    * connection.
    */
-  void answered(Invocation opening, int streamId, Status status, byte[] body) {
+  void answered(CallAttempt opening, int streamId, Status status, byte[] body) {
     if (status != Status.OK) {
       return; // the invocation decides: retried, or the stream fails with its failure
     }
-    ClientStream stream = OPENINGS.remove(opening);
+    CarriedStream stream = OPENINGS.remove(opening);
     if (stream != null) {
       byId.put(streamId, stream);
       stream.accepted(connection, this, streamId, body);
@@ -55,7 +56,7 @@ final class ClientStreams {
    * A stream frame or a CANCEL from the server; a frame for a stream no longer here means nothing.
    */
   void onFrame(Frame frame) {
-    ClientStream stream = byId.get(frame.requestId());
+    CarriedStream stream = byId.get(frame.requestId());
     if (stream != null) {
       stream.onFrame(frame, this);
     }
@@ -86,17 +87,17 @@ final class ClientStreams {
    */
   void leave(String why) {
     if (!connection.host.isClosing()) {
-      connectionLost(new dev.tether.TetherException(why));
+      connectionLost(new TetherException(why));
       return;
     }
-    for (ClientStream s : byId.values()) {
+    for (CarriedStream s : byId.values()) {
       s.closeBySelf(why);
     }
   }
 
   /** The connection closed: each stream tries to resume on a new one, or is lost. */
   void connectionLost(Throwable why) {
-    for (ClientStream s : byId.removeAll()) {
+    for (CarriedStream s : byId.removeAll()) {
       s.linkLost(this, why);
     }
   }

@@ -2,7 +2,6 @@ package dev.tether.client;
 
 import dev.tether.Endpoint;
 import dev.tether.TetherException;
-import dev.tether.protocol.Welcome;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -62,7 +61,7 @@ final class ConnectionFinder {
     if (settings.connectionCached()) {
       for (Candidate c : candidates) {
         RequestChannel existing = pool.existing(c.key(settings.connectionId()));
-        if (existing != null && isCompatible(settings, existing)) {
+        if (existing != null && settings.acceptsServerOf(existing)) {
           return new Plan.Reuse(existing, candidates);
         }
         if (!reuseAny) {
@@ -303,18 +302,5 @@ final class ConnectionFinder {
       }
       return CompletableFuture.completedFuture(c);
     }
-  }
-
-  /**
-   * True when the server behind {@code c} satisfies the proxy's version range (or it has none). A
-   * connection still in its handshake is not compatible yet: its version is unknown until WELCOME,
-   * so a call waits for {@code ready()} and asks again rather than land on an out-of-range server.
-   */
-  static boolean isCompatible(ProxySettings settings, RequestChannel c) {
-    if (settings.serverVersion() == null || !(c instanceof ClientConnection cc)) {
-      return true;
-    }
-    Welcome w = cc.welcome();
-    return w != null && settings.serverVersion().contains(w.serverVersion());
   }
 }

@@ -1,10 +1,13 @@
 package dev.tether.client;
 
+import dev.tether.CallPhase;
+import dev.tether.Endpoint;
 import dev.tether.internal.Backoff;
 import dev.tether.spi.Ticker;
 import io.netty.util.concurrent.Future;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
@@ -34,8 +37,8 @@ public final class ConnectionPool {
   }
 
   /** The supervisor of a key, if one was made. */
-  java.util.Optional<ConnectionSupervisor> supervisorOf(ConnectionKey key) {
-    return java.util.Optional.ofNullable(supervisors.get(key));
+  Optional<ConnectionSupervisor> supervisorOf(ConnectionKey key) {
+    return Optional.ofNullable(supervisors.get(key));
   }
 
   /**
@@ -84,7 +87,7 @@ public final class ConnectionPool {
    * endpoints}: the first one connecting, else one backing off; null when none is. Control
    * executor.
    */
-  CallTimeline.Wait waitAmong(List<dev.tether.Endpoint> endpoints) {
+  CallTimeline.Wait waitAmong(List<Endpoint> endpoints) {
     CallTimeline.Wait backingOff = null;
     for (ConnectionSupervisor s : supervisors.values()) {
       if (!endpoints.contains(s.endpoint())) {
@@ -94,13 +97,12 @@ public final class ConnectionPool {
       if (s.state() == ConnectionSupervisor.State.CONNECTING) {
         boolean helloSent = s.current() instanceof BaseConnection b && b.transportConnected();
         return new CallTimeline.Wait(
-            dev.tether.CallPhase.Kind.CONNECTING,
+            CallPhase.Kind.CONNECTING,
             endpoint,
             helloSent ? "HELLO not answered" : "transport connect not finished");
       }
       if (s.state() == ConnectionSupervisor.State.TRANSIENT_FAILURE && backingOff == null) {
-        backingOff =
-            new CallTimeline.Wait(dev.tether.CallPhase.Kind.BACKING_OFF, endpoint, s.backoffNote());
+        backingOff = new CallTimeline.Wait(CallPhase.Kind.BACKING_OFF, endpoint, s.backoffNote());
       }
     }
     return backingOff;

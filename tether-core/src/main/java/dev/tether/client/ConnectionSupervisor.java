@@ -1,13 +1,12 @@
 package dev.tether.client;
 
 import dev.tether.ConnectFailedException;
+import dev.tether.Endpoint;
 import dev.tether.TetherException;
 import dev.tether.internal.Backoff;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -78,14 +77,8 @@ public final class ConnectionSupervisor {
   private final ReconnectBackoff backoff;
   private final SupervisorEvents events;
 
-  /** True once a call asked for the key since its last attempt started. */
-  private boolean demanded;
-
-  /** The key's attempts so far, for the calls whose later rounds may redial one they saw fail. */
-  private final AttemptCount attempts = new AttemptCount();
-
-  /** Calls waiting for ready for the next attempt; they follow it once it starts. */
-  private final ReadyWaiters waiting = new ReadyWaiters();
+  /** What the key answers the calls that ask for it, and whether any asked since its last dial. */
+  private final KeyDemand demand = new KeyDemand(this);
 
   ConnectionSupervisor(
       SupervisorHost host, ConnectionKey key, Candidate candidate, Backoff backoff) {
@@ -131,7 +124,7 @@ public final class ConnectionSupervisor {
   }
 
   /** The endpoint this key dials; for a call's timeline. Control executor. */
-  dev.tether.Endpoint endpoint() {
+  Endpoint endpoint() {
     return candidate.endpoint();
   }
 
@@ -141,6 +134,23 @@ public final class ConnectionSupervisor {
    */
   String backoffNote() {
     return backoff.note();
+  }
+
+  /**
+   * When the next attempt is due on the runtime's ticker, in TRANSIENT_FAILURE. Control executor.
+   */
+  long nextAttemptNanos() {
+    return backoff.nextAttemptNanos();
+  }
+
+  /** Why the last attempt failed or the connection broke; null once READY. Control executor. */
+  TetherException lastFailure() {
+    return backoff.lastFailure();
+  }
+
+  /** The replacement of the aged connection while one is under way, else null. Control executor. */
+  RequestChannel replacementUnderWay() {
+    return rotation.isUnderWay() ? rotation.replacement() : null;
   }
 
   /** True while the key waits for its next attempt: calls go elsewhere first. Any thread. */
@@ -201,80 +211,8 @@ public final class ConnectionSupervisor {
     host.control()
         .execute(
             () ->
-                obtainOnControl(
-                    forCall, waitForReady, deadlineNanos, redialAfter, witness, result));
+                demand.answer(forCall, waitForReady, deadlineNanos, redialAfter, witness, result));
     return result;
-  }
-
-  private void obtainOnControl(
-      Candidate forCall,
-      boolean waitForReady,
-      long deadlineNanos,
-      long redialAfter,
-      AttemptWitness witness,
-      CompletableFuture<RequestChannel> result) {
-    demanded = true;
-    settleEndedAttempt();
-    boolean redial = redialAfter >= 0;
-    if (witness != null && state == State.CONNECTING && (attempts.onDemand() || redial)) {
-      witness.tookPart(attempts.current());
-    }
-    switch (state) {
-      case SHUTDOWN ->
-          result.completeExceptionally(new TetherException("the Tether runtime is closed"));
-      case CONNECTING -> ReadyWaiters.follow(current, result);
-      case READY ->
-          ReadyWaiters.follow(
-              current.isUsable()
-                  ? current
-                  : rotation.isUnderWay() ? rotation.replacement() : dialOnDemand(forCall, witness),
-              result);
-      case IDLE -> ReadyWaiters.follow(dialOnDemand(forCall, witness), result);
-      case TRANSIENT_FAILURE -> {
-        if (redial && attempts.current() == redialAfter) {
-          ReadyWaiters.follow(dialOnDemand(forCall, witness), result);
-        } else if (redial) {
-          // a later attempt failed meanwhile: this round saw it fail
-          witness.tookPart(attempts.current());
-          result.completeExceptionally(backingOff());
-        } else if (waitForReady
-            && (deadlineNanos == 0 || deadlineNanos - backoff.nextAttemptNanos() >= 0)) {
-          waiting.add(result);
-        } else {
-          result.completeExceptionally(backingOff());
-        }
-      }
-    }
-  }
-
-  private RequestChannel dialOnDemand(Candidate forCall, AttemptWitness witness) {
-    RequestChannel c = dial(forCall);
-    attempts.startedOnDemand();
-    if (witness != null) {
-      witness.tookPart(attempts.current());
-    }
-    return c;
-  }
-
-  /**
-   * An attempt whose failure a call heard of before this executor did is settled first, so that a
-   * call's redial never joins an attempt that already failed.
-   */
-  private void settleEndedAttempt() {
-    if (state != State.CONNECTING || !current.ready().isCompletedExceptionally()) {
-      return;
-    }
-    try {
-      current.ready().join();
-    } catch (CompletionException | CancellationException failure) {
-      onAttemptDone(current, failure.getCause() != null ? failure.getCause() : failure);
-    }
-  }
-
-  private TetherException backingOff() {
-    return new ConnectFailedException(
-        "not dialling " + candidate.endpoint() + " while it backs off " + backoff.note(),
-        backoff.lastFailure());
   }
 
   /**
@@ -300,15 +238,13 @@ public final class ConnectionSupervisor {
   }
 
   /** Starts an attempt (on the control executor); the calls waiting for it follow it. */
-  private RequestChannel dial(Candidate forCall) {
+  RequestChannel dial(Candidate forCall) {
     candidate = forCall;
     backoff.cancelNext();
-    demanded = false;
-    attempts.started();
     RequestChannel c = host.newConnection(candidate, key);
     transitionTo(State.CONNECTING, c, null);
     extras.onPrimaryChanged(c);
-    waiting.followAll(c);
+    demand.onAttemptStarted(c);
     c.connect();
     c.ready()
         .whenComplete((ready, failure) -> host.control().execute(() -> onAttemptDone(c, failure)));
@@ -318,7 +254,7 @@ public final class ConnectionSupervisor {
   /**
    * The attempt that opened {@code c} ended; ignored unless {@code c} is still the current attempt.
    */
-  private void onAttemptDone(RequestChannel c, Throwable failure) {
+  void onAttemptDone(RequestChannel c, Throwable failure) {
     if (c != current || state != State.CONNECTING) {
       return;
     }
@@ -362,7 +298,7 @@ public final class ConnectionSupervisor {
                 // connection's calls want it back: one scheduled attempt runs unasked.
                 backoff.startStreak();
                 dial(candidate);
-                demanded = true;
+                demand.askOnBehalfOfLostCalls();
               } else {
                 transitionTo(State.IDLE, null, cause);
               }
@@ -416,7 +352,7 @@ public final class ConnectionSupervisor {
     if (state != State.TRANSIENT_FAILURE) {
       return;
     }
-    if (demanded || isOwnedByGroup()) {
+    if (demand.wasAsked() || isOwnedByGroup()) {
       log.debug("reconnecting to {}", candidate.endpoint());
       dial(candidate);
     } else {
@@ -494,7 +430,7 @@ public final class ConnectionSupervisor {
             () -> {
               backoff.cancelNext();
               rotation.cancel();
-              waiting.failAll(new TetherException("the Tether runtime is closed"));
+              demand.onShutdown(new TetherException("the Tether runtime is closed"));
               transitionTo(State.SHUTDOWN, current, null);
             });
   }

@@ -2,12 +2,18 @@ package dev.tether.client;
 
 import dev.tether.ConnectFailedException;
 import dev.tether.ConnectionState;
+import dev.tether.observe.ConnectionStatus;
 import dev.tether.protocol.Batch;
 import dev.tether.protocol.Frame;
 import dev.tether.protocol.FrameWriter;
+import dev.tether.protocol.Request;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A connected UDP socket for datagram proxies: each request leaves as one datagram holding one
@@ -53,7 +59,7 @@ final class DatagramConnection extends BaseConnection {
   }
 
   @Override
-  public void send(Invocation invocation) {
+  public void send(CallAttempt invocation) {
     invocation.attachedTo(this);
     if (!invocation.beginWriting()) {
       return;
@@ -71,11 +77,10 @@ final class DatagramConnection extends BaseConnection {
 
   /** The whole batch as one datagram: a datagram is delivered whole or not at all. */
   @Override
-  public java.util.concurrent.CompletableFuture<Void> sendBatch(java.util.List<Invocation> calls) {
-    java.util.concurrent.CompletableFuture<Void> done =
-        new java.util.concurrent.CompletableFuture<>();
-    java.util.List<dev.tether.protocol.Request> requests = new java.util.ArrayList<>(calls.size());
-    for (Invocation inv : calls) {
+  public CompletableFuture<Void> sendBatch(List<? extends CallAttempt> calls) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    List<Request> requests = new ArrayList<>(calls.size());
+    for (CallAttempt inv : calls) {
       requests.add(inv.toRequest());
     }
     writeDatagram(new Batch(requests))
@@ -109,13 +114,13 @@ final class DatagramConnection extends BaseConnection {
   }
 
   @Override
-  protected dev.tether.observe.ConnectionStatus statusOnLoop(long nowNanos) {
-    return new dev.tether.observe.ConnectionStatus(
+  protected ConnectionStatus statusOnLoop(long nowNanos) {
+    return new ConnectionStatus(
         endpointText(),
         key.connectionId(),
         state,
         0,
-        java.time.Duration.ofNanos(nowNanos - createdNanos),
+        Duration.ofNanos(nowNanos - createdNanos),
         0,
         0,
         null);

@@ -9,10 +9,10 @@ import java.util.function.Function;
  * cancels the call (CANCEL sent, slot freed), as cancelling an untyped call's future does.
  */
 final class DecodedReply<T> extends CallFuture<T> implements BiConsumer<byte[], Throwable> {
-  private final Invocation call;
+  private final ReplyFuture call;
   private final Function<byte[], T> decoder;
 
-  DecodedReply(Invocation call, Function<byte[], T> decoder) {
+  DecodedReply(ReplyFuture call, Function<byte[], T> decoder) {
     this.call = call;
     this.decoder = decoder;
   }

@@ -9,6 +9,8 @@ import dev.tether.transport.Transport;
 import dev.tether.transport.TransportSet;
 import io.netty.util.NetUtil;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -116,10 +118,7 @@ public final class EndpointSelector {
           // The address keeps the name dialled: TLS checks the server's certificate against it.
           InetAddress named = InetAddress.getByAddress(e.host(), a.getAddress());
           out.add(
-              candidate(
-                  e.withHost(a.getHostAddress()),
-                  t,
-                  new java.net.InetSocketAddress(named, e.port())));
+              candidate(e.withHost(a.getHostAddress()), t, new InetSocketAddress(named, e.port())));
         }
       } catch (UnknownHostException ex) {
         lastFailure = ex;
@@ -152,7 +151,7 @@ public final class EndpointSelector {
     return candidate(e, t, t.address(e.host(), e.port()));
   }
 
-  private Candidate candidate(Endpoint e, Transport t, java.net.SocketAddress address) {
+  private Candidate candidate(Endpoint e, Transport t, SocketAddress address) {
     Duration timeout = config.overrideTimeout() != null ? config.overrideTimeout() : e.timeout();
     Duration connectTimeout =
         config.overrideConnectTimeout() != null ? config.overrideConnectTimeout() : timeout;

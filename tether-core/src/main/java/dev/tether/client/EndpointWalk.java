@@ -221,7 +221,7 @@ final class EndpointWalk implements AttemptWitness {
 
   private void onObtained(
       Candidate c, ConnectionKey key, RequestChannel connection, Throwable failure) {
-    if (failure == null && ConnectionFinder.isCompatible(settings, connection)) {
+    if (failure == null && settings.acceptsServerOf(connection)) {
       leg.complete(connection);
       return;
     }

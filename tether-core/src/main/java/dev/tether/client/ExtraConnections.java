@@ -102,14 +102,14 @@ final class ExtraConnections {
 
   private void publish(RequestChannel primary) {
     published = List.copyOf(extras);
-    RequestChannel[] lanes = null;
+    ClientConnection[] lanes = null;
     if (!extras.isEmpty()) {
-      List<RequestChannel> all = new ArrayList<>(extras.size() + 1);
-      if (primary != null) {
-        all.add(primary);
+      List<ClientConnection> all = new ArrayList<>(extras.size() + 1);
+      if (primary instanceof ClientConnection p) {
+        all.add(p);
       }
       all.addAll(extras);
-      lanes = all.toArray(new RequestChannel[0]);
+      lanes = all.toArray(new ClientConnection[0]);
     }
     if (primary instanceof ClientConnection p) {
       p.spreadOver(lanes);
@@ -129,24 +129,5 @@ final class ExtraConnections {
       }
     }
     return null;
-  }
-
-  /**
-   * The connection among {@code lanes} with the fewest calls in flight that is usable (any thread,
-   * racy reads); {@code fallback} when none is. Ties go to the earlier lane.
-   */
-  static ClientConnection leastLoaded(RequestChannel[] lanes, ClientConnection fallback) {
-    ClientConnection best = null;
-    int bestLoad = Integer.MAX_VALUE;
-    for (RequestChannel lane : lanes) {
-      if (lane instanceof ClientConnection c && c.isUsable()) {
-        int load = c.outstandingRequests();
-        if (load < bestLoad) {
-          best = c;
-          bestLoad = load;
-        }
-      }
-    }
-    return best != null ? best : fallback;
   }
 }

@@ -81,7 +81,7 @@ final class HedgedCall extends CallFuture<byte[]> {
   private Invocation newAttempt(String reason) {
     Invocation inv = new Invocation(binding, operation, body, flags, deadlineNanos);
     if (trace != null) {
-      inv.traceAs(trace, reason, false);
+      inv.extras().traceAs(trace, reason, false);
     }
     inv.armDeadline();
     return inv;
@@ -121,7 +121,7 @@ final class HedgedCall extends CallFuture<byte[]> {
       hedge.cancel(false); // never sent: this only disarms its deadline
       noMoreHedges = true;
       if (started == CallPath.Start.NOT_PERMITTED) {
-        runtime.reports().onHedgeRefused(this);
+        runtime.reports().onHedgeRefused(hedge);
       }
       return;
     }

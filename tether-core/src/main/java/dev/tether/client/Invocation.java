@@ -3,10 +3,11 @@ package dev.tether.client;
 import dev.tether.Attempt;
 import dev.tether.CallPhase;
 import dev.tether.TetherException;
+import dev.tether.protocol.BodyCompression;
+import dev.tether.protocol.EncodedNames;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Status;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelFutureListener;
+import io.netty.buffer.ByteBuf;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
 
@@ -19,7 +20,7 @@ import java.util.concurrent.CancellationException;
  * RetryPolicy} judges under the at-most-once rule. A caller who cancels the future cancels the call
  * (CANCEL sent, slot freed).
  */
-public final class Invocation extends CallAttempt implements ChannelFutureListener {
+public final class Invocation extends CallAttempt {
   static final byte[] EMPTY = new byte[0];
 
   /** The proxy's binding, which also names its runtime and settings: one field for the three. */
@@ -83,10 +84,12 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
   }
 
   /** The REQUEST flags the caller chose (the wire's {@code COMPRESSED} is decided per attempt). */
+  @Override
   int flags() {
     return flagBits & 0xFF;
   }
 
+  @Override
   public boolean isOneway() {
     return (flagBits & Request.ONEWAY) != 0;
   }
@@ -108,21 +111,19 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
   }
 
   /** This call's REQUEST as a value (datagrams, batches); see {@link RequestWire}. */
+  @Override
   Request toRequest() {
     return RequestWire.toRequest(this);
+  }
+
+  @Override
+  void writeRequest(ByteBuf out, BodyCompression bodies, EncodedNames names) {
+    RequestWire.encode(this, out, bodies, names);
   }
 
   /** The call's extras (its walk, the headers its interceptor added), or null for a plain call. */
   CallExtras extrasIfAny() {
     return extras;
-  }
-
-  /**
-   * A client interceptor watches this call (alone, or as one attempt of a hedged call); before it
-   * starts.
-   */
-  void traceAs(TracedCall call, String firstReason, boolean endsCall) {
-    extras().traceAs(call, firstReason, endsCall);
   }
 
   void armDeadline() {
@@ -136,6 +137,7 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
    * The call waits in {@code kind} from now (on {@code endpoint}, or null); its clock records it if
    * it has a deadline.
    */
+  @Override
   void waitsIn(CallPhase.Kind kind, String endpoint) {
     CallExtras e = extras;
     if (e != null && e.deadlineNanos != 0) {
@@ -146,6 +148,7 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
   // ---- the attempt on a connection (its event loop) ----
 
   /** The call is about to be handed to {@code c}; called by the thread handing it over. */
+  @Override
   void attachedTo(RequestChannel c) {
     moveTo(c);
     ProxySettings settings = settings();
@@ -164,6 +167,7 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
   }
 
   /** Which attempt runs now; the connection compares it with the one a timer was armed for. */
+  @Override
   int attemptNumber() {
     CallExtras e = extras;
     return e == null ? 0 : e.attemptNumber;
@@ -173,6 +177,7 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
    * The attempt got no answer in time; its connection already freed its slot and sent CANCEL (on
    * the loop). The request was written, so the server may have run it.
    */
+  @Override
   void onAttemptTimedOut() {
     blameTheNode(true);
     attemptFailed(
@@ -181,11 +186,8 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
             operation, settings().attemptTimeout(), describeConnection()));
   }
 
-  void routedBy(NodeRouter r) {
-    extras().routedBy(r);
-  }
-
   /** The whole frame reached the kernel; a oneway call is complete now. */
+  @Override
   void onSent() {
     markSent();
     if (isOneway()) {
@@ -197,6 +199,7 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
    * The server answered (on the loop): OK ends the call; a failure ends it or the attempt, as its
    * status means.
    */
+  @Override
   void onResponse(Status status, Map<String, String> metadata, byte[] body) {
     if (status == Status.OK) {
       succeed(body);
@@ -215,16 +218,19 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
   }
 
   /** The server proved it did not run the request: safe to retry, idempotent or not. */
+  @Override
   void onRefused(String why) {
     attemptFailed(Attempt.Outcome.REFUSED, AttemptOutcomes.refused(why, operation));
   }
 
   /** The attempt ended before its frame was whole on the wire: the server cannot have run it. */
+  @Override
   void onNotSent(Throwable cause) {
     lost(false, cause);
   }
 
   /** The connection closed while this call waited for its answer. */
+  @Override
   void onConnectionLost(Throwable cause) {
     lost(wasSent(), cause);
   }
@@ -337,6 +343,7 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
     }
   }
 
+  @Override
   void fail(Throwable t) {
     if (finish()) {
       Throwable ending = withHistory(t);
@@ -421,19 +428,6 @@ public final class Invocation extends CallAttempt implements ChannelFutureListen
     }
     if (c != null) {
       c.abandon(this);
-    }
-  }
-
-  /**
-   * The write of a batch holding only this call finished: on success the whole frame reached the
-   * kernel; on failure it did not leave whole, and the connection must close.
-   */
-  @Override
-  public void operationComplete(ChannelFuture future) {
-    if (future.isSuccess()) {
-      onSent();
-    } else if (connection() instanceof ClientConnection c) {
-      c.onWriteFailed(future.cause());
     }
   }
 

@@ -1,5 +1,7 @@
 package dev.tether.client;
 
+import dev.tether.observe.NodeStatus;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
@@ -38,7 +40,7 @@ public interface NodeRouter {
   void onNotFound(ConnectionKey key, String service);
 
   /** The router's nodes as a status snapshot shows them. */
-  java.util.List<dev.tether.observe.NodeStatus> nodeStatus();
+  List<NodeStatus> nodeStatus();
 
   /** Makes the router for one group of proxies sharing endpoints, connection id and strategy. */
   @FunctionalInterface

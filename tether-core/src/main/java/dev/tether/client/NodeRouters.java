@@ -19,8 +19,8 @@ final class NodeRouters {
     this.host = host;
   }
 
-  /** The router of the proxy's group, made now if it is the first; the binding keeps it. */
-  NodeRouter routerFor(ProxySettings settings, ProxyBinding binding) {
+  /** The router of the proxy's group, made now if it is the first. */
+  NodeRouter routerFor(ProxySettings settings) {
     Object source = settings.source() != null ? settings.source() : settings.fixedEndpoints();
     RouterKey key =
         new RouterKey(
@@ -29,9 +29,7 @@ final class NodeRouters {
             settings.loadBalancing(),
             settings.mode(),
             settings.serverVersion());
-    NodeRouter router = routers.computeIfAbsent(key, k -> factory.create(host, settings));
-    binding.router(router);
-    return router;
+    return routers.computeIfAbsent(key, k -> factory.create(host, settings));
   }
 
   /** Every router made so far; for status. */

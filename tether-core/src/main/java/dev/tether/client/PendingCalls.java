@@ -13,7 +13,7 @@ import java.util.List;
  * drains the open streams there in the same step.
  */
 final class PendingCalls {
-  private final IntMap<Invocation> byId = new IntMap<>();
+  private final IntMap<CallAttempt> byId = new IntMap<>();
   private int nextRequestId;
 
   PendingCalls() {
@@ -34,12 +34,12 @@ final class PendingCalls {
     return id;
   }
 
-  void add(Invocation call) {
+  void add(CallAttempt call) {
     byId.put(call.requestId, call);
   }
 
   /** The call the answer with this id belongs to, now out of the table; null when none waits. */
-  Invocation take(int requestId) {
+  CallAttempt take(int requestId) {
     return byId.remove(requestId);
   }
 
@@ -47,7 +47,7 @@ final class PendingCalls {
    * Takes {@code call} out when it still waits here under its id; false when it was answered
    * meanwhile, never written, or its id now belongs to a later call.
    */
-  boolean forget(Invocation call) {
+  boolean forget(CallAttempt call) {
     if (byId.get(call.requestId) != call) {
       return false;
     }
@@ -58,12 +58,12 @@ final class PendingCalls {
   /**
    * Takes out every call above the server's last accepted id (GOAWAY): the server never ran them.
    */
-  List<Invocation> takeNotAccepted(int lastAcceptedId) {
+  List<CallAttempt> takeNotAccepted(int lastAcceptedId) {
     return byId.removeKeys(id -> Integer.compareUnsigned(id, lastAcceptedId) > 0);
   }
 
   /** Empties the table, returning every call that was waiting. */
-  List<Invocation> takeAll() {
+  List<CallAttempt> takeAll() {
     return byId.removeAll();
   }
 

@@ -5,10 +5,13 @@ package dev.tether.client;
  * successful selection, used until it stops being usable, then selection runs again. Calls of one
  * proxy come from any thread and a connection may be found on any loop, so the cached values are
  * published through volatile fields; each is replaced whole, never updated in place. It also names
- * the proxy's runtime and settings, so that a call needs one reference to reach all three.
+ * what the proxy's calls may ask of the runtime, and its settings, so that a call needs one
+ * reference to reach them. The runtime makes one per proxy.
  */
-public final class ProxyBinding {
-  final ClientRuntime runtime;
+public final class ProxyBinding implements ConnectionCache {
+  /** What the proxy's calls ask of the runtime. */
+  final CallHost runtime;
+
   final ProxySettings settings;
   private volatile RequestChannel cached;
   private volatile boolean alternateUsed;
@@ -19,7 +22,7 @@ public final class ProxyBinding {
   /** The proxy's batch requests waiting for its flushBatch(). */
   private final BatchQueue batch = new BatchQueue();
 
-  public ProxyBinding(ClientRuntime runtime, ProxySettings settings) {
+  ProxyBinding(CallHost runtime, ProxySettings settings) {
     this.runtime = runtime;
     this.settings = settings;
   }
@@ -30,8 +33,8 @@ public final class ProxyBinding {
     return c != null && c.isUsable() ? c : null;
   }
 
-  /** The cached connection, usable or not; null when none is. */
-  RequestChannel cachedConnection() {
+  @Override
+  public RequestChannel cachedConnection() {
     return cached;
   }
 
@@ -58,12 +61,17 @@ public final class ProxyBinding {
     return batch;
   }
 
-  NodeRouter router() {
-    return router;
-  }
-
-  void router(NodeRouter r) {
-    router = r;
+  /**
+   * The node router of the proxy's group, asked of {@code host} at the first call and kept: a
+   * proxy's settings never change, so neither does its group.
+   */
+  NodeRouter router(CallHost host) {
+    NodeRouter r = router;
+    if (r == null) {
+      r = host.routerFor(settings);
+      router = r;
+    }
+    return r;
   }
 
   /** Drops whatever is cached. */
@@ -71,8 +79,8 @@ public final class ProxyBinding {
     cached = null;
   }
 
-  /** Drops the cached connection if it is still {@code c}; null forgets whatever is cached. */
-  void forget(RequestChannel c) {
+  @Override
+  public void forget(RequestChannel c) {
     if (c == null || cached == c) {
       cached = null;
     }

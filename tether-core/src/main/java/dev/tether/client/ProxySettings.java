@@ -4,8 +4,11 @@ import dev.tether.Endpoint;
 import dev.tether.EndpointSelection;
 import dev.tether.InvocationMode;
 import dev.tether.LoadBalancing;
+import dev.tether.protocol.Welcome;
 import dev.tether.spi.Discovery;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -207,9 +210,9 @@ public final class ProxySettings {
 
     /** Adds (or replaces) one header sent with every request. */
     public Changes metadata(String key, String value) {
-      Map<String, String> m = new java.util.LinkedHashMap<>(s.metadata);
+      Map<String, String> m = new LinkedHashMap<>(s.metadata);
       m.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
-      s.metadata = java.util.Collections.unmodifiableMap(m);
+      s.metadata = Collections.unmodifiableMap(m);
       return this;
     }
   }
@@ -350,5 +353,18 @@ public final class ProxySettings {
 
   public ProxySettings withPreferSecure(boolean v) {
     return with(c -> c.preferSecure(v));
+  }
+
+  /**
+   * True when the server behind {@code c} satisfies this proxy's version range (or it has none). A
+   * connection still in its handshake is not compatible yet: its version is unknown until WELCOME,
+   * so a call waits for {@code ready()} and asks again rather than land on an out-of-range server.
+   */
+  boolean acceptsServerOf(RequestChannel c) {
+    if (serverVersion() == null || !(c instanceof ClientConnection cc)) {
+      return true;
+    }
+    Welcome w = cc.welcome();
+    return w != null && serverVersion().contains(w.serverVersion());
   }
 }

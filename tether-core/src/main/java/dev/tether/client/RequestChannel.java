@@ -2,8 +2,12 @@ package dev.tether.client;
 
 import dev.tether.Connection;
 import dev.tether.ConnectionState;
+import dev.tether.Topology;
+import dev.tether.observe.ConnectionStatus;
+import io.netty.util.concurrent.Future;
 import java.net.SocketAddress;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -61,7 +65,7 @@ public interface RequestChannel {
    * The latest cluster view the server announced, or null when it announced none (datagram
    * connections never hear one); safe from any thread.
    */
-  default dev.tether.Topology topology() {
+  default Topology topology() {
     return null;
   }
 
@@ -69,7 +73,7 @@ public interface RequestChannel {
   void connect();
 
   /** Hands the invocation to this connection; safe from any thread. */
-  void send(Invocation invocation);
+  void send(CallAttempt invocation);
 
   /** True while new requests may be sent on it. */
   boolean isUsable();
@@ -101,34 +105,59 @@ public interface RequestChannel {
   }
 
   /** A snapshot of this connection, taken on the thread that owns it. */
-  CompletableFuture<dev.tether.observe.ConnectionStatus> status();
+  CompletableFuture<ConnectionStatus> status();
 
   /**
    * Writes a proxy's queued batch calls as BATCH frames (one datagram on udp), on this channel's
    * loop. Completes once every frame was written; fails with {@link dev.tether.BatchLostException}
    * naming how many of the calls were not.
    */
-  CompletableFuture<Void> sendBatch(java.util.List<Invocation> calls);
+  CompletableFuture<Void> sendBatch(List<? extends CallAttempt> calls);
 
   /**
    * The attempt numbered {@code attempt} of the call timed out (any thread): if it still waits here
    * for its answer, forget it, tell the server, and let the call decide what follows.
    */
-  default void timeOutAttempt(Invocation invocation, int attempt) {}
+  default void timeOutAttempt(CallAttempt invocation, int attempt) {}
+
+  /**
+   * Writing a call failed, so its frame may have left in part: the connection is broken and closes;
+   * its calls are decided as it does. On the connection's loop.
+   */
+  default void onWriteFailed(Throwable cause) {}
 
   /** Forgets a call that gave up waiting (invocation timeout); the connection stays open. */
-  default void abandon(Invocation invocation) {}
+  default void abandon(CallAttempt invocation) {}
 
   /**
    * Takes no new calls, closes once pending ones are answered; the future completes when closed.
    */
-  default io.netty.util.concurrent.Future<?> drain() {
+  default Future<?> drain() {
     return close();
   }
 
   /** Completes when the connection has closed, for whatever reason. */
-  io.netty.util.concurrent.Future<?> closeFuture();
+  Future<?> closeFuture();
 
   /** Closes at once; pending calls fail as a lost connection. The future completes when closed. */
-  io.netty.util.concurrent.Future<?> close();
+  Future<?> close();
+
+  /**
+   * The channel among {@code lanes} with the fewest calls in flight that is usable (any thread,
+   * racy reads); {@code fallback} when none is. Ties go to the earlier lane.
+   */
+  static <C extends RequestChannel> C leastLoaded(C[] lanes, C fallback) {
+    C best = null;
+    int bestLoad = Integer.MAX_VALUE;
+    for (C lane : lanes) {
+      if (lane.isUsable()) {
+        int load = lane.outstandingRequests();
+        if (load < bestLoad) {
+          best = lane;
+          bestLoad = load;
+        }
+      }
+    }
+    return best != null ? best : fallback;
+  }
 }

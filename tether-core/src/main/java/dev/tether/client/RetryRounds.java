@@ -5,6 +5,7 @@ import dev.tether.EndpointSelection;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
+import java.util.function.BiConsumer;
 
 /**
  * What the rounds over a proxy's endpoints are, for a call's first connection and its retries
@@ -16,17 +17,19 @@ final class RetryRounds {
   private final List<Duration> retryIntervals;
   private final TopologyViews topologies;
   private final EndpointSelector selector;
-  private final CallHost host;
+
+  /** Runs a round on the control executor after its wait (the runtime's timer). */
+  private final BiConsumer<Runnable, Duration> later;
 
   RetryRounds(
       List<Duration> retryIntervals,
       TopologyViews topologies,
       EndpointSelector selector,
-      CallHost host) {
+      BiConsumer<Runnable, Duration> later) {
     this.retryIntervals = retryIntervals;
     this.topologies = topologies;
     this.selector = selector;
-    this.host = host;
+    this.later = later;
   }
 
   /** What a round tries now, in selection order; throws as selection does when nothing is left. */
@@ -73,7 +76,7 @@ final class RetryRounds {
     if (wait.isZero()) {
       round.run();
     } else {
-      host.scheduleOnControl(round, wait);
+      later.accept(round, wait);
     }
   }
 }

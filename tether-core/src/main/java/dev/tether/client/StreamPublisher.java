@@ -8,6 +8,7 @@ import java.util.concurrent.Flow;
  * of its own with the same operation, request and (for a bidirectional stream) outbound publisher.
  */
 public final class StreamPublisher implements Flow.Publisher<byte[]> {
+  private final StreamHost host;
   private final ProxyBinding binding;
   private final String operation;
   private final byte[] request;
@@ -17,12 +18,14 @@ public final class StreamPublisher implements Flow.Publisher<byte[]> {
   /**
    * @param outbound what the client sends, or null for a server stream
    */
-  public StreamPublisher(
+  StreamPublisher(
+      StreamHost host,
       ProxyBinding binding,
       String operation,
       byte[] request,
       Flow.Publisher<byte[]> outbound,
       int flags) {
+    this.host = host;
     this.binding = binding;
     this.operation = Objects.requireNonNull(operation, "operation");
     this.request = request;
@@ -33,6 +36,6 @@ public final class StreamPublisher implements Flow.Publisher<byte[]> {
   @Override
   public void subscribe(Flow.Subscriber<? super byte[]> subscriber) {
     Objects.requireNonNull(subscriber, "subscriber"); // Reactive Streams rule 1.9
-    new ClientStream(binding, operation, request, outbound, flags).start(subscriber);
+    new ClientStream(host, binding, operation, request, outbound, flags).start(subscriber);
   }
 }

@@ -3,10 +3,12 @@ package dev.tether.client;
 import dev.tether.Endpoint;
 import dev.tether.Topology;
 import dev.tether.internal.SerialExecutor;
+import java.net.InetSocketAddress;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.WeakHashMap;
 
@@ -60,7 +62,7 @@ final class TopologyViews {
    * The bindings that cached a connection under each seed list's view; control executor only. Weak,
    * so a proxy the application dropped is not kept for its seeds' sake.
    */
-  private final Map<List<Endpoint>, Set<ProxyBinding>> followers = new HashMap<>();
+  private final Map<List<Endpoint>, Set<ConnectionCache>> followers = new HashMap<>();
 
   TopologyViews(SerialExecutor control) {
     this.control = control;
@@ -130,7 +132,7 @@ final class TopologyViews {
    */
   void follow(
       List<Endpoint> seeds,
-      ProxyBinding binding,
+      ConnectionCache binding,
       RequestChannel connection,
       List<Endpoint> settledUnder) {
     if (settledUnder == null) {
@@ -142,7 +144,7 @@ final class TopologyViews {
               .computeIfAbsent(seeds, k -> Collections.newSetFromMap(new WeakHashMap<>()))
               .add(binding);
           List<Endpoint> now = failoverOrder(seeds);
-          if (now != null && !java.util.Objects.equals(primary(now), primary(settledUnder))) {
+          if (now != null && !Objects.equals(primary(now), primary(settledUnder))) {
             forgetUnlessOnPrimary(binding, connection, now);
           }
         });
@@ -190,9 +192,9 @@ final class TopologyViews {
     before.forEach(
         (seeds, old) -> {
           List<Endpoint> now = next.get(seeds).order();
-          Set<ProxyBinding> bindings = followers.get(seeds);
-          if (bindings != null && !java.util.Objects.equals(primary(now), primary(old.order()))) {
-            for (ProxyBinding b : List.copyOf(bindings)) {
+          Set<ConnectionCache> bindings = followers.get(seeds);
+          if (bindings != null && !Objects.equals(primary(now), primary(old.order()))) {
+            for (ConnectionCache b : List.copyOf(bindings)) {
               forgetUnlessOnPrimary(b, b.cachedConnection(), now);
             }
           }
@@ -200,7 +202,7 @@ final class TopologyViews {
   }
 
   private static void forgetUnlessOnPrimary(
-      ProxyBinding binding, RequestChannel connection, List<Endpoint> order) {
+      ConnectionCache binding, RequestChannel connection, List<Endpoint> order) {
     Endpoint primary = primary(order);
     if (connection != null && primary != null && !goesTo(connection, primary)) {
       binding.forget(connection);
@@ -241,7 +243,7 @@ final class TopologyViews {
   }
 
   private static boolean goesTo(RequestChannel connection, Endpoint endpoint) {
-    return connection.remoteAddress() instanceof java.net.InetSocketAddress remote
+    return connection.remoteAddress() instanceof InetSocketAddress remote
         && remote.getPort() == endpoint.port()
         && (remote.getHostString().equals(endpoint.host())
             || (remote.getAddress() != null

@@ -1,9 +1,11 @@
 package dev.tether.client;
 
 import dev.tether.ClientInterceptor;
+import dev.tether.protocol.Request;
 import java.net.SocketAddress;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -66,12 +68,12 @@ final class TracedCall implements ClientInterceptor.Call {
 
   @Override
   public boolean isIdempotent() {
-    return (flags & dev.tether.protocol.Request.IDEMPOTENT) != 0;
+    return (flags & Request.IDEMPOTENT) != 0;
   }
 
   @Override
   public boolean isOneway() {
-    return (flags & dev.tether.protocol.Request.ONEWAY) != 0;
+    return (flags & Request.ONEWAY) != 0;
   }
 
   @Override
@@ -166,7 +168,7 @@ final class TracedCall implements ClientInterceptor.Call {
       if (metadata == null) {
         metadata = new LinkedHashMap<>(proxyMetadata);
       }
-      metadata.put(java.util.Objects.requireNonNull(key), java.util.Objects.requireNonNull(value));
+      metadata.put(Objects.requireNonNull(key), Objects.requireNonNull(value));
     }
   }
 }

@@ -2,6 +2,7 @@ package dev.tether.client;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * A range of server versions in Maven's interval notation: {@code [2.0,3.0)} is 2.0 inclusive to
@@ -100,8 +101,7 @@ public final class VersionRange {
 
   @Override
   public int hashCode() {
-    return java.util.Objects.hash(
-        canonical(lower), lowerInclusive, canonical(upper), upperInclusive);
+    return Objects.hash(canonical(lower), lowerInclusive, canonical(upper), upperInclusive);
   }
 
   private static boolean sameBound(String a, String b) {

@@ -3,6 +3,7 @@ package dev.tether.cluster;
 import dev.tether.client.NodeHost;
 import dev.tether.client.NodeRouter;
 import dev.tether.client.ProxySettings;
+import java.util.Objects;
 
 /**
  * Makes the node group for a load-balanced proxy, with the strategy its LoadBalancing names;
@@ -17,7 +18,7 @@ public final class NodeGroups implements NodeRouter.Factory {
   }
 
   public NodeGroups(EpsilonGreedySettings epsilonGreedy) {
-    this.epsilonGreedy = java.util.Objects.requireNonNull(epsilonGreedy, "epsilonGreedy");
+    this.epsilonGreedy = Objects.requireNonNull(epsilonGreedy, "epsilonGreedy");
   }
 
   @Override

@@ -13,6 +13,7 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.reflect.RecordComponent;
+import java.util.Locale;
 
 /**
  * How one component of a record travels in a {@link RecordCodec}: its field name, encoded once, its
@@ -230,7 +231,7 @@ final class RecordComponentCodec {
               + " holds "
               + parser.currentToken()
               + ", not a "
-              + kind.name().toLowerCase(java.util.Locale.ROOT));
+              + kind.name().toLowerCase(Locale.ROOT));
     }
     return switch (kind) {
       case LONG -> parser.getValueAsLong();

@@ -4,6 +4,7 @@ import dev.tether.TetherException;
 import dev.tether.spi.Codec;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -39,9 +40,7 @@ public final class TypedStub implements InvocationHandler {
   /** A stub implementing {@code iface} whose calls go through {@code call}. */
   public static <T> T create(Class<T> iface, Codec codec, RemoteCall call, String description) {
     TypedStub handler = new TypedStub(OperationTable.of(iface), codec, call, description);
-    Object stub =
-        java.lang.reflect.Proxy.newProxyInstance(
-            iface.getClassLoader(), new Class<?>[] {iface}, handler);
+    Object stub = Proxy.newProxyInstance(iface.getClassLoader(), new Class<?>[] {iface}, handler);
     return iface.cast(stub);
   }
 
@@ -127,7 +126,7 @@ public final class TypedStub implements InvocationHandler {
         return self == args[0];
       default:
         if (method.isDefault()) {
-          return java.lang.reflect.InvocationHandler.invokeDefault(self, method, args);
+          return InvocationHandler.invokeDefault(self, method, args);
         }
         throw new UnsupportedOperationException(method.toString());
     }

@@ -1,6 +1,7 @@
 package dev.tether.internal;
 
 import dev.tether.spi.Ticker;
+import java.time.Duration;
 
 /**
  * The deadline of the service call running on this thread, so a call the service makes inherits it
@@ -29,7 +30,7 @@ public final class CallDeadline {
    * A new call's absolute deadline on {@code ticker}, 0 for none: {@code invocationTimeout} from
    * now (null: none), or the deadline of the service call this thread serves, whichever ends first.
    */
-  public static long forNewCall(java.time.Duration invocationTimeout, Ticker ticker) {
+  public static long forNewCall(Duration invocationTimeout, Ticker ticker) {
     CallDeadline inherited = current();
     if (inherited == null && invocationTimeout == null) {
       return 0; // the common case reads no clock

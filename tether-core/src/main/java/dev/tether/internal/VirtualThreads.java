@@ -4,6 +4,7 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 
 /**
@@ -48,7 +49,7 @@ public final class VirtualThreads {
                 named, build.asType(MethodType.methodType(ThreadFactory.class, ofVirtual)));
         executor =
             lookup.findStatic(
-                java.util.concurrent.Executors.class,
+                Executors.class,
                 "newThreadPerTaskExecutor",
                 MethodType.methodType(ExecutorService.class, ThreadFactory.class));
       } catch (ReflectiveOperationException absent) {

@@ -12,6 +12,7 @@ import dev.tether.spi.Scheduler;
 import dev.tether.spi.Ticker;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import org.slf4j.Logger;
@@ -307,9 +308,7 @@ public final class Dispatcher {
   }
 
   private static Throwable unwrap(Throwable t) {
-    return t instanceof java.util.concurrent.CompletionException && t.getCause() != null
-        ? t.getCause()
-        : t;
+    return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
   }
 
   /**

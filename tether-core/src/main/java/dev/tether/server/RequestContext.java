@@ -2,8 +2,10 @@ package dev.tether.server;
 
 import dev.tether.CallContext;
 import dev.tether.protocol.Request;
+import dev.tether.spi.Ticker;
 import java.net.SocketAddress;
 import java.security.cert.X509Certificate;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -15,9 +17,9 @@ final class RequestContext implements CallContext {
   /** The caller's deadline on {@link #ticker}, 0 when it set none. */
   private final long deadlineNanos;
 
-  private final dev.tether.spi.Ticker ticker;
+  private final Ticker ticker;
 
-  RequestContext(Request request, Peer peer, long deadlineNanos, dev.tether.spi.Ticker ticker) {
+  RequestContext(Request request, Peer peer, long deadlineNanos, Ticker ticker) {
     this.request = request;
     this.peer = peer;
     this.deadlineNanos = deadlineNanos;
@@ -25,10 +27,10 @@ final class RequestContext implements CallContext {
   }
 
   @Override
-  public java.time.Duration timeRemaining() {
+  public Duration timeRemaining() {
     return deadlineNanos == 0
         ? null
-        : java.time.Duration.ofNanos(Math.max(0, deadlineNanos - ticker.nanoTime()));
+        : Duration.ofNanos(Math.max(0, deadlineNanos - ticker.nanoTime()));
   }
 
   long deadlineNanos() {

@@ -11,6 +11,7 @@ import dev.tether.protocol.Status;
 import dev.tether.protocol.StreamResume;
 import io.netty.channel.Channel;
 import java.util.Map;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * The streams one server connection carries, by the id each has on it: the sibling of {@link
@@ -140,7 +141,7 @@ final class ServerStreams {
     } else {
       try {
         channel.eventLoop().execute(() -> byId.remove(streamId));
-      } catch (java.util.concurrent.RejectedExecutionException loopStopped) {
+      } catch (RejectedExecutionException loopStopped) {
         // The server closed its loops: the table went with the connection.
       }
     }

@@ -3,6 +3,7 @@ package dev.tether.spi;
 import dev.tether.Endpoint;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * Seeds given by the application, changeable at run time with {@link #add}, {@link #remove} and
@@ -11,8 +12,7 @@ import java.util.List;
  */
 public final class StaticDiscovery implements Discovery {
   private volatile List<Endpoint> endpoints;
-  private final java.util.List<Runnable> subscribers =
-      new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<Runnable> subscribers = new CopyOnWriteArrayList<>();
 
   private StaticDiscovery(List<Endpoint> endpoints) {
     this.endpoints = List.copyOf(endpoints);

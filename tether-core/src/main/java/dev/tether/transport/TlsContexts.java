@@ -8,6 +8,7 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
 import java.io.ByteArrayInputStream;
+import java.io.IOException;
 import java.io.InputStream;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
@@ -114,7 +115,7 @@ public final class TlsContexts {
         store.setCertificateEntry("trusted-" + i, certificates[i]);
       }
       return store;
-    } catch (GeneralSecurityException | java.io.IOException e) {
+    } catch (GeneralSecurityException | IOException e) {
       throw new IllegalArgumentException(
           "cannot hold the TLS " + trusted.origin() + " in a key store: " + e.getMessage(), e);
     }

@@ -8,6 +8,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Future;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The transports one runtime (client or server) can use, with the event loops they run on. Owns
@@ -86,6 +87,6 @@ public final class TransportSet {
 
   /** Stops the event loops; the returned future completes when their threads have ended. */
   public Future<?> shutdown() {
-    return ioGroup.shutdownGracefully(0, 0, java.util.concurrent.TimeUnit.MILLISECONDS);
+    return ioGroup.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
   }
 }

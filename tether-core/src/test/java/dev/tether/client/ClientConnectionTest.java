@@ -308,8 +308,7 @@ class ClientConnectionTest {
             List.of(Endpoint.parse("tcp -h 127.0.0.1 -p 9 -t 5000")));
     List<Invocation> batch = new ArrayList<>();
     for (int i = 0; i < calls; i++) {
-      Invocation inv =
-          new Invocation(new ProxyBinding(runtime, settings), "debit", new byte[] {(byte) i}, 0);
+      Invocation inv = new Invocation(runtime.bind(settings), "debit", new byte[] {(byte) i}, 0);
       batch.add(inv);
       c.enqueue(inv);
     }

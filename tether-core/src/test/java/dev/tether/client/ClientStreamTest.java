@@ -477,8 +477,7 @@ class ClientStreamTest {
     ProxySettings settings =
         ProxySettings.of(
             "feed", InvocationMode.TWOWAY, false, List.of(Endpoint.parse(server.endpoint(HOST))));
-    return new StreamPublisher(
-        new ProxyBinding(runtime, settings), "watch", bytes("AAPL"), outbound, 0);
+    return runtime.stream(runtime.bind(settings), "watch", bytes("AAPL"), outbound, 0);
   }
 
   private static Response accepted(Request opening) {

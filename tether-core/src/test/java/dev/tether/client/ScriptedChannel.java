@@ -71,7 +71,7 @@ public final class ScriptedChannel implements RequestChannel {
   public void connect() {}
 
   @Override
-  public void send(Invocation invocation) {
+  public void send(CallAttempt invocation) {
     throw new UnsupportedOperationException("a scripted channel carries no calls");
   }
 
@@ -97,7 +97,7 @@ public final class ScriptedChannel implements RequestChannel {
   }
 
   @Override
-  public CompletableFuture<Void> sendBatch(List<Invocation> calls) {
+  public CompletableFuture<Void> sendBatch(List<? extends CallAttempt> calls) {
     throw new UnsupportedOperationException("a scripted channel carries no calls");
   }
 
