@@ -63,6 +63,9 @@ public final class ClientRuntime implements NodeHost, StreamHost, CallHost {
    */
   private volatile boolean closing;
 
+  /** The timer of calls waiting out a retry interval, which closing ends. */
+  private final RoundTimer roundTimer = new RoundTimer(this);
+
   /**
    * @param scheduler keeps time for every timer of the runtime; null for the runtime's own event
    *     loops
@@ -109,8 +112,7 @@ public final class ClientRuntime implements NodeHost, StreamHost, CallHost {
             "tether-" + UUID.randomUUID(),
             () -> closing);
     this.pool = connections.pool();
-    RetryRounds rounds =
-        new RetryRounds(config.retryIntervals(), topologies, selector, this::scheduleOnControl);
+    RetryRounds rounds = new RetryRounds(config.retryIntervals(), topologies, selector, roundTimer);
     this.finder = new ConnectionFinder(this, pool, rounds, topologies);
     this.calls = new CallPath(this, finder);
   }
@@ -435,6 +437,7 @@ public final class ClientRuntime implements NodeHost, StreamHost, CallHost {
   public Future<?> shutdown() {
     closing = true;
     pool.drainAll(config.closeGrace().toNanos());
+    roundTimer.close(); // after the supervisors shut: the rounds waiting fail fast on them
     Future<?> stopped = transports.shutdown();
     stopped.addListener(f -> events.close());
     return stopped;

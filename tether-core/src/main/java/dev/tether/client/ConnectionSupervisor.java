@@ -362,8 +362,9 @@ public final class ConnectionSupervisor {
 
   /**
    * The client's TLS credentials changed (any thread): a failure under the old ones says nothing of
-   * the new, so a secure key backing off forgets its streak and dials for its next call, and an
-   * attempt under way is replaced by one with the new credentials.
+   * the new, so a secure key backing off forgets its streak and dials for its next call (at once
+   * when calls wait for ready), and an attempt under way is replaced by one with the new
+   * credentials.
    */
   void onCredentialsChanged() {
     host.control()
@@ -374,7 +375,11 @@ public final class ConnectionSupervisor {
               }
               if (state == State.TRANSIENT_FAILURE) {
                 backoff.forget();
-                transitionTo(State.IDLE, null, null);
+                if (demand.hasWaiters()) {
+                  dial(candidate); // the calls waiting for ready try the new credentials now
+                } else {
+                  transitionTo(State.IDLE, null, null);
+                }
               } else if (state == State.CONNECTING) {
                 backoff.forget();
                 RequestChannel stale = current;

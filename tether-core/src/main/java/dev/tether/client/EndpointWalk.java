@@ -175,8 +175,12 @@ final class EndpointWalk implements AttemptWitness {
     if (call != null) {
       call.waitsIn(CallPhase.Kind.RETRY_DELAY, null);
     }
-    if (deadlineNanos == 0 || deadlineNanos - host.ticker().nanoTime() > wait.toNanos()) {
+    long untilDeadline =
+        deadlineNanos == 0 ? Long.MAX_VALUE : deadlineNanos - host.ticker().nanoTime();
+    if (untilDeadline > wait.toNanos()) {
       rounds.start(wait, next);
+    } else {
+      rounds.holdForClose(Duration.ofNanos(Math.max(0, untilDeadline)), next);
     }
     return true;
   }

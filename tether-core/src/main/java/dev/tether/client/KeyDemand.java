@@ -48,6 +48,11 @@ final class KeyDemand {
     waiting.followAll(c);
   }
 
+  /** True while calls wait for the key's next attempt. */
+  boolean hasWaiters() {
+    return !waiting.isEmpty();
+  }
+
   /** The key shut down: the calls waiting for its next attempt fail with {@code cause}. */
   void onShutdown(Throwable cause) {
     waiting.failAll(cause);
@@ -79,7 +84,7 @@ final class KeyDemand {
       case IDLE -> ReadyWaiters.follow(dial(forCall, witness), result);
       case TRANSIENT_FAILURE -> {
         if (redial && attempts.current() == redialAfter) {
-          ReadyWaiters.follow(dial(forCall, witness), result);
+          ReadyWaiters.follow(redial(forCall, witness), result);
         } else if (redial) {
           // a later attempt failed meanwhile: this round saw it fail
           witness.tookPart(attempts.current());
@@ -113,6 +118,17 @@ final class KeyDemand {
     if (witness != null) {
       witness.tookPart(attempts.current());
     }
+    return c;
+  }
+
+  /**
+   * A call's later round dials again the attempt it saw fail. The redial is not a demand of its
+   * own: a call that only joins it may not redial after it in turn, or calls that keep arriving
+   * would chain redials, each one dial, past the backoff's schedule.
+   */
+  private RequestChannel redial(Candidate forCall, AttemptWitness witness) {
+    RequestChannel c = supervisor.dial(forCall);
+    witness.tookPart(attempts.current());
     return c;
   }
 

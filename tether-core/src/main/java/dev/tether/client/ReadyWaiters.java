@@ -16,6 +16,10 @@ final class ReadyWaiters {
     waiting.add(call);
   }
 
+  boolean isEmpty() {
+    return waiting.isEmpty();
+  }
+
   /** The next attempt started with {@code c}: every waiting call follows it. */
   void followAll(RequestChannel c) {
     for (CompletableFuture<RequestChannel> w : waiting) {

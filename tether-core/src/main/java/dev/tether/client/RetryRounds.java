@@ -5,7 +5,6 @@ import dev.tether.EndpointSelection;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
-import java.util.function.BiConsumer;
 
 /**
  * What the rounds over a proxy's endpoints are, for a call's first connection and its retries
@@ -19,13 +18,13 @@ final class RetryRounds {
   private final EndpointSelector selector;
 
   /** Runs a round on the control executor after its wait (the runtime's timer). */
-  private final BiConsumer<Runnable, Duration> later;
+  private final RoundTimer later;
 
   RetryRounds(
       List<Duration> retryIntervals,
       TopologyViews topologies,
       EndpointSelector selector,
-      BiConsumer<Runnable, Duration> later) {
+      RoundTimer later) {
     this.retryIntervals = retryIntervals;
     this.topologies = topologies;
     this.selector = selector;
@@ -76,7 +75,15 @@ final class RetryRounds {
     if (wait.isZero()) {
       round.run();
     } else {
-      later.accept(round, wait);
+      later.start(round, wait);
     }
+  }
+
+  /**
+   * A round whose wait would pass the call's deadline: it does not run (the deadline ends the call
+   * first), unless the runtime closes before then.
+   */
+  void holdForClose(Duration untilDeadline, Runnable round) {
+    later.holdForClose(round, untilDeadline);
   }
 }
