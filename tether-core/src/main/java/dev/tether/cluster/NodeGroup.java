@@ -25,16 +25,18 @@ import java.util.function.Supplier;
 
 /**
  * The nodes behind one group of load-balanced proxies, picked by the proxies' load-balancing
- * strategy. Each node's health follows the supervisor of its connection: dead as soon as the
- * connection fails or breaks, alive again as soon as it is up, however it came back; the supervisor
- * reconnects it under the cluster's backoff. With every node dead, calls fail fast with
- * NoAvailableNodeException, or, for proxies that wait for ready, wait until a node is back or their
- * deadline passes. A node whose calls keep failing is ejected for a while: the group's {@link
+ * strategy among the nodes that can take a call now: in rotation and their connection READY, so a
+ * node whose connection is connecting, handshaking, backing off or draining gets no call while
+ * another is ready. Each node's health follows the supervisor of its connection: dead as soon as a
+ * connection fails or breaks, alive again as soon as one is up; the group keeps every node
+ * connected under the cluster's backoff. With no node ready a call waits for the first that becomes
+ * ready within its deadline, or fails fast with NoAvailableNodeException when none may (unless it
+ * waits for ready). A node whose calls keep failing is ejected for a while: the group's {@link
  * OutlierDetector} decides, and the node moves ({@link Node#moveTo}, which emits its events).
  *
  * <p>The group's state changes on the runtime's control executor; calls pick from an immutable
- * {@link Picker} it publishes, so the hot path takes no lock and makes no hop, and status reads the
- * same snapshot, so it never waits for the control executor.
+ * {@link GroupView} it publishes, so the hot path takes no lock and makes no hop, and status reads
+ * the same snapshot, so it never waits for the control executor.
  */
 final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
   private final NodeHost host;
@@ -56,21 +58,7 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
    * What callers pick from: rebuilt on the control executor after every change, read anywhere.
    * Volatile publishes each immutable snapshot whole.
    */
-  private volatile Picker picker =
-      new Picker(null, List.of(), List.of(), List.of(), Map.of(), Set.of());
-
-  /**
-   * An immutable view of the group for picking: every node and its health when published, the
-   * selectable ones, by key, and the keys on probation after an ejection (whose next outcome the
-   * detector must hear).
-   */
-  private record Picker(
-      List<Endpoint> builtFrom,
-      List<Node> all,
-      List<NodeHealth> health,
-      List<Node> live,
-      Map<ConnectionKey, Node> byKey,
-      Set<ConnectionKey> probing) {}
+  private volatile GroupView picker = GroupView.EMPTY;
 
   NodeGroup(NodeHost host, ProxySettings settings, NodeSelector strategy) {
     this.host = host;
@@ -86,7 +74,7 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
   @Override
   public CompletableFuture<RequestChannel> route(
       ProxySettings settings, Set<ConnectionKey> exclude, long deadlineNanos) {
-    Picker p = picker;
+    GroupView p = picker;
     List<Endpoint> endpoints = settings.endpoints();
     if (p.builtFrom() != endpoints && !endpoints.equals(p.builtFrom())) {
       return onControl(
@@ -95,17 +83,10 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
             return route(settings, exclude, deadlineNanos);
           });
     }
-    List<Node> live = p.live();
-    if (!exclude.isEmpty()) {
-      live = new ArrayList<>(live);
-      live.removeIf(n -> exclude.contains(n.key));
+    Node chosen = GroupView.pick(p.ready(), exclude, strategy, host.ticker().nanoTime());
+    if (chosen == null) {
+      return onControl(() -> noReadyNode(settings, exclude, deadlineNanos));
     }
-    if (live.isEmpty()) {
-      return onControl(() -> noLiveNode(settings, exclude, deadlineNanos));
-    }
-    long now = host.ticker().nanoTime();
-    Node chosen =
-        live.get(exclude.isEmpty() ? strategy.pick(live, now) : strategy.pickAnother(live, now));
     return chosen
         .supervisor
         .obtain(chosen.candidate)
@@ -117,8 +98,8 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
               if (failure != null && settings.source() != null) {
                 settings.source().onConnectFailure(chosen.endpoint());
               }
-              // The supervisor already told the group the node is dead (or it is incompatible): try
-              // another.
+              // The connection broke between the pick and now (the supervisor tells the group), or
+              // the node is incompatible: try another.
               return onControl(
                   () -> {
                     if (failure == null) {
@@ -153,9 +134,30 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
     return result;
   }
 
-  private CompletableFuture<RequestChannel> noLiveNode(
+  /**
+   * No node took the call from the published view (control executor): one may have become ready
+   * since; else the call waits for the first node that may still become ready (connecting,
+   * handshaking, or dialling again after a loss), within its deadline; with none, it fails at once,
+   * unless it waits for ready.
+   */
+  private CompletableFuture<RequestChannel> noReadyNode(
       ProxySettings settings, Set<ConnectionKey> exclude, long deadlineNanos) {
     List<Node> all = ordered;
+    List<Node> ready = new ArrayList<>();
+    boolean pending = false;
+    for (Node n : all) {
+      if (GroupView.isReady(n)) {
+        ready.add(n);
+      } else if (!exclude.contains(n.key) && GroupView.mayBecomeReady(n)) {
+        pending = true;
+        if (n.supervisor.state() != ConnectionSupervisor.State.CONNECTING) {
+          n.supervisor.obtain(n.candidate); // idle or draining: dial its next connection now
+        }
+      }
+    }
+    if (GroupView.pick(ready, exclude, strategy, host.ticker().nanoTime()) != null) {
+      return route(settings, exclude, deadlineNanos);
+    }
     if (!all.isEmpty() && all.stream().allMatch(n -> n.health() == NodeHealth.INCOMPATIBLE)) {
       return CompletableFuture.failedFuture(
           new IncompatibleServerException(
@@ -166,8 +168,9 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
                   + ": "
                   + all));
     }
-    // A retry never waits: it goes elsewhere now or fails with its own cause.
-    if (!settings.waitForReady() || !exclude.isEmpty()) {
+    // A retry never waits for a dead node: it goes elsewhere now or fails with its own cause.
+    boolean patient = settings.waitForReady() && exclude.isEmpty();
+    if (!pending && !patient) {
       return CompletableFuture.failedFuture(
           new NoAvailableNodeException("no live node for " + settings.identity() + ": " + all));
     }
@@ -177,7 +180,7 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
           new NoAvailableNodeException(
               "no live node for " + settings.identity() + " before the deadline: " + all));
     }
-    return waiters.add(settings, deadlineNanos, waitNanos);
+    return waiters.add(settings, deadlineNanos, waitNanos, patient);
   }
 
   // ---- the group's state (control executor) ----
@@ -253,52 +256,75 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
                 host.control()
                     .execute(
                         () -> {
-                          Set<ConnectionKey> known = new HashSet<>(byKey.keySet());
-                          rebuild(source.endpoints());
-                          for (Node n : ordered) {
-                            if (!known.contains(n.key) && !host.isClosing()) {
-                              n.supervisor.obtain(n.candidate);
-                            }
-                          }
+                          rebuild(source.endpoints()); // new nodes dial at once
                         }));
   }
 
   private void publish(List<Endpoint> builtFrom) {
     host.control().assertInExecutor();
-    List<Node> live = new ArrayList<>(ordered.size());
+    List<Node> ready = new ArrayList<>(ordered.size());
     List<NodeHealth> health = new ArrayList<>(ordered.size());
     Set<ConnectionKey> probing = new HashSet<>();
     for (Node n : ordered) {
       NodeHealth h = n.health();
       health.add(h);
-      if (h.isSelectable()) {
-        live.add(n);
+      if (GroupView.isReady(n)) {
+        ready.add(n);
       }
       if (h == NodeHealth.PROBING) {
         probing.add(n.key);
       }
     }
     picker =
-        new Picker(
-            builtFrom, ordered, List.copyOf(health), List.copyOf(live), byKey, Set.copyOf(probing));
+        new GroupView(
+            builtFrom,
+            ordered,
+            List.copyOf(health),
+            List.copyOf(ready),
+            byKey,
+            Set.copyOf(probing));
   }
 
-  /** A node's supervisor changed state: its health follows. */
+  /**
+   * A node's supervisor changed state: its health follows, the view is published again (a node
+   * leaves the rotation as soon as its connection is not READY, and joins it when it is), and the
+   * calls waiting for a node are settled.
+   */
   @Override
   public void onStateChanged(
       ConnectionSupervisor supervisor, ConnectionSupervisor.State state, Throwable cause) {
     Node node = byKey.get(supervisor.key());
-    if (node == null || host.isClosing() || node.health() == NodeHealth.EJECTED) {
-      return; // an ejection runs its course whatever the connection does: the detector ends it
+    if (node == null || host.isClosing()) {
+      return;
     }
-    switch (state) {
-      case READY -> onConnected(node, supervisor.usable());
-      case TRANSIENT_FAILURE ->
-          node.moveTo(
-              NodeHealth.DEAD,
-              cause == null ? "connection lost" : String.valueOf(cause.getMessage()),
-              cause);
-      default -> {}
+    // An ejection runs its course whatever the connection does: the detector ends it.
+    if (node.health() != NodeHealth.EJECTED) {
+      switch (state) {
+        case READY -> onConnected(node, supervisor.usable());
+        case TRANSIENT_FAILURE ->
+            node.moveTo(
+                NodeHealth.DEAD,
+                cause == null ? "connection lost" : String.valueOf(cause.getMessage()),
+                cause);
+        // A group keeps its nodes connected (as gRPC's balancers do), so a ready node is there
+        // before a call needs it: a new node dials at once.
+        case IDLE -> supervisor.obtain(node.candidate);
+        default -> {}
+      }
+    }
+    publish(picker.builtFrom());
+    settleWaiters();
+  }
+
+  /**
+   * Calls waiting for a node go to one that is ready; with none ready and none that may become
+   * ready, those that do not wait for ready fail now.
+   */
+  private void settleWaiters() {
+    if (!picker.ready().isEmpty()) {
+      waiters.wake(this);
+    } else if (ordered.stream().noneMatch(GroupView::mayBecomeReady)) {
+      waiters.failImpatient();
     }
   }
 
@@ -328,9 +354,7 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
    */
   private void onHealthChanged(Node node) {
     publish(picker.builtFrom());
-    if (node.health().isSelectable()) {
-      waiters.wake(this);
-    }
+    settleWaiters();
   }
 
   @Override
@@ -382,7 +406,7 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
 
   @Override
   public void onCallFinished(RequestChannel c, long latencyNanos, boolean nodeFault) {
-    Picker p = picker;
+    GroupView p = picker;
     Node n = p.byKey().get(c.key());
     if (n == null) {
       return;
@@ -399,7 +423,7 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
    */
   @Override
   public List<NodeStatus> nodeStatus() {
-    Picker p = picker;
+    GroupView p = picker;
     List<NodeStatus> out = new ArrayList<>(p.all().size());
     for (int i = 0; i < p.all().size(); i++) {
       Node n = p.all().get(i);
