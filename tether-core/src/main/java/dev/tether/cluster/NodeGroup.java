@@ -4,6 +4,7 @@ import dev.tether.Endpoint;
 import dev.tether.EndpointSelection;
 import dev.tether.IncompatibleServerException;
 import dev.tether.NoAvailableNodeException;
+import dev.tether.client.AnswerBlame;
 import dev.tether.client.Candidate;
 import dev.tether.client.ConnectionKey;
 import dev.tether.client.ConnectionSupervisor;
@@ -405,7 +406,7 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
   }
 
   @Override
-  public void onCallFinished(RequestChannel c, long latencyNanos, boolean nodeFault) {
+  public void onCallFinished(RequestChannel c, long latencyNanos, AnswerBlame blame) {
     GroupView p = picker;
     Node n = p.byKey().get(c.key());
     if (n == null) {
@@ -415,7 +416,7 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
     long now = host.ticker().nanoTime();
     strategy.onCallFinished(n, latencyNanos, now);
     boolean probing = !p.probing().isEmpty() && p.probing().contains(n.key);
-    outliers.onCallFinished(n, nodeFault, probing, now);
+    outliers.onCallFinished(n, blame, probing, now);
   }
 
   /**
