@@ -6,10 +6,17 @@ import java.util.Random;
 
 /**
  * Power of two choices: samples two distinct live nodes at random and takes the one with fewer
- * calls in flight; on a tie, the one with the lower latency average, where a node with no latency
- * yet (0) counts as fastest so that new nodes get measured; on a full tie, the first sample.
+ * calls in flight; on a tie, the one whose latency average is clearly lower (under half the
+ * other's), where a node with no latency yet (0) counts as fastest so that new nodes get measured;
+ * else the first sample, which is a random one. Identical nodes mostly tie at zero in flight, and a
+ * tie broken by noisy latency averages locks onto the few that measured lowest (30 servers, 8
+ * callers: the busiest got 1.24 to 1.64 times the mean); broken at random they spread as RANDOM
+ * does, while a node that is twice as slow still loses its ties.
  */
 public final class LeastLoadedSelector implements NodeSelector {
+  /** How many times faster a node must be to win a tie on latency: below that, noise decides. */
+  private static final double CLEARLY_FASTER = 2.0;
+
   private final Random random;
 
   public LeastLoadedSelector(Random random) {
@@ -37,7 +44,8 @@ public final class LeastLoadedSelector implements NodeSelector {
     if (candidateLoad != otherLoad) {
       return candidateLoad < otherLoad;
     }
-    return latencyRank(candidate.latencyEwmaNanos()) < latencyRank(other.latencyEwmaNanos());
+    return latencyRank(candidate.latencyEwmaNanos()) * CLEARLY_FASTER
+        < latencyRank(other.latencyEwmaNanos());
   }
 
   /** Latency for comparison: unknown (0 or less) sorts before every measured value. */
