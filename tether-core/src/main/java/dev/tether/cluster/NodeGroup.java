@@ -120,7 +120,7 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
     host.control()
         .execute(
             () ->
-                step.get()
+                stepOrFailure(step)
                     .whenComplete(
                         (v, e) -> {
                           if (e != null) {
@@ -133,6 +133,20 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
                           }
                         }));
     return result;
+  }
+
+  /** What gives the group its endpoints, in words: its discovery, or the proxy's fixed list. */
+  private static String listedBy(ProxySettings settings) {
+    return settings.source() != null ? settings.source().toString() : "the proxy's endpoint list";
+  }
+
+  /** The step's future, or its exception as a failed one: no call waits on a step that threw. */
+  private static <T> CompletableFuture<T> stepOrFailure(Supplier<CompletableFuture<T>> step) {
+    try {
+      return step.get();
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
   }
 
   /**
@@ -173,7 +187,14 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
     boolean patient = settings.waitForReady() && exclude.isEmpty();
     if (!pending && !patient) {
       return CompletableFuture.failedFuture(
-          new NoAvailableNodeException("no live node for " + settings.identity() + ": " + all));
+          new NoAvailableNodeException(
+              all.isEmpty()
+                  ? "no endpoint for "
+                      + settings.identity()
+                      + ": "
+                      + listedBy(settings)
+                      + " lists none"
+                  : "no live node for " + settings.identity() + ": " + all));
     }
     long waitNanos = deadlineNanos == 0 ? 0 : deadlineNanos - host.ticker().nanoTime();
     if (deadlineNanos != 0 && waitNanos <= 0) {
@@ -196,10 +217,13 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
       return;
     }
     subscribeOnce();
+    // An empty list is an answer (calls fail at once, or wait for a node): nothing to select.
     List<Candidate> candidates =
-        host.select(
-            template.with(
-                c -> c.endpoints(endpoints).source(null).selection(EndpointSelection.ORDERED)));
+        endpoints.isEmpty()
+            ? List.of()
+            : host.select(
+                template.with(
+                    c -> c.endpoints(endpoints).source(null).selection(EndpointSelection.ORDERED)));
     Map<ConnectionKey, Node> next = new HashMap<>();
     List<Node> nextOrder = new ArrayList<>();
     List<Node> added = new ArrayList<>();

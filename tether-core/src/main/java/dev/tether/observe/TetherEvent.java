@@ -98,6 +98,11 @@ public record TetherEvent(
     /** A stream ended: completed, failed by the application, or cancelled. */
     STREAM_CLOSED,
     /** A peer broke the protocol; its connection was closed. */
-    PROTOCOL_ERROR
+    PROTOCOL_ERROR,
+    /**
+     * A discovery's source answered nothing usable (an empty answer, an error): it keeps its last
+     * good list for a while, or that list expired; the detail says which and for how long.
+     */
+    DISCOVERY_STALE
   }
 }
