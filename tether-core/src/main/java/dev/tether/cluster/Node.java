@@ -35,6 +35,9 @@ final class Node implements NodeStats {
 
   private final AtomicInteger inFlight = new AtomicInteger();
 
+  /** Its strategy's turn when it last picked the node; written by the picking callers. */
+  private volatile long lastPick;
+
   /** How its calls have been ending, for the group's outlier detector; written by the calls. */
   final FaultTally tally = new FaultTally();
 
@@ -106,6 +109,16 @@ final class Node implements NodeStats {
   public int inFlight() {
     var c = supervisor.usable();
     return c != null ? Math.max(c.outstandingRequests(), inFlight.get()) : inFlight.get();
+  }
+
+  @Override
+  public long lastPick() {
+    return lastPick;
+  }
+
+  @Override
+  public void picked(long turn) {
+    lastPick = turn;
   }
 
   @Override

@@ -43,7 +43,7 @@ class LeastLoadedSelectorTest {
   }
 
   @Test
-  void onEqualLoadLatenciesWithinTwiceEachOtherAreATieBrokenAtRandom() {
+  void onEqualLoadLatenciesWithinFourTimesEachOtherShareTheCalls() {
     List<FakeNode> two = nodes.subList(0, 2);
     two.get(0).latencyEwmaNanos = 1_500_000;
     two.get(1).latencyEwmaNanos = 1_000_000;
@@ -52,6 +52,17 @@ class LeastLoadedSelectorTest {
       slower += selector.pick(two, 0) == 0 ? 1 : 0;
     }
     assertThat(slower).isBetween(400, 600);
+  }
+
+  @Test
+  void onAFullTieTheNodePickedLessRecentlyWinsSoIdenticalNodesTakeTurns() {
+    List<FakeNode> two = nodes.subList(0, 2);
+    two.get(0).latencyEwmaNanos = 1_000_000;
+    two.get(1).latencyEwmaNanos = 1_200_000;
+    int first = selector.pick(two, 0);
+    for (int i = 0; i < 20; i++) {
+      assertThat(selector.pick(two, 0)).isEqualTo((first + 1 + i) % 2);
+    }
   }
 
   @Test
