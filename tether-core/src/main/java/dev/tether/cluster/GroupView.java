@@ -3,6 +3,7 @@ package dev.tether.cluster;
 import dev.tether.Endpoint;
 import dev.tether.client.ConnectionKey;
 import dev.tether.client.ConnectionSupervisor;
+import dev.tether.client.RequestChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -53,6 +54,16 @@ record GroupView(
   }
 
   /**
+   * The node's connection if it takes calls now: usable and past its handshake (a connection that
+   * is still connecting counts as usable to its supervisor, and a call handed to it would wait for
+   * HELLO's answer); else null. Any thread.
+   */
+  static RequestChannel connectionOf(Node node) {
+    RequestChannel c = node.supervisor.usable();
+    return c != null && c.ready().isDone() ? c : null;
+  }
+
+  /**
    * The node {@code strategy} chooses among {@code ready} less {@code exclude} whose connection is
    * usable now, or null when none is. A node whose connection stopped being usable since the view
    * was published (it broke, or drains after a GOAWAY) is passed over for another, so no call waits
@@ -69,7 +80,7 @@ record GroupView(
     while (!from.isEmpty()) {
       Node chosen =
           from.get(another ? strategy.pickAnother(from, nowNanos) : strategy.pick(from, nowNanos));
-      if (chosen.supervisor.usable() != null) {
+      if (connectionOf(chosen) != null) {
         return chosen;
       }
       if (from == ready) {

@@ -88,9 +88,14 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
     if (chosen == null) {
       return onControl(() -> noReadyNode(settings, exclude, deadlineNanos));
     }
-    return chosen
-        .supervisor
-        .obtain(chosen.candidate)
+    RequestChannel usable = GroupView.connectionOf(chosen);
+    if (usable == null) {
+      // It broke since the pick: its supervisor may be dialling again already, and a call must not
+      // follow a handshake. Pick again from the view the control executor has by then.
+      return onControl(() -> route(settings, exclude, deadlineNanos));
+    }
+    return usable
+        .ready()
         .handle(
             (c, failure) -> {
               if (failure == null && host.isCompatible(settings, c)) {
@@ -387,35 +392,7 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
     return onControl(
         () -> {
           rebuild(settings.endpoints());
-          List<Node> all = ordered;
-          CompletableFuture<Void> first = new CompletableFuture<>();
-          if (all.isEmpty()) {
-            first.completeExceptionally(
-                new NoAvailableNodeException("no node of " + settings.identity() + " is known"));
-            return first;
-          }
-          int[] failures = {0};
-          for (Node n : all) {
-            n.supervisor
-                .obtain(n.candidate)
-                .whenComplete(
-                    (c, failure) ->
-                        host.control()
-                            .execute(
-                                () -> {
-                                  if (failure == null) {
-                                    first.complete(null);
-                                  } else if (++failures[0] == all.size()) {
-                                    first.completeExceptionally(
-                                        new NoAvailableNodeException(
-                                            "no node of "
-                                                + settings.identity()
-                                                + " accepted a connection: "
-                                                + all));
-                                  }
-                                }));
-          }
-          return first;
+          return FirstConnection.of(host, ordered, settings);
         });
   }
 
