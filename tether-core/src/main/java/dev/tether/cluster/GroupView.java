@@ -11,20 +11,21 @@ import java.util.Set;
 
 /**
  * An immutable view of a node group for picking, published by the group on the control executor
- * after every change and read on the callers' threads: every node and its health when published,
- * the nodes that can take a call now (in rotation and their connection READY), by key, and the keys
- * on probation after an ejection (whose next outcome the outlier detector must hear).
+ * after every change and read on the callers' threads: every node, its health and why when
+ * published, the nodes that can take a call now (in rotation and their connection READY), by key,
+ * and the keys on probation after an ejection (whose next outcome the outlier detector must hear).
  */
 record GroupView(
     List<Endpoint> builtFrom,
     List<Node> all,
     List<NodeHealth> health,
+    List<String> why,
     List<Node> ready,
     Map<ConnectionKey, Node> byKey,
     Set<ConnectionKey> probing) {
 
   static final GroupView EMPTY =
-      new GroupView(null, List.of(), List.of(), List.of(), Map.of(), Set.of());
+      new GroupView(null, List.of(), List.of(), List.of(), List.of(), Map.of(), Set.of());
 
   /**
    * Whether {@code node} can take a call now: in rotation (gRPC's balancers pick only READY

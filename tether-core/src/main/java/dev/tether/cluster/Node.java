@@ -33,6 +33,9 @@ final class Node implements NodeStats {
   /** Changed by moveTo on the control executor only. */
   private NodeHealth health = NodeHealth.UNKNOWN;
 
+  /** Why the node last moved (the detail of its event); control executor only. */
+  private String why = "";
+
   private final AtomicInteger inFlight = new AtomicInteger();
 
   /** Its strategy's turn when it last picked the node; written by the picking callers. */
@@ -76,6 +79,7 @@ final class Node implements NodeStats {
       return false;
     }
     health = next;
+    this.why = why;
     host.events().emit(next.entered, endpoint().toString(), why, cause);
     group.onHealthChanged(this);
     return true;
@@ -94,6 +98,12 @@ final class Node implements NodeStats {
       double previous = Double.longBitsToDouble(bits);
       next = previous == 0 ? latencyNanos : previous + EWMA_WEIGHT * (latencyNanos - previous);
     } while (!latencyEwmaBits.compareAndSet(bits, Double.doubleToRawLongBits(next)));
+  }
+
+  /** The detail of the node's last move; control executor only. */
+  String why() {
+    host.control().assertInExecutor();
+    return why;
   }
 
   @Override

@@ -294,10 +294,12 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
     host.control().assertInExecutor();
     List<Node> ready = new ArrayList<>(ordered.size());
     List<NodeHealth> health = new ArrayList<>(ordered.size());
+    List<String> why = new ArrayList<>(ordered.size());
     Set<ConnectionKey> probing = new HashSet<>();
     for (Node n : ordered) {
       NodeHealth h = n.health();
       health.add(h);
+      why.add(n.why());
       if (GroupView.isReady(n)) {
         ready.add(n);
       }
@@ -310,6 +312,7 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
             builtFrom,
             ordered,
             List.copyOf(health),
+            List.copyOf(why),
             List.copyOf(ready),
             byKey,
             Set.copyOf(probing));
@@ -434,7 +437,8 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
               n.endpoint().toString(),
               p.health().get(i).name(),
               n.inFlight(),
-              n.latencyEwmaNanos() / 1_000.0));
+              n.latencyEwmaNanos() / 1_000.0,
+              p.why().get(i)));
     }
     return out;
   }

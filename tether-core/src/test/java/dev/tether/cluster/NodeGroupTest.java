@@ -188,6 +188,22 @@ class NodeGroupTest {
   }
 
   @Test
+  void statusSaysWhyANodeIsOutWithTheFiguresThatDecided() {
+    bothConnected();
+    ScriptedChannel sick = opened(7001);
+    for (int i = 0; i < 3; i++) {
+      group.onCallStarted(sick);
+      group.onCallFinished(sick, 1_000_000, true);
+    }
+
+    NodeStatus out =
+        group.nodeStatus().stream().filter(n -> n.endpoint().endsWith("-p 7001")).findFirst().get();
+    assertThat(out.health()).isEqualTo("EJECTED");
+    assertThat(out.why()).startsWith("ejected for 10000 ms: 3 failed call(s) in a row");
+    assertThat(group.nodeStatus().get(1).why()).isEqualTo("connected");
+  }
+
+  @Test
   void nodeStatusAnswersWhileTheControlExecutorIsBusyElsewhere() throws Exception {
     bothConnected();
     CountDownLatch holding = new CountDownLatch(1);
