@@ -52,9 +52,16 @@ final class AttemptOutcomes {
     };
   }
 
-  /** True when the answer blames the node rather than the connection: failure accrual counts it. */
-  static boolean blamesTheNode(Status status) {
-    return status == Status.DEADLINE_EXCEEDED || status == Status.INTERNAL;
+  /**
+   * What the answer says of the node, for its group's outlier detection: the server's own failure
+   * makes a streak, the service's (or its guard's) is compared with the node's peers.
+   */
+  static AnswerBlame blamesTheNode(Status status) {
+    return switch (status) {
+      case DEADLINE_EXCEEDED, INTERNAL -> AnswerBlame.NODE_FAULT;
+      case REMOTE_ERROR, PERMISSION_DENIED -> AnswerBlame.FAILED_ANSWER;
+      case OK, REFUSED, SERVICE_NOT_FOUND, OPERATION_NOT_FOUND, STREAM_LOST -> AnswerBlame.NONE;
+    };
   }
 
   /** The failure a non-OK answer means; {@code where} names the connection that carried it. */

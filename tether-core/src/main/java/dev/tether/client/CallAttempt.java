@@ -90,7 +90,7 @@ abstract class CallAttempt extends ReplyFuture implements ChannelFutureListener 
    * True when the attempt ending now failed through the server's fault; set by the thread that ends
    * it, just before, and read by that thread.
    */
-  private boolean nodeFault;
+  private AnswerBlame nodeFault = AnswerBlame.NONE;
 
   /**
    * The one place the runtime's view of the call changes; false when another thread got there
@@ -157,16 +157,21 @@ abstract class CallAttempt extends ReplyFuture implements ChannelFutureListener 
 
   /** The attempt ending now failed through the server's fault, not the connection's. */
   final void blameTheNode(boolean fault) {
-    nodeFault = fault;
+    nodeFault = fault ? AnswerBlame.NODE_FAULT : AnswerBlame.NONE;
+  }
+
+  /** What the answer ending the attempt now says of its node. */
+  final void blameTheNode(AnswerBlame blame) {
+    nodeFault = blame;
   }
 
   /**
    * Whether the server was at fault for the attempt that ends now; asked once, by the thread ending
    * it.
    */
-  final boolean takeNodeFault() {
-    boolean fault = nodeFault;
-    nodeFault = false;
+  final AnswerBlame takeNodeFault() {
+    AnswerBlame fault = nodeFault;
+    nodeFault = AnswerBlame.NONE;
     return fault;
   }
 

@@ -254,7 +254,7 @@ final class CallExtras {
    * The attempt on {@code on} ended, {@code fault} when the node was to blame: its timer stops and
    * its router hears, once however many endings race.
    */
-  void onAttemptEnded(RequestChannel on, boolean fault, Ticker ticker) {
+  void onAttemptEnded(RequestChannel on, AnswerBlame fault, Ticker ticker) {
     // A plain read first: most calls have neither, and an atomic swap per call shows at 1M calls/s.
     if (ATTEMPT.getVolatile(this) != null) {
       Scheduler.Cancellable timer =

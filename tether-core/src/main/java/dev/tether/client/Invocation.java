@@ -296,7 +296,7 @@ public final class Invocation extends CallAttempt {
 
   /** Tells the node router the attempt on its node is over, once however many endings race. */
   private void endAttempt(RequestChannel on) {
-    boolean fault = takeNodeFault();
+    AnswerBlame fault = takeNodeFault();
     CallExtras e = extras;
     if (e != null) { // the plain call has no timer and no router
       e.onAttemptEnded(on, fault, runtime().ticker());

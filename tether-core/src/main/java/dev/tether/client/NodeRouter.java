@@ -26,11 +26,16 @@ public interface NodeRouter {
   void onCallStarted(RequestChannel c);
 
   /**
-   * The call that went out on {@code c} finished after {@code latencyNanos}; {@code nodeFault} when
-   * the server failed it (INTERNAL, DEADLINE_EXCEEDED, an attempt timeout), which counts towards
-   * ejecting the node. A lost connection is not a node fault: the supervisor sees it.
+   * The call that went out on {@code c} finished after {@code latencyNanos}; {@code blame} says
+   * whether the node answered with a failure, which counts towards ejecting it. A lost connection
+   * blames no node: the supervisor sees it.
    */
-  void onCallFinished(RequestChannel c, long latencyNanos, boolean nodeFault);
+  void onCallFinished(RequestChannel c, long latencyNanos, AnswerBlame blame);
+
+  /** As {@link #onCallFinished(RequestChannel, long, AnswerBlame)}: a node fault or a good call. */
+  default void onCallFinished(RequestChannel c, long latencyNanos, boolean nodeFault) {
+    onCallFinished(c, latencyNanos, nodeFault ? AnswerBlame.NODE_FAULT : AnswerBlame.NONE);
+  }
 
   /**
    * The server of {@code key} answered that it has no such service or operation for {@code service}

@@ -33,7 +33,13 @@ final class Node implements NodeStats {
   /** Changed by moveTo on the control executor only. */
   private NodeHealth health = NodeHealth.UNKNOWN;
 
+  /** Why the node last moved (the detail of its event); control executor only. */
+  private String why = "";
+
   private final AtomicInteger inFlight = new AtomicInteger();
+
+  /** Its strategy's turn when it last picked the node; written by the picking callers. */
+  private volatile long lastPick;
 
   /** How its calls have been ending, for the group's outlier detector; written by the calls. */
   final FaultTally tally = new FaultTally();
@@ -73,6 +79,7 @@ final class Node implements NodeStats {
       return false;
     }
     health = next;
+    this.why = why;
     host.events().emit(next.entered, endpoint().toString(), why, cause);
     group.onHealthChanged(this);
     return true;
@@ -93,6 +100,12 @@ final class Node implements NodeStats {
     } while (!latencyEwmaBits.compareAndSet(bits, Double.doubleToRawLongBits(next)));
   }
 
+  /** The detail of the node's last move; control executor only. */
+  String why() {
+    host.control().assertInExecutor();
+    return why;
+  }
+
   @Override
   public Endpoint endpoint() {
     return candidate.endpoint();
@@ -106,6 +119,16 @@ final class Node implements NodeStats {
   public int inFlight() {
     var c = supervisor.usable();
     return c != null ? Math.max(c.outstandingRequests(), inFlight.get()) : inFlight.get();
+  }
+
+  @Override
+  public long lastPick() {
+    return lastPick;
+  }
+
+  @Override
+  public void picked(long turn) {
+    lastPick = turn;
   }
 
   @Override

@@ -4,6 +4,7 @@ import dev.tether.Endpoint;
 import dev.tether.EndpointSelection;
 import dev.tether.IncompatibleServerException;
 import dev.tether.NoAvailableNodeException;
+import dev.tether.client.AnswerBlame;
 import dev.tether.client.Candidate;
 import dev.tether.client.ConnectionKey;
 import dev.tether.client.ConnectionSupervisor;
@@ -20,21 +21,22 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 
 /**
  * The nodes behind one group of load-balanced proxies, picked by the proxies' load-balancing
- * strategy. Each node's health follows the supervisor of its connection: dead as soon as the
- * connection fails or breaks, alive again as soon as it is up, however it came back; the supervisor
- * reconnects it under the cluster's backoff. With every node dead, calls fail fast with
- * NoAvailableNodeException, or, for proxies that wait for ready, wait until a node is back or their
- * deadline passes. A node whose calls keep failing is ejected for a while: the group's {@link
+ * strategy among the nodes that can take a call now: in rotation and their connection READY, so a
+ * node whose connection is connecting, handshaking, backing off or draining gets no call while
+ * another is ready. Each node's health follows the supervisor of its connection: dead as soon as a
+ * connection fails or breaks, alive again as soon as one is up; the group keeps every node
+ * connected under the cluster's backoff. With no node ready a call waits for the first that becomes
+ * ready within its deadline, or fails fast with NoAvailableNodeException when none may (unless it
+ * waits for ready). A node whose calls keep failing is ejected for a while: the group's {@link
  * OutlierDetector} decides, and the node moves ({@link Node#moveTo}, which emits its events).
  *
  * <p>The group's state changes on the runtime's control executor; calls pick from an immutable
- * {@link Picker} it publishes, so the hot path takes no lock and makes no hop, and status reads the
- * same snapshot, so it never waits for the control executor.
+ * {@link GroupView} it publishes, so the hot path takes no lock and makes no hop, and status reads
+ * the same snapshot, so it never waits for the control executor.
  */
 final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
   private final NodeHost host;
@@ -57,21 +59,7 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
    * What callers pick from: rebuilt on the control executor after every change, read anywhere.
    * Volatile publishes each immutable snapshot whole.
    */
-  private volatile Picker picker =
-      new Picker(null, List.of(), List.of(), List.of(), Map.of(), Set.of());
-
-  /**
-   * An immutable view of the group for picking: every node and its health when published, the
-   * selectable ones, by key, and the keys on probation after an ejection (whose next outcome the
-   * detector must hear).
-   */
-  private record Picker(
-      List<Endpoint> builtFrom,
-      List<Node> all,
-      List<NodeHealth> health,
-      List<Node> live,
-      Map<ConnectionKey, Node> byKey,
-      Set<ConnectionKey> probing) {}
+  private volatile GroupView picker = GroupView.EMPTY;
 
   NodeGroup(NodeHost host, ProxySettings settings, NodeSelector strategy) {
     this.host = host;
@@ -87,7 +75,7 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
   @Override
   public CompletableFuture<RequestChannel> route(
       ProxySettings settings, Set<ConnectionKey> exclude, long deadlineNanos) {
-    Picker p = picker;
+    GroupView p = picker;
     List<Endpoint> endpoints = settings.endpoints();
     if (p.builtFrom() != endpoints && !endpoints.equals(p.builtFrom())) {
       return onControl(
@@ -96,21 +84,20 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
             return route(settings, exclude, deadlineNanos);
           });
     }
-    List<Node> live = p.live();
-    if (!exclude.isEmpty()) {
-      live = new ArrayList<>(live);
-      live.removeIf(n -> exclude.contains(n.key));
-    }
-    if (live.isEmpty()) {
-      return onControl(() -> noLiveNode(settings, exclude, deadlineNanos));
-    }
     long now = host.ticker().nanoTime();
-    live = gaps.serving(live, settings.identity(), now);
     Node chosen =
-        live.get(exclude.isEmpty() ? strategy.pick(live, now) : strategy.pickAnother(live, now));
-    return chosen
-        .supervisor
-        .obtain(chosen.candidate)
+        GroupView.pick(gaps.serving(p.ready(), settings.identity(), now), exclude, strategy, now);
+    if (chosen == null) {
+      return onControl(() -> noReadyNode(settings, exclude, deadlineNanos));
+    }
+    RequestChannel usable = GroupView.connectionOf(chosen);
+    if (usable == null) {
+      // It broke since the pick: its supervisor may be dialling again already, and a call must not
+      // follow a handshake. Pick again from the view the control executor has by then.
+      return onControl(() -> route(settings, exclude, deadlineNanos));
+    }
+    return usable
+        .ready()
         .handle(
             (c, failure) -> {
               if (failure == null && host.isCompatible(settings, c)) {
@@ -119,8 +106,8 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
               if (failure != null && settings.source() != null) {
                 settings.source().onConnectFailure(chosen.endpoint());
               }
-              // The supervisor already told the group the node is dead (or it is incompatible): try
-              // another.
+              // The connection broke between the pick and now (the supervisor tells the group), or
+              // the node is incompatible: try another.
               return onControl(
                   () -> {
                     if (failure == null) {
@@ -136,28 +123,38 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
 
   /** Runs {@code step} on the control executor and follows the future it returns. */
   private <T> CompletableFuture<T> onControl(Supplier<CompletableFuture<T>> step) {
-    CompletableFuture<T> result = new CompletableFuture<>();
-    host.control()
-        .execute(
-            () ->
-                step.get()
-                    .whenComplete(
-                        (v, e) -> {
-                          if (e != null) {
-                            result.completeExceptionally(
-                                e instanceof CompletionException && e.getCause() != null
-                                    ? e.getCause()
-                                    : e);
-                          } else {
-                            result.complete(v);
-                          }
-                        }));
-    return result;
+    return ControlStep.run(host.control(), step);
   }
 
-  private CompletableFuture<RequestChannel> noLiveNode(
+  /** What gives the group its endpoints, in words: its discovery, or the proxy's fixed list. */
+  private static String listedBy(ProxySettings settings) {
+    return settings.source() != null ? settings.source().toString() : "the proxy's endpoint list";
+  }
+
+  /**
+   * No node took the call from the published view (control executor): one may have become ready
+   * since; else the call waits for the first node that may still become ready (connecting,
+   * handshaking, or dialling again after a loss), within its deadline; with none, it fails at once,
+   * unless it waits for ready.
+   */
+  private CompletableFuture<RequestChannel> noReadyNode(
       ProxySettings settings, Set<ConnectionKey> exclude, long deadlineNanos) {
     List<Node> all = ordered;
+    List<Node> ready = new ArrayList<>();
+    boolean pending = false;
+    for (Node n : all) {
+      if (GroupView.isReady(n)) {
+        ready.add(n);
+      } else if (!exclude.contains(n.key) && GroupView.mayBecomeReady(n)) {
+        pending = true;
+        if (n.supervisor.state() != ConnectionSupervisor.State.CONNECTING) {
+          n.supervisor.obtain(n.candidate); // idle or draining: dial its next connection now
+        }
+      }
+    }
+    if (GroupView.pick(ready, exclude, strategy, host.ticker().nanoTime()) != null) {
+      return route(settings, exclude, deadlineNanos);
+    }
     if (!all.isEmpty() && all.stream().allMatch(n -> n.health() == NodeHealth.INCOMPATIBLE)) {
       return CompletableFuture.failedFuture(
           new IncompatibleServerException(
@@ -168,10 +165,18 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
                   + ": "
                   + all));
     }
-    // A retry never waits: it goes elsewhere now or fails with its own cause.
-    if (!settings.waitForReady() || !exclude.isEmpty()) {
+    // A retry never waits for a dead node: it goes elsewhere now or fails with its own cause.
+    boolean patient = settings.waitForReady() && exclude.isEmpty();
+    if (!pending && !patient) {
       return CompletableFuture.failedFuture(
-          new NoAvailableNodeException("no live node for " + settings.identity() + ": " + all));
+          new NoAvailableNodeException(
+              all.isEmpty()
+                  ? "no endpoint for "
+                      + settings.identity()
+                      + ": "
+                      + listedBy(settings)
+                      + " lists none"
+                  : "no live node for " + settings.identity() + ": " + all));
     }
     long waitNanos = deadlineNanos == 0 ? 0 : deadlineNanos - host.ticker().nanoTime();
     if (deadlineNanos != 0 && waitNanos <= 0) {
@@ -179,7 +184,7 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
           new NoAvailableNodeException(
               "no live node for " + settings.identity() + " before the deadline: " + all));
     }
-    return waiters.add(settings, deadlineNanos, waitNanos);
+    return waiters.add(settings, deadlineNanos, waitNanos, patient);
   }
 
   // ---- the group's state (control executor) ----
@@ -194,10 +199,13 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
       return;
     }
     subscribeOnce();
+    // An empty list is an answer (calls fail at once, or wait for a node): nothing to select.
     List<Candidate> candidates =
-        host.select(
-            template.with(
-                c -> c.endpoints(endpoints).source(null).selection(EndpointSelection.ORDERED)));
+        endpoints.isEmpty()
+            ? List.of()
+            : host.select(
+                template.with(
+                    c -> c.endpoints(endpoints).source(null).selection(EndpointSelection.ORDERED)));
     Map<ConnectionKey, Node> next = new HashMap<>();
     List<Node> nextOrder = new ArrayList<>();
     List<Node> added = new ArrayList<>();
@@ -255,52 +263,78 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
                 host.control()
                     .execute(
                         () -> {
-                          Set<ConnectionKey> known = new HashSet<>(byKey.keySet());
-                          rebuild(source.endpoints());
-                          for (Node n : ordered) {
-                            if (!known.contains(n.key) && !host.isClosing()) {
-                              n.supervisor.obtain(n.candidate);
-                            }
-                          }
+                          rebuild(source.endpoints()); // new nodes dial at once
                         }));
   }
 
   private void publish(List<Endpoint> builtFrom) {
     host.control().assertInExecutor();
-    List<Node> live = new ArrayList<>(ordered.size());
+    List<Node> ready = new ArrayList<>(ordered.size());
     List<NodeHealth> health = new ArrayList<>(ordered.size());
+    List<String> why = new ArrayList<>(ordered.size());
     Set<ConnectionKey> probing = new HashSet<>();
     for (Node n : ordered) {
       NodeHealth h = n.health();
       health.add(h);
-      if (h.isSelectable()) {
-        live.add(n);
+      why.add(n.why());
+      if (GroupView.isReady(n)) {
+        ready.add(n);
       }
       if (h == NodeHealth.PROBING) {
         probing.add(n.key);
       }
     }
     picker =
-        new Picker(
-            builtFrom, ordered, List.copyOf(health), List.copyOf(live), byKey, Set.copyOf(probing));
+        new GroupView(
+            builtFrom,
+            ordered,
+            List.copyOf(health),
+            List.copyOf(why),
+            List.copyOf(ready),
+            byKey,
+            Set.copyOf(probing));
   }
 
-  /** A node's supervisor changed state: its health follows. */
+  /**
+   * A node's supervisor changed state: its health follows, the view is published again (a node
+   * leaves the rotation as soon as its connection is not READY, and joins it when it is), and the
+   * calls waiting for a node are settled.
+   */
   @Override
   public void onStateChanged(
       ConnectionSupervisor supervisor, ConnectionSupervisor.State state, Throwable cause) {
     Node node = byKey.get(supervisor.key());
-    if (node == null || host.isClosing() || node.health() == NodeHealth.EJECTED) {
-      return; // an ejection runs its course whatever the connection does: the detector ends it
+    if (node == null || host.isClosing()) {
+      return;
     }
-    switch (state) {
-      case READY -> onConnected(node, supervisor.usable());
-      case TRANSIENT_FAILURE ->
-          node.moveTo(
-              NodeHealth.DEAD,
-              cause == null ? "connection lost" : String.valueOf(cause.getMessage()),
-              cause);
-      default -> {}
+    // An ejection runs its course whatever the connection does: the detector ends it.
+    if (node.health() != NodeHealth.EJECTED) {
+      switch (state) {
+        case READY -> onConnected(node, supervisor.usable());
+        case TRANSIENT_FAILURE ->
+            node.moveTo(
+                NodeHealth.DEAD,
+                cause == null ? "connection lost" : String.valueOf(cause.getMessage()),
+                cause);
+        // A group keeps its nodes connected (as gRPC's balancers do), so a ready node is there
+        // before a call needs it: a new node dials at once.
+        case IDLE -> supervisor.obtain(node.candidate);
+        default -> {}
+      }
+    }
+    publish(picker.builtFrom());
+    settleWaiters();
+  }
+
+  /**
+   * Calls waiting for a node go to one that is ready; with none ready and none that may become
+   * ready, those that do not wait for ready fail now.
+   */
+  private void settleWaiters() {
+    if (!picker.ready().isEmpty()) {
+      waiters.wake(this);
+    } else if (ordered.stream().noneMatch(GroupView::mayBecomeReady)) {
+      waiters.failImpatient();
     }
   }
 
@@ -330,9 +364,7 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
    */
   private void onHealthChanged(Node node) {
     publish(picker.builtFrom());
-    if (node.health().isSelectable()) {
-      waiters.wake(this);
-    }
+    settleWaiters();
   }
 
   @Override
@@ -340,35 +372,7 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
     return onControl(
         () -> {
           rebuild(settings.endpoints());
-          List<Node> all = ordered;
-          CompletableFuture<Void> first = new CompletableFuture<>();
-          if (all.isEmpty()) {
-            first.completeExceptionally(
-                new NoAvailableNodeException("no node of " + settings.identity() + " is known"));
-            return first;
-          }
-          int[] failures = {0};
-          for (Node n : all) {
-            n.supervisor
-                .obtain(n.candidate)
-                .whenComplete(
-                    (c, failure) ->
-                        host.control()
-                            .execute(
-                                () -> {
-                                  if (failure == null) {
-                                    first.complete(null);
-                                  } else if (++failures[0] == all.size()) {
-                                    first.completeExceptionally(
-                                        new NoAvailableNodeException(
-                                            "no node of "
-                                                + settings.identity()
-                                                + " accepted a connection: "
-                                                + all));
-                                  }
-                                }));
-          }
-          return first;
+          return FirstConnection.of(host, ordered, settings);
         });
   }
 
@@ -392,8 +396,8 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
   }
 
   @Override
-  public void onCallFinished(RequestChannel c, long latencyNanos, boolean nodeFault) {
-    Picker p = picker;
+  public void onCallFinished(RequestChannel c, long latencyNanos, AnswerBlame blame) {
+    GroupView p = picker;
     Node n = p.byKey().get(c.key());
     if (n == null) {
       return;
@@ -402,7 +406,7 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
     long now = host.ticker().nanoTime();
     strategy.onCallFinished(n, latencyNanos, now);
     boolean probing = !p.probing().isEmpty() && p.probing().contains(n.key);
-    outliers.onCallFinished(n, nodeFault, probing, now);
+    outliers.onCallFinished(n, blame, probing, now);
   }
 
   /**
@@ -410,7 +414,7 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
    */
   @Override
   public List<NodeStatus> nodeStatus() {
-    Picker p = picker;
+    GroupView p = picker;
     List<NodeStatus> out = new ArrayList<>(p.all().size());
     for (int i = 0; i < p.all().size(); i++) {
       Node n = p.all().get(i);
@@ -419,7 +423,8 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
               n.endpoint().toString(),
               p.health().get(i).name(),
               n.inFlight(),
-              n.latencyEwmaNanos() / 1_000.0));
+              n.latencyEwmaNanos() / 1_000.0,
+              p.why().get(i)));
     }
     return out;
   }

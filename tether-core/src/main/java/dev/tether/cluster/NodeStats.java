@@ -13,4 +13,15 @@ public interface NodeStats {
    * Exponentially weighted moving average of call latency in nanoseconds; 0 before the first call.
    */
   double latencyEwmaNanos();
+
+  /**
+   * The strategy's turn number when it last picked the node, 0 if never; a strategy that breaks
+   * ties by who waited longest reads it.
+   */
+  default long lastPick() {
+    return 0;
+  }
+
+  /** The strategy picked the node on its turn {@code turn}. */
+  default void picked(long turn) {}
 }

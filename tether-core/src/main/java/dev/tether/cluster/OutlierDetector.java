@@ -1,5 +1,6 @@
 package dev.tether.cluster;
 
+import dev.tether.client.AnswerBlame;
 import dev.tether.client.ConnectionSupervisor;
 import dev.tether.client.EjectionPolicy;
 import dev.tether.client.NodeHost;
@@ -11,9 +12,11 @@ import java.util.Map;
 /**
  * Failure accrual for the nodes of one group, as Finagle's failure accrual and Envoy's outlier
  * detection do: a node whose connection is up but whose calls fail (a streak past the policy's
- * threshold, or too low a success rate) is ejected for a while, growing with each repeat; then it
- * takes calls again on probation and the next one decides (a success readmits it for good, a fault
- * ejects it again). Never more than the policy's share of the group is ejected at once.
+ * threshold, too low a success rate, or a share of failed answers that stands out from its peers'
+ * over the same recent seconds, as gRPC's outlier detection compares) is ejected for a while,
+ * growing with each repeat; then it takes calls again on probation and the next one decides (a
+ * success readmits it for good, a fault ejects it again). Never more than the policy's share of the
+ * group is ejected at once.
  *
  * <p>The detector decides and the node moves: ejection, probation and readmission are moves of the
  * node's {@link NodeHealth} through {@link Node#moveTo}, which emits their events. What the
@@ -71,12 +74,17 @@ final class OutlierDetector {
 
   // ---- outcomes (any thread) ----
 
-  /**
-   * A call on {@code node} finished. {@code probing}: the group's published view has the node on
-   * probation, so this outcome decides it.
-   */
+  /** As {@link #onCallFinished(Node, AnswerBlame, boolean, long)}: a node fault or a good call. */
   void onCallFinished(Node node, boolean nodeFault, boolean probing, long nowNanos) {
-    if (nodeFault) {
+    onCallFinished(node, nodeFault ? AnswerBlame.NODE_FAULT : AnswerBlame.NONE, probing, nowNanos);
+  }
+
+  /**
+   * A call on {@code node} finished, its answer blaming the node as {@code blame} says. {@code
+   * probing}: the group's published view has the node on probation, so this outcome decides it.
+   */
+  void onCallFinished(Node node, AnswerBlame blame, boolean probing, long nowNanos) {
+    if (blame == AnswerBlame.NODE_FAULT) {
       int streak = node.tally.fault(nowNanos);
       if (probing) {
         host.control().execute(() -> onProbeFailed(node));
@@ -98,12 +106,80 @@ final class OutlierDetector {
                             + " of its last "
                             + (recent[0] + recent[1])
                             + " calls succeeded"));
+        return;
       }
     } else {
-      node.tally.success(nowNanos);
+      node.tally.answered(blame.failed(), nowNanos);
       if (probing) {
-        host.control().execute(() -> onProbeSucceeded(node));
+        host.control().execute(() -> onProbeAnswered(node, blame.failed(), nowNanos));
+        return;
       }
+    }
+    if (blame.failed()) {
+      long[] answers = node.tally.answers(nowNanos);
+      // Only a node whose own share could stand out is compared, one comparison at a time.
+      if (policy.mayStandOut(answers[0], answers[1]) && node.tally.startComparing()) {
+        host.control().execute(() -> compareWithPeers(node, nowNanos));
+      }
+    }
+  }
+
+  // ---- the group's comparison (control executor) ----
+
+  /**
+   * Ejects {@code node} when its share of failed answers stands out from its peers' over the same
+   * recent seconds (the policy's gap), with the figures that decided.
+   */
+  void compareWithPeers(Node node, long nowNanos) {
+    host.control().assertInExecutor();
+    node.tally.doneComparing();
+    long[] mine = node.tally.answers(nowNanos);
+    long[] peers = peersAnswers(node, nowNanos);
+    if (policy.standsOut(mine[0], mine[1], peers[0], peers[1])) {
+      onFault(
+          node,
+          "failed "
+              + mine[1]
+              + " of its last "
+              + (mine[0] + mine[1])
+              + " calls against "
+              + peers[1]
+              + " of its peers' "
+              + (peers[0] + peers[1])
+              + " in the same seconds");
+    }
+  }
+
+  /** The good and failed answers of every other node in rotation, summed over the window. */
+  private long[] peersAnswers(Node node, long nowNanos) {
+    long good = 0;
+    long failed = 0;
+    for (Node n : tracks.keySet()) {
+      if (n != node && n.health().isSelectable()) {
+        long[] a = n.tally.answers(nowNanos);
+        good += a[0];
+        failed += a[1];
+      }
+    }
+    return new long[] {good, failed};
+  }
+
+  /**
+   * A probe call was answered: a good answer readmits the node; a failed one fails the probe only
+   * when it stands out, that is when its peers fail less often than the policy's gap would allow.
+   */
+  private void onProbeAnswered(Node node, boolean failed, long nowNanos) {
+    if (!failed) {
+      onProbeSucceeded(node);
+      return;
+    }
+    long[] peers = peersAnswers(node, nowNanos);
+    long calls = peers[0] + peers[1];
+    double peersShare = calls == 0 ? 0 : (double) peers[1] / calls;
+    if (1.0 - peersShare >= policy.outlierGap()) {
+      onProbeFailed(node);
+    } else {
+      onProbeSucceeded(node); // its peers fail alike: the answer says nothing against it
     }
   }
 

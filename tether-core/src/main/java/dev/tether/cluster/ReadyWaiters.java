@@ -14,9 +14,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 /**
- * The calls of one node group that wait for ready while no node takes calls: each waits until a
- * node becomes selectable again, then is routed afresh, or fails with NoAvailableNodeException when
- * its deadline passes on the runtime's clock. Control executor only.
+ * The calls of one node group that wait while no node can take a call: each waits until a node is
+ * ready, then is routed afresh, or fails with NoAvailableNodeException when its deadline passes on
+ * the runtime's clock. A call that does not wait for ready waits only while some node may still
+ * become ready (connecting, handshaking): it fails as soon as none may. Control executor only.
  */
 final class ReadyWaiters {
   private final NodeHost host;
@@ -30,14 +31,19 @@ final class ReadyWaiters {
   private static final class Waiter {
     final ProxySettings settings;
     final long deadlineNanos;
+
+    /** Waits for ready: stays while every node is down, until its deadline. */
+    final boolean patient;
+
     final CompletableFuture<RequestChannel> result = new CompletableFuture<>();
 
     /** Non-null only when the call has a deadline. */
     Scheduler.Cancellable timer;
 
-    Waiter(ProxySettings settings, long deadlineNanos) {
+    Waiter(ProxySettings settings, long deadlineNanos, boolean patient) {
       this.settings = settings;
       this.deadlineNanos = deadlineNanos;
+      this.patient = patient;
     }
   }
 
@@ -48,12 +54,13 @@ final class ReadyWaiters {
 
   /**
    * A call of {@code settings} waits, {@code waitNanos} at most when it has a deadline ({@code
-   * deadlineNanos} not 0); the future gives its connection once a node is back.
+   * deadlineNanos} not 0); the future gives its connection once a node is ready. {@code patient}:
+   * it waits for ready, and stays while every node is down.
    */
   CompletableFuture<RequestChannel> add(
-      ProxySettings settings, long deadlineNanos, long waitNanos) {
+      ProxySettings settings, long deadlineNanos, long waitNanos, boolean patient) {
     host.control().assertInExecutor();
-    Waiter w = new Waiter(settings, deadlineNanos);
+    Waiter w = new Waiter(settings, deadlineNanos, patient);
     waiting.add(w);
     if (deadlineNanos != 0) {
       w.timer = host.scheduleOnControl(() -> onDeadline(w), waitNanos);
@@ -67,14 +74,36 @@ final class ReadyWaiters {
           new NoAvailableNodeException(
               "no node of "
                   + w.settings.identity()
-                  + " came back before the deadline: "
+                  + " was ready before the deadline: "
                   + nodes.get()));
+    }
+  }
+
+  /**
+   * No node is ready and none may become ready (control executor): the calls that do not wait for
+   * ready fail now rather than at their deadline.
+   */
+  void failImpatient() {
+    host.control().assertInExecutor();
+    for (Waiter w : List.copyOf(waiting)) {
+      if (!w.patient) {
+        waiting.remove(w);
+        if (w.timer != null) {
+          w.timer.cancel();
+        }
+        w.result.completeExceptionally(
+            new NoAvailableNodeException(
+                "no node of " + w.settings.identity() + " could be reached: " + nodes.get()));
+      }
     }
   }
 
   /** A node takes calls again: every waiting call is routed by {@code group} now. */
   void wake(NodeRouter group) {
     host.control().assertInExecutor();
+    if (waiting.isEmpty()) {
+      return;
+    }
     List<Waiter> ready = new ArrayList<>(waiting);
     waiting.clear();
     for (Waiter w : ready) {

@@ -9,5 +9,14 @@ package dev.tether.observe;
  *     connected yet)
  * @param inFlight calls outstanding on the node
  * @param latencyMicros the recent average latency the strategies use, 0 before the first answer
+ * @param why why the node's health is what it is: the detail of its last move (for an ejected node
+ *     the figures that decided it); empty before its first
  */
-public record NodeStatus(String endpoint, String health, int inFlight, double latencyMicros) {}
+public record NodeStatus(
+    String endpoint, String health, int inFlight, double latencyMicros, String why) {
+
+  /** A node whose reason is not known. */
+  public NodeStatus(String endpoint, String health, int inFlight, double latencyMicros) {
+    this(endpoint, health, inFlight, latencyMicros, "");
+  }
+}

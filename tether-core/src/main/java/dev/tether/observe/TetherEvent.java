@@ -105,6 +105,11 @@ public record TetherEvent(
      * A TLS reload found files that do not build a context (a key that is not its certificate's,
      * say): the previous context stays, and the detail says why.
      */
-    TLS_RELOAD_REFUSED
+    TLS_RELOAD_REFUSED,
+    /**
+     * A discovery's source answered nothing usable (an empty answer, an error): it keeps its last
+     * good list for a while, or that list expired; the detail says which and for how long.
+     */
+    DISCOVERY_STALE
   }
 }

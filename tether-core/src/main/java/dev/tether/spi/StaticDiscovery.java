@@ -67,6 +67,11 @@ public final class StaticDiscovery implements Discovery {
     return () -> subscribers.remove(onChange);
   }
 
+  @Override
+  public String toString() {
+    return "static discovery " + endpoints;
+  }
+
   /** Outside the lock, so a subscriber may read {@link #endpoints()} or change the list again. */
   private void notifySubscribers() {
     for (Runnable r : subscribers) {

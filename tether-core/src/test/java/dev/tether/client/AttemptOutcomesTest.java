@@ -96,11 +96,15 @@ class AttemptOutcomesTest {
   }
 
   @Test
-  void onlyDeadlinesAndInternalFailuresBlameTheNode() {
+  void deadlinesAndInternalFailuresAreNodeFaultsAndTheServicesFailuresFailedAnswers() {
     for (Status s : Status.values()) {
-      assertThat(AttemptOutcomes.blamesTheNode(s))
-          .as(s.name())
-          .isEqualTo(s == Status.DEADLINE_EXCEEDED || s == Status.INTERNAL);
+      AnswerBlame expected =
+          switch (s) {
+            case DEADLINE_EXCEEDED, INTERNAL -> AnswerBlame.NODE_FAULT;
+            case REMOTE_ERROR, PERMISSION_DENIED -> AnswerBlame.FAILED_ANSWER;
+            default -> AnswerBlame.NONE;
+          };
+      assertThat(AttemptOutcomes.blamesTheNode(s)).as(s.name()).isEqualTo(expected);
     }
   }
 

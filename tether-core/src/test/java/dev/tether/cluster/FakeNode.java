@@ -9,6 +9,7 @@ final class FakeNode implements NodeStats {
   private final Endpoint endpoint;
   int inFlight;
   double latencyEwmaNanos;
+  long lastPick;
 
   FakeNode(int port) {
     this.endpoint = new Endpoint("tcp", "127.0.0.1", port, null, false);
@@ -36,6 +37,16 @@ final class FakeNode implements NodeStats {
   @Override
   public double latencyEwmaNanos() {
     return latencyEwmaNanos;
+  }
+
+  @Override
+  public long lastPick() {
+    return lastPick;
+  }
+
+  @Override
+  public void picked(long turn) {
+    lastPick = turn;
   }
 
   @Override

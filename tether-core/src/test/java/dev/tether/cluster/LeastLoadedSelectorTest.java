@@ -43,6 +43,29 @@ class LeastLoadedSelectorTest {
   }
 
   @Test
+  void onEqualLoadLatenciesWithinFourTimesEachOtherShareTheCalls() {
+    List<FakeNode> two = nodes.subList(0, 2);
+    two.get(0).latencyEwmaNanos = 1_500_000;
+    two.get(1).latencyEwmaNanos = 1_000_000;
+    int slower = 0;
+    for (int i = 0; i < 1_000; i++) {
+      slower += selector.pick(two, 0) == 0 ? 1 : 0;
+    }
+    assertThat(slower).isBetween(400, 600);
+  }
+
+  @Test
+  void onAFullTieTheNodePickedLessRecentlyWinsSoIdenticalNodesTakeTurns() {
+    List<FakeNode> two = nodes.subList(0, 2);
+    two.get(0).latencyEwmaNanos = 1_000_000;
+    two.get(1).latencyEwmaNanos = 1_200_000;
+    int first = selector.pick(two, 0);
+    for (int i = 0; i < 20; i++) {
+      assertThat(selector.pick(two, 0)).isEqualTo((first + 1 + i) % 2);
+    }
+  }
+
+  @Test
   void aNodeWithoutLatencyYetWinsATieSoItGetsMeasured() {
     List<FakeNode> two = nodes.subList(0, 2);
     two.get(0).latencyEwmaNanos = 1_000_000;

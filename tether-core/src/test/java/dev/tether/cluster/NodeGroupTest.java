@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.tether.Endpoint;
 import dev.tether.InvocationMode;
 import dev.tether.NoAvailableNodeException;
+import dev.tether.client.ConnectionSupervisor;
 import dev.tether.client.ProxySettings;
 import dev.tether.client.RequestChannel;
 import dev.tether.client.ScriptedChannel;
@@ -17,6 +18,7 @@ import dev.tether.observe.TetherEvent;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -140,6 +142,65 @@ class NodeGroupTest {
 
     assertThat(port(routed.get(1, TimeUnit.SECONDS))).isEqualTo(7002);
     assertThat(health(7002)).isEqualTo("ALIVE");
+  }
+
+  @Test
+  void nodeWhoseConnectionIsDiallingAgainGetsNoCallWhileAnotherIsReady() throws Exception {
+    bothConnected();
+    ScriptedSupervisors.closed(host.supervisorOf(7001), opened(7001), true);
+    assertThat(host.supervisorOf(7001).state()).isEqualTo(ConnectionSupervisor.State.CONNECTING);
+
+    for (int i = 0; i < 4; i++) {
+      assertThat(port(group.route(settings, Set.of(), 0).get(1, TimeUnit.SECONDS))).isEqualTo(7002);
+    }
+
+    opened(7001).connects(null);
+    Set<Integer> ports = new HashSet<>();
+    for (int i = 0; i < 2; i++) {
+      ports.add(port(group.route(settings, Set.of(), 0).get(1, TimeUnit.SECONDS)));
+    }
+    assertThat(ports).containsExactlyInAnyOrder(7001, 7002);
+  }
+
+  @Test
+  void newGroupDialsEveryNodeAndItsFirstCallTakesTheFirstNodeReady() throws Exception {
+    CompletableFuture<RequestChannel> routed = group.route(settings, Set.of(), 0);
+    assertThat(host.connections.opened()).hasSize(2);
+
+    opened(7002).connects(null);
+
+    assertThat(port(routed.get(1, TimeUnit.SECONDS))).isEqualTo(7002);
+  }
+
+  @Test
+  void callThatDoesNotWaitForReadyFailsOnceNoNodeIsLeftConnecting() {
+    CompletableFuture<RequestChannel> routed = group.route(settings, Set.of(), 0);
+    opened(7001).failsToConnect(new ConnectException("Connection refused"));
+    assertThat(routed).isNotDone();
+
+    opened(7002).failsToConnect(new ConnectException("Connection refused"));
+
+    assertThatThrownBy(routed::get)
+        .isInstanceOf(ExecutionException.class)
+        .cause()
+        .isInstanceOf(NoAvailableNodeException.class)
+        .hasMessageContaining("could be reached");
+  }
+
+  @Test
+  void statusSaysWhyANodeIsOutWithTheFiguresThatDecided() {
+    bothConnected();
+    ScriptedChannel sick = opened(7001);
+    for (int i = 0; i < 3; i++) {
+      group.onCallStarted(sick);
+      group.onCallFinished(sick, 1_000_000, true);
+    }
+
+    NodeStatus out =
+        group.nodeStatus().stream().filter(n -> n.endpoint().endsWith("-p 7001")).findFirst().get();
+    assertThat(out.health()).isEqualTo("EJECTED");
+    assertThat(out.why()).startsWith("ejected for 10000 ms: 3 failed call(s) in a row");
+    assertThat(group.nodeStatus().get(1).why()).isEqualTo("connected");
   }
 
   @Test

@@ -273,12 +273,21 @@ class ClusterTest {
             nodes.get(0).endpoints().get(0).toString(),
             nodes.get(1).endpoints().get(0).toString(),
             nodes.get(2).endpoints().get(0).toString());
-    Proxy p = tether().proxy("svc", discovery).withLoadBalancing(LoadBalancing.ROUND_ROBIN);
+    Tether t = tether();
+    Proxy p = t.proxy("svc", discovery).withLoadBalancing(LoadBalancing.ROUND_ROBIN);
     for (int i = 0; i < 30; i++) {
       call(p);
     }
     assertThat(served("n3")).isZero();
-    discovery.add(nodes.get(3).endpoints().get(0).toString());
+    String fourth = nodes.get(3).endpoints().get(0).toString();
+    discovery.add(fourth);
+    // A node takes calls once its connection is ready: the group dials it at once.
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                t.status().nodes().stream()
+                    .anyMatch(n -> n.endpoint().equals(fourth) && n.health().equals("ALIVE")));
     for (int i = 0; i < 40; i++) {
       call(p);
     }

@@ -3,12 +3,14 @@ package dev.tether.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tether.Endpoint;
+import dev.tether.observe.TetherEvent;
 import dev.tether.spi.DnsDiscovery;
 import dev.tether.testkit.FakeClock;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -85,5 +87,76 @@ class DnsDiscoveryTest {
     List<Endpoint> before = d.endpoints();
     clock.forward(Duration.ofSeconds(30));
     assertThat(d.endpoints()).isSameAs(before);
+  }
+
+  /** A discovery whose resolver throws {@code thrown} while set, and whose events are kept. */
+  private DnsDiscovery discovery(
+      AtomicReference<RuntimeException> thrown, List<TetherEvent> events) {
+    return new DnsDiscovery(
+        Endpoint.parse("tcp -h nodes.test -p 7000"),
+        host -> {
+          lookups.incrementAndGet();
+          if (thrown.get() != null) {
+            throw thrown.get();
+          }
+          List<InetAddress> out = new java.util.ArrayList<>();
+          for (String ip : answers.get()) {
+            out.add(InetAddress.getByName(ip));
+          }
+          return out;
+        },
+        Duration.ofSeconds(30),
+        Duration.ofSeconds(1),
+        clock,
+        clock,
+        Duration.ofSeconds(90),
+        events::add);
+  }
+
+  @Test
+  void resolverThatThrowsAnUncheckedExceptionIsAskedAgainNextPeriod() {
+    AtomicReference<RuntimeException> thrown = new AtomicReference<>();
+    List<TetherEvent> events = new CopyOnWriteArrayList<>();
+    DnsDiscovery d = discovery(thrown, events);
+    thrown.set(new IllegalStateException("resolver bug"));
+
+    clock.forward(Duration.ofSeconds(30));
+    assertThat(hosts(d)).containsExactly("127.0.0.1:7000", "127.0.0.2:7000");
+    thrown.set(null);
+    answers.set(List.of("127.0.0.3"));
+    clock.forward(Duration.ofSeconds(30));
+
+    assertThat(lookups).hasValue(3);
+    assertThat(hosts(d)).containsExactly("127.0.0.3:7000");
+    assertThat(events)
+        .extracting(TetherEvent::detail)
+        .containsExactly(
+            "nodes.test failed (java.lang.IllegalStateException: resolver bug); keeping the last"
+                + " good list of 2 for up to 90000 ms");
+  }
+
+  @Test
+  void emptyAnswerKeepsTheLastGoodListForItsTimeThenEmptiesItAndSaysSo() {
+    List<TetherEvent> events = new CopyOnWriteArrayList<>();
+    DnsDiscovery d = discovery(new AtomicReference<>(), events);
+    AtomicInteger changes = new AtomicInteger();
+    d.subscribe(changes::incrementAndGet);
+    answers.set(List.of());
+
+    clock.forward(Duration.ofSeconds(30));
+    clock.forward(Duration.ofSeconds(30));
+    clock.forward(Duration.ofSeconds(30));
+    assertThat(hosts(d)).hasSize(2);
+    assertThat(changes).hasValue(0);
+
+    clock.forward(Duration.ofSeconds(30));
+    assertThat(d.endpoints()).isEmpty();
+    assertThat(changes).hasValue(1);
+    assertThat(events)
+        .allMatch(e -> e.kind() == TetherEvent.Kind.DISCOVERY_STALE)
+        .extracting(TetherEvent::detail)
+        .containsExactly(
+            "nodes.test answered no address; keeping the last good list of 2 for up to 90000 ms",
+            "nodes.test answered no address for 90000 ms; its last good list of 2 expired");
   }
 }
