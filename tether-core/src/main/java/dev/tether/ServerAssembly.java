@@ -75,6 +75,7 @@ final class ServerAssembly {
             scheduler,
             s.ticker(),
             events,
-            dispatcher.oversight()));
+            dispatcher.oversight(),
+            p.maxStreamsPerConnection()));
   }
 }

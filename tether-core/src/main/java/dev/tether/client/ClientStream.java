@@ -226,6 +226,11 @@ final class ClientStream implements StreamReceiver.Owner, StreamSender.Owner {
     link = next;
   }
 
+  /** What receives the server's items; the loop asks it whether an item may be kept. */
+  StreamReceiver replies() {
+    return replies;
+  }
+
   /** A frame for this stream from the connection that carries it (from its loop). */
   void onFrame(Frame frame, ClientStreams from) {
     context.execute(

@@ -3,6 +3,7 @@ package dev.tether.stream;
 import dev.tether.protocol.Status;
 import dev.tether.protocol.StreamCredit;
 import dev.tether.protocol.StreamEnd;
+import dev.tether.protocol.StreamItem;
 import java.util.ArrayDeque;
 import java.util.concurrent.Flow;
 
@@ -48,8 +49,12 @@ public final class StreamReceiver implements Flow.Subscription {
   private long delivered;
   private long received;
 
-  /** The highest limit the peer was told; it only grows. */
-  private long sentLimit;
+  /**
+   * The highest limit the peer was told; it only grows. Written in the context before the credit
+   * leaves, so the connection's loop may read it to refuse an item past it: the peer cannot have
+   * heard of a higher limit.
+   */
+  private volatile long sentLimit;
 
   private long duplicates;
 
@@ -209,12 +214,29 @@ public final class StreamReceiver implements Flow.Subscription {
     }
   }
 
+  /**
+   * Why {@code item} breaks the protocol, or null: it is past the credit this side gave. From any
+   * thread (the connection's loop asks before the item is kept anywhere).
+   */
+  public String refusal(StreamItem item) {
+    long limit = sentLimit;
+    if (item.position() <= limit) {
+      return null;
+    }
+    return "item "
+        + item.position()
+        + " on stream "
+        + Integer.toUnsignedString(item.requestId())
+        + " is past the credit given, "
+        + limit;
+  }
+
   /** The highest position received: what a RESUME tells the peer it has. */
   public long received() {
     return received;
   }
 
-  /** The limit the peer was last told. */
+  /** The limit the peer was last told; from any thread. */
   public long sentLimit() {
     return sentLimit;
   }

@@ -493,7 +493,8 @@ class ServerStreamTest {
               clock,
               clock,
               eventBus,
-              Oversight.NONE);
+              Oversight.NONE,
+              StreamRegistry.DEFAULT_MAX_STREAMS_PER_CONNECTION);
     }
     return new Connection();
   }
