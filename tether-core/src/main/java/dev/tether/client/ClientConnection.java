@@ -12,6 +12,7 @@ import dev.tether.protocol.ProtocolViolation;
 import dev.tether.protocol.ResponseSink;
 import dev.tether.protocol.Status;
 import dev.tether.protocol.Welcome;
+import dev.tether.stream.ChannelLink;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
@@ -277,6 +278,7 @@ public final class ClientConnection extends BaseConnection
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
     if (ctx.channel().isWritable()) {
       writer.onWritable();
+      ChannelLink.writabilityChanged(channel);
     }
     ctx.fireChannelWritabilityChanged();
   }

@@ -17,6 +17,7 @@ import dev.tether.protocol.StreamEnd;
 import dev.tether.protocol.StreamItem;
 import dev.tether.protocol.TopologyUpdate;
 import dev.tether.protocol.Welcome;
+import dev.tether.stream.ChannelLink;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -322,6 +323,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
     updateReading();
+    ChannelLink.writabilityChanged(channel);
     ctx.fireChannelWritabilityChanged();
   }
 

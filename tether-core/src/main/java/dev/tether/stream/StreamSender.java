@@ -11,8 +11,11 @@ import java.util.concurrent.Flow;
 /**
  * The sending half of one stream direction: it subscribes to the local publisher, asks it for no
  * more than the peer's credit, numbers each item and writes it, and keeps what the peer has not
- * acknowledged (up to the resume buffer's bytes) to replay after a resume. Every signal hops into
- * the stream's context, so a publisher may call from any thread.
+ * acknowledged (up to the resume buffer's bytes) to replay after a resume. Whatever the credit, it
+ * asks for at most {@link #ASK_AHEAD} items at a time, and only while its connection is writable
+ * (detached, while the resume buffer still holds what it sent): a peer that grants much and reads
+ * nothing makes it hold a bounded number of items. Every signal hops into the stream's context, so
+ * a publisher may call from any thread.
  */
 public final class StreamSender implements Flow.Subscriber<byte[]> {
   /** What the sender tells the stream that owns it; called in the context. */
@@ -20,6 +23,9 @@ public final class StreamSender implements Flow.Subscriber<byte[]> {
     /** The publisher completed or failed, and the end was sent or is kept for the next link. */
     void senderEnded();
   }
+
+  /** Items asked of the publisher and not yet produced, at most. */
+  static final int ASK_AHEAD = 32;
 
   private final StreamContext context;
   private final long maxBufferBytes;
@@ -43,6 +49,9 @@ public final class StreamSender implements Flow.Subscriber<byte[]> {
   private long limit;
   private StreamEnd end;
   private boolean cancelled;
+
+  /** A wake-up waits for the link to be writable again. */
+  private boolean awaitingWritable;
 
   public StreamSender(StreamContext context, long maxBufferBytes, Owner owner) {
     this.context = context;
@@ -79,6 +88,7 @@ public final class StreamSender implements Flow.Subscriber<byte[]> {
           if (link != null) {
             link.write(new StreamItem(link.streamId(), produced, item));
           }
+          pull();
         });
   }
 
@@ -173,12 +183,36 @@ public final class StreamSender implements Flow.Subscriber<byte[]> {
     }
   }
 
+  /**
+   * Asks the publisher for more when little of what it was asked is still to come, within the
+   * credit, while the link takes writes; an unwritable link wakes the sender when it drains.
+   */
   private void pull() {
-    if (subscription != null && end == null && !cancelled && limit > requested) {
-      long n = limit - requested;
-      requested = limit;
-      subscription.request(n);
+    if (subscription == null || end != null || cancelled || awaitingWritable) {
+      return;
     }
+    long outstanding = requested - produced;
+    long n = Math.min(limit - requested, ASK_AHEAD - outstanding);
+    if (n <= 0 || outstanding > ASK_AHEAD / 2) {
+      return;
+    }
+    if (link == null ? overflowed : !link.isWritable()) {
+      if (link != null) {
+        awaitingWritable = true;
+        StreamLink waitingOn = link;
+        waitingOn.whenWritable(() -> context.execute(() -> writable(waitingOn)));
+      }
+      return; // detached: what it would produce now could not be resumed, so it waits
+    }
+    requested += n;
+    subscription.request(n);
+  }
+
+  private void writable(StreamLink drained) {
+    if (drained == link || link == null) {
+      awaitingWritable = false;
+    }
+    pull();
   }
 
   /**
@@ -194,6 +228,7 @@ public final class StreamSender implements Flow.Subscriber<byte[]> {
   public void attach(StreamLink next, long peerReceived, long peerLimit) {
     acknowledge(peerReceived);
     link = next;
+    awaitingWritable = false;
     long position = acked;
     for (byte[] item : unacked) {
       next.write(new StreamItem(next.streamId(), ++position, item));

@@ -14,6 +14,7 @@ import dev.tether.protocol.GoAwayReason;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Response;
 import dev.tether.protocol.Status;
+import dev.tether.protocol.StreamCredit;
 import dev.tether.protocol.StreamItem;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -32,6 +33,14 @@ import org.junit.jupiter.api.Test;
  */
 class HostileStreamClientTest {
   private static final Duration PATIENCE = Duration.ofSeconds(20);
+  private static final int ITEM_BYTES = 1024;
+
+  /**
+   * docs/reliability.md's bound on what a stream makes its server produce for a client that reads
+   * nothing: the kernel's socket buffers on loopback (a few MiB each way), the 1 MiB write buffer,
+   * the 1 MiB resume buffer and 32 items asked ahead.
+   */
+  private static final long FLOOD_BOUND_BYTES = 16L << 20;
 
   private final List<NumberedItems> opened = new CopyOnWriteArrayList<>();
   private final List<TetherEvent> events = new CopyOnWriteArrayList<>();
@@ -137,6 +146,55 @@ class HostileStreamClientTest {
           .isEqualTo("this connection has its 2 streams open already");
       assertThat(opened).hasSize(2);
       assertThat(server.status().streams()).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void aHugeCreditFromAClientThatReadsNothingHoldsTheServerToABoundedNumberOfItems()
+      throws Exception {
+    List<NumberedItems> kib = new CopyOnWriteArrayList<>();
+    TetherServer.Builder b =
+        TetherServer.builder()
+            .service("echo", (op, payload, ctx) -> payload)
+            .streamService(
+                "kib",
+                (op, request, inbound, ctx) -> {
+                  NumberedItems items = new NumberedItems(-1, n -> new byte[ITEM_BYTES]);
+                  kib.add(items);
+                  return items;
+                });
+    try (RawPeer peer = start(b)) {
+      // Asks for 2^62 items and never reads a byte of them.
+      peer.send(
+          RawPeer.frame(new Request(1, Request.STREAM, "kib", "flood", 0, Map.of(), new byte[0])),
+          RawPeer.frame(new StreamCredit(1, 0, 1L << 62)));
+      await().atMost(PATIENCE).until(() -> kib.size() == 1 && kib.get(0).emitted() > 0);
+
+      long[] last = {-1};
+      await()
+          .atMost(PATIENCE)
+          .pollInterval(Duration.ofMillis(100))
+          .during(Duration.ofSeconds(1))
+          .until(
+              () -> {
+                long now = kib.get(0).emitted();
+                boolean settled = now == last[0];
+                last[0] = now;
+                return settled;
+              });
+
+      long heldBytes = kib.get(0).emitted() * ITEM_BYTES;
+      System.out.printf(
+          "huge credit, nothing read: the service produced %d items of %d bytes (%d KiB),"
+              + " %d KiB of them unread in the client's socket%n",
+          kib.get(0).emitted(), ITEM_BYTES, heldBytes >> 10, peer.unread() >> 10);
+      assertThat(heldBytes)
+          .as("what the service produced: socket buffers, the write buffer, the resume buffer")
+          .isLessThanOrEqualTo(FLOOD_BOUND_BYTES);
+      try (dev.tether.Tether tether = dev.tether.Tether.create()) {
+        byte[] hello = "still served".getBytes(StandardCharsets.US_ASCII);
+        assertThat(tether.proxy(server.proxyString("echo")).invoke("echo", hello)).isEqualTo(hello);
+      }
     }
   }
 

@@ -46,6 +46,35 @@ class StreamSenderTest {
   }
 
   @Test
+  void aHugeCreditAsksThePublisherForAFewItemsAtATime() {
+    StreamSender sender = attachedSender(RESUME_BUFFER_BYTES);
+
+    sender.onCredit(0, 1L << 62);
+    assertThat(publisher.requested()).isEqualTo(StreamSender.ASK_AHEAD);
+    publisher.emitSized(StreamSender.ASK_AHEAD / 2 - 1, 8);
+    assertThat(publisher.requested()).as("more than half still to come").isEqualTo(32);
+    publisher.emitSized(1, 8);
+
+    assertThat(publisher.requested()).isEqualTo(StreamSender.ASK_AHEAD + 16);
+    assertThat(sender.requested() - sender.produced()).isEqualTo(StreamSender.ASK_AHEAD);
+  }
+
+  @Test
+  void aFullConnectionStopsTheAskingUntilItDrains() {
+    StreamSender sender = attachedSender(RESUME_BUFFER_BYTES);
+    sender.onCredit(0, 1L << 62);
+    link.fillUp();
+
+    publisher.emitSized(StreamSender.ASK_AHEAD, 8);
+    assertThat(publisher.requested()).as("nothing more while full").isEqualTo(32);
+    assertThat(link.items()).hasSize(StreamSender.ASK_AHEAD);
+    link.drain();
+
+    assertThat(publisher.requested()).isEqualTo(2L * StreamSender.ASK_AHEAD);
+    assertThat(sender.produced()).isEqualTo(StreamSender.ASK_AHEAD);
+  }
+
+  @Test
   void itemsAreNumberedFromOneOnTheStreamsIdInTheOrderThePublisherSentThem() {
     StreamSender sender = attachedSender(RESUME_BUFFER_BYTES);
     sender.onCredit(0, 3);
