@@ -3,6 +3,8 @@ package dev.tether.client;
 import dev.tether.internal.Backoff;
 import dev.tether.internal.DurationParser;
 import dev.tether.protocol.BodyCompression;
+import dev.tether.protocol.FrameHeader;
+import dev.tether.protocol.ProtocolVersion;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,6 +44,8 @@ import java.util.concurrent.TimeUnit;
  *     whether connections announce zstd, and the body size above which {@code -z} calls compress
  * @param streams {@code tether.stream.window} (64 items), {@code .resumeBuffer} (1 MiB) and {@code
  *     .resumeWindow} (30 s)
+ * @param maxFrameSize {@code tether.client.maxFrameSize}: the largest frame a connection reads and
+ *     announces in HELLO (16 MiB); a server's larger stream item fails its stream, unsent
  */
 public record ClientConfig(
     Duration overrideTimeout,
@@ -62,7 +66,8 @@ public record ClientConfig(
     EjectionPolicy ejection,
     ConnectionUse connections,
     BodyCompression.Settings compression,
-    dev.tether.stream.StreamSettings streams) {
+    dev.tether.stream.StreamSettings streams,
+    int maxFrameSize) {
 
   public ClientConfig {
     retryIntervals = List.copyOf(retryIntervals);
@@ -101,7 +106,21 @@ public record ClientConfig(
         BodyCompression.Settings.parse(
             p.getProperty("tether.compression.enabled"),
             p.getProperty("tether.compression.threshold")),
-        dev.tether.stream.StreamSettings.parse(p::getProperty));
+        dev.tether.stream.StreamSettings.parse(p::getProperty),
+        frameSize(
+            integer(p, "tether.client.maxFrameSize", ProtocolVersion.DEFAULT_MAX_FRAME_SIZE)));
+  }
+
+  /** What HELLO may announce (docs/protocol.md, section 3.1). */
+  private static int frameSize(int bytes) {
+    if (bytes < FrameHeader.HEADER_LENGTH) {
+      throw new IllegalArgumentException(
+          "tether.client.maxFrameSize must be at least "
+              + FrameHeader.HEADER_LENGTH
+              + " bytes, got "
+              + bytes);
+    }
+    return bytes;
   }
 
   /**

@@ -163,6 +163,7 @@ public final class ClientConnection extends BaseConnection
    */
   void handleWelcome(Welcome w) {
     welcome = w;
+    ChannelLink.peerAccepts(channel, w.maxFrameSize());
     handshake.stopClock();
     if (w.maxConcurrentRequests() > 0) {
       writer.limitInFlight(w.maxConcurrentRequests());

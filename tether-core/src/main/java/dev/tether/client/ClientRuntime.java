@@ -11,7 +11,6 @@ import dev.tether.internal.RetryBudget;
 import dev.tether.internal.SerialExecutor;
 import dev.tether.observe.TetherListener;
 import dev.tether.observe.TetherStatus;
-import dev.tether.protocol.ProtocolVersion;
 import dev.tether.spi.Scheduler;
 import dev.tether.spi.Ticker;
 import dev.tether.transport.TransportSet;
@@ -501,7 +500,7 @@ public final class ClientRuntime implements ConnectionSupervisor.Host, NodeHost,
   }
 
   int maxFrameSize() {
-    return ProtocolVersion.DEFAULT_MAX_FRAME_SIZE;
+    return config.maxFrameSize();
   }
 
   static TetherException unwrap(Throwable t) {

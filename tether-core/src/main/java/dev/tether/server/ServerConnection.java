@@ -236,6 +236,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     Welcome welcome = server.welcome();
     calls.limitInFlight(welcome.maxConcurrentRequests());
     peer = handshake.welcome(ctx, welcome, hello.clientId());
+    ChannelLink.peerAccepts(channel, hello.maxFrameSize());
     transitionTo(State.ACTIVE, null);
     age.start();
   }

@@ -29,6 +29,10 @@ public final class ChannelLink implements StreamLink {
   private static final AttributeKey<List<Runnable>> WAITING =
       AttributeKey.valueOf("tether.stream.waitingForWritable");
 
+  /** The largest frame the connection's peer accepts, from its handshake. */
+  private static final AttributeKey<Integer> PEER_MAX_FRAME =
+      AttributeKey.valueOf("tether.stream.peerMaxFrameSize");
+
   private final Channel channel;
   private final int streamId;
 
@@ -128,6 +132,20 @@ public final class ChannelLink implements StreamLink {
       channel.write(batch.get(last)).addListener(done -> sent.complete(null));
     }
     channel.flush();
+  }
+
+  /**
+   * The peer of {@code channel} announced that it accepts frames of at most {@code maxFrameSize}
+   * bytes (call once, at the handshake, before any stream is on it).
+   */
+  public static void peerAccepts(Channel channel, int maxFrameSize) {
+    channel.attr(PEER_MAX_FRAME).set(maxFrameSize);
+  }
+
+  @Override
+  public int peerMaxFrameSize() {
+    Integer max = channel.attr(PEER_MAX_FRAME).get();
+    return max == null ? Integer.MAX_VALUE : max;
   }
 
   @Override

@@ -36,4 +36,9 @@ public interface StreamLink {
   default void whenWritable(Runnable wake) {
     wake.run();
   }
+
+  /** The largest frame the peer accepts (its HELLO or WELCOME); larger items are never written. */
+  default int peerMaxFrameSize() {
+    return Integer.MAX_VALUE;
+  }
 }

@@ -1,5 +1,8 @@
 package dev.tether.stream;
 
+import dev.tether.RequestTooLargeException;
+import dev.tether.protocol.FrameHeader;
+import dev.tether.protocol.FrameWriter;
 import dev.tether.protocol.Response;
 import dev.tether.protocol.Status;
 import dev.tether.protocol.StreamEnd;
@@ -23,6 +26,9 @@ public final class StreamSender implements Flow.Subscriber<byte[]> {
     /** The publisher completed or failed, and the end was sent or is kept for the next link. */
     void senderEnded();
   }
+
+  /** An item frame's bytes beyond its body, at most: type, flags, id and a 64-bit varint. */
+  private static final long MAX_ITEM_OVERHEAD = 16;
 
   /** Items asked of the publisher and not yet produced, at most. */
   static final int ASK_AHEAD = 32;
@@ -49,6 +55,9 @@ public final class StreamSender implements Flow.Subscriber<byte[]> {
   private long limit;
   private StreamEnd end;
   private boolean cancelled;
+
+  /** The largest frame the peer accepts, as the last link said. */
+  private int peerMaxFrameSize = Integer.MAX_VALUE;
 
   /** A wake-up waits for the link to be writable again. */
   private boolean awaitingWritable;
@@ -81,6 +90,9 @@ public final class StreamSender implements Flow.Subscriber<byte[]> {
           }
           if (produced == requested) {
             refuseUnaskedItem();
+            return;
+          }
+          if (tooLarge(item)) {
             return;
           }
           produced++;
@@ -126,6 +138,41 @@ public final class StreamSender implements Flow.Subscriber<byte[]> {
             IllegalStateException.class.getName(),
             Response.ERROR_MESSAGE,
             "the publisher sent more than the " + requested + " items it was asked for"));
+  }
+
+  /**
+   * True when {@code item} makes a frame larger than the peer accepts: it is neither written nor
+   * kept, the publisher is cancelled and the peer hears why, both sizes named; the connection and
+   * its other streams go on.
+   */
+  private boolean tooLarge(byte[] item) {
+    if (item.length + MAX_ITEM_OVERHEAD <= peerMaxFrameSize) {
+      return false; // the common case, without sizing a frame
+    }
+    int frame = FrameWriter.encodedSize(new StreamItem(0, produced + 1, item));
+    // The limit bounds the length field, which counts all but itself.
+    if (frame - FrameHeader.LENGTH_FIELD_LENGTH <= peerMaxFrameSize) {
+      return false;
+    }
+    if (subscription != null) {
+      subscription.cancel();
+    }
+    ended(
+        Status.REMOTE_ERROR,
+        Map.of(
+            Response.ERROR_TYPE,
+            RequestTooLargeException.class.getName(),
+            Response.ERROR_MESSAGE,
+            "stream item "
+                + (produced + 1)
+                + " of "
+                + item.length
+                + " bytes is a frame of "
+                + (frame - FrameHeader.LENGTH_FIELD_LENGTH)
+                + " bytes, over the "
+                + peerMaxFrameSize
+                + " bytes the peer accepts; it was not sent"));
+    return true;
   }
 
   /** Ends this direction without the publisher (it failed to open, or the stream is lost). */
@@ -228,6 +275,7 @@ public final class StreamSender implements Flow.Subscriber<byte[]> {
   public void attach(StreamLink next, long peerReceived, long peerLimit) {
     acknowledge(peerReceived);
     link = next;
+    peerMaxFrameSize = next.peerMaxFrameSize();
     awaitingWritable = false;
     long position = acked;
     for (byte[] item : unacked) {

@@ -14,6 +14,7 @@ final class RecordingLink implements StreamLink {
   private final int streamId;
   private final List<Frame> frames = new ArrayList<>();
   private boolean writable = true;
+  private int peerMaxFrameSize = Integer.MAX_VALUE;
   private final List<Runnable> waiting = new ArrayList<>();
 
   RecordingLink(int streamId) {
@@ -46,6 +47,16 @@ final class RecordingLink implements StreamLink {
   @Override
   public void whenWritable(Runnable wake) {
     waiting.add(wake);
+  }
+
+  @Override
+  public int peerMaxFrameSize() {
+    return peerMaxFrameSize;
+  }
+
+  /** The peer announced it takes frames of at most {@code bytes}. */
+  void peerAccepts(int bytes) {
+    peerMaxFrameSize = bytes;
   }
 
   /** The connection fills up: writes queue past its high water mark. */
