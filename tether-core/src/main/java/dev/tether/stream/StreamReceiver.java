@@ -6,6 +6,8 @@ import dev.tether.protocol.StreamEnd;
 import dev.tether.protocol.StreamItem;
 import java.util.ArrayDeque;
 import java.util.concurrent.Flow;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The receiving half of one stream direction: items from the wire reach the local subscriber in
@@ -30,6 +32,8 @@ public final class StreamReceiver implements Flow.Subscription {
      */
     Throwable failureOf(StreamEnd end, long delivered);
   }
+
+  private static final Logger log = LoggerFactory.getLogger(StreamReceiver.class);
 
   private final StreamContext context;
   private final StreamSettings settings;
@@ -178,7 +182,12 @@ public final class StreamReceiver implements Flow.Subscription {
     while (!done && demand > 0 && !buffered.isEmpty()) {
       delivered++;
       demand--;
-      subscriber.onNext(buffered.poll());
+      try {
+        subscriber.onNext(buffered.poll());
+      } catch (Throwable t) {
+        subscriberFailed(t);
+        return;
+      }
     }
     if (done || !buffered.isEmpty() || (end == null && lost == null)) {
       sendCredit();
@@ -196,6 +205,17 @@ public final class StreamReceiver implements Flow.Subscription {
     } else {
       subscriber.onError(owner.failureOf(end, delivered));
     }
+  }
+
+  /**
+   * The subscriber threw from onNext: it is taken as cancelled (Reactive Streams rule 2.13), so the
+   * peer stops sending, and hears nothing more; the exception is logged once, here.
+   */
+  private void subscriberFailed(Throwable t) {
+    log.warn("a stream subscriber threw from onNext; its stream is cancelled", t);
+    done = true;
+    buffered.clear();
+    owner.receiverCancelled();
   }
 
   /**
