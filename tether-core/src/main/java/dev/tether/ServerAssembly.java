@@ -76,7 +76,8 @@ final class ServerAssembly {
             scheduler,
             s.ticker(),
             events,
-            dispatcher.oversight()),
+            dispatcher.oversight(),
+            p.maxStreamsPerConnection()),
         new ServedProtocols(
             s.wireProtocols(), mode, executor, s.maxConcurrentRequests(), s.ticker(), scheduler));
   }

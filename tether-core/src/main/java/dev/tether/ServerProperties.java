@@ -3,6 +3,7 @@ package dev.tether;
 import dev.tether.internal.DurationParser;
 import dev.tether.internal.TetherProperties;
 import dev.tether.protocol.BodyCompression;
+import dev.tether.server.StreamRegistry;
 import dev.tether.stream.StreamSettings;
 import java.time.Duration;
 import java.util.Arrays;
@@ -29,6 +30,8 @@ import java.util.Locale;
  * @param maxConnectionAgeGrace {@code tether.server.maxConnectionAgeGrace}: how long an aged
  *     connection is still served before it is closed (0 = until its client closes it, the default)
  * @param streams {@code tether.stream.window}, {@code .resumeBuffer}, {@code .resumeWindow}
+ * @param maxStreamsPerConnection {@code tether.server.maxStreamsPerConnection}: streams one
+ *     connection may have open; one more opening is refused (100)
  */
 record ServerProperties(
     Duration readerIdle,
@@ -39,14 +42,17 @@ record ServerProperties(
     ExecutionMode executionMode,
     Duration maxConnectionAge,
     Duration maxConnectionAgeGrace,
-    StreamSettings streams) {
+    StreamSettings streams,
+    int maxStreamsPerConnection) {
   static final String EXECUTION_MODE = "tether.server.executionMode";
+  static final String MAX_STREAMS_PER_CONNECTION = "tether.server.maxStreamsPerConnection";
 
   static ServerProperties parse(TetherProperties properties) {
     return new ServerProperties(
         duration(properties, "tether.server.readerIdle", "20s"),
         duration(properties, "tether.server.handshakeTimeout", "10s"),
-        maxConnections(
+        atLeastOne(
+            "tether.server.maxConnections",
             properties.get("tether.server.maxConnections", String.valueOf(Integer.MAX_VALUE))),
         BodyCompression.Settings.parse(
             properties.get("tether.compression.enabled", null),
@@ -55,7 +61,12 @@ record ServerProperties(
         executionMode(properties.get(EXECUTION_MODE, ExecutionMode.EXECUTOR.name())),
         duration(properties, "tether.server.maxConnectionAge", "0"),
         duration(properties, "tether.server.maxConnectionAgeGrace", "0"),
-        StreamSettings.parse(properties::get));
+        StreamSettings.parse(properties::get),
+        atLeastOne(
+            MAX_STREAMS_PER_CONNECTION,
+            properties.get(
+                MAX_STREAMS_PER_CONNECTION,
+                String.valueOf(StreamRegistry.DEFAULT_MAX_STREAMS_PER_CONNECTION))));
   }
 
   /** The mode's name, in any case, with '-' for '_' as Spring's relaxed binding may write it. */
@@ -79,17 +90,15 @@ record ServerProperties(
     return DurationParser.parse(key, properties.get(key, fallback));
   }
 
-  private static int maxConnections(String value) {
+  private static int atLeastOne(String key, String value) {
     int n;
     try {
       n = Integer.parseInt(value.trim());
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(
-          "tether.server.maxConnections must be a whole number, got \"" + value + "\"");
+      throw new IllegalArgumentException(key + " must be a whole number, got \"" + value + "\"");
     }
     if (n < 1) {
-      throw new IllegalArgumentException(
-          "tether.server.maxConnections must be at least 1, got " + n);
+      throw new IllegalArgumentException(key + " must be at least 1, got " + n);
     }
     return n;
   }

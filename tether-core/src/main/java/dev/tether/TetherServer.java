@@ -348,6 +348,18 @@ public final class TetherServer implements AutoCloseable {
     }
 
     /**
+     * How many streams one connection may have open (default 100; same as the property {@code
+     * tether.server.maxStreamsPerConnection}): the next opening is answered REFUSED and runs
+     * nothing.
+     */
+    public Builder maxStreamsPerConnection(int n) {
+      if (n < 1) {
+        throw new IllegalArgumentException("maxStreamsPerConnection must be at least 1, got " + n);
+      }
+      return property(ServerProperties.MAX_STREAMS_PER_CONNECTION, String.valueOf(n));
+    }
+
+    /**
      * How long a client connection is served before the server tells it GOAWAY(MAX_AGE) (same as
      * {@code tether.server.maxConnectionAge}; default: never), each connection within ±10% of it.
      * Its client opens a replacement at once, with names resolved and endpoints chosen again, moves

@@ -111,6 +111,45 @@ class StreamsTest {
   }
 
   @Test
+  void aSubscriberThatThrowsFromOnNextCancelsTheServerStream() throws Exception {
+    Proxy feed = startFeed();
+    List<Long> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+    List<Throwable> told = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    feed.stream("count", ascii("-1"))
+        .subscribe(
+            new Flow.Subscriber<>() {
+              @Override
+              public void onSubscribe(Flow.Subscription s) {
+                s.request(100);
+              }
+
+              @Override
+              public void onNext(byte[] item) {
+                seen.add(NumberedItems.number(item));
+                if (seen.size() == 3) {
+                  throw new IllegalStateException("the subscriber broke on item 3");
+                }
+              }
+
+              @Override
+              public void onError(Throwable failure) {
+                told.add(failure);
+              }
+
+              @Override
+              public void onComplete() {
+                told.add(null);
+              }
+            });
+
+    await().atMost(PATIENCE).until(() -> opened.size() == 1 && opened.get(0).cancels() == 1);
+    await().atMost(PATIENCE).until(() -> server.status().streams() == 0);
+    assertThat(seen).containsExactly(1L, 2L, 3L);
+    assertThat(told).as("a cancelled subscriber hears nothing more").isEmpty();
+  }
+
+  @Test
   void closingTheRuntimeEndsItsStreamsAndTheService() {
     Proxy feed = startFeed();
     CollectingSubscriber subscriber = new CollectingSubscriber(4);

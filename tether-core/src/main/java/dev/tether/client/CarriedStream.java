@@ -1,6 +1,7 @@
 package dev.tether.client;
 
 import dev.tether.protocol.Frame;
+import dev.tether.stream.StreamReceiver;
 
 /**
  * A stream as the connection that carries it sees it: what its stream table ({@link ClientStreams})
@@ -10,6 +11,9 @@ import dev.tether.protocol.Frame;
 interface CarriedStream {
   /** The server accepted the opening or the RESUME on {@code on} (called on its loop). */
   void accepted(ClientConnection on, ClientStreams table, int streamId, byte[] body);
+
+  /** The receiving side of the stream, whose credit a server's item must stay within. */
+  StreamReceiver replies();
 
   /** A frame for this stream from the connection that carries it (from its loop). */
   void onFrame(Frame frame, ClientStreams from);

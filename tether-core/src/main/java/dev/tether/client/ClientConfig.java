@@ -3,6 +3,8 @@ package dev.tether.client;
 import dev.tether.internal.Backoff;
 import dev.tether.internal.DurationParser;
 import dev.tether.protocol.BodyCompression;
+import dev.tether.protocol.FrameHeader;
+import dev.tether.protocol.ProtocolVersion;
 import dev.tether.stream.StreamSettings;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,6 +45,8 @@ import java.util.concurrent.TimeUnit;
  *     whether connections announce zstd, and the body size above which {@code -z} calls compress
  * @param streams {@code tether.stream.window} (64 items), {@code .resumeBuffer} (1 MiB) and {@code
  *     .resumeWindow} (30 s)
+ * @param maxFrameSize {@code tether.client.maxFrameSize}: the largest frame a connection reads and
+ *     announces in HELLO (16 MiB); a server's larger stream item fails its stream, unsent
  */
 public record ClientConfig(
     Duration overrideTimeout,
@@ -63,7 +67,8 @@ public record ClientConfig(
     EjectionPolicy ejection,
     ConnectionUse connections,
     BodyCompression.Settings compression,
-    StreamSettings streams) {
+    StreamSettings streams,
+    int maxFrameSize) {
 
   public ClientConfig {
     retryIntervals = List.copyOf(retryIntervals);
@@ -103,7 +108,21 @@ public record ClientConfig(
         BodyCompression.Settings.parse(
             p.getProperty("tether.compression.enabled"),
             p.getProperty("tether.compression.threshold")),
-        StreamSettings.parse(p::getProperty));
+        StreamSettings.parse(p::getProperty),
+        frameSize(
+            integer(p, "tether.client.maxFrameSize", ProtocolVersion.DEFAULT_MAX_FRAME_SIZE)));
+  }
+
+  /** What HELLO may announce (docs/protocol.md, section 3.1). */
+  private static int frameSize(int bytes) {
+    if (bytes < FrameHeader.HEADER_LENGTH) {
+      throw new IllegalArgumentException(
+          "tether.client.maxFrameSize must be at least "
+              + FrameHeader.HEADER_LENGTH
+              + " bytes, got "
+              + bytes);
+    }
+    return bytes;
   }
 
   /**

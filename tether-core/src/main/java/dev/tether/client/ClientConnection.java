@@ -10,6 +10,7 @@ import dev.tether.protocol.Request;
 import dev.tether.protocol.ResponseSink;
 import dev.tether.protocol.Status;
 import dev.tether.protocol.Welcome;
+import dev.tether.stream.ChannelLink;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
@@ -126,6 +127,7 @@ public final class ClientConnection extends BaseConnection
    */
   void handleWelcome(Welcome w) {
     welcome = w;
+    ChannelLink.peerAccepts(channel, w.maxFrameSize());
     handshake.stopClock();
     if (w.maxConcurrentRequests() > 0) {
       writer.limitInFlight(w.maxConcurrentRequests());

@@ -4,6 +4,7 @@ import dev.tether.protocol.BodyCompression;
 import dev.tether.protocol.FrameDecoder;
 import dev.tether.protocol.FrameEncoder;
 import dev.tether.protocol.ProtocolViolation;
+import dev.tether.stream.ChannelLink;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -100,6 +101,7 @@ final class ClientPipeline extends ChannelInitializer<Channel> {
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
       if (ctx.channel().isWritable()) {
         writer.onWritable();
+        ChannelLink.writabilityChanged(ctx.channel());
       }
       ctx.fireChannelWritabilityChanged();
     }

@@ -1,14 +1,11 @@
 package dev.tether.client;
 
-import dev.tether.IncompatibleServerException;
 import dev.tether.RemoteException;
 import dev.tether.StreamLostException;
 import dev.tether.TetherException;
 import dev.tether.observe.TetherEvent;
 import dev.tether.protocol.Cancel;
 import dev.tether.protocol.Frame;
-import dev.tether.protocol.FrameDecoder;
-import dev.tether.protocol.ProtocolVersion;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Response;
 import dev.tether.protocol.Status;
@@ -117,7 +114,8 @@ final class ClientStream implements CarriedStream, StreamReceiver.Owner, StreamS
     if (state != State.OPENING) {
       return;
     }
-    TetherException refusal = failure != null ? CallFailures.unwrap(failure) : incompatibility(c);
+    TetherException refusal =
+        failure != null ? CallFailures.unwrap(failure) : StreamCapability.refusalOf(c);
     if (refusal != null) {
       end(StreamEnding.ENDED, refusal);
       return;
@@ -126,25 +124,6 @@ final class ClientStream implements CarriedStream, StreamReceiver.Owner, StreamS
     host.watch(
         opening); // the client interceptor sees the opening as a call: its metadata travels with it
     send(opening, c);
-  }
-
-  /** Why a stream cannot go on {@code c}: a datagram transport, or a server older than 1.3. */
-  private static TetherException incompatibility(RequestChannel c) {
-    if (!(c instanceof ClientConnection cc)) {
-      return new TetherException(
-          "streams need a stream transport (tcp, ssl, local), not " + c.transport());
-    }
-    int minor = cc.channel.pipeline().get(FrameDecoder.class).peerMinorVersion();
-    if (minor < ProtocolVersion.FIRST_MINOR_OF_1_3) {
-      return new IncompatibleServerException(
-          "the server at "
-              + cc.remoteAddress()
-              + " speaks protocol 1."
-              + minor
-              + " and cannot open streams, which need 1."
-              + ProtocolVersion.FIRST_MINOR_OF_1_3);
-    }
-    return null;
   }
 
   /**
@@ -225,6 +204,12 @@ final class ClientStream implements CarriedStream, StreamReceiver.Owner, StreamS
     connection = on;
     this.table = table;
     link = next;
+  }
+
+  /** What receives the server's items; the loop asks it whether an item may be kept. */
+  @Override
+  public StreamReceiver replies() {
+    return replies;
   }
 
   /** A frame for this stream from the connection that carries it (from its loop). */
@@ -313,7 +298,7 @@ final class ClientStream implements CarriedStream, StreamReceiver.Owner, StreamS
                       if (state != State.RESUMING) {
                         return;
                       }
-                      if (failure != null || incompatibility(c) != null) {
+                      if (failure != null || StreamCapability.refusalOf(c) != null) {
                         resumeLater();
                         return;
                       }

@@ -1,9 +1,13 @@
 package dev.tether.client;
 
+import dev.tether.ProtocolException;
 import dev.tether.TetherException;
 import dev.tether.internal.IntMap;
+import dev.tether.protocol.Cancel;
 import dev.tether.protocol.Frame;
+import dev.tether.protocol.FrameDecoder;
 import dev.tether.protocol.Status;
+import dev.tether.protocol.StreamItem;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -49,6 +53,10 @@ final class ClientStreams {
     if (stream != null) {
       byId.put(streamId, stream);
       stream.accepted(connection, this, streamId, body);
+    } else {
+      // The subscriber cancelled while the opening was on its way, too late to take it back: the
+      // server's stream is let go as soon as it exists.
+      connection.channel.writeAndFlush(new Cancel(streamId), connection.channel.voidPromise());
     }
   }
 
@@ -57,9 +65,20 @@ final class ClientStreams {
    */
   void onFrame(Frame frame) {
     CarriedStream stream = byId.get(frame.requestId());
-    if (stream != null) {
-      stream.onFrame(frame, this);
+    if (stream == null) {
+      return;
     }
+    String refusal = frame instanceof StreamItem item ? stream.replies().refusal(item) : null;
+    if (refusal != null) {
+      // Kept nowhere: the server broke the protocol, and the connection ends as for a bad frame.
+      connection
+          .channel
+          .pipeline()
+          .get(FrameDecoder.class)
+          .failAfterDecoding(connection.channel, new ProtocolException(refusal));
+      return;
+    }
+    stream.onFrame(frame, this);
   }
 
   /** A stream left this connection (ended, or resumed elsewhere); from any thread. */

@@ -3,7 +3,6 @@ package dev.tether.client;
 import dev.tether.internal.EventBus;
 import dev.tether.internal.OwnedTimer;
 import dev.tether.internal.SerialExecutor;
-import dev.tether.protocol.ProtocolVersion;
 import dev.tether.spi.Scheduler;
 import dev.tether.spi.Ticker;
 import java.util.Random;
@@ -96,7 +95,7 @@ final class ConnectionHub implements ConnectionHost, SupervisorHost {
 
   @Override
   public int maxFrameSize() {
-    return ProtocolVersion.DEFAULT_MAX_FRAME_SIZE;
+    return config.maxFrameSize();
   }
 
   @Override

@@ -3,6 +3,8 @@ package dev.tether.protocol;
 import dev.tether.ProtocolException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
@@ -278,6 +280,20 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     if (Integer.compareUnsigned(requestId, highestRequestId) > 0) {
       highestRequestId = requestId;
     }
+  }
+
+  /**
+   * A violation that only the frame's reader could see (an item past its credit, a stream id still
+   * in use): answered as one found while decoding, GOAWAY(PROTOCOL_ERROR) then close, and nothing
+   * after it is read. Call on the channel's loop; a second violation changes nothing.
+   */
+  public void failAfterDecoding(Channel channel, ProtocolException cause) {
+    ChannelHandlerContext ctx = channel.pipeline().context(this);
+    if (state == State.FAILED || ctx == null) {
+      channel.close();
+      return;
+    }
+    handleViolation(ctx, Unpooled.EMPTY_BUFFER, GoAwayReason.PROTOCOL_ERROR, cause);
   }
 
   private void handleViolation(

@@ -2,6 +2,7 @@ package dev.tether.server;
 
 import java.net.SocketAddress;
 import java.security.cert.X509Certificate;
+import java.util.Base64;
 import java.util.List;
 
 /**
@@ -20,13 +21,19 @@ record Peer(SocketAddress address, List<X509Certificate> certificates, String cl
   }
 
   /**
-   * Who may resume this client's streams: its verified certificate's subject when it has one, else
-   * the name its HELLO gave.
+   * Who may resume this client's streams: its verified certificate itself when it has one (its
+   * subject and its public key, so another CA's certificate for the same subject is someone else),
+   * else the name its HELLO gave.
    */
   String streamIdentity() {
-    return certificates.isEmpty()
-        ? "client " + clientId
-        : "subject " + certificates.get(0).getSubjectX500Principal().getName();
+    if (certificates.isEmpty()) {
+      return "client " + clientId;
+    }
+    X509Certificate leaf = certificates.get(0);
+    return "subject "
+        + leaf.getSubjectX500Principal().getName()
+        + " key "
+        + Base64.getEncoder().encodeToString(leaf.getPublicKey().getEncoded());
   }
 
   Peer {

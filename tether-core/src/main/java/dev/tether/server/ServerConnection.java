@@ -17,6 +17,7 @@ import dev.tether.protocol.StreamEnd;
 import dev.tether.protocol.StreamItem;
 import dev.tether.protocol.TopologyUpdate;
 import dev.tether.protocol.Welcome;
+import dev.tether.stream.ChannelLink;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -235,6 +236,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     Welcome welcome = server.welcome();
     calls.limitInFlight(welcome.maxConcurrentRequests());
     peer = handshake.welcome(ctx, welcome, hello.clientId());
+    ChannelLink.peerAccepts(channel, hello.maxFrameSize());
     transitionTo(State.ACTIVE, null);
     age.start();
   }
@@ -322,6 +324,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
     updateReading();
+    ChannelLink.writabilityChanged(channel);
     ctx.fireChannelWritabilityChanged();
   }
 

@@ -67,6 +67,12 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
   /** Set as the stream closes when it could not go on, for its event. */
   private boolean lost;
 
+  /**
+   * The position of the service's last item once its direction ended, else -1; read on the loop,
+   * which frees the stream's id when the client acknowledges it.
+   */
+  private volatile long endedAt = -1;
+
   ServerStream(StreamRegistry registry, Request opening, Peer peer) {
     this.registry = registry;
     this.service = opening.service();
@@ -155,6 +161,23 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
   }
 
   /**
+   * Why {@code item} breaks the protocol, or null when it does not; on the loop, before the item is
+   * kept anywhere. An item of a server stream, or one past the credit this side gave, is refused.
+   */
+  String refusal(StreamItem item) {
+    if (!bidirectional) {
+      return "stream " + Integer.toUnsignedString(item.requestId()) + " has no client items";
+    }
+    return inbound.refusal(item);
+  }
+
+  /** True when {@code credit} acknowledges the service's last item: the client is done with it. */
+  boolean acknowledgesEnd(StreamCredit credit) {
+    long at = endedAt;
+    return at >= 0 && credit.received() >= at;
+  }
+
+  /**
    * The connection that carried the stream closed: it waits for a resume, the service running on.
    */
   void connectionLost(ServerStreams from) {
@@ -191,14 +214,14 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
                     Map.of(Response.ERROR_MESSAGE, refusal),
                     new byte[0]));
             next.flush();
-            on.forget(request.requestId());
+            on.forget(request.requestId(), this);
             if (state != State.CLOSED && identity.equals(peer.streamIdentity())) {
               lose(refusal);
             }
             return;
           }
           if (table != null && table != on) {
-            table.forget(link == null ? 0 : link.streamId());
+            table.forget(link == null ? 0 : link.streamId(), this);
           }
           attachTo(next, on);
           next.write(
@@ -256,6 +279,7 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
 
   @Override
   public void senderEnded() {
+    endedAt = replies.produced();
     closeIfFinished();
   }
 
@@ -315,7 +339,7 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
         cancelExpiry();
         registry.remove(token);
         if (table != null && link != null) {
-          table.forget(link.streamId());
+          table.forget(link.streamId(), this);
         }
         registry.emit(
             lost ? TetherEvent.Kind.STREAM_LOST : TetherEvent.Kind.STREAM_CLOSED,

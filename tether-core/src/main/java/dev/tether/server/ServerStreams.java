@@ -4,10 +4,14 @@ import dev.tether.ProtocolException;
 import dev.tether.RawStreamService;
 import dev.tether.ServerCallObserver;
 import dev.tether.internal.IntMap;
+import dev.tether.protocol.Cancel;
 import dev.tether.protocol.Frame;
+import dev.tether.protocol.FrameDecoder;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Response;
 import dev.tether.protocol.Status;
+import dev.tether.protocol.StreamCredit;
+import dev.tether.protocol.StreamItem;
 import dev.tether.protocol.StreamResume;
 import io.netty.channel.Channel;
 import java.util.Map;
@@ -16,8 +20,11 @@ import java.util.concurrent.RejectedExecutionException;
 /**
  * The streams one server connection carries, by the id each has on it: the sibling of {@link
  * InboundCalls} for requests that open or resume a stream. It answers what it can at once (no such
- * service, refused while draining, unknown token) and hands the rest to the stream, which lives on
- * in the {@link StreamRegistry} when the connection closes. Runs on the connection's event loop.
+ * service, refused while draining or past the connection's stream cap, unknown token) and hands the
+ * rest to the stream, which lives on in the {@link StreamRegistry} when the connection closes. It
+ * refuses what breaks the protocol before anything is kept (an item of a server stream or past its
+ * credit, an id still in use): the connection ends with GOAWAY(PROTOCOL_ERROR) and the stream is
+ * lost. Runs on the connection's event loop.
  */
 final class ServerStreams {
   private static final byte[] EMPTY = new byte[0];
@@ -25,6 +32,15 @@ final class ServerStreams {
   private final Channel channel;
   private final StreamRegistry registry;
   private final IntMap<ServerStream> byId = new IntMap<>();
+
+  /**
+   * Openings whose interceptors run, by id: FALSE, or TRUE once a CANCEL for it came meanwhile (the
+   * stream then never starts).
+   */
+  private final IntMap<Boolean> screening = new IntMap<>();
+
+  /** The client broke the protocol: nothing it sends counts any more. */
+  private boolean violated;
 
   ServerStreams(Channel channel, StreamRegistry registry) {
     this.channel = channel;
@@ -35,7 +51,15 @@ final class ServerStreams {
    * A REQUEST with the STREAM flag: an opening, or a RESUME of a stream a lost connection carried.
    */
   void handle(Request r, Peer peer, boolean accepting) {
-    if (!accepting) {
+    if (violated) {
+      return;
+    }
+    ServerStream holder = byId.get(r.requestId());
+    if (holder != null || screening.get(r.requestId()) != null) {
+      violation(
+          "stream id " + Integer.toUnsignedString(r.requestId()) + " is in use by an open stream",
+          holder);
+    } else if (!accepting) {
       answer(r, Status.REFUSED, "the server is going away and opens no stream");
     } else if ((r.flags() & Request.RESUME) != 0) {
       resume(r, peer);
@@ -45,6 +69,11 @@ final class ServerStreams {
   }
 
   private void open(Request r, Peer peer) {
+    int cap = registry.maxStreamsPerConnection();
+    if (byId.size() + screening.size() >= cap) {
+      answer(r, Status.REFUSED, "this connection has its " + cap + " streams open already");
+      return;
+    }
     RawStreamService service = registry.service(r.service());
     if (service == null) {
       answer(r, Status.SERVICE_NOT_FOUND, "no stream service \"" + r.service() + "\"");
@@ -64,6 +93,7 @@ final class ServerStreams {
     }
     // An interceptor may block (a lookup of who may call), so it runs where the service would,
     // never on the loop.
+    screening.put(r.requestId(), Boolean.FALSE);
     registry
         .executor()
         .execute(
@@ -77,11 +107,27 @@ final class ServerStreams {
               }
               if (refusal != null) {
                 ObservedExecution.end(watched, refusal.status().name(), refusal.why());
-                answer(r, refusal.status(), refusal.message());
-              } else {
-                channel.eventLoop().execute(() -> start(service, r, peer, watched));
               }
+              onLoop(() -> screened(service, r, peer, watched, refusal));
             });
+  }
+
+  /** The interceptors judged the opening; on the loop. */
+  private void screened(
+      RawStreamService service,
+      Request r,
+      Peer peer,
+      ServerCallObserver.Execution watched,
+      Interceptors.Refusal refusal) {
+    Boolean cancelled = screening.remove(r.requestId());
+    if (refusal != null) {
+      answer(r, refusal.status(), refusal.message());
+    } else if (cancelled == null || cancelled) {
+      // The client cancelled meanwhile, or broke the protocol: the service never runs.
+      ObservedExecution.end(watched, Status.STREAM_LOST.name(), null);
+    } else {
+      start(service, r, peer, watched);
+    }
   }
 
   /**
@@ -126,24 +172,69 @@ final class ServerStreams {
    * call's).
    */
   boolean onFrame(Frame frame) {
-    ServerStream stream = byId.get(frame.requestId());
+    int id = frame.requestId();
+    ServerStream stream = byId.get(id);
     if (stream == null) {
+      if (frame instanceof Cancel && screening.get(id) != null) {
+        screening.put(id, Boolean.TRUE);
+        return true;
+      }
       return false; // ended meanwhile: what was in flight for it means nothing now
     }
+    if (violated) {
+      return true;
+    }
+    String refusal = frame instanceof StreamItem item ? stream.refusal(item) : null;
+    if (refusal != null) {
+      violation(refusal, stream);
+      return true;
+    }
     stream.onFrame(frame, this);
+    if (frame instanceof Cancel || frame instanceof StreamCredit c && stream.acknowledgesEnd(c)) {
+      byId.remove(id); // the client is done with the stream: its id is free again
+    }
     return true;
   }
 
-  /** A stream left this connection (ended, or resumed elsewhere); from any thread. */
-  void forget(int streamId) {
-    if (channel.eventLoop().inEventLoop()) {
-      byId.remove(streamId);
+  /**
+   * The client broke the protocol: the connection ends as for a malformed frame, and {@code stream}
+   * (null for none), which it broke, is lost at once, what it held dropped.
+   */
+  private void violation(String why, ServerStream stream) {
+    violated = true;
+    if (stream != null) {
+      stream.lose("the client broke the protocol: " + why);
+    }
+    FrameDecoder decoder = channel.pipeline().get(FrameDecoder.class);
+    if (decoder != null) {
+      decoder.failAfterDecoding(channel, new ProtocolException(why));
     } else {
-      try {
-        channel.eventLoop().execute(() -> byId.remove(streamId));
-      } catch (RejectedExecutionException loopStopped) {
-        // The server closed its loops: the table went with the connection.
-      }
+      channel.close();
+    }
+  }
+
+  /**
+   * {@code stream} left this connection (ended, or resumed elsewhere); from any thread. A newer
+   * stream that took the id meanwhile stays.
+   */
+  void forget(int streamId, ServerStream stream) {
+    onLoop(
+        () -> {
+          if (byId.get(streamId) == stream) {
+            byId.remove(streamId);
+          }
+        });
+  }
+
+  private void onLoop(Runnable task) {
+    if (channel.eventLoop().inEventLoop()) {
+      task.run();
+      return;
+    }
+    try {
+      channel.eventLoop().execute(task);
+    } catch (RejectedExecutionException loopStopped) {
+      // The server closed its loops: the table went with the connection.
     }
   }
 
@@ -154,6 +245,7 @@ final class ServerStreams {
 
   /** The connection closed: each stream waits in the registry for its client to resume it. */
   void connectionClosed() {
+    screening.removeAll();
     for (ServerStream s : byId.removeAll()) {
       s.connectionLost(this);
     }

@@ -30,13 +30,24 @@ public final class StreamRegistry {
   /** A server that registered no stream service. */
   public static StreamRegistry none() {
     return new StreamRegistry(
-        Map.of(), StreamSettings.DEFAULTS, null, null, null, null, Oversight.NONE);
+        Map.of(),
+        StreamSettings.DEFAULTS,
+        null,
+        null,
+        null,
+        null,
+        Oversight.NONE,
+        DEFAULT_MAX_STREAMS_PER_CONNECTION);
   }
+
+  /** Streams one connection may have open unless the server says otherwise. */
+  public static final int DEFAULT_MAX_STREAMS_PER_CONNECTION = 100;
 
   /**
    * @param executor where stream work and the services' publishers start (never an event loop)
    * @param scheduler ends a detached stream at the end of its resume window
    * @param events where STREAM_* events go; null for none
+   * @param maxStreamsPerConnection openings past this many streams on one connection are refused
    */
   public static StreamRegistry of(
       Map<String, RawStreamService> services,
@@ -45,8 +56,17 @@ public final class StreamRegistry {
       Scheduler scheduler,
       Ticker ticker,
       EventBus events,
-      Oversight oversight) {
-    return new StreamRegistry(services, settings, executor, scheduler, ticker, events, oversight);
+      Oversight oversight,
+      int maxStreamsPerConnection) {
+    return new StreamRegistry(
+        services,
+        settings,
+        executor,
+        scheduler,
+        ticker,
+        events,
+        oversight,
+        maxStreamsPerConnection);
   }
 
   private final Map<String, RawStreamService> services;
@@ -58,6 +78,8 @@ public final class StreamRegistry {
 
   /** The server's interceptors and call observer, which see each opening (not a RESUME). */
   private final Oversight oversight;
+
+  private final int maxStreamsPerConnection;
 
   private final SecureRandom random = new SecureRandom();
   private final StreamItemCounts items = new StreamItemCounts();
@@ -76,8 +98,10 @@ public final class StreamRegistry {
       Scheduler scheduler,
       Ticker ticker,
       EventBus events,
-      Oversight oversight) {
+      Oversight oversight,
+      int maxStreamsPerConnection) {
     this.oversight = oversight;
+    this.maxStreamsPerConnection = maxStreamsPerConnection;
     this.services = Map.copyOf(services);
     this.settings = settings;
     this.executor = executor;
@@ -88,6 +112,10 @@ public final class StreamRegistry {
 
   RawStreamService service(String name) {
     return services.get(name);
+  }
+
+  int maxStreamsPerConnection() {
+    return maxStreamsPerConnection;
   }
 
   Oversight oversight() {

@@ -23,4 +23,22 @@ public interface StreamLink {
    * peer (or could not: the connection closed). What a last word before a close waits for.
    */
   CompletableFuture<Void> flushAndWait();
+
+  /**
+   * True while the connection takes more writes without queueing past its high water mark; a sender
+   * asks its publisher for more only then.
+   */
+  default boolean isWritable() {
+    return true;
+  }
+
+  /** Runs {@code wake} once, from the connection's loop, when it is writable again (or closed). */
+  default void whenWritable(Runnable wake) {
+    wake.run();
+  }
+
+  /** The largest frame the peer accepts (its HELLO or WELCOME); larger items are never written. */
+  default int peerMaxFrameSize() {
+    return Integer.MAX_VALUE;
+  }
 }

@@ -3,8 +3,11 @@ package dev.tether.stream;
 import dev.tether.protocol.Status;
 import dev.tether.protocol.StreamCredit;
 import dev.tether.protocol.StreamEnd;
+import dev.tether.protocol.StreamItem;
 import java.util.ArrayDeque;
 import java.util.concurrent.Flow;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The receiving half of one stream direction: items from the wire reach the local subscriber in
@@ -30,6 +33,8 @@ public final class StreamReceiver implements Flow.Subscription {
     Throwable failureOf(StreamEnd end, long delivered);
   }
 
+  private static final Logger log = LoggerFactory.getLogger(StreamReceiver.class);
+
   private final StreamContext context;
   private final StreamSettings settings;
   private final Owner owner;
@@ -48,8 +53,12 @@ public final class StreamReceiver implements Flow.Subscription {
   private long delivered;
   private long received;
 
-  /** The highest limit the peer was told; it only grows. */
-  private long sentLimit;
+  /**
+   * The highest limit the peer was told; it only grows. Written in the context before the credit
+   * leaves, so the connection's loop may read it to refuse an item past it: the peer cannot have
+   * heard of a higher limit.
+   */
+  private volatile long sentLimit;
 
   private long duplicates;
 
@@ -173,7 +182,12 @@ public final class StreamReceiver implements Flow.Subscription {
     while (!done && demand > 0 && !buffered.isEmpty()) {
       delivered++;
       demand--;
-      subscriber.onNext(buffered.poll());
+      try {
+        subscriber.onNext(buffered.poll());
+      } catch (Throwable t) {
+        subscriberFailed(t);
+        return;
+      }
     }
     if (done || !buffered.isEmpty() || (end == null && lost == null)) {
       sendCredit();
@@ -194,6 +208,17 @@ public final class StreamReceiver implements Flow.Subscription {
   }
 
   /**
+   * The subscriber threw from onNext: it is taken as cancelled (Reactive Streams rule 2.13), so the
+   * peer stops sending, and hears nothing more; the exception is logged once, here.
+   */
+  private void subscriberFailed(Throwable t) {
+    log.warn("a stream subscriber threw from onNext; its stream is cancelled", t);
+    done = true;
+    buffered.clear();
+    owner.receiverCancelled();
+  }
+
+  /**
    * Credit for what the subscriber asked, up to a window beyond what was delivered; sent when it
    * grew by half a window, or when the peer has used all it had, so one item at a time still flows.
    */
@@ -209,12 +234,29 @@ public final class StreamReceiver implements Flow.Subscription {
     }
   }
 
+  /**
+   * Why {@code item} breaks the protocol, or null: it is past the credit this side gave. From any
+   * thread (the connection's loop asks before the item is kept anywhere).
+   */
+  public String refusal(StreamItem item) {
+    long limit = sentLimit;
+    if (item.position() <= limit) {
+      return null;
+    }
+    return "item "
+        + item.position()
+        + " on stream "
+        + Integer.toUnsignedString(item.requestId())
+        + " is past the credit given, "
+        + limit;
+  }
+
   /** The highest position received: what a RESUME tells the peer it has. */
   public long received() {
     return received;
   }
 
-  /** The limit the peer was last told. */
+  /** The limit the peer was last told; from any thread. */
   public long sentLimit() {
     return sentLimit;
   }

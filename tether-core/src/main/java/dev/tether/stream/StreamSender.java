@@ -1,5 +1,8 @@
 package dev.tether.stream;
 
+import dev.tether.RequestTooLargeException;
+import dev.tether.protocol.FrameHeader;
+import dev.tether.protocol.FrameWriter;
 import dev.tether.protocol.Response;
 import dev.tether.protocol.Status;
 import dev.tether.protocol.StreamEnd;
@@ -11,8 +14,11 @@ import java.util.concurrent.Flow;
 /**
  * The sending half of one stream direction: it subscribes to the local publisher, asks it for no
  * more than the peer's credit, numbers each item and writes it, and keeps what the peer has not
- * acknowledged (up to the resume buffer's bytes) to replay after a resume. Every signal hops into
- * the stream's context, so a publisher may call from any thread.
+ * acknowledged (up to the resume buffer's bytes) to replay after a resume. Whatever the credit, it
+ * asks for at most {@link #ASK_AHEAD} items at a time, and only while its connection is writable
+ * (detached, while the resume buffer still holds what it sent): a peer that grants much and reads
+ * nothing makes it hold a bounded number of items. Every signal hops into the stream's context, so
+ * a publisher may call from any thread.
  */
 public final class StreamSender implements Flow.Subscriber<byte[]> {
   /** What the sender tells the stream that owns it; called in the context. */
@@ -20,6 +26,12 @@ public final class StreamSender implements Flow.Subscriber<byte[]> {
     /** The publisher completed or failed, and the end was sent or is kept for the next link. */
     void senderEnded();
   }
+
+  /** An item frame's bytes beyond its body, at most: type, flags, id and a 64-bit varint. */
+  private static final long MAX_ITEM_OVERHEAD = 16;
+
+  /** Items asked of the publisher and not yet produced, at most. */
+  static final int ASK_AHEAD = 32;
 
   private final StreamContext context;
   private final long maxBufferBytes;
@@ -43,6 +55,12 @@ public final class StreamSender implements Flow.Subscriber<byte[]> {
   private long limit;
   private StreamEnd end;
   private boolean cancelled;
+
+  /** The largest frame the peer accepts, as the last link said. */
+  private int peerMaxFrameSize = Integer.MAX_VALUE;
+
+  /** A wake-up waits for the link to be writable again. */
+  private boolean awaitingWritable;
 
   public StreamSender(StreamContext context, long maxBufferBytes, Owner owner) {
     this.context = context;
@@ -74,11 +92,15 @@ public final class StreamSender implements Flow.Subscriber<byte[]> {
             refuseUnaskedItem();
             return;
           }
+          if (tooLarge(item)) {
+            return;
+          }
           produced++;
           keep(item);
           if (link != null) {
             link.write(new StreamItem(link.streamId(), produced, item));
           }
+          pull();
         });
   }
 
@@ -116,6 +138,41 @@ public final class StreamSender implements Flow.Subscriber<byte[]> {
             IllegalStateException.class.getName(),
             Response.ERROR_MESSAGE,
             "the publisher sent more than the " + requested + " items it was asked for"));
+  }
+
+  /**
+   * True when {@code item} makes a frame larger than the peer accepts: it is neither written nor
+   * kept, the publisher is cancelled and the peer hears why, both sizes named; the connection and
+   * its other streams go on.
+   */
+  private boolean tooLarge(byte[] item) {
+    if (item.length + MAX_ITEM_OVERHEAD <= peerMaxFrameSize) {
+      return false; // the common case, without sizing a frame
+    }
+    int frame = FrameWriter.encodedSize(new StreamItem(0, produced + 1, item));
+    // The limit bounds the length field, which counts all but itself.
+    if (frame - FrameHeader.LENGTH_FIELD_LENGTH <= peerMaxFrameSize) {
+      return false;
+    }
+    if (subscription != null) {
+      subscription.cancel();
+    }
+    ended(
+        Status.REMOTE_ERROR,
+        Map.of(
+            Response.ERROR_TYPE,
+            RequestTooLargeException.class.getName(),
+            Response.ERROR_MESSAGE,
+            "stream item "
+                + (produced + 1)
+                + " of "
+                + item.length
+                + " bytes is a frame of "
+                + (frame - FrameHeader.LENGTH_FIELD_LENGTH)
+                + " bytes, over the "
+                + peerMaxFrameSize
+                + " bytes the peer accepts; it was not sent"));
+    return true;
   }
 
   /** Ends this direction without the publisher (it failed to open, or the stream is lost). */
@@ -173,12 +230,36 @@ public final class StreamSender implements Flow.Subscriber<byte[]> {
     }
   }
 
+  /**
+   * Asks the publisher for more when little of what it was asked is still to come, within the
+   * credit, while the link takes writes; an unwritable link wakes the sender when it drains.
+   */
   private void pull() {
-    if (subscription != null && end == null && !cancelled && limit > requested) {
-      long n = limit - requested;
-      requested = limit;
-      subscription.request(n);
+    if (subscription == null || end != null || cancelled || awaitingWritable) {
+      return;
     }
+    long outstanding = requested - produced;
+    long n = Math.min(limit - requested, ASK_AHEAD - outstanding);
+    if (n <= 0 || outstanding > ASK_AHEAD / 2) {
+      return;
+    }
+    if (link == null ? overflowed : !link.isWritable()) {
+      if (link != null) {
+        awaitingWritable = true;
+        StreamLink waitingOn = link;
+        waitingOn.whenWritable(() -> context.execute(() -> writable(waitingOn)));
+      }
+      return; // detached: what it would produce now could not be resumed, so it waits
+    }
+    requested += n;
+    subscription.request(n);
+  }
+
+  private void writable(StreamLink drained) {
+    if (drained == link || link == null) {
+      awaitingWritable = false;
+    }
+    pull();
   }
 
   /**
@@ -194,6 +275,8 @@ public final class StreamSender implements Flow.Subscriber<byte[]> {
   public void attach(StreamLink next, long peerReceived, long peerLimit) {
     acknowledge(peerReceived);
     link = next;
+    peerMaxFrameSize = next.peerMaxFrameSize();
+    awaitingWritable = false;
     long position = acked;
     for (byte[] item : unacked) {
       next.write(new StreamItem(next.streamId(), ++position, item));

@@ -14,6 +14,8 @@ import dev.tether.StreamLostException;
 import dev.tether.TetherException;
 import dev.tether.observe.TetherEvent;
 import dev.tether.protocol.Cancel;
+import dev.tether.protocol.GoAway;
+import dev.tether.protocol.GoAwayReason;
 import dev.tether.protocol.ProtocolVersion;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Response;
@@ -105,6 +107,27 @@ class ClientStreamTest {
     StreamCredit next = peer.next(StreamCredit.class);
     assertThat(next.received()).isEqualTo(2);
     assertThat(next.limit()).as("two delivered, a window beyond").isEqualTo(6);
+  }
+
+  @Test
+  void anItemPastTheCreditGivenEndsTheConnectionAsAProtocolErrorBeforeItIsKept() {
+    CollectingSubscriber subscriber = new CollectingSubscriber(2);
+    stream(null).subscribe(subscriber);
+    ScriptedStreamServer.Peer peer = server.nextConnection();
+    Request opening = peer.next(Request.class);
+    peer.send(accepted(opening));
+    assertThat(peer.next(StreamCredit.class).limit()).isEqualTo(2);
+
+    peer.send(items(opening, 1, "a", "b", "c"));
+
+    GoAway goAway = peer.next(GoAway.class);
+    assertThat(goAway.reason()).isEqualTo(GoAwayReason.PROTOCOL_ERROR);
+    assertThat(goAway.message())
+        .isEqualTo(
+            "item 3 on stream "
+                + Integer.toUnsignedString(opening.requestId())
+                + " is past the credit given, 2");
+    assertThat(subscriber.items()).hasSizeLessThanOrEqualTo(2);
   }
 
   @Test
@@ -294,6 +317,7 @@ class ClientStreamTest {
     ScriptedStreamServer.Peer peer = server.nextConnection();
     Request opening = peer.next(Request.class);
     peer.send(accepted(opening));
+    peer.next(StreamCredit.class);
     peer.send(items(opening, 1, "a", "b", "c"));
     await().atMost(PATIENCE).until(() -> subscriber.items().size() == 3);
 
@@ -313,6 +337,7 @@ class ClientStreamTest {
     ScriptedStreamServer.Peer first = server.nextConnection();
     Request opening = first.next(Request.class);
     first.send(accepted(opening));
+    first.next(StreamCredit.class);
     first.send(items(opening, 1, "a"));
     await().atMost(PATIENCE).until(() -> subscriber.items().size() == 1);
     first.breakConnection();

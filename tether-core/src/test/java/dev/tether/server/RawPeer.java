@@ -107,6 +107,11 @@ final class RawPeer implements AutoCloseable {
     return readFrames(Integer.MAX_VALUE);
   }
 
+  /** Bytes the server sent that wait unread in this socket's receive buffer. */
+  int unread() throws IOException {
+    return socket.getInputStream().available();
+  }
+
   boolean closedByServer() {
     return closedByServer;
   }

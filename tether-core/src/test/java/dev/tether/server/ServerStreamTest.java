@@ -24,11 +24,14 @@ import dev.tether.testing.ManualClock;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Flow;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -62,6 +65,8 @@ class ServerStreamTest {
         return service;
       };
   private StreamRegistry registry;
+  private Oversight oversight = Oversight.NONE;
+  private Executor executor = Runnable::run;
 
   @AfterEach
   void release() {
@@ -424,6 +429,25 @@ class ServerStreamTest {
     assertThat(service.isSubscribed()).isFalse();
   }
 
+  @Test
+  void aCancelWhileTheInterceptorsLookAtTheOpeningMeansTheServiceNeverStarts() {
+    oversight = new Oversight(new Interceptors(List.of(call -> {})), null);
+    Deque<Runnable> queued = new ArrayDeque<>();
+    executor = queued::add;
+    Connection c = connect();
+    c.open(1, 0);
+
+    c.fromClient(new Cancel(1));
+    while (!queued.isEmpty()) {
+      queued.poll().run();
+    }
+
+    assertThat(openedWith).as("the service was never opened").isNull();
+    assertThat(c.written()).as("a cancelled opening is not answered").isEmpty();
+    assertThat(registry.size()).isZero();
+    assertThat(c.table.size()).isZero();
+  }
+
   /** One connection: its channel and its stream table, sharing the test's registry. */
   private final class Connection {
     final EmbeddedChannel channel = new EmbeddedChannel();
@@ -489,11 +513,12 @@ class ServerStreamTest {
           new StreamRegistry(
               Map.of("feed", handler),
               settings,
-              Runnable::run,
+              executor,
               clock,
               clock,
               eventBus,
-              Oversight.NONE);
+              oversight,
+              StreamRegistry.DEFAULT_MAX_STREAMS_PER_CONNECTION);
     }
     return new Connection();
   }

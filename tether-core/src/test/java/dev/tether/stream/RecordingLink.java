@@ -13,6 +13,9 @@ import java.util.concurrent.CompletableFuture;
 final class RecordingLink implements StreamLink {
   private final int streamId;
   private final List<Frame> frames = new ArrayList<>();
+  private boolean writable = true;
+  private int peerMaxFrameSize = Integer.MAX_VALUE;
+  private final List<Runnable> waiting = new ArrayList<>();
 
   RecordingLink(int streamId) {
     this.streamId = streamId;
@@ -34,6 +37,39 @@ final class RecordingLink implements StreamLink {
   @Override
   public CompletableFuture<Void> flushAndWait() {
     return CompletableFuture.completedFuture(null);
+  }
+
+  @Override
+  public boolean isWritable() {
+    return writable;
+  }
+
+  @Override
+  public void whenWritable(Runnable wake) {
+    waiting.add(wake);
+  }
+
+  @Override
+  public int peerMaxFrameSize() {
+    return peerMaxFrameSize;
+  }
+
+  /** The peer announced it takes frames of at most {@code bytes}. */
+  void peerAccepts(int bytes) {
+    peerMaxFrameSize = bytes;
+  }
+
+  /** The connection fills up: writes queue past its high water mark. */
+  void fillUp() {
+    writable = false;
+  }
+
+  /** The connection drained: whoever waited for it hears so. */
+  void drain() {
+    writable = true;
+    List<Runnable> woken = List.copyOf(waiting);
+    waiting.clear();
+    woken.forEach(Runnable::run);
   }
 
   List<Frame> frames() {

@@ -2,10 +2,12 @@ package dev.tether.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tether.protocol.Status;
 import dev.tether.protocol.StreamEnd;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Flow;
 import org.junit.jupiter.api.Test;
 
@@ -71,6 +73,55 @@ class StreamReceiverTest {
         .isEqualTo((16 << 10) / 4 / StreamSettings.ITEM_OVERHEAD_BYTES);
   }
 
+  @Test
+  void aSubscriberThatThrowsFromOnNextIsCancelledAndHearsNothingMore() {
+    int[] cancels = {0};
+    List<String> signals = new ArrayList<>();
+    StreamReceiver receiver =
+        new StreamReceiver(
+            new StreamContext(Runnable::run),
+            StreamSettings.DEFAULTS,
+            new IgnoringOwner() {
+              @Override
+              public void receiverCancelled() {
+                cancels[0]++;
+              }
+            });
+    receiver.start(
+        new Flow.Subscriber<>() {
+          @Override
+          public void onSubscribe(Flow.Subscription s) {
+            s.request(10);
+          }
+
+          @Override
+          public void onNext(byte[] item) {
+            signals.add("item");
+            if (signals.size() == 2) {
+              throw new IllegalStateException("the subscriber broke");
+            }
+          }
+
+          @Override
+          public void onError(Throwable failure) {
+            signals.add("error");
+          }
+
+          @Override
+          public void onComplete() {
+            signals.add("complete");
+          }
+        });
+    receiver.attach(link);
+
+    feed(receiver, 4, 8);
+    receiver.onEnd(new StreamEnd(1, Status.OK, 4, Map.of()));
+
+    assertThat(signals).containsExactly("item", "item");
+    assertThat(cancels[0]).as("the peer is told to stop once").isEqualTo(1);
+    assertThat(receiver.isDone()).isTrue();
+  }
+
   private StreamReceiver receiverAskingFor(long n, StreamSettings settings) {
     StreamReceiver receiver =
         new StreamReceiver(new StreamContext(Runnable::run), settings, new IgnoringOwner());
@@ -102,7 +153,7 @@ class StreamReceiverTest {
     }
   }
 
-  private static final class IgnoringOwner implements StreamReceiver.Owner {
+  private static class IgnoringOwner implements StreamReceiver.Owner {
     @Override
     public void receiverCancelled() {}
 

@@ -46,6 +46,59 @@ class StreamSenderTest {
   }
 
   @Test
+  void aHugeCreditAsksThePublisherForAFewItemsAtATime() {
+    StreamSender sender = attachedSender(RESUME_BUFFER_BYTES);
+
+    sender.onCredit(0, 1L << 62);
+    assertThat(publisher.requested()).isEqualTo(StreamSender.ASK_AHEAD);
+    publisher.emitSized(StreamSender.ASK_AHEAD / 2 - 1, 8);
+    assertThat(publisher.requested()).as("more than half still to come").isEqualTo(32);
+    publisher.emitSized(1, 8);
+
+    assertThat(publisher.requested()).isEqualTo(StreamSender.ASK_AHEAD + 16);
+    assertThat(sender.requested() - sender.produced()).isEqualTo(StreamSender.ASK_AHEAD);
+  }
+
+  @Test
+  void aFullConnectionStopsTheAskingUntilItDrains() {
+    StreamSender sender = attachedSender(RESUME_BUFFER_BYTES);
+    sender.onCredit(0, 1L << 62);
+    link.fillUp();
+
+    publisher.emitSized(StreamSender.ASK_AHEAD, 8);
+    assertThat(publisher.requested()).as("nothing more while full").isEqualTo(32);
+    assertThat(link.items()).hasSize(StreamSender.ASK_AHEAD);
+    link.drain();
+
+    assertThat(publisher.requested()).isEqualTo(2L * StreamSender.ASK_AHEAD);
+    assertThat(sender.produced()).isEqualTo(StreamSender.ASK_AHEAD);
+  }
+
+  @Test
+  void anItemLargerThanThePeerAcceptsIsNeverWrittenNorKeptAndEndsTheDirectionNamingBothSizes() {
+    link.peerAccepts(1024);
+    StreamSender sender = attachedSender(RESUME_BUFFER_BYTES);
+    sender.onCredit(0, 10);
+
+    publisher.emitSized(1, 1000);
+    publisher.emitSized(1, 1024);
+
+    assertThat(link.items()).hasSize(1);
+    assertThat(publisher.isCancelled()).isTrue();
+    StreamEnd end = onlyEnd();
+    assertThat(end.status()).isEqualTo(Status.REMOTE_ERROR);
+    assertThat(end.finalPosition()).as("the item was not counted").isEqualTo(1);
+    assertThat(end.metadata())
+        .containsEntry(Response.ERROR_TYPE, "dev.tether.RequestTooLargeException")
+        .containsEntry(
+            Response.ERROR_MESSAGE,
+            "stream item 2 of 1024 bytes is a frame of 1031 bytes, over the 1024 bytes the peer"
+                + " accepts; it was not sent");
+    assertThat(sender.canResumeFrom(1)).as("nothing kept to replay past the first").isTrue();
+    assertThat(endsTold).isEqualTo(1);
+  }
+
+  @Test
   void itemsAreNumberedFromOneOnTheStreamsIdInTheOrderThePublisherSentThem() {
     StreamSender sender = attachedSender(RESUME_BUFFER_BYTES);
     sender.onCredit(0, 3);

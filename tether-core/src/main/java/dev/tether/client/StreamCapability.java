@@ -1,0 +1,32 @@
+package dev.tether.client;
+
+import dev.tether.IncompatibleServerException;
+import dev.tether.TetherException;
+import dev.tether.protocol.FrameDecoder;
+import dev.tether.protocol.ProtocolVersion;
+
+/**
+ * Whether a connection can carry streams: a stream transport to a server of protocol 1.3 or later.
+ */
+final class StreamCapability {
+  private StreamCapability() {}
+
+  /** Why a stream cannot go on {@code c}: a datagram transport, or a server older than 1.3. */
+  static TetherException refusalOf(RequestChannel c) {
+    if (!(c instanceof ClientConnection cc)) {
+      return new TetherException(
+          "streams need a stream transport (tcp, ssl, local), not " + c.transport());
+    }
+    int minor = cc.channel.pipeline().get(FrameDecoder.class).peerMinorVersion();
+    if (minor < ProtocolVersion.FIRST_MINOR_OF_1_3) {
+      return new IncompatibleServerException(
+          "the server at "
+              + cc.remoteAddress()
+              + " speaks protocol 1."
+              + minor
+              + " and cannot open streams, which need 1."
+              + ProtocolVersion.FIRST_MINOR_OF_1_3);
+    }
+    return null;
+  }
+}
