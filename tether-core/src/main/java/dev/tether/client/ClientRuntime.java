@@ -64,7 +64,7 @@ public final class ClientRuntime implements NodeHost, StreamHost, CallHost {
   private volatile boolean closing;
 
   /** The timer of calls waiting out a retry interval, which closing ends. */
-  private final RoundTimer roundTimer = new RoundTimer(this);
+  private final RoundTimer roundTimer = new RoundTimer(control, this::scheduleOnControl);
 
   /**
    * @param scheduler keeps time for every timer of the runtime; null for the runtime's own event

@@ -1,11 +1,13 @@
 package dev.tether.client;
 
+import dev.tether.internal.SerialExecutor;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
+import java.util.function.BiConsumer;
 
 /**
  * Starts a call's next round once its wait is over, on the control executor, and remembers the
@@ -14,12 +16,17 @@ import java.util.Set;
  * so no call waits for ever between rounds. Control executor only, but {@link #close}.
  */
 final class RoundTimer {
-  private final CallHost host;
+  private final SerialExecutor control;
+
+  /** Runs a task on the control executor after a delay (the runtime's timer). */
+  private final BiConsumer<Runnable, Duration> later;
+
   private final Set<Runnable> waiting = Collections.newSetFromMap(new IdentityHashMap<>());
   private boolean closed;
 
-  RoundTimer(CallHost host) {
-    this.host = host;
+  RoundTimer(SerialExecutor control, BiConsumer<Runnable, Duration> later) {
+    this.control = control;
+    this.later = later;
   }
 
   /** Runs {@code round} after {@code wait}, or at once once the runtime closed. */
@@ -29,7 +36,7 @@ final class RoundTimer {
       return;
     }
     waiting.add(round);
-    host.scheduleOnControl(
+    later.accept(
         () -> {
           if (waiting.remove(round)) {
             round.run();
@@ -48,18 +55,17 @@ final class RoundTimer {
       return;
     }
     waiting.add(round);
-    host.scheduleOnControl(() -> waiting.remove(round), wait);
+    later.accept(() -> waiting.remove(round), wait);
   }
 
   /** The runtime closes (any thread): every waiting round runs now, and later ones at once. */
   void close() {
-    host.control()
-        .execute(
-            () -> {
-              closed = true;
-              List<Runnable> due = new ArrayList<>(waiting);
-              waiting.clear();
-              due.forEach(Runnable::run);
-            });
+    control.execute(
+        () -> {
+          closed = true;
+          List<Runnable> due = new ArrayList<>(waiting);
+          waiting.clear();
+          due.forEach(Runnable::run);
+        });
   }
 }
