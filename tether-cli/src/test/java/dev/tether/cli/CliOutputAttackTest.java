@@ -103,4 +103,29 @@ class CliOutputAttackTest {
         .startsWith("a?b?c?d?")
         .doesNotContain("\u061c", "\ufeff", "\u2028", "\udb40\udc41");
   }
+
+  @Test
+  void streamedTextItemsArePrintedWithoutCarriageReturnsOrDirectionOverrides() {
+    java.io.StringWriter out = new java.io.StringWriter();
+    StreamPrinter printer =
+        new StreamPrinter(
+            new java.io.PrintWriter(out),
+            new java.io.PrintWriter(new java.io.StringWriter()),
+            StreamPrinter.Format.TEXT,
+            Long.MAX_VALUE);
+    printer.onSubscribe(
+        new java.util.concurrent.Flow.Subscription() {
+          @Override
+          public void request(long n) {}
+
+          @Override
+          public void cancel() {}
+        });
+
+    printer.onNext("real item\rforged item".getBytes(StandardCharsets.UTF_8));
+    printer.onNext("report\u202egnp.exe".getBytes(StandardCharsets.UTF_8));
+    printer.onComplete();
+
+    assertThat(out.toString()).doesNotContain("\rforged", "\u202e");
+  }
 }

@@ -577,4 +577,68 @@ class TlsAttackTest {
 
     assertThatThrownBy(() -> callAsClientOfRoot(list)).isInstanceOf(ConnectFailedException.class);
   }
+
+  /**
+   * A client checking a server whose chain runs through an intermediate: with the root's list (for
+   * the intermediate) and the intermediate's (for the leaf) in the one file, it serves; a revoked
+   * server leaf is refused.
+   */
+  @Test
+  void clientCheckingAServerChainThroughAnIntermediateServesAndRefusesItsRevokedLeaf()
+      throws Exception {
+    Instant now = Instant.now();
+    Path lists = shared.resolve("both.crl");
+    Files.writeString(
+        lists,
+        Files.readString(crl("root-part.crl", root, now.minusSeconds(60), now.plusSeconds(3600)))
+            + Files.readString(
+                crl(
+                    "intermediate-part.crl",
+                    intermediate,
+                    now.minusSeconds(60),
+                    now.plusSeconds(3600),
+                    leafB.getCertificate().getSerialNumber())));
+    TlsConfig checking = trustingRoot().withRevocationCheck(lists);
+    serve(
+        TlsConfig.fromPem(
+            file("a.pem", chainOf(leafA)), file("a.key", leafA.getPrivateKeyPEM()), null));
+    assertThat(callOnANewConnection(checking)).isEqualTo("hi");
+    server.close();
+    tether.close();
+    tether = null;
+
+    serve(
+        TlsConfig.fromPem(
+            file("b.pem", chainOf(leafB)), file("b.key", leafB.getPrivateKeyPEM()), null));
+    assertThatThrownBy(() -> callOnANewConnection(checking))
+        .isInstanceOf(ConnectFailedException.class);
+  }
+
+  /**
+   * A reload that finds the revocation list replaced by one already past its next update (a cron
+   * job that copied yesterday's): it builds, and refuses every client from then on, which is what
+   * the pair check keeps a key from doing.
+   */
+  @Test
+  void reloadThatFindsAnExpiredRevocationListKeepsServingClients() throws Exception {
+    Instant now = Instant.now();
+    Path live = shared.resolve("live.crl");
+    Files.copy(
+        crl("fresh.crl", root, now.minusSeconds(60), now.plusSeconds(3600)),
+        live,
+        StandardCopyOption.REPLACE_EXISTING);
+    assertThat(callAsClientOfRoot(live)).isEqualTo("hi");
+
+    Files.copy(
+        crl("stale.crl", root, now.minusSeconds(3 * 86400), now.minusSeconds(86400)),
+        live,
+        StandardCopyOption.REPLACE_EXISTING);
+    try {
+      server.reloadTls();
+    } catch (IllegalArgumentException refusedIsFine) {
+      // a list that can only refuse every peer kept out, like a mismatched key
+    }
+
+    assertThat(callOnANewConnection(null)).isEqualTo("hi");
+  }
 }
