@@ -36,12 +36,12 @@ final class ConnectionTimers extends ChannelInboundHandlerAdapter {
   /** Non-null while a request has begun to arrive and is not yet whole. */
   private ScheduledFuture<?> deadline;
 
+  /** Set once this handler is in its pipeline: the 408 goes out from here, as raw bytes. */
+  private ChannelHandlerContext raw;
+
   ConnectionTimers(long headerDeadlineNanos) {
     this.headerDeadlineNanos = headerDeadlineNanos;
   }
-
-  /** Set once this handler is in its pipeline: the 408 goes out from here, as raw bytes. */
-  private ChannelHandlerContext raw;
 
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
