@@ -23,14 +23,14 @@ final class TlsReload {
    * Builds with {@code build} and hands the result to {@code install}.
    *
    * @param side "client" or "server", for the log and the event
-   * @throws IllegalArgumentException from {@code build}, after the WARN and the {@link
-   *     TetherEvent.Kind#TLS_RELOAD_REFUSED} event; nothing was installed
+   * @throws IllegalArgumentException from {@code build} or {@code install}, after the WARN and the
+   *     {@link TetherEvent.Kind#TLS_RELOAD_REFUSED} event; nothing was installed
    */
   static void run(
       Supplier<SslContext> build, Consumer<SslContext> install, String side, EventBus events) {
-    SslContext next;
     try {
-      next = build.get();
+      // Installing may refuse too: a chain that lost a certificate the one in use sends.
+      install.accept(build.get());
     } catch (IllegalArgumentException refused) {
       log.warn(
           "TLS {} context not reloaded; the previous one stays: {}", side, refused.getMessage());
@@ -41,7 +41,6 @@ final class TlsReload {
           refused);
       throw refused;
     }
-    install.accept(next);
     log.info("TLS {} context reloaded: new connections use it", side);
     events.emit(TetherEvent.Kind.TLS_RELOADED, null, "TLS " + side + " context reloaded", null);
   }

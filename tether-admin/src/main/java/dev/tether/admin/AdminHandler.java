@@ -30,6 +30,9 @@ import java.util.concurrent.CompletableFuture;
  */
 @ChannelHandler.Sharable
 final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
+  /** Answers one connection may have written and not yet sent, beyond the high-water mark. */
+  static final long MAX_UNSENT_BYTES = 1 << 20;
+
   private final AdminSite site;
   private final HostCheck hosts;
 
@@ -101,8 +104,16 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     }
     boolean keepAlive = HttpUtil.isKeepAlive(request);
     if (request.method() != HttpMethod.GET) {
+      // Then closed: the encoder does not know a HEAD's answer carries no body, so a client that
+      // sent one must not read the next answer after it.
       return completed(
-          new Reply(HttpResponseStatus.METHOD_NOT_ALLOWED, "text/plain", "only GET\n", keepAlive));
+          new Reply(HttpResponseStatus.METHOD_NOT_ALLOWED, "text/plain", "only GET\n", false));
+    }
+    if (request.headers().getAll(HttpHeaderNames.HOST).size() > 1) {
+      // RFC 9112 3.2: which of them names the page is anyone's guess, so neither is trusted.
+      return completed(
+          new Reply(
+              HttpResponseStatus.BAD_REQUEST, "text/plain", "more than one Host header\n", false));
     }
     if (!hosts.serves(request.headers().get(HttpHeaderNames.HOST))) {
       return completed(
@@ -239,6 +250,11 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
   }
 
   private static void write(ChannelHandlerContext ctx, Reply reply) {
+    if (ctx.channel().bytesBeforeWritable() > MAX_UNSENT_BYTES) {
+      // Requests already read when reading paused may still be answered; past this, none is.
+      ctx.close();
+      return;
+    }
     FullHttpResponse response =
         new DefaultFullHttpResponse(
             HttpVersion.HTTP_1_1, reply.status(), Unpooled.wrappedBuffer(reply.body()));
@@ -254,6 +270,18 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
       response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
       ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
     }
+  }
+
+  /**
+   * A client that does not read its answers is not read either: while its answers wait in the
+   * outbound buffer past the high-water mark, nothing more is read from it, so its requests stall
+   * in its own socket instead of growing the server's (direct) memory. Reading resumes once it has
+   * taken them.
+   */
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    ctx.channel().config().setAutoRead(ctx.channel().isWritable());
+    ctx.fireChannelWritabilityChanged();
   }
 
   @Override

@@ -6,9 +6,11 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -17,8 +19,11 @@ import java.util.concurrent.TimeUnit;
  * client that trickles a request byte by byte (slowloris) holds its connection no longer than that.
  * Also closes the connection when the {@code IdleStateHandler} before it reports it idle.
  *
- * <p>One instance per connection, at the head of its pipeline (raw bytes); its {@link #completion}
- * handler, after the aggregator, sees whole requests. Both run on the connection's event loop.
+ * <p>One instance per connection, at the head of its pipeline (raw bytes, where the 408 is
+ * written); its {@link #decoder} starts the deadline whenever it holds bytes of a request not yet
+ * whole, including the start of a pipelined request that came in the same read as the end of the
+ * one before; its {@link #completion} handler, after the aggregator, sees whole requests. All run
+ * on the connection's event loop.
  */
 final class ConnectionTimers extends ChannelInboundHandlerAdapter {
   private static final byte[] TOO_SLOW =
@@ -31,17 +36,24 @@ final class ConnectionTimers extends ChannelInboundHandlerAdapter {
   /** Non-null while a request has begun to arrive and is not yet whole. */
   private ScheduledFuture<?> deadline;
 
+  /** Set once this handler is in its pipeline: the 408 goes out from here, as raw bytes. */
+  private ChannelHandlerContext raw;
+
   ConnectionTimers(long headerDeadlineNanos) {
     this.headerDeadlineNanos = headerDeadlineNanos;
   }
 
   @Override
-  public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    if (deadline == null && msg instanceof ByteBuf bytes && bytes.isReadable()) {
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    raw = ctx;
+  }
+
+  /** Bytes of a request are waiting: the deadline runs unless it already does. */
+  private void requestBegun() {
+    if (deadline == null && raw.channel().isActive()) {
       deadline =
-          ctx.executor().schedule(() -> tooSlow(ctx), headerDeadlineNanos, TimeUnit.NANOSECONDS);
+          raw.executor().schedule(() -> tooSlow(raw), headerDeadlineNanos, TimeUnit.NANOSECONDS);
     }
-    ctx.fireChannelRead(msg);
   }
 
   private void tooSlow(ChannelHandlerContext ctx) {
@@ -70,6 +82,31 @@ final class ConnectionTimers extends ChannelInboundHandlerAdapter {
   public void channelInactive(ChannelHandlerContext ctx) {
     requestArrived();
     ctx.fireChannelInactive();
+  }
+
+  /**
+   * The request decoder of this connection: it sees where one request ends and the next begins,
+   * which the raw bytes do not tell.
+   */
+  HttpRequestDecoder decoder(int maxInitialLine, int maxHeaderSize, int maxChunkSize) {
+    return new Decoder(maxInitialLine, maxHeaderSize, maxChunkSize);
+  }
+
+  private final class Decoder extends HttpRequestDecoder {
+    Decoder(int maxInitialLine, int maxHeaderSize, int maxChunkSize) {
+      super(maxInitialLine, maxHeaderSize, maxChunkSize);
+    }
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf buffer, List<Object> out)
+        throws Exception {
+      // Called again for the bytes left after each whole request, after that request went on
+      // (and stopped the deadline), so the next one's first bytes start it anew.
+      if (buffer.isReadable()) {
+        requestBegun();
+      }
+      super.decode(ctx, buffer, out);
+    }
   }
 
   /** The handler to place after the aggregator: each whole request stops the deadline. */

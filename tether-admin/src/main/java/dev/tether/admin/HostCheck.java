@@ -1,5 +1,6 @@
 package dev.tether.admin;
 
+import io.netty.util.NetUtil;
 import java.util.Locale;
 import java.util.Set;
 
@@ -29,7 +30,8 @@ final class HostCheck {
     }
     String host = lower(withoutPort(hostHeader.trim()));
     if (host.startsWith("[") && host.endsWith("]")) {
-      return true; // an IPv6 literal
+      // Brackets alone prove nothing: only an IPv6 address inside them cannot be rebound.
+      return NetUtil.isValidIpV6Address(host.substring(1, host.length() - 1));
     }
     return isIpv4Literal(host)
         || host.equals("localhost")

@@ -15,7 +15,7 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
-import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpResponseEncoder;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.InetSocketAddress;
@@ -152,7 +152,8 @@ public final class TetherAdmin implements AutoCloseable {
                             new IdleStateHandler(
                                 0, 0, limits.idleTimeout().toNanos(), TimeUnit.NANOSECONDS))
                         .addLast(timers)
-                        .addLast(new HttpServerCodec(4096, 8192, 8192))
+                        .addLast(timers.decoder(4096, 8192, 8192))
+                        .addLast(new HttpResponseEncoder())
                         .addLast(new HttpObjectAggregator(MAX_REQUEST_BYTES))
                         .addLast(timers.completion())
                         .addLast(handler);

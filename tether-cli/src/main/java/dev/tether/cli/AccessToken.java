@@ -63,6 +63,17 @@ final class AccessToken {
     if (token.isBlank()) {
       throw CliException.badInput(from + ": the token is empty", null);
     }
+    // A second line, a space or a control character: the message must not show where, since
+    // whatever it quoted would be part of the token.
+    boolean oneWord =
+        token.codePoints().noneMatch(c -> Character.isWhitespace(c) || PrintableText.isUnsafe(c));
+    if (!oneWord) {
+      throw CliException.badInput(
+          from
+              + ": the token holds a space, a line break or a control character; a token is one"
+              + " word (a token file holds it alone on one line)",
+          null);
+    }
     return token;
   }
 }

@@ -293,8 +293,12 @@ public final class CallCommand implements Callable<Integer> {
     out.flush();
   }
 
-  /** Prints text ending in exactly one newline; nothing for an empty reply. */
-  private static void printLine(PrintWriter out, String text) {
+  /**
+   * Prints the server's text ending in exactly one newline, without the characters that would act
+   * on the terminal; nothing for an empty reply.
+   */
+  private static void printLine(PrintWriter out, String reply) {
+    String text = PrintableText.keepingLines(reply);
     if (text.isEmpty()) {
       return;
     }

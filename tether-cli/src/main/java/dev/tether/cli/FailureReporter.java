@@ -6,6 +6,7 @@ import dev.tether.ProxyParseException;
 import dev.tether.StreamLostException;
 import dev.tether.TetherException;
 import java.io.PrintWriter;
+import java.io.StringWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.ExitCode;
 import picocli.CommandLine.IExecutionExceptionHandler;
@@ -33,7 +34,10 @@ final class FailureReporter implements IExecutionExceptionHandler {
       }
     }
     if (verbose) {
-      ex.printStackTrace(err);
+      // The trace holds the server's message too (and its causes'): filtered like it.
+      StringWriter trace = new StringWriter();
+      ex.printStackTrace(new PrintWriter(trace));
+      err.print(PrintableText.keepingLines(trace.toString()));
     }
     err.flush();
     return exitCodeOf(ex);

@@ -132,9 +132,11 @@ final class Payloads {
     if (text == null) {
       return null;
     }
+    // A carriage return only as half of a line end: alone it rewrites the line before it.
     boolean printable =
-        text.chars()
-            .allMatch(c -> !Character.isISOControl(c) || c == '\t' || c == '\n' || c == '\r');
+        text.replace("\r\n", "\n")
+            .codePoints()
+            .allMatch(c -> !PrintableText.isUnsafe(c) || c == '\t' || c == '\n');
     return printable ? text : null;
   }
 

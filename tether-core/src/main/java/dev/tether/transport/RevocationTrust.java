@@ -12,8 +12,11 @@ import java.security.cert.CertificateFactory;
 import java.security.cert.CollectionCertStoreParameters;
 import java.security.cert.PKIXBuilderParameters;
 import java.security.cert.PKIXRevocationChecker;
+import java.security.cert.X509CRL;
 import java.security.cert.X509CertSelector;
+import java.time.Instant;
 import java.util.Collection;
+import java.util.Date;
 import java.util.EnumSet;
 import java.util.function.Function;
 import javax.net.ssl.CertPathTrustManagerParameters;
@@ -74,6 +77,24 @@ final class RevocationTrust {
     }
     if (crls.isEmpty()) {
       throw new IllegalArgumentException("TLS " + lists.origin() + " holds no revocation list");
+    }
+    // A list past its next update fails every check against it: refused here, so a server does
+    // not start into refusing every peer and a reload keeps the list in use. The system clock,
+    // since nothing here holds the runtime's.
+    Date now = Date.from(Instant.now());
+    for (CRL crl : crls) {
+      if (crl instanceof X509CRL x509
+          && x509.getNextUpdate() != null
+          && x509.getNextUpdate().before(now)) {
+        throw new IllegalArgumentException(
+            "TLS "
+                + lists.origin()
+                + " holds a revocation list of "
+                + x509.getIssuerX500Principal().getName()
+                + " past its next update ("
+                + x509.getNextUpdate().toInstant()
+                + "), which would refuse every peer: fetch a current one");
+      }
     }
     return crls;
   }

@@ -35,9 +35,14 @@ public final class SslTransport extends TcpTransport {
 
   /**
    * New connections of that side use {@code next}; a client context when {@code next.isClient()}.
+   *
+   * @throws IllegalArgumentException naming the file when {@code next}'s chain stops below a
+   *     certificate the one in use sends (a chain file read half written); the one in use stays
    */
   public void reload(SslContext next) {
-    (next.isClient() ? clientContext : serverContext).set(next);
+    AtomicReference<SslContext> side = next.isClient() ? clientContext : serverContext;
+    ChainCompleteness.requireContinues(side.get(), next);
+    side.set(next);
   }
 
   @Override

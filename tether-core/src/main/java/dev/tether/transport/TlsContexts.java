@@ -51,9 +51,9 @@ public final class TlsContexts {
    *     cannot be read or used
    */
   public static SslContext forServer(TlsConfig config) {
-    SslContextBuilder builder = serverBuilderWithKey(config);
-    builder.clientAuth(toNetty(config.clientAuth()));
-    return build(builder, config, "server", true);
+    Keyed keyed = serverKeyed(config);
+    keyed.builder().clientAuth(toNetty(config.clientAuth()));
+    return keyed.remembered(build(keyed.builder(), config, "server", true));
   }
 
   /**
@@ -65,8 +65,9 @@ public final class TlsContexts {
   public static SslContext forClient(TlsConfig config) {
     SslContextBuilder builder = SslContextBuilder.forClient();
     config.keyManagerFactory().ifPresent(builder::keyManager);
+    Keyed keyed = new Keyed(builder, null, null);
     if (config.certificateChain().isPresent()) {
-      withPemKey(config, builder::keyManager);
+      keyed = withPemKey(config, builder::keyManager);
     }
     builder.endpointIdentificationAlgorithm(
         config.hostnameVerification() ? HOSTNAME_VERIFICATION : null);
@@ -74,10 +75,23 @@ public final class TlsContexts {
       X509ExtendedTrustManager jdk = jdkTrustManager(config);
       if (jdk != null) {
         builder.trustManager(new NameReportingTrustManager(jdk));
-        return build(builder, config, "client", false);
+        return keyed.remembered(build(builder, config, "client", false));
       }
     }
-    return build(builder, config, "client", true);
+    return keyed.remembered(build(builder, config, "client", true));
+  }
+
+  /**
+   * A builder holding the config's own certificate, and the chain it was given from PEM (null with
+   * a key manager factory), which the built context keeps for a later reload to compare with.
+   */
+  private record Keyed(SslContextBuilder builder, X509Certificate[] chain, Pem chainPem) {
+    SslContext remembered(SslContext context) {
+      if (chain != null) {
+        ChainCompleteness.remember(context, chain, chainPem);
+      }
+      return context;
+    }
   }
 
   /**
@@ -121,9 +135,9 @@ public final class TlsContexts {
     }
   }
 
-  private static SslContextBuilder serverBuilderWithKey(TlsConfig config) {
+  private static Keyed serverKeyed(TlsConfig config) {
     if (config.keyManagerFactory().isPresent()) {
-      return SslContextBuilder.forServer(config.keyManagerFactory().get());
+      return new Keyed(SslContextBuilder.forServer(config.keyManagerFactory().get()), null, null);
     }
     if (config.certificateChain().isPresent()) {
       return withPemKey(config, SslContextBuilder::forServer);
@@ -137,7 +151,7 @@ public final class TlsContexts {
    * chain is parsed here first, so that a failure inside Netty can only be the key's; then the key
    * must prove it belongs to the certificate, which Netty never checks.
    */
-  private static SslContextBuilder withPemKey(
+  private static Keyed withPemKey(
       TlsConfig config, BiFunction<InputStream, InputStream, SslContextBuilder> install) {
     Pem chainPem = config.certificateChain().orElseThrow();
     Pem keyPem = config.privateKey().orElseThrow();
@@ -152,7 +166,7 @@ public final class TlsContexts {
           "TLS " + keyPem.origin() + " holds no unencrypted PKCS#8 PEM private key", e);
     }
     KeyCertificateMatch.require(certificates, chainPem, key, keyPem);
-    return builder;
+    return new Keyed(builder, certificates, chainPem);
   }
 
   /**

@@ -10,14 +10,17 @@ import dev.tether.TetherServer;
 import dev.tether.TlsConfig;
 import io.netty.pkitesting.CertificateBuilder;
 import io.netty.pkitesting.CertificateBuilder.KeyUsage;
-import io.netty.pkitesting.RevocationServer;
 import io.netty.pkitesting.X509Bundle;
-import java.io.InputStream;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.Base64;
+import java.util.Date;
+import org.bouncycastle.asn1.x509.CRLReason;
+import org.bouncycastle.cert.X509v2CRLBuilder;
+import org.bouncycastle.cert.jcajce.JcaX509v2CRLBuilder;
+import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -56,17 +59,27 @@ class RevocationCheckTest {
         leaf("CN=revoked-client").addExtendedKeyUsageClientAuth().buildIssuedBy(ca);
     X509Bundle validClient =
         leaf("CN=valid-client").addExtendedKeyUsageClientAuth().buildIssuedBy(ca);
-    RevocationServer lists = RevocationServer.getInstance();
-    lists.register(ca);
-    lists.revoke(revokedClient, Instant.now().minusSeconds(60));
+    // A list current for an hour: one served by netty's RevocationServer is due for its next
+    // update the moment it is made, and a list past its next update is refused at build.
+    Instant now = Instant.now();
+    X509v2CRLBuilder list =
+        new JcaX509v2CRLBuilder(ca.getCertificate(), Date.from(now.minusSeconds(60)));
+    list.setNextUpdate(Date.from(now.plusSeconds(3600)));
+    list.addCRLEntry(
+        revokedClient.getCertificate().getSerialNumber(),
+        Date.from(now.minusSeconds(60)),
+        CRLReason.keyCompromise);
+    byte[] der =
+        list.build(
+                new JcaContentSignerBuilder("SHA256withECDSA").build(ca.getKeyPair().getPrivate()))
+            .getEncoded();
     caFile = write("ca.pem", ca.getCertificatePEM());
-    crlFile = dir.resolve("ca.crl");
-    URI crl = lists.getCrlUri(ca);
-    // The lists' server listens on the loopback address; its URI names localhost.
-    URI loopback = new URI("http", null, "127.0.0.1", crl.getPort(), crl.getPath(), null, null);
-    try (InputStream in = loopback.toURL().openStream()) {
-      Files.write(crlFile, in.readAllBytes());
-    }
+    crlFile =
+        write(
+            "ca.crl",
+            "-----BEGIN X509 CRL-----\n"
+                + Base64.getMimeEncoder(64, new byte[] {'\n'}).encodeToString(der)
+                + "\n-----END X509 CRL-----\n");
     serverChain = write("server.pem", server.getCertificatePathPEM());
     serverKey = write("server.key", server.getPrivateKeyPEM());
     revoked =
