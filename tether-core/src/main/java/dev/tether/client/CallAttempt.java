@@ -47,6 +47,7 @@ abstract class CallAttempt extends ReplyFuture implements ChannelFutureListener 
   }
 
   private static final VarHandle STATE;
+  private static final AnswerBlame[] BLAMES = AnswerBlame.values();
   private static final State[] STATES = State.values();
 
   static {
@@ -87,10 +88,11 @@ abstract class CallAttempt extends ReplyFuture implements ChannelFutureListener 
   private volatile RequestChannel connection;
 
   /**
-   * True when the attempt ending now failed through the server's fault; set by the thread that ends
+   * What the answer ending the attempt now says of its node, as an {@link AnswerBlame}'s ordinal (a
+   * byte, not a reference, keeps every call's object 8 bytes smaller); set by the thread that ends
    * it, just before, and read by that thread.
    */
-  private AnswerBlame nodeFault = AnswerBlame.NONE;
+  private byte nodeFault;
 
   /**
    * The one place the runtime's view of the call changes; false when another thread got there
@@ -157,12 +159,12 @@ abstract class CallAttempt extends ReplyFuture implements ChannelFutureListener 
 
   /** The attempt ending now failed through the server's fault, not the connection's. */
   final void blameTheNode(boolean fault) {
-    nodeFault = fault ? AnswerBlame.NODE_FAULT : AnswerBlame.NONE;
+    blameTheNode(fault ? AnswerBlame.NODE_FAULT : AnswerBlame.NONE);
   }
 
   /** What the answer ending the attempt now says of its node. */
   final void blameTheNode(AnswerBlame blame) {
-    nodeFault = blame;
+    nodeFault = (byte) blame.ordinal();
   }
 
   /**
@@ -170,8 +172,8 @@ abstract class CallAttempt extends ReplyFuture implements ChannelFutureListener 
    * it.
    */
   final AnswerBlame takeNodeFault() {
-    AnswerBlame fault = nodeFault;
-    nodeFault = AnswerBlame.NONE;
+    AnswerBlame fault = BLAMES[nodeFault];
+    nodeFault = 0;
     return fault;
   }
 
