@@ -34,9 +34,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
@@ -137,7 +135,7 @@ class CallRoundsAttackTest {
     Proxy p = tether(Tether.builder()).proxy("svc:" + endpoint(port));
 
     long start = System.nanoTime();
-    long calls = hammer(p, 8, Duration.ofSeconds(2));
+    long calls = DeadServerCrowd.hammer(p, 8, Duration.ofSeconds(2));
     long elapsedNanos = System.nanoTime() - start;
 
     await()
@@ -148,7 +146,7 @@ class CallRoundsAttackTest {
                     == count(TetherEvent.Kind.CONNECTING, port));
     assertThat(count(TetherEvent.Kind.CONNECTING, port))
         .as("dials in %d ms by %d calls", elapsedNanos / 1_000_000, calls)
-        .isLessThanOrEqualTo(dialsTheBackoffAllowsWithin(elapsedNanos) + 1);
+        .isLessThanOrEqualTo(DeadServerCrowd.dialsTheBackoffAllowsWithin(elapsedNanos) + 1);
   }
 
   @Test
@@ -162,7 +160,7 @@ class CallRoundsAttackTest {
             .withEndpointSelection(EndpointSelection.ORDERED);
 
     long start = System.nanoTime();
-    long calls = hammer(p, 8, Duration.ofSeconds(2));
+    long calls = DeadServerCrowd.hammer(p, 8, Duration.ofSeconds(2));
     long elapsedNanos = System.nanoTime() - start;
 
     for (int port : new int[] {a, b}) {
@@ -174,7 +172,7 @@ class CallRoundsAttackTest {
                       == count(TetherEvent.Kind.CONNECTING, port));
       assertThat(count(TetherEvent.Kind.CONNECTING, port))
           .as("dials of %d in %d ms by %d calls", port, elapsedNanos / 1_000_000, calls)
-          .isLessThanOrEqualTo(dialsTheBackoffAllowsWithin(elapsedNanos) + 1);
+          .isLessThanOrEqualTo(DeadServerCrowd.dialsTheBackoffAllowsWithin(elapsedNanos) + 1);
     }
   }
 
@@ -235,50 +233,7 @@ class CallRoundsAttackTest {
     long dials = count(TetherEvent.Kind.CONNECTING, port);
     assertThat(dials)
         .as("dials in %d ms by %d calls", elapsedNanos / 1_000_000, calls.size())
-        .isLessThanOrEqualTo(dialsTheBackoffAllowsWithin(elapsedNanos) + 1);
-  }
-
-  /** The default backoff (100 ms doubling, ±20%): the first dial and one per delay, shortest. */
-  private static int dialsTheBackoffAllowsWithin(long elapsedNanos) {
-    int dials = 1;
-    double at = 0;
-    double delay = Duration.ofMillis(100).toNanos();
-    while ((at += delay * 0.8) <= elapsedNanos) {
-      dials++;
-      delay *= 2;
-    }
-    return dials;
-  }
-
-  private static long hammer(Proxy p, int threads, Duration length) throws Exception {
-    ExecutorService pool = Executors.newFixedThreadPool(threads);
-    try {
-      List<Future<Long>> runs = new ArrayList<>();
-      for (int i = 0; i < threads; i++) {
-        runs.add(
-            pool.submit(
-                () -> {
-                  long end = System.nanoTime() + length.toNanos();
-                  long calls = 0;
-                  for (int n = 0; n < 100_000 && System.nanoTime() < end; n++) {
-                    try {
-                      p.invoke("hello", new byte[0]);
-                    } catch (TetherException expected) {
-                      // down throughout
-                    }
-                    calls++;
-                  }
-                  return calls;
-                }));
-      }
-      long total = 0;
-      for (Future<Long> f : runs) {
-        total += f.get(length.toMillis() + 10_000, TimeUnit.MILLISECONDS);
-      }
-      return total;
-    } finally {
-      pool.shutdownNow();
-    }
+        .isLessThanOrEqualTo(DeadServerCrowd.dialsTheBackoffAllowsWithin(elapsedNanos) + 1);
   }
 
   // ---- no call outlives its invocation timeout ----

@@ -10,7 +10,6 @@ import dev.tether.EndpointSelection;
 import dev.tether.InvocationTimeoutException;
 import dev.tether.Proxy;
 import dev.tether.Tether;
-import dev.tether.TetherException;
 import dev.tether.TetherServer;
 import dev.tether.observe.TetherEvent;
 import dev.tether.testing.ManualClock;
@@ -21,9 +20,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
@@ -183,60 +179,13 @@ class CallRoundsTest {
     Proxy p = tether(Tether.builder()).proxy("svc:" + endpoint(port));
 
     long start = System.nanoTime();
-    long calls = hammer(p, 4, Duration.ofSeconds(3));
+    long calls = DeadServerCrowd.hammer(p, 4, Duration.ofSeconds(3));
     long elapsedNanos = System.nanoTime() - start;
 
     assertThat(calls).as("the callers kept calling").isGreaterThan(100);
     // The first walk's second round is the one dial beside the backoff's schedule.
     assertThat(dialsOnceFailed(port, 1))
         .as("dials in %d ms by %d calls", elapsedNanos / 1_000_000, calls)
-        .isLessThanOrEqualTo(dialsTheBackoffAllowsWithin(elapsedNanos) + 1);
-  }
-
-  /**
-   * Dials a streak of the default backoff (100 ms doubling, ±20%) may make in {@code elapsedNanos}:
-   * the first, and one per delay, each at its shortest.
-   */
-  private static int dialsTheBackoffAllowsWithin(long elapsedNanos) {
-    int dials = 1;
-    double at = 0;
-    double delay = Duration.ofMillis(100).toNanos();
-    while ((at += delay * 0.8) <= elapsedNanos) {
-      dials++;
-      delay *= 2;
-    }
-    return dials;
-  }
-
-  /** {@code threads} callers, each calling for {@code length} and at most 100,000 times. */
-  private static long hammer(Proxy p, int threads, Duration length) throws Exception {
-    ExecutorService pool = Executors.newFixedThreadPool(threads);
-    try {
-      List<Future<Long>> runs = new ArrayList<>();
-      for (int i = 0; i < threads; i++) {
-        runs.add(
-            pool.submit(
-                () -> {
-                  long end = System.nanoTime() + length.toNanos();
-                  long calls = 0;
-                  for (int n = 0; n < 100_000 && System.nanoTime() < end; n++) {
-                    try {
-                      p.invoke("hello", new byte[0]);
-                    } catch (TetherException expected) {
-                      // the server is down throughout
-                    }
-                    calls++;
-                  }
-                  return calls;
-                }));
-      }
-      long total = 0;
-      for (Future<Long> f : runs) {
-        total += f.get(length.toMillis() + 10_000, TimeUnit.MILLISECONDS);
-      }
-      return total;
-    } finally {
-      pool.shutdownNow();
-    }
+        .isLessThanOrEqualTo(DeadServerCrowd.dialsTheBackoffAllowsWithin(elapsedNanos) + 1);
   }
 }
