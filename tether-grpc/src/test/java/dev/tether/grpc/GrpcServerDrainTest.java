@@ -53,22 +53,7 @@ class GrpcServerDrainTest {
             channel.newCall(
                 InteropService.FULL_DUPLEX,
                 CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS)),
-            new StreamObserver<>() {
-              @Override
-              public void onNext(byte[] value) {
-                responses.add(value);
-              }
-
-              @Override
-              public void onError(Throwable t) {
-                done.completeExceptionally(t);
-              }
-
-              @Override
-              public void onCompleted() {
-                done.complete(null);
-              }
-            });
+            new RecordingObserver<>(responses, done));
     requests.onNext(new byte[10]);
     assertThat(responses.poll(10, TimeUnit.SECONDS)).hasSize(10);
 

@@ -124,22 +124,7 @@ class GrpcServerInteropTest {
     StreamObserver<byte[]> requests =
         ClientCalls.asyncBidiStreamingCall(
             channel.newCall(InteropService.FULL_DUPLEX, options()),
-            new StreamObserver<>() {
-              @Override
-              public void onNext(byte[] value) {
-                responses.add(value);
-              }
-
-              @Override
-              public void onError(Throwable t) {
-                done.completeExceptionally(t);
-              }
-
-              @Override
-              public void onCompleted() {
-                done.complete(null);
-              }
-            });
+            new RecordingObserver<>(responses, done));
     for (int size : new int[] {27182, 8, 1828, 45904}) {
       requests.onNext(new byte[size]);
       assertThat(responses.poll(10, TimeUnit.SECONDS)).hasSize(size);
@@ -157,22 +142,7 @@ class GrpcServerInteropTest {
     StreamObserver<byte[]> requests =
         ClientCalls.asyncBidiStreamingCall(
             channel.newCall(InteropService.FULL_DUPLEX, options()),
-            new StreamObserver<>() {
-              @Override
-              public void onNext(byte[] value) {
-                responses.add(value);
-              }
-
-              @Override
-              public void onError(Throwable t) {
-                done.completeExceptionally(t);
-              }
-
-              @Override
-              public void onCompleted() {
-                done.complete(null);
-              }
-            });
+            new RecordingObserver<>(responses, done));
     requests.onCompleted();
 
     done.get(10, TimeUnit.SECONDS);
@@ -265,24 +235,7 @@ class GrpcServerInteropTest {
     CompletableFuture<Void> done = new CompletableFuture<>();
     ClientCall<byte[], byte[]> call = channel.newCall(InteropService.FULL_DUPLEX, options());
     StreamObserver<byte[]> requests =
-        ClientCalls.asyncBidiStreamingCall(
-            call,
-            new StreamObserver<>() {
-              @Override
-              public void onNext(byte[] value) {
-                responses.add(value);
-              }
-
-              @Override
-              public void onError(Throwable t) {
-                done.completeExceptionally(t);
-              }
-
-              @Override
-              public void onCompleted() {
-                done.complete(null);
-              }
-            });
+        ClientCalls.asyncBidiStreamingCall(call, new RecordingObserver<>(responses, done));
     requests.onNext(new byte[27182]);
     assertThat(responses.poll(10, TimeUnit.SECONDS)).hasSize(27182);
     Context serviceContext = service.contexts.poll(10, TimeUnit.SECONDS);
