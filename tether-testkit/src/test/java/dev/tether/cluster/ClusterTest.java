@@ -112,13 +112,30 @@ class ClusterTest {
     return t;
   }
 
+  /**
+   * The group dials every node at once and calls go to whichever is ready first: a test of how
+   * calls spread starts counting once every node is, after one call made the group.
+   */
+  private void awaitEveryNodeAlive(Tether t, Proxy p, int nodes) {
+    call(p);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                t.status().nodes().stream().filter(n -> n.health().equals("ALIVE")).count()
+                    == nodes);
+    served.clear(); // the first call is not part of the spread
+  }
+
   private static String call(Proxy p) {
     return new String(p.invoke("hello", new byte[0]), StandardCharsets.UTF_8);
   }
 
   @Test
   void roundRobinSpreads300CallsEvenly() {
-    Proxy p = tether().proxy(startNodes(3)).withLoadBalancing(LoadBalancing.ROUND_ROBIN);
+    Tether t = tether();
+    Proxy p = t.proxy(startNodes(3)).withLoadBalancing(LoadBalancing.ROUND_ROBIN);
+    awaitEveryNodeAlive(t, p, 3);
     for (int i = 0; i < 300; i++) {
       call(p);
     }
@@ -129,7 +146,9 @@ class ClusterTest {
 
   @Test
   void randomReachesEveryNode() {
-    Proxy p = tether().proxy(startNodes(3)).withLoadBalancing(LoadBalancing.RANDOM);
+    Tether t = tether();
+    Proxy p = t.proxy(startNodes(3)).withLoadBalancing(LoadBalancing.RANDOM);
+    awaitEveryNodeAlive(t, p, 3);
     for (int i = 0; i < 300; i++) {
       call(p);
     }
@@ -165,10 +184,11 @@ class ClusterTest {
     FaultProxy slow = FaultProxy.start("127.0.0.1", ports.get(1));
     closeables.add(slow);
     slow.latency(Duration.ofMillis(20));
+    Tether t = tether();
     Proxy p =
-        tether()
-            .proxy("svc:" + nodes.get(0).endpoints().get(0) + ":" + slow.endpoint())
+        t.proxy("svc:" + nodes.get(0).endpoints().get(0) + ":" + slow.endpoint())
             .withLoadBalancing(LoadBalancing.EPSILON_GREEDY);
+    awaitEveryNodeAlive(t, p, 2);
     long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
     for (int i = 0; i < 600 && System.nanoTime() < deadline; i++) {
       call(p);
