@@ -143,14 +143,17 @@ public interface RequestChannel {
   Future<?> close();
 
   /**
-   * The channel among {@code lanes} with the fewest calls in flight that is usable (any thread,
-   * racy reads); {@code fallback} when none is. Ties go to the earlier lane.
+   * The channel among {@code lanes} with the fewest calls in flight that is usable and past its
+   * handshake (any thread, racy reads); {@code fallback} when none is. Ties go to the earlier lane.
+   * A lane still handshaking (the key's own connection dialled again after a loss) has no call in
+   * flight and would look the least loaded, but a call written behind its HELLO waits for a server
+   * that may never answer, and once written a non-idempotent call could not move on.
    */
   static <C extends RequestChannel> C leastLoaded(C[] lanes, C fallback) {
     C best = null;
     int bestLoad = Integer.MAX_VALUE;
     for (C lane : lanes) {
-      if (lane.isUsable()) {
+      if (lane.isUsable() && lane.ready().isDone()) {
         int load = lane.outstandingRequests();
         if (load < bestLoad) {
           best = lane;
