@@ -73,6 +73,9 @@ public final class DemoCommand implements Callable<Integer> {
   /** How long the cluster scenarios call when --seconds is not given; the showcase has its own. */
   private static final int DEFAULT_SECONDS = 10;
 
+  /** The cluster scenarios' invocation timeout when --call-timeout is not given. */
+  private static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofSeconds(2);
+
   @Option(
       names = "--seconds",
       paramLabel = "<n>",
@@ -98,11 +101,10 @@ public final class DemoCommand implements Callable<Integer> {
 
   @Option(
       names = "--call-timeout",
-      defaultValue = "2s",
       converter = DurationConverter.class,
       paramLabel = "<duration>",
       description =
-          "Invocation timeout of each call (default: ${DEFAULT-VALUE}; not for frozen-peer).")
+          "Invocation timeout of each call (default: 2s, 5s for showcase; not for frozen-peer).")
   private Duration callTimeout;
 
   @Option(
@@ -230,7 +232,7 @@ public final class DemoCommand implements Callable<Integer> {
             scenario,
             checkedCallers(scenario.defaultCallers()),
             Duration.ofSeconds(totalSeconds),
-            checkedCallTimeout(),
+            checkedCallTimeout(ShowcaseRun.CALL_TIMEOUT),
             terminal);
     out.printf(
         Locale.ROOT,
@@ -309,7 +311,7 @@ public final class DemoCommand implements Callable<Integer> {
         SERVERS,
         checkedCallers(scenario.defaultCallers()),
         Duration.ofSeconds(totalSeconds),
-        checkedCallTimeout(),
+        checkedCallTimeout(DEFAULT_CALL_TIMEOUT),
         zookeeper);
   }
 
@@ -329,8 +331,12 @@ public final class DemoCommand implements Callable<Integer> {
     return callerCount;
   }
 
-  private Duration checkedCallTimeout() {
-    if (callTimeout == null || callTimeout.isZero() || callTimeout.isNegative()) {
+  /** The --call-timeout given, or {@code whenNotGiven}. */
+  private Duration checkedCallTimeout(Duration whenNotGiven) {
+    if (callTimeout == null) {
+      return whenNotGiven;
+    }
+    if (callTimeout.isZero() || callTimeout.isNegative()) {
       throw new ParameterException(
           spec.commandLine(), "--call-timeout must be positive: the demo must end");
     }

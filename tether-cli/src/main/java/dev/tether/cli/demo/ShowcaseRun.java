@@ -39,6 +39,15 @@ public final class ShowcaseRun {
 
   static final Duration HEARTBEAT_IDLE_TIMEOUT = Duration.ofMillis(750);
 
+  /**
+   * The showcase's invocation timeout unless --call-timeout says otherwise. A call written to the
+   * frozen server waits for the heartbeat to find it dead (readerIdle + idleTimeout, 1 s) before it
+   * moves on; with 2 s only one second was left for the move, the retry and whatever a busy machine
+   * adds (a starved event loop fires the heartbeat late, a stalled JVM answers late), and a call
+   * past its timeout fails the phase. Five times the detection time holds on a loaded machine.
+   */
+  public static final Duration CALL_TIMEOUT = Duration.ofSeconds(5);
+
   /** The failover proxy's reroute rounds: 10 rounds 50 ms apart, half a second in all. */
   private static final int REROUTE_RETRIES = 10;
 
