@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -119,7 +120,7 @@ class MisdeployedNodeTest {
   @ParameterizedTest(name = "{0}")
   @EnumSource(
       value = LoadBalancing.class,
-      names = {"ROUND_ROBIN", "LEAST_LOADED", "EPSILON_GREEDY"})
+      names = {"ROUND_ROBIN", "LEAST_LOADED", "EPSILON_GREEDY", "RANDOM"})
   void nodeWithoutTheServiceFailsNoCallAPeerCanServeAndEachCallRunsOnce(LoadBalancing balancing)
       throws Exception {
     fourCallersAgainstOneMisdeployedNode(balancing, Misdeployed.WITHOUT_THE_SERVICE);
@@ -128,7 +129,7 @@ class MisdeployedNodeTest {
   @ParameterizedTest(name = "{0}")
   @EnumSource(
       value = LoadBalancing.class,
-      names = {"ROUND_ROBIN", "LEAST_LOADED", "EPSILON_GREEDY"})
+      names = {"ROUND_ROBIN", "LEAST_LOADED", "EPSILON_GREEDY", "RANDOM"})
   void nodeWithoutTheOperationFailsNoCallAPeerCanServeAndEachCallRunsOnce(LoadBalancing balancing)
       throws Exception {
     fourCallersAgainstOneMisdeployedNode(balancing, Misdeployed.WITHOUT_THE_OPERATION);
@@ -179,6 +180,13 @@ class MisdeployedNodeTest {
     }
 
     int calls = CALLERS * CALLS_PER_CALLER;
+    System.out.printf(
+        "%s, a node %s: %d calls (half not idempotent), %d met it, %d failed%n",
+        balancing,
+        how.name().toLowerCase(Locale.ROOT).replace('_', ' '),
+        calls,
+        notFoundRetries(),
+        failures.size());
     assertThat(failures).as("calls that failed though two peers serve them").isEmpty();
     assertThat(runs).as("every call ran").hasSize(calls);
     assertThat(runs.values()).allSatisfy(n -> assertThat(n.get()).as("runs of one call").isOne());

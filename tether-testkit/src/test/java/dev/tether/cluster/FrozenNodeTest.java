@@ -140,7 +140,7 @@ class FrozenNodeTest {
   @ParameterizedTest
   @EnumSource(
       value = LoadBalancing.class,
-      names = {"ROUND_ROBIN", "LEAST_LOADED", "EPSILON_GREEDY"})
+      names = {"ROUND_ROBIN", "LEAST_LOADED", "EPSILON_GREEDY", "RANDOM"})
   void nodeFrozenMidRunCostsNoIdempotentCallAndTheCallersKeepTheirPace(LoadBalancing balancing) {
     FaultProxy frozen = node("frozen");
     FaultProxy second = node("second");
@@ -162,6 +162,15 @@ class FrozenNodeTest {
     long duringNanos = timeFor(during, Duration.ofSeconds(60));
     int frozenServed = served("frozen");
 
+    System.out.printf(
+        "%s: a node frozen mid-run: %d calls before the freeze took %d ms, %d during it %d ms;"
+            + " %d failed%n",
+        balancing,
+        before,
+        beforeNanos / 1_000_000,
+        during,
+        duringNanos / 1_000_000,
+        failures.size());
     assertThat(failures).isEmpty();
     assertThat(duringNanos)
         .as(
@@ -174,7 +183,7 @@ class FrozenNodeTest {
   @ParameterizedTest
   @EnumSource(
       value = LoadBalancing.class,
-      names = {"ROUND_ROBIN", "LEAST_LOADED", "EPSILON_GREEDY"})
+      names = {"ROUND_ROBIN", "LEAST_LOADED", "EPSILON_GREEDY", "RANDOM"})
   void nodeThatAcceptsAndNeverAnswersHelloTakesNoCall(LoadBalancing balancing) throws Exception {
     // The kernel completes its TCP handshakes from the backlog; nothing ever reads or answers.
     ServerSocket silent = new ServerSocket(0, 50, InetAddress.getByName("127.0.0.1"));
@@ -191,8 +200,11 @@ class FrozenNodeTest {
     startCallers(proxy(endpoints, balancing, 2));
 
     // Far less time than the handshake timeout (10 s): no call waits on the silent node.
-    timeFor(4_000, Duration.ofSeconds(8));
+    long nanos = timeFor(4_000, Duration.ofSeconds(8));
 
+    System.out.printf(
+        "%s: a node that never answers HELLO: 4000 calls in %d ms, the slowest %d ms; %d failed%n",
+        balancing, nanos / 1_000_000, slowestNanos.get() / 1_000_000, failures.size());
     assertThat(failures).isEmpty();
     assertThat(Duration.ofNanos(slowestNanos.get())).isLessThan(Duration.ofSeconds(1));
     assertThat(served("second")).isPositive();
