@@ -47,9 +47,12 @@ final class ConnectionFinder {
   }
 
   /**
-   * {@code reuseAny}: reuse a pooled connection to any of the endpoints (Ice's rule); false after
-   * the proxy's connection was replaced for its age: only the first endpoint in selection order may
-   * be reused, so that the selection is applied afresh.
+   * {@code reuseAny}: reuse a pooled connection to any of the endpoints (Ice's rule), one past its
+   * handshake before one still connecting: a call joining a handshake waits for it, however long a
+   * server that accepts and never answers HELLO makes it, while a ready connection to another of
+   * the proxy's servers would answer now. False after the proxy's connection was replaced for its
+   * age: only the first endpoint in selection order may be reused, so that the selection is applied
+   * afresh.
    */
   private Plan plan(ProxySettings settings, boolean reuseAny) {
     List<Candidate> candidates;
@@ -59,14 +62,23 @@ final class ConnectionFinder {
       return new Plan.Fail(e);
     }
     if (settings.connectionCached()) {
+      RequestChannel connecting = null;
       for (Candidate c : candidates) {
         RequestChannel existing = pool.existing(c.key(settings.connectionId()));
         if (existing != null && settings.acceptsServerOf(existing)) {
-          return new Plan.Reuse(existing, candidates);
+          if (existing.ready().isDone()) {
+            return new Plan.Reuse(existing, candidates);
+          }
+          if (connecting == null) {
+            connecting = existing;
+          }
         }
         if (!reuseAny) {
           break;
         }
+      }
+      if (connecting != null) {
+        return new Plan.Reuse(connecting, candidates);
       }
     }
     return new Plan.Walk(candidates);

@@ -228,6 +228,34 @@ class UnableNodeCallsTest {
   }
 
   @Test
+  void aNewCallTakesAnotherServersReadyConnectionRatherThanJoinAHandshakeThatNeverEnds() {
+    FaultProxy silent = node("silent", 100);
+    FaultProxy second = node("second", 100);
+    silent.freeze();
+    // The default handshake timeout (10 s): far longer than the calls' deadline.
+    Tether t = client();
+    t.proxy(endpoints(second)).invoke("warm", "warm".getBytes(StandardCharsets.UTF_8));
+    // Another proxy's call dials the silent server: its connection is accepted and then waits
+    // for WELCOME.
+    CompletableFuture<byte[]> stuck =
+        t.proxy(endpoints(silent))
+            .withInvocationTimeout(Duration.ofSeconds(30))
+            .invokeAsync("stuck", "stuck".getBytes(StandardCharsets.UTF_8));
+    await().atMost(Duration.ofSeconds(5)).until(() -> silent.acceptedConnections() > 0);
+    Proxy p =
+        t.proxy(endpoints(silent, second))
+            .withEndpointSelection(EndpointSelection.ORDERED)
+            .withInvocationTimeout(Duration.ofSeconds(2));
+
+    List<Ended> ended = callAtOnce(p, "", 10);
+
+    assertThat(stuck).isNotDone();
+    assertThat(ended).allSatisfy(e -> assertThat(e.failure()).as(e.id()).isNull());
+    assertThat(ended).allSatisfy(e -> assertThat(runsOf(e.id())).as(e.id()).isEqualTo(1));
+    assertThat(runs.values()).allSatisfy(byNode -> assertThat(byNode).containsOnlyKeys("second"));
+  }
+
+  @Test
   void aNodeWhoseEveryConnectionIsCutAfterAFewCallsCostsNoIdempotentCallAndRunsNoIncrementTwice() {
     FaultProxy flapping = node("flapping", 100);
     FaultProxy second = node("second", 100);
