@@ -7,14 +7,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /**
  * The chaos run's servers: an {@link InProcessCluster} of real TetherServers on loopback, each
  * behind a FaultProxy, all running {@link ChaosService} over one ledger and the stream service
  * {@link ChaosFeed}, and announcing a primary and its alternates (the client-reroute behaviour)
- * that primary failovers move. Faults go through {@link #begin} and {@link #heal}, which keep
- * {@link NodeHealth} true. Used by the fault driver's thread only, apart from {@link #servers()}
- * and the configure callback, which reads the topology when a node restarts.
+ * that primary failovers move. A node can be made sick (its service throws on every call) or
+ * restarted without the call service (misdeployed). Faults go through {@link #begin} and {@link
+ * #heal}, which keep {@link NodeHealth} true. Used by the fault driver's thread only, apart from
+ * {@link #servers()} and the configure callback, which reads the topology when a node restarts.
  */
 public final class ChaosCluster implements AutoCloseable {
   /** How long a drained node may take to finish its calls. */
@@ -30,15 +32,28 @@ public final class ChaosCluster implements AutoCloseable {
   private final ChaosFeed feed;
   private final NodeHealth health;
 
+  /** Per node, 1 while it is sick: its service throws on every call. */
+  private final AtomicIntegerArray sick;
+
+  /** Per node, 1 while it runs a build without the call service (read when it restarts). */
+  private final AtomicIntegerArray misdeployed;
+
   /** The view servers announce, restarted ones too; null until {@link #announcePrimary}. */
   private volatile Topology topology;
 
   private int primary;
 
-  private ChaosCluster(InProcessCluster cluster, ChaosFeed feed, NodeHealth health) {
+  private ChaosCluster(
+      InProcessCluster cluster,
+      ChaosFeed feed,
+      NodeHealth health,
+      AtomicIntegerArray sick,
+      AtomicIntegerArray misdeployed) {
     this.cluster = cluster;
     this.feed = feed;
     this.health = health;
+    this.sick = sick;
+    this.misdeployed = misdeployed;
   }
 
   /**
@@ -48,15 +63,19 @@ public final class ChaosCluster implements AutoCloseable {
    */
   public static ChaosCluster start(
       int nodes, Ledger ledger, NodeHealth health, Duration serverReaderIdle) {
-    ChaosService service = new ChaosService(ledger::executed);
     ChaosFeed feed = new ChaosFeed(StreamLoad.TICK);
     ChaosCluster[] self = new ChaosCluster[1];
+    AtomicIntegerArray sick = new AtomicIntegerArray(nodes);
+    AtomicIntegerArray misdeployed = new AtomicIntegerArray(nodes);
     InProcessCluster cluster =
         InProcessCluster.start(
             nodes,
             (i, builder) -> {
+              if (misdeployed.get(i) == 0) {
+                builder.service(
+                    ChaosService.NAME, new ChaosService(ledger::executed, () -> sick.get(i) == 1));
+              }
               builder
-                  .service(ChaosService.NAME, service)
                   .streamService(ChaosFeed.NAME, feed)
                   .property("tether.server.readerIdle", serverReaderIdle.toMillis() + "ms");
               if (i % 2 == 1) {
@@ -71,12 +90,17 @@ public final class ChaosCluster implements AutoCloseable {
                 builder.topology(view);
               }
             });
-    self[0] = new ChaosCluster(cluster, feed, health);
+    self[0] = new ChaosCluster(cluster, feed, health, sick, misdeployed);
     return self[0];
   }
 
   public int size() {
     return cluster.size();
+  }
+
+  /** Every node's endpoint (its fault proxy's), in index order. */
+  public List<String> endpoints() {
+    return cluster.endpoints();
   }
 
   /** {@code service:} every node's endpoint, through the fault proxies. */
@@ -151,6 +175,13 @@ public final class ChaosCluster implements AutoCloseable {
         announcePrimary((i + 1) % cluster.size());
       }
       case PRIMARY_HANDOVER -> announcePrimary((i + 1) % cluster.size());
+      case SICK_NODE -> sick.set(i, 1);
+      case MISDEPLOYED_RESTART -> {
+        health.markDown(i);
+        cluster.stop(i, DRAIN_GRACE);
+        misdeployed.set(i, 1);
+        cluster.restart(i);
+      }
     }
   }
 
@@ -167,6 +198,13 @@ public final class ChaosCluster implements AutoCloseable {
         health.markUp(i);
       }
       case LATENCY -> cluster.faultProxy(i).pass();
+      case SICK_NODE -> sick.set(i, 0);
+      case MISDEPLOYED_RESTART -> {
+        cluster.stop(i, DRAIN_GRACE);
+        misdeployed.set(i, 0);
+        cluster.restart(i);
+        health.markUp(i);
+      }
       case RESET, ROLLING_RESTART, PRIMARY_HANDOVER -> {
         // Nothing lasts.
       }

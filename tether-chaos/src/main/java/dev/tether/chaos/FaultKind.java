@@ -22,12 +22,25 @@ public enum FaultKind {
    * The announced primary hands over while it stays up: the servers announce the next node as
    * primary (a leadership change), and clients move their new calls to it.
    */
-  PRIMARY_HANDOVER("primary handover", false);
+  PRIMARY_HANDOVER("primary handover", false),
+  /**
+   * The node's service throws on every call, at once and without doing the work ("database down"),
+   * until the fault heals; its connections stay up, so only outlier ejection takes it out.
+   */
+  SICK_NODE("sick node", false),
+  /**
+   * The node drains and restarts with a build that lacks the call service (it answers
+   * SERVICE_NOT_FOUND, its stream service stays), then drains and restarts whole after the hold.
+   */
+  MISDEPLOYED_RESTART("misdeployed restart", true);
 
   /** As the report prints it. */
   public final String label;
 
-  /** Whether the node cannot answer while the fault lasts. */
+  /**
+   * Whether the node cannot answer while the fault lasts; a sick node answers (with errors), its
+   * group ejects it, and at most half a group is ejected at once.
+   */
   public final boolean takesNodeDown;
 
   FaultKind(String label, boolean takesNodeDown) {
@@ -38,6 +51,14 @@ public enum FaultKind {
   /** Faults after which the servers announce the next node as primary. */
   public boolean movesThePrimary() {
     return this == PRIMARY_FAILOVER || this == PRIMARY_HANDOVER;
+  }
+
+  /**
+   * Faults the plan never begins on the announced primary: the pinned proxies would meet them on
+   * every call, where the promise under test is about the round-robin proxies' groups.
+   */
+  public boolean sparesThePrimary() {
+    return this == SICK_NODE || this == MISDEPLOYED_RESTART;
   }
 
   /** Faults that need the whole cluster healthy and keep every other fault out while they last. */
