@@ -13,6 +13,7 @@ import java.util.Map;
  * means it passed.
  *
  * @param sickNodes how each sick node was taken out of its group
+ * @param leaderCutOffs the writes per server around each leader cut off from ZooKeeper
  * @param underLoad the same figures under load, before the first fault: the counters move
  * @param leakProblems resources that did not come back to their baseline, one line each
  * @param connectionProblems connections left over after the run, one line each
@@ -25,6 +26,7 @@ public record ChaosReport(
     Map<FaultKind, Integer> faultsInjected,
     List<String> faultFailures,
     SickNodes sickNodes,
+    LeaderCutOffs leaderCutOffs,
     Map<String, Long> clientEvents,
     String connectionsBefore,
     String connectionsAfter,
@@ -53,6 +55,7 @@ public record ChaosReport(
     List<String> out = new ArrayList<>(ledger.violations());
     out.addAll(streams.violations());
     out.addAll(sickNodes.violations());
+    out.addAll(leaderCutOffs.violations());
     out.addAll(faultFailures);
     out.addAll(connectionProblems);
     out.addAll(leakProblems);
@@ -82,6 +85,7 @@ public record ChaosReport(
     out.println("faults injected: " + faults);
     faultsInjected.forEach((k, n) -> out.printf(Locale.ROOT, "  %-20s %d%n", k.label, n));
     sickNodes.print(out);
+    leaderCutOffs.print(out);
     out.println("client events: " + clientEvents);
     out.println("connections under load before the first fault: " + connectionsBefore);
     out.println("connections after the run, load stopped:        " + connectionsAfter);

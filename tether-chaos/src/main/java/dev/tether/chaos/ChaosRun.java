@@ -174,11 +174,13 @@ public final class ChaosRun {
     FaultDriver driver;
     boolean stoppedInTime;
     long loadNanos;
-    ChaosCluster cluster = ChaosCluster.start(settings.nodes(), ledger, health, SERVER_READER_IDLE);
+    ChaosCluster cluster =
+        ChaosCluster.start(
+            settings.nodes(), ledger, health, SERVER_READER_IDLE, plan.needsZooKeeper(), nanoClock);
     List<String> endpoints = cluster.endpoints();
     long end;
     try {
-      cluster.announcePrimary(plan.firstPrimary());
+      cluster.settlePrimary(plan.firstPrimary());
       try (Tether tether = client(events, notFoundRetries, ejections, streamLedger)) {
         LoadMix load =
             new LoadMix(
@@ -297,6 +299,8 @@ public final class ChaosRun {
             driver.failures(),
             SickNodes.judge(
                 driver.played(), endpoints, List.copyOf(ejections), ledger.sickAnswerTimes(), end),
+            LeaderCutOffs.judge(
+                cluster.leaderCuts(), cluster.executions(), ledger, settings.nodes()),
             eventCounts,
             connectionsBefore,
             connectionsAfter,

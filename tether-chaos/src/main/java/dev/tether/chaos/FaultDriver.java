@@ -117,8 +117,9 @@ public final class FaultDriver {
     trace.accept(
         (e.heal() ? "heal  " : "begin ")
             + e.step().kind().label
-            + " on node "
-            + e.step().node()
+            + (e.step().kind().needsZooKeeper()
+                ? " (on whichever node leads)"
+                : " on node " + e.step().node())
             + (e.step().latencyMillis() > 0 ? " (" + e.step().latencyMillis() + " ms)" : ""));
     try {
       action.run();

@@ -32,7 +32,13 @@ public enum FaultKind {
    * The node drains and restarts with a build that lacks the call service (it answers
    * SERVICE_NOT_FOUND, its stream service stays), then drains and restarts whole after the hold.
    */
-  MISDEPLOYED_RESTART("misdeployed restart", true);
+  MISDEPLOYED_RESTART("misdeployed restart", true),
+  /**
+   * The elected leader's link to ZooKeeper freezes while its clients still reach it; the others
+   * elect and announce a new leader; the link flows again after the hold. Only in a cluster that
+   * elects its primary in ZooKeeper (see {@link #needsZooKeeper()}); the node is whichever leads.
+   */
+  LEADER_CUT_OFF("leader cut off from ZooKeeper", false);
 
   /** As the report prints it. */
   public final String label;
@@ -59,6 +65,14 @@ public enum FaultKind {
    */
   public boolean sparesThePrimary() {
     return this == SICK_NODE || this == MISDEPLOYED_RESTART;
+  }
+
+  /**
+   * Faults that need a cluster electing its primary in ZooKeeper: a run whose plan holds one starts
+   * its cluster so, and a drawn plan, whose cluster announces its primary itself, holds none.
+   */
+  public boolean needsZooKeeper() {
+    return this == LEADER_CUT_OFF;
   }
 
   /** Faults that need the whole cluster healthy and keep every other fault out while they last. */

@@ -14,13 +14,14 @@ import java.util.concurrent.TimeUnit;
  * The faults of a run, drawn up front from a seeded {@link Random} in logical time, so that one
  * seed always gives the same faults in the same order, whatever the machine's speed: a failing run
  * is replayed with its seed. Until every kind of fault is in the plan, each draw picks among the
- * kinds still missing, so a short dense run meets them all. The plan keeps the cluster answerable:
- * at most {@code maxDown} nodes are down at once, one fault per node at a time, exclusive faults
- * (rolling restart, primary failover) only on a healthy cluster (a sick node aside) and alone, and
- * every fault healed before the run ends. A primary handover moves the primary without taking a
- * node down, from a primary that has no fault of its own. Misdeployed restarts count as down; sick
- * nodes answer (with their errors) and do not; neither begins on the primary, and sick nodes begin
- * {@link #SICK_SPACING_NANOS} apart.
+ * kinds still missing, so a short dense run meets them all (all but the leader cut-off, which needs
+ * a cluster electing in ZooKeeper and is played in a plan of its own, {@link #of}). The plan keeps
+ * the cluster answerable: at most {@code maxDown} nodes are down at once, one fault per node at a
+ * time, exclusive faults (rolling restart, primary failover) only on a healthy cluster (a sick node
+ * aside) and alone, and every fault healed before the run ends. A primary handover moves the
+ * primary without taking a node down, from a primary that has no fault of its own. Misdeployed
+ * restarts count as down; sick nodes answer (with their errors) and do not; neither begins on the
+ * primary, and sick nodes begin {@link #SICK_SPACING_NANOS} apart.
  */
 public final class FaultPlan {
   /** How much of each kind the scheduler draws, out of their sum. */
@@ -89,6 +90,11 @@ public final class FaultPlan {
     return firstPrimary;
   }
 
+  /** Whether some step of the plan needs a cluster that elects its primary in ZooKeeper. */
+  public boolean needsZooKeeper() {
+    return steps.stream().anyMatch(s -> s.kind().needsZooKeeper());
+  }
+
   /** How many faults of each kind the plan holds. */
   public Map<FaultKind, Integer> countByKind() {
     Map<FaultKind, Integer> out = new EnumMap<>(FaultKind.class);
@@ -125,7 +131,7 @@ public final class FaultPlan {
     }
     int minGap = (int) Math.round(MIN_GAP_MILLIS / density);
     int maxGap = (int) Math.round(MAX_GAP_MILLIS / density);
-    Set<FaultKind> missing = EnumSet.allOf(FaultKind.class);
+    Set<FaultKind> missing = EnumSet.copyOf(WEIGHTS.keySet());
     long end = duration.toNanos() - QUIET_END_NANOS;
     List<FaultStep> steps = new ArrayList<>();
     int primary = 0;

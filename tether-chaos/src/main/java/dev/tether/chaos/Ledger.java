@@ -160,6 +160,16 @@ public final class Ledger {
     return out;
   }
 
+  /** The kind of call {@code id}, or null for an id never handed out. */
+  public CallKind kindOf(int id) {
+    return id >= 0 && id < opened.get() ? CallKind.values()[kinds[id]] : null;
+  }
+
+  /** The most calls this ledger can record. */
+  public int capacity() {
+    return capacity;
+  }
+
   /** How many calls were opened. */
   public int calls() {
     return opened.get();

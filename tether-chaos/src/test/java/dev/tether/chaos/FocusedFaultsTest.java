@@ -16,7 +16,10 @@ import org.junit.jupiter.api.Timeout;
 class FocusedFaultsTest {
   private static final long SEED = 4042;
 
-  /** The node each fault hits: not the primary (node 0), as the plan has it. */
+  /**
+   * The node each fault hits: not the primary (node 0), as the plan has it; a leader cut-off hits
+   * whichever node the election chose.
+   */
   private static final int NODE = 2;
 
   @Test
@@ -54,15 +57,40 @@ class FocusedFaultsTest {
         .containsKey(ChaosRun.RETRY_AFTER_NOT_FOUND);
   }
 
+  @Test
+  @Timeout(value = 2, unit = TimeUnit.MINUTES)
+  void aLeaderCutOffFromZooKeeperTakesNoWriteOnceTheNewLeaderIsAnnounced() throws Exception {
+    ChaosReport report = run(FaultKind.LEADER_CUT_OFF, Duration.ofSeconds(10), 5);
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.leaderCutOffs().cuts())
+        .singleElement()
+        .satisfies(
+            c -> {
+              assertThat(c.deposedBefore()).as("writes on the leader before the cut").isPositive();
+              assertThat(c.deposedAfter()).as("writes on it after the new leader").isZero();
+              assertThat(c.newLeaderAfter()).as("writes on the new leader").isPositive();
+            });
+  }
+
   /**
    * A 7 s run of 5 nodes at 300 calls/s and 2 streams, {@code kind} on one node from 1.5 s to 4.5
    * s.
    */
   private static ChaosReport run(FaultKind kind) throws InterruptedException {
+    return run(kind, Duration.ofSeconds(7), 3);
+  }
+
+  /**
+   * A run of {@code duration}, 5 nodes at 300 calls/s and 2 streams, {@code kind} on one node from
+   * 1.5 s for {@code holdSeconds}.
+   */
+  private static ChaosReport run(FaultKind kind, Duration duration, int holdSeconds)
+      throws InterruptedException {
     ChaosSettings settings =
         new ChaosSettings(
             SEED,
-            Duration.ofSeconds(7),
+            duration,
             300,
             8,
             5,
@@ -74,7 +102,11 @@ class FocusedFaultsTest {
             2);
     FaultStep step =
         new FaultStep(
-            TimeUnit.MILLISECONDS.toNanos(1500), kind, NODE, TimeUnit.SECONDS.toNanos(3), 0);
+            TimeUnit.MILLISECONDS.toNanos(1500),
+            kind,
+            NODE,
+            TimeUnit.SECONDS.toNanos(holdSeconds),
+            0);
     return ChaosRun.focused(settings, System.out, FaultPlan.of(List.of(step), 0)).run();
   }
 }
