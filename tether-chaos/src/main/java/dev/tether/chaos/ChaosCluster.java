@@ -1,5 +1,6 @@
 package dev.tether.chaos;
 
+import dev.tether.Endpoint;
 import dev.tether.TetherServer;
 import dev.tether.Topology;
 import dev.tether.testkit.InProcessCluster;
@@ -51,7 +52,8 @@ public final class ChaosCluster implements AutoCloseable {
           FaultKind.FREEZE,
           FaultKind.RESET,
           FaultKind.LATENCY,
-          FaultKind.SICK_NODE);
+          FaultKind.SICK_NODE,
+          FaultKind.HOSTILE_STREAM_CLIENT);
 
   /** The election in ZooKeeper; null when the cluster announces its primary itself. */
   private ZooKeeperElection election;
@@ -64,6 +66,8 @@ public final class ChaosCluster implements AutoCloseable {
 
   /** The node the running leader cut-off froze; -1 when none runs. */
   private int cutOff = -1;
+
+  private final HostileClients hostileClients = new HostileClients();
 
   /** The view servers announce, restarted ones too; null until {@link #announcePrimary}. */
   private volatile Topology topology;
@@ -137,6 +141,7 @@ public final class ChaosCluster implements AutoCloseable {
               }
               builder
                   .streamService(ChaosFeed.NAME, feed)
+                  .streamService(ChaosFlood.NAME, new ChaosFlood())
                   .property("tether.server.readerIdle", serverReaderIdle.toMillis() + "ms");
               if (i % 2 == 1) {
                 // Rotations all through the run, under every other fault: the clients' connections
@@ -227,6 +232,11 @@ public final class ChaosCluster implements AutoCloseable {
     return List.copyOf(leaderCuts);
   }
 
+  /** The hostile stream clients' attacks so far and what the servers did. */
+  public List<HostileClients.Attack> hostileAttacks() {
+    return hostileClients.attacks();
+  }
+
   /** Which node ran what when; null unless the cluster elects in ZooKeeper. */
   ExecutionLog executions() {
     return executions;
@@ -286,6 +296,11 @@ public final class ChaosCluster implements AutoCloseable {
         primary = next;
         leaderCuts.add(new LeaderCutOffs.LeaderCut(leader, cut, next, nanoClock.getAsLong()));
       }
+      case HOSTILE_STREAM_CLIENT -> {
+        // Straight to the server, past its fault proxy: what it holds is the server's own.
+        Endpoint server = cluster.server(i).endpoints().get(0);
+        hostileClients.begin(i, server.host(), server.port());
+      }
       case MISDEPLOYED_RESTART -> {
         health.markDown(i);
         cluster.stop(i, DRAIN_GRACE);
@@ -309,6 +324,7 @@ public final class ChaosCluster implements AutoCloseable {
       }
       case LATENCY -> cluster.faultProxy(i).pass();
       case SICK_NODE -> sick.set(i, 0);
+      case HOSTILE_STREAM_CLIENT -> hostileClients.heal();
       case LEADER_CUT_OFF -> {
         if (cutOff >= 0) {
           election.reconnect(cutOff);

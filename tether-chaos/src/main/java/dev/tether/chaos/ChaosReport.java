@@ -14,6 +14,7 @@ import java.util.Map;
  *
  * @param sickNodes how each sick node was taken out of its group
  * @param leaderCutOffs the writes per server around each leader cut off from ZooKeeper
+ * @param hostileAttacks what the servers did with each hostile stream client
  * @param underLoad the same figures under load, before the first fault: the counters move
  * @param leakProblems resources that did not come back to their baseline, one line each
  * @param connectionProblems connections left over after the run, one line each
@@ -27,6 +28,7 @@ public record ChaosReport(
     List<String> faultFailures,
     SickNodes sickNodes,
     LeaderCutOffs leaderCutOffs,
+    List<HostileClients.Attack> hostileAttacks,
     Map<String, Long> clientEvents,
     String connectionsBefore,
     String connectionsAfter,
@@ -56,6 +58,7 @@ public record ChaosReport(
     out.addAll(streams.violations());
     out.addAll(sickNodes.violations());
     out.addAll(leaderCutOffs.violations());
+    out.addAll(HostileClients.violations(hostileAttacks));
     out.addAll(faultFailures);
     out.addAll(connectionProblems);
     out.addAll(leakProblems);
@@ -86,6 +89,7 @@ public record ChaosReport(
     faultsInjected.forEach((k, n) -> out.printf(Locale.ROOT, "  %-20s %d%n", k.label, n));
     sickNodes.print(out);
     leaderCutOffs.print(out);
+    HostileClients.print(hostileAttacks, out);
     out.println("client events: " + clientEvents);
     out.println("connections under load before the first fault: " + connectionsBefore);
     out.println("connections after the run, load stopped:        " + connectionsAfter);

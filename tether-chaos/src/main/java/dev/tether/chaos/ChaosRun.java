@@ -301,6 +301,7 @@ public final class ChaosRun {
                 driver.played(), endpoints, List.copyOf(ejections), ledger.sickAnswerTimes(), end),
             LeaderCutOffs.judge(
                 cluster.leaderCuts(), cluster.executions(), ledger, settings.nodes()),
+            cluster.hostileAttacks(),
             eventCounts,
             connectionsBefore,
             connectionsAfter,

@@ -38,7 +38,12 @@ public enum FaultKind {
    * elect and announce a new leader; the link flows again after the hold. Only in a cluster that
    * elects its primary in ZooKeeper (see {@link #needsZooKeeper()}); the node is whichever leads.
    */
-  LEADER_CUT_OFF("leader cut off from ZooKeeper", false);
+  LEADER_CUT_OFF("leader cut off from ZooKeeper", false),
+  /**
+   * Beside the well-behaved streams, a raw client breaks the stream rules against the node: items
+   * past its credit, an opening on an id in use, then a huge credit it never reads, for the hold.
+   */
+  HOSTILE_STREAM_CLIENT("hostile stream client", false);
 
   /** As the report prints it. */
   public final String label;

@@ -27,17 +27,18 @@ public final class FaultPlan {
   /** How much of each kind the scheduler draws, out of their sum. */
   private static final Map<FaultKind, Integer> WEIGHTS =
       new EnumMap<>(
-          Map.of(
-              FaultKind.SICK_NODE, 8,
-              FaultKind.MISDEPLOYED_RESTART, 8,
-              FaultKind.PRIMARY_HANDOVER, 8,
-              FaultKind.KILL, 18,
-              FaultKind.FREEZE, 14,
-              FaultKind.RESET, 18,
-              FaultKind.LATENCY, 18,
-              FaultKind.DRAIN, 14,
-              FaultKind.ROLLING_RESTART, 6,
-              FaultKind.PRIMARY_FAILOVER, 12));
+          Map.ofEntries(
+              Map.entry(FaultKind.SICK_NODE, 8),
+              Map.entry(FaultKind.HOSTILE_STREAM_CLIENT, 6),
+              Map.entry(FaultKind.MISDEPLOYED_RESTART, 8),
+              Map.entry(FaultKind.PRIMARY_HANDOVER, 8),
+              Map.entry(FaultKind.KILL, 18),
+              Map.entry(FaultKind.FREEZE, 14),
+              Map.entry(FaultKind.RESET, 18),
+              Map.entry(FaultKind.LATENCY, 18),
+              Map.entry(FaultKind.DRAIN, 14),
+              Map.entry(FaultKind.ROLLING_RESTART, 6),
+              Map.entry(FaultKind.PRIMARY_FAILOVER, 12)));
 
   /**
    * A rolling restart's window in the plan, per node; the driver takes as long as the drains take.
@@ -216,6 +217,7 @@ public final class FaultPlan {
             // Some sicknesses outlast the client's ejection (about 5 s; SickNodes), some do not.
             case SICK_NODE -> millis(random, 3000, 9000);
             case MISDEPLOYED_RESTART -> millis(random, 1000, 2500);
+            case HOSTILE_STREAM_CLIENT -> millis(random, 2000, 4000);
             default -> 0;
           };
       long latency = kind == FaultKind.LATENCY ? 20 + random.nextInt(231) : 0;

@@ -73,6 +73,24 @@ class FocusedFaultsTest {
             });
   }
 
+  @Test
+  @Timeout(value = 2, unit = TimeUnit.MINUTES)
+  void aHostileStreamClientIsCutOffAndHoldsTheServerToItsBoundsWhileTheOtherStreamsLoseNothing()
+      throws Exception {
+    ChaosReport report = run(FaultKind.HOSTILE_STREAM_CLIENT);
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.hostileAttacks())
+        .singleElement()
+        .satisfies(
+            a -> {
+              assertThat(a.itemsPastCredit()).isEqualTo("CLOSED_AS_PROTOCOL_ERROR");
+              assertThat(a.reusedId()).isEqualTo("CLOSED_AS_PROTOCOL_ERROR");
+              assertThat(a.growth()).isLessThanOrEqualTo(HostileClients.GROWTH_ALLOWANCE_BYTES);
+            });
+    assertThat(report.streams().completed()).as("well-behaved streams completed").isPositive();
+  }
+
   /**
    * A 7 s run of 5 nodes at 300 calls/s and 2 streams, {@code kind} on one node from 1.5 s to 4.5
    * s.
