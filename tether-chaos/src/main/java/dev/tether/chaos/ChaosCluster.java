@@ -1,20 +1,26 @@
 package dev.tether.chaos;
 
+import dev.tether.Endpoint;
 import dev.tether.TetherServer;
 import dev.tether.Topology;
 import dev.tether.testkit.InProcessCluster;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.function.LongSupplier;
 
 /**
  * The chaos run's servers: an {@link InProcessCluster} of real TetherServers on loopback, each
  * behind a FaultProxy, all running {@link ChaosService} over one ledger and the stream service
  * {@link ChaosFeed}, and announcing a primary and its alternates (the client-reroute behaviour)
- * that primary failovers move. Faults go through {@link #begin} and {@link #heal}, which keep
- * {@link NodeHealth} true. Used by the fault driver's thread only, apart from {@link #servers()}
- * and the configure callback, which reads the topology when a node restarts.
+ * that primary failovers move. A node can be made sick (its service throws on every call) or
+ * restarted without the call service (misdeployed). Faults go through {@link #begin} and {@link
+ * #heal}, which keep {@link NodeHealth} true. Used by the fault driver's thread only, apart from
+ * {@link #servers()} and the configure callback, which reads the topology when a node restarts.
  */
 public final class ChaosCluster implements AutoCloseable {
   /** How long a drained node may take to finish its calls. */
@@ -30,15 +36,59 @@ public final class ChaosCluster implements AutoCloseable {
   private final ChaosFeed feed;
   private final NodeHealth health;
 
+  /** Per node, 1 while it is sick: its service throws on every call. */
+  private final AtomicIntegerArray sick;
+
+  /** Per node, 1 while it runs a build without the call service (read when it restarts). */
+  private final AtomicIntegerArray misdeployed;
+
+  /**
+   * The faults a cluster that elects in ZooKeeper plays: none that restarts a node (its membership
+   * would not follow the new server) or announces a primary itself.
+   */
+  private static final Set<FaultKind> WITH_ZOOKEEPER =
+      EnumSet.of(
+          FaultKind.LEADER_CUT_OFF,
+          FaultKind.FREEZE,
+          FaultKind.RESET,
+          FaultKind.LATENCY,
+          FaultKind.SICK_NODE,
+          FaultKind.HOSTILE_STREAM_CLIENT);
+
+  /** The election in ZooKeeper; null when the cluster announces its primary itself. */
+  private ZooKeeperElection election;
+
+  /** Which node ran what when; null without the election, whose fault needs it. */
+  private final ExecutionLog executions;
+
+  private final LongSupplier nanoClock;
+  private final List<LeaderCutOffs.LeaderCut> leaderCuts = new ArrayList<>();
+
+  /** The node the running leader cut-off froze; -1 when none runs. */
+  private int cutOff = -1;
+
+  private final HostileClients hostileClients = new HostileClients();
+
   /** The view servers announce, restarted ones too; null until {@link #announcePrimary}. */
   private volatile Topology topology;
 
   private int primary;
 
-  private ChaosCluster(InProcessCluster cluster, ChaosFeed feed, NodeHealth health) {
+  private ChaosCluster(
+      InProcessCluster cluster,
+      ChaosFeed feed,
+      NodeHealth health,
+      AtomicIntegerArray sick,
+      AtomicIntegerArray misdeployed,
+      ExecutionLog executions,
+      LongSupplier nanoClock) {
     this.cluster = cluster;
     this.feed = feed;
     this.health = health;
+    this.sick = sick;
+    this.misdeployed = misdeployed;
+    this.executions = executions;
+    this.nanoClock = nanoClock;
   }
 
   /**
@@ -48,16 +98,50 @@ public final class ChaosCluster implements AutoCloseable {
    */
   public static ChaosCluster start(
       int nodes, Ledger ledger, NodeHealth health, Duration serverReaderIdle) {
-    ChaosService service = new ChaosService(ledger::executed);
+    return start(nodes, ledger, health, serverReaderIdle, false, System::nanoTime);
+  }
+
+  /**
+   * As {@link #start(int, Ledger, NodeHealth, Duration)}; with {@code zookeeper}, the nodes elect
+   * their primary in a ZooKeeper of their own ({@link ZooKeeperElection}) instead of announcing the
+   * one {@link #announcePrimary} names, and every execution is logged with its node and time on
+   * {@code nanoClock}, for the leader cut-off's count of writes per server.
+   */
+  public static ChaosCluster start(
+      int nodes,
+      Ledger ledger,
+      NodeHealth health,
+      Duration serverReaderIdle,
+      boolean zookeeper,
+      LongSupplier nanoClock) {
+    ExecutionLog log =
+        zookeeper
+            ? new ExecutionLog(
+                (int) Math.min(Integer.MAX_VALUE - 8, 2L * ledger.capacity()), nanoClock)
+            : null;
     ChaosFeed feed = new ChaosFeed(StreamLoad.TICK);
     ChaosCluster[] self = new ChaosCluster[1];
+    AtomicIntegerArray sick = new AtomicIntegerArray(nodes);
+    AtomicIntegerArray misdeployed = new AtomicIntegerArray(nodes);
     InProcessCluster cluster =
         InProcessCluster.start(
             nodes,
             (i, builder) -> {
+              if (misdeployed.get(i) == 0) {
+                builder.service(
+                    ChaosService.NAME,
+                    new ChaosService(
+                        id -> {
+                          ledger.executed(id);
+                          if (log != null) {
+                            log.record(i, id);
+                          }
+                        },
+                        () -> sick.get(i) == 1));
+              }
               builder
-                  .service(ChaosService.NAME, service)
                   .streamService(ChaosFeed.NAME, feed)
+                  .streamService(ChaosFlood.NAME, new ChaosFlood())
                   .property("tether.server.readerIdle", serverReaderIdle.toMillis() + "ms");
               if (i % 2 == 1) {
                 // Rotations all through the run, under every other fault: the clients' connections
@@ -71,12 +155,25 @@ public final class ChaosCluster implements AutoCloseable {
                 builder.topology(view);
               }
             });
-    self[0] = new ChaosCluster(cluster, feed, health);
+    self[0] = new ChaosCluster(cluster, feed, health, sick, misdeployed, log, nanoClock);
+    if (zookeeper) {
+      try {
+        self[0].election = ZooKeeperElection.start(self[0].servers());
+      } catch (RuntimeException e) {
+        self[0].close();
+        throw e;
+      }
+    }
     return self[0];
   }
 
   public int size() {
     return cluster.size();
+  }
+
+  /** Every node's endpoint (its fault proxy's), in index order. */
+  public List<String> endpoints() {
+    return cluster.endpoints();
   }
 
   /** {@code service:} every node's endpoint, through the fault proxies. */
@@ -117,9 +214,44 @@ public final class ChaosCluster implements AutoCloseable {
     }
   }
 
+  /**
+   * Sets the first primary: announces {@code node}, or, when the cluster elects in ZooKeeper, waits
+   * until the election settled (whoever it elected).
+   */
+  public void settlePrimary(int node) {
+    if (election == null) {
+      announcePrimary(node);
+    } else {
+      election.awaitSettled();
+      primary = election.leader();
+    }
+  }
+
+  /** Each leader cut-off so far: who was deposed, who followed, when. */
+  public List<LeaderCutOffs.LeaderCut> leaderCuts() {
+    return List.copyOf(leaderCuts);
+  }
+
+  /** The hostile stream clients' attacks so far and what the servers did. */
+  public List<HostileClients.Attack> hostileAttacks() {
+    return hostileClients.attacks();
+  }
+
+  /** Which node ran what when; null unless the cluster elects in ZooKeeper. */
+  ExecutionLog executions() {
+    return executions;
+  }
+
   /** Injects the start of {@code step}'s fault. */
   public void begin(FaultStep step) {
     int i = step.node();
+    if (step.kind().needsZooKeeper() && election == null) {
+      throw new IllegalStateException(step.kind().label + " needs a cluster electing in ZooKeeper");
+    }
+    if (election != null && !WITH_ZOOKEEPER.contains(step.kind())) {
+      throw new IllegalStateException(
+          step.kind().label + " is not played on a cluster electing in ZooKeeper");
+    }
     switch (step.kind()) {
       case KILL -> {
         health.markDown(i);
@@ -151,6 +283,30 @@ public final class ChaosCluster implements AutoCloseable {
         announcePrimary((i + 1) % cluster.size());
       }
       case PRIMARY_HANDOVER -> announcePrimary((i + 1) % cluster.size());
+      case SICK_NODE -> sick.set(i, 1);
+      case LEADER_CUT_OFF -> {
+        int leader = election.leader();
+        if (leader < 0) {
+          throw new IllegalStateException("no member leads: nothing to cut off");
+        }
+        long cut = nanoClock.getAsLong();
+        election.cutOff(leader);
+        cutOff = leader;
+        int next = election.awaitNewLeaderAnnounced(leader);
+        primary = next;
+        leaderCuts.add(new LeaderCutOffs.LeaderCut(leader, cut, next, nanoClock.getAsLong()));
+      }
+      case HOSTILE_STREAM_CLIENT -> {
+        // Straight to the server, past its fault proxy: what it holds is the server's own.
+        Endpoint server = cluster.server(i).endpoints().get(0);
+        hostileClients.begin(i, server.host(), server.port());
+      }
+      case MISDEPLOYED_RESTART -> {
+        health.markDown(i);
+        cluster.stop(i, DRAIN_GRACE);
+        misdeployed.set(i, 1);
+        cluster.restart(i);
+      }
     }
   }
 
@@ -167,6 +323,20 @@ public final class ChaosCluster implements AutoCloseable {
         health.markUp(i);
       }
       case LATENCY -> cluster.faultProxy(i).pass();
+      case SICK_NODE -> sick.set(i, 0);
+      case HOSTILE_STREAM_CLIENT -> hostileClients.heal();
+      case LEADER_CUT_OFF -> {
+        if (cutOff >= 0) {
+          election.reconnect(cutOff);
+          cutOff = -1;
+        }
+      }
+      case MISDEPLOYED_RESTART -> {
+        cluster.stop(i, DRAIN_GRACE);
+        misdeployed.set(i, 0);
+        cluster.restart(i);
+        health.markUp(i);
+      }
       case RESET, ROLLING_RESTART, PRIMARY_HANDOVER -> {
         // Nothing lasts.
       }
@@ -200,5 +370,8 @@ public final class ChaosCluster implements AutoCloseable {
   public void close() {
     cluster.close();
     feed.close();
+    if (election != null) {
+      election.close();
+    }
   }
 }

@@ -12,6 +12,9 @@ import java.util.Map;
  * client's events, the connection and leak checks, and every violation. {@link #violations()} empty
  * means it passed.
  *
+ * @param sickNodes how each sick node was taken out of its group
+ * @param leaderCutOffs the writes per server around each leader cut off from ZooKeeper
+ * @param hostileAttacks what the servers did with each hostile stream client
  * @param underLoad the same figures under load, before the first fault: the counters move
  * @param leakProblems resources that did not come back to their baseline, one line each
  * @param connectionProblems connections left over after the run, one line each
@@ -23,6 +26,9 @@ public record ChaosReport(
     StreamTotals streams,
     Map<FaultKind, Integer> faultsInjected,
     List<String> faultFailures,
+    SickNodes sickNodes,
+    LeaderCutOffs leaderCutOffs,
+    List<HostileClients.Attack> hostileAttacks,
     Map<String, Long> clientEvents,
     String connectionsBefore,
     String connectionsAfter,
@@ -34,6 +40,13 @@ public record ChaosReport(
     List<String> leakProblems,
     boolean loadStoppedInTime) {
 
+  /**
+   * The most round-robin calls one sick node may answer with its error before its group ejects it:
+   * the client ejects a node once 20 of its calls in ten seconds failed beyond its peers' ({@code
+   * tether.cluster.ejection.minCalls}), plus the calls already on their way to it then.
+   */
+  static final int SICK_ANSWERS_PER_FAULT = 60;
+
   /** Calls per second the load reached. */
   public double rateReached() {
     return ledger.calls() / Math.max(1e-9, elapsed.toNanos() / 1e9);
@@ -43,6 +56,9 @@ public record ChaosReport(
   public List<String> violations() {
     List<String> out = new ArrayList<>(ledger.violations());
     out.addAll(streams.violations());
+    out.addAll(sickNodes.violations());
+    out.addAll(leaderCutOffs.violations());
+    out.addAll(HostileClients.violations(hostileAttacks));
     out.addAll(faultFailures);
     out.addAll(connectionProblems);
     out.addAll(leakProblems);
@@ -71,6 +87,9 @@ public record ChaosReport(
     int faults = faultsInjected.values().stream().mapToInt(Integer::intValue).sum();
     out.println("faults injected: " + faults);
     faultsInjected.forEach((k, n) -> out.printf(Locale.ROOT, "  %-20s %d%n", k.label, n));
+    sickNodes.print(out);
+    leaderCutOffs.print(out);
+    HostileClients.print(hostileAttacks, out);
     out.println("client events: " + clientEvents);
     out.println("connections under load before the first fault: " + connectionsBefore);
     out.println("connections after the run, load stopped:        " + connectionsAfter);

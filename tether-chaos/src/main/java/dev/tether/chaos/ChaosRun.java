@@ -6,6 +6,7 @@ import dev.tether.observe.TetherEvent;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -39,6 +40,12 @@ public final class ChaosRun {
    * policy that heals.
    */
   static final String NODE_RECONNECT_POLICY = "standard";
+
+  /**
+   * The report's name for the RETRY events of calls a node answered with SERVICE_NOT_FOUND, which
+   * went on to a peer.
+   */
+  public static final String RETRY_AFTER_NOT_FOUND = "RETRY after NOT_FOUND";
 
   /** Servers drop connections silent this long: orphans of frozen links go within the checks. */
   static final Duration SERVER_READER_IDLE = Duration.ofSeconds(5);
@@ -79,14 +86,37 @@ public final class ChaosRun {
   private final PrintStream out;
   private final LongSupplier nanoClock = System::nanoTime;
 
+  /** The plan to play; null: drawn from the seed. */
+  private final FaultPlan fixedPlan;
+
+  /** Whether the run warms up first and checks threads, descriptors and direct memory after. */
+  private final boolean jvmLeakChecks;
+
   /** {@code chaos.trace=true}: every fault and every node health change, timed, as they happen. */
   private final boolean tracing = Boolean.getBoolean("chaos.trace");
 
   private volatile long traceStart;
 
+  /** The full run: a plan drawn from the settings' seed, a warm-up, and the JVM's leak checks. */
   public ChaosRun(ChaosSettings settings, PrintStream out) {
+    this(settings, out, null, true);
+  }
+
+  private ChaosRun(
+      ChaosSettings settings, PrintStream out, FaultPlan fixedPlan, boolean jvmLeakChecks) {
     this.settings = settings;
     this.out = out;
+    this.fixedPlan = fixedPlan;
+    this.jvmLeakChecks = jvmLeakChecks;
+  }
+
+  /**
+   * A focused run of the given plan: the same load, ledgers and connection checks, without the
+   * warm-up and the JVM-wide leak checks (whose settling takes seconds of its own), so a test of
+   * one fault takes a few seconds.
+   */
+  public static ChaosRun focused(ChaosSettings settings, PrintStream out, FaultPlan plan) {
+    return new ChaosRun(settings, out, plan, false);
   }
 
   public static void main(String[] args) throws Exception {
@@ -108,16 +138,23 @@ public final class ChaosRun {
         settings.faultDensity());
     // A short fault-free round first: classes, jars and lazy singleton threads it loads are not
     // leaks.
-    warmUp();
-    ResourceSnapshot baseline = settle(null);
+    ResourceSnapshot baseline;
+    if (jvmLeakChecks) {
+      warmUp();
+      baseline = settle(null);
+    } else {
+      baseline = ResourceSnapshot.take();
+    }
 
     FaultPlan plan =
-        FaultPlan.generate(
-            new Random(settings.seed()),
-            settings.duration(),
-            settings.nodes(),
-            settings.maxDown(),
-            settings.faultDensity());
+        fixedPlan != null
+            ? fixedPlan
+            : FaultPlan.generate(
+                new Random(settings.seed()),
+                settings.duration(),
+                settings.nodes(),
+                settings.maxDown(),
+                settings.faultDensity());
     long rate = Math.round(settings.ratePerSecond());
     int capacity =
         (int)
@@ -125,9 +162,11 @@ public final class ChaosRun {
                 Integer.MAX_VALUE - 8,
                 rate * Math.max(1, settings.duration().toSeconds()) * 2 + 10_000);
     NodeHealth health = new NodeHealth(settings.nodes());
-    Ledger ledger = new Ledger(capacity, health::outages);
+    Ledger ledger = new Ledger(capacity, health::outages, nanoClock);
     StreamLedger streamLedger = new StreamLedger(streamCapacity(settings), StreamLoad.ITEMS);
     Map<TetherEvent.Kind, LongAdder> events = new ConcurrentHashMap<>();
+    LongAdder notFoundRetries = new LongAdder();
+    List<SickNodes.Ejection> ejections = Collections.synchronizedList(new ArrayList<>());
     String connectionsBefore;
     ResourceSnapshot underLoad;
     String connectionsAfter;
@@ -135,10 +174,14 @@ public final class ChaosRun {
     FaultDriver driver;
     boolean stoppedInTime;
     long loadNanos;
-    ChaosCluster cluster = ChaosCluster.start(settings.nodes(), ledger, health, SERVER_READER_IDLE);
+    ChaosCluster cluster =
+        ChaosCluster.start(
+            settings.nodes(), ledger, health, SERVER_READER_IDLE, plan.needsZooKeeper(), nanoClock);
+    List<String> endpoints = cluster.endpoints();
+    long end;
     try {
-      cluster.announcePrimary(plan.firstPrimary());
-      try (Tether tether = client(events, streamLedger)) {
+      cluster.settlePrimary(plan.firstPrimary());
+      try (Tether tether = client(events, notFoundRetries, ejections, streamLedger)) {
         LoadMix load =
             new LoadMix(
                 tether,
@@ -197,7 +240,8 @@ public final class ChaosRun {
         stoppedInTime =
             load.awaitStopped(settings.callTimeout().plusSeconds(10))
                 & streams.awaitStopped(STREAM_PATIENCE);
-        loadNanos = nanoClock.getAsLong() - start;
+        end = nanoClock.getAsLong();
+        loadNanos = end - start;
         TimeUnit.SECONDS.timedJoin(driverThread, 60);
         if (driverThread.isAlive()) {
           driver.requestStop();
@@ -238,10 +282,13 @@ public final class ChaosRun {
     } finally {
       cluster.close();
     }
-    ResourceSnapshot after = settle(baseline);
-    List<String> leaks = leaks(baseline, after);
+    ResourceSnapshot after = jvmLeakChecks ? settle(baseline) : ResourceSnapshot.take();
+    List<String> leaks = jvmLeakChecks ? leaks(baseline, after) : List.of();
     Map<String, Long> eventCounts = new TreeMap<>();
     events.forEach((k, v) -> eventCounts.put(k.name(), v.sum()));
+    if (notFoundRetries.sum() > 0) {
+      eventCounts.put(RETRY_AFTER_NOT_FOUND, notFoundRetries.sum());
+    }
     ChaosReport report =
         new ChaosReport(
             settings,
@@ -250,6 +297,11 @@ public final class ChaosRun {
             streamLedger.judge(),
             driver.injected(),
             driver.failures(),
+            SickNodes.judge(
+                driver.played(), endpoints, List.copyOf(ejections), ledger.sickAnswerTimes(), end),
+            LeaderCutOffs.judge(
+                cluster.leaderCuts(), cluster.executions(), ledger, settings.nodes()),
+            cluster.hostileAttacks(),
             eventCounts,
             connectionsBefore,
             connectionsAfter,
@@ -277,7 +329,15 @@ public final class ChaosRun {
             (settings.duration().toSeconds() + 10) * settings.streams() * 2 + 100);
   }
 
-  private Tether client(Map<TetherEvent.Kind, LongAdder> events, StreamLedger streams) {
+  /**
+   * The load's runtime, its events counted in {@code events}, the retries after a NOT_FOUND in
+   * {@code notFoundRetries}, its ejections in {@code ejections} (a synchronized list).
+   */
+  private Tether client(
+      Map<TetherEvent.Kind, LongAdder> events,
+      LongAdder notFoundRetries,
+      List<SickNodes.Ejection> ejections,
+      StreamLedger streams) {
     return Tether.builder()
         .random(new Random(settings.seed() ^ 0x5DEECE66DL))
         .property("tether.heartbeat.readerIdle", HEARTBEAT_READER_IDLE)
@@ -287,6 +347,14 @@ public final class ChaosRun {
         .listener(
             e -> {
               events.computeIfAbsent(e.kind(), k -> new LongAdder()).increment();
+              if (e.kind() == TetherEvent.Kind.RETRY
+                  && e.detail() != null
+                  && e.detail().contains("NOT_FOUND")) {
+                notFoundRetries.increment();
+              }
+              if (e.kind() == TetherEvent.Kind.NODE_EJECTED) {
+                ejections.add(new SickNodes.Ejection(e.endpoint(), nanoClock.getAsLong()));
+              }
               if (e.kind() == TetherEvent.Kind.STREAM_RESUMED) {
                 streams.resumed(StreamLoad.streamIdOf(e.detail()));
               }
@@ -319,7 +387,8 @@ public final class ChaosRun {
     try (ChaosCluster cluster =
         ChaosCluster.start(settings.nodes(), ledger, health, SERVER_READER_IDLE)) {
       cluster.announcePrimary(0);
-      try (Tether tether = client(new ConcurrentHashMap<>(), streamLedger)) {
+      try (Tether tether =
+          client(new ConcurrentHashMap<>(), new LongAdder(), new ArrayList<>(), streamLedger)) {
         LoadMix load =
             new LoadMix(
                 tether,

@@ -46,7 +46,7 @@ public record ChaosSettings(
   private static final String DEFAULT_STREAMS = "6";
 
   public ChaosSettings {
-    if (duration.toSeconds() < 10
+    if (duration.toSeconds() < 4
         || ratePerSecond <= 0
         || workers < 1
         || nodes < 3

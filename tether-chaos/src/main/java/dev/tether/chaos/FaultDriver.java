@@ -19,11 +19,21 @@ public final class FaultDriver {
   /** A begin or a heal, ordered by logical time, heals first at equal times, then by plan order. */
   private record Event(long atNanos, boolean heal, int order, FaultStep step) {}
 
+  /**
+   * A fault as it was played, on the clock: begun when its injection started, healed when its
+   * healing ended (0: never begun or never healed).
+   */
+  public record Played(FaultStep step, long beganNanos, long healedNanos) {}
+
   private final ChaosCluster cluster;
   private final FaultPlan plan;
   private final LongSupplier nanoClock;
   private final Map<FaultKind, Integer> injected = new EnumMap<>(FaultKind.class);
   private final List<String> failures = new ArrayList<>();
+
+  /** Per step of the plan, when it began and when it healed; guarded by {@code this}. */
+  private final long[][] times;
+
   private volatile boolean stopRequested;
 
   /** Told of every begin and heal as it happens (the trace); may do nothing. */
@@ -38,6 +48,7 @@ public final class FaultDriver {
     this.cluster = cluster;
     this.plan = plan;
     this.nanoClock = nanoClock;
+    this.times = new long[plan.steps().size()][2];
     for (FaultKind k : FaultKind.values()) {
       injected.put(k, 0);
     }
@@ -68,6 +79,7 @@ public final class FaultDriver {
           synchronized (injected) {
             injected.merge(next.step().kind(), 1, Integer::sum);
           }
+          stamp(next.order(), 0);
           perform(next, () -> cluster.begin(next.step()));
           Event heal = new Event(next.step().healNanos(), true, next.order(), next.step());
           events.add(heal);
@@ -105,8 +117,9 @@ public final class FaultDriver {
     trace.accept(
         (e.heal() ? "heal  " : "begin ")
             + e.step().kind().label
-            + " on node "
-            + e.step().node()
+            + (e.step().kind().needsZooKeeper()
+                ? " (on whichever node leads)"
+                : " on node " + e.step().node())
             + (e.step().latencyMillis() > 0 ? " (" + e.step().latencyMillis() + " ms)" : ""));
     try {
       action.run();
@@ -115,6 +128,25 @@ public final class FaultDriver {
         failures.add((e.heal() ? "healing " : "injecting ") + e.step() + ": " + ex);
       }
     }
+    if (e.heal()) {
+      stamp(e.order(), 1);
+    }
+  }
+
+  private synchronized void stamp(int order, int which) {
+    times[order][which] = nanoClock.getAsLong();
+  }
+
+  /** The faults begun so far, in plan order, with their times. */
+  public synchronized List<Played> played() {
+    List<Played> out = new ArrayList<>();
+    List<FaultStep> steps = plan.steps();
+    for (int i = 0; i < steps.size(); i++) {
+      if (times[i][0] != 0) {
+        out.add(new Played(steps.get(i), times[i][0], times[i][1]));
+      }
+    }
+    return out;
   }
 
   private void waitUntil(long targetNanos) throws InterruptedException {

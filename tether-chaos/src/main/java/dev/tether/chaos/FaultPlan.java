@@ -14,25 +14,31 @@ import java.util.concurrent.TimeUnit;
  * The faults of a run, drawn up front from a seeded {@link Random} in logical time, so that one
  * seed always gives the same faults in the same order, whatever the machine's speed: a failing run
  * is replayed with its seed. Until every kind of fault is in the plan, each draw picks among the
- * kinds still missing, so a short dense run meets them all. The plan keeps the cluster answerable:
- * at most {@code maxDown} nodes are down at once, one fault per node at a time, exclusive faults
- * (rolling restart, primary failover) only on a healthy cluster and alone, and every fault healed
- * before the run ends. A primary handover moves the primary without taking a node down, from a
- * primary that has no fault of its own.
+ * kinds still missing, so a short dense run meets them all (all but the leader cut-off, which needs
+ * a cluster electing in ZooKeeper and is played in a plan of its own, {@link #of}). The plan keeps
+ * the cluster answerable: at most {@code maxDown} nodes are down at once, one fault per node at a
+ * time, exclusive faults (rolling restart, primary failover) only on a healthy cluster (a sick node
+ * aside) and alone, and every fault healed before the run ends. A primary handover moves the
+ * primary without taking a node down, from a primary that has no fault of its own. Misdeployed
+ * restarts count as down; sick nodes answer (with their errors) and do not; neither begins on the
+ * primary, and sick nodes begin {@link #SICK_SPACING_NANOS} apart.
  */
 public final class FaultPlan {
   /** How much of each kind the scheduler draws, out of their sum. */
   private static final Map<FaultKind, Integer> WEIGHTS =
       new EnumMap<>(
-          Map.of(
-              FaultKind.PRIMARY_HANDOVER, 8,
-              FaultKind.KILL, 18,
-              FaultKind.FREEZE, 14,
-              FaultKind.RESET, 18,
-              FaultKind.LATENCY, 18,
-              FaultKind.DRAIN, 14,
-              FaultKind.ROLLING_RESTART, 6,
-              FaultKind.PRIMARY_FAILOVER, 12));
+          Map.ofEntries(
+              Map.entry(FaultKind.SICK_NODE, 8),
+              Map.entry(FaultKind.HOSTILE_STREAM_CLIENT, 6),
+              Map.entry(FaultKind.MISDEPLOYED_RESTART, 8),
+              Map.entry(FaultKind.PRIMARY_HANDOVER, 8),
+              Map.entry(FaultKind.KILL, 18),
+              Map.entry(FaultKind.FREEZE, 14),
+              Map.entry(FaultKind.RESET, 18),
+              Map.entry(FaultKind.LATENCY, 18),
+              Map.entry(FaultKind.DRAIN, 14),
+              Map.entry(FaultKind.ROLLING_RESTART, 6),
+              Map.entry(FaultKind.PRIMARY_FAILOVER, 12)));
 
   /**
    * A rolling restart's window in the plan, per node; the driver takes as long as the drains take.
@@ -51,6 +57,13 @@ public final class FaultPlan {
   /** Every fault heals this long before the run ends, so the last calls meet a healthy cluster. */
   private static final long QUIET_END_NANOS = TimeUnit.SECONDS.toNanos(2);
 
+  /**
+   * Two sick nodes begin at least this far apart: a node is sick for up to 9 s, ejected about 5 s
+   * into it for the client's 10 s (tether.cluster.ejection.base), and a group ejects at most half
+   * its nodes, so sick nodes back to back could find no room left to eject the next.
+   */
+  static final long SICK_SPACING_NANOS = TimeUnit.SECONDS.toNanos(16);
+
   private final List<FaultStep> steps;
 
   /** The node the servers announce as primary at the start; failovers move it to the next node. */
@@ -61,12 +74,26 @@ public final class FaultPlan {
     this.firstPrimary = firstPrimary;
   }
 
+  /**
+   * A plan of exactly {@code steps}, the servers announcing {@code firstPrimary} first: a focused
+   * run of one fault. The steps are taken as they are; keeping the cluster answerable is the
+   * caller's part.
+   */
+  public static FaultPlan of(List<FaultStep> steps, int firstPrimary) {
+    return new FaultPlan(steps, firstPrimary);
+  }
+
   public List<FaultStep> steps() {
     return steps;
   }
 
   public int firstPrimary() {
     return firstPrimary;
+  }
+
+  /** Whether some step of the plan needs a cluster that elects its primary in ZooKeeper. */
+  public boolean needsZooKeeper() {
+    return steps.stream().anyMatch(s -> s.kind().needsZooKeeper());
   }
 
   /** How many faults of each kind the plan holds. */
@@ -105,14 +132,16 @@ public final class FaultPlan {
     }
     int minGap = (int) Math.round(MIN_GAP_MILLIS / density);
     int maxGap = (int) Math.round(MAX_GAP_MILLIS / density);
-    Set<FaultKind> missing = EnumSet.allOf(FaultKind.class);
+    Set<FaultKind> missing = EnumSet.copyOf(WEIGHTS.keySet());
     long end = duration.toNanos() - QUIET_END_NANOS;
     List<FaultStep> steps = new ArrayList<>();
     int primary = 0;
     /** Per node, when the fault on it heals (0: none). */
     long[] busyUntil = new long[nodes];
     boolean[] busyDown = new boolean[nodes];
+    boolean[] busySick = new boolean[nodes];
     long exclusiveUntil = 0;
+    long lastSick = -SICK_SPACING_NANOS;
     // An exclusive fault drawn while others last waits for them to heal; nothing new starts
     // meanwhile.
     FaultKind waiting = null;
@@ -123,7 +152,8 @@ public final class FaultPlan {
       boolean anyBusy = false;
       for (int i = 0; i < nodes; i++) {
         if (busyUntil[i] > t) {
-          anyBusy = true;
+          // A sick node lets an exclusive fault in: the cluster is whole, its client ejects one.
+          anyBusy |= !busySick[i];
           downNow += busyDown[i] ? 1 : 0;
         }
       }
@@ -171,6 +201,12 @@ public final class FaultPlan {
         primary = (primary + 1) % nodes;
         continue;
       }
+      if (kind.sparesThePrimary()) {
+        free.remove(Integer.valueOf(primary));
+      }
+      if (free.isEmpty() || (kind == FaultKind.SICK_NODE && t - lastSick < SICK_SPACING_NANOS)) {
+        continue;
+      }
       int node = free.get(random.nextInt(free.size()));
       long hold =
           switch (kind) {
@@ -178,6 +214,10 @@ public final class FaultPlan {
             case FREEZE -> millis(random, 500, 3000);
             case LATENCY -> millis(random, 1000, 4000);
             case DRAIN -> millis(random, 500, 2000);
+            // Some sicknesses outlast the client's ejection (about 5 s; SickNodes), some do not.
+            case SICK_NODE -> millis(random, 3000, 9000);
+            case MISDEPLOYED_RESTART -> millis(random, 1000, 2500);
+            case HOSTILE_STREAM_CLIENT -> millis(random, 2000, 4000);
             default -> 0;
           };
       long latency = kind == FaultKind.LATENCY ? 20 + random.nextInt(231) : 0;
@@ -186,8 +226,12 @@ public final class FaultPlan {
       }
       steps.add(new FaultStep(t, kind, node, hold, latency));
       missing.remove(kind);
+      if (kind == FaultKind.SICK_NODE) {
+        lastSick = t;
+      }
       busyUntil[node] = t + Math.max(hold, 1);
       busyDown[node] = kind.takesNodeDown;
+      busySick[node] = kind == FaultKind.SICK_NODE;
     }
     return new FaultPlan(steps, 0);
   }

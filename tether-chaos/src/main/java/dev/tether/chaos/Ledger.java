@@ -1,6 +1,7 @@
 package dev.tether.chaos;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -9,6 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
 
 /**
  * Every call of a chaos run, by request id: what the caller was told ({@link Outcome}) against how
@@ -25,6 +27,9 @@ public final class Ledger {
   private static final int MAX_MESSAGES = 20_000;
 
   private static final int MAX_MESSAGE_CHARS = 300;
+
+  /** The most sick answers whose time is kept (a sick node ejected late gives a few hundred). */
+  private static final int MAX_SICK_TIMES = 100_000;
 
   private final int capacity;
   private final IntSupplier outages;
@@ -49,6 +54,12 @@ public final class Ledger {
   private final Map<String, LongAdder> failureTypes = new ConcurrentHashMap<>();
   private final LongAdder unknownExecutions = new LongAdder();
   private final LongAdder completedTwice = new LongAdder();
+  private final LongSupplier nanoClock;
+
+  /** When round-robin calls were answered with a sick node's error, on the clock, in slots. */
+  private final long[] sickAnswerTimes = new long[MAX_SICK_TIMES];
+
+  private final AtomicInteger sickAnswers = new AtomicInteger();
 
   /**
    * @param capacity the most calls this ledger can record
@@ -56,6 +67,16 @@ public final class Ledger {
    *     a call opened during one, or spanning one, may fail even when idempotent
    */
   public Ledger(int capacity, IntSupplier outages) {
+    this(capacity, outages, System::nanoTime);
+  }
+
+  /**
+   * @param capacity the most calls this ledger can record
+   * @param outages as for {@link #Ledger(int, IntSupplier)}
+   * @param nanoClock when calls close, for {@link #sickAnswerTimes()}
+   */
+  public Ledger(int capacity, IntSupplier outages, LongSupplier nanoClock) {
+    this.nanoClock = nanoClock;
     if (capacity < 1) {
       throw new IllegalArgumentException("capacity must be positive: " + capacity);
     }
@@ -96,6 +117,12 @@ public final class Ledger {
     if (outages.getAsInt() != outagesAtOpen[id]) {
       excused.set(id, 1);
     }
+    if (outcome == Outcome.SICK_ANSWER && CallKind.values()[kinds[id]].balanced) {
+      int slot = sickAnswers.getAndIncrement();
+      if (slot < MAX_SICK_TIMES) {
+        sickAnswerTimes[slot] = nanoClock.getAsLong();
+      }
+    }
     if (failure != null) {
       Throwable t = Outcome.unwrap(failure);
       failureTypes
@@ -123,6 +150,26 @@ public final class Ledger {
     executions.incrementAndGet(id);
   }
 
+  /**
+   * When round-robin calls were told a sick node's error, on the clock, in order; read once the
+   * calls completed.
+   */
+  public long[] sickAnswerTimes() {
+    long[] out = Arrays.copyOf(sickAnswerTimes, Math.min(sickAnswers.get(), MAX_SICK_TIMES));
+    Arrays.sort(out);
+    return out;
+  }
+
+  /** The kind of call {@code id}, or null for an id never handed out. */
+  public CallKind kindOf(int id) {
+    return id >= 0 && id < opened.get() ? CallKind.values()[kinds[id]] : null;
+  }
+
+  /** The most calls this ledger can record. */
+  public int capacity() {
+    return capacity;
+  }
+
   /** How many calls were opened. */
   public int calls() {
     return opened.get();
@@ -138,6 +185,13 @@ public final class Ledger {
     return pending.awaitNone(timeoutNanos);
   }
 
+  /** Whether {@code outcome} tells the caller that no server ran the call. */
+  private static boolean provesNotRun(Outcome outcome) {
+    return outcome == Outcome.NOT_EXECUTED
+        || outcome == Outcome.NOT_FOUND
+        || outcome == Outcome.SICK_ANSWER;
+  }
+
   /** Compares both sides of every call and counts what the run must never show. */
   public LedgerTotals judge() {
     int n = opened.get();
@@ -149,6 +203,10 @@ public final class Ledger {
     long idempotentFailures = 0;
     long excusedFailures = 0;
     long otherFailures = 0;
+    long sickAnswersBalanced = 0;
+    long sickAnswersPinned = 0;
+    long notFoundBalanced = 0;
+    long notFoundPinned = 0;
     long lost = 0;
     List<String> examples = new ArrayList<>();
     for (int id = 0; id < n; id++) {
@@ -164,7 +222,7 @@ public final class Ledger {
       } else if (!kind.idempotent && runs > 1) {
         duplicates++;
         problem = "non-idempotent call ran " + runs + " times";
-      } else if (!kind.idempotent && outcome == Outcome.NOT_EXECUTED && runs > 0) {
+      } else if (!kind.idempotent && provesNotRun(outcome) && runs > 0) {
         falseNotExecuted++;
         problem = "reported as not executed but ran " + runs + " time(s)";
       } else if (kind.twoway && outcome == Outcome.OK && runs == 0) {
@@ -173,6 +231,21 @@ public final class Ledger {
       } else if (outcome == Outcome.OTHER_FAILURE) {
         otherFailures++;
         problem = "unexpected failure";
+      } else if (outcome == Outcome.SICK_ANSWER) {
+        // The service's own answer: not a loss; the report bounds how many the group let through.
+        if (kind.balanced) {
+          sickAnswersBalanced++;
+        } else {
+          sickAnswersPinned++;
+        }
+      } else if (outcome == Outcome.NOT_FOUND) {
+        // A pinned proxy's failover list is one deployment: it fails at once (docs/guide.md).
+        if (kind.balanced) {
+          notFoundBalanced++;
+          problem = "failed with SERVICE_NOT_FOUND although peers serve it";
+        } else {
+          notFoundPinned++;
+        }
       } else if (kind.idempotent && outcome != Outcome.OK) {
         if (excused.get(id) == 1) {
           excusedFailures++;
@@ -206,6 +279,10 @@ public final class Ledger {
         idempotentFailures,
         excusedFailures,
         otherFailures,
+        sickAnswersBalanced,
+        sickAnswersPinned,
+        notFoundBalanced,
+        notFoundPinned,
         lost,
         unknownExecutions.sum(),
         completedTwice.sum(),

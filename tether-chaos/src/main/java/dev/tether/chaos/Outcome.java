@@ -6,7 +6,10 @@ import dev.tether.ConnectionLostException;
 import dev.tether.InvocationTimeoutException;
 import dev.tether.NoAvailableNodeException;
 import dev.tether.NoEndpointException;
+import dev.tether.OperationNotFoundException;
+import dev.tether.RemoteException;
 import dev.tether.RequestRefusedException;
+import dev.tether.ServiceNotFoundException;
 import dev.tether.SessionLostException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -23,6 +26,16 @@ public enum Outcome {
    * Failed with an error that says the request may have run (lost after it was sent, timed out).
    */
   MAY_HAVE_EXECUTED("failed, may have executed"),
+  /**
+   * Answered with a sick node's error ({@link ChaosService.SickNodeException}): an answer, not a
+   * loss; the sick node ran nothing.
+   */
+  SICK_ANSWER("failed, answered by a sick node"),
+  /**
+   * Failed with SERVICE_NOT_FOUND or OPERATION_NOT_FOUND: every node tried lacked the service, so
+   * none of them ran it.
+   */
+  NOT_FOUND("failed, service not found"),
   /** Failed with any other error: never expected under the chaos load. */
   OTHER_FAILURE("failed otherwise");
 
@@ -41,6 +54,13 @@ public enum Outcome {
     Throwable t = unwrap(failure);
     if (t instanceof ConnectionLostException lost) {
       return lost.mayHaveExecuted() ? MAY_HAVE_EXECUTED : NOT_EXECUTED;
+    }
+    if (t instanceof RemoteException remote
+        && ChaosService.SickNodeException.class.getName().equals(remote.remoteType())) {
+      return SICK_ANSWER;
+    }
+    if (t instanceof ServiceNotFoundException || t instanceof OperationNotFoundException) {
+      return NOT_FOUND;
     }
     if (t instanceof InvocationTimeoutException) {
       // The request may be running, or may still run: the connection stays open.

@@ -10,12 +10,14 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.stream.Stream;
 
 /**
- * What a JVM holds that a leak would grow: live threads (with their names, to say which are new),
- * open file descriptors ({@code /proc/self/fd}; -1 where there is none), and Netty's direct memory
- * (its own counter, and the default allocator's, -1 when not tracked).
+ * What a JVM holds that a leak would grow: live threads (with their names, to say which are new;
+ * not the shared stream pool's idle ones, which retire on their own a minute after their last
+ * stream), open file descriptors ({@code /proc/self/fd}; -1 where there is none), and Netty's
+ * direct memory (its own counter, and the default allocator's, -1 when not tracked).
  */
 public record ResourceSnapshot(
     int threads,
@@ -24,21 +26,45 @@ public record ResourceSnapshot(
     long nettyDirectMemory,
     long allocatorDirectMemory) {
 
+  /**
+   * The process-wide pool stream contexts run on: its idle threads retire a minute after their last
+   * stream, longer than the run waits for threads to settle, so they are not counted.
+   */
+  private static final String STREAM_POOL_PREFIX = "tether-stream-";
+
   /** The JVM now. */
   public static ResourceSnapshot take() {
     List<String> names = new ArrayList<>();
-    for (Thread t : Thread.getAllStackTraces().keySet()) {
-      if (t.isAlive()) {
+    int idleStreamThreads = 0;
+    for (Map.Entry<Thread, StackTraceElement[]> e : Thread.getAllStackTraces().entrySet()) {
+      Thread t = e.getKey();
+      if (!t.isAlive()) {
+        continue;
+      }
+      if (t.getName().startsWith(STREAM_POOL_PREFIX) && idleInPool(e.getValue())) {
+        idleStreamThreads++;
+      } else {
         names.add(t.getName());
       }
     }
     names.sort(null);
     return new ResourceSnapshot(
-        ManagementFactory.getThreadMXBean().getThreadCount(),
+        ManagementFactory.getThreadMXBean().getThreadCount() - idleStreamThreads,
         List.copyOf(names),
         countFileDescriptors(),
         PlatformDependent.usedDirectMemory(),
         allocatorDirectMemoryNow());
+  }
+
+  /** Whether a pool thread with this stack waits for a task (a busy or stuck one does not). */
+  private static boolean idleInPool(StackTraceElement[] stack) {
+    for (StackTraceElement frame : stack) {
+      if (frame.getClassName().equals("java.util.concurrent.ThreadPoolExecutor")
+          && frame.getMethodName().equals("getTask")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Names of threads alive here that {@code baseline} did not have (by name, counting repeats). */

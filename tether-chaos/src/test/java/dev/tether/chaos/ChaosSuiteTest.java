@@ -48,9 +48,13 @@ class ChaosSuiteTest {
     }
     if (settings.drawsEveryFaultKind()) {
       // A run of the default length or longer draws every kind of fault; a shorter one (a replay)
-      // may not.
+      // may not. The leader cut-off needs a cluster electing in ZooKeeper: FocusedFaultsTest.
       assertThat(report.faultsInjected())
-          .allSatisfy((kind, n) -> assertThat(n).as(kind.label).isPositive());
+          .allSatisfy(
+              (kind, n) ->
+                  assertThat(n)
+                      .as(kind.label)
+                      .isGreaterThanOrEqualTo(kind.needsZooKeeper() ? 0 : 1));
     }
   }
 }

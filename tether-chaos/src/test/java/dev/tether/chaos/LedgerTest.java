@@ -6,6 +6,7 @@ import dev.tether.ConnectionLostException;
 import dev.tether.NoAvailableNodeException;
 import dev.tether.RemoteException;
 import dev.tether.RequestRefusedException;
+import dev.tether.ServiceNotFoundException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -92,5 +93,58 @@ class LedgerTest {
     assertThat(small.open(CallKind.ONEWAY, false)).isOne();
     assertThat(small.open(CallKind.ONEWAY, false)).isEqualTo(-1);
     assertThat(small.calls()).isEqualTo(2);
+  }
+
+  @Test
+  void countsASickNodesErrorAsAnAnswerNotALossNorAnUnexpectedFailure() {
+    int idempotent = ledger.open(CallKind.BLOCKING_IDEMPOTENT, false);
+    ledger.close(idempotent, sickAnswer());
+    int pinned = ledger.open(CallKind.PRIMARY_NON_IDEMPOTENT, false);
+    ledger.close(pinned, new CompletionException(sickAnswer()));
+
+    LedgerTotals totals = ledger.judge();
+
+    assertThat(totals.violations()).isEmpty();
+    assertThat(totals.count(Outcome.SICK_ANSWER)).isEqualTo(2);
+    assertThat(totals.sickAnswersBalanced()).isOne();
+    assertThat(totals.sickAnswersPinned()).isOne();
+    assertThat(ledger.sickAnswerTimes()).hasSize(1);
+  }
+
+  @Test
+  void failsWhenANonIdempotentCallAnsweredBySickNodeHadRunElsewhere() {
+    int id = ledger.open(CallKind.ASYNC_NON_IDEMPOTENT, false);
+    ledger.executed(id);
+    ledger.close(id, sickAnswer());
+
+    assertThat(ledger.judge().falseNotExecuted()).isOne();
+  }
+
+  @Test
+  void failsOnServiceNotFoundThroughTheRoundRobinGroupButNotThroughAPinnedProxy() {
+    int balanced = ledger.open(CallKind.ASYNC_IDEMPOTENT, false);
+    ledger.close(balanced, new ServiceNotFoundException("no service \"chaos\" on any node"));
+    int pinned = ledger.open(CallKind.SESSION, false);
+    ledger.close(pinned, new ServiceNotFoundException("no service \"chaos\""));
+
+    LedgerTotals totals = ledger.judge();
+
+    assertThat(totals.notFoundBalanced()).isOne();
+    assertThat(totals.notFoundPinned()).isOne();
+    assertThat(totals.idempotentFailures()).isZero();
+    assertThat(totals.violations()).singleElement().asString().contains("SERVICE_NOT_FOUND");
+  }
+
+  @Test
+  void anApplicationErrorOtherThanSicknessStaysAnUnexpectedFailure() {
+    int id = ledger.open(CallKind.BLOCKING_IDEMPOTENT, false);
+    ledger.close(id, new RemoteException("java.lang.IllegalStateException", "sick?"));
+
+    assertThat(ledger.judge().otherFailures()).isOne();
+  }
+
+  private static RemoteException sickAnswer() {
+    return new RemoteException(
+        ChaosService.SickNodeException.class.getName(), "this node is sick: its database is down");
   }
 }
