@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.UnaryOperator;
 
 /**
  * A started {@link TetherServer} serving the demo services under a name, with its server-side
@@ -108,6 +109,23 @@ public final class DemoServer {
       Runnable afterIncrement,
       TetherListener listener,
       Duration tickInterval) {
+    return start(name, endpoints, mode, store, afterIncrement, listener, tickInterval, b -> b);
+  }
+
+  /**
+   * As {@link #start(String, String, ExecutionMode, KeyValueStore, Runnable, TetherListener,
+   * Duration)}, with {@code extras} given the server's builder before it is built: {@link
+   * GrpcDemo#configure} adds gRPC.
+   */
+  public static DemoServer start(
+      String name,
+      String endpoints,
+      ExecutionMode mode,
+      KeyValueStore store,
+      Runnable afterIncrement,
+      TetherListener listener,
+      Duration tickInterval,
+      UnaryOperator<TetherServer.Builder> extras) {
     Objects.requireNonNull(name);
     ServerStats stats = new ServerStats();
     TickService ticks = new TickService(tickInterval, stats);
@@ -131,7 +149,7 @@ public final class DemoServer {
       builder.listener(listener);
     }
     try {
-      return new DemoServer(name, builder.build().start(), stats, ticks);
+      return new DemoServer(name, extras.apply(builder).build().start(), stats, ticks);
     } catch (RuntimeException e) {
       ticks.close();
       throw e;
