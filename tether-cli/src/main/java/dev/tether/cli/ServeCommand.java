@@ -271,7 +271,13 @@ public final class ServeCommand implements Callable<Integer> {
     out.println("  ./tether call --stream '" + ticks + "' " + DemoServer.TICK + " 10");
     out.println("  ./tether call --stream --limit 1000 '" + ticks + "' " + DemoServer.COUNT);
     if (grpc) {
-      printGrpcGreeting(out, server.endpoints().get(0));
+      // Only a tcp or ssl endpoint reaches a gRPC client (not udp, nor an in-process one).
+      server.endpoints().stream()
+          .filter(e -> e.isSecure() || e.transport().equals("tcp"))
+          .findFirst()
+          .ifPresentOrElse(
+              e -> printGrpcGreeting(out, e),
+              () -> out.println("gRPC: no tcp or ssl endpoint to serve it on"));
     }
     out.println("Ctrl-C stops it gracefully.");
     out.flush();
