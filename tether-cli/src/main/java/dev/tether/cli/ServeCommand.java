@@ -215,7 +215,7 @@ public final class ServeCommand implements Callable<Integer> {
           () -> {},
           listener,
           tickInterval,
-          grpc ? GrpcDemo::configure : b -> b);
+          grpc ? GrpcDemo::configure : (b, stats) -> b);
     } catch (ProxyParseException e) {
       throw CliException.badProxyString("--endpoints", endpoints, e);
     } catch (IllegalArgumentException | IllegalStateException e) {

@@ -48,12 +48,15 @@ public final class GrpcDemo {
 
   private GrpcDemo() {}
 
-  /** Makes {@code server} serve the demo, health and reflection to gRPC clients too. */
-  public static TetherServer.Builder configure(TetherServer.Builder server) {
-    return TetherGrpc.server().service(definition()).health().reflection().configure(server);
+  /**
+   * Makes {@code server} serve the demo, health and reflection to gRPC clients too; each Echo call
+   * and Count item is counted in {@code stats} like the Tether services' own.
+   */
+  public static TetherServer.Builder configure(TetherServer.Builder server, ServerStats stats) {
+    return TetherGrpc.server().service(definition(stats)).health().reflection().configure(server);
   }
 
-  static ServerServiceDefinition definition() {
+  static ServerServiceDefinition definition(ServerStats stats) {
     ServiceDescriptor descriptor =
         ServiceDescriptor.newBuilder(SERVICE)
             .setSchemaDescriptor(new Schema())
@@ -61,17 +64,20 @@ public final class GrpcDemo {
             .addMethod(COUNT)
             .build();
     return ServerServiceDefinition.builder(descriptor)
-        .addMethod(ECHO, ServerCalls.asyncUnaryCall(GrpcDemo::echo))
-        .addMethod(COUNT, ServerCalls.asyncServerStreamingCall(GrpcDemo::count))
+        .addMethod(ECHO, ServerCalls.asyncUnaryCall((req, out) -> echo(req, out, stats)))
+        .addMethod(
+            COUNT, ServerCalls.asyncServerStreamingCall((req, out) -> count(req, out, stats)))
         .build();
   }
 
-  private static void echo(StringValue request, StreamObserver<StringValue> out) {
+  private static void echo(
+      StringValue request, StreamObserver<StringValue> out, ServerStats stats) {
+    stats.callServed();
     out.onNext(request);
     out.onCompleted();
   }
 
-  private static void count(Int64Value request, StreamObserver<Int64Value> out) {
+  private static void count(Int64Value request, StreamObserver<Int64Value> out, ServerStats stats) {
     long n = request.getValue();
     if (n < 0 || n > MAX_COUNT) {
       out.onError(
@@ -82,6 +88,7 @@ public final class GrpcDemo {
     }
     for (long i = 1; i <= n; i++) {
       out.onNext(Int64Value.of(i));
+      stats.itemStreamed();
     }
     out.onCompleted();
   }
