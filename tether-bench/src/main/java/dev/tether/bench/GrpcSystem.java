@@ -76,9 +76,24 @@ final class GrpcSystem {
   }
 
   /**
-   * Serves both methods, so one server fits the bytes and the protobuf client, and the streams of
-   * {@link GrpcStreams}.
+   * The bench's gRPC service: both echo methods, so one server fits the bytes and the protobuf
+   * client, and the streams of {@link GrpcStreams}. A Tether server serves the same definition
+   * ({@link TetherGrpcSystems}).
    */
+  static ServerServiceDefinition echoService() {
+    return GrpcStreams.addTo(
+            ServerServiceDefinition.builder(SERVICE_NAME)
+                .addMethod(ECHO, ServerCalls.asyncUnaryCall(GrpcSystem::echo))
+                .addMethod(ECHO_MESSAGE, ServerCalls.asyncUnaryCall(GrpcSystem::echo)))
+        .build();
+  }
+
+  private static <T> void echo(T request, StreamObserver<T> responses) {
+    responses.onNext(request);
+    responses.onCompleted();
+  }
+
+  /** gRPC-java's own server with {@link #echoService()}. */
   private static final class GrpcServer implements BenchServer {
     private final boolean direct;
 
@@ -101,19 +116,6 @@ final class GrpcSystem {
       return server.getPort();
     }
 
-    private static ServerServiceDefinition echoService() {
-      return GrpcStreams.addTo(
-              ServerServiceDefinition.builder(SERVICE_NAME)
-                  .addMethod(ECHO, ServerCalls.asyncUnaryCall(GrpcServer::echo))
-                  .addMethod(ECHO_MESSAGE, ServerCalls.asyncUnaryCall(GrpcServer::echo)))
-          .build();
-    }
-
-    private static <T> void echo(T request, StreamObserver<T> responses) {
-      responses.onNext(request);
-      responses.onCompleted();
-    }
-
     @Override
     public void close() {
       if (server != null) {
@@ -126,7 +128,8 @@ final class GrpcSystem {
     }
   }
 
-  private static final class GrpcClient implements BenchClient {
+  /** grpc-java's client on one channel; the same client measures every server that speaks gRPC. */
+  static final class GrpcClient implements BenchClient {
     private final boolean direct;
     private final boolean protobuf;
 

@@ -14,7 +14,9 @@ import java.util.Optional;
  * payload, concurrency and placement: gRPC in the same setting ({@code tether direct} against
  * {@code grpc direct}, {@code tether default} against {@code grpc default}, {@code tether typed}
  * against {@code grpc protobuf default}), Dubbo ({@code dubbo typed} for typed rows, {@code dubbo
- * bytes} otherwise), raw Netty, and for typed rows {@code tether default}.
+ * bytes} otherwise), raw Netty, and for typed rows {@code tether default}. A Tether server speaking
+ * gRPC ({@code tether-grpc direct}, {@code tether-grpc default}) is compared the same way, so its
+ * Tether/gRPC column sets it against gRPC-java's own server under the same client.
  */
 final class ResultTable {
 
@@ -179,7 +181,7 @@ final class ResultTable {
   static Optional<Double> throughputRatio(
       RunResult result, List<RunResult> all, SystemMatch counterpart) {
     Scenario scenario = result.scenario();
-    if (!scenario.system().family().equals(SystemSpec.TETHER)) {
+    if (!isTetherServer(scenario.system())) {
       return Optional.empty();
     }
     return all.stream()
@@ -193,8 +195,12 @@ final class ResultTable {
   }
 
   private static boolean hasTetherRows(List<RunResult> results) {
-    return results.stream()
-        .anyMatch(result -> result.scenario().system().family().equals(SystemSpec.TETHER));
+    return results.stream().anyMatch(result -> isTetherServer(result.scenario().system()));
+  }
+
+  /** A Tether server, whether it speaks Tether's protocol or gRPC (to gRPC-java's client). */
+  private static boolean isTetherServer(SystemSpec spec) {
+    return spec.family().equals(SystemSpec.TETHER) || spec.family().equals(SystemSpec.TETHER_GRPC);
   }
 
   private static String ratioText(Optional<Double> ratio) {

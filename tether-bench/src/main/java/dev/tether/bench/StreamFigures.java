@@ -72,7 +72,8 @@ public final class StreamFigures implements Callable<Integer> {
       names = "--systems",
       split = ",",
       paramLabel = "NAME",
-      description = "tether, grpc-direct, grpc-default (default: all).")
+      description =
+          "tether, grpc-direct, grpc-default, tether-grpc-direct, tether-grpc-default (default: all).")
   List<String> systems = new ArrayList<>();
 
   @Option(
@@ -188,11 +189,17 @@ public final class StreamFigures implements Callable<Integer> {
                 s ->
                     systems.isEmpty()
                         || systems.stream()
-                            .anyMatch(t -> t.trim().replace('-', ' ').equalsIgnoreCase(s.name())))
+                            .anyMatch(
+                                t ->
+                                    t.trim()
+                                        .replace('-', ' ')
+                                        .equalsIgnoreCase(s.name().replace('-', ' '))))
             .toList();
     if (selected.isEmpty()) {
       throw new CommandLine.ParameterException(
-          new CommandLine(this), "--systems selects none of tether, grpc-direct, grpc-default");
+          new CommandLine(this),
+          "--systems selects none of tether, grpc-direct, grpc-default, tether-grpc-direct,"
+              + " tether-grpc-default");
     }
     List<StreamScenario> scenarios = new ArrayList<>();
     for (Placement placement : placements) {

@@ -36,8 +36,9 @@ record StreamScenario(
       return SystemCatalog.byName(serverName);
     }
 
+    /** Tether's own protocol (not a Tether server speaking gRPC): its row gets ratios to gRPC's. */
     boolean isTether() {
-      return name.startsWith(SystemSpec.TETHER);
+      return name.equals(SystemSpec.TETHER);
     }
 
     @Override
@@ -47,14 +48,19 @@ record StreamScenario(
   }
 
   /**
-   * The systems, Tether first. Tether's stream contexts run on its stream threads whatever the
+   * The systems, Tether first, then gRPC-java's client against gRPC-java's server and against a
+   * Tether server (tether-grpc). Tether's stream contexts run on its stream threads whatever the
    * server's execution mode, so one Tether row stands against both gRPC settings.
    */
   static List<StreamSystem> systems() {
     return List.of(
         new StreamSystem("tether", "tether default", TetherStreams.Client::new),
         new StreamSystem("grpc direct", "grpc direct", () -> new GrpcStreams.Client(true)),
-        new StreamSystem("grpc default", "grpc default", () -> new GrpcStreams.Client(false)));
+        new StreamSystem("grpc default", "grpc default", () -> new GrpcStreams.Client(false)),
+        new StreamSystem(
+            "tether-grpc direct", "tether-grpc direct", () -> new GrpcStreams.Client(true)),
+        new StreamSystem(
+            "tether-grpc default", "tether-grpc default", () -> new GrpcStreams.Client(false)));
   }
 
   @Override

@@ -10,7 +10,7 @@ import java.util.Optional;
  * gRPC setting's for the same shape and stream count.
  */
 final class StreamTable {
-  private static final String FORMAT = "%-13s %-14s %7s %12s %9s %9s %9s %7s %7s %11s %12s%n";
+  private static final String FORMAT = "%-19s %-14s %7s %12s %9s %9s %9s %7s %7s %11s %12s%n";
 
   private StreamTable() {}
 

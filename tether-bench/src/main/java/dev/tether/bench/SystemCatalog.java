@@ -15,6 +15,7 @@ public final class SystemCatalog {
     specs.addAll(GrpcSystem.specs());
     specs.addAll(DubboSystem.specs());
     specs.addAll(TetherSystems.specs());
+    specs.addAll(TetherGrpcSystems.specs());
     return List.copyOf(specs);
   }
 

@@ -7,8 +7,8 @@ import java.util.function.Supplier;
 /**
  * A named system and setting the benchmark can run, with factories for fresh servers and clients.
  *
- * @param family the system being compared: {@link #RAW_NETTY}, {@link #GRPC}, {@link #DUBBO} or
- *     {@link #TETHER}
+ * @param family the system being compared: {@link #RAW_NETTY}, {@link #GRPC}, {@link #DUBBO},
+ *     {@link #TETHER} or {@link #TETHER_GRPC}
  * @param setting the variant of the family, such as {@code "direct"} or {@code "default"}; empty
  *     when the family has a single setting
  * @param server creates a new, not yet started server
@@ -31,6 +31,9 @@ public record SystemSpec(
 
   /** Tether. */
   public static final String TETHER = "tether";
+
+  /** A Tether server serving gRPC, measured with gRPC-java's client. */
+  public static final String TETHER_GRPC = "tether-grpc";
 
   public SystemSpec {
     Objects.requireNonNull(family, "family");

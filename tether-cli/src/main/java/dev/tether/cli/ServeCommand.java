@@ -5,6 +5,7 @@ import dev.tether.ExecutionMode;
 import dev.tether.ProxyParseException;
 import dev.tether.admin.TetherAdmin;
 import dev.tether.cli.kv.DemoServer;
+import dev.tether.cli.kv.GrpcDemo;
 import dev.tether.cli.kv.KeyValueStore;
 import dev.tether.observe.TetherListener;
 import dev.tether.zookeeper.ZooKeeperRegistry;
@@ -36,6 +37,9 @@ import picocli.CommandLine.Spec;
           + " whoami; every result names the server) and the stream service ticks (numbered items: count"
           + " sends them as fast as the client reads, tick one per --tick-interval; the request says how"
           + " many, none for without end). It prints the proxy strings to call them with.",
+      "",
+      "With --grpc the same port serves gRPC clients too (grpcurl, grpc-java, any language):"
+          + " tether.demo.Echo (Echo, Count), grpc.health.v1.Health and reflection.",
       ""
     })
 public final class ServeCommand implements Callable<Integer> {
@@ -60,6 +64,13 @@ public final class ServeCommand implements Callable<Integer> {
       description =
           "Run service code on the event loop (ExecutionMode.DIRECT) instead of a thread pool.")
   private boolean direct;
+
+  @Option(
+      names = "--grpc",
+      description =
+          "Also serve gRPC clients on the same port (the first bytes of a connection choose):"
+              + " tether.demo.Echo, health and reflection; prints a grpcurl line and grpc-java code.")
+  private boolean grpc;
 
   @Option(
       names = "--grace",
@@ -197,7 +208,14 @@ public final class ServeCommand implements Callable<Integer> {
     }
     try {
       return DemoServer.start(
-          name, endpoints, mode, new KeyValueStore(), () -> {}, listener, tickInterval);
+          name,
+          endpoints,
+          mode,
+          new KeyValueStore(),
+          () -> {},
+          listener,
+          tickInterval,
+          grpc ? GrpcDemo::configure : (b, stats) -> b);
     } catch (ProxyParseException e) {
       throw CliException.badProxyString("--endpoints", endpoints, e);
     } catch (IllegalArgumentException | IllegalStateException e) {
@@ -252,7 +270,41 @@ public final class ServeCommand implements Callable<Integer> {
     out.println("  ./tether call --json --idempotent '" + kv + "' whoami");
     out.println("  ./tether call --stream '" + ticks + "' " + DemoServer.TICK + " 10");
     out.println("  ./tether call --stream --limit 1000 '" + ticks + "' " + DemoServer.COUNT);
+    if (grpc) {
+      // Only a tcp or ssl endpoint reaches a gRPC client (not udp, nor an in-process one).
+      server.endpoints().stream()
+          .filter(e -> e.isSecure() || e.transport().equals("tcp"))
+          .findFirst()
+          .ifPresentOrElse(
+              e -> printGrpcGreeting(out, e),
+              () -> out.println("gRPC: no tcp or ssl endpoint to serve it on"));
+    }
     out.println("Ctrl-C stops it gracefully.");
     out.flush();
+  }
+
+  /** How a gRPC client reaches the demo: grpcurl (through reflection) and grpc-java. */
+  private static void printGrpcGreeting(PrintWriter out, Endpoint endpoint) {
+    String target = endpoint.host() + ":" + endpoint.port();
+    String plaintext = endpoint.isSecure() ? "" : " -plaintext";
+    out.println(
+        "gRPC on the same port: "
+            + GrpcDemo.SERVICE
+            + " (Echo, Count), grpc.health.v1.Health, reflection; try:");
+    out.println("  grpcurl" + plaintext + " " + target + " list");
+    out.println(
+        "  grpcurl" + plaintext + " -d '\"hello\"' " + target + " " + GrpcDemo.SERVICE + "/Echo");
+    out.println(
+        "  grpcurl" + plaintext + " -d '\"5\"' " + target + " " + GrpcDemo.SERVICE + "/Count");
+    out.println("grpc-java (io.grpc:grpc-netty-shaded and grpc-services):");
+    out.println(
+        "  ManagedChannel channel = ManagedChannelBuilder.forTarget(\""
+            + target
+            + "\")"
+            + (endpoint.isSecure() ? ".useTransportSecurity()" : ".usePlaintext()")
+            + ".build();");
+    out.println(
+        "  HealthCheckResponse health = HealthGrpc.newBlockingStub(channel)"
+            + ".check(HealthCheckRequest.getDefaultInstance());");
   }
 }

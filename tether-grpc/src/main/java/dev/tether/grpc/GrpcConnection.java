@@ -143,6 +143,12 @@ final class GrpcConnection extends Http2ConnectionHandler {
               .initialWindowSize(WINDOW));
     }
 
+    /** The header list size announced and enforced (Netty's decoder reads it from the settings). */
+    Builder maxHeaderListSize(int bytes) {
+      initialSettings().maxHeaderListSize(bytes);
+      return this;
+    }
+
     @Override
     public GrpcConnection build() {
       return super.build();

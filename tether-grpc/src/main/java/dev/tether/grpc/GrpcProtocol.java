@@ -19,6 +19,7 @@ final class GrpcProtocol implements WireProtocol {
 
   private final Map<String, ServerMethodDefinition<?, ?>> methods;
   private final int maxInboundMessageSize;
+  private final int maxInboundMetadataSize;
 
   /** Runs first when a drain begins (health turns NOT_SERVING). */
   private final Runnable draining;
@@ -26,9 +27,11 @@ final class GrpcProtocol implements WireProtocol {
   GrpcProtocol(
       Map<String, ServerMethodDefinition<?, ?>> methods,
       int maxInboundMessageSize,
+      int maxInboundMetadataSize,
       Runnable draining) {
     this.methods = methods;
     this.maxInboundMessageSize = maxInboundMessageSize;
+    this.maxInboundMetadataSize = maxInboundMetadataSize;
     this.draining = draining;
   }
 
@@ -43,7 +46,9 @@ final class GrpcProtocol implements WireProtocol {
   @Override
   public void serve(Channel channel, Host server) {
     GrpcConnection connection =
-        new GrpcConnection.Builder(methods, maxInboundMessageSize, server).build();
+        new GrpcConnection.Builder(methods, maxInboundMessageSize, server)
+            .maxHeaderListSize(maxInboundMetadataSize)
+            .build();
     open.add(connection);
     channel.closeFuture().addListener(closed -> open.remove(connection));
     channel.pipeline().addLast("grpc", connection);

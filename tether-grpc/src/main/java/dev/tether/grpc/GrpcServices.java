@@ -22,9 +22,13 @@ public final class GrpcServices {
   /** gRPC's default: larger messages are refused with RESOURCE_EXHAUSTED. */
   public static final int DEFAULT_MAX_INBOUND_MESSAGE_SIZE = 4 * 1024 * 1024;
 
+  /** gRPC's default: a request whose header list is larger is refused. */
+  public static final int DEFAULT_MAX_INBOUND_METADATA_SIZE = 8 * 1024;
+
   private final Map<String, ServerMethodDefinition<?, ?>> methods = new HashMap<>();
   private final Set<String> serviceNames = new HashSet<>();
   private int maxInboundMessageSize = DEFAULT_MAX_INBOUND_MESSAGE_SIZE;
+  private int maxInboundMetadataSize = DEFAULT_MAX_INBOUND_METADATA_SIZE;
 
   /** Null unless {@link #health()} was called. */
   private GrpcHealth health;
@@ -92,6 +96,19 @@ public final class GrpcServices {
   }
 
   /**
+   * The largest header list (metadata) a request may carry, as HTTP/2 counts it (each name and
+   * value plus 32 bytes), 8 KiB by default: announced as SETTINGS_MAX_HEADER_LIST_SIZE, and a
+   * request above it is refused without reaching a service. Raise it for large tokens in metadata.
+   */
+  public GrpcServices maxInboundMetadataSize(int bytes) {
+    if (bytes <= 0) {
+      throw new IllegalArgumentException("maxInboundMetadataSize must be positive: " + bytes);
+    }
+    maxInboundMetadataSize = bytes;
+    return this;
+  }
+
+  /**
    * Makes {@code server}'s stream endpoints serve these services to gRPC clients (HTTP/2 without
    * TLS, "h2c") beside Tether's protocol; returns the same builder.
    */
@@ -106,6 +123,7 @@ public final class GrpcServices {
       draining = health::draining;
     }
     return server.wireProtocol(
-        new GrpcProtocol(Map.copyOf(methods), maxInboundMessageSize, draining));
+        new GrpcProtocol(
+            Map.copyOf(methods), maxInboundMessageSize, maxInboundMetadataSize, draining));
   }
 }

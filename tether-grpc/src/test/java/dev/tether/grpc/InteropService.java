@@ -182,7 +182,7 @@ final class InteropService {
   }
 
   /** Echoes the custom metadata the interop test sends: initial back as initial, trailing too. */
-  private static final class EchoMetadata implements ServerInterceptor {
+  static final class EchoMetadata implements ServerInterceptor {
     @Override
     public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(
         ServerCall<ReqT, RespT> call, Metadata headers, ServerCallHandler<ReqT, RespT> next) {

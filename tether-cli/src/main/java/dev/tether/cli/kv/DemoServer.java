@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiFunction;
 
 /**
  * A started {@link TetherServer} serving the demo services under a name, with its server-side
@@ -108,6 +109,24 @@ public final class DemoServer {
       Runnable afterIncrement,
       TetherListener listener,
       Duration tickInterval) {
+    return start(
+        name, endpoints, mode, store, afterIncrement, listener, tickInterval, (b, stats) -> b);
+  }
+
+  /**
+   * As {@link #start(String, String, ExecutionMode, KeyValueStore, Runnable, TetherListener,
+   * Duration)}, with {@code extras} given the server's builder (and the stats its calls count in)
+   * before it is built: {@link GrpcDemo#configure} adds gRPC.
+   */
+  public static DemoServer start(
+      String name,
+      String endpoints,
+      ExecutionMode mode,
+      KeyValueStore store,
+      Runnable afterIncrement,
+      TetherListener listener,
+      Duration tickInterval,
+      BiFunction<TetherServer.Builder, ServerStats, TetherServer.Builder> extras) {
     Objects.requireNonNull(name);
     ServerStats stats = new ServerStats();
     TickService ticks = new TickService(tickInterval, stats);
@@ -131,7 +150,7 @@ public final class DemoServer {
       builder.listener(listener);
     }
     try {
-      return new DemoServer(name, builder.build().start(), stats, ticks);
+      return new DemoServer(name, extras.apply(builder, stats).build().start(), stats, ticks);
     } catch (RuntimeException e) {
       ticks.close();
       throw e;
