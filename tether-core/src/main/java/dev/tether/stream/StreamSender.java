@@ -25,6 +25,13 @@ public final class StreamSender implements Flow.Subscriber<byte[]> {
   public interface Owner {
     /** The publisher completed or failed, and the end was sent or is kept for the next link. */
     void senderEnded();
+
+    /**
+     * The direction failed on this side before the peer could have it (the publisher broke a rule,
+     * or made an item too large to send): the peer hears the end; the owner decides what else
+     * fails. Called right after {@link #senderEnded()}.
+     */
+    default void senderRefused(Throwable why) {}
   }
 
   /** An item frame's bytes beyond its body, at most: type, flags, id and a 64-bit varint. */
@@ -131,12 +138,8 @@ public final class StreamSender implements Flow.Subscriber<byte[]> {
     if (subscription != null) {
       subscription.cancel();
     }
-    ended(
-        Status.REMOTE_ERROR,
-        Map.of(
-            Response.ERROR_TYPE,
-            IllegalStateException.class.getName(),
-            Response.ERROR_MESSAGE,
+    refused(
+        new IllegalStateException(
             "the publisher sent more than the " + requested + " items it was asked for"));
   }
 
@@ -157,12 +160,8 @@ public final class StreamSender implements Flow.Subscriber<byte[]> {
     if (subscription != null) {
       subscription.cancel();
     }
-    ended(
-        Status.REMOTE_ERROR,
-        Map.of(
-            Response.ERROR_TYPE,
-            RequestTooLargeException.class.getName(),
-            Response.ERROR_MESSAGE,
+    refused(
+        new RequestTooLargeException(
             "stream item "
                 + (produced + 1)
                 + " of "
@@ -173,6 +172,21 @@ public final class StreamSender implements Flow.Subscriber<byte[]> {
                 + peerMaxFrameSize
                 + " bytes the peer accepts; it was not sent"));
     return true;
+  }
+
+  /** The direction fails here for {@code why}: the peer hears it as the end, the owner too. */
+  private void refused(Throwable why) {
+    if (end != null || cancelled) {
+      return;
+    }
+    ended(
+        Status.REMOTE_ERROR,
+        Map.of(
+            Response.ERROR_TYPE,
+            why.getClass().getName(),
+            Response.ERROR_MESSAGE,
+            why.getMessage()));
+    owner.senderRefused(why);
   }
 
   /** Ends this direction without the publisher (it failed to open, or the stream is lost). */
