@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -226,6 +227,36 @@ class StreamsTest {
         .extracting(b -> new String(b, StandardCharsets.US_ASCII))
         .containsExactlyElementsOf(
             LongStream.rangeClosed(1, 1000).mapToObj(n -> "line " + n).toList());
+  }
+
+  @Test
+  void aServiceThatEndsWhileTheClientStillSendsHearsItsInboundEndAndTheClientStops()
+      throws Exception {
+    CollectingSubscriber heard = new CollectingSubscriber(1);
+    Proxy chat =
+        start(
+            TetherServer.builder()
+                .streamService(
+                    "feed",
+                    (operation, request, inbound, ctx) -> {
+                      inbound.subscribe(heard);
+                      return new NumberedItems(2); // its answer is over after two items
+                    }));
+    ManualPublisher outbound = new ManualPublisher();
+    CollectingSubscriber replies = CollectingSubscriber.unbounded();
+
+    chat.stream("half", new byte[0], outbound).subscribe(replies);
+    await().atMost(PATIENCE).until(() -> outbound.requested() >= 1);
+    outbound.emit("one");
+
+    replies.done().get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+    assertThat(replies.items()).hasSize(2);
+    await().atMost(PATIENCE).until(outbound::isCancelled);
+    await().atMost(PATIENCE).until(() -> server.status().streams() == 0);
+    // The stream is over: the service's inbound subscriber is told, not left waiting for ever.
+    assertThat(heard.done().handle((ok, failure) -> failure).get(5, TimeUnit.SECONDS))
+        .isInstanceOf(CancellationException.class)
+        .hasMessageContaining("the stream ended before the client's items did");
   }
 
   @Test

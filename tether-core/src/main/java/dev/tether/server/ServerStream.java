@@ -283,8 +283,15 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
     closeIfFinished();
   }
 
+  /**
+   * Closes the stream once the client holds the service's last item. The client then stops sending
+   * (its stream is over), so a service still reading its items hears that they end here.
+   */
   private void closeIfFinished() {
     if (replies.isFinished() && state == State.OPEN) {
+      if (!inbound.hasEnded()) {
+        inbound.fail(new CancellationException("the stream ended before the client's items did"));
+      }
       transitionTo(State.CLOSED, "ended");
     }
   }
