@@ -196,6 +196,100 @@ class StreamsTest {
   }
 
   @Test
+  void aServicePublisherThatIgnoresDemandFailsItsStreamAndNothingPastTheCreditIsSent()
+      throws Exception {
+    Proxy feed =
+        start(
+            TetherServer.builder()
+                .streamService("feed", (operation, request, inbound, ctx) -> new Flood(20_000)));
+    CollectingSubscriber subscriber = new CollectingSubscriber(5);
+
+    feed.stream("flood", new byte[0]).subscribe(subscriber);
+
+    assertThatThrownBy(() -> subscriber.done().get(PATIENCE.toSeconds(), TimeUnit.SECONDS))
+        .cause()
+        .isInstanceOfSatisfying(
+            RemoteException.class,
+            e -> {
+              assertThat(e.remoteType()).isEqualTo(IllegalStateException.class.getName());
+              assertThat(e.getMessage())
+                  .contains("the publisher sent more than the 5 items it was asked for");
+            });
+    assertThat(subscriber.items()).hasSize(5);
+    await().atMost(PATIENCE).until(() -> server.status().streams() == 0);
+    assertThat(feed.withIdentity("calls").invoke("echo", ascii("still here")))
+        .isEqualTo(ascii("still here"));
+  }
+
+  @Test
+  void anOutboundPublisherThatIgnoresDemandFailsItsSubscriberAndCancelsTheServerStream()
+      throws Exception {
+    CollectingSubscriber heard = CollectingSubscriber.unbounded();
+    ManualPublisher answers = new ManualPublisher();
+    Proxy sink =
+        start(
+            TetherServer.builder()
+                .streamService(
+                    "feed",
+                    (operation, request, inbound, ctx) -> {
+                      inbound.subscribe(heard);
+                      return answers;
+                    }));
+    CollectingSubscriber subscriber = CollectingSubscriber.unbounded();
+
+    sink.stream("up", new byte[0], new Flood(20_000)).subscribe(subscriber);
+
+    assertThatThrownBy(() -> subscriber.done().get(PATIENCE.toSeconds(), TimeUnit.SECONDS))
+        .cause()
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("items it was asked for");
+    assertThatThrownBy(() -> heard.done().get(PATIENCE.toSeconds(), TimeUnit.SECONDS))
+        .cause()
+        .isInstanceOfSatisfying(
+            RemoteException.class,
+            e -> assertThat(e.remoteType()).isEqualTo(IllegalStateException.class.getName()));
+    assertThat(heard.items()).hasSizeLessThanOrEqualTo(WINDOW);
+    await().atMost(PATIENCE).until(answers::isCancelled);
+    await().atMost(PATIENCE).until(() -> server.status().streams() == 0);
+    assertThat(sink.withIdentity("calls").invoke("echo", ascii("still here")))
+        .isEqualTo(ascii("still here"));
+  }
+
+  /**
+   * A publisher that breaks Reactive Streams rule 1.1: on the first request it sends all its items,
+   * whatever was asked.
+   */
+  private static final class Flood implements Flow.Publisher<byte[]> {
+    private final int count;
+
+    Flood(int count) {
+      this.count = count;
+    }
+
+    @Override
+    public void subscribe(Flow.Subscriber<? super byte[]> subscriber) {
+      subscriber.onSubscribe(
+          new Flow.Subscription() {
+            private boolean flooded;
+
+            @Override
+            public void request(long n) {
+              if (flooded) {
+                return;
+              }
+              flooded = true;
+              for (int i = 1; i <= count; i++) {
+                subscriber.onNext(NumberedItems.item(i));
+              }
+            }
+
+            @Override
+            public void cancel() {}
+          });
+    }
+  }
+
+  @Test
   void streamOfAnUnknownServiceFailsWithServiceNotFound() {
     Proxy feed = startFeed();
     CollectingSubscriber subscriber = CollectingSubscriber.unbounded();
