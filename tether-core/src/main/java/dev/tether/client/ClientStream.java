@@ -177,11 +177,15 @@ final class ClientStream implements CarriedStream, StreamReceiver.Owner, StreamS
             }
           } else if (state == State.RESUMING) {
             StreamResume answer = StreamResume.decodeAnswer(body);
-            if (sender != null && !sender.canResumeFrom(answer.received())) {
+            String refusal =
+                sender == null
+                    ? null
+                    : sender.resumeRefusal(answer.received(), next.peerMaxFrameSize());
+            if (refusal != null) {
               next.write(new Cancel(streamId));
               next.flush();
               table.forget(streamId);
-              lose("the items to replay outgrew the resume buffer");
+              lose(refusal);
               return;
             }
             attach(on, table, next);

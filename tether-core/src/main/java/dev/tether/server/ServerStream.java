@@ -203,9 +203,7 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
                   ? "the stream is over"
                   : !identity.equals(peer.streamIdentity())
                       ? "the stream belongs to another client"
-                      : !replies.canResumeFrom(asked.received())
-                          ? "the items to replay outgrew the resume buffer"
-                          : null;
+                      : replies.resumeRefusal(asked.received(), next.peerMaxFrameSize());
           if (refusal != null) {
             next.write(
                 new Response(
@@ -220,8 +218,10 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
             }
             return;
           }
-          if (table != null && table != on) {
-            table.forget(link == null ? 0 : link.streamId(), this);
+          if (table != null && link != null) {
+            // Off the id it had, even on this connection (a second RESUME of it): a stale id
+            // would stay "in use" after the stream ends, and count against the connection's cap.
+            table.forget(link.streamId(), this);
           }
           attachTo(next, on);
           next.write(
@@ -238,6 +238,11 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
 
   private void attachTo(StreamLink next, ServerStreams on) {
     cancelExpiry();
+    if (link != null) {
+      // The run's end flushes only the new link: what the old one holds (the answer to a RESUME
+      // that came just before this one) must leave now.
+      link.flush();
+    }
     link = next;
     table = on;
     inbound.attach(next);
