@@ -62,6 +62,10 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
   private ServerStreams table;
 
   private Scheduler.Cancellable expiry;
+
+  /** How many times the stream lost its connection: an expiry is for one of them. */
+  private int detachments;
+
   private boolean inboundTaken;
 
   /** Set as the stream closes when it could not go on, for its event. */
@@ -335,17 +339,15 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
       registry.detachedChanged(next == State.DETACHED ? 1 : -1);
     }
     switch (next) {
-      case DETACHED ->
-          expiry =
-              registry
-                  .scheduler()
-                  .schedule(
-                      () ->
-                          lose(
-                              "not resumed within "
-                                  + registry.settings().resumeWindow().toMillis()
-                                  + " ms"),
-                      registry.settings().resumeWindow().toNanos());
+      case DETACHED -> {
+        int detachment = ++detachments;
+        expiry =
+            registry
+                .scheduler()
+                .schedule(
+                    () -> context.execute(() -> expire(detachment)),
+                    registry.settings().resumeWindow().toNanos());
+      }
       case OPEN -> registry.emit(TetherEvent.Kind.STREAM_RESUMED, describe() + " " + why, null);
       case CLOSED -> {
         cancelExpiry();
@@ -358,6 +360,17 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
             describe() + " " + why,
             new TetherEvent.StreamItems(replies.produced(), inbound.delivered()));
       }
+    }
+  }
+
+  /**
+   * The resume window of the {@code detachment}th loss of the connection is over. A RESUME taken
+   * after the timer fired but before this ran called it off too late: the stream it resumed goes
+   * on, also when it has lost its next connection since.
+   */
+  private void expire(int detachment) {
+    if (state == State.DETACHED && detachment == detachments) {
+      lose("not resumed within " + registry.settings().resumeWindow().toMillis() + " ms");
     }
   }
 
