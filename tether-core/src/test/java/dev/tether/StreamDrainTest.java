@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.tether.observe.TetherEvent;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -25,6 +26,8 @@ class StreamDrainTest {
 
   private final List<NumberedItems> opened = new CopyOnWriteArrayList<>();
   private final List<String> seen = new CopyOnWriteArrayList<>();
+  private final List<TetherEvent.Kind> clientEvents = new CopyOnWriteArrayList<>();
+  private final List<TetherEvent.Kind> serverEvents = new CopyOnWriteArrayList<>();
   private TetherServer server;
   private Tether tether;
 
@@ -32,11 +35,22 @@ class StreamDrainTest {
     server =
         TetherServer.builder()
             .endpoints("tcp -h 127.0.0.1 -p 0")
-            .listener(e -> seen.add("SRV " + e))
+            .listener(
+                e -> {
+                  seen.add("SRV " + e);
+                  serverEvents.add(e.kind());
+                })
             .streamService("feed", NumberedItems.counting(opened))
             .build()
             .start();
-    tether = Tether.builder().listener(e -> seen.add("CLI " + e)).build();
+    tether =
+        Tether.builder()
+            .listener(
+                e -> {
+                  seen.add("CLI " + e);
+                  clientEvents.add(e.kind());
+                })
+            .build();
     return tether.proxy(server.proxyString("feed"));
   }
 
@@ -90,5 +104,9 @@ class StreamDrainTest {
             });
     assertThat(subscriber.items()).hasSize(10);
     await().atMost(PATIENCE).until(() -> opened.get(0).cancels() == 1); // the service was told, too
+    // A stream the server lost is a lost stream on both sides, never an ended one on the client.
+    await().atMost(PATIENCE).until(() -> clientEvents.contains(TetherEvent.Kind.STREAM_LOST));
+    assertThat(clientEvents).doesNotContain(TetherEvent.Kind.STREAM_CLOSED);
+    assertThat(serverEvents).contains(TetherEvent.Kind.STREAM_LOST);
   }
 }

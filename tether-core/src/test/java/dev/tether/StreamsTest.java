@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -195,6 +196,100 @@ class StreamsTest {
   }
 
   @Test
+  void aServicePublisherThatIgnoresDemandFailsItsStreamAndNothingPastTheCreditIsSent()
+      throws Exception {
+    Proxy feed =
+        start(
+            TetherServer.builder()
+                .streamService("feed", (operation, request, inbound, ctx) -> new Flood(20_000)));
+    CollectingSubscriber subscriber = new CollectingSubscriber(5);
+
+    feed.stream("flood", new byte[0]).subscribe(subscriber);
+
+    assertThatThrownBy(() -> subscriber.done().get(PATIENCE.toSeconds(), TimeUnit.SECONDS))
+        .cause()
+        .isInstanceOfSatisfying(
+            RemoteException.class,
+            e -> {
+              assertThat(e.remoteType()).isEqualTo(IllegalStateException.class.getName());
+              assertThat(e.getMessage())
+                  .contains("the publisher sent more than the 5 items it was asked for");
+            });
+    assertThat(subscriber.items()).hasSize(5);
+    await().atMost(PATIENCE).until(() -> server.status().streams() == 0);
+    assertThat(feed.withIdentity("calls").invoke("echo", ascii("still here")))
+        .isEqualTo(ascii("still here"));
+  }
+
+  @Test
+  void anOutboundPublisherThatIgnoresDemandFailsItsSubscriberAndCancelsTheServerStream()
+      throws Exception {
+    CollectingSubscriber heard = CollectingSubscriber.unbounded();
+    ManualPublisher answers = new ManualPublisher();
+    Proxy sink =
+        start(
+            TetherServer.builder()
+                .streamService(
+                    "feed",
+                    (operation, request, inbound, ctx) -> {
+                      inbound.subscribe(heard);
+                      return answers;
+                    }));
+    CollectingSubscriber subscriber = CollectingSubscriber.unbounded();
+
+    sink.stream("up", new byte[0], new Flood(20_000)).subscribe(subscriber);
+
+    assertThatThrownBy(() -> subscriber.done().get(PATIENCE.toSeconds(), TimeUnit.SECONDS))
+        .cause()
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("items it was asked for");
+    assertThatThrownBy(() -> heard.done().get(PATIENCE.toSeconds(), TimeUnit.SECONDS))
+        .cause()
+        .isInstanceOfSatisfying(
+            RemoteException.class,
+            e -> assertThat(e.remoteType()).isEqualTo(IllegalStateException.class.getName()));
+    assertThat(heard.items()).hasSizeLessThanOrEqualTo(WINDOW);
+    await().atMost(PATIENCE).until(answers::isCancelled);
+    await().atMost(PATIENCE).until(() -> server.status().streams() == 0);
+    assertThat(sink.withIdentity("calls").invoke("echo", ascii("still here")))
+        .isEqualTo(ascii("still here"));
+  }
+
+  /**
+   * A publisher that breaks Reactive Streams rule 1.1: on the first request it sends all its items,
+   * whatever was asked.
+   */
+  private static final class Flood implements Flow.Publisher<byte[]> {
+    private final int count;
+
+    Flood(int count) {
+      this.count = count;
+    }
+
+    @Override
+    public void subscribe(Flow.Subscriber<? super byte[]> subscriber) {
+      subscriber.onSubscribe(
+          new Flow.Subscription() {
+            private boolean flooded;
+
+            @Override
+            public void request(long n) {
+              if (flooded) {
+                return;
+              }
+              flooded = true;
+              for (int i = 1; i <= count; i++) {
+                subscriber.onNext(NumberedItems.item(i));
+              }
+            }
+
+            @Override
+            public void cancel() {}
+          });
+    }
+  }
+
+  @Test
   void streamOfAnUnknownServiceFailsWithServiceNotFound() {
     Proxy feed = startFeed();
     CollectingSubscriber subscriber = CollectingSubscriber.unbounded();
@@ -226,6 +321,36 @@ class StreamsTest {
         .extracting(b -> new String(b, StandardCharsets.US_ASCII))
         .containsExactlyElementsOf(
             LongStream.rangeClosed(1, 1000).mapToObj(n -> "line " + n).toList());
+  }
+
+  @Test
+  void aServiceThatEndsWhileTheClientStillSendsHearsItsInboundEndAndTheClientStops()
+      throws Exception {
+    CollectingSubscriber heard = new CollectingSubscriber(1);
+    Proxy chat =
+        start(
+            TetherServer.builder()
+                .streamService(
+                    "feed",
+                    (operation, request, inbound, ctx) -> {
+                      inbound.subscribe(heard);
+                      return new NumberedItems(2); // its answer is over after two items
+                    }));
+    ManualPublisher outbound = new ManualPublisher();
+    CollectingSubscriber replies = CollectingSubscriber.unbounded();
+
+    chat.stream("half", new byte[0], outbound).subscribe(replies);
+    await().atMost(PATIENCE).until(() -> outbound.requested() >= 1);
+    outbound.emit("one");
+
+    replies.done().get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+    assertThat(replies.items()).hasSize(2);
+    await().atMost(PATIENCE).until(outbound::isCancelled);
+    await().atMost(PATIENCE).until(() -> server.status().streams() == 0);
+    // The stream is over: the service's inbound subscriber is told, not left waiting for ever.
+    assertThat(heard.done().handle((ok, failure) -> failure).get(5, TimeUnit.SECONDS))
+        .isInstanceOf(CancellationException.class)
+        .hasMessageContaining("the stream ended before the client's items did");
   }
 
   @Test

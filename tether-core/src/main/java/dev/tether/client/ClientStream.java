@@ -177,11 +177,15 @@ final class ClientStream implements CarriedStream, StreamReceiver.Owner, StreamS
             }
           } else if (state == State.RESUMING) {
             StreamResume answer = StreamResume.decodeAnswer(body);
-            if (sender != null && !sender.canResumeFrom(answer.received())) {
+            String refusal =
+                sender == null
+                    ? null
+                    : sender.resumeRefusal(answer.received(), next.peerMaxFrameSize());
+            if (refusal != null) {
               next.write(new Cancel(streamId));
               next.flush();
               table.forget(streamId);
-              lose("the items to replay outgrew the resume buffer");
+              lose(refusal);
               return;
             }
             attach(on, table, next);
@@ -386,6 +390,19 @@ final class ClientStream implements CarriedStream, StreamReceiver.Owner, StreamS
 
   @Override
   public void senderEnded() {}
+
+  /**
+   * What this side sends failed before the server could have it (an item over the server's frame
+   * size, a publisher past its demand): the subscriber hears why and the server stream is cancelled
+   * after the end it was sent, so both sides stop; the connection goes on.
+   */
+  @Override
+  public void senderRefused(Throwable why) {
+    if (link != null) {
+      link.write(new Cancel(link.streamId()));
+    }
+    end(StreamEnding.ENDED, why);
+  }
 
   /** Every state change, in the context; emits its event. */
   private void transitionTo(State next, String why) {

@@ -62,6 +62,10 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
   private ServerStreams table;
 
   private Scheduler.Cancellable expiry;
+
+  /** How many times the stream lost its connection: an expiry is for one of them. */
+  private int detachments;
+
   private boolean inboundTaken;
 
   /** Set as the stream closes when it could not go on, for its event. */
@@ -203,9 +207,7 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
                   ? "the stream is over"
                   : !identity.equals(peer.streamIdentity())
                       ? "the stream belongs to another client"
-                      : !replies.canResumeFrom(asked.received())
-                          ? "the items to replay outgrew the resume buffer"
-                          : null;
+                      : replies.resumeRefusal(asked.received(), next.peerMaxFrameSize());
           if (refusal != null) {
             next.write(
                 new Response(
@@ -220,8 +222,10 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
             }
             return;
           }
-          if (table != null && table != on) {
-            table.forget(link == null ? 0 : link.streamId(), this);
+          if (table != null && link != null) {
+            // Off the id it had, even on this connection (a second RESUME of it): a stale id
+            // would stay "in use" after the stream ends, and count against the connection's cap.
+            table.forget(link.streamId(), this);
           }
           attachTo(next, on);
           next.write(
@@ -238,6 +242,11 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
 
   private void attachTo(StreamLink next, ServerStreams on) {
     cancelExpiry();
+    if (link != null) {
+      // The run's end flushes only the new link: what the old one holds (the answer to a RESUME
+      // that came just before this one) must leave now.
+      link.flush();
+    }
     link = next;
     table = on;
     inbound.attach(next);
@@ -283,8 +292,15 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
     closeIfFinished();
   }
 
+  /**
+   * Closes the stream once the client holds the service's last item. The client then stops sending
+   * (its stream is over), so a service still reading its items hears that they end here.
+   */
   private void closeIfFinished() {
     if (replies.isFinished() && state == State.OPEN) {
+      if (!inbound.hasEnded()) {
+        inbound.fail(new CancellationException("the stream ended before the client's items did"));
+      }
       transitionTo(State.CLOSED, "ended");
     }
   }
@@ -323,17 +339,15 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
       registry.detachedChanged(next == State.DETACHED ? 1 : -1);
     }
     switch (next) {
-      case DETACHED ->
-          expiry =
-              registry
-                  .scheduler()
-                  .schedule(
-                      () ->
-                          lose(
-                              "not resumed within "
-                                  + registry.settings().resumeWindow().toMillis()
-                                  + " ms"),
-                      registry.settings().resumeWindow().toNanos());
+      case DETACHED -> {
+        int detachment = ++detachments;
+        expiry =
+            registry
+                .scheduler()
+                .schedule(
+                    () -> context.execute(() -> expire(detachment)),
+                    registry.settings().resumeWindow().toNanos());
+      }
       case OPEN -> registry.emit(TetherEvent.Kind.STREAM_RESUMED, describe() + " " + why, null);
       case CLOSED -> {
         cancelExpiry();
@@ -346,6 +360,17 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
             describe() + " " + why,
             new TetherEvent.StreamItems(replies.produced(), inbound.delivered()));
       }
+    }
+  }
+
+  /**
+   * The resume window of the {@code detachment}th loss of the connection is over. A RESUME taken
+   * after the timer fired but before this ran called it off too late: the stream it resumed goes
+   * on, also when it has lost its next connection since.
+   */
+  private void expire(int detachment) {
+    if (state == State.DETACHED && detachment == detachments) {
+      lose("not resumed within " + registry.settings().resumeWindow().toMillis() + " ms");
     }
   }
 

@@ -25,6 +25,13 @@ public final class StreamSender implements Flow.Subscriber<byte[]> {
   public interface Owner {
     /** The publisher completed or failed, and the end was sent or is kept for the next link. */
     void senderEnded();
+
+    /**
+     * The direction failed on this side before the peer could have it (the publisher broke a rule,
+     * or made an item too large to send): the peer hears the end; the owner decides what else
+     * fails. Called right after {@link #senderEnded()}.
+     */
+    default void senderRefused(Throwable why) {}
   }
 
   /** An item frame's bytes beyond its body, at most: type, flags, id and a 64-bit varint. */
@@ -131,12 +138,8 @@ public final class StreamSender implements Flow.Subscriber<byte[]> {
     if (subscription != null) {
       subscription.cancel();
     }
-    ended(
-        Status.REMOTE_ERROR,
-        Map.of(
-            Response.ERROR_TYPE,
-            IllegalStateException.class.getName(),
-            Response.ERROR_MESSAGE,
+    refused(
+        new IllegalStateException(
             "the publisher sent more than the " + requested + " items it was asked for"));
   }
 
@@ -146,33 +149,56 @@ public final class StreamSender implements Flow.Subscriber<byte[]> {
    * its other streams go on.
    */
   private boolean tooLarge(byte[] item) {
-    if (item.length + MAX_ITEM_OVERHEAD <= peerMaxFrameSize) {
-      return false; // the common case, without sizing a frame
-    }
-    int frame = FrameWriter.encodedSize(new StreamItem(0, produced + 1, item));
-    // The limit bounds the length field, which counts all but itself.
-    if (frame - FrameHeader.LENGTH_FIELD_LENGTH <= peerMaxFrameSize) {
+    String why = oversize(produced + 1, item, peerMaxFrameSize);
+    if (why == null) {
       return false;
     }
     if (subscription != null) {
       subscription.cancel();
     }
+    refused(new RequestTooLargeException(why + "; it was not sent"));
+    return true;
+  }
+
+  /**
+   * Why item {@code position} makes a frame larger than {@code maxFrameSize}, both sizes named, or
+   * null when it fits.
+   */
+  private static String oversize(long position, byte[] item, int maxFrameSize) {
+    if (item.length + MAX_ITEM_OVERHEAD <= maxFrameSize) {
+      return null; // the common case, without sizing a frame
+    }
+    // The limit bounds the length field, which counts all but itself.
+    int frame =
+        FrameWriter.encodedSize(new StreamItem(0, position, item))
+            - FrameHeader.LENGTH_FIELD_LENGTH;
+    if (frame <= maxFrameSize) {
+      return null;
+    }
+    return "stream item "
+        + position
+        + " of "
+        + item.length
+        + " bytes is a frame of "
+        + frame
+        + " bytes, over the "
+        + maxFrameSize
+        + " bytes the peer accepts";
+  }
+
+  /** The direction fails here for {@code why}: the peer hears it as the end, the owner too. */
+  private void refused(Throwable why) {
+    if (end != null || cancelled) {
+      return;
+    }
     ended(
         Status.REMOTE_ERROR,
         Map.of(
             Response.ERROR_TYPE,
-            RequestTooLargeException.class.getName(),
+            why.getClass().getName(),
             Response.ERROR_MESSAGE,
-            "stream item "
-                + (produced + 1)
-                + " of "
-                + item.length
-                + " bytes is a frame of "
-                + (frame - FrameHeader.LENGTH_FIELD_LENGTH)
-                + " bytes, over the "
-                + peerMaxFrameSize
-                + " bytes the peer accepts; it was not sent"));
-    return true;
+            why.getMessage()));
+    owner.senderRefused(why);
   }
 
   /** Ends this direction without the publisher (it failed to open, or the stream is lost). */
@@ -267,6 +293,26 @@ public final class StreamSender implements Flow.Subscriber<byte[]> {
    */
   public boolean canResumeFrom(long peerReceived) {
     return !overflowed && peerReceived >= acked && peerReceived <= produced;
+  }
+
+  /**
+   * Why a peer that holds {@code peerReceived} items and accepts frames of at most {@code
+   * peerMaxFrameSize} bytes (those of the connection it resumes on) cannot be given the rest from
+   * this buffer; null when it can. Nothing is replayed that the peer would refuse.
+   */
+  public String resumeRefusal(long peerReceived, int peerMaxFrameSize) {
+    if (!canResumeFrom(peerReceived)) {
+      return "the items to replay outgrew the resume buffer";
+    }
+    long position = acked;
+    for (byte[] item : unacked) {
+      position++;
+      String why = position > peerReceived ? oversize(position, item, peerMaxFrameSize) : null;
+      if (why != null) {
+        return why + " on the connection it resumes on; it cannot be replayed";
+      }
+    }
+    return null;
   }
 
   /**

@@ -11,11 +11,14 @@ import dev.tether.protocol.Cancel;
 import dev.tether.protocol.Frame;
 import dev.tether.protocol.GoAway;
 import dev.tether.protocol.GoAwayReason;
+import dev.tether.protocol.Hello;
+import dev.tether.protocol.ProtocolVersion;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Response;
 import dev.tether.protocol.Status;
 import dev.tether.protocol.StreamCredit;
 import dev.tether.protocol.StreamItem;
+import dev.tether.protocol.StreamResume;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -196,6 +199,106 @@ class HostileStreamClientTest {
         assertThat(tether.proxy(server.proxyString("echo")).invoke("echo", hello)).isEqualTo(hello);
       }
     }
+  }
+
+  @Test
+  void aSecondResumeOfAStreamOnOneConnectionFreesTheIdTheFirstGaveIt() throws Exception {
+    byte[] token;
+    try (RawPeer first = start(TetherServer.builder())) {
+      first.send(RawPeer.frame(opening(1, 0)));
+      token = answer(first, 1).body();
+    }
+    await().atMost(PATIENCE).until(() -> server.status().detachedStreams() == 1);
+
+    try (RawPeer peer =
+        RawPeer.connect(server.endpoints().get(0).port()).send(RawPeer.handshake())) {
+      peer.send(RawPeer.frame(resume(3, token)), RawPeer.frame(resume(5, token)));
+      assertThat(replies(peer, 2))
+          .extracting(f -> ((Response) f).requestId(), f -> ((Response) f).status())
+          .containsExactly(
+              org.assertj.core.groups.Tuple.tuple(3, Status.OK),
+              org.assertj.core.groups.Tuple.tuple(5, Status.OK));
+
+      // The stream ends on its second id; its first is free again, not "in use" for ever.
+      peer.send(RawPeer.frame(new Cancel(5)), RawPeer.frame(opening(3, 0)));
+
+      Frame reopened = peer.readFrames(4).get(3);
+      assertThat(reopened)
+          .isInstanceOfSatisfying(
+              Response.class,
+              r -> {
+                assertThat(r.requestId()).isEqualTo(3);
+                assertThat(r.status()).isEqualTo(Status.OK);
+              });
+      assertThat(peer.closedByServer()).isFalse();
+      await().atMost(PATIENCE).until(() -> opened.size() == 2 && opened.get(0).cancels() == 1);
+      assertThat(server.status().streams()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aResumeOnAConnectionThatTakesSmallerFramesIsRefusedNamingTheItemItCouldNotReplay()
+      throws Exception {
+    List<NumberedItems> big = new CopyOnWriteArrayList<>();
+    TetherServer.Builder b =
+        TetherServer.builder()
+            .streamService(
+                "big",
+                (op, request, inbound, ctx) -> {
+                  NumberedItems items = new NumberedItems(-1, n -> new byte[64 * 1024]);
+                  big.add(items);
+                  return items;
+                });
+    byte[] token;
+    try (RawPeer first = start(b)) {
+      first.send(
+          RawPeer.frame(new Request(1, Request.STREAM, "big", "items", 0, Map.of(), new byte[0])),
+          RawPeer.frame(new StreamCredit(1, 0, 4)));
+      List<Frame> frames = first.readFrames(6); // WELCOME, the answer, 4 items never acknowledged
+      token = ((Response) frames.get(1)).body();
+      assertThat(frames.subList(2, 6)).allMatch(f -> f instanceof StreamItem);
+    }
+    await().atMost(PATIENCE).until(() -> server.status().detachedStreams() == 1);
+
+    try (RawPeer peer = RawPeer.connect(server.endpoints().get(0).port())) {
+      peer.send(
+          RawPeer.preface(ProtocolVersion.MAJOR),
+          RawPeer.frame(new Hello("raw", 1024)),
+          RawPeer.frame(resume(3, token, "big")));
+
+      List<Frame> frames = replies(peer, 1);
+      assertThat(frames)
+          .first()
+          .isInstanceOfSatisfying(
+              Response.class,
+              r -> {
+                assertThat(r.status()).isEqualTo(Status.STREAM_LOST);
+                assertThat(r.metadata().get(Response.ERROR_MESSAGE))
+                    .isEqualTo(
+                        "stream item 1 of 65536 bytes is a frame of 65543 bytes, over the 1024"
+                            + " bytes the peer accepts on the connection it resumes on; it"
+                            + " cannot be replayed");
+              });
+      assertThat(frames).noneMatch(f -> f instanceof StreamItem);
+      await().atMost(PATIENCE).until(() -> big.get(0).cancels() == 1);
+      await().atMost(PATIENCE).until(() -> server.status().streams() == 0);
+      assertThat(peer.closedByServer()).isFalse();
+    }
+  }
+
+  private static Request resume(int id, byte[] token) {
+    return resume(id, token, "feed");
+  }
+
+  private static Request resume(int id, byte[] token, String service) {
+    return new Request(
+        id,
+        Request.STREAM | Request.RESUME,
+        service,
+        "watch",
+        0,
+        Map.of(),
+        new StreamResume(token, 0, 0).encodeRequest());
   }
 
   private static Request opening(int id, int flags) {

@@ -448,6 +448,38 @@ class ServerStreamTest {
     assertThat(c.table.size()).isZero();
   }
 
+  @Test
+  void aResumeTakenJustBeforeTheWindowsExpiryRanKeepsTheStream() {
+    Deque<Runnable> queued = new ArrayDeque<>();
+    boolean[] holding = {false};
+    executor = task -> run(task, holding[0], queued);
+    Connection first = connect();
+    byte[] token = first.openAndTakeToken(1, 0);
+    first.table.connectionClosed();
+    Connection second = connect();
+
+    holding[0] = true; // the stream's thread is busy: the RESUME waits, then the expiry behind it
+    second.resume(5, OWNER, token, 0, 0);
+    clock.forward(RESUME_WINDOW);
+    holding[0] = false;
+    while (!queued.isEmpty()) {
+      queued.poll().run();
+    }
+
+    assertThat(second.next(Response.class).status()).isEqualTo(Status.OK);
+    assertThat(registry.find(token).state()).isEqualTo(ServerStream.State.OPEN);
+    assertThat(service.isCancelled()).as("an expiry that came too late changes nothing").isFalse();
+    assertThat(events).noneMatch(e -> e.kind() == TetherEvent.Kind.STREAM_LOST);
+  }
+
+  private static void run(Runnable task, boolean holding, Deque<Runnable> queued) {
+    if (holding || !queued.isEmpty()) {
+      queued.add(task);
+    } else {
+      task.run();
+    }
+  }
+
   /** One connection: its channel and its stream table, sharing the test's registry. */
   private final class Connection {
     final EmbeddedChannel channel = new EmbeddedChannel();

@@ -6,6 +6,7 @@ import dev.tether.ManualPublisher;
 import dev.tether.protocol.Response;
 import dev.tether.protocol.Status;
 import dev.tether.protocol.StreamEnd;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -309,6 +310,55 @@ class StreamSenderTest {
     assertThat(sender.canResumeFrom(3)).isTrue();
     publisher.emitSized(2, 4);
     assertThat(sender.canResumeFrom(3)).as("kept again once emptied").isTrue();
+  }
+
+  @Test
+  void aResumeThatWouldReplayAnItemTooLargeForTheNewLinkIsRefusedNamingIt() {
+    StreamSender sender = attachedSender(RESUME_BUFFER_BYTES);
+    sender.onCredit(0, 10);
+    publisher.emitSized(1, 10);
+    publisher.emitSized(1, 2000);
+
+    assertThat(sender.resumeRefusal(0, 1024))
+        .isEqualTo(
+            "stream item 2 of 2000 bytes is a frame of 2007 bytes, over the 1024 bytes the peer"
+                + " accepts on the connection it resumes on; it cannot be replayed");
+    assertThat(sender.resumeRefusal(2, 1024)).as("the peer holds it already").isNull();
+    assertThat(sender.resumeRefusal(0, 1 << 20)).isNull();
+    assertThat(sender.resumeRefusal(3, 1 << 20))
+        .isEqualTo("the items to replay outgrew the resume buffer");
+  }
+
+  @Test
+  void aRefusedItemTellsTheOwnerWhyOnceAfterTheEnd() {
+    List<String> told = new ArrayList<>();
+    StreamSender sender =
+        new StreamSender(
+            new StreamContext(Runnable::run),
+            RESUME_BUFFER_BYTES,
+            new StreamSender.Owner() {
+              @Override
+              public void senderEnded() {
+                told.add("ended");
+              }
+
+              @Override
+              public void senderRefused(Throwable why) {
+                told.add(why.getClass().getSimpleName() + ": " + why.getMessage());
+              }
+            });
+    link.peerAccepts(1024);
+    sender.attach(link, 0, 0);
+    publisher.subscribe(sender);
+    sender.onCredit(0, 10);
+
+    publisher.emitSized(2, 2000);
+
+    assertThat(told)
+        .containsExactly(
+            "ended",
+            "RequestTooLargeException: stream item 1 of 2000 bytes is a frame of 2007 bytes, over"
+                + " the 1024 bytes the peer accepts; it was not sent");
   }
 
   private StreamSender attachedSender(long resumeBufferBytes) {
