@@ -10,6 +10,7 @@ import dev.tether.protocol.Status;
 import dev.tether.spi.CodecException;
 import dev.tether.spi.Scheduler;
 import dev.tether.spi.Ticker;
+import io.netty.channel.EventLoop;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
@@ -138,6 +139,21 @@ public final class Dispatcher {
    */
   SerialLane newLane() {
     return mode == ExecutionMode.SERIALIZED ? new SerialLane(runQueue) : null;
+  }
+
+  /**
+   * Where another protocol's service work of one connection on {@code loop} runs in this mode: the
+   * loop (DIRECT), the shared run queue (EXECUTOR), a lane of the connection's own on it
+   * (SERIALIZED), a virtual thread per task (VIRTUAL_THREADS); work the queue refuses is offered
+   * again on {@code retry}.
+   */
+  Executor protocolExecutor(EventLoop loop, Scheduler retry) {
+    return switch (mode) {
+      case DIRECT -> loop;
+      case VIRTUAL_THREADS -> threadPerCall.threads();
+      case EXECUTOR -> ProtocolWork.through(runQueue::submit, runQueue, retry);
+      case SERIALIZED -> ProtocolWork.through(new SerialLane(runQueue)::submit, runQueue, retry);
+    };
   }
 
   /**

@@ -1,13 +1,13 @@
 package dev.tether.server;
 
 import dev.tether.spi.Scheduler;
-import dev.tether.spi.WireProtocol;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,7 +26,7 @@ final class PrefaceSniffer extends ChannelInboundHandlerAdapter {
   /** The first bytes of Tether's preface: its magic. */
   private static final byte[] TETHER = "TETH".getBytes(StandardCharsets.US_ASCII);
 
-  private final ServedProtocols served;
+  private final List<ProtocolHost> served;
   private final Consumer<Channel> serveTether;
   private final ServerClock clock;
   private final long timeoutNanos;
@@ -42,7 +42,10 @@ final class PrefaceSniffer extends ChannelInboundHandlerAdapter {
    * @param timeoutNanos how long a client may take to send enough to decide; 0 for no limit
    */
   PrefaceSniffer(
-      ServedProtocols served, Consumer<Channel> serveTether, ServerClock clock, long timeoutNanos) {
+      List<ProtocolHost> served,
+      Consumer<Channel> serveTether,
+      ServerClock clock,
+      long timeoutNanos) {
     this.served = served;
     this.serveTether = serveTether;
     this.clock = clock;
@@ -55,11 +58,11 @@ final class PrefaceSniffer extends ChannelInboundHandlerAdapter {
    */
   static void install(
       Channel channel,
-      ServedProtocols served,
+      List<ProtocolHost> served,
       Consumer<Channel> serveTether,
       ServerClock clock,
       long timeoutNanos) {
-    if (served.protocols().isEmpty()) {
+    if (served.isEmpty()) {
       serveTether.accept(channel);
     } else {
       channel
@@ -115,9 +118,9 @@ final class PrefaceSniffer extends ChannelInboundHandlerAdapter {
   /** Decides once the bytes seen fit at most one protocol; else waits for more. */
   private void decide(ChannelHandlerContext ctx) {
     int fitting = fits(TETHER) ? 1 : 0;
-    WireProtocol other = null;
-    for (WireProtocol p : served.protocols()) {
-      if (fits(p.preface())) {
+    ProtocolHost other = null;
+    for (ProtocolHost p : served) {
+      if (fits(p.protocol().preface())) {
         fitting++;
         other = other == null ? p : other;
       }
@@ -130,7 +133,7 @@ final class PrefaceSniffer extends ChannelInboundHandlerAdapter {
       deadline.cancel();
     }
     if (other != null) {
-      other.serve(ctx.channel(), served);
+      other.protocol().serve(ctx.channel(), other);
     } else {
       serveTether.accept(ctx.channel());
     }

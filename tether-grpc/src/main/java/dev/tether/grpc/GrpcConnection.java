@@ -1,6 +1,6 @@
 package dev.tether.grpc;
 
-import dev.tether.ExecutionMode;
+import dev.tether.observe.TetherEvent;
 import dev.tether.spi.WireProtocol;
 import io.grpc.Metadata;
 import io.grpc.ServerMethodDefinition;
@@ -44,6 +44,10 @@ final class GrpcConnection extends Http2ConnectionHandler {
   private final Map<String, ServerMethodDefinition<?, ?>> methods;
   private final int maxInboundMessageSize;
   private final WireProtocol.Host host;
+
+  /** How the server counts this connection and its calls, and where their service code runs. */
+  private final WireProtocol.HostedConnection hosted;
+
   private final Http2Connection.PropertyKey callKey;
   private ChannelHandlerContext ctx;
 
@@ -53,11 +57,13 @@ final class GrpcConnection extends Http2ConnectionHandler {
       Http2Settings settings,
       Map<String, ServerMethodDefinition<?, ?>> methods,
       int maxInboundMessageSize,
-      WireProtocol.Host host) {
+      WireProtocol.Host host,
+      WireProtocol.HostedConnection hosted) {
     super(decoder, encoder, settings);
     this.methods = methods;
     this.maxInboundMessageSize = maxInboundMessageSize;
     this.host = host;
+    this.hosted = hosted;
     this.callKey = connection().newKey();
     connection().addListener(new StreamEvents());
     encoder()
@@ -93,6 +99,10 @@ final class GrpcConnection extends Http2ConnectionHandler {
                 return;
               }
               draining = true;
+              hosted.emit(
+                  TetherEvent.Kind.GOAWAY_SENT,
+                  "server is shutting down: GOAWAY, then a PING before the last stream id",
+                  null);
               goAway(
                   ctx,
                   Integer.MAX_VALUE,
@@ -125,14 +135,17 @@ final class GrpcConnection extends Http2ConnectionHandler {
     private final Map<String, ServerMethodDefinition<?, ?>> methods;
     private final int maxInboundMessageSize;
     private final WireProtocol.Host host;
+    private final WireProtocol.HostedConnection hosted;
 
     Builder(
         Map<String, ServerMethodDefinition<?, ?>> methods,
         int maxInboundMessageSize,
-        WireProtocol.Host host) {
+        WireProtocol.Host host,
+        WireProtocol.HostedConnection hosted) {
       this.methods = methods;
       this.maxInboundMessageSize = maxInboundMessageSize;
       this.host = host;
+      this.hosted = hosted;
       server(true);
       // A server that closes a connection means now (its drain is its own business): Netty's
       // default would keep it open up to 30 s for the streams still running.
@@ -152,7 +165,8 @@ final class GrpcConnection extends Http2ConnectionHandler {
     protected GrpcConnection build(
         Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings settings) {
       GrpcConnection c =
-          new GrpcConnection(decoder, encoder, settings, methods, maxInboundMessageSize, host);
+          new GrpcConnection(
+              decoder, encoder, settings, methods, maxInboundMessageSize, host, hosted);
       frameListener(c.new Frames());
       return c;
     }
@@ -183,6 +197,14 @@ final class GrpcConnection extends Http2ConnectionHandler {
       log.debug("closing gRPC connection {}", ctx.channel().remoteAddress(), cause);
       ctx.close();
     }
+  }
+
+  /** A connection error (a malformed frame, a broken rule): the server's event, then GOAWAY. */
+  @Override
+  protected void onConnectionError(
+      ChannelHandlerContext ctx, boolean outbound, Throwable cause, Http2Exception http2Ex) {
+    hosted.emit(TetherEvent.Kind.PROTOCOL_ERROR, String.valueOf(cause.getMessage()), cause);
+    super.onConnectionError(ctx, outbound, cause, http2Ex);
   }
 
   /** The call of {@code stream}; null for a stream that has none. */
@@ -300,9 +322,13 @@ final class GrpcConnection extends Http2ConnectionHandler {
           stream, endOfStream, Status.INTERNAL.withDescription(malformed.getMessage()), null);
       return;
     }
+    GrpcCallContext context =
+        new GrpcCallContext(
+            method.getMethodDescriptor(), headers, ctx.channel(), host.ticker(), timeoutNanos);
     GrpcServerCall<?, ?> call =
         new GrpcServerCall<>(
             this,
+            hosted.callStarted(context),
             stream,
             method,
             headers.authority() == null ? null : headers.authority().toString(),
@@ -381,11 +407,13 @@ final class GrpcConnection extends Http2ConnectionHandler {
     return ctx;
   }
 
-  /** Where the calls' listener events run: the server's executor, or the loop in DIRECT mode. */
+  /** Where the calls' listener events run, as the server's execution mode says. */
   Executor serviceExecutor() {
-    return host.executionMode() == ExecutionMode.DIRECT || host.executor() == null
-        ? ctx.channel().eventLoop()
-        : host.executor();
+    return hosted.executor();
+  }
+
+  WireProtocol.HostedConnection hosted() {
+    return hosted;
   }
 
   WireProtocol.Host host() {

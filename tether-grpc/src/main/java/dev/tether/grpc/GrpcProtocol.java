@@ -15,6 +15,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * preface gets an HTTP/2 connection handler that serves the registered methods.
  */
 final class GrpcProtocol implements WireProtocol {
+  /** The protocol's name in status snapshots, meters, spans and events. */
+  static final String NAME = "grpc";
+
   private static final byte[] PREFACE = ByteBufUtil.getBytes(Http2CodecUtil.connectionPrefaceBuf());
 
   private final Map<String, ServerMethodDefinition<?, ?>> methods;
@@ -33,6 +36,11 @@ final class GrpcProtocol implements WireProtocol {
   }
 
   @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
   public byte[] preface() {
     return PREFACE.clone();
   }
@@ -43,7 +51,8 @@ final class GrpcProtocol implements WireProtocol {
   @Override
   public void serve(Channel channel, Host server) {
     GrpcConnection connection =
-        new GrpcConnection.Builder(methods, maxInboundMessageSize, server).build();
+        new GrpcConnection.Builder(methods, maxInboundMessageSize, server, server.admit(channel))
+            .build();
     open.add(connection);
     channel.closeFuture().addListener(closed -> open.remove(connection));
     channel.pipeline().addLast("grpc", connection);
