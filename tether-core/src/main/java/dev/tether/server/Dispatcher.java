@@ -10,6 +10,7 @@ import dev.tether.protocol.Status;
 import dev.tether.spi.CodecException;
 import dev.tether.spi.Scheduler;
 import dev.tether.spi.Ticker;
+import dev.tether.transport.EventLoopScheduler;
 import io.netty.channel.EventLoop;
 import java.util.List;
 import java.util.Map;
@@ -151,8 +152,11 @@ public final class Dispatcher {
     return switch (mode) {
       case DIRECT -> loop;
       case VIRTUAL_THREADS -> threadPerCall.threads();
-      case EXECUTOR -> ProtocolWork.through(runQueue::submit, runQueue, retry);
-      case SERIALIZED -> ProtocolWork.through(new SerialLane(runQueue)::submit, runQueue, retry);
+      case EXECUTOR ->
+          ProtocolWork.through(runQueue::enqueue, runQueue, retry, new EventLoopScheduler(loop));
+      case SERIALIZED ->
+          ProtocolWork.through(
+              new SerialLane(runQueue)::submit, runQueue, retry, new EventLoopScheduler(loop));
     };
   }
 

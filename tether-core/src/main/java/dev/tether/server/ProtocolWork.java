@@ -28,14 +28,18 @@ final class ProtocolWork implements QueuedWork {
   }
 
   /**
-   * An executor that puts each task in {@code queue} through {@code submit} (straight in, or behind
-   * a connection's lane), offering refused work again on {@code retry}.
+   * An executor that puts each task in {@code queue} through {@code enqueue} (straight in, or
+   * behind a connection's lane) and starts it as a connection's read burst starts its calls: a
+   * drainer wakes, and a stall check on {@code loopTimer} (the connection's loop) wakes another
+   * when work waits behind a call that blocks. Refused work is offered again on {@code retry}.
    */
-  static Executor through(Consumer<QueuedWork> submit, RunQueue queue, Scheduler retry) {
+  static Executor through(
+      Consumer<QueuedWork> enqueue, RunQueue queue, Scheduler retry, Scheduler loopTimer) {
     return new Executor() {
       @Override
       public void execute(Runnable task) {
-        submit.accept(new ProtocolWork(task, this, queue, retry));
+        enqueue.accept(new ProtocolWork(task, this, queue, retry));
+        queue.start(1, loopTimer);
       }
     };
   }
