@@ -129,6 +129,11 @@ public final class Dispatcher {
     this.interceptors = new Interceptors(interceptors);
   }
 
+  /** The service registered under {@code name}; null for none. */
+  ServiceHandler service(String name) {
+    return services.get(name);
+  }
+
   /** The interceptors and observer of this server's calls, which see its stream openings too. */
   public Oversight oversight() {
     return new Oversight(interceptors, observer);

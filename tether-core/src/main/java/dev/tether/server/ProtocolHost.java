@@ -1,10 +1,13 @@
 package dev.tether.server;
 
+import dev.tether.CallContext;
 import dev.tether.ExecutionMode;
+import dev.tether.internal.CallDeadline;
 import dev.tether.spi.Scheduler;
 import dev.tether.spi.Ticker;
 import dev.tether.spi.WireProtocol;
 import io.netty.channel.Channel;
+import java.time.Duration;
 import java.util.concurrent.Executor;
 
 /**
@@ -60,6 +63,30 @@ final class ProtocolHost implements WireProtocol.Host {
   @Override
   public Scheduler scheduler() {
     return settings.scheduler();
+  }
+
+  @Override
+  public WireProtocol.TetherService tetherService(String name) {
+    ServiceHandler service = dispatcher.service(name);
+    return service == null ? null : new TetherCalls(service, settings.ticker());
+  }
+
+  /** A Tether service as another protocol calls it, with the call's deadline inherited. */
+  private record TetherCalls(ServiceHandler service, Ticker ticker)
+      implements WireProtocol.TetherService {
+    @Override
+    public boolean hasOperation(String operation) {
+      return service.hasOperation(operation);
+    }
+
+    @Override
+    public Object call(String operation, byte[] payload, CallContext context) throws Exception {
+      Duration left = context.timeRemaining();
+      try (CallDeadline.Scope inherited =
+          left == null ? null : CallDeadline.enter(ticker.nanoTime() + left.toNanos(), ticker)) {
+        return service.handle(operation, payload, context);
+      }
+    }
   }
 
   @Override

@@ -76,6 +76,27 @@ public interface WireProtocol {
      * Call once, on the channel's event loop, from {@link #serve}.
      */
     HostedConnection admit(Channel channel);
+
+    /**
+     * The server's own Tether service of this name, for another protocol to serve its operations
+     * (gRPC: as the service named by its identity, whose messages are the payload bytes); null when
+     * the server has none.
+     */
+    TetherService tetherService(String name);
+  }
+
+  /** One of the server's own Tether services, as another protocol's calls reach it. */
+  interface TetherService {
+    /** False when the service certainly has no such operation. */
+    boolean hasOperation(String operation);
+
+    /**
+     * Runs {@code operation} with {@code payload} on the calling thread (a service thread, as the
+     * server's execution mode placed the call) and returns the answer's bytes, or a {@code
+     * CompletionStage<byte[]>} of them; throws what the service threw. Calls the service makes on
+     * this thread inherit {@code context}'s deadline, as they do in a Tether call.
+     */
+    Object call(String operation, byte[] payload, CallContext context) throws Exception;
   }
 
   /**

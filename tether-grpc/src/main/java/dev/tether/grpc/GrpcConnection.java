@@ -293,6 +293,9 @@ final class GrpcConnection extends Http2ConnectionHandler {
     String name = path != null && path.length() > 1 ? path.toString().substring(1) : "";
     ServerMethodDefinition<?, ?> method = methods.get(name);
     if (method == null) {
+      method = TetherMethods.find(host, name);
+    }
+    if (method == null) {
       trailersOnly(
           stream,
           endOfStream,
@@ -328,6 +331,7 @@ final class GrpcConnection extends Http2ConnectionHandler {
     GrpcServerCall<?, ?> call =
         new GrpcServerCall<>(
             this,
+            context,
             hosted.callStarted(context),
             stream,
             method,

@@ -1,5 +1,6 @@
 package dev.tether.grpc;
 
+import dev.tether.CallContext;
 import dev.tether.PermissionDeniedException;
 import dev.tether.ServerCallObserver;
 import dev.tether.spi.WireProtocol;
@@ -39,10 +40,15 @@ import org.slf4j.LoggerFactory;
 final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
   private static final Logger log = LoggerFactory.getLogger(GrpcServerCall.class);
 
+  /** The call as Tether sees it, in the call's io.grpc {@link Context}. */
+  static final Context.Key<CallContext> CALL = Context.key("dev.tether.grpc.call");
+
   private final GrpcConnection connection;
 
   /** The server's count of this call, and its interceptors and call observer. */
   private final WireProtocol.HostedCall hosted;
+
+  private final CallContext call;
 
   private final Http2Stream stream;
   private final ServerMethodDefinition<ReqT, RespT> method;
@@ -91,6 +97,7 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
   @SuppressWarnings("unchecked")
   GrpcServerCall(
       GrpcConnection connection,
+      CallContext call,
       WireProtocol.HostedCall hosted,
       Http2Stream stream,
       ServerMethodDefinition<?, ?> method,
@@ -99,6 +106,7 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
       int maxInboundMessageSize) {
     this.connection = connection;
     this.hosted = hosted;
+    this.call = call;
     this.stream = stream;
     this.method = (ServerMethodDefinition<ReqT, RespT>) method;
     this.authority = authority;
@@ -121,10 +129,11 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
   /** Starts the service's handler in a context that ends at the deadline, if any. On the loop. */
   void start(Metadata headers, long timeoutNanos) {
     dev.tether.spi.Ticker ticker = connection.host().ticker();
+    Context root = Context.ROOT.withValue(CALL, call);
     context =
         timeoutNanos < 0
-            ? Context.ROOT.withCancellation()
-            : Context.ROOT.withDeadline(
+            ? root.withCancellation()
+            : root.withDeadline(
                 Deadline.after(
                     timeoutNanos,
                     TimeUnit.NANOSECONDS,
