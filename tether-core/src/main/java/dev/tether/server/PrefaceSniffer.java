@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -115,18 +116,23 @@ final class PrefaceSniffer extends ChannelInboundHandlerAdapter {
     decide(ctx);
   }
 
-  /** Decides once the bytes seen fit at most one protocol; else waits for more. */
+  /**
+   * Decides at once when TLS's ALPN named one of the protocols, else once the bytes seen fit at
+   * most one protocol; else waits for more.
+   */
   private void decide(ChannelHandlerContext ctx) {
-    int fitting = fits(TETHER) ? 1 : 0;
-    ProtocolHost other = null;
-    for (ProtocolHost p : served) {
-      if (fits(p.protocol().preface())) {
-        fitting++;
-        other = other == null ? p : other;
+    ProtocolHost other = chosenByAlpn(ctx);
+    if (other == null) {
+      int fitting = fits(TETHER) ? 1 : 0;
+      for (ProtocolHost p : served) {
+        if (fits(p.protocol().preface())) {
+          fitting++;
+          other = other == null ? p : other;
+        }
       }
-    }
-    if (fitting > 1) {
-      return;
+      if (fitting > 1) {
+        return;
+      }
     }
     decided = true;
     if (deadline != null) {
@@ -141,6 +147,20 @@ final class PrefaceSniffer extends ChannelInboundHandlerAdapter {
     seen = null;
     ctx.fireChannelRead(first);
     ctx.pipeline().remove(this);
+  }
+
+  /** The protocol whose ALPN name the TLS handshake agreed on; null without TLS or ALPN. */
+  private ProtocolHost chosenByAlpn(ChannelHandlerContext ctx) {
+    SslHandler tls = ctx.pipeline().get(SslHandler.class);
+    String chosen = tls == null ? null : tls.applicationProtocol();
+    if (chosen != null) {
+      for (ProtocolHost p : served) {
+        if (chosen.equals(p.protocol().applicationProtocol())) {
+          return p;
+        }
+      }
+    }
+    return null;
   }
 
   /** Whether the bytes seen so far are a beginning of {@code preface} (or it of them). */

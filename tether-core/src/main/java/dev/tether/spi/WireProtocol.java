@@ -32,6 +32,16 @@ public interface WireProtocol {
   }
 
   /**
+   * The protocol's ALPN name under TLS (gRPC's is {@code "h2"}), which a server with TLS then
+   * accepts in its handshake and which picks this protocol for the connection; null (the default)
+   * for none. Clients that name no ALPN protocol, as Tether's own do not, are chosen by their first
+   * bytes as over tcp.
+   */
+  default String applicationProtocol() {
+    return null;
+  }
+
+  /**
    * Takes over a connection whose first bytes matched {@link #preface()}: adds this protocol's
    * handlers to the channel's pipeline. Called once on the channel's event loop; the bytes read so
    * far are fired into the pipeline right after this returns, and the channel reads on.

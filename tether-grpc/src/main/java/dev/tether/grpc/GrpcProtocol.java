@@ -40,6 +40,12 @@ final class GrpcProtocol implements WireProtocol {
     return NAME;
   }
 
+  /** HTTP/2's ALPN name: under TLS, gRPC clients ask for it and get this protocol. */
+  @Override
+  public String applicationProtocol() {
+    return "h2";
+  }
+
   @Override
   public byte[] preface() {
     return PREFACE.clone();
