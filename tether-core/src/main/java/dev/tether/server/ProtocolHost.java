@@ -66,6 +66,11 @@ final class ProtocolHost implements WireProtocol.Host {
   }
 
   @Override
+  public Duration handshakeTimeout() {
+    return Duration.ofNanos(admission.handshakeTimeoutNanos());
+  }
+
+  @Override
   public WireProtocol.TetherService tetherService(String name) {
     ServiceHandler service = dispatcher.service(name);
     return service == null ? null : new TetherCalls(service, settings.ticker());

@@ -5,6 +5,7 @@ import dev.tether.ExecutionMode;
 import dev.tether.ServerCallObserver;
 import dev.tether.observe.TetherEvent;
 import io.netty.channel.Channel;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -77,6 +78,13 @@ public interface WireProtocol {
 
     /** The server's scheduler: deadlines are kept by it. */
     Scheduler scheduler();
+
+    /**
+     * How long a new connection may take to finish its protocol's handshake ({@code
+     * tether.server.handshakeTimeout}, TLS and the preface included) before the server closes it;
+     * zero for no limit.
+     */
+    Duration handshakeTimeout();
 
     /**
      * Counts {@code channel}, a connection of this protocol, in with the server's own: in {@code

@@ -1,6 +1,7 @@
 package dev.tether.grpc;
 
 import dev.tether.observe.TetherEvent;
+import dev.tether.spi.Scheduler;
 import dev.tether.spi.WireProtocol;
 import io.grpc.Metadata;
 import io.grpc.ServerMethodDefinition;
@@ -79,6 +80,12 @@ final class GrpcConnection extends Http2ConnectionHandler {
 
   /** The PING between the two GOAWAYs of a drain carries this. */
   private static final long DRAIN_PING = 0x7465746865726472L;
+
+  /** Closes a client that has not sent its SETTINGS in time; null once they came. */
+  private Scheduler.Cancellable handshakeDeadline;
+
+  /** True once the client's first SETTINGS arrived: its HTTP/2 preface is complete. */
+  private boolean settingsRead;
 
   /** True once a drain began; then the connection closes when its last stream does. */
   private boolean draining;
@@ -182,6 +189,23 @@ final class GrpcConnection extends Http2ConnectionHandler {
     decoder()
         .flowController()
         .incrementWindowSize(whole, WINDOW - decoder().flowController().windowSize(whole));
+    // The preface's first byte chose this protocol; the rest of it and the client's SETTINGS must
+    // follow within the handshake timeout, or a client that sends one byte holds a connection.
+    long timeout = host.handshakeTimeout().toNanos();
+    if (timeout > 0) {
+      handshakeDeadline =
+          host.scheduler().schedule(() -> ctx.executor().execute(this::handshakeTooSlow), timeout);
+    }
+  }
+
+  private void handshakeTooSlow() {
+    if (!settingsRead && ctx.channel().isActive()) {
+      hosted.emit(
+          TetherEvent.Kind.PROTOCOL_ERROR,
+          "no HTTP/2 preface and SETTINGS within the handshake timeout: closing",
+          null);
+      ctx.close();
+    }
   }
 
   /**
@@ -241,6 +265,16 @@ final class GrpcConnection extends Http2ConnectionHandler {
         call.inbound(null, endOfStream);
       } else {
         request(stream, headers, endOfStream);
+      }
+    }
+
+    @Override
+    public void onSettingsRead(ChannelHandlerContext ctx, Http2Settings settings) {
+      if (!settingsRead) {
+        settingsRead = true;
+        if (handshakeDeadline != null) {
+          handshakeDeadline.cancel();
+        }
       }
     }
 
