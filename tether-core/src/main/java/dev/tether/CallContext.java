@@ -44,6 +44,14 @@ public interface CallContext {
     return null;
   }
 
+  /**
+   * The wire protocol the request came in on: {@code "tether"} for Tether's own, or the name of
+   * another protocol the server speaks on the same port (such as {@code "grpc"}).
+   */
+  default String protocol() {
+    return "tether";
+  }
+
   /** The subject of the client's verified certificate, or null when there is none. */
   default Principal peerPrincipal() {
     List<X509Certificate> chain = peerCertificates();

@@ -11,7 +11,6 @@ import dev.tether.server.StreamRegistry;
 import dev.tether.spi.Scheduler;
 import dev.tether.stream.StreamThreads;
 import dev.tether.transport.EventLoopScheduler;
-import dev.tether.transport.TlsContexts;
 import dev.tether.transport.TransportSet;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -39,7 +38,7 @@ final class ServerAssembly {
             s.threads(),
             p.forceNio(),
             null,
-            s.tls() == null ? null : TlsContexts.forServer(s.tls()));
+            s.tls() == null ? null : s.tlsContext());
     Scheduler scheduler =
         s.scheduler() != null ? s.scheduler() : new EventLoopScheduler(transports.ioGroup());
     ServerRuntime.Timing timing =

@@ -6,7 +6,10 @@ import dev.tether.server.ServiceHandler;
 import dev.tether.spi.Scheduler;
 import dev.tether.spi.Ticker;
 import dev.tether.spi.WireProtocol;
+import dev.tether.transport.TlsContexts;
+import io.netty.handler.ssl.SslContext;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -87,5 +90,28 @@ record ServerSettings(
     LinkedHashSet<String> names = new LinkedHashSet<>(services.keySet());
     names.addAll(streamServices.keySet());
     return List.copyOf(names);
+  }
+
+  /**
+   * The ALPN names a TLS handshake accepts: those of the other protocols that have one, then
+   * Tether's own ("tether"); none when no other protocol has one, so a server that speaks Tether
+   * only negotiates nothing, as before.
+   */
+  List<String> applicationProtocols() {
+    List<String> names = new ArrayList<>();
+    for (WireProtocol p : wireProtocols) {
+      if (p.applicationProtocol() != null) {
+        names.add(p.applicationProtocol());
+      }
+    }
+    if (!names.isEmpty()) {
+      names.add("tether");
+    }
+    return List.copyOf(names);
+  }
+
+  /** The server's TLS context, with the ALPN names of {@link #applicationProtocols()}. */
+  SslContext tlsContext() {
+    return TlsContexts.forServer(tls, applicationProtocols());
   }
 }

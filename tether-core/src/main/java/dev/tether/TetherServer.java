@@ -12,7 +12,6 @@ import dev.tether.server.ServiceHandler;
 import dev.tether.server.TypedServiceHandler;
 import dev.tether.server.TypedStreamService;
 import dev.tether.spi.WireProtocol;
-import dev.tether.transport.TlsContexts;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -151,8 +150,7 @@ public final class TetherServer implements AutoCloseable {
       throw new IllegalStateException(
           "this server has no TLS configured (TetherServer.builder().tls(...))");
     }
-    TlsReload.run(
-        () -> TlsContexts.forServer(settings.tls()), runtime::reloadTls, "server", events);
+    TlsReload.run(settings::tlsContext, runtime::reloadTls, "server", events);
   }
 
   /** A snapshot: lifecycle state, open connections, requests in flight, requests served. */

@@ -134,6 +134,15 @@ final class StatusBoard {
     for (Endpoint e : server.endpoints()) {
       endpoints.add(e.toString());
     }
+    ArrayNode protocols = o.putArray("protocols");
+    for (ServerStatus.ProtocolShare p : s.byProtocol()) {
+      protocols
+          .addObject()
+          .put("protocol", p.protocol())
+          .put("connections", p.connections())
+          .put("inFlight", p.inFlight())
+          .put("served", p.served());
+    }
     return o.put("serverId", server.serverId())
         .put("state", s.state())
         .put("connections", s.connections())

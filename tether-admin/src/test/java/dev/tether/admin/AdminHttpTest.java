@@ -77,6 +77,11 @@ class AdminHttpTest {
     assertThat(root.at("/servers/0/streams").isInt()).isTrue();
     assertThat(root.at("/servers/0/detachedStreams").isInt()).isTrue();
     assertThat(root.at("/servers/0/streamItemsSent").isNumber()).isTrue();
+    // Each protocol the server's port speaks; this one speaks Tether's only.
+    assertThat(root.at("/servers/0/protocols/0/protocol").asText()).isEqualTo("tether");
+    assertThat(root.at("/servers/0/protocols/0/served").asLong()).isEqualTo(1);
+    assertThat(root.at("/servers/0/protocols/0/connections").asInt()).isEqualTo(1);
+    assertThat(root.at("/servers/0/protocols").size()).isEqualTo(1);
     assertThat(root.at("/clients/0/streamItemsReceived").asLong()).isZero();
   }
 

@@ -1,5 +1,6 @@
 package dev.tether.server;
 
+import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,9 +22,15 @@ final class ConnectionReads {
   /** {@code read} of every connection that answered, in the order given. */
   static <T> List<T> onEachLoop(
       List<ServerConnection> connections, Function<ServerConnection, T> read) {
+    return onEachLoop(connections, ServerConnection::channel, read);
+  }
+
+  /** {@code read} of every connection that answered, on the loop of its {@code channel}. */
+  static <C, T> List<T> onEachLoop(
+      List<C> connections, Function<C, Channel> channel, Function<C, T> read) {
     List<CompletableFuture<T>> pending = new ArrayList<>(connections.size());
-    for (ServerConnection c : connections) {
-      pending.add(readOnLoop(c, read));
+    for (C c : connections) {
+      pending.add(readOnLoop(c, channel.apply(c).eventLoop(), read));
     }
     List<T> values = new ArrayList<>(pending.size());
     for (CompletableFuture<T> f : pending) {
@@ -36,10 +43,8 @@ final class ConnectionReads {
     return values;
   }
 
-  private static <T> CompletableFuture<T> readOnLoop(
-      ServerConnection c, Function<ServerConnection, T> read) {
+  private static <C, T> CompletableFuture<T> readOnLoop(C c, EventLoop loop, Function<C, T> read) {
     CompletableFuture<T> value = new CompletableFuture<>();
-    EventLoop loop = c.channel().eventLoop();
     if (loop.inEventLoop()) {
       value.complete(
           read.apply(c)); // called on that loop (a handler polling): waiting would stall it

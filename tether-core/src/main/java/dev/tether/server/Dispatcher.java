@@ -10,6 +10,8 @@ import dev.tether.protocol.Status;
 import dev.tether.spi.CodecException;
 import dev.tether.spi.Scheduler;
 import dev.tether.spi.Ticker;
+import dev.tether.transport.EventLoopScheduler;
+import io.netty.channel.EventLoop;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
@@ -127,6 +129,11 @@ public final class Dispatcher {
     this.interceptors = new Interceptors(interceptors);
   }
 
+  /** The service registered under {@code name}; null for none. */
+  ServiceHandler service(String name) {
+    return services.get(name);
+  }
+
   /** The interceptors and observer of this server's calls, which see its stream openings too. */
   public Oversight oversight() {
     return new Oversight(interceptors, observer);
@@ -138,6 +145,24 @@ public final class Dispatcher {
    */
   SerialLane newLane() {
     return mode == ExecutionMode.SERIALIZED ? new SerialLane(runQueue) : null;
+  }
+
+  /**
+   * Where another protocol's service work of one connection on {@code loop} runs in this mode: the
+   * loop (DIRECT), the shared run queue (EXECUTOR), a lane of the connection's own on it
+   * (SERIALIZED), a virtual thread per task (VIRTUAL_THREADS); work the queue refuses is offered
+   * again on {@code retry}.
+   */
+  Executor protocolExecutor(EventLoop loop, Scheduler retry) {
+    return switch (mode) {
+      case DIRECT -> loop;
+      case VIRTUAL_THREADS -> threadPerCall.threads();
+      case EXECUTOR ->
+          ProtocolWork.through(runQueue::enqueue, runQueue, retry, new EventLoopScheduler(loop));
+      case SERIALIZED ->
+          ProtocolWork.through(
+              new SerialLane(runQueue)::submit, runQueue, retry, new EventLoopScheduler(loop));
+    };
   }
 
   /**

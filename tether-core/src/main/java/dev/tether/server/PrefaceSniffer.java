@@ -1,13 +1,14 @@
 package dev.tether.server;
 
 import dev.tether.spi.Scheduler;
-import dev.tether.spi.WireProtocol;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,7 +27,7 @@ final class PrefaceSniffer extends ChannelInboundHandlerAdapter {
   /** The first bytes of Tether's preface: its magic. */
   private static final byte[] TETHER = "TETH".getBytes(StandardCharsets.US_ASCII);
 
-  private final ServedProtocols served;
+  private final List<ProtocolHost> served;
   private final Consumer<Channel> serveTether;
   private final ServerClock clock;
   private final long timeoutNanos;
@@ -42,7 +43,10 @@ final class PrefaceSniffer extends ChannelInboundHandlerAdapter {
    * @param timeoutNanos how long a client may take to send enough to decide; 0 for no limit
    */
   PrefaceSniffer(
-      ServedProtocols served, Consumer<Channel> serveTether, ServerClock clock, long timeoutNanos) {
+      List<ProtocolHost> served,
+      Consumer<Channel> serveTether,
+      ServerClock clock,
+      long timeoutNanos) {
     this.served = served;
     this.serveTether = serveTether;
     this.clock = clock;
@@ -55,11 +59,11 @@ final class PrefaceSniffer extends ChannelInboundHandlerAdapter {
    */
   static void install(
       Channel channel,
-      ServedProtocols served,
+      List<ProtocolHost> served,
       Consumer<Channel> serveTether,
       ServerClock clock,
       long timeoutNanos) {
-    if (served.protocols().isEmpty()) {
+    if (served.isEmpty()) {
       serveTether.accept(channel);
     } else {
       channel
@@ -112,25 +116,30 @@ final class PrefaceSniffer extends ChannelInboundHandlerAdapter {
     decide(ctx);
   }
 
-  /** Decides once the bytes seen fit at most one protocol; else waits for more. */
+  /**
+   * Decides at once when TLS's ALPN named one of the protocols, else once the bytes seen fit at
+   * most one protocol; else waits for more.
+   */
   private void decide(ChannelHandlerContext ctx) {
-    int fitting = fits(TETHER) ? 1 : 0;
-    WireProtocol other = null;
-    for (WireProtocol p : served.protocols()) {
-      if (fits(p.preface())) {
-        fitting++;
-        other = other == null ? p : other;
+    ProtocolHost other = chosenByAlpn(ctx);
+    if (other == null) {
+      int fitting = fits(TETHER) ? 1 : 0;
+      for (ProtocolHost p : served) {
+        if (fits(p.protocol().preface())) {
+          fitting++;
+          other = other == null ? p : other;
+        }
       }
-    }
-    if (fitting > 1) {
-      return;
+      if (fitting > 1) {
+        return;
+      }
     }
     decided = true;
     if (deadline != null) {
       deadline.cancel();
     }
     if (other != null) {
-      other.serve(ctx.channel(), served);
+      other.protocol().serve(ctx.channel(), other);
     } else {
       serveTether.accept(ctx.channel());
     }
@@ -138,6 +147,20 @@ final class PrefaceSniffer extends ChannelInboundHandlerAdapter {
     seen = null;
     ctx.fireChannelRead(first);
     ctx.pipeline().remove(this);
+  }
+
+  /** The protocol whose ALPN name the TLS handshake agreed on; null without TLS or ALPN. */
+  private ProtocolHost chosenByAlpn(ChannelHandlerContext ctx) {
+    SslHandler tls = ctx.pipeline().get(SslHandler.class);
+    String chosen = tls == null ? null : tls.applicationProtocol();
+    if (chosen != null) {
+      for (ProtocolHost p : served) {
+        if (chosen.equals(p.protocol().applicationProtocol())) {
+          return p;
+        }
+      }
+    }
+    return null;
   }
 
   /** Whether the bytes seen so far are a beginning of {@code preface} (or it of them). */

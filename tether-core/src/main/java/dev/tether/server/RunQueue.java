@@ -115,6 +115,11 @@ final class RunQueue {
     refuseQueued();
   }
 
+  /** True once {@link #close} ran: nothing queued starts any more. */
+  boolean isClosed() {
+    return closed;
+  }
+
   /**
    * Starts the {@code queued} calls a read burst queued: wakes a drainer when none is running, else
    * leaves them to the one running. When a call may wait behind another that blocks (a drainer is

@@ -19,7 +19,7 @@ final class SerialLane implements QueuedWork {
   private final RunQueue runQueue;
 
   /** Filled by the connection's loop, drained by whichever executor thread holds the lane. */
-  private final Queue<ServiceCall> queue = PlatformDependent.newMpscQueue();
+  private final Queue<QueuedWork> queue = PlatformDependent.newMpscQueue();
 
   /** True while a turn of this lane is in the run queue or running; the only guard of order. */
   private final AtomicBoolean scheduled = new AtomicBoolean();
@@ -28,8 +28,11 @@ final class SerialLane implements QueuedWork {
     this.runQueue = runQueue;
   }
 
-  /** Queues {@code call} behind the connection's earlier ones (on the connection's loop). */
-  void submit(ServiceCall call) {
+  /**
+   * Queues {@code call} behind the connection's earlier ones (on the connection's loop; another
+   * protocol's work from any thread).
+   */
+  void submit(QueuedWork call) {
     queue.offer(call);
     schedule();
   }
@@ -44,7 +47,7 @@ final class SerialLane implements QueuedWork {
   @Override
   public void run() {
     for (int i = 0; i < CALLS_PER_TURN; i++) {
-      ServiceCall call = queue.poll();
+      QueuedWork call = queue.poll();
       if (call == null) {
         break;
       }
@@ -62,7 +65,7 @@ final class SerialLane implements QueuedWork {
    */
   @Override
   public void refuse() {
-    ServiceCall call;
+    QueuedWork call;
     while ((call = queue.poll()) != null) {
       call.refuse();
     }

@@ -22,8 +22,7 @@ public record ServedProtocols(
     Executor executor,
     int maxConcurrentRequests,
     Ticker ticker,
-    Scheduler scheduler)
-    implements WireProtocol.Host {
+    Scheduler scheduler) {
 
   public ServedProtocols {
     protocols = List.copyOf(protocols);

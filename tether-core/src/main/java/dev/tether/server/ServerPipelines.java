@@ -6,6 +6,7 @@ import dev.tether.protocol.FrameDecoder;
 import dev.tether.protocol.FrameEncoder;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
+import java.util.List;
 import java.util.function.Consumer;
 
 /**
@@ -25,7 +26,7 @@ final class ServerPipelines {
   private final Dispatcher dispatcher;
 
   /** The protocols the stream endpoints speak beside Tether's, chosen by a connection's preface. */
-  private final ServedProtocols others;
+  private final List<ProtocolHost> others;
 
   private final ServerClock clock;
   private final long handshakeTimeoutNanos;
@@ -36,7 +37,7 @@ final class ServerPipelines {
       int maxFrameSize,
       Consumer<ServerConnection> admission,
       Dispatcher dispatcher,
-      ServedProtocols others,
+      List<ProtocolHost> others,
       ServerClock clock,
       long handshakeTimeoutNanos) {
     this.host = host;

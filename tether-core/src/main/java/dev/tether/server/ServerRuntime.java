@@ -10,6 +10,7 @@ import dev.tether.protocol.BodyCompression;
 import dev.tether.protocol.Welcome;
 import dev.tether.spi.Scheduler;
 import dev.tether.spi.Ticker;
+import dev.tether.spi.WireProtocol;
 import dev.tether.transport.TlsWatch;
 import dev.tether.transport.TransportSet;
 import io.netty.channel.Channel;
@@ -31,7 +32,7 @@ import java.util.function.Supplier;
  * the sockets it listens on are {@link ServerListeners}'. The lifecycle and the set of connections
  * belong to one serial control executor; each connection's own state belongs to its event loop.
  */
-public final class ServerRuntime implements ConnectionHost {
+public final class ServerRuntime implements ProtocolHost.Admission {
   /** The life of a server. */
   enum Lifecycle {
     /** Accepting connections and serving requests. */
@@ -86,6 +87,9 @@ public final class ServerRuntime implements ConnectionHost {
   private Lifecycle lifecycle = Lifecycle.RUNNING;
   private final Set<ServerConnection> connections = new HashSet<>();
 
+  /** The connections of other protocols, counted with Tether's against maxConnections. */
+  private final ProtocolCensus census;
+
   /** Requests served by connections that have closed; open ones count their own. */
   private long servedByClosed;
 
@@ -125,6 +129,7 @@ public final class ServerRuntime implements ConnectionHost {
     this.handshakeTimeoutNanos = timing.handshakeTimeout().toNanos();
     this.connectionAge = timing.age();
     this.ownedExecutor = ownedExecutor;
+    this.census = new ProtocolCensus(others.protocols().stream().map(WireProtocol::name).toList());
     this.pipelines =
         new ServerPipelines(
             this,
@@ -132,7 +137,9 @@ public final class ServerRuntime implements ConnectionHost {
             maxFrameSize,
             c -> control.execute(() -> admit(c)),
             dispatcher,
-            others,
+            others.protocols().stream()
+                .map(p -> new ProtocolHost(p, others, dispatcher, this))
+                .toList(),
             clock,
             handshakeTimeoutNanos);
   }
@@ -163,7 +170,7 @@ public final class ServerRuntime implements ConnectionHost {
   private void admit(ServerConnection connection) {
     if (lifecycle != Lifecycle.RUNNING) {
       connection.channel().close();
-    } else if (connections.size() >= maxConnections) {
+    } else if (connections.size() + census.size() >= maxConnections) {
       connection.refuse(
           "too many connections: the server serves at most "
               + maxConnections
@@ -172,6 +179,31 @@ public final class ServerRuntime implements ConnectionHost {
       connections.add(connection);
       connection.admit();
     }
+  }
+
+  /**
+   * Counts a connection of another protocol in (from its loop), or closes it when the server
+   * stopped running or serves maxConnections already; counts it out as it closes.
+   */
+  @Override
+  public void admit(ProtocolConnection c) {
+    c.channel()
+        .closeFuture()
+        .addListener(closed -> control.execute(() -> census.closed(c, c.served())));
+    control.execute(
+        () -> {
+          if (lifecycle != Lifecycle.RUNNING
+              || connections.size() + census.size() >= maxConnections) {
+            c.channel().close();
+          } else if (c.channel().isActive()) {
+            census.add(c);
+            emit(
+                TetherEvent.Kind.ACCEPTED,
+                c.channel(),
+                c.protocol() + ": client preface read",
+                null);
+          }
+        });
   }
 
   /** The cluster view changed: every open connection tells its client, if the client speaks 1.1. */
@@ -324,28 +356,12 @@ public final class ServerRuntime implements ConnectionHost {
    * answer within a second is left out of the counts.
    */
   public ServerStatus status() {
-    record Registry(Lifecycle lifecycle, List<ServerConnection> open, long servedByClosed) {}
-    Registry registry =
-        onControl(() -> new Registry(lifecycle, List.copyOf(connections), servedByClosed)).join();
-    long inFlight = 0;
-    long served = registry.servedByClosed();
-    int open = 0;
-    for (long[] counts :
-        ConnectionReads.onEachLoop(
-            registry.open(), c -> new long[] {c.inFlight(), c.served(), c.streamCount()})) {
-      inFlight += counts[0];
-      served += counts[1];
-      open += (int) counts[2];
-    }
-    return new ServerStatus(
-        registry.lifecycle().name(),
-        registry.open().size(),
-        (int) inFlight,
-        served,
-        aged.sum(),
-        open,
-        streams.detached(),
-        streams.items().totals());
+    return onControl(
+            () ->
+                new StatusCounts(
+                    lifecycle.name(), List.copyOf(connections), servedByClosed, census.snapshot()))
+        .join()
+        .read(census, aged.sum(), streams);
   }
 
   /**

@@ -78,6 +78,14 @@ final class ThreadPerCall {
     running.decrementAndGet();
   }
 
+  /**
+   * The threads, for another protocol's work (a gRPC call's events), which its connections' stream
+   * limits bound instead of {@link #start}'s count.
+   */
+  Executor threads() {
+    return threads;
+  }
+
   /** Calls running now (or handed a thread that has not reached them yet). */
   int running() {
     return running.get();

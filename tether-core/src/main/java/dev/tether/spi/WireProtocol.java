@@ -1,7 +1,12 @@
 package dev.tether.spi;
 
+import dev.tether.CallContext;
 import dev.tether.ExecutionMode;
+import dev.tether.ServerCallObserver;
+import dev.tether.observe.TetherEvent;
 import io.netty.channel.Channel;
+import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
@@ -18,6 +23,24 @@ public interface WireProtocol {
    * one protocol only, so the protocol's own handlers must still check the rest.
    */
   byte[] preface();
+
+  /**
+   * The protocol's name in status snapshots, meters and events (such as {@code "grpc"}); by default
+   * the class's simple name in lower case.
+   */
+  default String name() {
+    return getClass().getSimpleName().toLowerCase(Locale.ROOT);
+  }
+
+  /**
+   * The protocol's ALPN name under TLS (gRPC's is {@code "h2"}), which a server with TLS then
+   * accepts in its handshake and which picks this protocol for the connection; null (the default)
+   * for none. Clients that name no ALPN protocol, as Tether's own do not, are chosen by their first
+   * bytes as over tcp.
+   */
+  default String applicationProtocol() {
+    return null;
+  }
 
   /**
    * Takes over a connection whose first bytes matched {@link #preface()}: adds this protocol's
@@ -55,5 +78,93 @@ public interface WireProtocol {
 
     /** The server's scheduler: deadlines are kept by it. */
     Scheduler scheduler();
+
+    /**
+     * How long a new connection may take to finish its protocol's handshake ({@code
+     * tether.server.handshakeTimeout}, TLS and the preface included) before the server closes it;
+     * zero for no limit.
+     */
+    Duration handshakeTimeout();
+
+    /**
+     * Counts {@code channel}, a connection of this protocol, in with the server's own: in {@code
+     * server.status()} (under the protocol's {@link #name()}), its {@code maxConnections} and its
+     * events (ACCEPTED now). The server closes the channel itself when it turns the connection away
+     * (it is draining, or serves {@code maxConnections} already), and counts it out when it closes.
+     * Call once, on the channel's event loop, from {@link #serve}.
+     */
+    HostedConnection admit(Channel channel);
+
+    /**
+     * The server's own Tether service of this name, for another protocol to serve its operations
+     * (gRPC: as the service named by its identity, whose messages are the payload bytes); null when
+     * the server has none.
+     */
+    TetherService tetherService(String name);
+  }
+
+  /** One of the server's own Tether services, as another protocol's calls reach it. */
+  interface TetherService {
+    /** False when the service certainly has no such operation. */
+    boolean hasOperation(String operation);
+
+    /**
+     * Runs {@code operation} with {@code payload} on the calling thread (a service thread, as the
+     * server's execution mode placed the call) and returns the answer's bytes, or a {@code
+     * CompletionStage<byte[]>} of them; throws what the service threw. Calls the service makes on
+     * this thread inherit {@code context}'s deadline, as they do in a Tether call.
+     */
+    Object call(String operation, byte[] payload, CallContext context) throws Exception;
+  }
+
+  /**
+   * One connection of another protocol as the server counts it. Its methods are called on the
+   * connection's event loop, except {@link #executor()}, which any thread may use.
+   */
+  interface HostedConnection {
+    /**
+     * Where this connection's service code runs, as the server's execution mode says: its event
+     * loop (DIRECT), the server's bounded run queue shared with Tether's calls (EXECUTOR), one lane
+     * of this connection on that queue (SERIALIZED: one task of the connection at a time, in
+     * order), or a virtual thread per task (VIRTUAL_THREADS). Work it cannot take now is offered
+     * again shortly; it is dropped only when the server closes.
+     */
+    Executor executor();
+
+    /**
+     * A call arrived and will run: it counts in flight (in {@code server.status()}) until {@link
+     * HostedCall#ended}. {@code call} is what the server's interceptors and call observer see.
+     */
+    HostedCall callStarted(CallContext call);
+
+    /** Reports an event about this connection (GOAWAY_SENT, PROTOCOL_ERROR...). */
+    void emit(TetherEvent.Kind kind, String detail, Throwable cause);
+  }
+
+  /**
+   * One call of another protocol under the server's oversight: its call observer (tracing) and its
+   * interceptors see it as they see Tether's own calls.
+   */
+  interface HostedCall {
+    /**
+     * On the service's thread, before the service first sees the call: the call observer hears it
+     * start, then the interceptors run. Returns null to let it run, else what refused it ({@link
+     * dev.tether.PermissionDeniedException}, or what a broken interceptor threw); the protocol then
+     * ends the call with a failure without running the service.
+     */
+    Throwable intercept();
+
+    /**
+     * On the service's thread around each piece of the service's work (the observer's scope, such
+     * as its span made current); null for nothing. Close it on the same thread.
+     */
+    ServerCallObserver.Scope enter();
+
+    /**
+     * The call ended, once, on the connection's event loop: it leaves the in-flight count and the
+     * observer hears {@code status} (the protocol's own name for it, {@code "OK"} for success) and
+     * {@code failure} (what the service threw, or null).
+     */
+    void ended(String status, Throwable failure);
   }
 }

@@ -3,6 +3,7 @@ package dev.tether.transport;
 import dev.tether.ClientAuth;
 import dev.tether.TlsConfig;
 import dev.tether.TlsConfig.Pem;
+import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.JdkSslContext;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
@@ -51,8 +52,27 @@ public final class TlsContexts {
    *     cannot be read or used
    */
   public static SslContext forServer(TlsConfig config) {
+    return forServer(config, List.of());
+  }
+
+  /**
+   * As {@link #forServer(TlsConfig)}, accepting the ALPN names {@code applicationProtocols} (the
+   * other protocols a server speaks, such as gRPC's "h2", and Tether's own): a client that names
+   * one gets it, one that names none (Tether's) or only others goes on without ALPN.
+   */
+  public static SslContext forServer(TlsConfig config, List<String> applicationProtocols) {
     Keyed keyed = serverKeyed(config);
     keyed.builder().clientAuth(toNetty(config.clientAuth()));
+    if (!applicationProtocols.isEmpty()) {
+      keyed
+          .builder()
+          .applicationProtocolConfig(
+              new ApplicationProtocolConfig(
+                  ApplicationProtocolConfig.Protocol.ALPN,
+                  ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+                  ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
+                  applicationProtocols));
+    }
     return keyed.remembered(build(keyed.builder(), config, "server", true));
   }
 

@@ -1,6 +1,7 @@
 package dev.tether.grpc;
 
-import dev.tether.ExecutionMode;
+import dev.tether.observe.TetherEvent;
+import dev.tether.spi.Scheduler;
 import dev.tether.spi.WireProtocol;
 import io.grpc.Metadata;
 import io.grpc.ServerMethodDefinition;
@@ -44,6 +45,10 @@ final class GrpcConnection extends Http2ConnectionHandler {
   private final Map<String, ServerMethodDefinition<?, ?>> methods;
   private final int maxInboundMessageSize;
   private final WireProtocol.Host host;
+
+  /** How the server counts this connection and its calls, and where their service code runs. */
+  private final WireProtocol.HostedConnection hosted;
+
   private final Http2Connection.PropertyKey callKey;
   private ChannelHandlerContext ctx;
 
@@ -53,11 +58,13 @@ final class GrpcConnection extends Http2ConnectionHandler {
       Http2Settings settings,
       Map<String, ServerMethodDefinition<?, ?>> methods,
       int maxInboundMessageSize,
-      WireProtocol.Host host) {
+      WireProtocol.Host host,
+      WireProtocol.HostedConnection hosted) {
     super(decoder, encoder, settings);
     this.methods = methods;
     this.maxInboundMessageSize = maxInboundMessageSize;
     this.host = host;
+    this.hosted = hosted;
     this.callKey = connection().newKey();
     connection().addListener(new StreamEvents());
     encoder()
@@ -73,6 +80,12 @@ final class GrpcConnection extends Http2ConnectionHandler {
 
   /** The PING between the two GOAWAYs of a drain carries this. */
   private static final long DRAIN_PING = 0x7465746865726472L;
+
+  /** Closes a client that has not sent its SETTINGS in time; null once they came. */
+  private Scheduler.Cancellable handshakeDeadline;
+
+  /** True once the client's first SETTINGS arrived: its HTTP/2 preface is complete. */
+  private boolean settingsRead;
 
   /** True once a drain began; then the connection closes when its last stream does. */
   private boolean draining;
@@ -93,6 +106,10 @@ final class GrpcConnection extends Http2ConnectionHandler {
                 return;
               }
               draining = true;
+              hosted.emit(
+                  TetherEvent.Kind.GOAWAY_SENT,
+                  "server is shutting down: GOAWAY, then a PING before the last stream id",
+                  null);
               goAway(
                   ctx,
                   Integer.MAX_VALUE,
@@ -125,14 +142,17 @@ final class GrpcConnection extends Http2ConnectionHandler {
     private final Map<String, ServerMethodDefinition<?, ?>> methods;
     private final int maxInboundMessageSize;
     private final WireProtocol.Host host;
+    private final WireProtocol.HostedConnection hosted;
 
     Builder(
         Map<String, ServerMethodDefinition<?, ?>> methods,
         int maxInboundMessageSize,
-        WireProtocol.Host host) {
+        WireProtocol.Host host,
+        WireProtocol.HostedConnection hosted) {
       this.methods = methods;
       this.maxInboundMessageSize = maxInboundMessageSize;
       this.host = host;
+      this.hosted = hosted;
       server(true);
       // A server that closes a connection means now (its drain is its own business): Netty's
       // default would keep it open up to 30 s for the streams still running.
@@ -158,7 +178,8 @@ final class GrpcConnection extends Http2ConnectionHandler {
     protected GrpcConnection build(
         Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings settings) {
       GrpcConnection c =
-          new GrpcConnection(decoder, encoder, settings, methods, maxInboundMessageSize, host);
+          new GrpcConnection(
+              decoder, encoder, settings, methods, maxInboundMessageSize, host, hosted);
       frameListener(c.new Frames());
       return c;
     }
@@ -174,6 +195,23 @@ final class GrpcConnection extends Http2ConnectionHandler {
     decoder()
         .flowController()
         .incrementWindowSize(whole, WINDOW - decoder().flowController().windowSize(whole));
+    // The preface's first byte chose this protocol; the rest of it and the client's SETTINGS must
+    // follow within the handshake timeout, or a client that sends one byte holds a connection.
+    long timeout = host.handshakeTimeout().toNanos();
+    if (timeout > 0) {
+      handshakeDeadline =
+          host.scheduler().schedule(() -> ctx.executor().execute(this::handshakeTooSlow), timeout);
+    }
+  }
+
+  private void handshakeTooSlow() {
+    if (!settingsRead && ctx.channel().isActive()) {
+      hosted.emit(
+          TetherEvent.Kind.PROTOCOL_ERROR,
+          "no HTTP/2 preface and SETTINGS within the handshake timeout: closing",
+          null);
+      ctx.close();
+    }
   }
 
   /**
@@ -189,6 +227,14 @@ final class GrpcConnection extends Http2ConnectionHandler {
       log.debug("closing gRPC connection {}", ctx.channel().remoteAddress(), cause);
       ctx.close();
     }
+  }
+
+  /** A connection error (a malformed frame, a broken rule): the server's event, then GOAWAY. */
+  @Override
+  protected void onConnectionError(
+      ChannelHandlerContext ctx, boolean outbound, Throwable cause, Http2Exception http2Ex) {
+    hosted.emit(TetherEvent.Kind.PROTOCOL_ERROR, String.valueOf(cause.getMessage()), cause);
+    super.onConnectionError(ctx, outbound, cause, http2Ex);
   }
 
   /** The call of {@code stream}; null for a stream that has none. */
@@ -225,6 +271,16 @@ final class GrpcConnection extends Http2ConnectionHandler {
         call.inbound(null, endOfStream);
       } else {
         request(stream, headers, endOfStream);
+      }
+    }
+
+    @Override
+    public void onSettingsRead(ChannelHandlerContext ctx, Http2Settings settings) {
+      if (!settingsRead) {
+        settingsRead = true;
+        if (handshakeDeadline != null) {
+          handshakeDeadline.cancel();
+        }
       }
     }
 
@@ -277,6 +333,9 @@ final class GrpcConnection extends Http2ConnectionHandler {
     String name = path != null && path.length() > 1 ? path.toString().substring(1) : "";
     ServerMethodDefinition<?, ?> method = methods.get(name);
     if (method == null) {
+      method = TetherMethods.find(host, name);
+    }
+    if (method == null) {
       trailersOnly(
           stream,
           endOfStream,
@@ -306,9 +365,14 @@ final class GrpcConnection extends Http2ConnectionHandler {
           stream, endOfStream, Status.INTERNAL.withDescription(malformed.getMessage()), null);
       return;
     }
+    GrpcCallContext context =
+        new GrpcCallContext(
+            method.getMethodDescriptor(), headers, ctx.channel(), host.ticker(), timeoutNanos);
     GrpcServerCall<?, ?> call =
         new GrpcServerCall<>(
             this,
+            context,
+            hosted.callStarted(context),
             stream,
             method,
             headers.authority() == null ? null : headers.authority().toString(),
@@ -387,11 +451,13 @@ final class GrpcConnection extends Http2ConnectionHandler {
     return ctx;
   }
 
-  /** Where the calls' listener events run: the server's executor, or the loop in DIRECT mode. */
+  /** Where the calls' listener events run, as the server's execution mode says. */
   Executor serviceExecutor() {
-    return host.executionMode() == ExecutionMode.DIRECT || host.executor() == null
-        ? ctx.channel().eventLoop()
-        : host.executor();
+    return hosted.executor();
+  }
+
+  WireProtocol.HostedConnection hosted() {
+    return hosted;
   }
 
   WireProtocol.Host host() {

@@ -15,6 +15,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * preface gets an HTTP/2 connection handler that serves the registered methods.
  */
 final class GrpcProtocol implements WireProtocol {
+  /** The protocol's name in status snapshots, meters, spans and events. */
+  static final String NAME = "grpc";
+
   private static final byte[] PREFACE = ByteBufUtil.getBytes(Http2CodecUtil.connectionPrefaceBuf());
 
   private final Map<String, ServerMethodDefinition<?, ?>> methods;
@@ -36,6 +39,17 @@ final class GrpcProtocol implements WireProtocol {
   }
 
   @Override
+  public String name() {
+    return NAME;
+  }
+
+  /** HTTP/2's ALPN name: under TLS, gRPC clients ask for it and get this protocol. */
+  @Override
+  public String applicationProtocol() {
+    return "h2";
+  }
+
+  @Override
   public byte[] preface() {
     return PREFACE.clone();
   }
@@ -46,7 +60,7 @@ final class GrpcProtocol implements WireProtocol {
   @Override
   public void serve(Channel channel, Host server) {
     GrpcConnection connection =
-        new GrpcConnection.Builder(methods, maxInboundMessageSize, server)
+        new GrpcConnection.Builder(methods, maxInboundMessageSize, server, server.admit(channel))
             .maxHeaderListSize(maxInboundMetadataSize)
             .build();
     open.add(connection);

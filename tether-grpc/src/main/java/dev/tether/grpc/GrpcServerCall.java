@@ -1,5 +1,9 @@
 package dev.tether.grpc;
 
+import dev.tether.CallContext;
+import dev.tether.PermissionDeniedException;
+import dev.tether.ServerCallObserver;
+import dev.tether.spi.WireProtocol;
 import io.grpc.Attributes;
 import io.grpc.Context;
 import io.grpc.Deadline;
@@ -36,7 +40,16 @@ import org.slf4j.LoggerFactory;
 final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
   private static final Logger log = LoggerFactory.getLogger(GrpcServerCall.class);
 
+  /** The call as Tether sees it, in the call's io.grpc {@link Context}. */
+  static final Context.Key<CallContext> CALL = Context.key("dev.tether.grpc.call");
+
   private final GrpcConnection connection;
+
+  /** The server's count of this call, and its interceptors and call observer. */
+  private final WireProtocol.HostedCall hosted;
+
+  private final CallContext call;
+
   private final Http2Stream stream;
   private final ServerMethodDefinition<ReqT, RespT> method;
   private final String authority;
@@ -64,6 +77,12 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
   /** The listener heard its last event (onComplete or onCancel). */
   private boolean finished;
 
+  /** The status the call ended with, as sent (or CANCELLED for a reset); null until then. */
+  private Status ending;
+
+  /** What the service or an interceptor threw, for the observer; null for nothing. */
+  private Throwable failure;
+
   /** Bytes of the stream's window given back to the client so far. */
   private long returned;
 
@@ -78,12 +97,16 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
   @SuppressWarnings("unchecked")
   GrpcServerCall(
       GrpcConnection connection,
+      CallContext call,
+      WireProtocol.HostedCall hosted,
       Http2Stream stream,
       ServerMethodDefinition<?, ?> method,
       String authority,
       Encodings encodings,
       int maxInboundMessageSize) {
     this.connection = connection;
+    this.hosted = hosted;
+    this.call = call;
     this.stream = stream;
     this.method = (ServerMethodDefinition<ReqT, RespT>) method;
     this.authority = authority;
@@ -106,10 +129,11 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
   /** Starts the service's handler in a context that ends at the deadline, if any. On the loop. */
   void start(Metadata headers, long timeoutNanos) {
     dev.tether.spi.Ticker ticker = connection.host().ticker();
+    Context root = Context.ROOT.withValue(CALL, call);
     context =
         timeoutNanos < 0
-            ? Context.ROOT.withCancellation()
-            : Context.ROOT.withDeadline(
+            ? root.withCancellation()
+            : root.withDeadline(
                 Deadline.after(
                     timeoutNanos,
                     TimeUnit.NANOSECONDS,
@@ -122,19 +146,35 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
                 loop);
     context.addListener(ended -> deadlineReached(), loop);
     ready = connection.isWritable(stream);
-    events.execute(
-        () ->
-            context.run(
-                () -> {
-                  try {
-                    listener = method.getServerCallHandler().startCall(this, headers);
-                  } catch (Throwable t) {
-                    listener = new Listener<>() {};
-                    failedInService(t);
-                  }
-                }));
+    events.execute(() -> context.run(() -> startService(headers)));
     if (ready) {
       event(Listener::onReady);
+    }
+  }
+
+  /**
+   * The first event, on the service's thread: the server's oversight sees the call, then (unless an
+   * interceptor refused it) the service's handler starts it.
+   */
+  private void startService(Metadata headers) {
+    listener = new Listener<>() {};
+    Throwable refused = hosted.intercept();
+    if (refused != null) {
+      Status status =
+          refused instanceof PermissionDeniedException
+              ? Status.PERMISSION_DENIED.withDescription(refused.getMessage())
+              : Status.INTERNAL.withDescription("the server's interceptor failed");
+      onLoop(
+          () -> {
+            failure = refused;
+            abort(status, true);
+          });
+      return;
+    }
+    try (ServerCallObserver.Scope entered = hosted.enter()) {
+      listener = method.getServerCallHandler().startCall(this, headers);
+    } catch (Throwable t) {
+      failedInService(t);
     }
   }
 
@@ -151,7 +191,7 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
         () ->
             context.run(
                 () -> {
-                  try {
+                  try (ServerCallObserver.Scope entered = hosted.enter()) {
                     e.accept(listener);
                   } catch (Throwable t) {
                     failedInService(t);
@@ -162,7 +202,13 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
   /** The service threw: the client hears UNKNOWN, as from grpc-java's server. */
   private void failedInService(Throwable t) {
     log.debug("gRPC service {} failed", method.getMethodDescriptor().getFullMethodName(), t);
-    onLoop(() -> abort(Status.fromThrowable(t), true));
+    onLoop(
+        () -> {
+          if (failure == null) {
+            failure = t;
+          }
+          abort(Status.fromThrowable(t), true);
+        });
   }
 
   // Inbound, on the loop.
@@ -262,6 +308,8 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
     finished = true;
     ready = false;
     deframer.release();
+    Status end = ending == null ? Status.CANCELLED : ending;
+    hosted.ended(end.getCode().name(), failure);
     if (cancel) {
       cancelled = true;
       context.cancel(null);
@@ -280,6 +328,7 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
     if (!closed) {
       returnAllCredit();
       closed = true;
+      ending = status;
       if (tell) {
         writeStatus(status, new Metadata());
       } else {
@@ -296,6 +345,7 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
   private void writeStatus(Status status, Metadata trailers) {
     Http2Headers h = headersSent ? new DefaultHttp2Headers() : GrpcHeaders.responseHeaders();
     headersSent = true;
+    ending = status;
     GrpcHeaders.addStatus(h, status);
     GrpcHeaders.addMetadata(h, trailers);
     connection.writeHeaders(stream, h, true);

@@ -96,21 +96,31 @@ public final class TetherMetrics implements AutoCloseable {
     StreamTally streams = new StreamTally();
     TetherMetrics metrics = new TetherMetrics(registry, null, () -> server.removeListener(streams));
     String id = server.serverId();
-    metrics.meters.add(
-        FunctionCounter.builder("tether.server.calls", server, s -> s.status().served())
-            .tag("server", id)
-            .description("requests answered")
-            .register(registry));
-    metrics.meters.add(
-        Gauge.builder("tether.server.connections", server, s -> s.status().connections())
-            .tag("server", id)
-            .description("client connections open")
-            .register(registry));
-    metrics.meters.add(
-        Gauge.builder("tether.server.inflight", server, s -> s.status().inFlight())
-            .tag("server", id)
-            .description("requests accepted and not answered")
-            .register(registry));
+    // One series per protocol the server speaks on its port ("tether", and "grpc" when it serves
+    // gRPC too): the set is fixed when the server is built.
+    for (ServerStatus.ProtocolShare share : server.status().byProtocol()) {
+      String protocol = share.protocol();
+      metrics.meters.add(
+          FunctionCounter.builder(
+                  "tether.server.calls", server, s -> s.status().protocol(protocol).served())
+              .tags("server", id, "protocol", protocol)
+              .description("requests answered")
+              .register(registry));
+      metrics.meters.add(
+          Gauge.builder(
+                  "tether.server.connections",
+                  server,
+                  s -> s.status().protocol(protocol).connections())
+              .tags("server", id, "protocol", protocol)
+              .description("client connections open")
+              .register(registry));
+      metrics.meters.add(
+          Gauge.builder(
+                  "tether.server.inflight", server, s -> s.status().protocol(protocol).inFlight())
+              .tags("server", id, "protocol", protocol)
+              .description("requests accepted and not answered")
+              .register(registry));
+    }
     metrics.meters.add(
         Gauge.builder("tether.server.running", server, s -> running(s.status()))
             .tag("server", id)

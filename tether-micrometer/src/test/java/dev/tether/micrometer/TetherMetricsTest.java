@@ -164,8 +164,10 @@ class TetherMetricsTest {
                       .contains("tether_client_nodes{health=\"ALIVE\"} 1.0")
                       .contains("tether_client_retries_total{reason=\"retried\"} 0.0")
                       .contains("tether_client_call_latency_seconds{quantile=\"0.99\"}")
-                      .containsPattern("tether_server_calls_total\\{server=\"[^\"]+\"} 5.0")
-                      .containsPattern("tether_server_inflight\\{server=\"[^\"]+\"} 0.0"));
+                      .containsPattern(
+                          "tether_server_calls_total\\{protocol=\"tether\",server=\"[^\"]+\"} 5.0")
+                      .containsPattern(
+                          "tether_server_inflight\\{protocol=\"tether\",server=\"[^\"]+\"} 0.0"));
     } finally {
       client.close();
       metrics.close();

@@ -41,11 +41,20 @@ final class RpcAttributes {
    */
   static SpanBuilder rpcSpan(
       Tracer tracer, String name, String method, SpanKind kind, Context parent) {
+    return rpcSpan(tracer, name, method, kind, parent, SYSTEM);
+  }
+
+  /**
+   * As {@link #rpcSpan(Tracer, String, String, SpanKind, Context)} for a call of {@code system}:
+   * {@code "tether"}, or {@code "grpc"} for a gRPC call a Tether server serves.
+   */
+  static SpanBuilder rpcSpan(
+      Tracer tracer, String name, String method, SpanKind kind, Context parent, String system) {
     return tracer
         .spanBuilder(name)
         .setSpanKind(kind)
         .setParent(parent)
-        .setAttribute(RPC_SYSTEM_NAME, SYSTEM)
+        .setAttribute(RPC_SYSTEM_NAME, system)
         .setAttribute(RPC_METHOD, method);
   }
 }

@@ -15,7 +15,9 @@ import java.util.Map;
 /**
  * The server's call observer {@link TetherTelemetry} installs: one SERVER span per execution named
  * {@code service/operation}, whose parent is the trace context the client's propagator put in the
- * request's metadata (the client-side span that carried it), ended with the status sent back.
+ * request's metadata (the client-side span that carried it), ended with the status sent back. A
+ * gRPC call the server serves is traced the same way: its {@code rpc.system.name} is {@code grpc},
+ * its parent the {@code traceparent} header, its status gRPC's code name.
  */
 final class ServerTracing implements ServerCallObserver {
   private static final TextMapGetter<Map<String, String>> METADATA =
@@ -33,7 +35,9 @@ final class ServerTracing implements ServerCallObserver {
   public Execution onExecution(CallContext call) {
     String method = call.service() + "/" + call.operation();
     Context parent = propagator.extract(Context.root(), call.metadata(), METADATA);
-    Span span = RpcAttributes.rpcSpan(tracer, method, method, SpanKind.SERVER, parent).startSpan();
+    Span span =
+        RpcAttributes.rpcSpan(tracer, method, method, SpanKind.SERVER, parent, call.protocol())
+            .startSpan();
     if (call.remoteAddress() instanceof InetSocketAddress client) {
       span.setAttribute(RpcAttributes.CLIENT_ADDRESS, client.getHostString());
       span.setAttribute(RpcAttributes.CLIENT_PORT, (long) client.getPort());

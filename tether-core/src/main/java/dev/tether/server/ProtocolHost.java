@@ -1,0 +1,109 @@
+package dev.tether.server;
+
+import dev.tether.CallContext;
+import dev.tether.ExecutionMode;
+import dev.tether.internal.CallDeadline;
+import dev.tether.spi.Scheduler;
+import dev.tether.spi.Ticker;
+import dev.tether.spi.WireProtocol;
+import io.netty.channel.Channel;
+import java.time.Duration;
+import java.util.concurrent.Executor;
+
+/**
+ * What a server offers the connections of one other protocol: its settings, its execution mode's
+ * executor per connection, its oversight of calls, and its count of connections, which it admits
+ * through {@code admission} (the server's runtime) as it admits Tether's.
+ */
+final class ProtocolHost implements WireProtocol.Host {
+  /** Counts a connection in, or closes it. */
+  interface Admission extends ConnectionHost {
+    void admit(ProtocolConnection connection);
+  }
+
+  private final WireProtocol protocol;
+  private final ServedProtocols settings;
+  private final Dispatcher dispatcher;
+  private final Oversight oversight;
+  private final Admission admission;
+
+  ProtocolHost(
+      WireProtocol protocol, ServedProtocols settings, Dispatcher dispatcher, Admission admission) {
+    this.protocol = protocol;
+    this.settings = settings;
+    this.dispatcher = dispatcher;
+    this.oversight = dispatcher.oversight();
+    this.admission = admission;
+  }
+
+  WireProtocol protocol() {
+    return protocol;
+  }
+
+  @Override
+  public ExecutionMode executionMode() {
+    return settings.executionMode();
+  }
+
+  @Override
+  public Executor executor() {
+    return settings.executor();
+  }
+
+  @Override
+  public int maxConcurrentRequests() {
+    return settings.maxConcurrentRequests();
+  }
+
+  @Override
+  public Ticker ticker() {
+    return settings.ticker();
+  }
+
+  @Override
+  public Scheduler scheduler() {
+    return settings.scheduler();
+  }
+
+  @Override
+  public Duration handshakeTimeout() {
+    return Duration.ofNanos(admission.handshakeTimeoutNanos());
+  }
+
+  @Override
+  public WireProtocol.TetherService tetherService(String name) {
+    ServiceHandler service = dispatcher.service(name);
+    return service == null ? null : new TetherCalls(service, settings.ticker());
+  }
+
+  /** A Tether service as another protocol calls it, with the call's deadline inherited. */
+  private record TetherCalls(ServiceHandler service, Ticker ticker)
+      implements WireProtocol.TetherService {
+    @Override
+    public boolean hasOperation(String operation) {
+      return service.hasOperation(operation);
+    }
+
+    @Override
+    public Object call(String operation, byte[] payload, CallContext context) throws Exception {
+      Duration left = context.timeRemaining();
+      try (CallDeadline.Scope inherited =
+          left == null ? null : CallDeadline.enter(ticker.nanoTime() + left.toNanos(), ticker)) {
+        return service.handle(operation, payload, context);
+      }
+    }
+  }
+
+  @Override
+  public WireProtocol.HostedConnection admit(Channel channel) {
+    ProtocolConnection connection =
+        new ProtocolConnection(
+            channel,
+            protocol.name(),
+            dispatcher.protocolExecutor(channel.eventLoop(), settings.scheduler()),
+            oversight,
+            admission);
+    admission.admit(connection);
+    return connection;
+  }
+}
