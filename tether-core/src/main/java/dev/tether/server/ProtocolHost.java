@@ -24,7 +24,6 @@ final class ProtocolHost implements WireProtocol.Host {
   private final WireProtocol protocol;
   private final ServedProtocols settings;
   private final Dispatcher dispatcher;
-  private final Oversight oversight;
   private final Admission admission;
 
   ProtocolHost(
@@ -32,7 +31,6 @@ final class ProtocolHost implements WireProtocol.Host {
     this.protocol = protocol;
     this.settings = settings;
     this.dispatcher = dispatcher;
-    this.oversight = dispatcher.oversight();
     this.admission = admission;
   }
 
@@ -101,7 +99,7 @@ final class ProtocolHost implements WireProtocol.Host {
             channel,
             protocol.name(),
             dispatcher.protocolExecutor(channel.eventLoop(), settings.scheduler()),
-            oversight,
+            dispatcher.oversight(),
             admission);
     admission.admit(connection);
     return connection;

@@ -44,7 +44,7 @@ class PrefaceSnifferJazzerTest {
     Recorder tether = new Recorder("tether");
     Recorder http2 = new Recorder("http2");
     Recorder lookalike = new Recorder("lookalike");
-    ServedProtocols served =
+    ServedProtocols settings =
         new ServedProtocols(
             List.of(new Recording(HTTP2, http2), new Recording(LOOKALIKE, lookalike)),
             ExecutionMode.DIRECT,
@@ -52,6 +52,9 @@ class PrefaceSnifferJazzerTest {
             100,
             null,
             null);
+    // The sniffer reads only each host's protocol: no dispatcher or admission is needed.
+    List<ProtocolHost> served =
+        settings.protocols().stream().map(p -> new ProtocolHost(p, settings, null, null)).toList();
     EmbeddedChannel channel = new EmbeddedChannel();
     List<ByteBuf> sent = new ArrayList<>();
     PrefaceSniffer.install(channel, served, c -> tether.attach(c), new ServerClock(null, null), 0);
