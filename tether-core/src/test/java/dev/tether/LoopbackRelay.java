@@ -6,8 +6,8 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A TCP relay on loopback in front of one server, for tests of a path that breaks while the server
@@ -17,7 +17,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 public final class LoopbackRelay implements AutoCloseable {
   private final ServerSocket listener;
   private final int serverPort;
-  private final List<Socket> carried = new CopyOnWriteArrayList<>();
+  private final List<Socket> carried = new ArrayList<>();
+
+  /** Set by {@link #cut()}, under the lock of {@link #carried}. */
+  private boolean cut;
 
   /** Listening on an ephemeral loopback port, relaying to {@code serverPort} on loopback. */
   public LoopbackRelay(int serverPort) throws IOException {
@@ -32,17 +35,17 @@ public final class LoopbackRelay implements AutoCloseable {
   }
 
   /**
-   * Stops listening, then resets (RST, not FIN) both sides of every connection: nothing answers at
-   * {@link #port()} any more.
+   * Resets (RST, not FIN) both sides of every connection and stops listening: from its return
+   * nothing answers at {@link #port()}, and a connection the closing listener still takes is reset.
    */
   public void cut() throws IOException {
-    listener.close();
-    for (Socket s : carried) {
-      if (!s.isClosed()) {
-        s.setSoLinger(true, 0);
-        s.close();
+    synchronized (carried) {
+      cut = true;
+      for (Socket s : carried) {
+        reset(s);
       }
     }
+    listener.close();
   }
 
   @Override
@@ -54,14 +57,30 @@ public final class LoopbackRelay implements AutoCloseable {
     try {
       while (true) {
         Socket client = listener.accept();
-        Socket server = new Socket(InetAddress.getLoopbackAddress(), serverPort);
-        carried.add(client);
-        carried.add(server);
-        daemon(() -> pump(client, server), "relay-to-server");
-        daemon(() -> pump(server, client), "relay-to-client");
+        synchronized (carried) {
+          // The listener's close takes effect once this thread leaves accept(): a connection it
+          // still took after cut() is reset rather than relayed.
+          if (cut) {
+            reset(client);
+            return;
+          }
+          Socket server = new Socket(InetAddress.getLoopbackAddress(), serverPort);
+          carried.add(client);
+          carried.add(server);
+          daemon(() -> pump(client, server), "relay-to-server");
+          daemon(() -> pump(server, client), "relay-to-client");
+        }
       }
     } catch (IOException cutOff) {
       // cut() closed the listener (or the server refused): no more connections
+    }
+  }
+
+  /** Closes {@code s} with RST, not FIN. */
+  private static void reset(Socket s) throws IOException {
+    if (!s.isClosed()) {
+      s.setSoLinger(true, 0);
+      s.close();
     }
   }
 
