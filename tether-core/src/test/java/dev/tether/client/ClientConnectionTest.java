@@ -225,6 +225,22 @@ class ClientConnectionTest {
   }
 
   @Test
+  void aConnectionThatClosedAfterItsWelcomeRefusesNoStreamAndThrowsNothing() {
+    ClientConnection c = connectionWithConnectTimeout(Duration.ofSeconds(1));
+    EmbeddedChannel ch = new EmbeddedChannel(c.initializer());
+    c.onTransportConnected();
+    ch.writeInbound(fromServer(welcome()));
+    assertThat(StreamCapability.refusalOf(c)).as("open, to a server of this protocol").isNull();
+
+    // A resuming stream checks the connection it awaited after that became ready; it may have
+    // closed in between, its handlers removed. A throw here left the stream resuming forever.
+    ch.close();
+    ch.runPendingTasks();
+
+    assertThat(StreamCapability.refusalOf(c)).as("closed").isNull();
+  }
+
+  @Test
   void heartbeatChecksRunOnTheInjectedSchedulerOnceTheConnectionIsActive() {
     ClientConnection c = connectionWithConnectTimeout(null);
     EmbeddedChannel ch = new EmbeddedChannel(c.initializer());

@@ -8,6 +8,7 @@ import dev.tether.Closing;
 import dev.tether.CollectingSubscriber;
 import dev.tether.IncompatibleServerException;
 import dev.tether.LiveConnections;
+import dev.tether.LoopbackRelay;
 import dev.tether.NumberedItems;
 import dev.tether.Proxy;
 import dev.tether.StreamLostException;
@@ -44,6 +45,7 @@ class StreamResumeTest {
   private final List<TetherEvent> events = new CopyOnWriteArrayList<>();
   private TetherServer server;
   private Tether tether;
+  private LoopbackRelay relay;
 
   private Proxy startFeed(String resumeWindow) {
     server =
@@ -62,7 +64,7 @@ class StreamResumeTest {
 
   @AfterEach
   void stop() throws Exception {
-    Closing.all(tether, server);
+    Closing.all(tether, relay, server);
   }
 
   /** Resets the connection under the stream (RST, not FIN), as a broken network would. */
@@ -135,21 +137,26 @@ class StreamResumeTest {
   }
 
   @Test
-  void unreachableServerLosesTheStreamAtTheEndOfTheResumeWindow() {
-    Proxy feed = startFeed("300ms");
+  void unreachableServerLosesTheStreamAtTheEndOfTheResumeWindow() throws Exception {
+    startFeed("300ms");
+    relay = new LoopbackRelay(server.endpoints().get(0).port());
+    Proxy feed = tether.proxy("feed:tcp -h 127.0.0.1 -p " + relay.port());
     CollectingSubscriber subscriber = new CollectingSubscriber(5);
     feed.stream("count", "-1".getBytes()).subscribe(subscriber);
     await().atMost(PATIENCE).until(() -> subscriber.items().size() == 5);
 
-    TetherServer gone = server;
-    server = null;
-    reset(feed);
-    gone.close(); // nothing listens on the port any more: every resume attempt fails to connect
+    // The path goes, not the server: from this moment every resume attempt finds nothing
+    // listening, where closing the server after a reset let the first one race its close.
+    relay.cut();
 
     assertThatThrownBy(() -> subscriber.done().get(PATIENCE.toSeconds(), TimeUnit.SECONDS))
         .cause()
         .isInstanceOfSatisfying(
-            StreamLostException.class, lost -> assertThat(lost.delivered()).isEqualTo(5));
+            StreamLostException.class,
+            lost -> {
+              assertThat(lost.delivered()).isEqualTo(5);
+              assertThat(lost).hasMessageContaining("not resumed within 300 ms");
+            });
   }
 
   @Test
