@@ -4,6 +4,7 @@ import dev.tether.Attempt;
 import dev.tether.AttemptTimeoutException;
 import dev.tether.ConnectionLostException;
 import dev.tether.InvocationTimeoutException;
+import dev.tether.NoAvailableNodeException;
 import dev.tether.OperationNotFoundException;
 import dev.tether.PermissionDeniedException;
 import dev.tether.RemoteException;
@@ -161,6 +162,12 @@ final class AttemptOutcomes {
    * How a timeout says the deadline passed: its own invocation timeout ({@code limit}), or one it
    * inherited (null).
    */
+  /** Why a call that waited for ready got no connection before its deadline. */
+  static TetherException notReady(String identity) {
+    return new NoAvailableNodeException(
+        "no node or endpoint of " + identity + " was ready before the deadline");
+  }
+
   static String noAnswer(String operation, Duration limit) {
     return operation
         + " got no answer "

@@ -436,8 +436,11 @@ public final class ClientRuntime implements NodeHost, StreamHost, CallHost {
    */
   public Future<?> shutdown() {
     closing = true;
+    pool.stopDialling();
+    // After the supervisors shut (their tasks run first): the rounds waiting fail fast on them.
+    roundTimer.close();
+    routers.onRuntimeClosed();
     pool.drainAll(config.closeGrace().toNanos());
-    roundTimer.close(); // after the supervisors shut: the rounds waiting fail fast on them
     Future<?> stopped = transports.shutdown();
     stopped.addListener(f -> events.close());
     return stopped;

@@ -137,13 +137,20 @@ public final class ConnectionPool {
   }
 
   /**
-   * Stops every supervisor, lets every connection finish its pending calls and close, waiting at
-   * most {@code maxWaitNanos} on the runtime's ticker; whatever is still open then is closed.
+   * The runtime closes: every supervisor stops dialling, and the calls waiting for a key's next
+   * attempt fail now.
    */
-  void drainAll(long maxWaitNanos) {
+  void stopDialling() {
     for (ConnectionSupervisor s : supervisors.values()) {
       s.shutdown();
     }
+  }
+
+  /**
+   * After {@link #stopDialling}: lets every connection finish its pending calls and close, waiting
+   * at most {@code maxWaitNanos} on the runtime's ticker; whatever is still open then is closed.
+   */
+  void drainAll(long maxWaitNanos) {
     List<Future<?>> closing = new ArrayList<>();
     for (RequestChannel c : all()) {
       closing.add(c.drain());

@@ -273,12 +273,35 @@ final class EndpointWalk implements AttemptWitness {
     last = failure;
   }
 
-  /** The round is over: another one when this call has something to dial again, else fail. */
+  /**
+   * The round is over: another one when this call has something to dial again; else a call that
+   * waits for ready waits for its keys' next attempts, and any other fails.
+   */
   private void endOfRound() {
     boolean worthIt = roundFailedOtherwise || (dialled != null && !dialled.isEmpty());
-    if (!throughView || !worthIt || !nextRound(this::again)) {
-      leg.completeExceptionally(finalFailure());
+    if (throughView && worthIt && nextRound(this::again)) {
+      return;
     }
+    if (throughView && call != null && settings.waitForReady() && !host.isClosing()) {
+      new ReadyWait(this, pool, host, settings, deadlineNanos, leg).start();
+      return;
+    }
+    leg.completeExceptionally(finalFailure());
+  }
+
+  /** The walk's own failure when a wait for ready ends without a connection (see ReadyWait). */
+  TetherException failure() {
+    return finalFailure();
+  }
+
+  /** True while every endpoint the walk met runs a version outside the proxy's range. */
+  boolean metOnlyIncompatible() {
+    return last != null && onlyIncompatible;
+  }
+
+  /** The candidates a wait for ready follows: the current selection; throws as selection. */
+  List<Candidate> candidatesNow() {
+    return rounds.candidates(settings);
   }
 
   /** The next round selects anew: names re-resolved, a newly learned cluster view in force. */

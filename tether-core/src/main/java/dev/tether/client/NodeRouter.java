@@ -1,5 +1,6 @@
 package dev.tether.client;
 
+import dev.tether.TetherException;
 import dev.tether.observe.NodeStatus;
 import java.util.List;
 import java.util.Set;
@@ -46,6 +47,12 @@ public interface NodeRouter {
 
   /** The router's nodes as a status snapshot shows them. */
   List<NodeStatus> nodeStatus();
+
+  /**
+   * The runtime closes (any thread): the calls waiting for a ready node fail with {@code cause}
+   * now, and a call that would wait from now on fails at once, since no node will connect again.
+   */
+  void onRuntimeClosed(TetherException cause);
 
   /** Makes the router for one group of proxies sharing endpoints, connection id and strategy. */
   @FunctionalInterface

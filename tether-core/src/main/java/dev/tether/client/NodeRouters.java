@@ -2,6 +2,7 @@ package dev.tether.client;
 
 import dev.tether.InvocationMode;
 import dev.tether.LoadBalancing;
+import dev.tether.TetherException;
 import java.util.Collection;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -35,6 +36,15 @@ final class NodeRouters {
   /** Every router made so far; for status. */
   Collection<NodeRouter> all() {
     return routers.values();
+  }
+
+  /** The runtime closes: every router's calls waiting for a ready node fail now. */
+  void onRuntimeClosed() {
+    TetherException closed =
+        new TetherException("the Tether runtime closed while the call waited for a ready node");
+    for (NodeRouter r : routers.values()) {
+      r.onRuntimeClosed(closed);
+    }
   }
 
   /**

@@ -4,6 +4,7 @@ import dev.tether.Endpoint;
 import dev.tether.EndpointSelection;
 import dev.tether.IncompatibleServerException;
 import dev.tether.NoAvailableNodeException;
+import dev.tether.TetherException;
 import dev.tether.client.AnswerBlame;
 import dev.tether.client.Candidate;
 import dev.tether.client.ConnectionKey;
@@ -407,6 +408,11 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
     strategy.onCallFinished(n, latencyNanos, now);
     boolean probing = !p.probing().isEmpty() && p.probing().contains(n.key);
     outliers.onCallFinished(n, blame, probing, now);
+  }
+
+  @Override
+  public void onRuntimeClosed(TetherException cause) {
+    host.control().execute(() -> waiters.failAll(cause));
   }
 
   /**

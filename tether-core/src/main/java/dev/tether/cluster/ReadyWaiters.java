@@ -1,6 +1,7 @@
 package dev.tether.cluster;
 
 import dev.tether.NoAvailableNodeException;
+import dev.tether.TetherException;
 import dev.tether.client.ConnectionKey;
 import dev.tether.client.NodeHost;
 import dev.tether.client.NodeRouter;
@@ -26,6 +27,9 @@ final class ReadyWaiters {
   private final Supplier<Object> nodes;
 
   private final List<Waiter> waiting = new ArrayList<>();
+
+  /** Non-null once the runtime closed: why a call can no longer wait. */
+  private TetherException closedBy;
 
   /** A call waiting for any node to come back. */
   private static final class Waiter {
@@ -60,6 +64,9 @@ final class ReadyWaiters {
   CompletableFuture<RequestChannel> add(
       ProxySettings settings, long deadlineNanos, long waitNanos, boolean patient) {
     host.control().assertInExecutor();
+    if (closedBy != null) {
+      return CompletableFuture.failedFuture(closedBy); // no node will connect again
+    }
     Waiter w = new Waiter(settings, deadlineNanos, patient);
     waiting.add(w);
     if (deadlineNanos != 0) {
@@ -95,6 +102,23 @@ final class ReadyWaiters {
             new NoAvailableNodeException(
                 "no node of " + w.settings.identity() + " could be reached: " + nodes.get()));
       }
+    }
+  }
+
+  /**
+   * The runtime closed (control executor): every waiting call fails with {@code cause}, and so does
+   * every call that would wait from now on.
+   */
+  void failAll(TetherException cause) {
+    host.control().assertInExecutor();
+    closedBy = cause;
+    List<Waiter> all = List.copyOf(waiting);
+    waiting.clear();
+    for (Waiter w : all) {
+      if (w.timer != null) {
+        w.timer.cancel();
+      }
+      w.result.completeExceptionally(cause);
     }
   }
 
