@@ -283,25 +283,35 @@ final class EndpointWalk implements AttemptWitness {
       return;
     }
     if (throughView && call != null && settings.waitForReady() && !host.isClosing()) {
-      new ReadyWait(this, pool, host, settings, deadlineNanos, leg).start();
+      waitForReady();
       return;
     }
     leg.completeExceptionally(finalFailure());
   }
 
-  /** The walk's own failure when a wait for ready ends without a connection (see ReadyWait). */
-  TetherException failure() {
-    return finalFailure();
-  }
-
-  /** True while every endpoint the walk met runs a version outside the proxy's range. */
-  boolean metOnlyIncompatible() {
-    return last != null && onlyIncompatible;
-  }
-
-  /** The candidates a wait for ready follows: the current selection; throws as selection. */
-  List<Candidate> candidatesNow() {
-    return rounds.candidates(settings);
+  /** Follows the keys of the selection now until one is ready (control executor). */
+  private void waitForReady() {
+    CompletableFuture<RequestChannel> waiting = leg;
+    host.control()
+        .execute(
+            () -> {
+              List<Candidate> all;
+              try {
+                all = rounds.candidates(settings);
+              } catch (TetherException e) {
+                waiting.completeExceptionally(e);
+                return;
+              }
+              boolean hopeless = all.isEmpty() || (last != null && onlyIncompatible);
+              new ReadyWait(
+                      pool,
+                      host.control(),
+                      host::isClosing,
+                      call::isFinished,
+                      settings,
+                      deadlineNanos)
+                  .start(all, waiting, hopeless ? this::finalFailure : null);
+            });
   }
 
   /** The next round selects anew: names re-resolved, a newly learned cluster view in force. */

@@ -1,8 +1,11 @@
 package dev.tether.client;
 
 import dev.tether.TetherException;
+import dev.tether.internal.SerialExecutor;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * The end of a walk for a call that waits for ready: once its rounds are over without a connection,
@@ -12,51 +15,55 @@ import java.util.concurrent.CompletableFuture;
  * attempt comes after the deadline is left alone. Control executor only.
  */
 final class ReadyWait {
-  private final EndpointWalk walk;
   private final ConnectionPool pool;
-  private final CallHost host;
+  private final SerialExecutor control;
+  private final BooleanSupplier closing;
+
+  /** True once the call ended (its deadline, a cancel): nothing more to follow for it. */
+  private final BooleanSupplier callEnded;
+
   private final ProxySettings settings;
   private final long deadlineNanos;
 
   /** What the walk's caller follows: completes with the first ready connection. */
-  private final CompletableFuture<RequestChannel> leg;
+  private CompletableFuture<RequestChannel> leg;
 
-  /** Keys still followed; at 0 with every server incompatible, the wait fails. */
+  /**
+   * The walk's failure when no key can ever do for the call (every server met runs another version,
+   * or there is none): the wait fails with it once it follows no key. Null otherwise.
+   */
+  private Supplier<TetherException> hopeless;
+
+  /** Keys still followed. */
   private int followed;
 
   ReadyWait(
-      EndpointWalk walk,
       ConnectionPool pool,
-      CallHost host,
+      SerialExecutor control,
+      BooleanSupplier closing,
+      BooleanSupplier callEnded,
       ProxySettings settings,
-      long deadlineNanos,
-      CompletableFuture<RequestChannel> leg) {
-    this.walk = walk;
+      long deadlineNanos) {
     this.pool = pool;
-    this.host = host;
+    this.control = control;
+    this.closing = closing;
+    this.callEnded = callEnded;
     this.settings = settings;
     this.deadlineNanos = deadlineNanos;
+  }
+
+  /** Follows every key of {@code all} (control executor); {@code hopeless} as its field says. */
+  void start(
+      List<Candidate> all,
+      CompletableFuture<RequestChannel> leg,
+      Supplier<TetherException> hopeless) {
+    control.assertInExecutor();
     this.leg = leg;
-  }
-
-  /** Follows every key of the proxy's selection now (from any thread; runs on control). */
-  void start() {
-    host.control().execute(this::followAll);
-  }
-
-  private void followAll() {
-    List<Candidate> all;
-    try {
-      all = walk.candidatesNow();
-    } catch (TetherException e) {
-      leg.completeExceptionally(e);
-      return;
-    }
-    if (all.isEmpty()) {
-      leg.completeExceptionally(walk.failure());
-      return;
-    }
+    this.hopeless = hopeless;
     followed = all.size();
+    if (all.isEmpty()) {
+      leftAlone();
+    }
     for (Candidate c : all) {
       follow(c);
     }
@@ -67,20 +74,20 @@ final class ReadyWait {
     s.obtain(c, true, deadlineNanos)
         .whenComplete(
             (connection, failure) ->
-                host.control().execute(() -> onAttemptOver(c, s, connection, failure)));
+                control.execute(() -> onAttemptOver(c, s, connection, failure)));
   }
 
   /** One key's attempt ended (control executor): ready, or follow its next one. */
   private void onAttemptOver(
       Candidate c, ConnectionSupervisor s, RequestChannel connection, Throwable failure) {
     if (leg.isDone()) {
-      return; // another key was ready first, or the call ended
+      return; // another key was ready first
     }
     if (failure == null && settings.acceptsServerOf(connection)) {
       leg.complete(connection);
-    } else if (host.isClosing()) {
+    } else if (closing.getAsBoolean()) {
       leg.completeExceptionally(CallFailures.unwrap(failure != null ? failure : closed()));
-    } else if (failure == null || comesTooLate(s)) {
+    } else if (failure == null || comesTooLate(s) || callEnded.getAsBoolean()) {
       leftAlone();
     } else {
       follow(c);
@@ -94,13 +101,10 @@ final class ReadyWait {
         && s.nextAttemptNanos() - deadlineNanos > 0;
   }
 
-  /**
-   * A key no longer followed: when it was the last and every server met runs another version, the
-   * call fails as a walk does; else the call's deadline ends it.
-   */
+  /** A key no longer followed: with none left and no hope, the call fails as its walk does. */
   private void leftAlone() {
-    if (--followed == 0 && walk.metOnlyIncompatible()) {
-      leg.completeExceptionally(walk.failure());
+    if (--followed <= 0 && hopeless != null) {
+      leg.completeExceptionally(hopeless.get());
     }
   }
 
