@@ -11,10 +11,8 @@ import dev.tether.Tether;
 import dev.tether.TetherException;
 import dev.tether.TetherServer;
 import dev.tether.observe.TetherEvent;
+import dev.tether.testing.SilentServer;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -112,30 +110,9 @@ class CloseEndsWaitsTest {
 
   /** Accepts connections and never says a word: HELLO is never answered. */
   private int silentServer() throws IOException {
-    ServerSocket listener = new ServerSocket(0, 50, InetAddress.getByName("127.0.0.1"));
-    List<Socket> held = new CopyOnWriteArrayList<>();
-    Thread acceptor =
-        new Thread(
-            () -> {
-              try {
-                while (true) {
-                  held.add(listener.accept());
-                }
-              } catch (IOException closed) {
-                // the test ended
-              }
-            },
-            "silent-server");
-    acceptor.setDaemon(true);
-    acceptor.start();
-    closeables.add(
-        () -> {
-          listener.close();
-          for (Socket s : held) {
-            s.close();
-          }
-        });
-    return listener.getLocalPort();
+    SilentServer s = new SilentServer();
+    closeables.add(s);
+    return s.port();
   }
 
   /** A server whose service holds every call until the test ends. */

@@ -12,6 +12,7 @@ import dev.tether.Proxy;
 import dev.tether.Tether;
 import dev.tether.TetherServer;
 import dev.tether.observe.TetherEvent;
+import dev.tether.testing.SilentServer;
 import dev.tether.testing.StablePorts;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -202,6 +203,27 @@ class WaitForReadyTest {
         assertThatThrownBy(() -> call.get(5, TimeUnit.SECONDS))
             .isInstanceOf(ExecutionException.class)
             .hasCauseInstanceOf(InvocationTimeoutException.class);
+      }
+    }
+  }
+
+  @Test
+  void aDeadlineEndsACallWaitingForReadyOnADialWhoseHelloIsNeverAnswered() throws Exception {
+    SilentServer silent = new SilentServer();
+    closeables.add(silent);
+    Tether t = tether();
+    List<Proxy> proxies =
+        List.of(
+            t.proxy("svc:" + endpoint(silent.port())),
+            t.proxy("svc:" + endpoint(silent.port())).withLoadBalancing(LoadBalancing.RANDOM));
+    for (int round = 0; round < ROUNDS; round++) {
+      for (Proxy p : proxies) {
+        long start = System.nanoTime();
+        CompletableFuture<byte[]> call =
+            p.withWaitForReady(true)
+                .withInvocationTimeout(Duration.ofMillis(200))
+                .invokeAsync("get", new byte[0]);
+        endsAtItsDeadlineWithItsTimeline(call, start, 200);
       }
     }
   }
