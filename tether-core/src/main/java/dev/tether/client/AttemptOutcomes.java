@@ -158,16 +158,16 @@ final class AttemptOutcomes {
             + "; the server may have run it");
   }
 
-  /**
-   * How a timeout says the deadline passed: its own invocation timeout ({@code limit}), or one it
-   * inherited (null).
-   */
   /** Why a call that waited for ready got no connection before its deadline. */
   static TetherException notReady(String identity) {
     return new NoAvailableNodeException(
         "no node or endpoint of " + identity + " was ready before the deadline");
   }
 
+  /**
+   * How a timeout says the deadline passed: its own invocation timeout ({@code limit}), or one it
+   * inherited (null).
+   */
   static String noAnswer(String operation, Duration limit) {
     return operation
         + " got no answer "

@@ -1,6 +1,5 @@
 package dev.tether.client;
 
-import dev.tether.TetherException;
 import dev.tether.observe.NodeStatus;
 import java.util.List;
 import java.util.Set;
@@ -49,10 +48,10 @@ public interface NodeRouter {
   List<NodeStatus> nodeStatus();
 
   /**
-   * The runtime closes (any thread): the calls waiting for a ready node fail with {@code cause}
-   * now, and a call that would wait from now on fails at once, since no node will connect again.
+   * The runtime closes (any thread): the calls waiting for a ready node fail now, and a call that
+   * would wait from now on fails at once, since no node will connect again.
    */
-  void onRuntimeClosed(TetherException cause);
+  void onRuntimeClosed();
 
   /** Makes the router for one group of proxies sharing endpoints, connection id and strategy. */
   @FunctionalInterface

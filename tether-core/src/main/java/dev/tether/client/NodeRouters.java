@@ -2,7 +2,6 @@ package dev.tether.client;
 
 import dev.tether.InvocationMode;
 import dev.tether.LoadBalancing;
-import dev.tether.TetherException;
 import java.util.Collection;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -40,10 +39,8 @@ final class NodeRouters {
 
   /** The runtime closes: every router's calls waiting for a ready node fail now. */
   void onRuntimeClosed() {
-    TetherException closed =
-        new TetherException("the Tether runtime closed while the call waited for a ready node");
     for (NodeRouter r : routers.values()) {
-      r.onRuntimeClosed(closed);
+      r.onRuntimeClosed();
     }
   }
 

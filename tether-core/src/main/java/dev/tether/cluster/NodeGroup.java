@@ -4,7 +4,6 @@ import dev.tether.Endpoint;
 import dev.tether.EndpointSelection;
 import dev.tether.IncompatibleServerException;
 import dev.tether.NoAvailableNodeException;
-import dev.tether.TetherException;
 import dev.tether.client.AnswerBlame;
 import dev.tether.client.Candidate;
 import dev.tether.client.ConnectionKey;
@@ -411,8 +410,8 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
   }
 
   @Override
-  public void onRuntimeClosed(TetherException cause) {
-    host.control().execute(() -> waiters.failAll(cause));
+  public void onRuntimeClosed() {
+    host.control().execute(waiters::failAll);
   }
 
   /**

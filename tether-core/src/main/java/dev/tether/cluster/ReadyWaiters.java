@@ -17,8 +17,9 @@ import java.util.function.Supplier;
 /**
  * The calls of one node group that wait while no node can take a call: each waits until a node is
  * ready, then is routed afresh, or fails with NoAvailableNodeException when its deadline passes on
- * the runtime's clock. A call that does not wait for ready waits only while some node may still
- * become ready (connecting, handshaking): it fails as soon as none may. Control executor only.
+ * the runtime's clock, or when the runtime closes. A call that does not wait for ready waits only
+ * while some node may still become ready (connecting, handshaking): it fails as soon as none may.
+ * Control executor only.
  */
 final class ReadyWaiters {
   private final NodeHost host;
@@ -28,8 +29,8 @@ final class ReadyWaiters {
 
   private final List<Waiter> waiting = new ArrayList<>();
 
-  /** Non-null once the runtime closed: why a call can no longer wait. */
-  private TetherException closedBy;
+  /** True once the runtime closed: no call waits any more. */
+  private boolean closed;
 
   /** A call waiting for any node to come back. */
   private static final class Waiter {
@@ -64,8 +65,8 @@ final class ReadyWaiters {
   CompletableFuture<RequestChannel> add(
       ProxySettings settings, long deadlineNanos, long waitNanos, boolean patient) {
     host.control().assertInExecutor();
-    if (closedBy != null) {
-      return CompletableFuture.failedFuture(closedBy); // no node will connect again
+    if (closed) {
+      return CompletableFuture.failedFuture(closedWhileWaiting()); // no node will connect again
     }
     Waiter w = new Waiter(settings, deadlineNanos, patient);
     waiting.add(w);
@@ -106,20 +107,24 @@ final class ReadyWaiters {
   }
 
   /**
-   * The runtime closed (control executor): every waiting call fails with {@code cause}, and so does
-   * every call that would wait from now on.
+   * The runtime closed (control executor): every waiting call fails, each with an exception of its
+   * own, and so does every call that would wait from now on.
    */
-  void failAll(TetherException cause) {
+  void failAll() {
     host.control().assertInExecutor();
-    closedBy = cause;
+    closed = true;
     List<Waiter> all = List.copyOf(waiting);
     waiting.clear();
     for (Waiter w : all) {
       if (w.timer != null) {
         w.timer.cancel();
       }
-      w.result.completeExceptionally(cause);
+      w.result.completeExceptionally(closedWhileWaiting());
     }
+  }
+
+  private static TetherException closedWhileWaiting() {
+    return new TetherException("the Tether runtime closed while the call waited for a ready node");
   }
 
   /** A node takes calls again: every waiting call is routed by {@code group} now. */
