@@ -2,6 +2,7 @@ package dev.tether.client;
 
 import dev.tether.CallPhase;
 import dev.tether.Endpoint;
+import dev.tether.TetherException;
 import dev.tether.internal.Backoff;
 import dev.tether.spi.Ticker;
 import io.netty.util.concurrent.Future;
@@ -143,6 +144,17 @@ public final class ConnectionPool {
   void stopDialling() {
     for (ConnectionSupervisor s : supervisors.values()) {
       s.shutdown();
+    }
+  }
+
+  /**
+   * The event loops stopped: a connection attempt they never ended (a dial that raced the close)
+   * fails now, so the calls following it end too. No loop owns the attempt any more.
+   */
+  void onLoopsStopped() {
+    for (RequestChannel c : all()) {
+      c.ready()
+          .completeExceptionally(new TetherException("the Tether runtime closed while connecting"));
     }
   }
 
