@@ -158,6 +158,11 @@ final class AttemptOutcomes {
             + "; the server may have run it");
   }
 
+  /** Why a call that found no connection ended: the runtime closed; {@code cause} says how. */
+  static TetherException closedBeforeConnected(String call, Throwable cause) {
+    return new TetherException("the Tether runtime closed before " + call + " connected", cause);
+  }
+
   /** Why a call that waited for ready got no connection before its deadline. */
   static TetherException notReady(String identity) {
     return new NoAvailableNodeException(

@@ -247,7 +247,7 @@ public final class Invocation extends CallAttempt {
    */
   void onConnectFailed(TetherException cause) {
     if (runtime().isClosing()) {
-      fail(cause);
+      fail(AttemptOutcomes.closedBeforeConnected(describe(), cause));
     } else if (deadlinePassed()) {
       runtime().control().execute(() -> endByDeadline(cause));
     } else {
