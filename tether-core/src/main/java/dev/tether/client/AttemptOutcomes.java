@@ -4,6 +4,7 @@ import dev.tether.Attempt;
 import dev.tether.AttemptTimeoutException;
 import dev.tether.ConnectionLostException;
 import dev.tether.InvocationTimeoutException;
+import dev.tether.NoAvailableNodeException;
 import dev.tether.OperationNotFoundException;
 import dev.tether.PermissionDeniedException;
 import dev.tether.RemoteException;
@@ -155,6 +156,17 @@ final class AttemptOutcomes {
             + " ms on "
             + where
             + "; the server may have run it");
+  }
+
+  /** Why a call that found no connection ended: the runtime closed; {@code cause} says how. */
+  static TetherException closedBeforeConnected(String call, Throwable cause) {
+    return new TetherException("the Tether runtime closed before " + call + " connected", cause);
+  }
+
+  /** Why a call that waited for ready got no connection before its deadline. */
+  static TetherException notReady(String identity) {
+    return new NoAvailableNodeException(
+        "no node or endpoint of " + identity + " was ready before the deadline");
   }
 
   /**

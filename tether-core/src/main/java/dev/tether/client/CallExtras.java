@@ -3,6 +3,7 @@ package dev.tether.client;
 import dev.tether.Attempt;
 import dev.tether.CallPhase;
 import dev.tether.InvocationTimeoutException;
+import dev.tether.TetherException;
 import dev.tether.spi.Scheduler;
 import dev.tether.spi.Ticker;
 import java.lang.invoke.MethodHandles;
@@ -134,6 +135,34 @@ final class CallExtras {
       String what, RequestChannel on, Supplier<CallTimeline.Wait> dialing, long nowNanos) {
     CallTimeline t = timelineAtDeadline(on, dialing);
     return new InvocationTimeoutException(what + ": " + t.describe(nowNanos), t.phases(nowNanos));
+  }
+
+  /**
+   * {@link #timedOut(String, RequestChannel, Supplier, long)} for a call of {@code operation}
+   * through {@code settings} on {@code host}. One that waited for ready without a connection says
+   * so in the cause, the same whichever timer noticed the deadline first, with {@code seen} (null:
+   * none), the failure its wait met.
+   */
+  InvocationTimeoutException timedOut(
+      String operation,
+      ProxySettings settings,
+      RequestChannel on,
+      CallHost host,
+      TetherException seen) {
+    InvocationTimeoutException timeout =
+        timedOut(
+            AttemptOutcomes.noAnswer(operation, settings.invocationTimeout()),
+            on,
+            () -> host.waitAmong(settings.fixedEndpoints()),
+            host.ticker().nanoTime());
+    if (on == null && settings.waitForReady()) {
+      TetherException cause = AttemptOutcomes.notReady(settings.identity());
+      if (seen != null) {
+        cause.addSuppressed(seen);
+      }
+      timeout.initCause(cause);
+    }
+    return timeout;
   }
 
   private CallTimeline timelineAtDeadline(RequestChannel on, Supplier<CallTimeline.Wait> dialing) {

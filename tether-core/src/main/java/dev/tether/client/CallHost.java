@@ -42,4 +42,7 @@ interface CallHost {
    * executor.
    */
   CallTimeline.Wait waitAmong(List<Endpoint> endpoints);
+
+  /** True once the runtime closes: nothing connects again, so a call that waits ends with it. */
+  boolean isClosing();
 }

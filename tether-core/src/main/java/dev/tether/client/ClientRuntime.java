@@ -436,9 +436,12 @@ public final class ClientRuntime implements NodeHost, StreamHost, CallHost {
    */
   public Future<?> shutdown() {
     closing = true;
-    pool.drainAll(config.closeGrace().toNanos());
+    pool.stopDialling();
     roundTimer.close(); // after the supervisors shut: the rounds waiting fail fast on them
+    routers.onRuntimeClosed();
+    pool.drainAll(config.closeGrace().toNanos());
     Future<?> stopped = transports.shutdown();
+    stopped.addListener(f -> pool.onLoopsStopped());
     stopped.addListener(f -> events.close());
     return stopped;
   }

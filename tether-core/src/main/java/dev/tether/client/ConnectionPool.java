@@ -2,6 +2,7 @@ package dev.tether.client;
 
 import dev.tether.CallPhase;
 import dev.tether.Endpoint;
+import dev.tether.TetherException;
 import dev.tether.internal.Backoff;
 import dev.tether.spi.Ticker;
 import io.netty.util.concurrent.Future;
@@ -137,13 +138,31 @@ public final class ConnectionPool {
   }
 
   /**
-   * Stops every supervisor, lets every connection finish its pending calls and close, waiting at
-   * most {@code maxWaitNanos} on the runtime's ticker; whatever is still open then is closed.
+   * The runtime closes: every supervisor stops dialling, and the calls waiting for a key's next
+   * attempt fail now.
    */
-  void drainAll(long maxWaitNanos) {
+  void stopDialling() {
     for (ConnectionSupervisor s : supervisors.values()) {
       s.shutdown();
     }
+  }
+
+  /**
+   * The event loops stopped: a connection attempt they never ended (a dial that raced the close)
+   * fails now, so the calls following it end too. No loop owns the attempt any more.
+   */
+  void onLoopsStopped() {
+    for (RequestChannel c : all()) {
+      c.ready()
+          .completeExceptionally(new TetherException("the Tether runtime closed while connecting"));
+    }
+  }
+
+  /**
+   * After {@link #stopDialling}: lets every connection finish its pending calls and close, waiting
+   * at most {@code maxWaitNanos} on the runtime's ticker; whatever is still open then is closed.
+   */
+  void drainAll(long maxWaitNanos) {
     List<Future<?>> closing = new ArrayList<>();
     for (RequestChannel c : all()) {
       closing.add(c.drain());

@@ -78,7 +78,7 @@ public final class ConnectionSupervisor {
   private final SupervisorEvents events;
 
   /** What the key answers the calls that ask for it, and whether any asked since its last dial. */
-  private final KeyDemand demand = new KeyDemand(this);
+  private final KeyDemand demand;
 
   ConnectionSupervisor(
       SupervisorHost host, ConnectionKey key, Candidate candidate, Backoff backoff) {
@@ -89,6 +89,7 @@ public final class ConnectionSupervisor {
     this.events = new SupervisorEvents(host.events(), this.backoff);
     this.extras = new ExtraConnections(host, key, host.maxExtraConnections());
     this.rotation = new ConnectionRotation(host, key);
+    this.demand = new KeyDemand(this, host::isClosing);
   }
 
   public ConnectionKey key() {
@@ -349,7 +350,7 @@ public final class ConnectionSupervisor {
 
   private void onBackoffElapsed() {
     backoff.onAttemptDue();
-    if (state != State.TRANSIENT_FAILURE) {
+    if (state != State.TRANSIENT_FAILURE || host.isClosing()) {
       return;
     }
     if (demand.wasAsked() || isOwnedByGroup()) {

@@ -273,12 +273,45 @@ final class EndpointWalk implements AttemptWitness {
     last = failure;
   }
 
-  /** The round is over: another one when this call has something to dial again, else fail. */
+  /**
+   * The round is over: another one when this call has something to dial again; else a call that
+   * waits for ready waits for its keys' next attempts, and any other fails.
+   */
   private void endOfRound() {
     boolean worthIt = roundFailedOtherwise || (dialled != null && !dialled.isEmpty());
-    if (!throughView || !worthIt || !nextRound(this::again)) {
-      leg.completeExceptionally(finalFailure());
+    if (throughView && worthIt && nextRound(this::again)) {
+      return;
     }
+    if (throughView && call != null && settings.waitForReady() && !host.isClosing()) {
+      waitForReady();
+      return;
+    }
+    leg.completeExceptionally(finalFailure());
+  }
+
+  /** Follows the keys of the selection now until one is ready (control executor). */
+  private void waitForReady() {
+    CompletableFuture<RequestChannel> waiting = leg;
+    host.control()
+        .execute(
+            () -> {
+              List<Candidate> all;
+              try {
+                all = rounds.candidates(settings);
+              } catch (TetherException e) {
+                waiting.completeExceptionally(e);
+                return;
+              }
+              boolean hopeless = all.isEmpty() || (last != null && onlyIncompatible);
+              new ReadyWait(
+                      pool,
+                      host.control(),
+                      host::isClosing,
+                      call::isFinished,
+                      settings,
+                      deadlineNanos)
+                  .start(all, waiting, hopeless ? this::finalFailure : null);
+            });
   }
 
   /** The next round selects anew: names re-resolved, a newly learned cluster view in force. */

@@ -241,9 +241,18 @@ public final class Invocation extends CallAttempt {
         AttemptOutcomes.lostConnection(wasSent, describeConnection(), operation, cause));
   }
 
-  /** No connection could be found for the attempt: the call's walk ended without one. */
+  /**
+   * No connection was found for the attempt. A closing runtime connects nothing more; past the
+   * deadline the call ends as its deadline ends it, whichever timer noticed first.
+   */
   void onConnectFailed(TetherException cause) {
-    attemptFailed(Attempt.Outcome.CONNECT_FAILED, cause);
+    if (runtime().isClosing()) {
+      fail(AttemptOutcomes.closedBeforeConnected(describe(), cause));
+    } else if (deadlinePassed()) {
+      runtime().control().execute(() -> endByDeadline(cause));
+    } else {
+      attemptFailed(Attempt.Outcome.CONNECT_FAILED, cause);
+    }
   }
 
   /**
@@ -393,12 +402,14 @@ public final class Invocation extends CallAttempt {
    */
   private void onDeadline() {
     extras.onDeadlinePassed();
-    abandon(
-        extras.timedOut(
-            AttemptOutcomes.noAnswer(operation, settings().invocationTimeout()),
-            connection(),
-            () -> runtime().waitAmong(settings().fixedEndpoints()),
-            runtime().ticker().nanoTime()));
+    endByDeadline(null);
+  }
+
+  /** Ends the call with its timeline (control executor); {@code seen} as in timedOut. */
+  private void endByDeadline(TetherException seen) {
+    if (!isFinished()) {
+      abandon(extras.timedOut(operation, settings(), connection(), runtime(), seen));
+    }
   }
 
   /**

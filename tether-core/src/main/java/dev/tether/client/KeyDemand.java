@@ -6,6 +6,7 @@ import dev.tether.client.ConnectionSupervisor.State;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.BooleanSupplier;
 
 /**
  * What one key's {@link ConnectionSupervisor} answers a call that asks for its connection: the
@@ -27,8 +28,12 @@ final class KeyDemand {
   /** Calls waiting for ready for the next attempt; they follow it once it starts. */
   private final ReadyWaiters waiting = new ReadyWaiters();
 
-  KeyDemand(ConnectionSupervisor supervisor) {
+  /** True once the runtime closes: a call is answered as by a shut key, and nothing is dialled. */
+  private final BooleanSupplier closing;
+
+  KeyDemand(ConnectionSupervisor supervisor, BooleanSupplier closing) {
     this.supervisor = supervisor;
+    this.closing = closing;
   }
 
   /** True when a call asked for the key since its last attempt started. */
@@ -72,7 +77,7 @@ final class KeyDemand {
     asked = true;
     settleEndedAttempt();
     boolean redial = redialAfter >= 0;
-    State state = supervisor.state();
+    State state = closing.getAsBoolean() ? State.SHUTDOWN : supervisor.state();
     if (witness != null && state == State.CONNECTING && (attempts.onDemand() || redial)) {
       witness.tookPart(attempts.current());
     }

@@ -47,6 +47,12 @@ public interface NodeRouter {
   /** The router's nodes as a status snapshot shows them. */
   List<NodeStatus> nodeStatus();
 
+  /**
+   * The runtime closes (any thread): the calls waiting for a ready node fail now, and a call that
+   * would wait from now on fails at once, since no node will connect again.
+   */
+  void onRuntimeClosed();
+
   /** Makes the router for one group of proxies sharing endpoints, connection id and strategy. */
   @FunctionalInterface
   interface Factory {

@@ -37,6 +37,13 @@ final class NodeRouters {
     return routers.values();
   }
 
+  /** The runtime closes: every router's calls waiting for a ready node fail now. */
+  void onRuntimeClosed() {
+    for (NodeRouter r : routers.values()) {
+      r.onRuntimeClosed();
+    }
+  }
+
   /**
    * A node group's identity: the version range is part of it, because a group marks the nodes
    * outside its range INCOMPATIBLE for every proxy that shares it. Null range: any version.

@@ -27,4 +27,10 @@ interface SupervisorHost {
 
   /** How many connections a key may open beside its own under load. */
   int maxExtraConnections();
+
+  /**
+   * True once the runtime closes, before its supervisors' shutdown runs: from then on nothing is
+   * dialled, since the event loops a dial needs are about to stop. Any thread.
+   */
+  boolean isClosing();
 }

@@ -409,6 +409,11 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
     outliers.onCallFinished(n, blame, probing, now);
   }
 
+  @Override
+  public void onRuntimeClosed() {
+    host.control().execute(waiters::failAll);
+  }
+
   /**
    * The nodes as status shows them: the health last published, the load figures now. Any thread.
    */

@@ -1,6 +1,7 @@
 package dev.tether.cluster;
 
 import dev.tether.NoAvailableNodeException;
+import dev.tether.TetherException;
 import dev.tether.client.ConnectionKey;
 import dev.tether.client.NodeHost;
 import dev.tether.client.NodeRouter;
@@ -16,8 +17,9 @@ import java.util.function.Supplier;
 /**
  * The calls of one node group that wait while no node can take a call: each waits until a node is
  * ready, then is routed afresh, or fails with NoAvailableNodeException when its deadline passes on
- * the runtime's clock. A call that does not wait for ready waits only while some node may still
- * become ready (connecting, handshaking): it fails as soon as none may. Control executor only.
+ * the runtime's clock, or when the runtime closes. A call that does not wait for ready waits only
+ * while some node may still become ready (connecting, handshaking): it fails as soon as none may.
+ * Control executor only.
  */
 final class ReadyWaiters {
   private final NodeHost host;
@@ -26,6 +28,9 @@ final class ReadyWaiters {
   private final Supplier<Object> nodes;
 
   private final List<Waiter> waiting = new ArrayList<>();
+
+  /** True once the runtime closed: no call waits any more. */
+  private boolean closed;
 
   /** A call waiting for any node to come back. */
   private static final class Waiter {
@@ -60,6 +65,9 @@ final class ReadyWaiters {
   CompletableFuture<RequestChannel> add(
       ProxySettings settings, long deadlineNanos, long waitNanos, boolean patient) {
     host.control().assertInExecutor();
+    if (closed) {
+      return CompletableFuture.failedFuture(closedWhileWaiting()); // no node will connect again
+    }
     Waiter w = new Waiter(settings, deadlineNanos, patient);
     waiting.add(w);
     if (deadlineNanos != 0) {
@@ -96,6 +104,27 @@ final class ReadyWaiters {
                 "no node of " + w.settings.identity() + " could be reached: " + nodes.get()));
       }
     }
+  }
+
+  /**
+   * The runtime closed (control executor): every waiting call fails, each with an exception of its
+   * own, and so does every call that would wait from now on.
+   */
+  void failAll() {
+    host.control().assertInExecutor();
+    closed = true;
+    List<Waiter> all = List.copyOf(waiting);
+    waiting.clear();
+    for (Waiter w : all) {
+      if (w.timer != null) {
+        w.timer.cancel();
+      }
+      w.result.completeExceptionally(closedWhileWaiting());
+    }
+  }
+
+  private static TetherException closedWhileWaiting() {
+    return new TetherException("the Tether runtime closed while the call waited for a ready node");
   }
 
   /** A node takes calls again: every waiting call is routed by {@code group} now. */

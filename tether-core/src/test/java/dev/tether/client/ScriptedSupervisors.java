@@ -108,6 +108,11 @@ public final class ScriptedSupervisors implements SupervisorHost {
   }
 
   @Override
+  public boolean isClosing() {
+    return false;
+  }
+
+  @Override
   public int maxExtraConnections() {
     return 0;
   }

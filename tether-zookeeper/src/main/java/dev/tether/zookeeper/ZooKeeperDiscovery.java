@@ -153,4 +153,10 @@ public final class ZooKeeperDiscovery implements Discovery, AutoCloseable {
     client.getConnectionStateListenable().removeListener(connectionWatcher);
     cache.close();
   }
+
+  /** Names the discovery in a call's failure ("no endpoint for kv: ... lists none"). */
+  @Override
+  public String toString() {
+    return "ZooKeeper discovery of " + service + " at " + servicePath;
+  }
 }
