@@ -117,6 +117,9 @@ final class ConnectionHub implements ConnectionHost, SupervisorHost {
 
   @Override
   public RequestChannel newConnection(Candidate candidate, ConnectionKey key) {
+    if (candidate.protocol() != null) {
+      return new ProtocolConnection(this, key, candidate);
+    }
     return candidate.transport().isDatagram()
         ? new DatagramConnection(this, key, candidate)
         : new ClientConnection(this, key, candidate);
