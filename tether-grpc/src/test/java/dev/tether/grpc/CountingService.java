@@ -3,9 +3,11 @@ package dev.tether.grpc;
 import io.grpc.Context;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerServiceDefinition;
+import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -21,6 +23,21 @@ final class CountingService {
   static final MethodDescriptor<byte[], byte[]> HANG = method("Hang", false);
   static final MethodDescriptor<byte[], byte[]> IDEMPOTENT_HANG = method("Hang", true);
 
+  /** A server stream of {@link #FLOOD_COUNT} messages of 64 KiB, each sent only while ready. */
+  static final MethodDescriptor<byte[], byte[]> FLOOD =
+      stream("Flood", MethodDescriptor.MethodType.SERVER_STREAMING);
+
+  /** A server stream of three messages that then never ends (until its context does). */
+  static final MethodDescriptor<byte[], byte[]> TRICKLE =
+      stream("Trickle", MethodDescriptor.MethodType.SERVER_STREAMING);
+
+  static final int FLOOD_COUNT = 64;
+
+  /** Messages {@code Flood} handed to its transport so far. */
+  final AtomicInteger floodSent = new AtomicInteger();
+
+  private final AtomicBoolean floodDone = new AtomicBoolean();
+
   final String name;
   final AtomicInteger calls = new AtomicInteger();
   final AtomicInteger hangs = new AtomicInteger();
@@ -30,6 +47,11 @@ final class CountingService {
 
   CountingService(String name) {
     this.name = name;
+  }
+
+  private static MethodDescriptor<byte[], byte[]> stream(
+      String name, MethodDescriptor.MethodType type) {
+    return method(name, false).toBuilder().setType(type).build();
   }
 
   private static MethodDescriptor<byte[], byte[]> method(String name, boolean idempotent) {
@@ -46,6 +68,8 @@ final class CountingService {
     return ServerServiceDefinition.builder(SERVICE)
         .addMethod(CALL, ServerCalls.asyncUnaryCall(this::call))
         .addMethod(HANG, ServerCalls.asyncUnaryCall((req, out) -> hang()))
+        .addMethod(FLOOD, ServerCalls.asyncServerStreamingCall(this::flood))
+        .addMethod(TRICKLE, ServerCalls.asyncServerStreamingCall(this::trickle))
         .build();
   }
 
@@ -53,6 +77,28 @@ final class CountingService {
     calls.incrementAndGet();
     out.onNext(InteropService.text(name));
     out.onCompleted();
+  }
+
+  /** Sends while the client's window allows, as a careful grpc-java service does. */
+  private void flood(byte[] request, StreamObserver<byte[]> plainOut) {
+    ServerCallStreamObserver<byte[]> out = (ServerCallStreamObserver<byte[]>) plainOut;
+    out.setOnReadyHandler(
+        () -> {
+          while (out.isReady() && floodSent.get() < FLOOD_COUNT) {
+            floodSent.incrementAndGet();
+            out.onNext(new byte[64 * 1024]);
+          }
+          if (floodSent.get() == FLOOD_COUNT && floodDone.compareAndSet(false, true)) {
+            out.onCompleted();
+          }
+        });
+  }
+
+  private void trickle(byte[] request, StreamObserver<byte[]> out) {
+    for (int i = 0; i < 3; i++) {
+      out.onNext(InteropService.text(name + i));
+    }
+    hang();
   }
 
   private void hang() {

@@ -18,17 +18,21 @@ import java.util.Map;
 final class Envelopes {
   private Envelopes() {}
 
-  /** A request as the link takes it apart. */
-  record Request(Http2Headers metadata, byte[] message) {}
+  /**
+   * A request as the link takes it apart; {@code streamToken} names the sink of a server stream
+   * ({@link StreamTokens}), 0 for a unary call.
+   */
+  record Request(Http2Headers metadata, byte[] message, long streamToken) {}
 
   /** An answer as the channel takes it apart. */
   record Answer(Http2Headers headers, List<byte[]> messages, Http2Headers trailers) {}
 
-  static byte[] request(Http2Headers metadata, byte[] message) {
+  static byte[] request(Http2Headers metadata, byte[] message, long streamToken) {
     List<byte[]> parts = new ArrayList<>();
-    int size = headerParts(metadata, parts) + 4 + message.length;
+    int size = headerParts(metadata, parts) + 8 + 4 + message.length;
     ByteBuffer out = ByteBuffer.allocate(size);
     putParts(out, parts);
+    out.putLong(streamToken);
     out.putInt(message.length).put(message);
     return out.array();
   }
@@ -36,7 +40,8 @@ final class Envelopes {
   static Request readRequest(byte[] body) {
     ByteBuffer in = ByteBuffer.wrap(body);
     Http2Headers md = readHeaders(in);
-    return new Request(md, readBytes(in));
+    long token = in.getLong();
+    return new Request(md, readBytes(in), token);
   }
 
   static byte[] answer(Http2Headers headers, List<byte[]> messages, Http2Headers trailers) {

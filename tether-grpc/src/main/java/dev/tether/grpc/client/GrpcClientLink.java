@@ -83,6 +83,12 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
     Http2Headers headers;
     Http2Headers trailers;
 
+    /** Non-null for a server stream: where its messages go once accepted. */
+    StreamSink sink;
+
+    /** True once a server stream's response HEADERS came: the runtime's call is answered. */
+    boolean accepted;
+
     Exchange(ClientWireProtocol.Call call, ByteBufAllocator alloc) {
       this.call = call;
       this.deframer = new MessageDeframer(alloc, MAX_MESSAGE, false);
@@ -157,6 +163,9 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
     Envelopes.Request request = Envelopes.readRequest(call.body());
     int id = connection().local().incrementAndGetNextStreamId();
     Exchange exchange = new Exchange(call, ctx.alloc());
+    if (request.streamToken() != 0) {
+      exchange.sink = StreamTokens.find(request.streamToken());
+    }
     streams.put(id, exchange);
     ChannelPromise headersWritten = ctx.newPromise();
     encoder().writeHeaders(ctx, id, headersOf(call, request), 0, false, headersWritten);
@@ -257,6 +266,82 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
     flush(ctx);
   }
 
+  /**
+   * A server stream's response HEADERS: the server took it, so the runtime's call is answered (no
+   * retry from now on) and the messages go to the stream's sink as they come.
+   */
+  private void accept(int id, Exchange e, Http2Headers headers) {
+    e.accepted = true;
+    e.headers = headers;
+    e.sink.onAccepted(new Control(id));
+    e.call.onAnswer(Envelopes.answer(headers, List.of(), null));
+  }
+
+  /**
+   * Hands an accepted stream's whole messages to its sink; its trailers or a bad message end it.
+   */
+  private void feed(int id, Exchange e, boolean endOfStream) {
+    try {
+      for (MessageDeframer.Message m = e.deframer.next(); m != null; m = e.deframer.next()) {
+        e.sink.onMessage(m.bytes(), 5 + m.bytes().length);
+      }
+    } catch (StatusException bad) {
+      streams.remove(id);
+      e.deframer.release();
+      e.sink.onTrailers(StatusOfHttp.trailersOf(bad.getStatus()));
+      resetStream(ctx, id, Http2Error.CANCEL.code(), ctx.newPromise());
+      flush(ctx);
+      return;
+    }
+    if (endOfStream) { // DATA ended the stream: no trailers, no status
+      streams.remove(id);
+      e.deframer.release();
+      e.sink.onTrailers(StatusOfHttp.trailersFor(e.headers));
+    }
+  }
+
+  /** What a stream's caller does to it, hopping onto the connection's loop. */
+  private final class Control implements StreamSink.Control {
+    private final int id;
+
+    Control(int id) {
+      this.id = id;
+    }
+
+    @Override
+    public void consumed(int wireBytes) {
+      ctx.executor().execute(() -> giveBack(id, wireBytes));
+    }
+
+    @Override
+    public void cancel() {
+      ctx.executor()
+          .execute(
+              () -> {
+                Exchange e = streams.remove(id);
+                if (e != null) {
+                  e.deframer.release();
+                  resetStream(ctx, id, Http2Error.CANCEL.code(), ctx.newPromise());
+                  flush(ctx);
+                }
+              });
+    }
+  }
+
+  private void giveBack(int id, int wireBytes) {
+    Http2Stream stream = connection().stream(id);
+    if (stream == null) {
+      return; // ended meanwhile: its window went with it
+    }
+    try {
+      if (decoder().flowController().consumeBytes(stream, wireBytes)) {
+        flush(ctx);
+      }
+    } catch (Http2Exception e) {
+      owner.onFailed(e);
+    }
+  }
+
   private final class Frames extends Http2EventAdapter {
     @Override
     public void onSettingsRead(ChannelHandlerContext ctx, Http2Settings settings) {
@@ -280,6 +365,16 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
         boolean endOfStream) {
       Exchange e = streams.get(streamId);
       if (e == null) {
+        return;
+      }
+      if (e.accepted) {
+        streams.remove(streamId);
+        e.deframer.release();
+        e.sink.onTrailers(headers);
+        return;
+      }
+      if (e.sink != null && !endOfStream) {
+        accept(streamId, e, headers);
         return;
       }
       if (e.headers == null && !endOfStream) {
@@ -317,6 +412,10 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
         return processed;
       }
       e.deframer.add(data);
+      if (e.accepted) {
+        feed(streamId, e, endOfStream);
+        return padding; // the rest is given back as the caller reads it
+      }
       try {
         for (MessageDeframer.Message m = e.deframer.next(); m != null; m = e.deframer.next()) {
           e.messages.add(m.bytes());
@@ -338,6 +437,11 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
         return;
       }
       e.deframer.release();
+      if (e.accepted) {
+        e.sink.onLost(
+            "the server reset the stream (RST_STREAM " + Http2Error.valueOf(errorCode) + ")");
+        return;
+      }
       if (errorCode == Http2Error.REFUSED_STREAM.code()) {
         e.call.onRefused("the server refused the stream (RST_STREAM REFUSED_STREAM)");
       } else {
@@ -386,7 +490,12 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
       Exchange e = streams.remove(stream.id());
       if (e != null) {
         e.deframer.release();
-        e.call.onLost(new TetherException("stream " + stream.id() + " closed without an answer"));
+        String why = "stream " + stream.id() + " closed without an answer";
+        if (e.accepted) {
+          e.sink.onLost(ctx.channel().isActive() ? why : "the connection was lost");
+        } else {
+          e.call.onLost(new TetherException(why));
+        }
       }
       openWaiting();
     }

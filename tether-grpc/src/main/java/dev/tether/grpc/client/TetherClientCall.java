@@ -12,6 +12,7 @@ import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.Http2Headers;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -24,12 +25,15 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One unary call through {@link TetherChannel}: the request (metadata and message) goes to the
- * runtime as one Tether call on the channel's proxy, so the runtime chooses the connection, retries
- * by the at-most-once rule ({@link MethodDescriptor#isIdempotent()} or {@link
- * MethodDescriptor#isSafe()} makes it idempotent) and bounds it by the earlier of the CallOptions
- * and Context deadlines and the proxy's invocation timeout. The listener hears the answer on the
- * call's executor, one event at a time, messages as it requests them.
+ * One unary or server-streaming call through {@link TetherChannel}: the request (metadata and
+ * message) goes to the runtime as one Tether call on the channel's proxy, so the runtime chooses
+ * the connection, retries by the at-most-once rule ({@link MethodDescriptor#isIdempotent()} or
+ * {@link MethodDescriptor#isSafe()} makes it idempotent) and bounds it by the earlier of the
+ * CallOptions and Context deadlines and the proxy's invocation timeout. The listener hears the
+ * answer on the call's executor, one event at a time, messages as it requests them. A server
+ * stream's opening is such a call until the server's response HEADERS accept it; then its messages
+ * come straight from the connection ({@link StreamSink}), and the window is given back only as the
+ * listener asks for them ({@code request(n)} as HTTP/2 flow control).
  */
 final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
   private final TetherChannel channel;
@@ -51,7 +55,18 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
   private final Context.CancellationListener contextCancelled = this::onContextCancelled;
 
   /** Answers not yet asked for, and the close that follows them; the events' executor's. */
-  private final Queue<RespT> unread = new ArrayDeque<>();
+  private final Queue<Unread<RespT>> unread = new ArrayDeque<>();
+
+  /** An answer not yet asked for, and the window it takes (0 for a unary answer). */
+  private record Unread<T>(T message, int wireBytes) {}
+
+  /** A server stream's token and sink ({@link StreamTokens}); 0 and null for a unary call. */
+  private long streamToken;
+
+  private volatile StreamSink.Control streamControl;
+
+  /** Messages a server stream delivered; the events' executor's. */
+  private int arrived;
 
   private int requested;
   private Status closing;
@@ -81,10 +96,10 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
       end(TetherChannel.refusedByShutdown(), new Metadata());
       return;
     }
-    if (method.getType() != MethodDescriptor.MethodType.UNARY) {
+    if (method.getType() != MethodDescriptor.MethodType.UNARY && !isServerStream()) {
       end(
           Status.UNIMPLEMENTED.withDescription(
-              "Tether's gRPC channel carries unary methods only so far, not "
+              "Tether's gRPC channel carries unary and server-streaming methods only so far, not "
                   + method.getType()
                   + " "
                   + method.getFullMethodName()),
@@ -158,6 +173,10 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     if (f != null) {
       f.cancel(false);
     }
+    StreamSink.Control control = streamControl;
+    if (control != null) {
+      control.cancel();
+    }
     Status status = Status.CANCELLED.withDescription(why == null ? "cancelled by the caller" : why);
     end(cause == null ? status : status.withCause(cause), new Metadata());
   }
@@ -200,8 +219,12 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
         proxy = proxy.withInvocationTimeout(left);
       }
     }
+    if (isServerStream()) {
+      streamToken = StreamTokens.register(new Feed());
+    }
     byte[] envelope =
-        Envelopes.request(GrpcHeaders.addMetadata(new DefaultHttp2Headers(false), md), request);
+        Envelopes.request(
+            GrpcHeaders.addMetadata(new DefaultHttp2Headers(false), md), request, streamToken);
     Idempotency idempotency =
         method.isIdempotent() || method.isSafe()
             ? Idempotency.IDEMPOTENT
@@ -228,9 +251,15 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
       return;
     }
     Envelopes.Answer a = Envelopes.readAnswer(answer);
+    if (a.trailers().get(GrpcHeaders.STATUS) == null) { // a server stream accepted: messages follow
+      if (!isClosed()) {
+        listener().onHeaders(GrpcHeaders.toMetadata(a.headers()));
+      }
+      return;
+    }
     Status status = GrpcStatuses.ofTrailers(a.trailers());
     Metadata trailers = GrpcHeaders.toMetadata(a.trailers());
-    if (status.isOk() && a.messages().size() != 1) {
+    if (status.isOk() && !isServerStream() && a.messages().size() != 1) {
       status =
           Status.INTERNAL.withDescription(
               "a unary answer had " + a.messages().size() + " messages");
@@ -241,12 +270,69 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     }
     if (status.isOk()) {
       try {
-        unread.add(method.parseResponse(new ByteArrayInputStream(a.messages().get(0))));
+        for (byte[] m : a.messages()) {
+          unread.add(new Unread<>(method.parseResponse(new ByteArrayInputStream(m)), 0));
+        }
       } catch (RuntimeException bad) {
         status = Status.INTERNAL.withDescription("cannot parse the answer").withCause(bad);
       }
     }
     endOnEvents(status, trailers);
+  }
+
+  private boolean isServerStream() {
+    return method.getType() == MethodDescriptor.MethodType.SERVER_STREAMING;
+  }
+
+  /** A server stream's messages and end, from the connection's loop onto the events' executor. */
+  private final class Feed implements StreamSink {
+    @Override
+    public void onAccepted(Control control) {
+      streamControl = control;
+      if (isClosed()) {
+        control.cancel(); // the caller gave up while the stream opened
+      }
+    }
+
+    @Override
+    public void onMessage(byte[] message, int wireBytes) {
+      events.execute(() -> streamed(message, wireBytes));
+    }
+
+    @Override
+    public void onTrailers(Http2Headers trailers) {
+      events.execute(
+          () -> endOnEvents(GrpcStatuses.ofTrailers(trailers), GrpcHeaders.toMetadata(trailers)));
+    }
+
+    @Override
+    public void onLost(String why) {
+      events.execute(
+          () ->
+              endOnEvents(
+                  Status.UNAVAILABLE.withDescription(
+                      "the stream was lost after "
+                          + arrived
+                          + " message"
+                          + (arrived == 1 ? "" : "s")
+                          + " arrived: "
+                          + why),
+                  new Metadata()));
+    }
+  }
+
+  private void streamed(byte[] message, int wireBytes) {
+    if (isClosed()) {
+      return;
+    }
+    arrived++;
+    try {
+      unread.add(new Unread<>(method.parseResponse(new ByteArrayInputStream(message)), wireBytes));
+    } catch (RuntimeException bad) {
+      cancel("cannot parse a message of the stream", bad);
+      return;
+    }
+    deliver();
   }
 
   private synchronized boolean isClosed() {
@@ -270,6 +356,7 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
       closed = true;
     }
     context.removeListener(contextCancelled);
+    StreamTokens.forget(streamToken);
     closing = status;
     closingTrailers = trailers;
     if (!status.isOk()) {
@@ -283,7 +370,12 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     Listener<RespT> l = listener();
     while (requested > 0 && !unread.isEmpty()) {
       requested--;
-      l.onMessage(unread.poll());
+      Unread<RespT> next = unread.poll();
+      l.onMessage(next.message());
+      StreamSink.Control control = streamControl;
+      if (next.wireBytes() > 0 && control != null) {
+        control.consumed(next.wireBytes());
+      }
     }
     if (closing != null && unread.isEmpty()) {
       Status s = closing;
