@@ -128,6 +128,75 @@ class TetherChannelStreamingTest {
     assertThat(status.getDescription()).contains("after 3 messages arrived");
   }
 
+  @Test
+  void aClientStreamSendsEveryMessageAndGetsOneAnswer() throws Exception {
+    List<byte[]> answers = new CopyOnWriteArrayList<>();
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    io.grpc.stub.StreamObserver<byte[]> out =
+        ClientCalls.asyncClientStreamingCall(
+            channel.newCall(InteropService.STREAMING_INPUT, options()),
+            new RecordingObserver<>(answers, done));
+    for (int size : new int[] {27182, 8, 1828, 45904}) {
+      out.onNext(new byte[size]);
+    }
+    out.onCompleted();
+
+    done.get(20, TimeUnit.SECONDS);
+    assertThat(answers).singleElement().satisfies(a -> assertThat(text(a)).isEqualTo("74922"));
+  }
+
+  @Test
+  void aBidirectionalStreamAnswersEachMessageBeforeTheNextIsSent() throws Exception {
+    MethodEnd end = open(InteropService.FULL_DUPLEX, 100);
+    for (int i = 1; i <= 4; i++) {
+      end.call.sendMessage(new byte[i * 1000]);
+      int expected = i;
+      // Ping-pong: the next message leaves only after the answer to this one came back.
+      await().atMost(Duration.ofSeconds(20)).until(() -> end.messages.size() == expected);
+    }
+    end.call.halfClose();
+
+    assertThat(end.status.get(20, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.OK);
+    assertThat(end.messages).extracting(m -> m.length).containsExactly(1000, 2000, 3000, 4000);
+  }
+
+  @Test
+  void anEmptyBidirectionalStreamEndsOk() throws Exception {
+    MethodEnd end = open(InteropService.FULL_DUPLEX, 1);
+    end.call.halfClose();
+
+    assertThat(end.status.get(20, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.OK);
+    assertThat(end.messages).isEmpty();
+  }
+
+  @Test
+  void cancellingAfterTheFirstResponseEndsTheStreamCancelled() throws Exception {
+    MethodEnd end = open(InteropService.FULL_DUPLEX, 100);
+    end.call.sendMessage(new byte[31415]);
+    await().atMost(Duration.ofSeconds(20)).until(() -> end.messages.size() == 1);
+
+    end.call.cancel("enough", null);
+
+    assertThat(end.status.get(20, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.CANCELLED);
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> interop.contexts.peek() != null && interop.contexts.peek().isCancelled());
+  }
+
+  @Test
+  void aStreamsDeadlineEndsItDeadlineExceeded() throws Exception {
+    ClientCall<byte[], byte[]> call =
+        channel.newCall(
+            InteropService.FULL_DUPLEX,
+            CallOptions.DEFAULT.withDeadlineAfter(500, TimeUnit.MILLISECONDS));
+    MethodEnd end = new MethodEnd(call);
+    call.start(end, new Metadata());
+    call.request(1);
+
+    assertThat(end.status.get(20, TimeUnit.SECONDS).getCode())
+        .isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+  }
+
   /** A started call of {@code method} whose listener asked for {@code firstRequest} messages. */
   private MethodEnd open(io.grpc.MethodDescriptor<byte[], byte[]> method, int firstRequest) {
     ClientCall<byte[], byte[]> call = channel.newCall(method, options());

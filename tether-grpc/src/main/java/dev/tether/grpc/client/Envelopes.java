@@ -19,20 +19,22 @@ final class Envelopes {
   private Envelopes() {}
 
   /**
-   * A request as the link takes it apart; {@code streamToken} names the sink of a server stream
-   * ({@link StreamTokens}), 0 for a unary call.
+   * A request as the link takes it apart; {@code streamToken} names the sink of a stream ({@link
+   * StreamTokens}), 0 for a unary call; {@code openEnded} when the caller sends its messages later
+   * (client and bidirectional streams: the stream opens with its headers alone).
    */
-  record Request(Http2Headers metadata, byte[] message, long streamToken) {}
+  record Request(Http2Headers metadata, byte[] message, long streamToken, boolean openEnded) {}
 
   /** An answer as the channel takes it apart. */
   record Answer(Http2Headers headers, List<byte[]> messages, Http2Headers trailers) {}
 
-  static byte[] request(Http2Headers metadata, byte[] message, long streamToken) {
+  static byte[] request(
+      Http2Headers metadata, byte[] message, long streamToken, boolean openEnded) {
     List<byte[]> parts = new ArrayList<>();
-    int size = headerParts(metadata, parts) + 8 + 4 + message.length;
+    int size = headerParts(metadata, parts) + 9 + 4 + message.length;
     ByteBuffer out = ByteBuffer.allocate(size);
     putParts(out, parts);
-    out.putLong(streamToken);
+    out.putLong(streamToken).put((byte) (openEnded ? 1 : 0));
     out.putInt(message.length).put(message);
     return out.array();
   }
@@ -41,7 +43,8 @@ final class Envelopes {
     ByteBuffer in = ByteBuffer.wrap(body);
     Http2Headers md = readHeaders(in);
     long token = in.getLong();
-    return new Request(md, readBytes(in), token);
+    boolean openEnded = in.get() != 0;
+    return new Request(md, readBytes(in), token, openEnded);
   }
 
   static byte[] answer(Http2Headers headers, List<byte[]> messages, Http2Headers trailers) {

@@ -86,8 +86,11 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
     /** Non-null for a server stream: where its messages go once accepted. */
     StreamSink sink;
 
-    /** True once a server stream's response HEADERS came: the runtime's call is answered. */
+    /** True once a stream was accepted: the runtime's call is answered. */
     boolean accepted;
+
+    /** True once an accepted stream's response headers came; the next HEADERS are trailers. */
+    boolean headersSeen;
 
     Exchange(ClientWireProtocol.Call call, ByteBufAllocator alloc) {
       this.call = call;
@@ -171,6 +174,17 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
     encoder().writeHeaders(ctx, id, headersOf(call, request), 0, false, headersWritten);
     if (headersWritten.isDone() && !headersWritten.isSuccess()) {
       notWritten(id, headersWritten.cause());
+      return;
+    }
+    if (request.openEnded() && exchange.sink != null) {
+      headersWritten.addListener(
+          f -> {
+            if (f.isSuccess()) {
+              acceptWritten(id, exchange);
+            } else {
+              notWritten(id, f.cause());
+            }
+          });
       return;
     }
     byte[] message = request.message();
@@ -272,9 +286,24 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
    */
   private void accept(int id, Exchange e, Http2Headers headers) {
     e.accepted = true;
+    e.headersSeen = true;
     e.headers = headers;
     e.sink.onAccepted(new Control(id));
     e.call.onAnswer(Envelopes.answer(headers, List.of(), null));
+  }
+
+  /**
+   * The HEADERS of a stream the caller sends on were written: it is accepted now, since its
+   * messages go straight to the stream and are not kept to be sent again elsewhere.
+   */
+  private void acceptWritten(int id, Exchange e) {
+    if (streams.get(id) != e) {
+      return; // ended before the write completed
+    }
+    e.accepted = true;
+    e.call.onWritten();
+    e.sink.onAccepted(new Control(id));
+    e.call.onAnswer(Envelopes.answer(null, List.of(), null));
   }
 
   /**
@@ -314,6 +343,16 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
     }
 
     @Override
+    public void send(byte[] message) {
+      ctx.executor().execute(() -> writeData(id, message, false));
+    }
+
+    @Override
+    public void halfClose() {
+      ctx.executor().execute(() -> writeData(id, null, true));
+    }
+
+    @Override
     public void cancel() {
       ctx.executor()
           .execute(
@@ -326,6 +365,22 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
                 }
               });
     }
+  }
+
+  /** One message (or, null, none) on an open stream; dropped when the stream ended. */
+  private void writeData(int id, byte[] message, boolean last) {
+    if (streams.get(id) == null) {
+      return;
+    }
+    ByteBuf data;
+    if (message == null) {
+      data = ctx.alloc().buffer(0);
+    } else {
+      data = ctx.alloc().buffer(5 + message.length);
+      data.writeByte(0).writeInt(message.length).writeBytes(message);
+    }
+    encoder().writeData(ctx, id, data, 0, last, ctx.newPromise());
+    flush(ctx);
   }
 
   private void giveBack(int id, int wireBytes) {
@@ -368,6 +423,12 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
         return;
       }
       if (e.accepted) {
+        if (!e.headersSeen && !endOfStream) {
+          e.headersSeen = true;
+          e.headers = headers;
+          e.sink.onHeaders(headers);
+          return;
+        }
         streams.remove(streamId);
         e.deframer.release();
         e.sink.onTrailers(headers);

@@ -65,9 +65,17 @@ public final class TetherChannel extends ManagedChannel {
    */
   Scheduler retryLater() {
     return (task, delayNanos) -> {
-      CompletableFuture.delayedExecutor(delayNanos, TimeUnit.NANOSECONDS).execute(task);
+      afterNanos(delayNanos, task);
       return () -> {};
     };
+  }
+
+  /**
+   * Runs {@code task} on the channel's executor after {@code delayNanos}; the JDK's shared delayer
+   * keeps the time. The task must tolerate running after its call ended.
+   */
+  void afterNanos(long delayNanos, Runnable task) {
+    CompletableFuture.delayedExecutor(delayNanos, TimeUnit.NANOSECONDS, executor).execute(task);
   }
 
   @Override

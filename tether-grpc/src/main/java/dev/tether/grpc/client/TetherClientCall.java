@@ -19,6 +19,8 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -63,7 +65,11 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
   /** A server stream's token and sink ({@link StreamTokens}); 0 and null for a unary call. */
   private long streamToken;
 
-  private volatile StreamSink.Control streamControl;
+  /** Non-null once the stream is accepted; guarded by this. */
+  private StreamSink.Control streamControl;
+
+  /** Messages a client or bidirectional stream's caller sent before it was accepted; this's. */
+  private final List<byte[]> unsent = new ArrayList<>();
 
   /** Messages a server stream delivered; the events' executor's. */
   private int arrived;
@@ -96,21 +102,14 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
       end(TetherChannel.refusedByShutdown(), new Metadata());
       return;
     }
-    if (method.getType() != MethodDescriptor.MethodType.UNARY && !isServerStream()) {
-      end(
-          Status.UNIMPLEMENTED.withDescription(
-              "Tether's gRPC channel carries unary and server-streaming methods only so far, not "
-                  + method.getType()
-                  + " "
-                  + method.getFullMethodName()),
-          new Metadata());
-      return;
-    }
     if (context.isCancelled()) {
       end(Status.CANCELLED.withDescription("the context was cancelled"), new Metadata());
       return;
     }
     context.addListener(contextCancelled, Runnable::run);
+    if (clientSends()) {
+      send(null, metadata); // the stream opens now; its messages follow as the caller sends them
+    }
   }
 
   @Override
@@ -131,10 +130,39 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
       if (closed) {
         return;
       }
+      if (clientSends()) {
+        sendOnStream(bytesOf(request));
+        return;
+      }
       if (message != null) {
         throw new IllegalStateException("a unary call takes one request message");
       }
       message = bytesOf(request);
+    }
+  }
+
+  /** Under this: to the stream once accepted, else kept until it is. */
+  private void sendOnStream(byte[] bytes) {
+    if (streamControl != null) {
+      streamControl.send(bytes);
+    } else {
+      unsent.add(bytes);
+    }
+  }
+
+  /** The stream was accepted: what the caller sent meanwhile follows, then its half-close. */
+  private synchronized void streamAccepted(StreamSink.Control control) {
+    streamControl = control;
+    if (closed) {
+      control.cancel(); // the caller gave up while the stream opened
+      return;
+    }
+    for (byte[] m : unsent) {
+      control.send(m);
+    }
+    unsent.clear();
+    if (halfClosed && clientSends()) {
+      control.halfClose();
     }
   }
 
@@ -148,6 +176,12 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
       }
       halfClosed = true;
       if (closed) {
+        return;
+      }
+      if (clientSends()) {
+        if (streamControl != null) {
+          streamControl.halfClose();
+        }
         return;
       }
       request = message;
@@ -170,17 +204,42 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
       }
       f = sent;
     }
+    Status status = Status.CANCELLED.withDescription(why == null ? "cancelled by the caller" : why);
+    abort(f, cause == null ? status : status.withCause(cause));
+  }
+
+  /** Ends the call with {@code status}: its runtime call and its stream are cancelled. */
+  private void abort(CompletableFuture<byte[]> f, Status status) {
     if (f != null) {
       f.cancel(false);
     }
-    StreamSink.Control control = streamControl;
+    StreamSink.Control control = control();
     if (control != null) {
       control.cancel();
     }
-    Status status = Status.CANCELLED.withDescription(why == null ? "cancelled by the caller" : why);
-    end(cause == null ? status : status.withCause(cause), new Metadata());
+    end(status, new Metadata());
   }
 
+  private synchronized StreamSink.Control control() {
+    return streamControl;
+  }
+
+  /**
+   * A stream's deadline passed: once accepted, a stream is no longer the runtime's call, so its
+   * deadline is kept here (the server heard it as grpc-timeout too).
+   */
+  private void onStreamDeadline() {
+    CompletableFuture<byte[]> f;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      f = sent;
+    }
+    abort(f, Status.DEADLINE_EXCEEDED.withDescription("the stream's deadline passed"));
+  }
+
+  /** Writes are not held back by the stream's window yet: a caller may always send. */
   @Override
   public synchronized boolean isReady() {
     return listener != null && !halfClosed && !closed;
@@ -219,12 +278,18 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
         proxy = proxy.withInvocationTimeout(left);
       }
     }
-    if (isServerStream()) {
+    if (streams()) {
       streamToken = StreamTokens.register(new Feed());
+      if (deadline != null) {
+        channel.afterNanos(deadline.timeRemaining(TimeUnit.NANOSECONDS), this::onStreamDeadline);
+      }
     }
     byte[] envelope =
         Envelopes.request(
-            GrpcHeaders.addMetadata(new DefaultHttp2Headers(false), md), request, streamToken);
+            GrpcHeaders.addMetadata(new DefaultHttp2Headers(false), md),
+            request == null ? new byte[0] : request,
+            streamToken,
+            clientSends());
     Idempotency idempotency =
         method.isIdempotent() || method.isSafe()
             ? Idempotency.IDEMPOTENT
@@ -252,14 +317,14 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     }
     Envelopes.Answer a = Envelopes.readAnswer(answer);
     if (a.trailers().get(GrpcHeaders.STATUS) == null) { // a server stream accepted: messages follow
-      if (!isClosed()) {
+      if (!isClosed() && !a.headers().isEmpty()) {
         listener().onHeaders(GrpcHeaders.toMetadata(a.headers()));
       }
       return;
     }
     Status status = GrpcStatuses.ofTrailers(a.trailers());
     Metadata trailers = GrpcHeaders.toMetadata(a.trailers());
-    if (status.isOk() && !isServerStream() && a.messages().size() != 1) {
+    if (status.isOk() && !streams() && a.messages().size() != 1) {
       status =
           Status.INTERNAL.withDescription(
               "a unary answer had " + a.messages().size() + " messages");
@@ -280,18 +345,31 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     endOnEvents(status, trailers);
   }
 
-  private boolean isServerStream() {
-    return method.getType() == MethodDescriptor.MethodType.SERVER_STREAMING;
+  /** Every kind but unary answers through a {@link StreamSink}. */
+  private boolean streams() {
+    return method.getType() != MethodDescriptor.MethodType.UNARY;
+  }
+
+  /** Client and bidirectional streams: the caller sends after the stream opened. */
+  private boolean clientSends() {
+    return !method.getType().clientSendsOneMessage();
   }
 
   /** A server stream's messages and end, from the connection's loop onto the events' executor. */
   private final class Feed implements StreamSink {
     @Override
     public void onAccepted(Control control) {
-      streamControl = control;
-      if (isClosed()) {
-        control.cancel(); // the caller gave up while the stream opened
-      }
+      streamAccepted(control);
+    }
+
+    @Override
+    public void onHeaders(Http2Headers h) {
+      events.execute(
+          () -> {
+            if (!isClosed()) {
+              listener().onHeaders(GrpcHeaders.toMetadata(h));
+            }
+          });
     }
 
     @Override
@@ -372,7 +450,7 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
       requested--;
       Unread<RespT> next = unread.poll();
       l.onMessage(next.message());
-      StreamSink.Control control = streamControl;
+      StreamSink.Control control = control();
       if (next.wireBytes() > 0 && control != null) {
         control.consumed(next.wireBytes());
       }
