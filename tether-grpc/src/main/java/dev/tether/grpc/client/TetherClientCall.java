@@ -47,6 +47,9 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
 
   private final Context context = Context.current();
 
+  /** The earlier of the CallOptions and Context deadlines, once sent; null for none. */
+  private volatile Deadline deadline;
+
   // Guarded by this: the caller's thread and the answer's thread both reach them.
   private Listener<RespT> listener;
   private Metadata headers;
@@ -265,7 +268,7 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
 
   private void send(byte[] request, Metadata md) {
     Proxy proxy = channel.proxy();
-    Deadline deadline = earliest(options.getDeadline(), context.getDeadline());
+    deadline = earliest(options.getDeadline(), context.getDeadline());
     if (deadline != null) {
       long nanos = deadline.timeRemaining(TimeUnit.NANOSECONDS);
       if (nanos <= 0) {
@@ -312,7 +315,7 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
   /** On the events' executor: the runtime ended the call, with the server's answer or without. */
   private void answered(byte[] answer, Throwable failure) {
     if (failure != null) {
-      endOnEvents(GrpcStatuses.ofFailure(failure), new Metadata());
+      endOnEvents(pastDeadline(GrpcStatuses.ofFailure(failure)), new Metadata());
       return;
     }
     Envelopes.Answer a = Envelopes.readAnswer(answer);
@@ -388,13 +391,14 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
       events.execute(
           () ->
               endOnEvents(
-                  Status.UNAVAILABLE.withDescription(
-                      "the stream was lost after "
-                          + arrived
-                          + " message"
-                          + (arrived == 1 ? "" : "s")
-                          + " arrived: "
-                          + why),
+                  pastDeadline(
+                      Status.UNAVAILABLE.withDescription(
+                          "the stream was lost after "
+                              + arrived
+                              + " message"
+                              + (arrived == 1 ? "" : "s")
+                              + " arrived: "
+                              + why)),
                   new Metadata()));
     }
   }
@@ -411,6 +415,20 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
       return;
     }
     deliver();
+  }
+
+  /**
+   * A call that ended without an answer once its deadline passed ended by the deadline, whatever
+   * came first (the server resets its stream at the grpc-timeout it heard), as on grpc-java.
+   */
+  private Status pastDeadline(Status status) {
+    Deadline d = deadline;
+    if (status.getCode() == Status.Code.DEADLINE_EXCEEDED || d == null || !d.isExpired()) {
+      return status;
+    }
+    return Status.DEADLINE_EXCEEDED
+        .withDescription("deadline passed: " + status.getDescription())
+        .withCause(status.getCause());
   }
 
   private synchronized boolean isClosed() {
