@@ -3,6 +3,7 @@ package dev.tether.grpc;
 import dev.tether.Proxy;
 import dev.tether.grpc.client.TetherChannel;
 import io.grpc.ManagedChannel;
+import java.time.Duration;
 
 /**
  * The entry to gRPC on Tether: {@link #server()} sets a {@link dev.tether.TetherServer} up to serve
@@ -25,5 +26,16 @@ public final class TetherGrpc {
    */
   public static ManagedChannel channel(Proxy proxy) {
     return TetherChannel.over(proxy);
+  }
+
+  /**
+   * As {@link #channel(Proxy)}, and its connections prove their servers alive while calls are open
+   * (gRFC A8 keepalive): a PING after {@code keepaliveTime} without reads, the server dead when the
+   * answer takes longer than {@code keepaliveTimeout}. Keep the time at or above what the servers
+   * permit (grpc-java's default: 5 minutes); one that answers "too_many_pings" doubles it.
+   */
+  public static ManagedChannel channel(
+      Proxy proxy, Duration keepaliveTime, Duration keepaliveTimeout) {
+    return TetherChannel.over(proxy, keepaliveTime, keepaliveTimeout);
   }
 }

@@ -62,6 +62,9 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
 
   private ChannelHandlerContext ctx;
 
+  private final KeepalivePolicy keepalivePolicy;
+  private final Keepalive keepalive;
+
   /** True once the server's first SETTINGS arrived. */
   private boolean ready;
 
@@ -69,9 +72,12 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
       Http2ConnectionDecoder decoder,
       Http2ConnectionEncoder encoder,
       Http2Settings settings,
-      ClientWireProtocol.Connection owner) {
+      ClientWireProtocol.Connection owner,
+      KeepalivePolicy keepalivePolicy) {
     super(decoder, encoder, settings);
     this.owner = owner;
+    this.keepalivePolicy = keepalivePolicy;
+    this.keepalive = new Keepalive(keepalivePolicy, new Liveness());
     connection().addListener(new StreamEvents());
   }
 
@@ -102,6 +108,37 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
   public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
     this.ctx = ctx;
     super.handlerAdded(ctx);
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+    keepalive.onRead();
+    super.channelRead(ctx, msg);
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    keepalive.stop();
+    super.channelInactive(ctx);
+  }
+
+  /** What the keepalive asks of this connection. */
+  private final class Liveness implements Keepalive.Owner {
+    @Override
+    public boolean hasCalls() {
+      return !streams.isEmpty();
+    }
+
+    @Override
+    public void sendPing(long data) {
+      encoder().writePing(ctx, false, data, ctx.newPromise());
+      flush(ctx);
+    }
+
+    @Override
+    public void onPeerSilent(String why) {
+      owner.onFailed(new TetherException(why + ": the server is gone or frozen"));
+    }
   }
 
   /**
@@ -399,10 +436,16 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
 
   private final class Frames extends Http2EventAdapter {
     @Override
+    public void onPingAckRead(ChannelHandlerContext ctx, long data) {
+      keepalive.onPingAnswered(data);
+    }
+
+    @Override
     public void onSettingsRead(ChannelHandlerContext ctx, Http2Settings settings) {
       if (!ready) {
         ready = true;
         widenConnectionWindow();
+        keepalive.start(ctx);
         Long max = settings.maxConcurrentStreams();
         owner.onReady(
             "HTTP/2 settings read"
@@ -542,6 +585,10 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
       while (!waiting.isEmpty()) {
         waiting.poll().onRefused("the server is going away before the call was sent: " + why);
       }
+      if (errorCode == Http2Error.ENHANCE_YOUR_CALM.code()
+          && "too_many_pings".equals(debugData.toString(StandardCharsets.UTF_8))) {
+        keepalivePolicy.onTooManyPings(); // gRFC A8: later connections ping half as often
+      }
       owner.onGoingAway(why);
     }
 
@@ -580,8 +627,11 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
       extends AbstractHttp2ConnectionHandlerBuilder<GrpcClientLink, Builder> {
     private final ClientWireProtocol.Connection owner;
 
-    Builder(ClientWireProtocol.Connection owner) {
+    private final KeepalivePolicy keepalive;
+
+    Builder(ClientWireProtocol.Connection owner, KeepalivePolicy keepalive) {
       this.owner = owner;
+      this.keepalive = keepalive;
       server(false);
       gracefulShutdownTimeoutMillis(0);
       initialSettings(Http2Settings.defaultSettings().initialWindowSize(WINDOW).pushEnabled(false));
@@ -595,7 +645,7 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
     @Override
     protected GrpcClientLink build(
         Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings settings) {
-      GrpcClientLink link = new GrpcClientLink(decoder, encoder, settings, owner);
+      GrpcClientLink link = new GrpcClientLink(decoder, encoder, settings, owner, keepalive);
       frameListener(link.new Frames());
       return link;
     }

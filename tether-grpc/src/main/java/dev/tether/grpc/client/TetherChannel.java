@@ -8,6 +8,7 @@ import io.grpc.ClientCall;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -39,8 +40,8 @@ public final class TetherChannel extends ManagedChannel {
   private final CompletableFuture<Void> terminated = new CompletableFuture<>();
   private volatile boolean shutdown;
 
-  private TetherChannel(Proxy proxy) {
-    this.proxy = proxy.withWireProtocol(GrpcClientProtocol.INSTANCE);
+  private TetherChannel(Proxy proxy, GrpcClientProtocol protocol) {
+    this.proxy = proxy.withWireProtocol(protocol);
     this.executor =
         Executors.newCachedThreadPool(
             r -> {
@@ -52,7 +53,28 @@ public final class TetherChannel extends ManagedChannel {
 
   /** A channel whose calls go through {@code proxy}; see {@code TetherGrpc.channel}. */
   public static TetherChannel over(Proxy proxy) {
-    return new TetherChannel(proxy);
+    return new TetherChannel(proxy, GrpcClientProtocol.INSTANCE);
+  }
+
+  /**
+   * A channel whose connections ping their servers (gRFC A8 keepalive) after {@code keepaliveTime}
+   * without reads while calls are open, and count a server dead when a PING's answer takes longer
+   * than {@code keepaliveTimeout}: its calls then end as on a lost connection (the idempotent ones
+   * move on). A server that answers "too_many_pings" doubles the time.
+   */
+  public static TetherChannel over(Proxy proxy, Duration keepaliveTime, Duration keepaliveTimeout) {
+    if (keepaliveTime.isNegative()
+        || keepaliveTime.isZero()
+        || keepaliveTimeout.isNegative()
+        || keepaliveTimeout.isZero()) {
+      throw new IllegalArgumentException(
+          "keepalive time and timeout must be positive: "
+              + keepaliveTime
+              + ", "
+              + keepaliveTimeout);
+    }
+    return new TetherChannel(
+        proxy, new GrpcClientProtocol(new KeepalivePolicy(keepaliveTime, keepaliveTimeout)));
   }
 
   Proxy proxy() {
