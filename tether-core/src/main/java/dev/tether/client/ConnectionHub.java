@@ -155,7 +155,7 @@ final class ConnectionHub implements ConnectionHost, SupervisorHost {
   /** Only a stream connection has slots to run out of. */
   @Override
   public void onSaturated(RequestChannel c) {
-    if (c instanceof ClientConnection lane) {
+    if (c instanceof Lane lane) {
       pool.supervisorOf(c.key()).ifPresent(s -> s.onSaturated(lane));
     }
   }

@@ -1,5 +1,6 @@
 package dev.tether.client;
 
+import dev.tether.CallPhase;
 import dev.tether.ConnectionState;
 import dev.tether.TetherException;
 import dev.tether.observe.ConnectionStatus;
@@ -12,6 +13,7 @@ import io.netty.util.concurrent.Future;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -27,7 +29,7 @@ import java.util.concurrent.CompletableFuture;
  * on the channel's event loop; other threads only hand calls over.
  */
 final class ProtocolConnection extends BaseConnection
-    implements ClientWireProtocol.Connection, ClientHandshake.Owner {
+    implements ClientWireProtocol.Connection, ClientHandshake.Owner, Lane {
   private final ClientWireProtocol protocol;
   private final ClientHandshake opening;
   private final CloseCause closing = new CloseCause();
@@ -41,6 +43,17 @@ final class ProtocolConnection extends BaseConnection
 
   /** Non-null once the channel is initialized, which is before it can become active. */
   private ClientWireProtocol.Link link;
+
+  /** Calls waiting for the link's room, never written; the loop's. */
+  private final ArrayDeque<CallAttempt> backlog = new ArrayDeque<>();
+
+  /** Whether the link had room when the loop last looked; read anywhere to place calls. */
+  private volatile boolean roomy = true;
+
+  /** This key's connections while it has extras, else null; published by ExtraConnections. */
+  private volatile Lane[] lanes;
+
+  private boolean extra;
 
   ProtocolConnection(ConnectionHost host, ConnectionKey key, Candidate candidate) {
     super(host, key, candidate);
@@ -132,6 +145,16 @@ final class ProtocolConnection extends BaseConnection
 
   @Override
   public void send(CallAttempt call) {
+    Lane[] spread = lanes;
+    if (spread != null) {
+      RequestChannel.leastLoaded(spread, this).enqueue(call);
+    } else {
+      enqueue(call);
+    }
+  }
+
+  @Override
+  public void enqueue(CallAttempt call) {
     call.attachedTo(this);
     if (state == ConnectionState.CLOSED || state == ConnectionState.DRAINING) {
       call.onNotSent(new TetherException(this + " is " + state));
@@ -145,6 +168,10 @@ final class ProtocolConnection extends BaseConnection
       call.onNotSent(closing.failureOr(this + " is " + state));
       return;
     }
+    if (!link.hasRoom() || !backlog.isEmpty()) {
+      waitForRoom(call);
+      return;
+    }
     if (!call.beginWriting()) {
       return; // its deadline or a cancel ended it while it was handed over
     }
@@ -152,6 +179,55 @@ final class ProtocolConnection extends BaseConnection
     calls.put(call, c);
     carried = calls.size();
     link.send(c);
+  }
+
+  /** The link is full: the call waits unwritten; the first to wait asks for an extra lane. */
+  private void waitForRoom(CallAttempt call) {
+    call.waitsIn(CallPhase.Kind.WAITING_FOR_SLOT, endpointText());
+    backlog.add(call);
+    roomy = false;
+    if (backlog.size() == 1) {
+      host.onSaturated(this);
+    }
+  }
+
+  @Override
+  public void onRoom() {
+    while (!backlog.isEmpty() && link.hasRoom()) {
+      write(backlog.poll());
+    }
+    roomy = backlog.isEmpty() && link.hasRoom();
+  }
+
+  @Override
+  public void handOverBacklog(Lane other) {
+    onLoop(
+        () -> {
+          for (CallAttempt call = backlog.poll(); call != null; call = backlog.poll()) {
+            other.enqueue(call);
+          }
+          roomy = link.hasRoom();
+        });
+  }
+
+  @Override
+  public boolean hasRoom() {
+    return isUsable() && roomy;
+  }
+
+  @Override
+  public void markExtra() {
+    extra = true;
+  }
+
+  @Override
+  public boolean isExtra() {
+    return extra;
+  }
+
+  @Override
+  public void spreadOver(Lane[] all) {
+    lanes = all;
   }
 
   /** {@code c} ended (on the loop): it leaves the table; false when it had left already. */
@@ -195,7 +271,7 @@ final class ProtocolConnection extends BaseConnection
   }
 
   void closeIfDrained() {
-    if (state == ConnectionState.DRAINING && calls.isEmpty()) {
+    if (state == ConnectionState.DRAINING && calls.isEmpty() && backlog.isEmpty()) {
       closing.closedOnPurpose();
       channel.close();
     }
@@ -240,6 +316,9 @@ final class ProtocolConnection extends BaseConnection
     if (wasConnecting) {
       ready.completeExceptionally(opening.connectFailure(why));
     }
+    for (CallAttempt waiting = backlog.poll(); waiting != null; waiting = backlog.poll()) {
+      waiting.onNotSent(why);
+    }
     List<LinkedCall> lost = new ArrayList<>(calls.values());
     calls.clear();
     carried = 0;
@@ -267,7 +346,7 @@ final class ProtocolConnection extends BaseConnection
 
   @Override
   public int outstandingRequests() {
-    return carried;
+    return carried + (roomy ? 0 : 1);
   }
 
   @Override

@@ -46,6 +46,12 @@ public interface ClientWireProtocol {
      * The protocol broke (a bad frame, a failed opening): the connection closes with this cause.
      */
     void onFailed(Throwable cause);
+
+    /**
+     * The link has room again after {@link Link#hasRoom()} said no (a stream ended): calls that
+     * waited for it may be sent.
+     */
+    void onRoom();
   }
 
   /** What the runtime asks of the protocol on one connection; every method on its event loop. */
@@ -61,6 +67,16 @@ public interface ClientWireProtocol {
 
     /** Calls the link carries now, not yet ended; for the runtime's balancing. */
     int activeCalls();
+
+    /**
+     * True while a call sent now would start at once (HTTP/2: below the peer's
+     * SETTINGS_MAX_CONCURRENT_STREAMS). While it is false the runtime keeps new calls unsent and
+     * may open extra connections for them; the link tells {@link Connection#onRoom()} when room
+     * comes back. By default there is always room.
+     */
+    default boolean hasRoom() {
+      return true;
+    }
   }
 
   /**

@@ -33,6 +33,12 @@ final class CountingService {
 
   static final int FLOOD_COUNT = 64;
 
+  /** Waits until {@link #gathering} calls run at once, then answers; each call counts down. */
+  static final MethodDescriptor<byte[], byte[]> GATHER = method("Gather", false);
+
+  /** How many {@code Gather} calls must run at once before any answers. */
+  volatile CountDownLatch gathering = new CountDownLatch(8);
+
   /** Messages {@code Flood} handed to its transport so far. */
   final AtomicInteger floodSent = new AtomicInteger();
 
@@ -68,6 +74,7 @@ final class CountingService {
     return ServerServiceDefinition.builder(SERVICE)
         .addMethod(CALL, ServerCalls.asyncUnaryCall(this::call))
         .addMethod(HANG, ServerCalls.asyncUnaryCall((req, out) -> hang()))
+        .addMethod(GATHER, ServerCalls.asyncUnaryCall(this::gather))
         .addMethod(FLOOD, ServerCalls.asyncServerStreamingCall(this::flood))
         .addMethod(TRICKLE, ServerCalls.asyncServerStreamingCall(this::trickle))
         .build();
@@ -92,6 +99,21 @@ final class CountingService {
             out.onCompleted();
           }
         });
+  }
+
+  private void gather(byte[] request, StreamObserver<byte[]> out) {
+    CountDownLatch all = gathering;
+    all.countDown();
+    try {
+      if (all.await(20, java.util.concurrent.TimeUnit.SECONDS)) {
+        out.onNext(InteropService.text(name));
+        out.onCompleted();
+      } else {
+        out.onError(io.grpc.Status.DEADLINE_EXCEEDED.asRuntimeException());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private void trickle(byte[] request, StreamObserver<byte[]> out) {

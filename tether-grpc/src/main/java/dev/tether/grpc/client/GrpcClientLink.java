@@ -190,6 +190,14 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
     return streams.size() + waiting.size();
   }
 
+  /** Below the server's SETTINGS_MAX_CONCURRENT_STREAMS, and not going away. */
+  @Override
+  public boolean hasRoom() {
+    return waiting.isEmpty()
+        && connection().local().canOpenStream()
+        && !connection().goAwayReceived();
+  }
+
   private int streamOf(ClientWireProtocol.Call call) {
     for (IntObjectMap.PrimitiveEntry<Exchange> e : streams.entries()) {
       if (e.value().call == call) {
@@ -281,7 +289,7 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
     return millis <= 99_999_999L ? millis + "m" : Math.min(millis / 1000, 99_999_999L) + "S";
   }
 
-  /** A stream ended: a waiting call may have room now. */
+  /** A stream ended or the limit grew: a waiting call may start, then the runtime's. */
   private void openWaiting() {
     boolean opened = false;
     while (!waiting.isEmpty()
@@ -292,6 +300,9 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
     }
     if (opened) {
       flush(ctx);
+    }
+    if (ready && hasRoom()) {
+      owner.onRoom();
     }
   }
 
