@@ -74,6 +74,39 @@ class TetherChannelToTetherServerTest {
   }
 
   @Test
+  void aTetherClientInterceptorsAttemptHeadersReachTheGrpcServer() throws Exception {
+    Tether traced =
+        Tether.builder()
+            .clientInterceptor(
+                call ->
+                    new dev.tether.ClientInterceptor.Listener() {
+                      @Override
+                      public void onAttempt(dev.tether.ClientInterceptor.AttemptStart attempt) {
+                        attempt.putMetadata(
+                            InteropService.ECHO_INITIAL.name(), "attempt " + attempt.number());
+                      }
+                    })
+            .build();
+    ManagedChannel own = TetherGrpc.channel(traced.proxy("interop:" + server.endpoints().get(0)));
+    try {
+      java.util.concurrent.atomic.AtomicReference<io.grpc.Metadata> headers =
+          new java.util.concurrent.atomic.AtomicReference<>();
+      io.grpc.Channel capturing =
+          io.grpc.ClientInterceptors.intercept(
+              own,
+              io.grpc.stub.MetadataUtils.newCaptureMetadataInterceptor(
+                  headers, new java.util.concurrent.atomic.AtomicReference<>()));
+
+      ClientCalls.blockingUnaryCall(capturing, InteropService.UNARY, options(), text("t"));
+
+      assertThat(headers.get().get(InteropService.ECHO_INITIAL)).isEqualTo("attempt 1");
+    } finally {
+      own.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+      traced.close();
+    }
+  }
+
+  @Test
   void theSamePortServesTetherCallsBesideTheGrpcConnection() {
     ClientCalls.blockingUnaryCall(channel, InteropService.UNARY, options(), text("first"));
 
