@@ -6,11 +6,9 @@ import dev.tether.grpc.MessageDeframer;
 import dev.tether.spi.ClientWireProtocol;
 import io.grpc.StatusException;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http2.AbstractHttp2ConnectionHandlerBuilder;
-import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2CodecUtil;
 import io.netty.handler.codec.http2.Http2ConnectionAdapter;
 import io.netty.handler.codec.http2.Http2ConnectionDecoder;
@@ -28,9 +26,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.Set;
 
 /**
  * One HTTP/2 connection to a gRPC server, as a {@link ClientWireProtocol.Link}: each call the
@@ -47,10 +42,6 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
 
   /** The largest answer message taken (gRPC's default receive limit). */
   static final int MAX_MESSAGE = 4 * 1024 * 1024;
-
-  /** Header names the link writes itself; metadata under these names is not sent. */
-  private static final Set<String> RESERVED =
-      Set.of("content-type", "te", "user-agent", GrpcHeaders.TIMEOUT, "grpc-encoding");
 
   private final ClientWireProtocol.Connection owner;
 
@@ -79,29 +70,6 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
     this.keepalivePolicy = keepalivePolicy;
     this.keepalive = new Keepalive(keepalivePolicy, new Liveness());
     connection().addListener(new StreamEvents());
-  }
-
-  /** One call on its stream: the answer as it arrives. */
-  private static final class Exchange {
-    final ClientWireProtocol.Call call;
-    final MessageDeframer deframer;
-    final List<byte[]> messages = new ArrayList<>(1);
-    Http2Headers headers;
-    Http2Headers trailers;
-
-    /** Non-null for a server stream: where its messages go once accepted. */
-    StreamSink sink;
-
-    /** True once a stream was accepted: the runtime's call is answered. */
-    boolean accepted;
-
-    /** True once an accepted stream's response headers came; the next HEADERS are trailers. */
-    boolean headersSeen;
-
-    Exchange(ClientWireProtocol.Call call, ByteBufAllocator alloc) {
-      this.call = call;
-      this.deframer = new MessageDeframer(alloc, MAX_MESSAGE, false);
-    }
   }
 
   @Override
@@ -216,7 +184,9 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
     }
     streams.put(id, exchange);
     ChannelPromise headersWritten = ctx.newPromise();
-    encoder().writeHeaders(ctx, id, headersOf(call, request), 0, false, headersWritten);
+    encoder()
+        .writeHeaders(
+            ctx, id, RequestHeaders.of(call, request, owner.authority()), 0, false, headersWritten);
     if (headersWritten.isDone() && !headersWritten.isSuccess()) {
       notWritten(id, headersWritten.cause());
       return;
@@ -254,39 +224,6 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
       e.deframer.release();
       e.call.onLost(new TetherException("the request was not written: " + cause, cause));
     }
-  }
-
-  private Http2Headers headersOf(ClientWireProtocol.Call call, Envelopes.Request request) {
-    Http2Headers h =
-        new DefaultHttp2Headers()
-            .method("POST")
-            .scheme("http")
-            .path("/" + call.operation())
-            .authority(owner.authority());
-    h.set("content-type", GrpcHeaders.CONTENT_TYPE).set("te", "trailers");
-    h.set("user-agent", "tether-grpc");
-    long millis = call.remainingMillis();
-    if (millis > 0) {
-      h.set(GrpcHeaders.TIMEOUT, timeout(millis));
-    }
-    for (Map.Entry<CharSequence, CharSequence> m : request.metadata()) {
-      addMetadata(h, m.getKey().toString(), m.getValue());
-    }
-    for (Map.Entry<String, String> m : call.metadata().entrySet()) {
-      addMetadata(h, m.getKey().toLowerCase(Locale.ROOT), m.getValue());
-    }
-    return h;
-  }
-
-  private static void addMetadata(Http2Headers h, String name, CharSequence value) {
-    if (!name.startsWith(":") && !RESERVED.contains(name)) {
-      h.add(name, value);
-    }
-  }
-
-  /** {@code grpc-timeout}: at most eight digits, so milliseconds while they fit, else seconds. */
-  static String timeout(long millis) {
-    return millis <= 99_999_999L ? millis + "m" : Math.min(millis / 1000, 99_999_999L) + "S";
   }
 
   /** A stream ended or the limit grew: a waiting call may start, then the runtime's. */
