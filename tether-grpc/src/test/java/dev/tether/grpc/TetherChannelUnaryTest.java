@@ -139,6 +139,22 @@ class TetherChannelUnaryTest {
   }
 
   @Test
+  void aGeneratedServerStreamingStubWatchesUntilCancelled() throws Exception {
+    Context.CancellableContext watching = Context.current().withCancellation();
+    try {
+      java.util.Iterator<HealthCheckResponse> changes =
+          watching.call(
+              () ->
+                  HealthGrpc.newBlockingStub(channel)
+                      .withDeadlineAfter(20, TimeUnit.SECONDS)
+                      .watch(HealthCheckRequest.getDefaultInstance()));
+      assertThat(changes.next().getStatus()).isEqualTo(HealthCheckResponse.ServingStatus.SERVING);
+    } finally {
+      watching.cancel(null);
+    }
+  }
+
+  @Test
   void customMetadataTravelsBothWaysThroughInterceptors() {
     Metadata sent = new Metadata();
     sent.put(InteropService.ECHO_INITIAL, "test_initial_metadata_value");
