@@ -34,6 +34,7 @@ final class ProtocolConnection extends BaseConnection
   private final ClientHandshake opening;
   private final CloseCause closing = new CloseCause();
   private final CallTally tally = new CallTally();
+  private final ProtocolLifetime lifetime;
 
   /** The calls the link carries, by attempt; the loop's. */
   private final Map<CallAttempt, LinkedCall> calls = new IdentityHashMap<>();
@@ -59,6 +60,7 @@ final class ProtocolConnection extends BaseConnection
     super(host, key, candidate);
     this.protocol = candidate.protocol();
     this.opening = new ClientHandshake(host, candidate, this);
+    this.lifetime = new ProtocolLifetime(this, host);
   }
 
   @Override
@@ -115,6 +117,7 @@ final class ProtocolConnection extends BaseConnection
     }
     opening.stopClock();
     transitionTo(ConnectionState.ACTIVE, summary, null);
+    lifetime.start(channel);
     ready.complete(this);
   }
 
@@ -178,6 +181,7 @@ final class ProtocolConnection extends BaseConnection
     LinkedCall c = new LinkedCall(this, call, call.toRequest());
     calls.put(call, c);
     carried = calls.size();
+    lifetime.onBusy();
     link.send(c);
   }
 
@@ -236,6 +240,9 @@ final class ProtocolConnection extends BaseConnection
       return false;
     }
     carried = calls.size();
+    if (calls.isEmpty() && backlog.isEmpty()) {
+      lifetime.onIdle();
+    }
     return true;
   }
 
@@ -267,6 +274,16 @@ final class ProtocolConnection extends BaseConnection
     c.end();
     link.cancel(c);
     closeIfDrained();
+    return true;
+  }
+
+  /** No call for the idle time: close gracefully; false when calls came meanwhile. */
+  boolean closeIdle(String reason) {
+    if (!calls.isEmpty() || !backlog.isEmpty()) {
+      return false;
+    }
+    closing.closedOnPurpose("closed idle: " + reason);
+    drain();
     return true;
   }
 
@@ -313,6 +330,7 @@ final class ProtocolConnection extends BaseConnection
         closing.isQuiet() ? closing.purpose() : CloseCause.describe(why),
         closing.isQuiet() ? null : why);
     opening.stopClock();
+    lifetime.stop();
     if (wasConnecting) {
       ready.completeExceptionally(opening.connectFailure(why));
     }

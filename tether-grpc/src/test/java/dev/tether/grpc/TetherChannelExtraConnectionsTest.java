@@ -23,8 +23,9 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class TetherChannelExtraConnectionsTest {
   @Test
-  void eightCallsHeldAtOnceAgainstAServerAllowingTwoStreamsPerConnectionAllRunAtOnce()
-      throws Exception {
+  void
+      eightCallsHeldAtOnceAgainstAServerAllowingTwoStreamsPerConnectionAllRunAtOnceAndTheExtrasCloseWhenIdle()
+          throws Exception {
     CountingService service = new CountingService("a");
     Server server =
         NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
@@ -32,7 +33,7 @@ class TetherChannelExtraConnectionsTest {
             .maxConcurrentCallsPerConnection(2)
             .build()
             .start();
-    Tether tether = Tether.create();
+    Tether tether = Tether.builder().property("tether.connection.extraIdleClose", "300ms").build();
     ManagedChannel channel =
         TetherGrpc.channel(tether.proxy("gather:tcp -h 127.0.0.1 -p " + server.getPort()));
     try {
@@ -49,6 +50,11 @@ class TetherChannelExtraConnectionsTest {
         assertThat(text(call.get(20, TimeUnit.SECONDS))).isEqualTo("a");
       }
       assertThat(tether.status().connections()).hasSizeGreaterThanOrEqualTo(4);
+
+      // Once idle, the extras close; the key's own connection stays.
+      org.awaitility.Awaitility.await()
+          .atMost(java.time.Duration.ofSeconds(20))
+          .until(() -> tether.status().connections().size() == 1);
     } finally {
       channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
       tether.close();
