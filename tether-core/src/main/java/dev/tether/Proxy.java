@@ -7,6 +7,7 @@ import dev.tether.client.VersionRange;
 import dev.tether.codec.RemoteCall;
 import dev.tether.codec.TypedStub;
 import dev.tether.protocol.Request;
+import dev.tether.spi.ClientWireProtocol;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -142,6 +143,15 @@ public final class Proxy {
   }
 
   /**
+   * The same proxy whose connections speak {@code protocol} instead of Tether's own (null: Tether's
+   * own again). Endpoint selection, connection reuse (the protocol is part of a connection's key),
+   * supervision, balancing and the at-most-once rule stay the runtime's.
+   */
+  public Proxy withWireProtocol(ClientWireProtocol protocol) {
+    return with(settings.with(c -> c.wireProtocol(protocol)));
+  }
+
+  /**
    * True when this proxy's connection goes to an alternate rather than the cluster's primary (the
    * client-reroute behaviour).
    */
@@ -168,6 +178,11 @@ public final class Proxy {
 
   public String connectionId() {
     return settings.connectionId();
+  }
+
+  /** The invocation timeout of this proxy's calls; null when they have none. */
+  public Duration invocationTimeout() {
+    return settings.invocationTimeout();
   }
 
   /** Calls an operation and waits for its answer; not idempotent. */

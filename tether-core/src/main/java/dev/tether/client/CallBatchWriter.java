@@ -121,7 +121,7 @@ final class CallBatchWriter extends WriteBatcher<CallAttempt> {
   }
 
   /** Moves every backlogged call to {@code other} (on the loop); they were never sent here. */
-  void handOverBacklog(ClientConnection other) {
+  void handOverBacklog(Lane other) {
     for (CallAttempt inv = backlog.poll(); inv != null; inv = backlog.poll()) {
       other.enqueue(inv);
     }

@@ -30,7 +30,7 @@ import java.util.concurrent.CompletableFuture;
  * happens on the channel's event loop; other threads only enqueue calls.
  */
 public final class ClientConnection extends BaseConnection
-    implements BatchCarrier, ClientHandshake.Owner, ResponseSink {
+    implements BatchCarrier, ClientHandshake.Owner, ResponseSink, Lane {
   private final PendingCalls pending = new PendingCalls();
   private final CallBacklog backlog = new CallBacklog();
   private final CallTally tally = new CallTally();
@@ -62,7 +62,7 @@ public final class ClientConnection extends BaseConnection
    * This key's connections (this one and its extras) while it has extras, else null: callers spread
    * new calls over them. Published by {@link ExtraConnections}.
    */
-  private volatile ClientConnection[] lanes;
+  private volatile Lane[] lanes;
 
   /** Set before connect by {@link ExtraConnections}; read on the loop after. */
   private boolean extra;
@@ -271,7 +271,7 @@ public final class ClientConnection extends BaseConnection
 
   @Override
   public void send(CallAttempt invocation) {
-    ClientConnection[] spread = lanes;
+    Lane[] spread = lanes;
     if (spread != null && !invocation.isOneway()) {
       RequestChannel.leastLoaded(spread, this).enqueue(invocation);
     } else {
@@ -280,7 +280,8 @@ public final class ClientConnection extends BaseConnection
   }
 
   /** Sends on this connection, whatever its siblings carry. */
-  void enqueue(CallAttempt invocation) {
+  @Override
+  public void enqueue(CallAttempt invocation) {
     invocation.attachedTo(this);
     if (state == ConnectionState.CLOSED || state == ConnectionState.DRAINING) {
       invocation.onNotSent(whyNotTakingCalls());
@@ -410,18 +411,21 @@ public final class ClientConnection extends BaseConnection
 
   // ---- lanes: calls beyond the server's limit, on extra connections of the same key ----
   /** Moves every backlogged call to {@code other} (any thread); they were never sent here. */
-  void handOverBacklog(ClientConnection other) {
+  @Override
+  public void handOverBacklog(Lane other) {
     channel.eventLoop().execute(() -> writer.handOverBacklog(other));
   }
 
   /** True while another call fits in the server's limit; a racy read, for placing calls. */
-  boolean hasRoom() {
+  @Override
+  public boolean hasRoom() {
     CallBatchWriter w = writer;
     return isUsable() && w != null && w.hasFreeSlot();
   }
 
   /** This connection was opened beside its key's own, under load; before {@link #connect()}. */
-  void markExtra() {
+  @Override
+  public void markExtra() {
     extra = true;
   }
 
@@ -433,7 +437,8 @@ public final class ClientConnection extends BaseConnection
   /**
    * Spreads new calls over {@code all} (this key's connections), or over this one alone when null.
    */
-  void spreadOver(ClientConnection[] all) {
+  @Override
+  public void spreadOver(Lane[] all) {
     lanes = all;
   }
 }

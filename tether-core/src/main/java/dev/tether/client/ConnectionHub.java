@@ -117,6 +117,9 @@ final class ConnectionHub implements ConnectionHost, SupervisorHost {
 
   @Override
   public RequestChannel newConnection(Candidate candidate, ConnectionKey key) {
+    if (candidate.protocol() != null) {
+      return new ProtocolConnection(this, key, candidate);
+    }
     return candidate.transport().isDatagram()
         ? new DatagramConnection(this, key, candidate)
         : new ClientConnection(this, key, candidate);
@@ -152,7 +155,7 @@ final class ConnectionHub implements ConnectionHost, SupervisorHost {
   /** Only a stream connection has slots to run out of. */
   @Override
   public void onSaturated(RequestChannel c) {
-    if (c instanceof ClientConnection lane) {
+    if (c instanceof Lane lane) {
       pool.supervisorOf(c.key()).ifPresent(s -> s.onSaturated(lane));
     }
   }

@@ -113,7 +113,7 @@ public final class ConnectionSupervisor {
   }
 
   /** The extra connections open under load now; for status and shutdown. Any thread. */
-  List<ClientConnection> extras() {
+  List<Lane> extras() {
     return extras.all();
   }
 
@@ -162,7 +162,7 @@ public final class ConnectionSupervisor {
   /**
    * {@code lane} has calls waiting for a slot (any thread): move them or open an extra connection.
    */
-  void onSaturated(ClientConnection lane) {
+  void onSaturated(Lane lane) {
     host.control()
         .execute(
             () -> {

@@ -5,6 +5,7 @@ import dev.tether.EndpointSelection;
 import dev.tether.InvocationMode;
 import dev.tether.NoEndpointException;
 import dev.tether.Resolver;
+import dev.tether.spi.ClientWireProtocol;
 import dev.tether.transport.Transport;
 import dev.tether.transport.TransportSet;
 import io.netty.util.NetUtil;
@@ -56,7 +57,19 @@ public final class EndpointSelector {
     List<Endpoint> fit = fitForMode(known, proxy.mode(), proxy);
     List<Candidate> resolved = resolve(fit, proxy);
     order(resolved, proxy.selection());
-    return applySecurity(resolved, proxy);
+    return speaking(applySecurity(resolved, proxy), proxy.wireProtocol());
+  }
+
+  /** The candidates as {@code p} reaches them; as they are for Tether's own protocol (null). */
+  private static List<Candidate> speaking(List<Candidate> candidates, ClientWireProtocol p) {
+    if (p == null) {
+      return candidates;
+    }
+    List<Candidate> out = new ArrayList<>(candidates.size());
+    for (Candidate c : candidates) {
+      out.add(c.speaking(p));
+    }
+    return out;
   }
 
   private List<Endpoint> knownTransports(ProxySettings proxy) {

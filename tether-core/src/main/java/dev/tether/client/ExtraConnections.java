@@ -17,16 +17,16 @@ final class ExtraConnections {
   private final SupervisorHost host;
   private final ConnectionKey key;
   private final int maxExtra;
-  private final List<ClientConnection> extras = new ArrayList<>();
+  private final List<Lane> extras = new ArrayList<>();
 
   /** A copy of {@code extras} for readers on other threads (status, shutdown). */
-  private volatile List<ClientConnection> published = List.of();
+  private volatile List<Lane> published = List.of();
 
   /** The extra being opened, or null: one at a time, so a burst opens what it needs and no more. */
-  private ClientConnection opening;
+  private Lane opening;
 
   /** Saturated connections waiting for the extra being opened. */
-  private final Set<ClientConnection> waiting = new LinkedHashSet<>();
+  private final Set<Lane> waiting = new LinkedHashSet<>();
 
   ExtraConnections(SupervisorHost host, ConnectionKey key, int maxExtra) {
     this.host = host;
@@ -38,9 +38,9 @@ final class ExtraConnections {
    * {@code lane} (the key's own connection or an extra) has calls waiting for a slot: give them to
    * a sibling with room, or open an extra for them. On the control executor.
    */
-  void onSaturated(ClientConnection lane, RequestChannel primary, Candidate candidate) {
+  void onSaturated(Lane lane, RequestChannel primary, Candidate candidate) {
     host.control().assertInExecutor();
-    ClientConnection roomy = withRoom(lane, primary);
+    Lane roomy = withRoom(lane, primary);
     if (roomy != null) {
       lane.handOverBacklog(roomy);
       return;
@@ -55,7 +55,7 @@ final class ExtraConnections {
   }
 
   private void open(RequestChannel primary, Candidate candidate) {
-    ClientConnection extra = (ClientConnection) host.newConnection(candidate, key);
+    Lane extra = (Lane) host.newConnection(candidate, key);
     extra.markExtra();
     opening = extra;
     extra.connect();
@@ -65,16 +65,16 @@ final class ExtraConnections {
             (ready, failure) -> host.control().execute(() -> onOpened(extra, failure, primary)));
   }
 
-  private void onOpened(ClientConnection extra, Throwable failure, RequestChannel primary) {
+  private void onOpened(Lane extra, Throwable failure, RequestChannel primary) {
     opening = null;
-    List<ClientConnection> saturated = List.copyOf(waiting);
+    List<Lane> saturated = List.copyOf(waiting);
     waiting.clear();
     if (failure != null) {
       return; // the saturated connections keep their backlogs; their answers free slots
     }
     extras.add(extra);
     publish(primary);
-    for (ClientConnection lane : saturated) {
+    for (Lane lane : saturated) {
       lane.handOverBacklog(extra);
     }
   }
@@ -96,34 +96,34 @@ final class ExtraConnections {
   }
 
   /** The extras open now, for status and shutdown; any thread. */
-  List<ClientConnection> all() {
+  List<Lane> all() {
     return published;
   }
 
   private void publish(RequestChannel primary) {
     published = List.copyOf(extras);
-    ClientConnection[] lanes = null;
+    Lane[] lanes = null;
     if (!extras.isEmpty()) {
-      List<ClientConnection> all = new ArrayList<>(extras.size() + 1);
-      if (primary instanceof ClientConnection p) {
+      List<Lane> all = new ArrayList<>(extras.size() + 1);
+      if (primary instanceof Lane p) {
         all.add(p);
       }
       all.addAll(extras);
-      lanes = all.toArray(new ClientConnection[0]);
+      lanes = all.toArray(new Lane[0]);
     }
-    if (primary instanceof ClientConnection p) {
+    if (primary instanceof Lane p) {
       p.spreadOver(lanes);
     }
-    for (ClientConnection e : extras) {
+    for (Lane e : extras) {
       e.spreadOver(lanes);
     }
   }
 
-  private ClientConnection withRoom(ClientConnection except, RequestChannel primary) {
-    if (primary instanceof ClientConnection p && p != except && p.hasRoom()) {
+  private Lane withRoom(Lane except, RequestChannel primary) {
+    if (primary instanceof Lane p && p != except && p.hasRoom()) {
       return p;
     }
-    for (ClientConnection e : extras) {
+    for (Lane e : extras) {
       if (e != except && e.hasRoom()) {
         return e;
       }

@@ -2,6 +2,7 @@ package dev.tether.client;
 
 import dev.tether.InvocationMode;
 import dev.tether.LoadBalancing;
+import dev.tether.spi.ClientWireProtocol;
 import java.util.Collection;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -28,7 +29,8 @@ final class NodeRouters {
             settings.connectionId(),
             settings.loadBalancing(),
             settings.mode(),
-            settings.serverVersion());
+            settings.serverVersion(),
+            settings.wireProtocol());
     return routers.computeIfAbsent(key, k -> factory.create(host, settings));
   }
 
@@ -53,5 +55,6 @@ final class NodeRouters {
       String connectionId,
       LoadBalancing strategy,
       InvocationMode mode,
-      VersionRange versions) {}
+      VersionRange versions,
+      ClientWireProtocol protocol) {}
 }

@@ -5,6 +5,7 @@ import dev.tether.EndpointSelection;
 import dev.tether.InvocationMode;
 import dev.tether.LoadBalancing;
 import dev.tether.protocol.Welcome;
+import dev.tether.spi.ClientWireProtocol;
 import dev.tether.spi.Discovery;
 import java.time.Duration;
 import java.util.Collections;
@@ -67,6 +68,9 @@ public final class ProxySettings {
 
   /** Sent with every request; empty when none. */
   private Map<String, String> metadata = Map.of();
+
+  /** The wire protocol the proxy's connections speak; null for Tether's own. */
+  private ClientWireProtocol wireProtocol;
 
   private ProxySettings() {}
 
@@ -208,6 +212,12 @@ public final class ProxySettings {
       return this;
     }
 
+    /** The wire protocol of the proxy's connections; null for Tether's own. */
+    public Changes wireProtocol(ClientWireProtocol v) {
+      s.wireProtocol = v;
+      return this;
+    }
+
     /** Adds (or replaces) one header sent with every request. */
     public Changes metadata(String key, String value) {
       Map<String, String> m = new LinkedHashMap<>(s.metadata);
@@ -241,6 +251,7 @@ public final class ProxySettings {
     copy.rerouteRetryInterval = rerouteRetryInterval;
     copy.serverVersion = serverVersion;
     copy.metadata = metadata;
+    copy.wireProtocol = wireProtocol;
     edit.accept(new Changes(copy));
     copy.derive();
     return copy;
@@ -335,6 +346,11 @@ public final class ProxySettings {
 
   public Map<String, String> metadata() {
     return metadata;
+  }
+
+  /** The wire protocol of the proxy's connections; null for Tether's own. */
+  public ClientWireProtocol wireProtocol() {
+    return wireProtocol;
   }
 
   // Convenience copies used across the client.

@@ -6,7 +6,9 @@ import dev.tether.Endpoint;
 import dev.tether.EndpointSelection;
 import dev.tether.InvocationMode;
 import dev.tether.LoadBalancing;
+import dev.tether.spi.ClientWireProtocol;
 import dev.tether.spi.StaticDiscovery;
+import io.netty.channel.Channel;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
@@ -36,7 +38,8 @@ class ProxySettingsTest {
                         .serverVersion(VersionRange.parse("[1.0,2.0)"))
                         .attemptTimeout(Duration.ofMillis(50))
                         .hedging(Duration.ofMillis(10), 3)
-                        .metadata("token", "t"));
+                        .metadata("token", "t")
+                        .wireProtocol(new NamedProtocol()));
 
     ProxySettings copy = set.with(c -> c.identity("other"));
 
@@ -49,6 +52,19 @@ class ProxySettingsTest {
       assertThat(f.get(copy))
           .as(f.getName() + " was set away from its default")
           .isNotEqualTo(f.get(ProxySettings.of("svc", InvocationMode.TWOWAY, false, List.of())));
+    }
+  }
+
+  /** A protocol that is only a name: the settings carry it, nothing here opens a channel. */
+  private static final class NamedProtocol implements ClientWireProtocol {
+    @Override
+    public String name() {
+      return "named";
+    }
+
+    @Override
+    public Link open(Channel channel, Connection connection) {
+      throw new UnsupportedOperationException("never opened");
     }
   }
 

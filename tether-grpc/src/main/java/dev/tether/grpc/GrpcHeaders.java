@@ -13,12 +13,13 @@ import java.util.concurrent.TimeUnit;
 /**
  * How gRPC's values travel in HTTP/2 headers: metadata (binary keys, ending in {@code -bin}, in
  * base64), the status and its percent-encoded message, and the {@code grpc-timeout} deadline.
+ * Public for the client side ({@code dev.tether.grpc.client}), which follows the same rules.
  */
-final class GrpcHeaders {
-  static final String CONTENT_TYPE = "application/grpc";
-  static final String STATUS = "grpc-status";
-  static final String MESSAGE = "grpc-message";
-  static final String TIMEOUT = "grpc-timeout";
+public final class GrpcHeaders {
+  public static final String CONTENT_TYPE = "application/grpc";
+  public static final String STATUS = "grpc-status";
+  public static final String MESSAGE = "grpc-message";
+  public static final String TIMEOUT = "grpc-timeout";
   static final String ENCODING = "grpc-encoding";
   static final String ACCEPT_ENCODING = "grpc-accept-encoding";
 
@@ -61,7 +62,7 @@ final class GrpcHeaders {
    * The client's metadata: every header but the pseudo-headers; binary values decoded (padded or
    * not). A header whose name or value gRPC cannot hold is left out.
    */
-  static Metadata toMetadata(Http2Headers headers) {
+  public static Metadata toMetadata(Http2Headers headers) {
     Metadata md = new Metadata();
     for (Map.Entry<CharSequence, CharSequence> h : headers) {
       String name = h.getKey().toString();
@@ -86,7 +87,7 @@ final class GrpcHeaders {
   }
 
   /** Adds {@code md} to {@code headers}, binary values in unpadded base64. */
-  static Http2Headers addMetadata(Http2Headers headers, Metadata md) {
+  public static Http2Headers addMetadata(Http2Headers headers, Metadata md) {
     for (String name : md.keys()) {
       if (RESERVED.contains(name) || name.startsWith(":")) {
         continue;
@@ -114,7 +115,7 @@ final class GrpcHeaders {
   }
 
   /** Printable ASCII but '%' stays; every other byte of the UTF-8 form becomes %XX. */
-  static String percentEncode(String message) {
+  public static String percentEncode(String message) {
     byte[] utf8 = message.getBytes(StandardCharsets.UTF_8);
     StringBuilder out = new StringBuilder(utf8.length);
     for (byte b : utf8) {

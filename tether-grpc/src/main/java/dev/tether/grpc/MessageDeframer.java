@@ -10,9 +10,10 @@ import io.netty.buffer.CompositeByteBuf;
  * Cuts one stream's DATA bytes into gRPC messages (a compressed flag, a four-byte big-endian
  * length, the bytes): frame boundaries have nothing to do with message boundaries. Counts the bytes
  * it handed out, so the stream returns flow-control credit only for what was asked for. Lives on
- * the connection's event loop.
+ * the connection's event loop. Public for the client side ({@code dev.tether.grpc.client}), which
+ * cuts answers the same way.
  */
-final class MessageDeframer {
+public final class MessageDeframer {
   private static final int PREFIX = 5;
 
   private final CompositeByteBuf buffered;
@@ -26,17 +27,17 @@ final class MessageDeframer {
 
   private long handedOut;
 
-  MessageDeframer(ByteBufAllocator alloc, int maxMessageSize, boolean gzip) {
+  public MessageDeframer(ByteBufAllocator alloc, int maxMessageSize, boolean gzip) {
     this.buffered = alloc.compositeBuffer(Integer.MAX_VALUE);
     this.maxMessageSize = maxMessageSize;
     this.gzip = gzip;
   }
 
   /** One message's bytes, as sent: {@code compressed} ones are gzip. */
-  record Message(byte[] bytes, boolean compressed) {}
+  public record Message(byte[] bytes, boolean compressed) {}
 
   /** Takes {@code data} (retained here; the caller keeps its own reference). */
-  void add(ByteBuf data) {
+  public void add(ByteBuf data) {
     int n = data.readableBytes();
     if (n > 0) {
       buffered.addComponent(true, data.retain());
@@ -51,7 +52,7 @@ final class MessageDeframer {
    * @throws StatusException RESOURCE_EXHAUSTED for a message over the limit, INTERNAL for a
    *     compressed one on a stream without gzip, or a bad flag
    */
-  Message next() throws StatusException {
+  public Message next() throws StatusException {
     if (buffered.readableBytes() < PREFIX) {
       return null;
     }
@@ -96,7 +97,7 @@ final class MessageDeframer {
   }
 
   /** Frees what is buffered; the stream is over. */
-  void release() {
+  public void release() {
     if (buffered.refCnt() > 0) {
       buffered.release();
     }

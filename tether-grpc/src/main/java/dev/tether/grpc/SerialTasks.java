@@ -12,8 +12,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs one call's listener events one at a time, in order, on the server's executor, as grpc-java
  * promises a {@code ServerCall.Listener}: never two at once, each seeing what the one before did.
+ * The client side ({@code dev.tether.grpc.client}) runs a {@code ClientCall.Listener}'s the same
+ * way.
  */
-final class SerialTasks implements Executor {
+public final class SerialTasks implements Executor {
   private static final Logger log = LoggerFactory.getLogger(SerialTasks.class);
 
   /** How soon a refused hand-off is tried again. */
@@ -28,7 +30,7 @@ final class SerialTasks implements Executor {
   /**
    * @param retry keeps time for a hand-off the executor refused (every thread busy)
    */
-  SerialTasks(Executor delegate, Scheduler retry) {
+  public SerialTasks(Executor delegate, Scheduler retry) {
     this.delegate = delegate;
     this.retry = retry;
   }

@@ -1,0 +1,110 @@
+package dev.tether.client;
+
+import dev.tether.protocol.Request;
+import dev.tether.protocol.Status;
+import dev.tether.spi.ClientWireProtocol;
+import java.util.Map;
+
+/**
+ * One attempt as a {@link ClientWireProtocol} link sees it: the request, and the endings that tell
+ * the attempt what became of it, so the at-most-once rule decides from what the protocol proved
+ * (written or not, refused, answered). Its connection's loop only; after the first ending the
+ * others are ignored.
+ */
+final class LinkedCall implements ClientWireProtocol.Call {
+  private final ProtocolConnection connection;
+  final CallAttempt attempt;
+  private final Request request;
+
+  /** True once an ending was taken or the runtime forgot the call. */
+  private boolean ended;
+
+  LinkedCall(ProtocolConnection connection, CallAttempt attempt, Request request) {
+    this.connection = connection;
+    this.attempt = attempt;
+    this.request = request;
+  }
+
+  @Override
+  public String service() {
+    return request.service();
+  }
+
+  @Override
+  public String operation() {
+    return request.operation();
+  }
+
+  @Override
+  public Map<String, String> metadata() {
+    return request.metadata();
+  }
+
+  @Override
+  public byte[] body() {
+    return request.body();
+  }
+
+  @Override
+  public long remainingMillis() {
+    return request.deadlineMillis();
+  }
+
+  @Override
+  public void onWritten() {
+    if (!ended) {
+      attempt.onSent();
+    }
+  }
+
+  @Override
+  public void onAnswer(byte[] body) {
+    if (takeEnding()) {
+      connection.onAnswered(true);
+      attempt.onResponse(Status.OK, Map.of(), body);
+      connection.closeIfDrained();
+    }
+  }
+
+  @Override
+  public void onRefused(String why) {
+    if (takeEnding()) {
+      attempt.onRefused(why);
+      connection.closeIfDrained();
+    }
+  }
+
+  @Override
+  public void onLost(Throwable cause) {
+    if (takeEnding()) {
+      attempt.onConnectionLost(cause);
+      connection.closeIfDrained();
+    }
+  }
+
+  /** The runtime forgot the call (cancelled, timed out): nothing the link says counts now. */
+  void end() {
+    ended = true;
+  }
+
+  /** The connection closed under the call (it left the table already). */
+  void lose(Throwable cause) {
+    if (!ended) {
+      ended = true;
+      attempt.onConnectionLost(cause);
+    }
+  }
+
+  private boolean takeEnding() {
+    if (ended) {
+      return false;
+    }
+    ended = true;
+    return connection.release(this);
+  }
+
+  @Override
+  public String toString() {
+    return request.service() + "/" + request.operation() + " on " + connection;
+  }
+}

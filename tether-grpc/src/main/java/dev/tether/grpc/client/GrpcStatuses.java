@@ -1,0 +1,101 @@
+package dev.tether.grpc.client;
+
+import dev.tether.AttemptTimeoutException;
+import dev.tether.ConnectFailedException;
+import dev.tether.ConnectionLostException;
+import dev.tether.InvocationTimeoutException;
+import dev.tether.NoAvailableNodeException;
+import dev.tether.NoEndpointException;
+import dev.tether.PermissionDeniedException;
+import dev.tether.ProtocolException;
+import dev.tether.RequestRefusedException;
+import dev.tether.RequestTooLargeException;
+import dev.tether.TetherException;
+import dev.tether.grpc.GrpcHeaders;
+import io.grpc.Status;
+import io.netty.handler.codec.http2.Http2Headers;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
+
+/**
+ * The statuses a call through Tether's channel ends with: the server's, read from its trailers, or,
+ * when no answer came, the one that stands for the runtime's failure (the table in docs/guide.md,
+ * "gRPC"). The failure itself is the status's cause, so {@code mayHaveExecuted()} and the attempts
+ * stay readable.
+ */
+final class GrpcStatuses {
+  private GrpcStatuses() {}
+
+  /** The server's status: {@code grpc-status} and its percent-decoded {@code grpc-message}. */
+  static Status ofTrailers(Http2Headers trailers) {
+    CharSequence code = trailers.get(GrpcHeaders.STATUS);
+    Status status;
+    try {
+      status = Status.fromCodeValue(Integer.parseInt(code.toString()));
+    } catch (RuntimeException badCode) {
+      return Status.INTERNAL.withDescription("malformed grpc-status: " + code);
+    }
+    CharSequence message = trailers.get(GrpcHeaders.MESSAGE);
+    return message == null ? status : status.withDescription(percentDecode(message.toString()));
+  }
+
+  /** The status of a call the runtime ended without an answer. */
+  static Status ofFailure(Throwable failure) {
+    Throwable t =
+        failure instanceof CompletionException && failure.getCause() != null
+            ? failure.getCause()
+            : failure;
+    return codeOf(t).toStatus().withDescription(t.getMessage()).withCause(t);
+  }
+
+  private static Status.Code codeOf(Throwable t) {
+    if (t instanceof CancellationException) {
+      return Status.Code.CANCELLED;
+    }
+    if (t instanceof InvocationTimeoutException || t instanceof AttemptTimeoutException) {
+      return Status.Code.DEADLINE_EXCEEDED;
+    }
+    if (t instanceof ConnectionLostException
+        || t instanceof ConnectFailedException
+        || t instanceof NoEndpointException
+        || t instanceof NoAvailableNodeException
+        || t instanceof RequestRefusedException) {
+      return Status.Code.UNAVAILABLE;
+    }
+    if (t instanceof PermissionDeniedException) {
+      return Status.Code.PERMISSION_DENIED;
+    }
+    if (t instanceof RequestTooLargeException) {
+      return Status.Code.RESOURCE_EXHAUSTED;
+    }
+    if (t instanceof ProtocolException) {
+      return Status.Code.INTERNAL;
+    }
+    // The runtime closed, or another refusal before any server saw the call.
+    return t instanceof TetherException ? Status.Code.UNAVAILABLE : Status.Code.INTERNAL;
+  }
+
+  /** {@code %XX} back to bytes, the whole read as UTF-8; a malformed escape stays as it is. */
+  static String percentDecode(String s) {
+    if (s.indexOf('%') < 0) {
+      return s;
+    }
+    ByteArrayOutputStream out = new ByteArrayOutputStream(s.length());
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c == '%' && i + 2 < s.length() && isHex(s, i + 1) && isHex(s, i + 2)) {
+        out.write(Integer.parseInt(s.substring(i + 1, i + 3), 16));
+        i += 2;
+      } else {
+        out.write(c);
+      }
+    }
+    return out.toString(StandardCharsets.UTF_8);
+  }
+
+  private static boolean isHex(String s, int i) {
+    return Character.digit(s.charAt(i), 16) >= 0;
+  }
+}

@@ -1,0 +1,42 @@
+package dev.tether.grpc.client;
+
+import io.netty.handler.codec.http2.Http2Headers;
+
+/**
+ * Where a stream's messages go once it is accepted: a server stream when its response HEADERS came,
+ * a stream the caller sends on once its HEADERS were written (its messages are not kept for a
+ * replay). Until then the stream's opening is an ordinary call of the runtime, retried or not by
+ * the at-most-once rule; from then on plain gRPC cannot resume it, so a loss ends it. Every method
+ * on the connection's event loop, in the order the frames came.
+ */
+interface StreamSink {
+  /** The server accepted the stream: {@code control} gives its window back and cancels it. */
+  void onAccepted(Control control);
+
+  /** The response headers of a stream accepted before they came (one the caller sends on). */
+  default void onHeaders(Http2Headers headers) {}
+
+  /** A message, {@code wireBytes} of the stream's window (its prefix included). */
+  void onMessage(byte[] message, int wireBytes);
+
+  /** The trailers ended the stream: its status is theirs. */
+  void onTrailers(Http2Headers trailers);
+
+  /** The stream ended without trailers (reset, connection lost). */
+  void onLost(String why);
+
+  /** What the caller may do to an accepted stream; any thread. */
+  interface Control {
+    /** The caller read messages of {@code wireBytes}: the server may send that much more. */
+    void consumed(int wireBytes);
+
+    /** The caller gave up: the stream is reset with CANCEL. */
+    void cancel();
+
+    /** Sends one more message on the stream (a client or bidirectional stream). */
+    void send(byte[] message);
+
+    /** The caller sends nothing more: the stream's half ends (END_STREAM). */
+    void halfClose();
+  }
+}

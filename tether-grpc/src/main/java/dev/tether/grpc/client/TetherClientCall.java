@@ -1,0 +1,483 @@
+package dev.tether.grpc.client;
+
+import dev.tether.Idempotency;
+import dev.tether.Proxy;
+import dev.tether.grpc.GrpcHeaders;
+import dev.tether.grpc.SerialTasks;
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
+import io.grpc.Context;
+import io.grpc.Deadline;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.Status;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.Http2Headers;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One unary or server-streaming call through {@link TetherChannel}: the request (metadata and
+ * message) goes to the runtime as one Tether call on the channel's proxy, so the runtime chooses
+ * the connection, retries by the at-most-once rule ({@link MethodDescriptor#isIdempotent()} or
+ * {@link MethodDescriptor#isSafe()} makes it idempotent) and bounds it by the earlier of the
+ * CallOptions and Context deadlines and the proxy's invocation timeout. The listener hears the
+ * answer on the call's executor, one event at a time, messages as it requests them. A server
+ * stream's opening is such a call until the server's response HEADERS accept it; then its messages
+ * come straight from the connection ({@link StreamSink}), and the window is given back only as the
+ * listener asks for them ({@code request(n)} as HTTP/2 flow control).
+ */
+final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
+  private final TetherChannel channel;
+  private final MethodDescriptor<ReqT, RespT> method;
+  private final CallOptions options;
+
+  /** Runs the listener's events one at a time, in order. */
+  private final Executor events;
+
+  private final Context context = Context.current();
+
+  /** The earlier of the CallOptions and Context deadlines, once sent; null for none. */
+  private volatile Deadline deadline;
+
+  // Guarded by this: the caller's thread and the answer's thread both reach them.
+  private Listener<RespT> listener;
+  private Metadata headers;
+  private byte[] message;
+  private boolean halfClosed;
+  private boolean closed;
+  private CompletableFuture<byte[]> sent;
+  private final Context.CancellationListener contextCancelled = this::onContextCancelled;
+
+  /** Answers not yet asked for, and the close that follows them; the events' executor's. */
+  private final Queue<Unread<RespT>> unread = new ArrayDeque<>();
+
+  /** An answer not yet asked for, and the window it takes (0 for a unary answer). */
+  private record Unread<T>(T message, int wireBytes) {}
+
+  /** A server stream's token and sink ({@link StreamTokens}); 0 and null for a unary call. */
+  private long streamToken;
+
+  /** Non-null once the stream is accepted; guarded by this. */
+  private StreamSink.Control streamControl;
+
+  /** Messages a client or bidirectional stream's caller sent before it was accepted; this's. */
+  private final List<byte[]> unsent = new ArrayList<>();
+
+  /** Messages a server stream delivered; the events' executor's. */
+  private int arrived;
+
+  private int requested;
+  private Status closing;
+  private Metadata closingTrailers;
+
+  TetherClientCall(
+      TetherChannel channel,
+      MethodDescriptor<ReqT, RespT> method,
+      CallOptions options,
+      Executor executor) {
+    this.channel = channel;
+    this.method = method;
+    this.options = options;
+    this.events = new SerialTasks(executor, channel.retryLater());
+  }
+
+  @Override
+  public void start(Listener<RespT> responseListener, Metadata metadata) {
+    synchronized (this) {
+      if (listener != null) {
+        throw new IllegalStateException("the call was started already");
+      }
+      listener = responseListener;
+      headers = metadata;
+    }
+    if (!channel.callStarted(this)) {
+      end(TetherChannel.refusedByShutdown(), new Metadata());
+      return;
+    }
+    if (context.isCancelled()) {
+      end(Status.CANCELLED.withDescription("the context was cancelled"), new Metadata());
+      return;
+    }
+    context.addListener(contextCancelled, Runnable::run);
+    if (clientSends()) {
+      send(null, metadata); // the stream opens now; its messages follow as the caller sends them
+    }
+  }
+
+  @Override
+  public void request(int numMessages) {
+    events.execute(
+        () -> {
+          requested += numMessages;
+          deliver();
+        });
+  }
+
+  @Override
+  public void sendMessage(ReqT request) {
+    synchronized (this) {
+      if (listener == null || halfClosed) {
+        throw new IllegalStateException("sendMessage before start or after halfClose");
+      }
+      if (closed) {
+        return;
+      }
+      if (clientSends()) {
+        sendOnStream(bytesOf(request));
+        return;
+      }
+      if (message != null) {
+        throw new IllegalStateException("a unary call takes one request message");
+      }
+      message = bytesOf(request);
+    }
+  }
+
+  /** Under this: to the stream once accepted, else kept until it is. */
+  private void sendOnStream(byte[] bytes) {
+    if (streamControl != null) {
+      streamControl.send(bytes);
+    } else {
+      unsent.add(bytes);
+    }
+  }
+
+  /** The stream was accepted: what the caller sent meanwhile follows, then its half-close. */
+  private synchronized void streamAccepted(StreamSink.Control control) {
+    streamControl = control;
+    if (closed) {
+      control.cancel(); // the caller gave up while the stream opened
+      return;
+    }
+    for (byte[] m : unsent) {
+      control.send(m);
+    }
+    unsent.clear();
+    if (halfClosed && clientSends()) {
+      control.halfClose();
+    }
+  }
+
+  @Override
+  public void halfClose() {
+    byte[] request;
+    Metadata md;
+    synchronized (this) {
+      if (listener == null || halfClosed) {
+        throw new IllegalStateException("halfClose before start or twice");
+      }
+      halfClosed = true;
+      if (closed) {
+        return;
+      }
+      if (clientSends()) {
+        if (streamControl != null) {
+          streamControl.halfClose();
+        }
+        return;
+      }
+      request = message;
+      md = headers;
+    }
+    if (request == null) {
+      end(Status.INTERNAL.withDescription("a unary call needs one request message"), null);
+      return;
+    }
+    send(request, md);
+  }
+
+  @Override
+  public void cancel(String why, Throwable cause) {
+    CompletableFuture<byte[]> f;
+    synchronized (this) {
+      if (listener == null) {
+        closed = true; // never started: nothing to tell anyone
+        return;
+      }
+      f = sent;
+    }
+    Status status = Status.CANCELLED.withDescription(why == null ? "cancelled by the caller" : why);
+    abort(f, cause == null ? status : status.withCause(cause));
+  }
+
+  /** Ends the call with {@code status}: its runtime call and its stream are cancelled. */
+  private void abort(CompletableFuture<byte[]> f, Status status) {
+    if (f != null) {
+      f.cancel(false);
+    }
+    StreamSink.Control control = control();
+    if (control != null) {
+      control.cancel();
+    }
+    end(status, new Metadata());
+  }
+
+  private synchronized StreamSink.Control control() {
+    return streamControl;
+  }
+
+  /**
+   * A stream's deadline passed: once accepted, a stream is no longer the runtime's call, so its
+   * deadline is kept here (the server heard it as grpc-timeout too).
+   */
+  private void onStreamDeadline() {
+    CompletableFuture<byte[]> f;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      f = sent;
+    }
+    abort(f, Status.DEADLINE_EXCEEDED.withDescription("the stream's deadline passed"));
+  }
+
+  /** Writes are not held back by the stream's window yet: a caller may always send. */
+  @Override
+  public synchronized boolean isReady() {
+    return listener != null && !halfClosed && !closed;
+  }
+
+  private void onContextCancelled(Context c) {
+    Throwable cause = c.cancellationCause();
+    Deadline d = c.getDeadline();
+    if (d != null && d.isExpired()) {
+      cancel("the context's deadline passed", cause);
+    } else {
+      cancel("the context was cancelled", cause);
+    }
+  }
+
+  private byte[] bytesOf(ReqT request) {
+    try (InputStream in = method.streamRequest(request)) {
+      return in.readAllBytes();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot serialize the request of " + method, e);
+    }
+  }
+
+  private void send(byte[] request, Metadata md) {
+    Proxy proxy = channel.proxy();
+    deadline = earliest(options.getDeadline(), context.getDeadline());
+    if (deadline != null) {
+      long nanos = deadline.timeRemaining(TimeUnit.NANOSECONDS);
+      if (nanos <= 0) {
+        end(Status.DEADLINE_EXCEEDED.withDescription("deadline passed before sending"), null);
+        return;
+      }
+      Duration left = Duration.ofNanos(nanos);
+      Duration own = proxy.invocationTimeout();
+      if (own == null || left.compareTo(own) < 0) {
+        proxy = proxy.withInvocationTimeout(left);
+      }
+    }
+    if (streams()) {
+      streamToken = StreamTokens.register(new Feed());
+      if (deadline != null) {
+        channel.afterNanos(deadline.timeRemaining(TimeUnit.NANOSECONDS), this::onStreamDeadline);
+      }
+    }
+    byte[] envelope =
+        Envelopes.request(
+            GrpcHeaders.addMetadata(new DefaultHttp2Headers(false), md),
+            request == null ? new byte[0] : request,
+            streamToken,
+            clientSends());
+    Idempotency idempotency =
+        method.isIdempotent() || method.isSafe()
+            ? Idempotency.IDEMPOTENT
+            : Idempotency.NOT_IDEMPOTENT;
+    CompletableFuture<byte[]> f =
+        proxy.invokeAsync(method.getFullMethodName(), envelope, idempotency);
+    synchronized (this) {
+      sent = f;
+    }
+    f.whenComplete((answer, failure) -> events.execute(() -> answered(answer, failure)));
+  }
+
+  private static Deadline earliest(Deadline a, Deadline b) {
+    if (a == null) {
+      return b;
+    }
+    return b == null ? a : a.minimum(b);
+  }
+
+  /** On the events' executor: the runtime ended the call, with the server's answer or without. */
+  private void answered(byte[] answer, Throwable failure) {
+    if (failure != null) {
+      endOnEvents(pastDeadline(GrpcStatuses.ofFailure(failure)), new Metadata());
+      return;
+    }
+    Envelopes.Answer a = Envelopes.readAnswer(answer);
+    if (a.trailers().get(GrpcHeaders.STATUS) == null) { // a server stream accepted: messages follow
+      if (!isClosed() && !a.headers().isEmpty()) {
+        listener().onHeaders(GrpcHeaders.toMetadata(a.headers()));
+      }
+      return;
+    }
+    Status status = GrpcStatuses.ofTrailers(a.trailers());
+    Metadata trailers = GrpcHeaders.toMetadata(a.trailers());
+    if (status.isOk() && !streams() && a.messages().size() != 1) {
+      status =
+          Status.INTERNAL.withDescription(
+              "a unary answer had " + a.messages().size() + " messages");
+    }
+    boolean trailersOnly = a.headers().get(GrpcHeaders.STATUS) != null;
+    if (!isClosed() && !trailersOnly && !a.headers().isEmpty()) {
+      listener().onHeaders(GrpcHeaders.toMetadata(a.headers()));
+    }
+    if (status.isOk()) {
+      try {
+        for (byte[] m : a.messages()) {
+          unread.add(new Unread<>(method.parseResponse(new ByteArrayInputStream(m)), 0));
+        }
+      } catch (RuntimeException bad) {
+        status = Status.INTERNAL.withDescription("cannot parse the answer").withCause(bad);
+      }
+    }
+    endOnEvents(status, trailers);
+  }
+
+  /** Every kind but unary answers through a {@link StreamSink}. */
+  private boolean streams() {
+    return method.getType() != MethodDescriptor.MethodType.UNARY;
+  }
+
+  /** Client and bidirectional streams: the caller sends after the stream opened. */
+  private boolean clientSends() {
+    return !method.getType().clientSendsOneMessage();
+  }
+
+  /** A server stream's messages and end, from the connection's loop onto the events' executor. */
+  private final class Feed implements StreamSink {
+    @Override
+    public void onAccepted(Control control) {
+      streamAccepted(control);
+    }
+
+    @Override
+    public void onHeaders(Http2Headers h) {
+      events.execute(
+          () -> {
+            if (!isClosed()) {
+              listener().onHeaders(GrpcHeaders.toMetadata(h));
+            }
+          });
+    }
+
+    @Override
+    public void onMessage(byte[] message, int wireBytes) {
+      events.execute(() -> streamed(message, wireBytes));
+    }
+
+    @Override
+    public void onTrailers(Http2Headers trailers) {
+      events.execute(
+          () -> endOnEvents(GrpcStatuses.ofTrailers(trailers), GrpcHeaders.toMetadata(trailers)));
+    }
+
+    @Override
+    public void onLost(String why) {
+      events.execute(
+          () ->
+              endOnEvents(
+                  pastDeadline(
+                      Status.UNAVAILABLE.withDescription(
+                          "the stream was lost after "
+                              + arrived
+                              + " message"
+                              + (arrived == 1 ? "" : "s")
+                              + " arrived: "
+                              + why)),
+                  new Metadata()));
+    }
+  }
+
+  private void streamed(byte[] message, int wireBytes) {
+    if (isClosed()) {
+      return;
+    }
+    arrived++;
+    try {
+      unread.add(new Unread<>(method.parseResponse(new ByteArrayInputStream(message)), wireBytes));
+    } catch (RuntimeException bad) {
+      cancel("cannot parse a message of the stream", bad);
+      return;
+    }
+    deliver();
+  }
+
+  /**
+   * A call that ended without an answer once its deadline passed ended by the deadline, whatever
+   * came first (the server resets its stream at the grpc-timeout it heard), as on grpc-java.
+   */
+  private Status pastDeadline(Status status) {
+    Deadline d = deadline;
+    if (status.getCode() == Status.Code.DEADLINE_EXCEEDED || d == null || !d.isExpired()) {
+      return status;
+    }
+    return Status.DEADLINE_EXCEEDED
+        .withDescription("deadline passed: " + status.getDescription())
+        .withCause(status.getCause());
+  }
+
+  private synchronized boolean isClosed() {
+    return closed;
+  }
+
+  private synchronized Listener<RespT> listener() {
+    return listener;
+  }
+
+  /** Ends the call from any thread: the close waits behind the events already queued. */
+  private void end(Status status, Metadata trailers) {
+    events.execute(() -> endOnEvents(status, trailers == null ? new Metadata() : trailers));
+  }
+
+  private void endOnEvents(Status status, Metadata trailers) {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    context.removeListener(contextCancelled);
+    StreamTokens.forget(streamToken);
+    closing = status;
+    closingTrailers = trailers;
+    if (!status.isOk()) {
+      unread.clear();
+    }
+    deliver();
+  }
+
+  /** Hands the listener what it asked for, then the close once nothing is left to read. */
+  private void deliver() {
+    Listener<RespT> l = listener();
+    while (requested > 0 && !unread.isEmpty()) {
+      requested--;
+      Unread<RespT> next = unread.poll();
+      l.onMessage(next.message());
+      StreamSink.Control control = control();
+      if (next.wireBytes() > 0 && control != null) {
+        control.consumed(next.wireBytes());
+      }
+    }
+    if (closing != null && unread.isEmpty()) {
+      Status s = closing;
+      closing = null;
+      l.onClose(s, closingTrailers);
+      channel.callEnded(this);
+    }
+  }
+}
