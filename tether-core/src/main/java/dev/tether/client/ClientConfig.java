@@ -39,7 +39,8 @@ import java.util.concurrent.TimeUnit;
  * @param forceNio use NIO even where epoll is available
  * @param ejection failure accrual of cluster nodes ({@code tether.cluster.ejection.failures} 5,
  *     {@code .successRate} 0.5 over at least {@code .minCalls} 20 in ten seconds, {@code .base} 10
- *     s, {@code .max} 5 min, {@code .maxShare} 0.5, {@code .outlierGap} 0.5)
+ *     s, {@code .max} 5 min, {@code .maxShare} 0.5, {@code .outlierGap} 0.5, {@code .outlierCalls}
+ *     40)
  * @param connections when a key gets extra connections and when idle ones close
  * @param compression {@code tether.compression.enabled} (true) and {@code .threshold} (1024 bytes):
  *     whether connections announce zstd, and the body size above which {@code -z} calls compress
@@ -98,7 +99,9 @@ public record ClientConfig(
             duration(p, "tether.cluster.ejection.base", Duration.ofSeconds(10)),
             duration(p, "tether.cluster.ejection.max", Duration.ofMinutes(5)),
             Double.parseDouble(p.getProperty("tether.cluster.ejection.maxShare", "0.5").trim()),
-            Double.parseDouble(p.getProperty("tether.cluster.ejection.outlierGap", "0.5").trim())),
+            Double.parseDouble(p.getProperty("tether.cluster.ejection.outlierGap", "0.5").trim()),
+            integer(
+                p, "tether.cluster.ejection.outlierCalls", EjectionPolicy.DEFAULT_OUTLIER_CALLS)),
         new ConnectionUse(
             nonNegative("tether.connection.maxExtra", integer(p, "tether.connection.maxExtra", 4)),
             duration(p, "tether.connection.extraIdleClose", Duration.ofSeconds(10)),

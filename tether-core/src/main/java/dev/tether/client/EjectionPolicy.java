@@ -9,9 +9,10 @@ import java.time.Duration;
  * succeeded (once there were {@code minCalls}), a node is ejected for {@code base}, doubling on
  * each repeat up to {@code max}; one probe call then decides; never more than {@code maxShare} of a
  * group is ejected at once. Relative to the group (as gRPC's outlier detection compares success
- * rates): a node whose failed answers of the last ten seconds, the service's own errors included,
- * are a share at least {@code outlierGap} above its peers' over the same seconds is ejected too, so
- * a node that fails fast is out within a few dozen of its calls while a group whose nodes all fail
+ * rates): a node whose failed answers among its last {@code outlierCalls} calls, the service's own
+ * errors included, are a share at least {@code outlierGap} above its peers' among their last as
+ * many is ejected too, so a node that turns sick is out within a few dozen of its own calls,
+ * whatever the call rate and however long it was healthy before, while a group whose nodes all fail
  * alike keeps every node.
  */
 public record EjectionPolicy(
@@ -21,7 +22,38 @@ public record EjectionPolicy(
     Duration base,
     Duration max,
     double maxShare,
-    double outlierGap) {
+    double outlierGap,
+    int outlierCalls) {
+
+  /** The last answers of each node the relative rule compares by default. */
+  public static final int DEFAULT_OUTLIER_CALLS = 40;
+
+  public EjectionPolicy {
+    if (outlierCalls < 1) {
+      throw new IllegalArgumentException(
+          "tether.cluster.ejection.outlierCalls must be at least 1, got " + outlierCalls);
+    }
+  }
+
+  /** A policy whose relative rule compares each node's last 40 answers. */
+  public EjectionPolicy(
+      int consecutiveFailures,
+      double minSuccessRate,
+      int minCalls,
+      Duration base,
+      Duration max,
+      double maxShare,
+      double outlierGap) {
+    this(
+        consecutiveFailures,
+        minSuccessRate,
+        minCalls,
+        base,
+        max,
+        maxShare,
+        outlierGap,
+        DEFAULT_OUTLIER_CALLS);
+  }
 
   /** A policy whose relative rule ejects at a gap of one half. */
   public EjectionPolicy(
@@ -41,15 +73,17 @@ public record EjectionPolicy(
   }
 
   /**
-   * Whether a node's share of failed answers stands out from its peers': both counted over the same
-   * recent seconds, the node on at least {@code minCalls}, its peers together on at least half as
-   * many (fewer say nothing of them), and the node's share {@code outlierGap} or more above theirs.
-   * A node with no peers never stands out.
+   * Whether a node's share of failed answers stands out from its peers': the node's counted over
+   * its last {@code outlierCalls} answers and each peer's over as many of its own, the node on at
+   * least {@link #minCompared} of them, its peers together on at least half as many (fewer say
+   * nothing of them), and the node's share {@code outlierGap} or more above theirs. A node with no
+   * peers never stands out.
    */
   public boolean standsOut(long good, long failed, long peersGood, long peersFailed) {
     long calls = good + failed;
     long peerCalls = peersGood + peersFailed;
-    if (calls < minCalls || peerCalls < (minCalls + 1) / 2 || calls == 0 || peerCalls == 0) {
+    int least = minCompared();
+    if (calls < least || peerCalls < (least + 1) / 2 || calls == 0 || peerCalls == 0) {
       return false;
     }
     return (double) failed / calls - (double) peersFailed / peerCalls >= outlierGap;
@@ -61,7 +95,15 @@ public record EjectionPolicy(
    */
   public boolean mayStandOut(long good, long failed) {
     long calls = good + failed;
-    return calls >= minCalls && failed >= outlierGap * calls;
+    return calls >= minCompared() && failed >= outlierGap * calls;
+  }
+
+  /**
+   * The answers a node must have among its last {@code outlierCalls} before it is compared: {@code
+   * minCalls}, or all of them when the window is smaller.
+   */
+  public int minCompared() {
+    return Math.min(minCalls, outlierCalls);
   }
 
   /** How long the {@code n}-th ejection in a row lasts (n from 1). */

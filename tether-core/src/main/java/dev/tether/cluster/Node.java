@@ -42,7 +42,7 @@ final class Node implements NodeStats {
   private volatile long lastPick;
 
   /** How its calls have been ending, for the group's outlier detector; written by the calls. */
-  final FaultTally tally = new FaultTally();
+  final FaultTally tally;
 
   /**
    * The latency average as the bits of a double. Calls of one node finish on more than one loop
@@ -59,6 +59,7 @@ final class Node implements NodeStats {
     this.key = supervisor.key();
     this.supervisor = supervisor;
     this.group = group;
+    this.tally = new FaultTally(host.ejection().outlierCalls());
   }
 
   /** Control executor only (asserted): other threads read the health the group's picker holds. */

@@ -12,8 +12,8 @@ import java.util.Map;
 /**
  * Failure accrual for the nodes of one group, as Finagle's failure accrual and Envoy's outlier
  * detection do: a node whose connection is up but whose calls fail (a streak past the policy's
- * threshold, too low a success rate, or a share of failed answers that stands out from its peers'
- * over the same recent seconds, as gRPC's outlier detection compares) is ejected for a while,
+ * threshold, too low a success rate, or a share of failed answers among its last calls that stands
+ * out from its peers' among theirs, as gRPC's outlier detection compares) is ejected for a while,
  * growing with each repeat; then it takes calls again on probation and the next one decides (a
  * success readmits it for good, a fault ejects it again). Never more than the policy's share of the
  * group is ejected at once.
@@ -111,15 +111,15 @@ final class OutlierDetector {
     } else {
       node.tally.answered(blame.failed(), nowNanos);
       if (probing) {
-        host.control().execute(() -> onProbeAnswered(node, blame.failed(), nowNanos));
+        host.control().execute(() -> onProbeAnswered(node, blame.failed()));
         return;
       }
     }
     if (blame.failed()) {
-      long[] answers = node.tally.answers(nowNanos);
+      long[] answers = node.tally.answers();
       // Only a node whose own share could stand out is compared, one comparison at a time.
       if (policy.mayStandOut(answers[0], answers[1]) && node.tally.startComparing()) {
-        host.control().execute(() -> compareWithPeers(node, nowNanos));
+        host.control().execute(() -> compareWithPeers(node));
       }
     }
   }
@@ -127,14 +127,14 @@ final class OutlierDetector {
   // ---- the group's comparison (control executor) ----
 
   /**
-   * Ejects {@code node} when its share of failed answers stands out from its peers' over the same
-   * recent seconds (the policy's gap), with the figures that decided.
+   * Ejects {@code node} when its share of failed answers among its last calls stands out from its
+   * peers' among theirs (the policy's gap), with the figures that decided.
    */
-  void compareWithPeers(Node node, long nowNanos) {
+  void compareWithPeers(Node node) {
     host.control().assertInExecutor();
     node.tally.doneComparing();
-    long[] mine = node.tally.answers(nowNanos);
-    long[] peers = peersAnswers(node, nowNanos);
+    long[] mine = node.tally.answers();
+    long[] peers = peersAnswers(node);
     if (policy.standsOut(mine[0], mine[1], peers[0], peers[1])) {
       onFault(
           node,
@@ -144,19 +144,18 @@ final class OutlierDetector {
               + (mine[0] + mine[1])
               + " calls against "
               + peers[1]
-              + " of its peers' "
-              + (peers[0] + peers[1])
-              + " in the same seconds");
+              + " of its peers' last "
+              + (peers[0] + peers[1]));
     }
   }
 
-  /** The good and failed answers of every other node in rotation, summed over the window. */
-  private long[] peersAnswers(Node node, long nowNanos) {
+  /** The good and failed answers of every other node in rotation, each over its last calls. */
+  private long[] peersAnswers(Node node) {
     long good = 0;
     long failed = 0;
     for (Node n : tracks.keySet()) {
       if (n != node && n.health().isSelectable()) {
-        long[] a = n.tally.answers(nowNanos);
+        long[] a = n.tally.answers();
         good += a[0];
         failed += a[1];
       }
@@ -168,12 +167,12 @@ final class OutlierDetector {
    * A probe call was answered: a good answer readmits the node; a failed one fails the probe only
    * when it stands out, that is when its peers fail less often than the policy's gap would allow.
    */
-  private void onProbeAnswered(Node node, boolean failed, long nowNanos) {
+  private void onProbeAnswered(Node node, boolean failed) {
     if (!failed) {
       onProbeSucceeded(node);
       return;
     }
-    long[] peers = peersAnswers(node, nowNanos);
+    long[] peers = peersAnswers(node);
     long calls = peers[0] + peers[1];
     double peersShare = calls == 0 ? 0 : (double) peers[1] / calls;
     if (1.0 - peersShare >= policy.outlierGap()) {

@@ -53,4 +53,18 @@ class ClientConfigTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("tether.connection.maxExtra");
   }
+
+  @Test
+  void outlierComparisonLooksAtEachNodesLastFortyAnswersByDefault() {
+    assertThat(config().ejection().outlierCalls()).isEqualTo(40);
+    assertThat(config("tether.cluster.ejection.outlierCalls", "60").ejection().outlierCalls())
+        .isEqualTo(60);
+  }
+
+  @Test
+  void outlierWindowOfNoCallsIsRejectedNamingTheKey() {
+    assertThatThrownBy(() -> config("tether.cluster.ejection.outlierCalls", "0"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("tether.cluster.ejection.outlierCalls");
+  }
 }

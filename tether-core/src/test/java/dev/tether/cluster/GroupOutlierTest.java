@@ -12,12 +12,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Ejection relative to the group, on the fake clock: a node whose failed answers (the service's own
- * errors included) stand out from its peers' over the same seconds is ejected once it had the
- * policy's minimum of calls, with the figures in the event; a group whose nodes fail alike ejects
- * none. The streak and success-rate rules are switched off here, so only the comparison acts.
+ * errors included) among its last 40 calls stand out from its peers' among theirs is ejected once
+ * it had the policy's minimum of calls, with the figures in the event, after however long a healthy
+ * history and at whatever call rate; a group whose nodes fail alike ejects none. The streak and
+ * success-rate rules are switched off here, so only the comparison acts.
  */
 class GroupOutlierTest {
   /** No streak, no success rate: 20 calls, a gap of one half, at most half the group out. */
@@ -88,7 +91,112 @@ class GroupOutlierTest {
                                 && e.detail()
                                     .startsWith(
                                         "ejected for 10000 ms: failed 20 of its last 20 calls"
-                                            + " against 0 of its peers' 38 in the same seconds")));
+                                            + " against 0 of its peers' last 38")));
+  }
+
+  /** Rounds of one call on every node, {@code gapMillis} apart on the clock, all answered well. */
+  private void healthyRounds(int rounds, long gapMillis) {
+    for (int i = 0; i < rounds; i++) {
+      for (Node n : nodes) {
+        answer(n, AnswerBlame.NONE);
+      }
+      host.clock.forward(Duration.ofMillis(gapMillis));
+    }
+  }
+
+  /**
+   * Rounds in which {@code sick} fails and its peers answer well, until it is out or 200 rounds
+   * passed; returns how many of its calls failed.
+   */
+  private int failuresUntilEjected(Node sick, long gapMillis) {
+    int failed = 0;
+    while (failed < 200 && health(sick) != NodeHealth.EJECTED) {
+      for (Node n : nodes) {
+        if (n == sick) {
+          answer(n, AnswerBlame.FAILED_ANSWER);
+          failed++;
+        } else {
+          answer(n, AnswerBlame.NONE);
+        }
+      }
+      host.clock.forward(Duration.ofMillis(gapMillis));
+    }
+    return failed;
+  }
+
+  @ParameterizedTest
+  @ValueSource(longs = {1, 10, 100})
+  void nodeThatTurnsSickAfterAHealthyHistoryIsOutAfterHalfItsLastCallsFailedWhateverTheRate(
+      long gapMillis) {
+    Node sick = nodes.get(0);
+    healthyRounds(400, gapMillis);
+
+    assertThat(failuresUntilEjected(sick, gapMillis)).isEqualTo(20);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                host.events.stream()
+                    .anyMatch(
+                        e ->
+                            e.kind() == TetherEvent.Kind.NODE_EJECTED
+                                && e.detail()
+                                    .startsWith(
+                                        "ejected for 10000 ms: failed 20 of its last 40 calls"
+                                            + " against 0 of its peers' last 80")));
+  }
+
+  @Test
+  void sickNodeWhosePeersFailSometimesIsOutOnceItsShareIsTheGapAboveTheirs() {
+    Node sick = nodes.get(0);
+    int failed = 0;
+    for (int i = 0; i < 600 && health(sick) != NodeHealth.EJECTED; i++) {
+      // One in ten fails on each peer throughout: 8 of their last 80, a share of one tenth.
+      answer(nodes.get(1), i % 10 == 0 ? AnswerBlame.FAILED_ANSWER : AnswerBlame.NONE);
+      answer(nodes.get(2), i % 10 == 5 ? AnswerBlame.FAILED_ANSWER : AnswerBlame.NONE);
+      if (i < 400) {
+        answer(sick, AnswerBlame.NONE);
+      } else {
+        answer(sick, AnswerBlame.FAILED_ANSWER);
+        failed++;
+      }
+      host.clock.forward(Duration.ofMillis(2));
+    }
+
+    // 24 of 40 is six tenths, one half above the peers' tenth.
+    assertThat(failed).isEqualTo(24);
+  }
+
+  @Test
+  void groupThatTurnsToFailingAlikeAfterAHealthyHistoryKeepsEveryNode() {
+    healthyRounds(400, 2);
+    for (int i = 0; i < 400; i++) {
+      for (Node n : nodes) {
+        answer(n, AnswerBlame.FAILED_ANSWER);
+      }
+      host.clock.forward(Duration.ofMillis(2));
+    }
+
+    assertThat(moves).isEmpty();
+  }
+
+  @Test
+  void ejectedNodeStartsItsCountAfreshAndIsNotComparedBeforeTheMinimumOfCalls() {
+    Node sick = nodes.get(0);
+    healthyRounds(100, 2);
+    assertThat(failuresUntilEjected(sick, 2)).isEqualTo(20);
+    host.clock.forward(Duration.ofSeconds(10));
+    // The probe readmits it, its old answers forgotten.
+    detector.onCallFinished(sick, AnswerBlame.NONE, true, host.clock.nanoTime());
+    assertThat(health(sick)).isEqualTo(NodeHealth.ALIVE);
+
+    // The probe's good answer and 18 failed ones: 19 answers, one short of the minimum.
+    for (int i = 0; i < 18; i++) {
+      answer(sick, AnswerBlame.FAILED_ANSWER);
+    }
+    assertThat(health(sick)).isEqualTo(NodeHealth.ALIVE);
+    answer(sick, AnswerBlame.FAILED_ANSWER);
+    assertThat(health(sick)).isEqualTo(NodeHealth.EJECTED);
   }
 
   @Test
