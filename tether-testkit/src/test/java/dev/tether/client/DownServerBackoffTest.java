@@ -86,10 +86,13 @@ class DownServerBackoffTest {
     assertThat(load.longestNanos)
         .as("the longest call, in ns")
         .isLessThan(Duration.ofSeconds(2).toNanos());
-    assertThat(load.lastFailure)
-        .isInstanceOf(ConnectFailedException.class)
-        .hasMessageContaining("reset")
-        .hasMessageContaining("next attempt due in");
+    assertThat(load.unexpected).as("a failure other than ConnectFailedException").isNull();
+    // A call that meets the supervisor's own attempt fails with that attempt's error, naming no
+    // due time; the others fail fast naming it.
+    assertThat(load.namingTheDueTime)
+        .as("a fast failure naming when the next attempt is due")
+        .isNotNull()
+        .hasMessageContaining("reset");
   }
 
   @Test
@@ -160,7 +163,8 @@ class DownServerBackoffTest {
     long calls;
     long succeeded;
     long longestNanos;
-    Throwable lastFailure;
+    Throwable namingTheDueTime;
+    Throwable unexpected;
   }
 
   /**
@@ -180,7 +184,9 @@ class DownServerBackoffTest {
         total.calls += one.calls;
         total.succeeded += one.succeeded;
         total.longestNanos = Math.max(total.longestNanos, one.longestNanos);
-        total.lastFailure = one.lastFailure != null ? one.lastFailure : total.lastFailure;
+        total.namingTheDueTime =
+            one.namingTheDueTime != null ? one.namingTheDueTime : total.namingTheDueTime;
+        total.unexpected = one.unexpected != null ? one.unexpected : total.unexpected;
       }
       return total;
     } finally {
@@ -197,7 +203,11 @@ class DownServerBackoffTest {
         proxy.invoke("hello", new byte[0]);
         load.succeeded++;
       } catch (TetherException e) {
-        load.lastFailure = e;
+        if (!(e instanceof ConnectFailedException)) {
+          load.unexpected = e;
+        } else if (DUE.matcher(e.getMessage()).find()) {
+          load.namingTheDueTime = e;
+        }
       }
       load.longestNanos = Math.max(load.longestNanos, System.nanoTime() - t0);
       load.calls++;
