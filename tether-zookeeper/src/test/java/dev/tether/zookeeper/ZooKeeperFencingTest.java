@@ -190,6 +190,46 @@ class ZooKeeperFencingTest {
   }
 
   @Test
+  void aSessionOnALeaderCutOffFromZooKeeperEndsOnceAndGoesOnOnTheNewLeader() throws Exception {
+    startMembers();
+    Member leader = settledLeader();
+    Proxy session =
+        tether
+            .proxy(KvServers.SERVICE + ":" + leader.endpoint())
+            .withInvocationTimeout(Duration.ofSeconds(5))
+            .withSession("orders-unit");
+    List<Member> live = without(members, leader);
+    CallLoad load =
+        new CallLoad(
+            session, 1, "increment", Idempotency.NOT_IDEMPOTENT, 100_000, Duration.ofSeconds(25));
+    Member next;
+    int servedByDeposedWhenAnnounced;
+    try (load) {
+      await().atMost(PATIENCE).until(() -> load.succeeded() > 50);
+      leader.cutOffFromZooKeeper();
+
+      next = awaitNewLeaderAnnouncedBy(live, leader);
+      servedByDeposedWhenAnnounced = kv.served(leader.name());
+      int servedByNext = kv.served(next.name());
+      await().atMost(PATIENCE).until(() -> kv.served(next.name()) > servedByNext + 200);
+    }
+
+    assertThat(kv.served(leader.name()))
+        .as("session writes on the deposed leader after the announcement")
+        .isEqualTo(servedByDeposedWhenAnnounced);
+    List<String> outcomes = load.outcomes();
+    int lost = outcomes.indexOf("SessionLostException");
+    assertThat(lost).as("the session was lost once: " + outcomes).isPositive();
+    assertThat(outcomes.subList(0, lost)).containsOnly(leader.name());
+    assertThat(outcomes.subList(lost + 1, outcomes.size()))
+        .as("every call after the lost one")
+        .isNotEmpty()
+        .containsOnly(next.name());
+    assertThat(load.failures()).hasSize(1);
+    assertThat(kv.executions().values()).allSatisfy(n -> assertThat(n.get()).isEqualTo(1));
+  }
+
+  @Test
   void aClosedLeaderServerGivesLeadershipUp() {
     startMembers();
     Member leader = settledLeader();
