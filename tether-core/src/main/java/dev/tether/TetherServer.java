@@ -59,11 +59,18 @@ public final class TetherServer implements AutoCloseable {
   /**
    * The cluster view sent to clients that connect from now on, in WELCOME, and to the clients
    * connected now that speak protocol 1.1, in a TOPOLOGY frame (1.0 clients learn it when they
-   * reconnect); null for none. Returns at once: the frames leave on the connections' loops.
+   * reconnect); null for none. When the view before named one of this server's endpoints primary
+   * and {@code t} names another, the clients connected now are also moved on as from an aged
+   * connection (their calls in flight finish here, their sessions end). Returns at once: the frames
+   * leave on the connections' loops.
    */
   public void setTopology(Topology t) {
+    Topology before = topology;
     topology = t;
     runtime.announceTopology();
+    if (t != null && PrimaryRole.of(this, before) && !PrimaryRole.of(this, t)) {
+      runtime.noLongerPrimary("this server is no longer the primary; " + t.primary() + " is");
+    }
   }
 
   public Topology topology() {

@@ -9,10 +9,11 @@ import java.util.Locale;
 /**
  * The writes of each leader cut-off, per server: a write is a non-idempotent call through the proxy
  * that follows the announced primary, and once the other members announce a new leader, none may
- * run on the deposed one. {@link #violations()} names every write that did, and a log too small to
- * tell. Session calls are counted apart: a session keeps its connection, so one opened on the
- * leader goes on there after it was deposed, until that connection ends (reported, not a violation;
- * docs/reliability.md).
+ * run on the deposed one. Session calls (not idempotent either) are counted apart and held to the
+ * same rule: a session keeps its connection, but a server that stops being the primary ends its
+ * clients' connections, so a session on the deposed leader ends when it steps down, before the
+ * announcement. {@link #violations()} names every write or session call that ran on the deposed
+ * leader after the announcement, and a log too small to tell.
  *
  * @param cuts one per cut-off, in the plan's order
  */
@@ -32,7 +33,7 @@ public record LeaderCutOffs(List<Cut> cuts, boolean overflowed) {
    * @param deposedAfter writes on it after the new leader was announced: must be none
    * @param newLeaderAfter writes on the new leader after its announcement
    * @param sessionCallsOnDeposedAfter session calls that ran on the deposed leader after the
-   *     announcement
+   *     announcement: must be none
    * @param lateWrites the first few of {@code deposedAfter}: call, kind, how late
    */
   public record Cut(
@@ -107,20 +108,27 @@ public record LeaderCutOffs(List<Cut> cuts, boolean overflowed) {
   public List<String> violations() {
     List<String> lines = new ArrayList<>();
     for (Cut c : cuts) {
-      if (c.deposedAfter() > 0) {
-        lines.add(
-            c.deposedAfter()
-                + " writes ran on node "
-                + c.cut().deposed()
-                + ", a leader cut off from ZooKeeper, after node "
-                + c.cut().newLeader()
-                + " was announced as the new leader");
-      }
+      lateOnDeposed(lines, c, c.deposedAfter(), "writes");
+      lateOnDeposed(lines, c, c.sessionCallsOnDeposedAfter(), "session calls");
     }
     if (overflowed) {
       lines.add("the execution log overflowed: writes after a leader cut-off went uncounted");
     }
     return lines;
+  }
+
+  private static void lateOnDeposed(List<String> lines, Cut c, long count, String what) {
+    if (count > 0) {
+      lines.add(
+          count
+              + " "
+              + what
+              + " ran on node "
+              + c.cut().deposed()
+              + ", a leader cut off from ZooKeeper, after node "
+              + c.cut().newLeader()
+              + " was announced as the new leader");
+    }
   }
 
   public void print(PrintStream out) {

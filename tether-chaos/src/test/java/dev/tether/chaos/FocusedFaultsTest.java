@@ -69,6 +69,9 @@ class FocusedFaultsTest {
             c -> {
               assertThat(c.deposedBefore()).as("writes on the leader before the cut").isPositive();
               assertThat(c.deposedAfter()).as("writes on it after the new leader").isZero();
+              assertThat(c.sessionCallsOnDeposedAfter())
+                  .as("session calls on it after the new leader")
+                  .isZero();
               assertThat(c.newLeaderAfter()).as("writes on the new leader").isPositive();
             });
   }

@@ -47,12 +47,20 @@ class LeaderCutOffsTest {
   }
 
   @Test
-  void countsSessionCallsOnTheDeposedLeaderApartFromWrites() {
+  void failsOnASessionCallOnTheDeposedLeaderAfterTheNewOneWasAnnouncedAndCountsItApartFromWrites() {
+    ran(CallKind.SESSION, 1, 15);
+    ran(CallKind.SESSION, 2, 25);
     ran(CallKind.SESSION, 1, 30);
 
     LeaderCutOffs cuts = LeaderCutOffs.judge(List.of(cut), log, ledger, 3);
 
-    assertThat(cuts.violations()).isEmpty();
-    assertThat(cuts.cuts().get(0).sessionCallsOnDeposedAfter()).isOne();
+    assertThat(cuts.violations())
+        .singleElement()
+        .asString()
+        .startsWith("1 session calls ran on node 1");
+    LeaderCutOffs.Cut c = cuts.cuts().get(0);
+    assertThat(c.sessionCallsOnDeposedAfter()).isOne();
+    assertThat(c.deposedAfter()).as("writes").isZero();
+    assertThat(c.writesPerNode()).containsExactly(0, 0, 0);
   }
 }

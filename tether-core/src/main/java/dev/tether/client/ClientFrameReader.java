@@ -101,7 +101,7 @@ final class ClientFrameReader extends ChannelInboundHandlerAdapter {
     boolean handshaking = connection.isHandshaking();
     if (!handshaking && g.reason() == GoAwayReason.MAX_AGE && g.acceptsFurtherRequests()) {
       // Still served: the connection keeps its calls until its replacement is ready.
-      host.onConnectionAged(connection, "the server's max connection age was reached");
+      host.onConnectionAged(connection, "the server moved it on: " + g.message());
       return;
     }
     if (handshaking) {

@@ -266,9 +266,11 @@ public final class Invocation extends CallAttempt {
       return;
     }
     RequestChannel failedOn = connection();
+    // Only its server can answer it. A session's call that never left goes back to the session,
+    // which resends it or, its connection gone, reports the session lost.
     boolean pinned =
-        settings().session() != null
-            || (flags() & Request.RESUME) != 0; // only its server can answer it
+        (settings().session() != null && outcome != Attempt.Outcome.NOT_SENT)
+            || (flags() & Request.RESUME) != 0;
     RetryPolicy.Decision decision =
         RetryPolicy.decide(
             outcome,

@@ -78,7 +78,9 @@ public record TetherEvent(
     /**
      * A connection reached its maximum age (the server's GOAWAY(MAX_AGE), or the client's own
      * {@code tether.connection.maxAge}): a replacement opens and new calls move to it once ready.
-     * From a server: it sent GOAWAY(MAX_AGE) and serves the connection until its client moves.
+     * From a server: it sent GOAWAY(MAX_AGE) and serves the connection until its client moves. A
+     * server that stops being its cluster's primary moves its connections the same way; the detail
+     * says which.
      */
     CONNECTION_AGED,
     /** The replacement of an aged connection is ready: new calls go to it, the old one drains. */

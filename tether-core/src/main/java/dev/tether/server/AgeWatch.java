@@ -2,19 +2,22 @@ package dev.tether.server;
 
 import dev.tether.spi.Scheduler;
 import io.netty.channel.Channel;
-import java.util.function.BooleanSupplier;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /**
  * The age of one server connection: once its drawn age has passed since the handshake, {@code
- * onAged} runs (it answers whether the connection began to move its client: one already draining
- * for a shutdown does not), and then, when a grace is set, {@code onGraceOver} once the grace has
- * passed. Lives on the connection's loop, as every timer task of {@link ServerClock} does.
+ * moveClient} runs with the reason (it answers whether the connection began to move its client: one
+ * already draining does not), the host counts the aged connection, and then, when a grace is set,
+ * {@code onGraceOver} runs once the grace has passed. A move for another reason ({@link #moveNow})
+ * ends the age and starts the same grace. Lives on the connection's loop, as every timer task of
+ * {@link ServerClock} does.
  */
 final class AgeWatch {
   private final Channel channel;
-  private final ServerClock clock;
+  private final ConnectionHost host;
   private final ConnectionAge age;
-  private final BooleanSupplier onAged;
+  private final Predicate<String> moveClient;
   private final Runnable onGraceOver;
 
   /** Non-null while the age or the grace is being timed. */
@@ -24,15 +27,11 @@ final class AgeWatch {
   private long drawnNanos;
 
   AgeWatch(
-      Channel channel,
-      ServerClock clock,
-      ConnectionAge age,
-      BooleanSupplier onAged,
-      Runnable onGraceOver) {
+      Channel channel, ConnectionHost host, Predicate<String> moveClient, Runnable onGraceOver) {
     this.channel = channel;
-    this.clock = clock;
-    this.age = age;
-    this.onAged = onAged;
+    this.host = host;
+    this.age = host.connectionAge();
+    this.moveClient = moveClient;
     this.onGraceOver = onGraceOver;
   }
 
@@ -40,19 +39,38 @@ final class AgeWatch {
   void start() {
     if (age.isOn() && drawnNanos == 0) {
       drawnNanos = age.drawAgeNanos();
-      timer = clock.schedule(channel, this::aged, drawnNanos);
+      timer = host.clock().schedule(channel, this::aged, drawnNanos);
     }
-  }
-
-  /** This connection's age as drawn, in nanoseconds; 0 when it never ages. */
-  long drawnNanos() {
-    return drawnNanos;
   }
 
   private void aged() {
     timer = null;
-    if (onAged.getAsBoolean() && age.graceNanos() > 0) {
-      timer = clock.schedule(channel, this::graceOver, age.graceNanos());
+    long millis = TimeUnit.NANOSECONDS.toMillis(drawnNanos);
+    if (moveClient.test("max connection age reached (" + millis + " ms)")) {
+      host.connectionAged();
+      startGrace();
+    }
+  }
+
+  /**
+   * The client is to move now for {@code why}, not for its age (the server is no longer the
+   * primary): unless it is already moving or draining, its age is no longer timed and the grace
+   * runs from now.
+   */
+  void moveNow(String why) {
+    Scheduler.Cancellable ageTimer = timer;
+    if (moveClient.test(why)) {
+      if (ageTimer != null) {
+        ageTimer.cancel();
+      }
+      timer = null;
+      startGrace();
+    }
+  }
+
+  private void startGrace() {
+    if (age.graceNanos() > 0) {
+      timer = host.clock().schedule(channel, this::graceOver, age.graceNanos());
     }
   }
 

@@ -26,7 +26,6 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -101,13 +100,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
         new ReaderIdleWatch(
             channel, server.clock(), server.readerIdleNanos(), this::clientWentSilent);
     this.reading = new ReadGate(channel);
-    this.age =
-        new AgeWatch(
-            channel,
-            server.clock(),
-            server.connectionAge(),
-            this::reachedMaxAge,
-            this::ageGraceOver);
+    this.age = new AgeWatch(channel, server, this::moveClient, this::ageGraceOver);
   }
 
   Channel channel() {
@@ -242,21 +235,26 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
   }
 
   /**
-   * The connection reached its age: the client is told to move, and everything it sends until it
-   * has moved is still served, so the rotation refuses no request that was on the wire. A client
-   * older than 1.2 is told SHUTDOWN, which it drains the same way. False when not ACTIVE.
+   * The server is no longer its cluster's primary (any thread): the client moves as from an aged
+   * connection, so its sessions end and its new calls follow the new primary.
    */
-  private boolean reachedMaxAge() {
+  void noLongerPrimary(String why) {
+    onLoop(() -> age.moveNow(why));
+  }
+
+  /**
+   * The client is told to move to a new connection, and everything it sends until it has moved is
+   * still served, so the move refuses no request that was on the wire. A client older than 1.2 is
+   * told SHUTDOWN, which it drains the same way. False when not ACTIVE.
+   */
+  private boolean moveClient(String why) {
     if (state != State.ACTIVE) {
       return false;
     }
     servedUpTo = GoAway.UNTIL_FURTHER_NOTICE;
-    long ageMillis = TimeUnit.NANOSECONDS.toMillis(age.drawnNanos());
-    transitionTo(State.DRAINING, "max connection age reached (" + ageMillis + " ms)");
-    server.connectionAged();
-    GoAwayReason reason = handshake.knowsMaxAge() ? GoAwayReason.MAX_AGE : GoAwayReason.SHUTDOWN;
+    transitionTo(State.DRAINING, why);
     channel.writeAndFlush(
-        new GoAway(reason, GoAway.UNTIL_FURTHER_NOTICE, "max connection age reached"),
+        new GoAway(handshake.moveReason(), GoAway.UNTIL_FURTHER_NOTICE, why),
         channel.voidPromise());
     return true;
   }
@@ -269,9 +267,9 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
       return;
     }
     servedUpTo = calls.highestAcceptedId();
-    GoAwayReason reason = handshake.knowsMaxAge() ? GoAwayReason.MAX_AGE : GoAwayReason.SHUTDOWN;
     channel
-        .writeAndFlush(new GoAway(reason, servedUpTo, "max connection age grace is over"))
+        .writeAndFlush(
+            new GoAway(handshake.moveReason(), servedUpTo, "max connection age grace is over"))
         .addListener(ChannelFutureListener.CLOSE);
   }
 

@@ -127,9 +127,14 @@ final class ServerHandshake {
     return now;
   }
 
-  /** True when the client reads GOAWAY(MAX_AGE) (protocol 1.2 on); read after HELLO. */
-  boolean knowsMaxAge() {
-    return clientMinorVersion >= ProtocolVersion.FIRST_MINOR_OF_1_2;
+  /**
+   * The GOAWAY reason that moves this client to a new connection: MAX_AGE from protocol 1.2 on,
+   * SHUTDOWN (which an older client drains the same way) before; read after HELLO.
+   */
+  GoAwayReason moveReason() {
+    return clientMinorVersion >= ProtocolVersion.FIRST_MINOR_OF_1_2
+        ? GoAwayReason.MAX_AGE
+        : GoAwayReason.SHUTDOWN;
   }
 
   /** True when the client reads a cluster view's epoch (protocol 1.4 on); read after HELLO. */

@@ -216,6 +216,20 @@ public final class ServerRuntime implements ProtocolHost.Admission {
         });
   }
 
+  /**
+   * The server is no longer its cluster's primary: every open connection's client is moved on as
+   * from an aged connection (after the TOPOLOGY frames of an {@link #announceTopology} called
+   * before, which leave first on each loop).
+   */
+  public void noLongerPrimary(String why) {
+    control.execute(
+        () -> {
+          for (ServerConnection c : connections) {
+            c.noLongerPrimary(why);
+          }
+        });
+  }
+
   public List<Endpoint> boundEndpoints() {
     return listeners.bound();
   }

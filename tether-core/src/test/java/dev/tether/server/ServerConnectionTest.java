@@ -450,6 +450,10 @@ class ServerConnectionTest {
     return Duration.ofNanos(AgeJitter.at(AGE.toNanos(), new java.util.Random(SEED).nextDouble()));
   }
 
+  private static String agedWhy() {
+    return "max connection age reached (" + drawnAge().toMillis() + " ms)";
+  }
+
   private void openAging(Duration grace) {
     connectionAge = new ConnectionAge(AGE.toNanos(), grace.toNanos(), new java.util.Random(SEED));
     open();
@@ -466,9 +470,7 @@ class ServerConnectionTest {
     advance(Duration.ofMillis(1));
     assertThat(received())
         .singleElement()
-        .isEqualTo(
-            new GoAway(
-                GoAwayReason.MAX_AGE, GoAway.UNTIL_FURTHER_NOTICE, "max connection age reached"));
+        .isEqualTo(new GoAway(GoAwayReason.MAX_AGE, GoAway.UNTIL_FURTHER_NOTICE, agedWhy()));
     assertThat(events).containsExactly(TetherEvent.Kind.ACCEPTED, TetherEvent.Kind.CONNECTION_AGED);
     assertThat(agedReported).isEqualTo(1);
 
@@ -502,6 +504,54 @@ class ServerConnectionTest {
   }
 
   @Test
+  void connectionOfAServerNoLongerPrimaryIsToldToMoveAndStillServesWhatItsClientSends() {
+    open();
+    handshake();
+    received();
+
+    channel.pipeline().get(ServerConnection.class).noLongerPrimary("no longer the primary");
+    channel.runPendingTasks();
+    assertThat(received())
+        .singleElement()
+        .isEqualTo(
+            new GoAway(GoAwayReason.MAX_AGE, GoAway.UNTIL_FURTHER_NOTICE, "no longer the primary"));
+    assertThat(events).containsExactly(TetherEvent.Kind.ACCEPTED, TetherEvent.Kind.CONNECTION_AGED);
+    assertThat(agedReported).as("not moved for its age").isZero();
+
+    send(echo(1, "sent before the client read the GOAWAY"));
+    runServiceWork();
+    assertThat(received())
+        .singleElement()
+        .isInstanceOfSatisfying(Response.class, r -> assertThat(r.status()).isEqualTo(Status.OK));
+    assertThat(channel.isOpen()).as("without a grace, served until the client closes").isTrue();
+  }
+
+  @Test
+  void movedForTheServersRoleAConnectionGetsTheGraceFromThenAndNeverAges() {
+    openAging(Duration.ofSeconds(5));
+    handshake();
+    received();
+    advance(drawnAge().minusSeconds(4));
+
+    channel.pipeline().get(ServerConnection.class).noLongerPrimary("no longer the primary");
+    channel.runPendingTasks();
+    assertThat(received()).singleElement().isInstanceOf(GoAway.class);
+    send(echo(3, "within the grace"));
+    runServiceWork();
+    assertThat(received()).singleElement().isInstanceOf(Response.class);
+
+    advance(Duration.ofSeconds(5).minusMillis(1));
+    assertThat(received()).as("its age passed meanwhile: no second notice").isEmpty();
+    assertThat(channel.isOpen()).isTrue();
+    advance(Duration.ofMillis(1));
+    assertThat(received())
+        .singleElement()
+        .isEqualTo(new GoAway(GoAwayReason.MAX_AGE, 3, "max connection age grace is over"));
+    assertThat(channel.isOpen()).isFalse();
+    assertThat(agedReported).isZero();
+  }
+
+  @Test
   void shutdownOfAnAgedConnectionServesOnlyWhatItHadAccepted() {
     openAging(Duration.ZERO);
     handshake();
@@ -530,9 +580,7 @@ class ServerConnectionTest {
 
     assertThat(received())
         .singleElement()
-        .isEqualTo(
-            new GoAway(
-                GoAwayReason.SHUTDOWN, GoAway.UNTIL_FURTHER_NOTICE, "max connection age reached"));
+        .isEqualTo(new GoAway(GoAwayReason.SHUTDOWN, GoAway.UNTIL_FURTHER_NOTICE, agedWhy()));
     send(echo(9, "still served"));
     runServiceWork();
     assertThat(received()).singleElement().isInstanceOf(Response.class);

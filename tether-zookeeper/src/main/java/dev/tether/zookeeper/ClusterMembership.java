@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
@@ -23,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * participants change, the server announces the topology: the leader's endpoint as primary, the
  * others as alternates in the order they would take over, with the election's epoch ({@link
  * ElectedView}). A leader that loses its ZooKeeper connection stops naming itself primary before
- * its session can expire; closing (or closing the server) leaves the election.
+ * its session can expire; closing (or closing the server) names the next in line and leaves the
+ * election.
  */
 public final class ClusterMembership implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ClusterMembership.class);
@@ -228,7 +230,11 @@ public final class ClusterMembership implements AutoCloseable {
     return cluster;
   }
 
-  /** Leaves the election (the next in line takes over) and stops following it. */
+  /**
+   * Leaves the election (the next in line takes over) and stops following it. A primary first names
+   * the next in line, one epoch up, as on a step-down: it will not hear the next election, and a
+   * server still running ends its clients' connections once it is no longer the primary.
+   */
   @Override
   public void close() {
     if (!closed.compareAndSet(false, true)) {
@@ -236,6 +242,16 @@ public final class ClusterMembership implements AutoCloseable {
     }
     client.getConnectionStateListenable().removeListener(connectionWatch);
     refresher.shutdownNow();
+    try {
+      // A refresh under way would announce after the step-down below.
+      refresher.awaitTermination(1, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    Topology stepped = ElectedView.steppedDown(server.topology(), self);
+    if (stepped != null) {
+      server.setTopology(stepped);
+    }
     participants.close();
     leave(latch);
   }

@@ -4,6 +4,8 @@ import dev.tether.Idempotency;
 import dev.tether.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -19,6 +21,7 @@ final class CallLoad implements AutoCloseable {
   private final AtomicBoolean stopping = new AtomicBoolean();
   private final AtomicInteger succeeded = new AtomicInteger();
   private final List<Throwable> failures = new CopyOnWriteArrayList<>();
+  private final List<String> outcomes = Collections.synchronizedList(new ArrayList<>());
   private final CompletableFuture<?>[] callers;
 
   CallLoad(
@@ -39,13 +42,16 @@ final class CallLoad implements AutoCloseable {
                     i < maxCallsEach && !stopping.get() && System.nanoTime() < deadlineNanos;
                     i++) {
                   try {
-                    proxy.invoke(
-                        operation,
-                        (caller + "-" + i).getBytes(StandardCharsets.UTF_8),
-                        idempotency);
+                    byte[] answer =
+                        proxy.invoke(
+                            operation,
+                            (caller + "-" + i).getBytes(StandardCharsets.UTF_8),
+                            idempotency);
                     succeeded.incrementAndGet();
+                    outcomes.add(new String(answer, StandardCharsets.UTF_8));
                   } catch (RuntimeException e) {
                     failures.add(e);
+                    outcomes.add(e.getClass().getSimpleName());
                   }
                 }
               },
@@ -68,6 +74,16 @@ final class CallLoad implements AutoCloseable {
 
   List<Throwable> failures() {
     return failures;
+  }
+
+  /**
+   * What each call ended with, in the order they ended: the answer (the kv servers answer their
+   * name) or the exception's simple class name; in call order with one caller.
+   */
+  List<String> outcomes() {
+    synchronized (outcomes) {
+      return List.copyOf(outcomes);
+    }
   }
 
   /** Stops the callers and waits for their last calls to end. */

@@ -1,13 +1,16 @@
 package dev.tether.zookeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.tether.Idempotency;
 import dev.tether.Proxy;
+import dev.tether.SessionLostException;
 import dev.tether.Tether;
 import dev.tether.TetherServer;
 import dev.tether.Topology;
+import dev.tether.observe.TetherEvent;
 import dev.tether.testkit.FaultProxy;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -190,6 +193,46 @@ class ZooKeeperFencingTest {
   }
 
   @Test
+  void aSessionOnALeaderCutOffFromZooKeeperEndsOnceAndGoesOnOnTheNewLeader() throws Exception {
+    startMembers();
+    Member leader = settledLeader();
+    Proxy session =
+        tether
+            .proxy(KvServers.SERVICE + ":" + leader.endpoint())
+            .withInvocationTimeout(Duration.ofSeconds(5))
+            .withSession("orders-unit");
+    List<Member> live = without(members, leader);
+    CallLoad load =
+        new CallLoad(
+            session, 1, "increment", Idempotency.NOT_IDEMPOTENT, 100_000, Duration.ofSeconds(25));
+    Member next;
+    int servedByDeposedWhenAnnounced;
+    try (load) {
+      await().atMost(PATIENCE).until(() -> load.succeeded() > 50);
+      leader.cutOffFromZooKeeper();
+
+      next = awaitNewLeaderAnnouncedBy(live, leader);
+      servedByDeposedWhenAnnounced = kv.served(leader.name());
+      int servedByNext = kv.served(next.name());
+      await().atMost(PATIENCE).until(() -> kv.served(next.name()) > servedByNext + 200);
+    }
+
+    assertThat(kv.served(leader.name()))
+        .as("session writes on the deposed leader after the announcement")
+        .isEqualTo(servedByDeposedWhenAnnounced);
+    List<String> outcomes = load.outcomes();
+    int lost = outcomes.indexOf("SessionLostException");
+    assertThat(lost).as("the session was lost once: " + outcomes).isPositive();
+    assertThat(outcomes.subList(0, lost)).as("" + load.failures()).containsOnly(leader.name());
+    assertThat(outcomes.subList(lost + 1, outcomes.size()))
+        .as("every call after the lost one")
+        .isNotEmpty()
+        .containsOnly(next.name());
+    assertThat(load.failures()).hasSize(1);
+    assertThat(kv.executions().values()).allSatisfy(n -> assertThat(n.get()).isEqualTo(1));
+  }
+
+  @Test
   void aClosedLeaderServerGivesLeadershipUp() {
     startMembers();
     Member leader = settledLeader();
@@ -206,6 +249,38 @@ class ZooKeeperFencingTest {
     assertThat(next.server().topology().epoch()).isGreaterThan(before.epoch());
     Proxy orders = tether.proxy(KvServers.SERVICE + ":" + without(live, next).get(0).endpoint());
     assertThat(orders.invoke("whoami", new byte[0])).asString().isEqualTo(next.name());
+  }
+
+  @Test
+  void aLeaderThatLeavesTheElectionWhileItsServerRunsEndsItsSessionsAndTheyGoOnOnTheNewLeader() {
+    startMembers();
+    Member leader = settledLeader();
+    Proxy session = tether.proxy(KvServers.SERVICE + ":" + leader.endpoint()).withSession("unit");
+    assertThat(session.invoke("increment", "before".getBytes(), Idempotency.NOT_IDEMPOTENT))
+        .asString()
+        .isEqualTo(leader.name());
+    AtomicInteger rotations = new AtomicInteger();
+    tether.addListener(
+        e -> {
+          if (e.kind() == TetherEvent.Kind.CONNECTION_ROTATED) {
+            rotations.incrementAndGet();
+          }
+        });
+
+    leader.membership().close();
+
+    Member next = awaitNewLeaderAnnouncedBy(without(members, leader), leader);
+    assertThat(leader.server().topology().primary()).isEqualTo(next.endpoint());
+    await().atMost(PATIENCE).until(() -> rotations.get() > 0);
+    int servedByLeader = kv.served(leader.name());
+    assertThatThrownBy(
+            () -> session.invoke("increment", "lost".getBytes(), Idempotency.NOT_IDEMPOTENT))
+        .isInstanceOf(SessionLostException.class);
+    assertThat(session.invoke("increment", "after".getBytes(), Idempotency.NOT_IDEMPOTENT))
+        .asString()
+        .isEqualTo(next.name());
+    assertThat(kv.served(leader.name())).isEqualTo(servedByLeader);
+    assertThat(kv.executions()).doesNotContainKey("lost");
   }
 
   @Test
