@@ -266,11 +266,8 @@ public final class Invocation extends CallAttempt {
       return;
     }
     RequestChannel failedOn = connection();
-    // Only its server can answer it. A session's call that never left goes back to the session,
-    // which resends it or, its connection gone, reports the session lost.
     boolean pinned =
-        (settings().session() != null && outcome != Attempt.Outcome.NOT_SENT)
-            || (flags() & Request.RESUME) != 0;
+        RetryPolicy.pinned(settings().session() != null, (flags() & Request.RESUME) != 0, outcome);
     RetryPolicy.Decision decision =
         RetryPolicy.decide(
             outcome,

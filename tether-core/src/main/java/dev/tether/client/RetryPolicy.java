@@ -28,6 +28,15 @@ final class RetryPolicy {
   }
 
   /**
+   * Whether only the call's own server may answer it: a session's call (its state lives on its
+   * connection) or a stream's RESUME. A session's call that never left is not: it goes back to the
+   * session, which resends it or, its connection gone, reports the session lost.
+   */
+  static boolean pinned(boolean inSession, boolean resuming, Attempt.Outcome outcome) {
+    return (inSession && outcome != Attempt.Outcome.NOT_SENT) || resuming;
+  }
+
+  /**
    * @param outcome what became of the attempt (BUDGET_EXHAUSTED is not an attempt outcome)
    * @param idempotent the call declared that running it twice is harmless
    * @param pinned the call belongs to one server: a session's (whose state lives on its connection)

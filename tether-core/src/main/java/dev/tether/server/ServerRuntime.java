@@ -23,6 +23,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -197,23 +198,15 @@ public final class ServerRuntime implements ProtocolHost.Admission {
             c.channel().close();
           } else if (c.channel().isActive()) {
             census.add(c);
-            emit(
-                TetherEvent.Kind.ACCEPTED,
-                c.channel(),
-                c.protocol() + ": client preface read",
-                null);
+            String detail = c.protocol() + ": client preface read";
+            emit(TetherEvent.Kind.ACCEPTED, c.channel(), detail, null);
           }
         });
   }
 
   /** The cluster view changed: every open connection tells its client, if the client speaks 1.1. */
   public void announceTopology() {
-    control.execute(
-        () -> {
-          for (ServerConnection c : connections) {
-            c.announceTopology();
-          }
-        });
+    eachConnection(ServerConnection::announceTopology);
   }
 
   /**
@@ -222,12 +215,12 @@ public final class ServerRuntime implements ProtocolHost.Admission {
    * before, which leave first on each loop).
    */
   public void noLongerPrimary(String why) {
-    control.execute(
-        () -> {
-          for (ServerConnection c : connections) {
-            c.noLongerPrimary(why);
-          }
-        });
+    eachConnection(c -> c.noLongerPrimary(why));
+  }
+
+  /** Runs {@code step} for every open Tether connection, on the control executor. */
+  private void eachConnection(Consumer<ServerConnection> step) {
+    control.execute(() -> connections.forEach(step));
   }
 
   public List<Endpoint> boundEndpoints() {

@@ -151,4 +151,13 @@ class RetryPolicyTest {
     }
     assertThat(checked).hasSize(ATTEMPT_OUTCOMES.length * 2 * 2 * 2 * 2 * 2);
   }
+
+  @Test
+  void aSessionCallThatNeverLeftGoesBackToItsSessionWhileOneThatLeftStaysPinned() {
+    assertThat(RetryPolicy.pinned(true, false, Outcome.NOT_SENT)).isFalse();
+    assertThat(RetryPolicy.pinned(true, false, Outcome.LOST_AFTER_SEND)).isTrue();
+    assertThat(RetryPolicy.pinned(true, false, Outcome.REFUSED)).isTrue();
+    assertThat(RetryPolicy.pinned(false, true, Outcome.NOT_SENT)).isTrue();
+    assertThat(RetryPolicy.pinned(false, false, Outcome.LOST_AFTER_SEND)).isFalse();
+  }
 }
