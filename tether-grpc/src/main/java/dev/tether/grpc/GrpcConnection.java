@@ -1,13 +1,13 @@
 package dev.tether.grpc;
 
 import dev.tether.observe.TetherEvent;
-import dev.tether.spi.Scheduler;
 import dev.tether.spi.WireProtocol;
 import io.grpc.Metadata;
 import io.grpc.ServerMethodDefinition;
 import io.grpc.Status;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http2.AbstractHttp2ConnectionHandlerBuilder;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
@@ -67,25 +67,13 @@ final class GrpcConnection extends Http2ConnectionHandler {
     this.hosted = hosted;
     this.callKey = connection().newKey();
     connection().addListener(new StreamEvents());
-    encoder()
-        .flowController()
-        .listener(
-            stream -> {
-              GrpcServerCall<?, ?> call = callOf(stream);
-              if (call != null) {
-                call.writabilityChanged();
-              }
-            });
   }
 
   /** The PING between the two GOAWAYs of a drain carries this. */
   private static final long DRAIN_PING = 0x7465746865726472L;
 
-  /** Closes a client that has not sent its SETTINGS in time; null once they came. */
-  private Scheduler.Cancellable handshakeDeadline;
-
-  /** True once the client's first SETTINGS arrived: its HTTP/2 preface is complete. */
-  private boolean settingsRead;
+  /** Closes a client that has not sent its SETTINGS in time; set as the handler is added. */
+  private HandshakeDeadline handshake;
 
   /** True once a drain began; then the connection closes when its last stream does. */
   private boolean draining;
@@ -195,23 +183,7 @@ final class GrpcConnection extends Http2ConnectionHandler {
     decoder()
         .flowController()
         .incrementWindowSize(whole, WINDOW - decoder().flowController().windowSize(whole));
-    // The preface's first byte chose this protocol; the rest of it and the client's SETTINGS must
-    // follow within the handshake timeout, or a client that sends one byte holds a connection.
-    long timeout = host.handshakeTimeout().toNanos();
-    if (timeout > 0) {
-      handshakeDeadline =
-          host.scheduler().schedule(() -> ctx.executor().execute(this::handshakeTooSlow), timeout);
-    }
-  }
-
-  private void handshakeTooSlow() {
-    if (!settingsRead && ctx.channel().isActive()) {
-      hosted.emit(
-          TetherEvent.Kind.PROTOCOL_ERROR,
-          "no HTTP/2 preface and SETTINGS within the handshake timeout: closing",
-          null);
-      ctx.close();
-    }
+    handshake = HandshakeDeadline.start(ctx, host, hosted);
   }
 
   /**
@@ -276,12 +248,7 @@ final class GrpcConnection extends Http2ConnectionHandler {
 
     @Override
     public void onSettingsRead(ChannelHandlerContext ctx, Http2Settings settings) {
-      if (!settingsRead) {
-        settingsRead = true;
-        if (handshakeDeadline != null) {
-          handshakeDeadline.cancel();
-        }
-      }
+      handshake.settingsRead();
     }
 
     @Override
@@ -419,8 +386,9 @@ final class GrpcConnection extends Http2ConnectionHandler {
     encoder().writeHeaders(ctx, stream.id(), headers, 0, endOfStream, ctx.newPromise());
   }
 
-  void writeData(Http2Stream stream, ByteBuf data) {
-    encoder().writeData(ctx, stream.id(), data, 0, false, ctx.newPromise());
+  /** Completes once the data is on the socket, or failed with its stream. */
+  ChannelFuture writeData(Http2Stream stream, ByteBuf data) {
+    return encoder().writeData(ctx, stream.id(), data, 0, false, ctx.newPromise());
   }
 
   void reset(Http2Stream stream, Http2Error error) {
@@ -441,10 +409,6 @@ final class GrpcConnection extends Http2ConnectionHandler {
     } catch (Http2Exception e) {
       onError(ctx, false, e);
     }
-  }
-
-  boolean isWritable(Http2Stream stream) {
-    return encoder().flowController().isWritable(stream);
   }
 
   ChannelHandlerContext context() {
