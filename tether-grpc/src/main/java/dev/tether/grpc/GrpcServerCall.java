@@ -371,11 +371,9 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
             headersSent = true;
             connection.writeHeaders(stream, responseHeaders(), false);
           }
-          // Settled once on the socket (or failed with the stream): until then it counts against
-          // isReady, however long the client's window keeps it in the flow controller.
-          connection
-              .writeData(stream, Unpooled.wrappedBuffer(frame))
-              .addListener(written -> outbound.settled(frame.length));
+          // Settled frame by frame as it reaches the socket (or fails with the stream): until then
+          // it counts against isReady, however long the client's window keeps it waiting.
+          connection.writeData(stream, Unpooled.wrappedBuffer(frame), outbound::settled);
           connection.flush();
         });
   }

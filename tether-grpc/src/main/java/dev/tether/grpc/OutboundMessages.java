@@ -68,13 +68,13 @@ final class OutboundMessages<RespT> {
   }
 
   /**
-   * On the loop: a frame from {@link #take} was written, failed or was dropped. Crossing back under
-   * the threshold is told exactly once per crossing, so a service that saw "not ready" before it
-   * always hears of it after.
+   * On the loop: {@code bytes} of what {@link #take} framed were written, failed or were dropped.
+   * Crossing back under the threshold is told exactly once per crossing, so a service that saw "not
+   * ready" before it always hears of it after.
    */
-  void settled(int frameBytes) {
-    long after = waiting.addAndGet(-frameBytes);
-    if (after < READY_THRESHOLD && after + frameBytes >= READY_THRESHOLD) {
+  void settled(int bytes) {
+    long after = waiting.addAndGet(-bytes);
+    if (after < READY_THRESHOLD && after + bytes >= READY_THRESHOLD) {
       readyAgain.run();
     }
   }
