@@ -1,6 +1,7 @@
 package dev.tether.grpc;
 
 import dev.tether.observe.TetherEvent;
+import dev.tether.spi.Scheduler;
 import dev.tether.spi.WireProtocol;
 import io.grpc.ServerMethodDefinition;
 import io.netty.buffer.ByteBuf;
@@ -99,25 +100,52 @@ final class GrpcConnection extends Http2ConnectionHandler {
     ctx.channel().closeFuture().addListener(f -> closed.complete(null));
     ctx.executor()
         .execute(
-            () -> {
-              if (draining || !ctx.channel().isActive()) {
-                return;
-              }
-              draining = true;
-              hosted.emit(
-                  TetherEvent.Kind.GOAWAY_SENT,
-                  "server is shutting down: GOAWAY, then a PING before the last stream id",
-                  null);
-              goAway(
-                  ctx,
-                  Integer.MAX_VALUE,
-                  Http2Error.NO_ERROR.code(),
-                  Unpooled.EMPTY_BUFFER,
-                  ctx.newPromise());
-              encoder().writePing(ctx, false, DRAIN_PING, ctx.newPromise());
-              flush();
-            });
+            () ->
+                startDrain(
+                    TetherEvent.Kind.GOAWAY_SENT,
+                    "server is shutting down: GOAWAY, then a PING before the last stream id"));
     return closed;
+  }
+
+  /** The first GOAWAY and the PING of a drain, unless one began already; on the loop. */
+  private void startDrain(TetherEvent.Kind kind, String why) {
+    if (draining || !ctx.channel().isActive()) {
+      return;
+    }
+    draining = true;
+    hosted.emit(kind, why, null);
+    goAway(
+        ctx,
+        Integer.MAX_VALUE,
+        Http2Error.NO_ERROR.code(),
+        Unpooled.EMPTY_BUFFER,
+        ctx.newPromise());
+    encoder().writePing(ctx, false, DRAIN_PING, ctx.newPromise());
+    flush();
+  }
+
+  /**
+   * The connection reached its maximum age: drained as at shutdown, so its client moves on and no
+   * call in flight fails; after the grace (if any) it closes whatever still runs.
+   */
+  private void aged() {
+    if (draining || !ctx.channel().isActive()) {
+      return;
+    }
+    startDrain(
+        TetherEvent.Kind.CONNECTION_AGED,
+        "connection reached its maximum age: GOAWAY, then a PING before the last stream id");
+    long grace = host.connectionAgeGrace().toNanos();
+    if (grace > 0) {
+      onLoopAfter(grace, ctx::close);
+    }
+  }
+
+  /** Runs {@code task} on the connection's loop after {@code nanos} of the server's clock. */
+  private void onLoopAfter(long nanos, Runnable task) {
+    Scheduler.Cancellable timer =
+        host.scheduler().schedule(() -> ctx.executor().execute(task), nanos);
+    ctx.channel().closeFuture().addListener(closed -> timer.cancel());
   }
 
   /** The client answered the drain's PING: the second GOAWAY, then close once nothing runs. */
@@ -225,6 +253,10 @@ final class GrpcConnection extends Http2ConnectionHandler {
         .flowController()
         .incrementWindowSize(whole, WINDOW - decoder().flowController().windowSize(whole));
     handshake = HandshakeDeadline.start(ctx, host, hosted);
+    long age = host.drawConnectionAge().toNanos();
+    if (age > 0) {
+      onLoopAfter(age, this::aged);
+    }
   }
 
   /**
