@@ -157,6 +157,15 @@ public interface WireProtocol {
 
     /** Reports an event about this connection (GOAWAY_SENT, PROTOCOL_ERROR...). */
     void emit(TetherEvent.Kind kind, String detail, Throwable cause);
+
+    /**
+     * How the protocol turns the connection away when the server refuses it (it is draining, or
+     * serves {@code maxConnections} already): {@code refuse} runs on the connection's event loop
+     * instead of a plain close, so the protocol may say why first (gRPC: GOAWAY), and must close
+     * the channel. Set it on the event loop, in {@link WireProtocol#serve}; without it the server
+     * closes the channel.
+     */
+    default void onRefused(Runnable refuse) {}
   }
 
   /**

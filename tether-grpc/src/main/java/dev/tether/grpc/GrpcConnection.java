@@ -125,6 +125,22 @@ final class GrpcConnection extends Http2ConnectionHandler {
   }
 
   /**
+   * The server turned the connection away: a GOAWAY accepting no stream, so the client's calls on
+   * it are retried elsewhere instead of failing with a bare close, then the close.
+   */
+  private void refused() {
+    goAwayAndClose(0, Http2Error.REFUSED_STREAM, "connection refused by the server");
+  }
+
+  /** A GOAWAY that says why in its debug data, then the close once it is written. */
+  private void goAwayAndClose(int lastStreamId, Http2Error error, String why) {
+    ByteBuf debug = Unpooled.copiedBuffer(why, StandardCharsets.US_ASCII);
+    goAway(ctx, lastStreamId, error.code(), debug, ctx.newPromise())
+        .addListener(sent -> ctx.close());
+    flush();
+  }
+
+  /**
    * The connection reached its maximum age: drained as at shutdown, so its client moves on and no
    * call in flight fails; after the grace (if any) it closes whatever still runs.
    */
@@ -169,14 +185,8 @@ final class GrpcConnection extends Http2ConnectionHandler {
         TetherEvent.Kind.GOAWAY_SENT,
         "the client pings more often than permitted: GOAWAY ENHANCE_YOUR_CALM too_many_pings",
         null);
-    goAway(
-            ctx,
-            connection().remote().lastStreamCreated(),
-            Http2Error.ENHANCE_YOUR_CALM.code(),
-            Unpooled.copiedBuffer(TOO_MANY_PINGS, StandardCharsets.US_ASCII),
-            ctx.newPromise())
-        .addListener(sent -> ctx.close());
-    flush();
+    goAwayAndClose(
+        connection().remote().lastStreamCreated(), Http2Error.ENHANCE_YOUR_CALM, TOO_MANY_PINGS);
   }
 
   /** Builds a connection for one channel; Netty's builder wires the codec and settings. */
@@ -253,6 +263,7 @@ final class GrpcConnection extends Http2ConnectionHandler {
         .flowController()
         .incrementWindowSize(whole, WINDOW - decoder().flowController().windowSize(whole));
     handshake = HandshakeDeadline.start(ctx, host, hosted);
+    hosted.onRefused(this::refused);
     long age = host.drawConnectionAge().toNanos();
     if (age > 0) {
       onLoopAfter(age, this::aged);
