@@ -19,6 +19,10 @@ final class ProtocolConnection implements WireProtocol.HostedConnection {
   private final ConnectionHost server;
 
   // On the loop only.
+
+  /** The protocol's way to turn the connection away; null: close it. */
+  private Runnable refuse;
+
   private int inFlight;
   private long served;
 
@@ -55,6 +59,25 @@ final class ProtocolConnection implements WireProtocol.HostedConnection {
   @Override
   public void emit(TetherEvent.Kind kind, String detail, Throwable cause) {
     server.emit(kind, channel, protocol + ": " + detail, cause);
+  }
+
+  @Override
+  public void onRefused(Runnable refuse) {
+    this.refuse = refuse;
+  }
+
+  /** The server turned the connection away (any thread): as the protocol said, or closed. */
+  void refuse() {
+    channel
+        .eventLoop()
+        .execute(
+            () -> {
+              if (refuse != null && channel.isActive()) {
+                refuse.run();
+              } else {
+                channel.close();
+              }
+            });
   }
 
   Channel channel() {

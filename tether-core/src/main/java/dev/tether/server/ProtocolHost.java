@@ -69,6 +69,17 @@ final class ProtocolHost implements WireProtocol.Host {
   }
 
   @Override
+  public Duration drawConnectionAge() {
+    ConnectionAge age = admission.connectionAge();
+    return age.isOn() ? Duration.ofNanos(age.drawAgeNanos()) : Duration.ZERO;
+  }
+
+  @Override
+  public Duration connectionAgeGrace() {
+    return Duration.ofNanos(admission.connectionAge().graceNanos());
+  }
+
+  @Override
   public WireProtocol.TetherService tetherService(String name) {
     ServiceHandler service = dispatcher.service(name);
     return service == null ? null : new TetherCalls(service, settings.ticker());

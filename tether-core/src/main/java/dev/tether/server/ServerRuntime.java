@@ -195,7 +195,7 @@ public final class ServerRuntime implements ProtocolHost.Admission {
         () -> {
           if (lifecycle != Lifecycle.RUNNING
               || connections.size() + census.size() >= maxConnections) {
-            c.channel().close();
+            c.refuse();
           } else if (c.channel().isActive()) {
             census.add(c);
             String detail = c.protocol() + ": client preface read";

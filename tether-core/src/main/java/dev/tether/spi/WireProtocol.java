@@ -87,6 +87,24 @@ public interface WireProtocol {
     Duration handshakeTimeout();
 
     /**
+     * One new connection's maximum age ({@code tether.server.maxConnectionAge}, drawn within ±10%
+     * of the setting, so connections opened together do not all move at once): after it the
+     * protocol tells its client to move on, as gracefully as it can, and lets running calls finish;
+     * zero for never.
+     */
+    default Duration drawConnectionAge() {
+      return Duration.ZERO;
+    }
+
+    /**
+     * How long an aged connection is still served ({@code tether.server.maxConnectionAgeGrace})
+     * before the protocol closes it; zero: until its client closes it or its calls end.
+     */
+    default Duration connectionAgeGrace() {
+      return Duration.ZERO;
+    }
+
+    /**
      * Counts {@code channel}, a connection of this protocol, in with the server's own: in {@code
      * server.status()} (under the protocol's {@link #name()}), its {@code maxConnections} and its
      * events (ACCEPTED now). The server closes the channel itself when it turns the connection away
@@ -139,6 +157,15 @@ public interface WireProtocol {
 
     /** Reports an event about this connection (GOAWAY_SENT, PROTOCOL_ERROR...). */
     void emit(TetherEvent.Kind kind, String detail, Throwable cause);
+
+    /**
+     * How the protocol turns the connection away when the server refuses it (it is draining, or
+     * serves {@code maxConnections} already): {@code refuse} runs on the connection's event loop
+     * instead of a plain close, so the protocol may say why first (gRPC: GOAWAY), and must close
+     * the channel. Set it on the event loop, in {@link WireProtocol#serve}; without it the server
+     * closes the channel.
+     */
+    default void onRefused(Runnable refuse) {}
   }
 
   /**

@@ -3,14 +3,11 @@ package dev.tether.grpc;
 import dev.tether.observe.TetherEvent;
 import dev.tether.spi.Scheduler;
 import dev.tether.spi.WireProtocol;
-import io.grpc.Metadata;
 import io.grpc.ServerMethodDefinition;
-import io.grpc.Status;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http2.AbstractHttp2ConnectionHandlerBuilder;
-import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2CodecUtil;
 import io.netty.handler.codec.http2.Http2Connection;
 import io.netty.handler.codec.http2.Http2ConnectionDecoder;
@@ -22,9 +19,11 @@ import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2Stream;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.function.IntConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,14 +41,22 @@ final class GrpcConnection extends Http2ConnectionHandler {
    */
   static final int WINDOW = 1024 * 1024;
 
-  private final Map<String, ServerMethodDefinition<?, ?>> methods;
-  private final int maxInboundMessageSize;
+  /** Turns each new stream's HEADERS into a call, or answers them. */
+  private final GrpcRequests requests;
+
   private final WireProtocol.Host host;
 
   /** How the server counts this connection and its calls, and where their service code runs. */
   private final WireProtocol.HostedConnection hosted;
 
   private final Http2Connection.PropertyKey callKey;
+
+  /** Judges the client's PINGs; told of every HEADERS and DATA the server sends. */
+  private final PingPolicy pings;
+
+  /** True once the client pinged too often: the connection is ending. */
+  private boolean pingedOut;
+
   private ChannelHandlerContext ctx;
 
   private GrpcConnection(
@@ -59,33 +66,25 @@ final class GrpcConnection extends Http2ConnectionHandler {
       Map<String, ServerMethodDefinition<?, ?>> methods,
       int maxInboundMessageSize,
       WireProtocol.Host host,
-      WireProtocol.HostedConnection hosted) {
+      WireProtocol.HostedConnection hosted,
+      PingPolicy pings) {
     super(decoder, encoder, settings);
-    this.methods = methods;
-    this.maxInboundMessageSize = maxInboundMessageSize;
+    this.pings = pings;
+    this.requests = new GrpcRequests(this, methods, maxInboundMessageSize);
     this.host = host;
     this.hosted = hosted;
     this.callKey = connection().newKey();
     connection().addListener(new StreamEvents());
-    encoder()
-        .flowController()
-        .listener(
-            stream -> {
-              GrpcServerCall<?, ?> call = callOf(stream);
-              if (call != null) {
-                call.writabilityChanged();
-              }
-            });
   }
 
   /** The PING between the two GOAWAYs of a drain carries this. */
   private static final long DRAIN_PING = 0x7465746865726472L;
 
-  /** Closes a client that has not sent its SETTINGS in time; null once they came. */
-  private Scheduler.Cancellable handshakeDeadline;
+  /** The GOAWAY's debug data for a client that pings too often, as gRPC's servers send it. */
+  static final String TOO_MANY_PINGS = "too_many_pings";
 
-  /** True once the client's first SETTINGS arrived: its HTTP/2 preface is complete. */
-  private boolean settingsRead;
+  /** Closes a client that has not sent its SETTINGS in time; set as the handler is added. */
+  private HandshakeDeadline handshake;
 
   /** True once a drain began; then the connection closes when its last stream does. */
   private boolean draining;
@@ -101,25 +100,68 @@ final class GrpcConnection extends Http2ConnectionHandler {
     ctx.channel().closeFuture().addListener(f -> closed.complete(null));
     ctx.executor()
         .execute(
-            () -> {
-              if (draining || !ctx.channel().isActive()) {
-                return;
-              }
-              draining = true;
-              hosted.emit(
-                  TetherEvent.Kind.GOAWAY_SENT,
-                  "server is shutting down: GOAWAY, then a PING before the last stream id",
-                  null);
-              goAway(
-                  ctx,
-                  Integer.MAX_VALUE,
-                  Http2Error.NO_ERROR.code(),
-                  Unpooled.EMPTY_BUFFER,
-                  ctx.newPromise());
-              encoder().writePing(ctx, false, DRAIN_PING, ctx.newPromise());
-              flush();
-            });
+            () ->
+                startDrain(
+                    TetherEvent.Kind.GOAWAY_SENT,
+                    "server is shutting down: GOAWAY, then a PING before the last stream id"));
     return closed;
+  }
+
+  /** The first GOAWAY and the PING of a drain, unless one began already; on the loop. */
+  private void startDrain(TetherEvent.Kind kind, String why) {
+    if (draining || !ctx.channel().isActive()) {
+      return;
+    }
+    draining = true;
+    hosted.emit(kind, why, null);
+    goAway(
+        ctx,
+        Integer.MAX_VALUE,
+        Http2Error.NO_ERROR.code(),
+        Unpooled.EMPTY_BUFFER,
+        ctx.newPromise());
+    encoder().writePing(ctx, false, DRAIN_PING, ctx.newPromise());
+    flush();
+  }
+
+  /**
+   * The server turned the connection away: a GOAWAY accepting no stream, so the client's calls on
+   * it are retried elsewhere instead of failing with a bare close, then the close.
+   */
+  private void refused() {
+    goAwayAndClose(0, Http2Error.REFUSED_STREAM, "connection refused by the server");
+  }
+
+  /** A GOAWAY that says why in its debug data, then the close once it is written. */
+  private void goAwayAndClose(int lastStreamId, Http2Error error, String why) {
+    ByteBuf debug = Unpooled.copiedBuffer(why, StandardCharsets.US_ASCII);
+    goAway(ctx, lastStreamId, error.code(), debug, ctx.newPromise())
+        .addListener(sent -> ctx.close());
+    flush();
+  }
+
+  /**
+   * The connection reached its maximum age: drained as at shutdown, so its client moves on and no
+   * call in flight fails; after the grace (if any) it closes whatever still runs.
+   */
+  private void aged() {
+    if (draining || !ctx.channel().isActive()) {
+      return;
+    }
+    startDrain(
+        TetherEvent.Kind.CONNECTION_AGED,
+        "connection reached its maximum age: GOAWAY, then a PING before the last stream id");
+    long grace = host.connectionAgeGrace().toNanos();
+    if (grace > 0) {
+      onLoopAfter(grace, ctx::close);
+    }
+  }
+
+  /** Runs {@code task} on the connection's loop after {@code nanos} of the server's clock. */
+  private void onLoopAfter(long nanos, Runnable task) {
+    Scheduler.Cancellable timer =
+        host.scheduler().schedule(() -> ctx.executor().execute(task), nanos);
+    ctx.channel().closeFuture().addListener(closed -> timer.cancel());
   }
 
   /** The client answered the drain's PING: the second GOAWAY, then close once nothing runs. */
@@ -136,6 +178,17 @@ final class GrpcConnection extends Http2ConnectionHandler {
     }
   }
 
+  /** gRPC's answer to a client that pings too often (gRFC A8), then the connection's end. */
+  private void tooManyPings() {
+    pingedOut = true;
+    hosted.emit(
+        TetherEvent.Kind.GOAWAY_SENT,
+        "the client pings more often than permitted: GOAWAY ENHANCE_YOUR_CALM too_many_pings",
+        null);
+    goAwayAndClose(
+        connection().remote().lastStreamCreated(), Http2Error.ENHANCE_YOUR_CALM, TOO_MANY_PINGS);
+  }
+
   /** Builds a connection for one channel; Netty's builder wires the codec and settings. */
   static final class Builder
       extends AbstractHttp2ConnectionHandlerBuilder<GrpcConnection, Builder> {
@@ -143,6 +196,7 @@ final class GrpcConnection extends Http2ConnectionHandler {
     private final int maxInboundMessageSize;
     private final WireProtocol.Host host;
     private final WireProtocol.HostedConnection hosted;
+    private PingPolicy.Permit pings = PingPolicy.Permit.DEFAULT;
 
     Builder(
         Map<String, ServerMethodDefinition<?, ?>> methods,
@@ -169,6 +223,12 @@ final class GrpcConnection extends Http2ConnectionHandler {
       return this;
     }
 
+    /** How often the client may ping. */
+    Builder pings(PingPolicy.Permit permit) {
+      pings = permit;
+      return this;
+    }
+
     @Override
     public GrpcConnection build() {
       return super.build();
@@ -179,7 +239,14 @@ final class GrpcConnection extends Http2ConnectionHandler {
         Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings settings) {
       GrpcConnection c =
           new GrpcConnection(
-              decoder, encoder, settings, methods, maxInboundMessageSize, host, hosted);
+              decoder,
+              encoder,
+              settings,
+              methods,
+              maxInboundMessageSize,
+              host,
+              hosted,
+              new PingPolicy(pings, host.ticker()));
       frameListener(c.new Frames());
       return c;
     }
@@ -195,22 +262,11 @@ final class GrpcConnection extends Http2ConnectionHandler {
     decoder()
         .flowController()
         .incrementWindowSize(whole, WINDOW - decoder().flowController().windowSize(whole));
-    // The preface's first byte chose this protocol; the rest of it and the client's SETTINGS must
-    // follow within the handshake timeout, or a client that sends one byte holds a connection.
-    long timeout = host.handshakeTimeout().toNanos();
-    if (timeout > 0) {
-      handshakeDeadline =
-          host.scheduler().schedule(() -> ctx.executor().execute(this::handshakeTooSlow), timeout);
-    }
-  }
-
-  private void handshakeTooSlow() {
-    if (!settingsRead && ctx.channel().isActive()) {
-      hosted.emit(
-          TetherEvent.Kind.PROTOCOL_ERROR,
-          "no HTTP/2 preface and SETTINGS within the handshake timeout: closing",
-          null);
-      ctx.close();
+    handshake = HandshakeDeadline.start(ctx, host, hosted);
+    hosted.onRefused(this::refused);
+    long age = host.drawConnectionAge().toNanos();
+    if (age > 0) {
+      onLoopAfter(age, this::aged);
     }
   }
 
@@ -270,17 +326,20 @@ final class GrpcConnection extends Http2ConnectionHandler {
         // Trailers from the client: only their end of stream means anything.
         call.inbound(null, endOfStream);
       } else {
-        request(stream, headers, endOfStream);
+        requests.open(stream, headers, endOfStream);
       }
     }
 
     @Override
     public void onSettingsRead(ChannelHandlerContext ctx, Http2Settings settings) {
-      if (!settingsRead) {
-        settingsRead = true;
-        if (handshakeDeadline != null) {
-          handshakeDeadline.cancel();
-        }
+      handshake.settingsRead();
+    }
+
+    /** Netty has answered it already; a client that pings too often is sent away. */
+    @Override
+    public void onPingRead(ChannelHandlerContext ctx, long data) {
+      if (!pingedOut && pings.pingReceived(connection().numActiveStreams() > 0)) {
+        tooManyPings();
       }
     }
 
@@ -318,109 +377,38 @@ final class GrpcConnection extends Http2ConnectionHandler {
     }
   }
 
-  /** A new request stream: the method it names, if it is a gRPC request for a known method. */
-  private void request(Http2Stream stream, Http2Headers headers, boolean endOfStream) {
-    if (!"POST".contentEquals(headers.method() == null ? "" : headers.method())) {
-      httpError(stream, endOfStream, "405", "gRPC requires POST, not " + headers.method());
-      return;
-    }
-    CharSequence contentType = headers.get("content-type");
-    if (!GrpcHeaders.isGrpc(contentType)) {
-      httpError(stream, endOfStream, "415", "unsupported content-type: " + contentType);
-      return;
-    }
-    CharSequence path = headers.path();
-    String name = path != null && path.length() > 1 ? path.toString().substring(1) : "";
-    ServerMethodDefinition<?, ?> method = methods.get(name);
-    if (method == null) {
-      method = TetherMethods.find(host, name);
-    }
-    if (method == null) {
-      trailersOnly(
-          stream,
-          endOfStream,
-          Status.UNIMPLEMENTED.withDescription("Method not found: " + name),
-          new Metadata());
-      return;
-    }
-    CharSequence encoding = headers.get(GrpcHeaders.ENCODING);
-    boolean gzip = encoding != null && Gzip.NAME.contentEquals(encoding);
-    if (encoding != null && !gzip && !"identity".contentEquals(encoding)) {
-      Metadata accept = new Metadata();
-      accept.put(
-          Metadata.Key.of(GrpcHeaders.ACCEPT_ENCODING, Metadata.ASCII_STRING_MARSHALLER),
-          GrpcHeaders.ACCEPTED_ENCODINGS);
-      trailersOnly(
-          stream,
-          endOfStream,
-          Status.UNIMPLEMENTED.withDescription("unsupported grpc-encoding: " + encoding),
-          accept);
-      return;
-    }
-    long timeoutNanos;
-    try {
-      timeoutNanos = GrpcHeaders.timeoutNanos(headers.get(GrpcHeaders.TIMEOUT));
-    } catch (IllegalArgumentException malformed) {
-      trailersOnly(
-          stream, endOfStream, Status.INTERNAL.withDescription(malformed.getMessage()), null);
-      return;
-    }
-    GrpcCallContext context =
-        new GrpcCallContext(
-            method.getMethodDescriptor(), headers, ctx.channel(), host.ticker(), timeoutNanos);
-    GrpcServerCall<?, ?> call =
-        new GrpcServerCall<>(
-            this,
-            context,
-            hosted.callStarted(context),
-            stream,
-            method,
-            headers.authority() == null ? null : headers.authority().toString(),
-            new GrpcServerCall.Encodings(
-                gzip, Gzip.acceptedBy(headers.get(GrpcHeaders.ACCEPT_ENCODING))),
-            maxInboundMessageSize);
+  /** The call {@link GrpcRequests} started on {@code stream}; its frames go to it from now on. */
+  void attach(Http2Stream stream, GrpcServerCall<?, ?> call) {
     stream.setProperty(callKey, call);
-    call.start(GrpcHeaders.toMetadata(headers), timeoutNanos);
-    if (endOfStream) {
-      call.inbound(null, true);
-    }
   }
 
-  /** Answers a stream that is not a gRPC call with an HTTP error (gRPC clients read its status). */
-  private void httpError(Http2Stream stream, boolean endOfStream, String httpStatus, String why) {
-    log.debug("answering HTTP {} to {}: {}", httpStatus, ctx.channel().remoteAddress(), why);
-    Http2Headers h = new DefaultHttp2Headers().status(httpStatus).set("content-type", "text/plain");
-    GrpcHeaders.addStatus(h, Status.INTERNAL.withDescription(why));
-    finish(stream, h, endOfStream);
-  }
-
-  /** Answers a stream at once with one HEADERS frame that holds the status (Trailers-Only). */
-  private void trailersOnly(
-      Http2Stream stream, boolean endOfStream, Status status, Metadata trailers) {
-    Http2Headers h = GrpcHeaders.addStatus(GrpcHeaders.responseHeaders(), status);
-    if (trailers != null) {
-      GrpcHeaders.addMetadata(h, trailers);
-    }
-    finish(stream, h, endOfStream);
-  }
-
-  /** Writes the last headers; a client still sending is told to stop, without error. */
-  private void finish(Http2Stream stream, Http2Headers last, boolean clientDone) {
-    writeHeaders(stream, last, true);
-    if (!clientDone) {
-      reset(stream, Http2Error.NO_ERROR);
-    }
-    flush();
-  }
-
-  // The writes below are the calls' only way to the wire; each runs on the event loop.
+  // The writes below are the calls' only way to the wire; each runs on the event loop. HEADERS
+  // and DATA clear the client's ping strikes once written, not when queued: DATA may wait long in
+  // the flow controller, and clients ping as each frame of it reaches them.
 
   void writeHeaders(Http2Stream stream, Http2Headers headers, boolean endOfStream) {
-    encoder().writeHeaders(ctx, stream.id(), headers, 0, endOfStream, ctx.newPromise());
+    encoder()
+        .writeHeaders(ctx, stream.id(), headers, 0, endOfStream, ctx.newPromise())
+        .addListener(written -> pings.serverSent());
   }
 
-  void writeData(Http2Stream stream, ByteBuf data) {
-    encoder().writeData(ctx, stream.id(), data, 0, false, ctx.newPromise());
+  /**
+   * Writes {@code data} in pieces of at most a frame (so a large message counts as written frame by
+   * frame); {@code written} hears each piece's size once it is on the socket, or failed with its
+   * stream.
+   */
+  void writeData(Http2Stream stream, ByteBuf data, IntConsumer written) {
+    while (data.isReadable()) {
+      int size = Math.min(Http2CodecUtil.DEFAULT_MAX_FRAME_SIZE, data.readableBytes());
+      encoder()
+          .writeData(ctx, stream.id(), data.readRetainedSlice(size), 0, false, ctx.newPromise())
+          .addListener(
+              done -> {
+                pings.serverSent();
+                written.accept(size);
+              });
+    }
+    data.release();
   }
 
   void reset(Http2Stream stream, Http2Error error) {
@@ -441,10 +429,6 @@ final class GrpcConnection extends Http2ConnectionHandler {
     } catch (Http2Exception e) {
       onError(ctx, false, e);
     }
-  }
-
-  boolean isWritable(Http2Stream stream) {
-    return encoder().flowController().isWritable(stream);
   }
 
   ChannelHandlerContext context() {

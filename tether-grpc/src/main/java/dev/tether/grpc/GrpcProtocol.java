@@ -23,6 +23,7 @@ final class GrpcProtocol implements WireProtocol {
   private final Map<String, ServerMethodDefinition<?, ?>> methods;
   private final int maxInboundMessageSize;
   private final int maxInboundMetadataSize;
+  private final PingPolicy.Permit pings;
 
   /** Runs first when a drain begins (health turns NOT_SERVING). */
   private final Runnable draining;
@@ -31,7 +32,9 @@ final class GrpcProtocol implements WireProtocol {
       Map<String, ServerMethodDefinition<?, ?>> methods,
       int maxInboundMessageSize,
       int maxInboundMetadataSize,
+      PingPolicy.Permit pings,
       Runnable draining) {
+    this.pings = pings;
     this.methods = methods;
     this.maxInboundMessageSize = maxInboundMessageSize;
     this.maxInboundMetadataSize = maxInboundMetadataSize;
@@ -62,6 +65,7 @@ final class GrpcProtocol implements WireProtocol {
     GrpcConnection connection =
         new GrpcConnection.Builder(methods, maxInboundMessageSize, server, server.admit(channel))
             .maxHeaderListSize(maxInboundMetadataSize)
+            .pings(pings)
             .build();
     open.add(connection);
     channel.closeFuture().addListener(closed -> open.remove(connection));

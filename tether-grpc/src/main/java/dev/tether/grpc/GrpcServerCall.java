@@ -13,8 +13,8 @@ import io.grpc.MethodDescriptor;
 import io.grpc.ServerCall;
 import io.grpc.ServerMethodDefinition;
 import io.grpc.Status;
-import io.grpc.StatusException;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Error;
@@ -35,7 +35,9 @@ import org.slf4j.LoggerFactory;
  * methods the service calls from any thread hop there. The listener's events run one at a time on
  * the server's executor, inside the call's {@link Context}, which the deadline, a reset or a lost
  * connection cancel. Inbound bytes earn the client more window only as the service asks for
- * messages, so a service that reads slowly slows its client instead of filling the server.
+ * messages ({@link InboundMessages}); outbound, the call is ready only while few of its responses
+ * wait to be written ({@link OutboundMessages}), so neither a slow service nor a slow client fills
+ * the server.
  */
 final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
   private static final Logger log = LoggerFactory.getLogger(GrpcServerCall.class);
@@ -55,20 +57,13 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
   private final String authority;
   private final EventLoop loop;
   private final SerialTasks events;
-  private final MessageDeframer deframer;
-  private final Encodings encodings;
+  private final InboundMessages inbound;
   private final int maxInboundMessageSize;
 
-  /** The service chose gzip for its responses (and the client accepts it). */
-  private volatile boolean compressResponses;
-
-  /** The service's per-message switch; on unless it turns it off. */
-  private volatile boolean compressMessages = true;
+  /** The responses handed over and not yet written, which decide {@link #isReady}. */
+  private final OutboundMessages<RespT> outbound;
 
   // On the event loop only.
-  private int demand;
-  private boolean clientDone;
-  private boolean halfCloseDelivered;
   private boolean headersSent;
 
   /** The server sent its last frame (trailers or a reset): nothing more is written. */
@@ -83,12 +78,11 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
   /** What the service or an interceptor threw, for the observer; null for nothing. */
   private Throwable failure;
 
-  /** Bytes of the stream's window given back to the client so far. */
-  private long returned;
-
   private Context.CancellableContext context;
 
   private volatile boolean cancelled;
+
+  /** The call may still send: from its start until it is closed or finished. */
   private volatile boolean ready;
 
   /** Set and read by listener events only, which run one at a time. */
@@ -112,10 +106,16 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
     this.authority = authority;
     this.loop = connection.context().channel().eventLoop();
     this.events = new SerialTasks(connection.serviceExecutor(), connection.host().scheduler());
-    this.encodings = encodings;
+    this.outbound =
+        new OutboundMessages<>(
+            this.method.getMethodDescriptor(), encodings.clientAcceptsGzip(), this::readyAgain);
     this.maxInboundMessageSize = maxInboundMessageSize;
-    this.deframer =
-        new MessageDeframer(connection.context().alloc(), maxInboundMessageSize, encodings.gzip());
+    this.inbound =
+        new InboundMessages(
+            new MessageDeframer(
+                connection.context().alloc(), maxInboundMessageSize, encodings.gzip()),
+            new Delivery(),
+            bytes -> connection.consume(stream, bytes));
   }
 
   /**
@@ -145,11 +145,9 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
                     }),
                 loop);
     context.addListener(ended -> deadlineReached(), loop);
-    ready = connection.isWritable(stream);
+    ready = true;
     events.execute(() -> context.run(() -> startService(headers)));
-    if (ready) {
-      event(Listener::onReady);
-    }
+    event(Listener::onReady);
   }
 
   /**
@@ -215,61 +213,26 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
 
   /** DATA from the client ({@code data} null for none), and whether its half ended. */
   void inbound(ByteBuf data, boolean endOfStream) {
-    if (closed) {
-      return;
+    if (!closed) {
+      inbound.add(data, endOfStream);
     }
-    if (data != null) {
-      deframer.add(data);
-    }
-    clientDone |= endOfStream;
-    deliver();
   }
 
-  /** Hands out the messages asked for, then the half-close once all are out; gives credit back. */
-  private void deliver() {
-    while (demand > 0 && !closed) {
-      MessageDeframer.Message message;
-      try {
-        message = deframer.next();
-      } catch (StatusException bad) {
-        abort(bad.getStatus(), true);
-        return;
-      }
-      if (message == null) {
-        break;
-      }
-      demand--;
+  /** The client's messages as the service asks for them, on the loop. */
+  private final class Delivery implements InboundMessages.Receiver {
+    @Override
+    public void message(MessageDeframer.Message message) {
       event(l -> l.onMessage(parse(message)));
     }
-    if (closed) {
-      return;
-    }
-    if (clientDone && !halfCloseDelivered) {
-      if (deframer.isEmpty()) {
-        halfCloseDelivered = true;
-        event(Listener::onHalfClose);
-      } else if (demand > 0) {
-        abort(Status.INTERNAL.withDescription("the stream ended inside a message"), true);
-        return;
-      }
-    }
-    // With demand left, every byte held belongs to a message asked for: let the rest of it come.
-    long credit = (demand > 0 ? deframer.received() : deframer.handedOut()) - returned;
-    if (credit > 0) {
-      returned += credit;
-      connection.consume(stream, (int) credit);
-    }
-  }
 
-  /**
-   * The call is ending: whatever the client sent and nobody will read gives its credit back, or the
-   * connection's window would shrink by it for good.
-   */
-  private void returnAllCredit() {
-    long credit = deframer.received() - returned;
-    if (credit > 0) {
-      returned += credit;
-      connection.consume(stream, (int) credit);
+    @Override
+    public void halfClose() {
+      event(Listener::onHalfClose);
+    }
+
+    @Override
+    public void malformed(Status status) {
+      abort(status, true);
     }
   }
 
@@ -307,7 +270,7 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
   private void finish(boolean cancel) {
     finished = true;
     ready = false;
-    deframer.release();
+    inbound.release();
     Status end = ending == null ? Status.CANCELLED : ending;
     hosted.ended(end.getCode().name(), failure);
     if (cancel) {
@@ -326,7 +289,7 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
    */
   private void abort(Status status, boolean tell) {
     if (!closed) {
-      returnAllCredit();
+      inbound.end();
       closed = true;
       ending = status;
       if (tell) {
@@ -349,18 +312,15 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
     GrpcHeaders.addStatus(h, status);
     GrpcHeaders.addMetadata(h, trailers);
     connection.writeHeaders(stream, h, true);
-    if (!clientDone) {
+    if (!inbound.clientDone()) {
       connection.reset(stream, Http2Error.NO_ERROR);
     }
   }
 
-  void writabilityChanged() {
-    boolean now = !closed && connection.isWritable(stream);
-    if (now != ready) {
-      ready = now;
-      if (now) {
-        event(Listener::onReady);
-      }
+  /** On the loop: the responses waiting fell under the threshold. */
+  private void readyAgain() {
+    if (!closed) {
+      event(Listener::onReady);
     }
   }
 
@@ -378,8 +338,9 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
   public void request(int numMessages) {
     onLoop(
         () -> {
-          demand = (int) Math.min(Integer.MAX_VALUE, (long) demand + numMessages);
-          deliver();
+          if (!closed) {
+            inbound.request(numMessages);
+          }
         });
   }
 
@@ -399,31 +360,21 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
 
   @Override
   public void sendMessage(RespT message) {
-    byte[] serialized;
-    try (InputStream in = method.getMethodDescriptor().streamResponse(message)) {
-      serialized = in.readAllBytes();
-    } catch (IOException e) {
-      throw Status.INTERNAL
-          .withDescription("cannot serialize the response")
-          .withCause(e)
-          .asRuntimeException();
-    }
-    boolean compress = compressResponses && compressMessages;
-    byte[] bytes = compress ? Gzip.compress(serialized) : serialized;
+    byte[] frame = outbound.take(message);
     onLoop(
         () -> {
           if (closed) {
+            outbound.settled(frame.length);
             return;
           }
           if (!headersSent) {
             headersSent = true;
             connection.writeHeaders(stream, responseHeaders(), false);
           }
-          ByteBuf data = connection.context().alloc().buffer(5 + bytes.length);
-          data.writeByte(compress ? 1 : 0).writeInt(bytes.length).writeBytes(bytes);
-          connection.writeData(stream, data);
+          // Settled frame by frame as it reaches the socket (or fails with the stream): until then
+          // it counts against isReady, however long the client's window keeps it waiting.
+          connection.writeData(stream, Unpooled.wrappedBuffer(frame), outbound::settled);
           connection.flush();
-          writabilityChanged();
         });
   }
 
@@ -434,7 +385,7 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
           if (closed) {
             return;
           }
-          returnAllCredit();
+          inbound.end();
           closed = true;
           ready = false;
           writeStatus(status, trailers);
@@ -445,7 +396,7 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
   /** The headers that open the response; they name gzip when the responses use it. */
   private Http2Headers responseHeaders() {
     Http2Headers h = GrpcHeaders.responseHeaders();
-    if (compressResponses) {
+    if (outbound.compressed()) {
       h.set(GrpcHeaders.ENCODING, Gzip.NAME);
     }
     return h;
@@ -457,23 +408,18 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
    */
   @Override
   public void setCompression(String compressor) {
-    if (Gzip.NAME.equals(compressor)) {
-      compressResponses = encodings.clientAcceptsGzip();
-    } else if ("identity".equals(compressor)) {
-      compressResponses = false;
-    } else {
-      throw new IllegalArgumentException("unsupported compressor: " + compressor);
-    }
+    outbound.setCompression(compressor);
   }
 
   @Override
   public void setMessageCompression(boolean enabled) {
-    compressMessages = enabled;
+    outbound.setMessageCompression(enabled);
   }
 
+  /** Until the call ends, while less than a threshold of its responses wait to be written. */
   @Override
   public boolean isReady() {
-    return ready;
+    return ready && outbound.underThreshold();
   }
 
   @Override

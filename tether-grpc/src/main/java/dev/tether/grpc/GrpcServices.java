@@ -4,6 +4,7 @@ import dev.tether.TetherServer;
 import io.grpc.BindableService;
 import io.grpc.ServerMethodDefinition;
 import io.grpc.ServerServiceDefinition;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -29,6 +30,7 @@ public final class GrpcServices {
   private final Set<String> serviceNames = new HashSet<>();
   private int maxInboundMessageSize = DEFAULT_MAX_INBOUND_MESSAGE_SIZE;
   private int maxInboundMetadataSize = DEFAULT_MAX_INBOUND_METADATA_SIZE;
+  private PingPolicy.Permit pings = PingPolicy.Permit.DEFAULT;
 
   /** Null unless {@link #health()} was called. */
   private GrpcHealth health;
@@ -109,6 +111,26 @@ public final class GrpcServices {
   }
 
   /**
+   * How often a client may ping (5 minutes by default, grpc-java's): a client that pings sooner
+   * three times without the server sending anything in between gets GOAWAY ENHANCE_YOUR_CALM
+   * "too_many_pings" and its connection ends. Lower it for clients configured with a shorter {@code
+   * keepAliveTime}.
+   */
+  public GrpcServices permitKeepAliveTime(Duration time) {
+    pings = new PingPolicy.Permit(time, pings.withoutCalls());
+    return this;
+  }
+
+  /**
+   * Whether clients may ping at the permitted rate while they have no call running (false by
+   * default, grpc-java's: then once per two hours).
+   */
+  public GrpcServices permitKeepAliveWithoutCalls(boolean permit) {
+    pings = new PingPolicy.Permit(pings.time(), permit);
+    return this;
+  }
+
+  /**
    * Makes {@code server}'s stream endpoints serve these services to gRPC clients (HTTP/2 without
    * TLS, "h2c") beside Tether's protocol; returns the same builder.
    */
@@ -124,6 +146,6 @@ public final class GrpcServices {
     }
     return server.wireProtocol(
         new GrpcProtocol(
-            Map.copyOf(methods), maxInboundMessageSize, maxInboundMetadataSize, draining));
+            Map.copyOf(methods), maxInboundMessageSize, maxInboundMetadataSize, pings, draining));
   }
 }

@@ -16,6 +16,7 @@ import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2EventAdapter;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Settings;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -49,6 +50,25 @@ final class RawHttp2Client implements AutoCloseable {
             .connect("127.0.0.1", port)
             .sync()
             .channel();
+  }
+
+  /** The debug data of the last GOAWAY the server sent, as text; null before one came. */
+  private volatile String goAwayDebugData;
+
+  String goAwayDebugData() {
+    return goAwayDebugData;
+  }
+
+  /** Sends a PING carrying {@code data}; its answer is recorded as "ping-ack data". */
+  void ping(long data) {
+    channel
+        .eventLoop()
+        .execute(
+            () -> {
+              ChannelHandlerContext ctx = channel.pipeline().context(handler);
+              handler.encoder().writePing(ctx, false, data, ctx.newPromise());
+              handler.flush(ctx);
+            });
   }
 
   /** The next frame the server sent, waiting at most ten seconds; null if none came. */
@@ -140,7 +160,13 @@ final class RawHttp2Client implements AutoCloseable {
     @Override
     public void onGoAwayRead(
         ChannelHandlerContext ctx, int lastStreamId, long errorCode, ByteBuf debugData) {
+      goAwayDebugData = debugData.toString(StandardCharsets.US_ASCII);
       frames.add("goaway " + errorCode);
+    }
+
+    @Override
+    public void onPingAckRead(ChannelHandlerContext ctx, long data) {
+      frames.add("ping-ack " + data);
     }
 
     @Override

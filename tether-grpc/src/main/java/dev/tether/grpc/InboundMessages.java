@@ -1,0 +1,120 @@
+package dev.tether.grpc;
+
+import io.grpc.Status;
+import io.grpc.StatusException;
+import io.netty.buffer.ByteBuf;
+import java.util.function.IntConsumer;
+
+/**
+ * What the client sends on one call's stream, on the connection's event loop: the messages in its
+ * DATA, handed out as the service asks for them, and the window credit given back for them. Bytes
+ * earn the client more window only as the service asks, so a service that reads slowly slows its
+ * client instead of filling the server.
+ */
+final class InboundMessages {
+  /** Where the messages asked for, the half-close and a protocol breach go; on the loop. */
+  interface Receiver {
+    void message(MessageDeframer.Message message);
+
+    void halfClose();
+
+    /** The client's bytes cannot be read: the call ends with this status. */
+    void malformed(Status status);
+  }
+
+  private final MessageDeframer deframer;
+  private final Receiver receiver;
+
+  /** Gives the client this many more bytes of the stream's window. */
+  private final IntConsumer credit;
+
+  private int demand;
+  private boolean clientDone;
+  private boolean halfCloseDelivered;
+
+  /** Nothing more is handed out: the call ended. */
+  private boolean stopped;
+
+  /** Bytes of the stream's window given back to the client so far. */
+  private long returned;
+
+  InboundMessages(MessageDeframer deframer, Receiver receiver, IntConsumer credit) {
+    this.deframer = deframer;
+    this.receiver = receiver;
+    this.credit = credit;
+  }
+
+  /** DATA from the client ({@code data} null for none), and whether its half ended. */
+  void add(ByteBuf data, boolean endOfStream) {
+    if (data != null) {
+      deframer.add(data);
+    }
+    clientDone |= endOfStream;
+    deliver();
+  }
+
+  /** The service asks for {@code messages} more. */
+  void request(int messages) {
+    demand = (int) Math.min(Integer.MAX_VALUE, (long) demand + messages);
+    deliver();
+  }
+
+  /** The client ended its half of the stream. */
+  boolean clientDone() {
+    return clientDone;
+  }
+
+  /** Hands out the messages asked for, then the half-close once all are out; gives credit back. */
+  private void deliver() {
+    while (demand > 0 && !stopped) {
+      MessageDeframer.Message message;
+      try {
+        message = deframer.next();
+      } catch (StatusException bad) {
+        receiver.malformed(bad.getStatus());
+        return;
+      }
+      if (message == null) {
+        break;
+      }
+      demand--;
+      receiver.message(message);
+    }
+    if (stopped) {
+      return;
+    }
+    if (clientDone && !halfCloseDelivered) {
+      if (deframer.isEmpty()) {
+        halfCloseDelivered = true;
+        receiver.halfClose();
+      } else if (demand > 0) {
+        receiver.malformed(Status.INTERNAL.withDescription("the stream ended inside a message"));
+        return;
+      }
+    }
+    // With demand left, every byte held belongs to a message asked for: let the rest of it come.
+    giveBack((demand > 0 ? deframer.received() : deframer.handedOut()) - returned);
+  }
+
+  /**
+   * The call is ending: whatever the client sent and nobody will read gives its credit back, or the
+   * connection's window would shrink by it for good.
+   */
+  void end() {
+    stopped = true;
+    giveBack(deframer.received() - returned);
+  }
+
+  /** The stream is gone: frees what the deframer holds. */
+  void release() {
+    stopped = true;
+    deframer.release();
+  }
+
+  private void giveBack(long bytes) {
+    if (bytes > 0) {
+      returned += bytes;
+      credit.accept((int) bytes);
+    }
+  }
+}

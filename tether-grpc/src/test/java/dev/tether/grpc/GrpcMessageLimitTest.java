@@ -1,0 +1,69 @@
+package dev.tether.grpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tether.TetherServer;
+import io.grpc.CallOptions;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ClientCalls;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The default message limit (4 MiB) on real sockets: a request one byte above it is refused with
+ * RESOURCE_EXHAUSTED on its own stream while its client is still sending, and the connection serves
+ * on.
+ */
+@Timeout(60)
+class GrpcMessageLimitTest {
+  private static final int LIMIT = GrpcServices.DEFAULT_MAX_INBOUND_MESSAGE_SIZE;
+
+  private TetherServer server;
+  private ManagedChannel channel;
+
+  @BeforeEach
+  void start() {
+    server =
+        TetherGrpc.server()
+            .service(new InteropService().definition())
+            .configure(TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0"))
+            .build()
+            .start();
+    channel =
+        ManagedChannelBuilder.forAddress("127.0.0.1", server.endpoints().get(0).port())
+            .usePlaintext()
+            .maxInboundMessageSize(2 * LIMIT)
+            .build();
+  }
+
+  @AfterEach
+  void stop() throws InterruptedException {
+    channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    server.close();
+  }
+
+  @Test
+  void aRequestOneByteAboveTheDefaultLimitIsRefusedAndTheConnectionServesOn() {
+    CallOptions options = CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS);
+    for (int i = 0; i < 2; i++) {
+      assertThatThrownBy(
+              () ->
+                  ClientCalls.blockingUnaryCall(
+                      channel, InteropService.UNARY, options, new byte[LIMIT + 1]))
+          .isInstanceOfSatisfying(
+              StatusRuntimeException.class,
+              e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED));
+    }
+
+    assertThat(
+            ClientCalls.blockingUnaryCall(channel, InteropService.UNARY, options, new byte[LIMIT]))
+        .hasSize(LIMIT);
+  }
+}
