@@ -166,7 +166,10 @@ class GrpcHostileInputTest {
       assertThat(framesUntilClosed(broken))
           .contains("type 7 error " + Http2Error.PROTOCOL_ERROR.code());
     }
-    assertThat(events).anyMatch(e -> e.kind() == TetherEvent.Kind.PROTOCOL_ERROR);
+    // The event is emitted from the server's control executor, after the close the client saw.
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> events.stream().anyMatch(e -> e.kind() == TetherEvent.Kind.PROTOCOL_ERROR));
     assertOthersAreServed();
   }
 
