@@ -83,10 +83,18 @@ public record EjectionPolicy(
     long calls = good + failed;
     long peerCalls = peersGood + peersFailed;
     int least = minCompared();
-    if (calls < least || peerCalls < (least + 1) / 2 || calls == 0 || peerCalls == 0) {
+    if (calls < least || !peersSayEnough(peerCalls) || calls == 0) {
       return false;
     }
     return (double) failed / calls - (double) peersFailed / peerCalls >= outlierGap;
+  }
+
+  /**
+   * Whether the peers' answers together, {@code peerCalls} of them, are enough to compare a node
+   * with: at least half of {@link #minCompared}, and at least one. Fewer say nothing against it.
+   */
+  public boolean peersSayEnough(long peerCalls) {
+    return peerCalls > 0 && peerCalls >= (minCompared() + 1) / 2;
   }
 
   /**

@@ -166,15 +166,17 @@ final class OutlierDetector {
   /**
    * A probe call was answered: a good answer readmits the node; a failed one fails the probe only
    * when it stands out, that is when its peers fail less often than the policy's gap would allow.
+   * Peers with too few answers in rotation (all dead, say) say nothing against it, as they never do
+   * in the comparison: the node is readmitted rather than leave the group with none at all.
    */
   private void onProbeAnswered(Node node, boolean failed) {
-    if (!failed) {
+    long[] peers = peersAnswers(node);
+    long calls = peers[0] + peers[1];
+    if (!failed || !policy.peersSayEnough(calls)) {
       onProbeSucceeded(node);
       return;
     }
-    long[] peers = peersAnswers(node);
-    long calls = peers[0] + peers[1];
-    double peersShare = calls == 0 ? 0 : (double) peers[1] / calls;
+    double peersShare = (double) peers[1] / calls;
     if (1.0 - peersShare >= policy.outlierGap()) {
       onProbeFailed(node);
     } else {

@@ -255,4 +255,57 @@ class GroupOutlierTest {
 
     assertThat(health(sick)).isEqualTo(NodeHealth.EJECTED);
   }
+
+  @Test
+  void failedProbeOfANodeWhosePeersAreAllDeadReadmitsItRatherThanLeaveTheGroupEmpty() {
+    Node sick = nodes.get(0);
+    for (int i = 0; i < 20; i++) {
+      answer(nodes.get(1), AnswerBlame.NONE);
+      answer(sick, AnswerBlame.FAILED_ANSWER);
+    }
+    assertThat(health(sick)).isEqualTo(NodeHealth.EJECTED);
+    host.control.execute(
+        () -> {
+          nodes.get(1).moveTo(NodeHealth.DEAD, "connection lost", null);
+          nodes.get(2).moveTo(NodeHealth.DEAD, "connection lost", null);
+        });
+    host.clock.forward(Duration.ofSeconds(10));
+    assertThat(health(sick)).isEqualTo(NodeHealth.PROBING);
+
+    // A caller's bad request, say: with no peer in rotation nothing says it stands out.
+    detector.onCallFinished(sick, AnswerBlame.FAILED_ANSWER, true, host.clock.nanoTime());
+
+    assertThat(health(sick)).isEqualTo(NodeHealth.ALIVE);
+  }
+
+  @Test
+  void groupThatWasSickAlikeEjectsOneOfTheStillSickOnceAPeerRecoversAndNeverTheRecovered() {
+    Node recovered = nodes.get(2);
+    for (int i = 0; i < 40; i++) {
+      for (Node n : nodes) {
+        answer(n, AnswerBlame.FAILED_ANSWER);
+      }
+      host.clock.forward(Duration.ofMillis(10));
+    }
+    assertThat(moves).isEmpty();
+
+    for (int i = 0; i < 80; i++) {
+      for (Node n : nodes) {
+        answer(n, n == recovered ? AnswerBlame.NONE : AnswerBlame.FAILED_ANSWER);
+      }
+      host.clock.forward(Duration.ofMillis(10));
+    }
+
+    // Half of three rounds down to one: the other sick node stays, the share cap holds.
+    assertThat(moves).hasSize(1).allMatch(m -> m.endsWith("EJECTED") && !m.startsWith("7003"));
+    Node out = health(nodes.get(0)) == NodeHealth.EJECTED ? nodes.get(0) : nodes.get(1);
+    host.clock.forward(Duration.ofSeconds(10));
+    assertThat(health(out)).isEqualTo(NodeHealth.PROBING);
+
+    // Its peers fail half their calls between them: a failed probe still stands out by the gap.
+    detector.onCallFinished(out, AnswerBlame.FAILED_ANSWER, true, host.clock.nanoTime());
+
+    assertThat(health(out)).isEqualTo(NodeHealth.EJECTED);
+    assertThat(health(recovered)).isNotEqualTo(NodeHealth.EJECTED);
+  }
 }
