@@ -194,4 +194,30 @@ class PrimaryChangeAttackTest {
     assertThatThrownBy(() -> whoami(session)).isInstanceOf(SessionLostException.class);
     assertThat(whoami(session)).isEqualTo("B");
   }
+
+  @Test
+  void closingTheRuntimeAsThePrimaryMovesEndsTheSessionCallLeftOnTheOldPrimaryWithinTheGrace()
+      throws Exception {
+    TetherServer a = server("A");
+    TetherServer b = server("B");
+    announce(Topology.of(endpoint(a), List.of(endpoint(b))).withEpoch(10));
+    tether = Tether.builder().property("tether.close.grace", "300ms").build();
+    Proxy p = tether.proxy("svc:" + endpoint(a));
+    Proxy session = p.withSession("cart-4");
+    assertThat(whoami(session)).isEqualTo("A");
+    CompletableFuture<byte[]> inFlight = session.invokeAsync("slow", new byte[0]);
+    assertThat(slowEntered.await(5, TimeUnit.SECONDS)).isTrue();
+
+    announce(Topology.of(endpoint(b), List.of(endpoint(a))).withEpoch(11));
+    CompletableFuture<Void> closing = CompletableFuture.runAsync(tether::close);
+
+    // The old primary still holds the call, the move's new connection may be dialling: the close
+    // ends the call anyway, within its grace, and returns.
+    closing.get(3, TimeUnit.SECONDS);
+    assertThatThrownBy(() -> inFlight.get(3, TimeUnit.SECONDS))
+        .isInstanceOf(java.util.concurrent.ExecutionException.class)
+        .cause()
+        .isInstanceOf(dev.tether.TetherException.class);
+    assertThat(slowRuns).hasValue(1);
+  }
 }
