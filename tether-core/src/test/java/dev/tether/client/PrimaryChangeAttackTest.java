@@ -44,8 +44,12 @@ class PrimaryChangeAttackTest {
   }
 
   private TetherServer server(String name) {
+    return server(name, TetherServer.builder());
+  }
+
+  private TetherServer server(String name, TetherServer.Builder builder) {
     TetherServer s =
-        TetherServer.builder()
+        builder
             .endpoints("tcp -h 127.0.0.1 -p 0")
             .service(
                 "svc",
@@ -218,6 +222,35 @@ class PrimaryChangeAttackTest {
         .isInstanceOf(java.util.concurrent.ExecutionException.class)
         .cause()
         .isInstanceOf(dev.tether.TetherException.class);
+    assertThat(slowRuns).hasValue(1);
+  }
+
+  @Test
+  void aSessionCallOutlastingTheOldPrimarysGraceFailsLoudlyAndIsNotRunAgainOnTheNewOne()
+      throws Exception {
+    TetherServer a =
+        server("A", TetherServer.builder().maxConnectionAgeGrace(java.time.Duration.ofMillis(200)));
+    TetherServer b = server("B");
+    announce(Topology.of(endpoint(a), List.of(endpoint(b))).withEpoch(10));
+    tether = Tether.builder().build();
+    Proxy session = tether.proxy("svc:" + endpoint(a)).withSession("cart-5");
+    assertThat(whoami(session)).isEqualTo("A");
+    CompletableFuture<byte[]> inFlight = session.invokeAsync("slow", new byte[0]);
+    assertThat(slowEntered.await(5, TimeUnit.SECONDS)).isTrue();
+
+    announce(Topology.of(endpoint(b), List.of(endpoint(a))).withEpoch(11));
+
+    // A's grace ends with the call still running there: the caller is told, and the call, which
+    // may have done its work on A, is not sent to B.
+    assertThatThrownBy(() -> inFlight.get(5, TimeUnit.SECONDS))
+        .isInstanceOf(java.util.concurrent.ExecutionException.class)
+        .cause()
+        .isInstanceOf(dev.tether.TetherException.class);
+    slowRelease.countDown();
+    assertThat(slowRuns).hasValue(1);
+    // The session's next call says its work was lost, once; the one after runs on B.
+    assertThatThrownBy(() -> whoami(session)).isInstanceOf(SessionLostException.class);
+    assertThat(whoami(session)).isEqualTo("B");
     assertThat(slowRuns).hasValue(1);
   }
 }
