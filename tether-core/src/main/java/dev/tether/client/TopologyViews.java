@@ -26,9 +26,10 @@ import java.util.WeakHashMap;
  *
  * <p>Each view carries its election's epoch, and a view never gives way to one of a smaller epoch:
  * a deposed primary that has not heard yet, or a member that lags, cannot draw proxies back, and
- * when members announce different views the highest wins. Views of the same epoch replace each
- * other as they arrive (how the alternates of one election change, and how views from no election,
- * all of epoch 0, behave).
+ * when members announce different views the highest wins, also for a proxy made with other seeds
+ * that learns a lagging member's view first. Views of the same epoch replace each other as they
+ * arrive (how the alternates of one election change, and how views from no election, all of epoch
+ * 0, behave).
  *
  * <p>The views belong to the runtime's control executor: every write runs there (a write from
  * another thread hops), and readers on any thread read the immutable map it last published.
@@ -87,7 +88,7 @@ final class TopologyViews {
     if (t == null) {
       return failoverOrder(seeds);
     }
-    View learned = new View(t, connection);
+    View learned = newestOfItsCluster(new View(t, connection), connection);
     View now = views.get(seeds);
     if (now != null && !now.yieldsTo(learned)) {
       // An older election's view: the one in force stays.
@@ -95,6 +96,21 @@ final class TopologyViews {
     }
     onControl(() -> put(seeds, learned));
     return learned.order();
+  }
+
+  /**
+   * {@code announced}, or the view of a later election that another seed list learned and that
+   * names {@code connection}'s server: a proxy made with other seeds must not follow a lagging
+   * member's view when the runtime knows a later one of the same cluster.
+   */
+  private View newestOfItsCluster(View announced, RequestChannel connection) {
+    View newest = announced;
+    for (View v : views.values()) {
+      if (v.epoch() > newest.epoch() && !isOutside(v.order(), connection)) {
+        newest = v;
+      }
+    }
+    return newest;
   }
 
   /**

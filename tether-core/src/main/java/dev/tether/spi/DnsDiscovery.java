@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * (at most once per {@code minRefresh}). An answer that is empty or an error (whatever the resolver
  * throws) keeps the last good list for {@code keepLastGood}, with a {@code DISCOVERY_STALE} event
  * when it starts and when the list expires; resolving goes on every period whatever happened.
- * Subscribers hear of each change of the list.
+ * Subscribers hear of each change of the list. A lookup that hangs holds up neither {@link #close}
+ * nor the callers of {@link #onConnectFailure}, which leave it to answer.
  */
 public final class DnsDiscovery implements Discovery, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(DnsDiscovery.class);
@@ -102,8 +103,16 @@ public final class DnsDiscovery implements Discovery, AutoCloseable {
    * failed connect waits without pinning its carrier.
    */
   public void refresh() {
-    boolean notify;
     refreshing.lock();
+    refreshHolding();
+  }
+
+  /**
+   * A refresh whose caller holds the lock: releases it before the subscribers hear, so none of them
+   * runs under it.
+   */
+  private void refreshHolding() {
+    boolean notify;
     try {
       if (closed) {
         return;
@@ -116,7 +125,8 @@ public final class DnsDiscovery implements Discovery, AutoCloseable {
         if (next != null) {
           next.cancel();
         }
-        next = scheduler.schedule(this::refresh, period.toNanos());
+        // Unless closed during the lookup: close does not wait for a resolver that hangs.
+        next = closed ? null : scheduler.schedule(this::refresh, period.toNanos());
       }
       notify = changed;
       changed = false;
@@ -218,21 +228,26 @@ public final class DnsDiscovery implements Discovery, AutoCloseable {
 
   @Override
   public void onConnectFailure(Endpoint endpoint) {
-    if (ticker.nanoTime() - lastRefreshNanos >= minRefresh.toNanos()) {
-      refresh();
+    // A lookup under way answers for this failure too: the caller (a connection's loop, often)
+    // never queues behind a resolver that hangs.
+    if (ticker.nanoTime() - lastRefreshNanos >= minRefresh.toNanos() && refreshing.tryLock()) {
+      refreshHolding();
     }
   }
 
   @Override
   public void close() {
-    refreshing.lock();
-    try {
-      closed = true;
-      if (next != null) {
-        next.cancel();
+    closed = true;
+    // A refresh whose lookup hangs holds the lock: it schedules nothing once it sees closed, so
+    // close need not wait for it.
+    if (refreshing.tryLock()) {
+      try {
+        if (next != null) {
+          next.cancel();
+        }
+      } finally {
+        refreshing.unlock();
       }
-    } finally {
-      refreshing.unlock();
     }
   }
 }

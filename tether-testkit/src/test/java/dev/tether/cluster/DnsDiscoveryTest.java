@@ -159,4 +159,54 @@ class DnsDiscoveryTest {
             "nodes.test answered no address; keeping the last good list of 2 for up to 90000 ms",
             "nodes.test answered no address for 90000 ms; its last good list of 2 expired");
   }
+
+  @Test
+  void aLookupThatHangsHoldsUpNeitherCloseNorLaterConnectFailures() throws Exception {
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch hanging = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicBoolean hang =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    DnsDiscovery d =
+        new DnsDiscovery(
+            Endpoint.parse("tcp -h nodes.test -p 7000"),
+            host -> {
+              lookups.incrementAndGet();
+              if (hang.get()) {
+                hanging.countDown();
+                try {
+                  release.await();
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                  throw new UnknownHostException(host + ": interrupted");
+                }
+              }
+              return List.of(InetAddress.getByName("127.0.0.1"));
+            },
+            Duration.ofSeconds(30),
+            Duration.ofSeconds(1),
+            clock,
+            clock);
+    hang.set(true);
+    clock.forward(Duration.ofSeconds(1));
+    Endpoint failed = Endpoint.parse("tcp -h 127.0.0.1 -p 7000");
+    java.util.concurrent.CompletableFuture<Void> stuck =
+        java.util.concurrent.CompletableFuture.runAsync(() -> d.onConnectFailure(failed));
+    try {
+      assertThat(hanging.await(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      clock.forward(Duration.ofSeconds(1));
+
+      java.util.concurrent.CompletableFuture.runAsync(() -> d.onConnectFailure(failed))
+          .get(2, java.util.concurrent.TimeUnit.SECONDS);
+      java.util.concurrent.CompletableFuture.runAsync(d::close)
+          .get(2, java.util.concurrent.TimeUnit.SECONDS);
+    } finally {
+      release.countDown();
+    }
+    stuck.get(5, java.util.concurrent.TimeUnit.SECONDS);
+
+    // The lookup that hung was the last: closed, nothing is resolved again.
+    clock.forward(Duration.ofSeconds(60));
+    assertThat(lookups).hasValue(2);
+    assertThat(hosts(d)).containsExactly("127.0.0.1:7000");
+  }
 }

@@ -125,4 +125,48 @@ class EmptyDiscoveryTest {
     clock.forward(Duration.ofSeconds(30));
     assertThat(call(p)).isEqualTo("here");
   }
+
+  @Test
+  void aDiscoveryFlippingBetweenEmptyAndOneServerNeverLeavesACallHanging() throws Exception {
+    StaticDiscovery discovery = StaticDiscovery.of();
+    List<Endpoint> one = List.of(server().endpoints().get(0));
+    Proxy p = proxy(discovery);
+    Proxy waiting = p.withWaitForReady(true).withInvocationTimeout(Duration.ofSeconds(10));
+    java.util.concurrent.atomic.AtomicBoolean flipping =
+        new java.util.concurrent.atomic.AtomicBoolean(true);
+    CompletableFuture<Void> flipper =
+        CompletableFuture.runAsync(
+            () -> {
+              // Bounded: 2,000 flips at most, fewer when the callers are done first.
+              for (int i = 0; i < 2_000 && flipping.get(); i++) {
+                discovery.set(i % 2 == 0 ? one : List.of());
+              }
+              discovery.set(one);
+            });
+    int answered = 0;
+    int noNode = 0;
+    try {
+      for (int i = 0; i < 200; i++) {
+        CompletableFuture<byte[]> call = p.invokeAsync("who", new byte[0], Idempotency.IDEMPOTENT);
+        CompletableFuture<byte[]> patient =
+            waiting.invokeAsync("who", new byte[0], Idempotency.IDEMPOTENT);
+        try {
+          call.get(5, TimeUnit.SECONDS);
+          answered++;
+        } catch (ExecutionException e) {
+          assertThat(e.getCause()).isInstanceOf(NoAvailableNodeException.class);
+          noNode++;
+        }
+        // One that may wait for a server always gets one: the list is never empty for long.
+        assertThat(new String(patient.get(10, TimeUnit.SECONDS), StandardCharsets.UTF_8))
+            .isEqualTo("here");
+      }
+    } finally {
+      flipping.set(false);
+    }
+    flipper.get(10, TimeUnit.SECONDS);
+
+    assertThat(answered + noNode).isEqualTo(200);
+    assertThat(call(p)).isEqualTo("here");
+  }
 }
