@@ -62,9 +62,10 @@ public final class TetherServer implements AutoCloseable {
    * reconnect); null for none. When the view before named one of this server's endpoints primary
    * and {@code t} names another, the clients connected now are also moved on as from an aged
    * connection (their calls in flight finish here, their sessions end). Returns at once: the frames
-   * leave on the connections' loops.
+   * leave on the connections' loops. Concurrent calls take effect one at a time, so the move is
+   * decided on the view each call really replaced.
    */
-  public void setTopology(Topology t) {
+  public synchronized void setTopology(Topology t) {
     Topology before = topology;
     topology = t;
     runtime.announceTopology();
