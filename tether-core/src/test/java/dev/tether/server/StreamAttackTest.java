@@ -1,6 +1,7 @@
 package dev.tether.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.groups.Tuple.tuple;
 import static org.awaitility.Awaitility.await;
 
 import dev.tether.Closing;
@@ -116,6 +117,44 @@ class StreamAttackTest {
       }
       assertThat(ok).isEqualTo(150);
       assertThat(lost).isEqualTo(150);
+    }
+  }
+
+  @Test
+  void aResumeOnAConnectionAtItsStreamCapIsRefusedAndTheStreamWaitsOn() throws Exception {
+    start(TetherServer.builder().maxStreamsPerConnection(2));
+    byte[] token;
+    try (RawPeer first = connect("raw")) {
+      first.send(RawPeer.frame(opening(1, 0)));
+      token = ((Response) replies(first, 1).get(0)).body();
+    }
+    await().atMost(PATIENCE).until(() -> server.status().detachedStreams() == 1);
+
+    try (RawPeer peer = connect("raw")) {
+      peer.send(
+          RawPeer.frame(opening(1, 0)),
+          RawPeer.frame(opening(3, 0)),
+          RawPeer.frame(resume(5, token)));
+      List<Frame> frames = replies(peer, 3);
+      assertThat(frames)
+          .extracting(f -> ((Response) f).requestId(), f -> ((Response) f).status())
+          .containsExactlyInAnyOrder(
+              tuple(1, Status.OK), tuple(3, Status.OK), tuple(5, Status.REFUSED));
+      assertThat(server.status().streams()).isEqualTo(2);
+      assertThat(server.status().detachedStreams()).isEqualTo(1);
+
+      // Room again on the connection: the stream the cap turned away resumes.
+      peer.send(RawPeer.frame(new Cancel(1)), RawPeer.frame(resume(7, token)));
+      Frame resumed = peer.readFrames(5).get(4);
+      assertThat(resumed)
+          .isInstanceOfSatisfying(
+              Response.class,
+              r -> {
+                assertThat(r.requestId()).isEqualTo(7);
+                assertThat(r.status()).isEqualTo(Status.OK);
+              });
+      await().atMost(PATIENCE).until(() -> server.status().detachedStreams() == 0);
+      assertThat(opened.get(0).cancels()).isZero();
     }
   }
 
