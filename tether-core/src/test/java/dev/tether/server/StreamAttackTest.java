@@ -252,6 +252,53 @@ class StreamAttackTest {
     assertThat(server.status().detachedStreams()).isZero();
   }
 
+  @Test
+  void aCreditPastTwoToTheSixtyThreeEndsTheConnectionBeforeAnyItemIsAskedFor() throws Exception {
+    start(TetherServer.builder());
+    try (RawPeer peer = connect("raw")) {
+      peer.send(RawPeer.frame(opening(1, 0)));
+      assertThat(((Response) replies(peer, 1).get(0)).status()).isEqualTo(Status.OK);
+
+      // STREAM_CREDIT for stream 1, received 0, limit 2^64-1 (a varint64 of ten bytes): as a Java
+      // long it would be -1, a limit no position reaches.
+      byte[] credit = {
+        0,
+        0,
+        0,
+        17,
+        0x0c,
+        0,
+        0,
+        0,
+        0,
+        1,
+        0,
+        (byte) 0xff,
+        (byte) 0xff,
+        (byte) 0xff,
+        (byte) 0xff,
+        (byte) 0xff,
+        (byte) 0xff,
+        (byte) 0xff,
+        (byte) 0xff,
+        (byte) 0xff,
+        0x01
+      };
+      peer.send(credit);
+
+      List<Frame> frames = peer.readUntilClosed();
+      assertThat(frames.get(frames.size() - 1))
+          .isInstanceOfSatisfying(
+              GoAway.class,
+              g -> {
+                assertThat(g.reason()).isEqualTo(GoAwayReason.PROTOCOL_ERROR);
+                assertThat(g.message()).isEqualTo("STREAM_CREDIT.limit: varint exceeds 2^63-1");
+              });
+    }
+    await().atMost(PATIENCE).until(() -> server.status().streams() == 0);
+    assertThat(opened.get(0).requested()).isZero();
+  }
+
   private static Request resume(int id, byte[] token) {
     return new Request(
         id,
