@@ -76,7 +76,8 @@ final class ServerAssembly {
             s.ticker(),
             events,
             dispatcher.oversight(),
-            p.maxStreamsPerConnection()),
+            p.maxStreamsPerConnection(),
+            p.maxDetachedStreams()),
         new ServedProtocols(
             s.wireProtocols(), mode, executor, s.maxConcurrentRequests(), s.ticker(), scheduler));
   }

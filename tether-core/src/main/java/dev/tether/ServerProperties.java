@@ -31,7 +31,10 @@ import java.util.Locale;
  *     connection is still served before it is closed (0 = until its client closes it, the default)
  * @param streams {@code tether.stream.window}, {@code .resumeBuffer}, {@code .resumeWindow}
  * @param maxStreamsPerConnection {@code tether.server.maxStreamsPerConnection}: streams one
- *     connection may have open; one more opening is refused (100)
+ *     connection may have open; one more opening or RESUME is refused (100)
+ * @param maxDetachedStreams {@code tether.server.maxDetachedStreams}: streams the server keeps for
+ *     a resume at once, across its connections; a stream whose connection closes beyond them is
+ *     lost at once (1000)
  */
 record ServerProperties(
     Duration readerIdle,
@@ -43,9 +46,11 @@ record ServerProperties(
     Duration maxConnectionAge,
     Duration maxConnectionAgeGrace,
     StreamSettings streams,
-    int maxStreamsPerConnection) {
+    int maxStreamsPerConnection,
+    int maxDetachedStreams) {
   static final String EXECUTION_MODE = "tether.server.executionMode";
   static final String MAX_STREAMS_PER_CONNECTION = "tether.server.maxStreamsPerConnection";
+  static final String MAX_DETACHED_STREAMS = "tether.server.maxDetachedStreams";
 
   static ServerProperties parse(TetherProperties properties) {
     return new ServerProperties(
@@ -66,7 +71,12 @@ record ServerProperties(
             MAX_STREAMS_PER_CONNECTION,
             properties.get(
                 MAX_STREAMS_PER_CONNECTION,
-                String.valueOf(StreamRegistry.DEFAULT_MAX_STREAMS_PER_CONNECTION))));
+                String.valueOf(StreamRegistry.DEFAULT_MAX_STREAMS_PER_CONNECTION))),
+        atLeastOne(
+            MAX_DETACHED_STREAMS,
+            properties.get(
+                MAX_DETACHED_STREAMS,
+                String.valueOf(StreamRegistry.DEFAULT_MAX_DETACHED_STREAMS))));
   }
 
   /** The mode's name, in any case, with '-' for '_' as Spring's relaxed binding may write it. */

@@ -154,7 +154,8 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
           } else if (frame instanceof StreamCredit credit) {
             replies.onCredit(credit.received(), credit.limit());
             closeIfFinished();
-          } else if (frame instanceof StreamEnd end) {
+          } else if (frame instanceof StreamEnd end && bidirectional) {
+            // A server stream's inbound direction ended when it opened: an END for it is moot.
             inbound.onEnd(end);
           } else if (frame instanceof Cancel) {
             replies.cancel();
@@ -193,7 +194,15 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
           replies.detach();
           inbound.detach();
           link = null;
-          transitionTo(State.DETACHED, "connection lost");
+          if (registry.tryDetach()) {
+            transitionTo(State.DETACHED, "connection lost");
+          } else {
+            loseNow(
+                "its connection closed while the server kept its "
+                    + registry.maxDetachedStreams()
+                    + " detached streams already (tether.server.maxDetachedStreams)",
+                new CompletableFuture<>());
+          }
         });
   }
 
@@ -258,32 +267,33 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
    */
   CompletableFuture<Void> lose(String why) {
     CompletableFuture<Void> told = new CompletableFuture<>();
-    context.execute(
-        () -> {
-          if (state == State.CLOSED) {
-            told.complete(null);
-            return;
-          }
-          if (link != null) {
-            link.write(
-                new StreamEnd(
-                    link.streamId(),
-                    Status.STREAM_LOST,
-                    replies.produced(),
-                    Map.of(Response.ERROR_MESSAGE, why)));
-            // A closing server closes the connection next: the end must have left before that.
-            link.flushAndWait().whenComplete((ok, failure) -> told.complete(null));
-          } else {
-            told.complete(null);
-          }
-          replies.cancel();
-          inbound.fail(
-              new StreamLostException(
-                  "stream " + describe() + " lost: " + why, inbound.delivered()));
-          lost = true;
-          transitionTo(State.CLOSED, "lost: " + why);
-        });
+    context.execute(() -> loseNow(why, told));
     return told;
+  }
+
+  /** {@link #lose}, in the context; completes {@code told} once the client was told. */
+  private void loseNow(String why, CompletableFuture<Void> told) {
+    if (state == State.CLOSED) {
+      told.complete(null);
+      return;
+    }
+    if (link != null) {
+      link.write(
+          new StreamEnd(
+              link.streamId(),
+              Status.STREAM_LOST,
+              replies.produced(),
+              Map.of(Response.ERROR_MESSAGE, why)));
+      // A closing server closes the connection next: the end must have left before that.
+      link.flushAndWait().whenComplete((ok, failure) -> told.complete(null));
+    } else {
+      told.complete(null);
+    }
+    replies.cancel();
+    inbound.fail(
+        new StreamLostException("stream " + describe() + " lost: " + why, inbound.delivered()));
+    lost = true;
+    transitionTo(State.CLOSED, "lost: " + why);
   }
 
   @Override
@@ -335,8 +345,8 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
       return;
     }
     state = next;
-    if (previous == State.DETACHED || next == State.DETACHED) {
-      registry.detachedChanged(next == State.DETACHED ? 1 : -1);
+    if (previous == State.DETACHED) {
+      registry.reattached(); // entering DETACHED was counted by tryDetach
     }
     switch (next) {
       case DETACHED -> {

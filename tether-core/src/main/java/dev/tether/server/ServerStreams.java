@@ -69,9 +69,7 @@ final class ServerStreams {
   }
 
   private void open(Request r, Peer peer) {
-    int cap = registry.maxStreamsPerConnection();
-    if (byId.size() + screening.size() >= cap) {
-      answer(r, Status.REFUSED, "this connection has its " + cap + " streams open already");
+    if (refusedAtCap(r)) {
       return;
     }
     RawStreamService service = registry.service(r.service());
@@ -144,7 +142,23 @@ final class ServerStreams {
     stream.open(service, r, peer, channel, this, watched);
   }
 
+  /**
+   * Answers REFUSED when the connection has its cap of streams: openings and RESUMEs alike, or a
+   * client could gather on one connection the streams it left on others.
+   */
+  private boolean refusedAtCap(Request r) {
+    int cap = registry.maxStreamsPerConnection();
+    if (byId.size() + screening.size() < cap) {
+      return false;
+    }
+    answer(r, Status.REFUSED, "this connection has its " + cap + " streams open already");
+    return true;
+  }
+
   private void resume(Request r, Peer peer) {
+    if (refusedAtCap(r)) {
+      return;
+    }
     StreamResume asked;
     try {
       asked = StreamResume.decodeRequest(r.body());

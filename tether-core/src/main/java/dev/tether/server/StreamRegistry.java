@@ -37,17 +37,24 @@ public final class StreamRegistry {
         null,
         null,
         Oversight.NONE,
-        DEFAULT_MAX_STREAMS_PER_CONNECTION);
+        DEFAULT_MAX_STREAMS_PER_CONNECTION,
+        DEFAULT_MAX_DETACHED_STREAMS);
   }
 
   /** Streams one connection may have open unless the server says otherwise. */
   public static final int DEFAULT_MAX_STREAMS_PER_CONNECTION = 100;
 
+  /** Streams the server keeps for a resume at once, across its connections, by default. */
+  public static final int DEFAULT_MAX_DETACHED_STREAMS = 1000;
+
   /**
    * @param executor where stream work and the services' publishers start (never an event loop)
    * @param scheduler ends a detached stream at the end of its resume window
    * @param events where STREAM_* events go; null for none
-   * @param maxStreamsPerConnection openings past this many streams on one connection are refused
+   * @param maxStreamsPerConnection openings and RESUMEs past this many streams on one connection
+   *     are refused
+   * @param maxDetachedStreams a stream whose connection closes while the server keeps this many for
+   *     a resume is lost at once
    */
   public static StreamRegistry of(
       Map<String, RawStreamService> services,
@@ -57,7 +64,8 @@ public final class StreamRegistry {
       Ticker ticker,
       EventBus events,
       Oversight oversight,
-      int maxStreamsPerConnection) {
+      int maxStreamsPerConnection,
+      int maxDetachedStreams) {
     return new StreamRegistry(
         services,
         settings,
@@ -66,7 +74,8 @@ public final class StreamRegistry {
         ticker,
         events,
         oversight,
-        maxStreamsPerConnection);
+        maxStreamsPerConnection,
+        maxDetachedStreams);
   }
 
   private final Map<String, RawStreamService> services;
@@ -80,6 +89,9 @@ public final class StreamRegistry {
   private final Oversight oversight;
 
   private final int maxStreamsPerConnection;
+
+  /** Bounds what clients that come and go can leave behind, which no connection's cap sees. */
+  private final int maxDetachedStreams;
 
   private final SecureRandom random = new SecureRandom();
   private final StreamItemCounts items = new StreamItemCounts();
@@ -99,9 +111,11 @@ public final class StreamRegistry {
       Ticker ticker,
       EventBus events,
       Oversight oversight,
-      int maxStreamsPerConnection) {
+      int maxStreamsPerConnection,
+      int maxDetachedStreams) {
     this.oversight = oversight;
     this.maxStreamsPerConnection = maxStreamsPerConnection;
+    this.maxDetachedStreams = maxDetachedStreams;
     this.services = Map.copyOf(services);
     this.settings = settings;
     this.executor = executor;
@@ -175,10 +189,27 @@ public final class StreamRegistry {
   }
 
   /**
-   * A stream lost its connection ({@code +1}) or left that state, resumed or ended ({@code -1}).
+   * A stream lost its connection: true when it may wait for a resume (counted until {@link
+   * #reattached}), false when the server keeps {@code maxDetachedStreams} already.
    */
-  void detachedChanged(int delta) {
-    detached.addAndGet(delta);
+  boolean tryDetach() {
+    int now;
+    do {
+      now = detached.get();
+      if (now >= maxDetachedStreams) {
+        return false;
+      }
+    } while (!detached.compareAndSet(now, now + 1));
+    return true;
+  }
+
+  /** A stream {@link #tryDetach} counted was resumed or ended. */
+  void reattached() {
+    detached.decrementAndGet();
+  }
+
+  int maxDetachedStreams() {
+    return maxDetachedStreams;
   }
 
   /** Streams waiting for their client to resume them now. */

@@ -550,7 +550,8 @@ class ServerStreamTest {
               clock,
               eventBus,
               oversight,
-              StreamRegistry.DEFAULT_MAX_STREAMS_PER_CONNECTION);
+              StreamRegistry.DEFAULT_MAX_STREAMS_PER_CONNECTION,
+              StreamRegistry.DEFAULT_MAX_DETACHED_STREAMS);
     }
     return new Connection();
   }

@@ -58,7 +58,8 @@ class StreamTableJazzerTest {
             clock,
             null,
             Oversight.NONE,
-            4);
+            4,
+            StreamRegistry.DEFAULT_MAX_DETACHED_STREAMS);
     List<byte[]> tokens = new ArrayList<>();
     EmbeddedChannel[] channels = {new EmbeddedChannel(), new EmbeddedChannel()};
     ServerStreams[] tables = {
