@@ -12,9 +12,8 @@ import dev.tether.protocol.Status;
 import dev.tether.protocol.Welcome;
 import dev.tether.stream.ChannelLink;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
-import io.netty.util.concurrent.Future;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -29,12 +28,11 @@ import java.util.concurrent.CompletableFuture;
  * the {@link CallBatchWriter}, the {@link ConnectionWatch} over liveness and idling. Everything
  * happens on the channel's event loop; other threads only enqueue calls.
  */
-public final class ClientConnection extends BaseConnection
-    implements BatchCarrier, ClientHandshake.Owner, ResponseSink, Lane {
+public final class ClientConnection extends StreamConnection
+    implements BatchCarrier, ClientHandshake.Owner, ResponseSink {
   private final PendingCalls pending = new PendingCalls();
   private final CallBacklog backlog = new CallBacklog();
   private final CallTally tally = new CallTally();
-  private final CloseCause closing = new CloseCause();
   private final AnnouncedTopology topology = new AnnouncedTopology();
 
   /** The streams this connection carries; its loop's (the frame reader and the watch read it). */
@@ -58,41 +56,15 @@ public final class ClientConnection extends BaseConnection
   /** Non-null once ACTIVE. */
   private Welcome welcome;
 
-  /**
-   * This key's connections (this one and its extras) while it has extras, else null: callers spread
-   * new calls over them. Published by {@link ExtraConnections}.
-   */
-  private volatile Lane[] lanes;
-
-  /** Set before connect by {@link ExtraConnections}; read on the loop after. */
-  private boolean extra;
-
   ClientConnection(ConnectionHost host, ConnectionKey key, Candidate candidate) {
     super(host, key, candidate);
     this.compression = host.config().compression().forConnection();
     this.handshake = new ClientHandshake(host, candidate, this);
   }
 
-  /** Starts the transport connect; the handshake follows once the channel is active. */
   @Override
-  public void connect() {
-    emit(TetherEvent.Kind.CONNECTING, "opening " + candidate.address(), null);
-    ChannelFuture f =
-        candidate
-            .transport()
-            .connect(candidate.address(), candidate.connectTimeout(), initializer());
-    // The initializer already set both on the event loop; a transport that connects at once (local)
-    // may have had the server's WELCOME arrive before connect() returned.
-    channel = f.channel();
-    f.addListener(
-        done -> {
-          if (!done.isSuccess()) {
-            closing.failedBecause(done.cause());
-            onClosed();
-          } else {
-            onTransportConnected();
-          }
-        });
+  protected ChannelHandler pipeline() {
+    return initializer();
   }
 
   /** The pipeline of this connection's channel. */
@@ -111,6 +83,7 @@ public final class ClientConnection extends BaseConnection
    * The transport connected (on the loop): the handshake must now finish within the connect
    * timeout.
    */
+  @Override
   void onTransportConnected() {
     handshake.startClock(channel);
   }
@@ -140,12 +113,6 @@ public final class ClientConnection extends BaseConnection
     ready.complete(this);
   }
 
-  @Override
-  public void onHandshakeFailed(TetherException cause) {
-    closing.failedBecause(cause);
-    channel.close();
-  }
-
   /**
    * The server is going away (GOAWAY, once ACTIVE): no new calls here; close once the pending ones
    * are answered.
@@ -154,41 +121,11 @@ public final class ClientConnection extends BaseConnection
     transitionTo(ConnectionState.DRAINING, why, null);
   }
 
-  /** Closes a draining connection once no call waits for its answer and no stream is open. */
-  void closeIfDrained() {
-    if (state == ConnectionState.DRAINING && pending.isEmpty() && streams.isEmpty()) {
-      closing.closedOnPurpose();
-      channel.close();
-    }
-  }
-
-  /**
-   * The client's own graceful close: no new calls, streams move on or end, close once every call is
-   * answered.
-   */
-  @Override
-  public Future<?> drain() {
-    if (channel == null) {
-      return close();
-    }
-    onLoop(
-        () -> {
-          closing.closedOnPurpose();
-          if (state == ConnectionState.CONNECTING) {
-            channel.close();
-            return;
-          }
-          transitionTo(ConnectionState.DRAINING, null, null);
-          streams.leave("the client drained its connection");
-          closeIfDrained();
-        });
-    return channel.closeFuture();
-  }
-
   /**
    * The channel closed or never opened (on the loop). Decide under the loop, act after: change
    * state, then fail the calls and leave the pool.
    */
+  @Override
   void onClosed() {
     if (state == ConnectionState.CLOSED) {
       return;
@@ -338,11 +275,6 @@ public final class ClientConnection extends BaseConnection
     drain();
   }
 
-  @Override
-  protected void onCloseRequested() {
-    closing.closedOnPurpose();
-  }
-
   // ---- the proxy's batches ----
 
   /** The proxy's batch, on the loop, in frames no larger than the server's WELCOME allows. */
@@ -357,13 +289,6 @@ public final class ClientConnection extends BaseConnection
   }
 
   // ---- the views ----
-  @Override
-  public boolean isUsable() {
-    ConnectionState s = state;
-    // The channel check covers the moment between a close and its channelInactive event.
-    return s == ConnectionState.CONNECTING || (s == ConnectionState.ACTIVE && channel.isActive());
-  }
-
   @Override
   protected ConnectionStatus statusOnLoop(long nowNanos) {
     return new ConnectionStatus(
@@ -423,22 +348,14 @@ public final class ClientConnection extends BaseConnection
     return isUsable() && w != null && w.hasFreeSlot();
   }
 
-  /** This connection was opened beside its key's own, under load; before {@link #connect()}. */
   @Override
-  public void markExtra() {
-    extra = true;
+  protected boolean carriesNothing() {
+    return pending.isEmpty() && streams.isEmpty();
   }
 
+  /** Streams move on to another connection or end. */
   @Override
-  public boolean isExtra() {
-    return extra;
-  }
-
-  /**
-   * Spreads new calls over {@code all} (this key's connections), or over this one alone when null.
-   */
-  @Override
-  public void spreadOver(Lane[] all) {
-    lanes = all;
+  protected void onDrainStarted() {
+    streams.leave("the client drained its connection");
   }
 }

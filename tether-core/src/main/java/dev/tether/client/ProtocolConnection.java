@@ -4,12 +4,10 @@ import dev.tether.CallPhase;
 import dev.tether.ConnectionState;
 import dev.tether.TetherException;
 import dev.tether.observe.ConnectionStatus;
-import dev.tether.observe.TetherEvent;
 import dev.tether.protocol.Status;
 import dev.tether.spi.ClientWireProtocol;
-import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.util.concurrent.Future;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.time.Duration;
@@ -28,11 +26,10 @@ import java.util.concurrent.CompletableFuture;
  * connection; the protocol's link only frames calls and tells each how it ended. Everything happens
  * on the channel's event loop; other threads only hand calls over.
  */
-final class ProtocolConnection extends BaseConnection
-    implements ClientWireProtocol.Connection, ClientHandshake.Owner, Lane {
+final class ProtocolConnection extends StreamConnection
+    implements ClientWireProtocol.Connection, ClientHandshake.Owner {
   private final ClientWireProtocol protocol;
   private final ClientHandshake opening;
-  private final CloseCause closing = new CloseCause();
   private final CallTally tally = new CallTally();
   private final ProtocolLifetime lifetime;
 
@@ -51,11 +48,6 @@ final class ProtocolConnection extends BaseConnection
   /** Whether the link had room when the loop last looked; read anywhere to place calls. */
   private volatile boolean roomy = true;
 
-  /** This key's connections while it has extras, else null; published by ExtraConnections. */
-  private volatile Lane[] lanes;
-
-  private boolean extra;
-
   ProtocolConnection(ConnectionHost host, ConnectionKey key, Candidate candidate) {
     super(host, key, candidate);
     this.protocol = candidate.protocol();
@@ -64,20 +56,13 @@ final class ProtocolConnection extends BaseConnection
   }
 
   @Override
-  public void connect() {
-    emit(TetherEvent.Kind.CONNECTING, "opening " + candidate.address(), null);
-    ChannelFuture f =
-        candidate.transport().connect(candidate.address(), candidate.connectTimeout(), this);
-    channel = f.channel();
-    f.addListener(
-        done -> {
-          if (!done.isSuccess()) {
-            closing.failedBecause(done.cause());
-            onClosed();
-          } else {
-            opening.startClock(channel);
-          }
-        });
+  protected ChannelHandler pipeline() {
+    return this;
+  }
+
+  @Override
+  void onTransportConnected() {
+    opening.startClock(channel);
   }
 
   /** The protocol's handlers go in behind this one (and the transport's TLS before it). */
@@ -136,12 +121,6 @@ final class ProtocolConnection extends BaseConnection
   @Override
   public boolean isHandshaking() {
     return state == ConnectionState.CONNECTING;
-  }
-
-  @Override
-  public void onHandshakeFailed(TetherException cause) {
-    closing.failedBecause(cause);
-    channel.close();
   }
 
   // ---- calls ----
@@ -219,21 +198,6 @@ final class ProtocolConnection extends BaseConnection
     return isUsable() && roomy;
   }
 
-  @Override
-  public void markExtra() {
-    extra = true;
-  }
-
-  @Override
-  public boolean isExtra() {
-    return extra;
-  }
-
-  @Override
-  public void spreadOver(Lane[] all) {
-    lanes = all;
-  }
-
   /** {@code c} ended (on the loop): it leaves the table; false when it had left already. */
   boolean release(LinkedCall c) {
     if (calls.remove(c.attempt) == null) {
@@ -287,38 +251,14 @@ final class ProtocolConnection extends BaseConnection
     return true;
   }
 
-  void closeIfDrained() {
-    if (state == ConnectionState.DRAINING && calls.isEmpty() && backlog.isEmpty()) {
-      closing.closedOnPurpose();
-      channel.close();
-    }
-  }
-
   @Override
-  public Future<?> drain() {
-    if (channel == null) {
-      return close();
-    }
-    onLoop(
-        () -> {
-          closing.closedOnPurpose();
-          if (state == ConnectionState.CONNECTING) {
-            channel.close();
-            return;
-          }
-          transitionTo(ConnectionState.DRAINING, null, null);
-          closeIfDrained();
-        });
-    return channel.closeFuture();
-  }
-
-  @Override
-  protected void onCloseRequested() {
-    closing.closedOnPurpose();
+  protected boolean carriesNothing() {
+    return calls.isEmpty() && backlog.isEmpty();
   }
 
   /** The channel closed or never opened (on the loop): decide, then fail the calls it carried. */
-  private void onClosed() {
+  @Override
+  void onClosed() {
     if (state == ConnectionState.CLOSED) {
       return;
     }
@@ -355,12 +295,6 @@ final class ProtocolConnection extends BaseConnection
   }
 
   // ---- the views ----
-
-  @Override
-  public boolean isUsable() {
-    ConnectionState s = state;
-    return s == ConnectionState.CONNECTING || (s == ConnectionState.ACTIVE && channel.isActive());
-  }
 
   @Override
   public int outstandingRequests() {
