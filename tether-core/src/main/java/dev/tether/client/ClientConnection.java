@@ -227,26 +227,12 @@ public final class ClientConnection extends StreamConnection
     writer.enqueue(invocation);
   }
 
-  @Override
-  public void abandon(CallAttempt invocation) {
-    onLoop(() -> forget(invocation));
-  }
-
-  @Override
-  public void timeOutAttempt(CallAttempt invocation, int attempt) {
-    onLoop(
-        () -> {
-          if (invocation.attemptNumber() == attempt && forget(invocation)) {
-            invocation.onAttemptTimedOut();
-          }
-        });
-  }
-
   /**
    * Frees the call's slot and tells the server it need not answer (on the loop); false when it was
    * not waiting.
    */
-  private boolean forget(CallAttempt invocation) {
+  @Override
+  protected boolean forget(CallAttempt invocation) {
     if (!writer.cancel(
         invocation, state == ConnectionState.ACTIVE || state == ConnectionState.DRAINING)) {
       return false; // answered meanwhile, or never written

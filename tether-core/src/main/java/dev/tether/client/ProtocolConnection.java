@@ -214,23 +214,9 @@ final class ProtocolConnection extends StreamConnection
     tally.onAnswered(ok ? Status.OK : Status.INTERNAL);
   }
 
-  @Override
-  public void abandon(CallAttempt call) {
-    onLoop(() -> forget(call));
-  }
-
-  @Override
-  public void timeOutAttempt(CallAttempt call, int attempt) {
-    onLoop(
-        () -> {
-          if (call.attemptNumber() == attempt && forget(call)) {
-            call.onAttemptTimedOut();
-          }
-        });
-  }
-
   /** Drops the call and cancels it on the link; false when it was not carried. */
-  private boolean forget(CallAttempt call) {
+  @Override
+  protected boolean forget(CallAttempt call) {
     LinkedCall c = calls.get(call);
     if (c == null || !release(c)) {
       return false;

@@ -62,6 +62,27 @@ abstract class StreamConnection extends BaseConnection implements Lane {
   /** Whether no call and no stream is carried or waiting here. */
   protected abstract boolean carriesNothing();
 
+  /**
+   * Drops the call (on the loop): frees its slot and tells the peer it need not answer; false when
+   * it was not carried here (answered meanwhile, or never written).
+   */
+  protected abstract boolean forget(CallAttempt call);
+
+  @Override
+  public void abandon(CallAttempt call) {
+    onLoop(() -> forget(call));
+  }
+
+  @Override
+  public void timeOutAttempt(CallAttempt call, int attempt) {
+    onLoop(
+        () -> {
+          if (call.attemptNumber() == attempt && forget(call)) {
+            call.onAttemptTimedOut();
+          }
+        });
+  }
+
   /** The client's own drain began (on the loop); by default nothing more to do. */
   protected void onDrainStarted() {}
 
