@@ -89,7 +89,10 @@ final class CallPath {
     EndpointWalk walk = finder.walkOf(inv);
     ConnectionKey failedOn = inv.history().takeFailedOn();
     walk.attemptFailedOn(failedOn);
-    if (routesOverNodes(inv.settings())) {
+    if (inv.settings().session() != null) {
+      sessions.retry(
+          inv); // only a call never sent comes here: a session's state lives on one server
+    } else if (routesOverNodes(inv.settings())) {
       if (failedOn != null && inv.history().latestOutcome() == Attempt.Outcome.NOT_FOUND) {
         // Deployed without what the call needs: its peers take the service's calls for a while.
         walk.notFoundOn(failedOn);

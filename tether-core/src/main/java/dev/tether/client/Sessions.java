@@ -1,7 +1,9 @@
 package dev.tether.client;
 
 import dev.tether.SessionLostException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 /**
  * Named sessions (the client-reroute behaviour): the server keeps a session's state on one
@@ -28,25 +30,39 @@ final class Sessions {
   }
 
   void start(Invocation inv) {
-    Slot slot =
-        sessions.computeIfAbsent(
-            inv.settings().identity() + "/" + inv.settings().session(), k -> new Slot());
+    Slot slot = slotOf(inv);
     RequestChannel current = slot.connection;
     if (current != null && current.isUsable()) {
       current.send(inv);
       return;
     }
-    host.control().execute(() -> reconnect(slot, inv));
+    host.control().execute(() -> reconnect(slot, inv, finder::find));
   }
 
-  private void reconnect(Slot slot, Invocation inv) {
+  /**
+   * Places again (on the control executor) a call its connection never sent: on the session's
+   * connection while it is usable; otherwise the session has moved, and the call says so rather
+   * than running on a server that does not hold the session's state.
+   */
+  void retry(Invocation inv) {
+    host.control().assertInExecutor();
+    reconnect(slotOf(inv), inv, finder::resume);
+  }
+
+  private Slot slotOf(Invocation inv) {
+    return sessions.computeIfAbsent(
+        inv.settings().identity() + "/" + inv.settings().session(), k -> new Slot());
+  }
+
+  private void reconnect(
+      Slot slot, Invocation inv, Function<Invocation, CompletableFuture<RequestChannel>> finding) {
     RequestChannel before = slot.connection;
     if (before != null && before.isUsable()) {
       before.send(inv);
       return;
     }
-    finder
-        .find(inv)
+    finding
+        .apply(inv)
         .whenComplete(
             (connection, failure) ->
                 host.control()

@@ -120,6 +120,57 @@ class PrimaryChangeAttackTest {
   }
 
   @Test
+  void aSessionCallingWithoutPauseAsThePrimaryMovesNeverMovesWithoutSessionLost() throws Exception {
+    TetherServer a = server("A");
+    TetherServer b = server("B");
+    Topology onA = Topology.of(endpoint(a), List.of(endpoint(b)));
+    Topology onB = Topology.of(endpoint(b), List.of(endpoint(a)));
+    announce(onA.withEpoch(10));
+    tether = Tether.builder().build();
+    Proxy session = tether.proxy("svc:" + endpoint(a)).withSession("tight-loop");
+    List<String> outcomes = new CopyOnWriteArrayList<>();
+    java.util.concurrent.atomic.AtomicBoolean stop =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    CompletableFuture<Void> caller =
+        CompletableFuture.runAsync(
+            () -> {
+              for (int i = 0; i < 200_000 && !stop.get(); i++) {
+                try {
+                  outcomes.add(whoami(session));
+                } catch (SessionLostException e) {
+                  outcomes.add("lost");
+                }
+              }
+            });
+    // Four moves, each while the caller is calling: A, B, A, B, A.
+    for (int move = 1; move <= 4; move++) {
+      int before = outcomes.size();
+      await().until(() -> outcomes.size() > before + 200);
+      announce((move % 2 == 1 ? onB : onA).withEpoch(10 + move));
+      String next = move % 2 == 1 ? "B" : "A";
+      await().until(() -> outcomes.size() > 1 && outcomes.get(outcomes.size() - 1).equals(next));
+    }
+    stop.set(true);
+    caller.get(10, TimeUnit.SECONDS);
+
+    // Every change of server is announced by exactly one SessionLostException just before it.
+    String server = "A";
+    for (int i = 0; i < outcomes.size(); i++) {
+      String o = outcomes.get(i);
+      if (o.equals("lost")) {
+        assertThat(i + 1).as("the call after a lost session").isLessThan(outcomes.size());
+        assertThat(outcomes.get(i + 1)).as("call " + (i + 1)).isNotEqualTo(server);
+        server = outcomes.get(i + 1);
+        i++;
+      } else {
+        assertThat(o)
+            .as("call " + i + " ran where the session was, without losing it")
+            .isEqualTo(server);
+      }
+    }
+  }
+
+  @Test
   void aLaggingMembersViewOfAnEarlierElectionDoesNotDrawProxiesBackToIt() {
     TetherServer a = server("A");
     TetherServer b = server("B");
