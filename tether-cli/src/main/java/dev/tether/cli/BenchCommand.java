@@ -3,6 +3,16 @@ package dev.tether.cli;
 import dev.tether.Proxy;
 import dev.tether.ProxyParseException;
 import dev.tether.Tether;
+import dev.tether.grpc.TetherGrpc;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientInterceptors;
+import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
+import io.grpc.MethodDescriptor.MethodType;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.MetadataUtils;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.UnaryOperator;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 import picocli.CommandLine.Command;
@@ -23,8 +34,9 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code tether bench}: closed-loop load against any proxy, one thread per concurrent call, with a
- * progress line each second and calls/s and latency percentiles at the end.
+ * {@code tether bench}: closed-loop load against any proxy, or with {@code --grpc} a gRPC server's
+ * method, one thread per concurrent call, with a progress line each second and calls/s and latency
+ * percentiles at the end.
  */
 @Command(
     name = "bench",
@@ -33,8 +45,11 @@ import picocli.CommandLine.Spec;
     description = {
       "Calls one operation as fast as it answers, from --concurrency threads, for --duration.",
       "",
-      "Example:",
-      "  tether bench 'echo:tcp -h 127.0.0.1 -p 7000' --payload 64 --concurrency 16 --duration 10s",
+      "Examples:",
+      "  tether bench 'echo:tcp -h 127.0.0.1 -p 7000' --payload 64 --concurrency 16 \\",
+      "    --duration 10s",
+      "  tether bench --grpc 127.0.0.1:50051 --operation hello.Greeter/SayHello \\",
+      "    --data @req.bin --concurrency 16 --duration 10s",
       ""
     })
 public final class BenchCommand implements Callable<Integer> {
@@ -43,21 +58,45 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Spec private CommandSpec spec;
 
-  @Parameters(index = "0", paramLabel = "<proxy>", description = "The service, in proxy grammar.")
+  @Parameters(
+      index = "0",
+      paramLabel = "<proxy>",
+      description = "The service, in proxy grammar; with --grpc, also host:port.")
   private String proxyString;
 
   @Option(
+      names = "--grpc",
+      description =
+          "The server speaks gRPC: call the unary method --operation names (package.Service/Method),"
+              + " the payload its request message's bytes as they are, through Tether's connections.")
+  private boolean grpc;
+
+  @Option(
       names = "--operation",
-      defaultValue = "echo",
-      description = "The operation (default: ${DEFAULT-VALUE}).")
+      description = "The operation (default: echo); with --grpc, the method's full name.")
   private String operation;
 
   @Option(
       names = "--payload",
       defaultValue = "64",
       paramLabel = "<bytes>",
-      description = "Payload size in bytes (default: ${DEFAULT-VALUE}).")
+      description = "Payload size in bytes, all zero (default: ${DEFAULT-VALUE}).")
   private int payloadBytes;
+
+  @Option(
+      names = "--data",
+      paramLabel = "<payload>",
+      description =
+          "The payload instead of --payload zeros: UTF-8 text, or @file for the file's bytes (a"
+              + " protobuf binary from protoc --encode).")
+  private String data;
+
+  @Option(
+      names = "-H",
+      paramLabel = "key:value",
+      description =
+          "A request header, repeatable (gRPC metadata with --grpc; a -bin key's value in base64).")
+  private List<String> headers = new ArrayList<>();
 
   @Option(
       names = "--concurrency",
@@ -93,9 +132,19 @@ public final class BenchCommand implements Callable<Integer> {
       throw CliException.badInput(
           "--concurrency must be at least 1, --payload at least 0, --duration finite", null);
     }
+    if (data != null && spec.commandLine().getParseResult().hasMatchedOption("--payload")) {
+      throw CliException.badInput("--data and --payload both say what to send; choose one", null);
+    }
+    if (grpc && operation == null) {
+      throw CliException.badInput(
+          "with --grpc, name the method: --operation package.Service/Method", null);
+    }
+    List<Header> headerList = headers.stream().map(Header::parse).toList();
+    byte[] payload = data == null ? new byte[payloadBytes] : Payloads.read(data, System.in);
     try (Tether tether = Tether.create()) {
       Proxy proxy = proxy(tether);
-      Histogram total = run(proxy, spec.commandLine().getOut());
+      Histogram total =
+          grpc ? runGrpc(proxy, headerList, payload) : runTether(proxy, headerList, payload);
       printSummary(spec.commandLine().getOut(), total);
       // Some failures are what a bench under faults measures; no success at all is a failed run.
       return total.getTotalCount() == 0 && failures.sum() > 0 ? ExitCode.SOFTWARE : ExitCode.OK;
@@ -103,20 +152,53 @@ public final class BenchCommand implements Callable<Integer> {
   }
 
   private Proxy proxy(Tether tether) {
+    String text = grpc ? GrpcTarget.proxyString(proxyString, operation) : proxyString;
     try {
-      return tether.proxy(proxyString);
+      return tether.proxy(text);
     } catch (ProxyParseException e) {
-      throw CliException.badProxyString("proxy", proxyString, e);
+      throw CliException.badProxyString("proxy", text, e);
     }
   }
 
-  private Histogram run(Proxy proxy, PrintWriter out) throws InterruptedException {
-    byte[] payload = new byte[payloadBytes];
+  /** Untyped calls of the operation, the headers as their metadata. */
+  private Histogram runTether(Proxy proxy, List<Header> headerList, byte[] payload)
+      throws InterruptedException {
+    for (Header h : headerList) {
+      proxy = proxy.withMetadata(h.key(), h.value());
+    }
+    Proxy calls = proxy;
+    String op = operation == null ? "echo" : operation;
+    return run(request -> calls.invoke(op, request), payload);
+  }
+
+  /**
+   * The calls go through a gRPC channel whose calls {@code proxy} places, one blocking call each.
+   */
+  private Histogram runGrpc(Proxy proxy, List<Header> headerList, byte[] payload)
+      throws InterruptedException {
+    MethodDescriptor<byte[], byte[]> method = GrpcTarget.method(operation, MethodType.UNARY, false);
+    ManagedChannel channel = TetherGrpc.channel(proxy);
+    try {
+      Channel withHeaders =
+          ClientInterceptors.intercept(
+              channel, MetadataUtils.newAttachHeadersInterceptor(GrpcTarget.metadata(headerList)));
+      return run(
+          request ->
+              ClientCalls.blockingUnaryCall(withHeaders, method, CallOptions.DEFAULT, request),
+          payload);
+    } finally {
+      channel.shutdownNow();
+    }
+  }
+
+  /** Runs {@code call} (a request in, its reply out, a failure thrown) from every caller thread. */
+  private Histogram run(UnaryOperator<byte[]> call, byte[] payload) throws InterruptedException {
+    PrintWriter out = spec.commandLine().getOut();
     List<Thread> callers = new ArrayList<>(concurrency);
     long startNanos = System.nanoTime();
     long endNanos = startNanos + duration.toNanos();
     for (int i = 0; i < concurrency; i++) {
-      Thread t = new Thread(() -> callUntil(proxy, payload, endNanos), "bench-" + i);
+      Thread t = new Thread(() -> callUntil(call, payload, endNanos), "bench-" + i);
       t.setDaemon(true);
       t.start();
       callers.add(t);
@@ -162,7 +244,7 @@ public final class BenchCommand implements Callable<Integer> {
     return false;
   }
 
-  private void callUntil(Proxy proxy, byte[] payload, long endNanos) {
+  private void callUntil(UnaryOperator<byte[]> call, byte[] payload, long endNanos) {
     while (!stopping && System.nanoTime() < endNanos) {
       if (maxCalls > 0 && started.incrementAndGet() > maxCalls) {
         return;
@@ -172,8 +254,11 @@ public final class BenchCommand implements Callable<Integer> {
       }
       long t0 = System.nanoTime();
       try {
-        proxy.invoke(operation, payload);
+        call.apply(payload);
         latencies.recordValue(Math.min(HIGHEST_NANOS, System.nanoTime() - t0));
+      } catch (StatusRuntimeException e) {
+        failures.increment();
+        firstFailure.compareAndSet(null, GrpcTarget.describe(e.getStatus()));
       } catch (RuntimeException e) {
         failures.increment();
         firstFailure.compareAndSet(null, e.toString());

@@ -6,18 +6,28 @@ import dev.tether.LoadBalancing;
 import dev.tether.Proxy;
 import dev.tether.ProxyParseException;
 import dev.tether.Tether;
+import dev.tether.grpc.TetherGrpc;
 import dev.tether.observe.TetherEvent;
 import dev.tether.zookeeper.ZooKeeperDiscovery;
 import dev.tether.zookeeper.ZooKeeperRegistry;
+import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
+import io.grpc.MethodDescriptor.MethodType;
+import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Flow;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ExitCode;
 import picocli.CommandLine.Model.CommandSpec;
@@ -28,7 +38,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code tether call}: one untyped call, its reply printed on standard output; with {@code
- * --stream}, a server stream whose items are printed as they arrive.
+ * --stream}, a server stream whose items are printed as they arrive; with {@code --grpc}, the same
+ * against a gRPC server, the request and response messages as bytes.
  */
 @Command(
     name = "call",
@@ -46,6 +57,19 @@ import picocli.CommandLine.Spec;
       "  tether call --zookeeper 127.0.0.1:2181 --json kv get color",
       "  tether call --stream 'ticks:tcp -p 7000' tick 10",
       "  tether call --stream --limit 5 'ticks:tcp -p 7000' count",
+      "",
+      "A gRPC server (--grpc): <proxy> may be host:port, <operation> is the method's",
+      "full name, the payload is the request message's bytes, sent as they are: a",
+      "protobuf binary that protoc --encode wrote, or any bytes.",
+      "  protoc --encode=hello.HelloRequest hello.proto <<< 'name: \"t\"' > req.bin",
+      "  tether call --grpc --raw 127.0.0.1:50051 hello.Greeter/SayHello @req.bin \\",
+      "    | protoc --decode=hello.HelloReply hello.proto",
+      "  tether call --grpc --hex -H 'authorization: Bearer t0ken' --trailers \\",
+      "    'greeter:tcp -h a -p 50051:tcp -h b -p 50051' hello.Greeter/SayHello \\",
+      "    @req.bin",
+      "  printf '\\x08\\x05' | tether call --grpc --stream --hex \\",
+      "    127.0.0.1:7000 tether.demo.Echo/Count @-",
+      "A status other than OK is printed on standard error, and the exit code is 1.",
       ""
     })
 public final class CallCommand implements Callable<Integer> {
@@ -56,10 +80,14 @@ public final class CallCommand implements Callable<Integer> {
       paramLabel = "<proxy>",
       description =
           "The service, in proxy grammar: identity:endpoint[:endpoint...]; with --zookeeper, the"
-              + " service's name alone.")
+              + " service's name alone; with --grpc, also host:port.")
   private String proxyString;
 
-  @Parameters(index = "1", paramLabel = "<operation>", description = "The operation to call.")
+  @Parameters(
+      index = "1",
+      paramLabel = "<operation>",
+      description =
+          "The operation to call; with --grpc, the method's full name package.Service/Method.")
   private String operation;
 
   @Parameters(
@@ -70,6 +98,22 @@ public final class CallCommand implements Callable<Integer> {
           "UTF-8 text (none: an empty payload); @file sends the file's bytes, @- reads standard"
               + " input, @@text sends '@text'.")
   private String payload;
+
+  @Option(
+      names = "--grpc",
+      description =
+          "The server speaks gRPC: call the method <operation> names with the payload as its request"
+              + " message's bytes, sent as they are (a protobuf binary from protoc --encode, or any bytes),"
+              + " through Tether's connections; the response message's bytes are printed as a reply is.")
+  private boolean grpc;
+
+  @Option(
+      names = "-H",
+      paramLabel = "key:value",
+      description =
+          "A request header, repeatable: the call's metadata (gRPC metadata with --grpc, where a key"
+              + " ending in -bin takes its value in base64).")
+  private List<String> headers = new ArrayList<>();
 
   @Option(
       names = "--idempotent",
@@ -101,11 +145,25 @@ public final class CallCommand implements Callable<Integer> {
       paramLabel = "<duration>",
       description =
           "Invocation timeout, connecting included: 500ms, 2s, 1min or infinite (default: ${DEFAULT-VALUE});"
-              + " for a stream, its opening only.")
+              + " for a stream, its opening only. With --grpc, the call's deadline, which the server"
+              + " hears as grpc-timeout, a stream's too: give a stream without end --timeout infinite.")
   private Duration timeout;
 
   @Option(names = "--hex", description = "Print the reply as hex instead of text.")
   private boolean hex;
+
+  @Option(
+      names = "--raw",
+      description =
+          "Write the reply's bytes to standard output as they are, for a file or a pipe (e.g. into"
+              + " protoc --decode).")
+  private boolean raw;
+
+  @Option(
+      names = "--trailers",
+      description =
+          "With --grpc: print the trailers the server ended the call with on standard error.")
+  private boolean trailers;
 
   @Option(
       names = "--json",
@@ -131,9 +189,18 @@ public final class CallCommand implements Callable<Integer> {
   /** Where {@code @-} reads from; tests replace it. */
   InputStream stdin = System.in;
 
+  /** Where {@code --raw} writes; tests replace it. */
+  OutputStream stdout = System.out;
+
   @Override
   public Integer call() {
     checkOptions();
+    List<Header> headerList = headers.stream().map(Header::parse).toList();
+    MethodDescriptor<byte[], byte[]> method =
+        grpc
+            ? GrpcTarget.method(
+                operation, stream ? MethodType.SERVER_STREAMING : MethodType.UNARY, idempotent)
+            : null;
     byte[] body = Payloads.read(payload, stdin);
     if (json) {
       body = Payloads.jsonArguments(body);
@@ -144,8 +211,14 @@ public final class CallCommand implements Callable<Integer> {
       Proxy proxy =
           (registry == null ? proxy(tether) : discovered(tether, registry))
               .withInvocationTimeout(timeout);
+      if (grpc) {
+        return callGrpc(proxy, method, headerList, body);
+      }
+      for (Header h : headerList) {
+        proxy = proxy.withMetadata(h.key(), h.value());
+      }
       if (stream) {
-        return printStream(proxy, body);
+        return printStream(proxy.stream(operation, body));
       }
       proxy = oneway ? proxy.withMode(InvocationMode.ONEWAY) : proxy;
       byte[] reply =
@@ -164,9 +237,28 @@ public final class CallCommand implements Callable<Integer> {
   }
 
   private void checkOptions() {
-    if (hex && json) {
+    if ((hex ? 1 : 0) + (json ? 1 : 0) + (raw ? 1 : 0) > 1) {
       throw new ParameterException(
-          spec.commandLine(), "--hex and --json both say how to print the reply; choose one");
+          spec.commandLine(),
+          (raw ? "--raw, --hex and --json each say" : "--hex and --json both say")
+              + " how to print the reply; choose one");
+    }
+    if (raw && stream) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "--raw writes one reply's bytes; a stream's items are printed one a line (as text, or"
+              + " --hex)");
+    }
+    if (grpc && (json || oneway)) {
+      throw new ParameterException(
+          spec.commandLine(),
+          json
+              ? "--json is Tether's codec; a gRPC call sends and prints its messages' bytes (--hex,"
+                  + " --raw)"
+              : "--oneway: gRPC has no oneway calls");
+    }
+    if (trailers && !grpc) {
+      throw new ParameterException(spec.commandLine(), "--trailers are gRPC's; they need --grpc");
     }
     if (timeout != null && (timeout.isZero() || timeout.isNegative())) {
       throw new ParameterException(spec.commandLine(), "--timeout must be positive (or infinite)");
@@ -187,10 +279,34 @@ public final class CallCommand implements Callable<Integer> {
   }
 
   /**
+   * The call through a gRPC channel whose calls {@code proxy} places; the trailers printed when
+   * asked, whether the call succeeded or not.
+   */
+  private int callGrpc(
+      Proxy proxy, MethodDescriptor<byte[], byte[]> method, List<Header> headerList, byte[] body) {
+    ManagedChannel channel = TetherGrpc.channel(proxy);
+    GrpcExchange exchange =
+        new GrpcExchange(channel, method, GrpcTarget.metadata(headerList), body);
+    try {
+      if (stream) {
+        return printStream(exchange);
+      }
+      printReply(await(exchange.reply(), () -> {}, "call"));
+      return ExitCode.OK;
+    } finally {
+      if (trailers) {
+        GrpcTarget.printTrailers(spec.commandLine().getErr(), exchange.trailers());
+      }
+      // Cancels the call if the command ends before it did (interrupted).
+      channel.shutdownNow();
+    }
+  }
+
+  /**
    * Opens the stream and prints its items until it ends, the limit is reached or the command is
    * interrupted; a stream that failed (lost, a remote error) ends the command with its exception.
    */
-  private int printStream(Proxy proxy, byte[] body) {
+  private int printStream(Flow.Publisher<byte[]> items) {
     StreamPrinter.Format format =
         hex
             ? StreamPrinter.Format.HEX
@@ -201,18 +317,26 @@ public final class CallCommand implements Callable<Integer> {
             spec.commandLine().getErr(),
             format,
             limit == null ? Long.MAX_VALUE : limit);
-    proxy.stream(operation, body).subscribe(printer);
+    items.subscribe(printer);
+    await(printer.done(), printer::cancel, "stream");
+    return ExitCode.OK;
+  }
+
+  /**
+   * What {@code done} completes with; its failure as the command's. Interrupted, it cancels the
+   * call (or stream) {@code what} names and says so.
+   */
+  private static <T> T await(CompletableFuture<T> done, Runnable cancel, String what) {
     try {
-      printer.done().get();
-      return ExitCode.OK;
+      return done.get();
     } catch (ExecutionException e) {
       throw e.getCause() instanceof RuntimeException failure
           ? failure
           : CliException.failed(e.getCause().toString(), e);
     } catch (InterruptedException e) {
-      printer.cancel();
+      cancel.run();
       Thread.currentThread().interrupt();
-      throw CliException.failed("interrupted; the stream was cancelled", e);
+      throw CliException.failed("interrupted; the " + what + " was cancelled", e);
     }
   }
 
@@ -245,11 +369,12 @@ public final class CallCommand implements Callable<Integer> {
   }
 
   private Proxy proxy(Tether tether) {
+    String text = grpc ? GrpcTarget.proxyString(proxyString, operation) : proxyString;
     Proxy proxy;
     try {
-      proxy = tether.proxy(proxyString);
+      proxy = tether.proxy(text);
     } catch (ProxyParseException e) {
-      throw CliException.badProxyString("proxy string", proxyString, e);
+      throw CliException.badProxyString("proxy string", text, e);
     }
     // A twoway proxy string becomes oneway on request (in call()); a "-o" proxy string is oneway
     // already.
@@ -275,6 +400,10 @@ public final class CallCommand implements Callable<Integer> {
   }
 
   private void printReply(byte[] reply) {
+    if (raw) {
+      writeRaw(reply);
+      return;
+    }
     PrintWriter out = spec.commandLine().getOut();
     if (hex) {
       out.println(Payloads.hex(reply));
@@ -291,6 +420,15 @@ public final class CallCommand implements Callable<Integer> {
       printLine(out, text);
     }
     out.flush();
+  }
+
+  private void writeRaw(byte[] reply) {
+    try {
+      stdout.write(reply);
+      stdout.flush();
+    } catch (IOException e) {
+      throw CliException.failed("cannot write the reply to standard output: " + e, e);
+    }
   }
 
   /**
