@@ -43,14 +43,23 @@ final class FailureReporter implements IExecutionExceptionHandler {
     return exitCodeOf(ex);
   }
 
-  /**
-   * The exception's type and message; for a lost connection, also whether the call may have run;
-   * for a lost stream, how many items it delivered.
-   */
+  /** The exception's type as {@link #typeOf} gives it, and its message. */
   static String describe(Throwable ex) {
     if (ex instanceof CliException) {
       return ex.getMessage();
     }
+    String type = typeOf(ex);
+    // A remote error's message is the server's text: printed without its control characters.
+    return ex.getMessage() == null
+        ? type
+        : type + ": " + PrintableText.keepingLines(ex.getMessage());
+  }
+
+  /**
+   * The exception's type; for a lost connection, also whether the call may have run; for a lost
+   * stream, how many items it delivered.
+   */
+  static String typeOf(Throwable ex) {
     String type = ex.getClass().getSimpleName();
     if (ex instanceof ConnectionLostException lost) {
       type += " (mayHaveExecuted=" + lost.mayHaveExecuted() + ")";
@@ -59,10 +68,7 @@ final class FailureReporter implements IExecutionExceptionHandler {
       // What the user needs to reopen from: the items before it arrived, each once and in order.
       type += " (delivered=" + lost.delivered() + ")";
     }
-    // A remote error's message is the server's text: printed without its control characters.
-    return ex.getMessage() == null
-        ? type
-        : type + ": " + PrintableText.keepingLines(ex.getMessage());
+    return type;
   }
 
   static int exitCodeOf(Throwable ex) {

@@ -10,6 +10,7 @@ import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.util.Base64;
 import java.util.List;
+import java.util.Objects;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -98,8 +99,13 @@ final class GrpcTarget {
     if (status.getDescription() != null) {
       text.append(": ").append(PrintableText.keepingLines(status.getDescription()));
     }
-    if (status.getCause() != null) {
-      text.append(" (").append(FailureReporter.describe(status.getCause())).append(')');
+    Throwable cause = status.getCause();
+    if (cause != null) {
+      // The runtime's own failures become the status's description: their type is what is new.
+      boolean saidAlready = Objects.equals(cause.getMessage(), status.getDescription());
+      text.append(" (")
+          .append(saidAlready ? FailureReporter.typeOf(cause) : FailureReporter.describe(cause))
+          .append(')');
     }
     return text.toString();
   }

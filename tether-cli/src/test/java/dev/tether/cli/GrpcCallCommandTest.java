@@ -122,6 +122,27 @@ class GrpcCallCommandTest {
   }
 
   @Test
+  void anUnreachableServerEndsUnavailableWithTheRuntimesReasonOnce() throws InterruptedException {
+    server.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+
+    CliRun run = CliRun.run("call", "--grpc", "--timeout", "5s", target, "test.Echo/Echo", "x");
+
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.err())
+        .startsWith("tether call: gRPC status UNAVAILABLE: cannot connect")
+        .endsWith("(ConnectFailedException)" + System.lineSeparator());
+  }
+
+  @Test
+  void aStreamIsCancelledAfterTheLimit() {
+    CliRun run =
+        CliRun.run("call", "--grpc", "--stream", "--limit", "2", target, "test.Echo/Count", "1000");
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out().lines()).containsExactly("1", "2");
+  }
+
+  @Test
   void aStreamsTimeoutIsItsDeadlineUnlessInfinite() {
     CliRun bounded = CliRun.run("call", "--grpc", "--stream", target, "test.Echo/Count", "1");
     Deadline boundedDeadline = service.lastDeadline.get();
