@@ -296,6 +296,15 @@ public final class ServeCommand implements Callable<Integer> {
         "  grpcurl" + plaintext + " -d '\"hello\"' " + target + " " + GrpcDemo.SERVICE + "/Echo");
     out.println(
         "  grpcurl" + plaintext + " -d '\"5\"' " + target + " " + GrpcDemo.SERVICE + "/Count");
+    if (!endpoint.isSecure()) {
+      // Tether's own gRPC client, the request an Int64Value of 5 in protobuf's binary form.
+      out.println(
+          "  printf '\\x08\\x05' | ./tether call --grpc --stream --hex "
+              + target
+              + " "
+              + GrpcDemo.SERVICE
+              + "/Count @-");
+    }
     out.println("grpc-java (io.grpc:grpc-netty-shaded and grpc-services):");
     out.println(
         "  ManagedChannel channel = ManagedChannelBuilder.forTarget(\""

@@ -19,6 +19,7 @@ import io.grpc.reflection.v1.ServerReflectionResponse;
 import io.grpc.reflection.v1.ServiceResponse;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
+import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import picocli.CommandLine;
 
 /**
  * {@code tether serve --grpc}: grpc-java's own client (its Netty shaded) calls what the command
@@ -109,6 +111,35 @@ class ServeGrpcTest {
                 .getStatus())
         .isEqualTo(ServingStatus.SERVING);
     assertThat(serve.out()).contains("HealthGrpc.newBlockingStub(channel)");
+  }
+
+  @Test
+  void theTetherCallLineServePrintedStreamsTheCountOverGrpc() {
+    Matcher line =
+        Pattern.compile("printf '\\\\x08\\\\x05' \\| \\./tether call (.+) @-").matcher(serve.out());
+    assertThat(line.find()).as(serve.out()).isTrue();
+    List<String> args = new ArrayList<>(List.of("call"));
+    args.addAll(List.of(line.group(1).split(" ")));
+    args.add("@-");
+
+    CliRun run = CliRun.run(withStdin(new byte[] {0x08, 0x05}), args.toArray(String[]::new));
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    // Int64Value 1 to 5: field 1, varint.
+    assertThat(run.out().lines()).containsExactly("0801", "0802", "0803", "0804", "0805");
+  }
+
+  private static CommandLine.IFactory withStdin(byte[] bytes) {
+    return new CommandLine.IFactory() {
+      @Override
+      public <K> K create(Class<K> type) throws Exception {
+        K made = CommandLine.defaultFactory().create(type);
+        if (made instanceof CallCommand call) {
+          call.stdin = new ByteArrayInputStream(bytes);
+        }
+        return made;
+      }
+    };
   }
 
   @Test
