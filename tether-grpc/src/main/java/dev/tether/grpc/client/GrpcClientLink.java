@@ -20,6 +20,7 @@ import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2Stream;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.collection.IntObjectMap;
 import java.nio.charset.StandardCharsets;
@@ -56,6 +57,9 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
   private final KeepalivePolicy keepalivePolicy;
   private final Keepalive keepalive;
 
+  /** The requests' {@code :scheme}: "https" under TLS; set when the link is added. */
+  private String scheme = "http";
+
   /** True once the server's first SETTINGS arrived. */
   private boolean ready;
 
@@ -75,6 +79,7 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
     this.ctx = ctx;
+    scheme = ctx.pipeline().get(SslHandler.class) == null ? "http" : "https";
     super.handlerAdded(ctx);
   }
 
@@ -186,7 +191,12 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
     ChannelPromise headersWritten = ctx.newPromise();
     encoder()
         .writeHeaders(
-            ctx, id, RequestHeaders.of(call, request, owner.authority()), 0, false, headersWritten);
+            ctx,
+            id,
+            RequestHeaders.of(call, request, owner.authority(), scheme),
+            0,
+            false,
+            headersWritten);
     if (headersWritten.isDone() && !headersWritten.isSuccess()) {
       notWritten(id, headersWritten.cause());
       return;

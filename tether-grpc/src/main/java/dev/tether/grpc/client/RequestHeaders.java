@@ -22,10 +22,16 @@ final class RequestHeaders {
 
   static Http2Headers of(
       ClientWireProtocol.Call call, Envelopes.Request request, String authority) {
+    return of(call, request, authority, "http");
+  }
+
+  /** As above, with {@code :scheme} "https" on a connection under TLS. */
+  static Http2Headers of(
+      ClientWireProtocol.Call call, Envelopes.Request request, String authority, String scheme) {
     Http2Headers h =
         new DefaultHttp2Headers()
             .method("POST")
-            .scheme("http")
+            .scheme(scheme)
             .path("/" + call.operation())
             .authority(authority);
     h.set("content-type", GrpcHeaders.CONTENT_TYPE).set("te", "trailers");
