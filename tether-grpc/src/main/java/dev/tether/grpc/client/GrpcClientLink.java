@@ -184,6 +184,7 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
     Envelopes.Request request = Envelopes.readRequest(call.body());
     int id = connection().local().incrementAndGetNextStreamId();
     Exchange exchange = new Exchange(call, ctx.alloc());
+    exchange.requestGzip = RequestEncoding.isGzip(request.metadata());
     if (request.streamToken() != 0) {
       exchange.sink = StreamTokens.find(request.streamToken());
     }
@@ -214,7 +215,7 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
     }
     byte[] message = request.message();
     ByteBuf data = ctx.alloc().buffer(5 + message.length);
-    data.writeByte(0).writeInt(message.length).writeBytes(message);
+    data.writeByte(exchange.requestGzip ? 1 : 0).writeInt(message.length).writeBytes(message);
     ChannelPromise written = ctx.newPromise();
     written.addListener(
         f -> {
@@ -307,7 +308,7 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
   private void feed(int id, Exchange e, boolean endOfStream) {
     try {
       for (MessageDeframer.Message m = e.deframer.next(); m != null; m = e.deframer.next()) {
-        e.sink.onMessage(m.bytes(), 5 + m.bytes().length);
+        e.sink.onMessage(e.messageOf(m), 5 + m.bytes().length);
       }
     } catch (StatusException bad) {
       streams.remove(id);
@@ -364,7 +365,8 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
 
   /** One message (or, null, none) on an open stream; dropped when the stream ended. */
   private void writeData(int id, byte[] message, boolean last) {
-    if (streams.get(id) == null) {
+    Exchange e = streams.get(id);
+    if (e == null) {
       return;
     }
     ByteBuf data;
@@ -372,7 +374,7 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
       data = ctx.alloc().buffer(0);
     } else {
       data = ctx.alloc().buffer(5 + message.length);
-      data.writeByte(0).writeInt(message.length).writeBytes(message);
+      data.writeByte(e.requestGzip ? 1 : 0).writeInt(message.length).writeBytes(message);
     }
     encoder().writeData(ctx, id, data, 0, last, ctx.newPromise());
     flush(ctx);
@@ -480,7 +482,7 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
       }
       try {
         for (MessageDeframer.Message m = e.deframer.next(); m != null; m = e.deframer.next()) {
-          e.messages.add(m.bytes());
+          e.messages.add(e.messageOf(m));
         }
       } catch (StatusException bad) {
         failedAnswer(streamId, e, StatusOfHttp.trailersOf(bad.getStatus()));

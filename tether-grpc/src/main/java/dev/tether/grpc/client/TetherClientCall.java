@@ -78,6 +78,10 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
   private int arrived;
 
   private int requested;
+
+  /** How request messages go (CallOptions' compression); set at start, null for an unknown one. */
+  private RequestEncoding encoding = RequestEncoding.IDENTITY;
+
   private Status closing;
   private Metadata closingTrailers;
 
@@ -100,6 +104,7 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
       }
       listener = responseListener;
       headers = metadata;
+      encoding = RequestEncoding.named(options.getCompressor());
     }
     if (!channel.callStarted(this)) {
       end(TetherChannel.refusedByShutdown(), new Metadata());
@@ -260,13 +265,21 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
 
   private byte[] bytesOf(ReqT request) {
     try (InputStream in = method.streamRequest(request)) {
-      return in.readAllBytes();
+      byte[] bytes = in.readAllBytes();
+      return encoding == null ? bytes : encoding.encode(bytes);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot serialize the request of " + method, e);
     }
   }
 
   private void send(byte[] request, Metadata md) {
+    if (encoding == null) { // as grpc-java's channel: the call fails before anything is sent
+      end(
+          Status.INTERNAL.withDescription(
+              "Unable to find compressor by name " + options.getCompressor()),
+          null);
+      return;
+    }
     Proxy proxy = channel.proxy();
     deadline = earliest(options.getDeadline(), context.getDeadline());
     if (deadline != null) {
@@ -289,7 +302,7 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     }
     byte[] envelope =
         Envelopes.request(
-            GrpcHeaders.addMetadata(new DefaultHttp2Headers(false), md),
+            encoding.announce(GrpcHeaders.addMetadata(new DefaultHttp2Headers(false), md)),
             request == null ? new byte[0] : request,
             streamToken,
             clientSends());
