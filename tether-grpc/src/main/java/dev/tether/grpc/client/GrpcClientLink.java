@@ -72,7 +72,8 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
     super(decoder, encoder, settings);
     this.owner = owner;
     this.keepalivePolicy = keepalivePolicy;
-    this.keepalive = new Keepalive(keepalivePolicy, new Liveness());
+    this.keepalive =
+        new Keepalive(keepalivePolicy, new Liveness(), owner.ticker(), owner::schedule);
     connection().addListener(new StreamEvents());
   }
 
@@ -405,7 +406,7 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
       if (!ready) {
         ready = true;
         widenConnectionWindow();
-        keepalive.start(ctx);
+        keepalive.start();
         Long max = settings.maxConcurrentStreams();
         owner.onReady(
             "HTTP/2 settings read"
