@@ -371,13 +371,17 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
       return;
     }
     ByteBuf data;
+    ChannelPromise written = ctx.newPromise();
     if (message == null) {
       data = ctx.alloc().buffer(0);
     } else {
-      data = ctx.alloc().buffer(5 + message.length);
+      int wireBytes = 5 + message.length;
+      data = ctx.alloc().buffer(wireBytes);
       data.writeByte(e.requestGzip ? 1 : 0).writeInt(message.length).writeBytes(message);
+      // Done once the flow controller let it out and the socket took it: the caller may send more.
+      written.addListener(f -> e.sink.onSent(wireBytes));
     }
-    encoder().writeData(ctx, id, data, 0, last, ctx.newPromise());
+    encoder().writeData(ctx, id, data, 0, last, written);
     flush(ctx);
   }
 

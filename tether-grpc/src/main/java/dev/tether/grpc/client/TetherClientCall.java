@@ -71,6 +71,9 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
   /** Non-null once the stream is accepted; guarded by this. */
   private StreamSink.Control streamControl;
 
+  /** What the caller sent on its stream that has not left for the wire: {@link #isReady()}. */
+  private final SendWindow window = new SendWindow(this::readyAgain);
+
   /** Messages a client or bidirectional stream's caller sent before it was accepted; this's. */
   private final List<byte[]> unsent = new ArrayList<>();
 
@@ -151,6 +154,7 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
 
   /** Under this: to the stream once accepted, else kept until it is. */
   private void sendOnStream(byte[] bytes) {
+    window.onSending(5 + bytes.length);
     if (streamControl != null) {
       streamControl.send(bytes);
     } else {
@@ -172,6 +176,17 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     if (halfClosed && clientSends()) {
       control.halfClose();
     }
+    readyAgain(); // as on grpc-java's channel: the stream is ready once it is open
+  }
+
+  /** The caller may send again: its listener hears onReady, on the events' executor. */
+  private void readyAgain() {
+    events.execute(
+        () -> {
+          if (isReady()) {
+            listener().onReady();
+          }
+        });
   }
 
   @Override
@@ -247,10 +262,13 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     abort(f, Status.DEADLINE_EXCEEDED.withDescription("the stream's deadline passed"));
   }
 
-  /** Writes are not held back by the stream's window yet: a caller may always send. */
+  /**
+   * A stream the caller sends on is ready while what it sent and the wire has not taken yet (the
+   * HTTP/2 stream's send window, the socket) stays below gRPC's threshold ({@link SendWindow}).
+   */
   @Override
   public synchronized boolean isReady() {
-    return listener != null && !halfClosed && !closed;
+    return listener != null && !halfClosed && !closed && (!clientSends() || window.hasRoom());
   }
 
   private void onContextCancelled(Context c) {
@@ -391,6 +409,11 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     @Override
     public void onMessage(byte[] message, int wireBytes) {
       events.execute(() -> streamed(message, wireBytes));
+    }
+
+    @Override
+    public void onSent(int wireBytes) {
+      window.onSent(wireBytes);
     }
 
     @Override
