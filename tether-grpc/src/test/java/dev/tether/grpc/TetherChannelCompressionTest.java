@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.tether.Tether;
+import dev.tether.TetherServer;
 import io.grpc.CallOptions;
+import io.grpc.ClientInterceptors;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.Server;
@@ -18,6 +20,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ClientCalls;
+import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.StreamObserver;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -28,6 +31,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -53,35 +57,46 @@ class TetherChannelCompressionTest {
   private Server server;
   private ManagedChannel channel;
 
+  private TetherServer tetherServer;
+
   @AfterEach
   void stop() throws InterruptedException {
     channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
     tether.close();
-    server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    if (server != null) {
+      server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    }
+    if (tetherServer != null) {
+      tetherServer.close();
+    }
   }
 
   /** grpc-java's server, compressing its answers with gzip when {@code compress}. */
   private void serve(boolean compress) throws IOException {
-    ServerInterceptor recordAndCompress =
-        new ServerInterceptor() {
-          @Override
-          public <Q, A> ServerCall.Listener<Q> interceptCall(
-              ServerCall<Q, A> call, Metadata headers, ServerCallHandler<Q, A> next) {
-            requestHeaders.add(headers);
-            if (compress) {
-              call.setCompression("gzip");
-            }
-            return next.startCall(call, headers);
-          }
-        };
     server =
         NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
             .addService(
-                ServerInterceptors.intercept(new InteropService().definition(), recordAndCompress))
+                ServerInterceptors.intercept(
+                    new InteropService().definition(), recordAndCompress(compress)))
             .addStreamTracerFactory(new Sizes())
             .build()
             .start();
     channel = TetherGrpc.channel(tether.proxy("interop:tcp -h 127.0.0.1 -p " + server.getPort()));
+  }
+
+  /** Records each call's request headers; compresses its answers with gzip when asked to. */
+  private ServerInterceptor recordAndCompress(boolean compress) {
+    return new ServerInterceptor() {
+      @Override
+      public <Q, A> ServerCall.Listener<Q> interceptCall(
+          ServerCall<Q, A> call, Metadata headers, ServerCallHandler<Q, A> next) {
+        requestHeaders.add(headers);
+        if (compress) {
+          call.setCompression("gzip");
+        }
+        return next.startCall(call, headers);
+      }
+    };
   }
 
   /** Counts each call's message bytes on the wire and uncompressed, both ways. */
@@ -187,6 +202,37 @@ class TetherChannelCompressionTest {
     assertThat(streamed).containsExactly(20_000, 30_000);
     assertThat(outboundUncompressed.get()).isEqualTo(request.length + 50_000);
     assertThat(outboundWire.get()).isLessThan(outboundUncompressed.get() / 10);
+  }
+
+  @Test
+  void gzipCrossesBothWaysBetweenTetherChannelAndATetherServer() {
+    tetherServer =
+        TetherGrpc.server()
+            .service(
+                ServerInterceptors.intercept(
+                    new InteropService().definition(), recordAndCompress(true)))
+            .configure(TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0"))
+            .build()
+            .start();
+    channel = TetherGrpc.channel(tether.proxy("interop:" + tetherServer.endpoints().get(0)));
+    byte[] request = compressible(64 * 1024);
+
+    AtomicReference<Metadata> answerHeaders = new AtomicReference<>();
+    AtomicReference<Metadata> answerTrailers = new AtomicReference<>();
+
+    byte[] answer =
+        ClientCalls.blockingUnaryCall(
+            ClientInterceptors.intercept(
+                channel,
+                MetadataUtils.newCaptureMetadataInterceptor(answerHeaders, answerTrailers)),
+            InteropService.UNARY,
+            options().withCompression("gzip"),
+            request);
+
+    // The server reads gzip only when the flag and the header agree, and so does the channel.
+    assertThat(answer).isEqualTo(request);
+    assertThat(requestHeaders.get(0).get(ENCODING)).isEqualTo("gzip");
+    assertThat(answerHeaders.get().get(ENCODING)).isEqualTo("gzip");
   }
 
   @Test
