@@ -6,6 +6,8 @@ import dev.tether.TetherException;
 import dev.tether.observe.ConnectionStatus;
 import dev.tether.protocol.Status;
 import dev.tether.spi.ClientWireProtocol;
+import dev.tether.spi.Scheduler;
+import dev.tether.spi.Ticker;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import java.net.InetSocketAddress;
@@ -93,6 +95,16 @@ final class ProtocolConnection extends StreamConnection
       return candidate.endpoint().host() + ":" + inet.getPort();
     }
     return String.valueOf(a);
+  }
+
+  @Override
+  public Ticker ticker() {
+    return host.ticker();
+  }
+
+  @Override
+  public Scheduler.Cancellable schedule(Runnable task, long delayNanos) {
+    return host.scheduleOn(channel.eventLoop(), task, delayNanos);
   }
 
   @Override

@@ -33,6 +33,18 @@ public interface ClientWireProtocol {
     /** The endpoint as {@code host:port}, e.g. for HTTP/2's {@code :authority}. */
     String authority();
 
+    /**
+     * The runtime's clock (its injected {@link Ticker}): the protocol's timing decisions (liveness
+     * pings) read it, so they run on a fake clock in tests.
+     */
+    Ticker ticker();
+
+    /**
+     * Runs {@code task} on the channel's event loop after {@code delayNanos} of the runtime's
+     * scheduler; the handle cancels it, even once it fell due.
+     */
+    Scheduler.Cancellable schedule(Runnable task, long delayNanos);
+
     /** The protocol's opening is done: calls may flow. {@code summary} is for the event. */
     void onReady(String summary);
 

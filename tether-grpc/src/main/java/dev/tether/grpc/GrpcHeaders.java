@@ -20,11 +20,11 @@ public final class GrpcHeaders {
   public static final String STATUS = "grpc-status";
   public static final String MESSAGE = "grpc-message";
   public static final String TIMEOUT = "grpc-timeout";
-  static final String ENCODING = "grpc-encoding";
-  static final String ACCEPT_ENCODING = "grpc-accept-encoding";
+  public static final String ENCODING = "grpc-encoding";
+  public static final String ACCEPT_ENCODING = "grpc-accept-encoding";
 
-  /** The message encodings the server reads. */
-  static final String ACCEPTED_ENCODINGS = "gzip,identity";
+  /** The message encodings both sides read, as {@code grpc-accept-encoding} names them. */
+  public static final String ACCEPTED_ENCODINGS = "gzip,identity";
 
   /** Headers the transport writes itself; metadata under these names is not sent. */
   private static final Set<String> RESERVED =

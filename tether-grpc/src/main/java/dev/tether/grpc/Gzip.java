@@ -9,16 +9,17 @@ import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
 
 /**
- * gRPC's one compressed message encoding besides identity: gzip, message by message. Runs on the
- * threads that run service code, never on the event loop.
+ * gRPC's one compressed message encoding besides identity: gzip, message by message, for both sides
+ * (the server's calls and {@code dev.tether.grpc.client}'s). The server runs it on the threads that
+ * run service code, never on the event loop; the client compresses on the caller's thread.
  */
-final class Gzip {
-  static final String NAME = "gzip";
+public final class Gzip {
+  public static final String NAME = "gzip";
 
   private Gzip() {}
 
   /** Whether a {@code grpc-accept-encoding} list names gzip. */
-  static boolean acceptedBy(CharSequence acceptEncoding) {
+  public static boolean acceptedBy(CharSequence acceptEncoding) {
     if (acceptEncoding == null) {
       return false;
     }
@@ -36,7 +37,7 @@ final class Gzip {
    * @throws io.grpc.StatusRuntimeException RESOURCE_EXHAUSTED when it inflates beyond {@code
    *     maxSize}, INTERNAL when it is not gzip
    */
-  static byte[] decompress(byte[] compressed, int maxSize) {
+  public static byte[] decompress(byte[] compressed, int maxSize) {
     try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(compressed))) {
       byte[] message = in.readNBytes(maxSize);
       if (in.read() >= 0) {
@@ -52,7 +53,7 @@ final class Gzip {
     }
   }
 
-  static byte[] compress(byte[] message) {
+  public static byte[] compress(byte[] message) {
     ByteArrayOutputStream out = new ByteArrayOutputStream(message.length / 2 + 32);
     try (GZIPOutputStream gz = new GZIPOutputStream(out)) {
       gz.write(message);

@@ -2,6 +2,7 @@ package dev.tether.grpc.client;
 
 import dev.tether.grpc.MessageDeframer;
 import dev.tether.spi.ClientWireProtocol;
+import io.grpc.StatusException;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.http2.Http2Headers;
 import java.util.ArrayList;
@@ -28,8 +29,27 @@ final class Exchange {
   /** True once an accepted stream's response headers came; the next HEADERS are trailers. */
   boolean headersSeen;
 
+  /** The request's messages go gzip-compressed (flagged so). */
+  boolean requestGzip;
+
+  /** How the answer's messages are encoded; null until its first message is read. */
+  private ResponseEncoding encoding;
+
   Exchange(ClientWireProtocol.Call call, ByteBufAllocator alloc) {
     this.call = call;
-    this.deframer = new MessageDeframer(alloc, GrpcClientLink.MAX_MESSAGE, false);
+    // Flagged messages pass the deframer: the answer's encoding judges them.
+    this.deframer = new MessageDeframer(alloc, GrpcClientLink.MAX_MESSAGE, true);
+  }
+
+  /**
+   * A message of the answer as the service wrote it, by the encoding its response headers name.
+   *
+   * @throws StatusException INTERNAL for an unknown encoding or a bad compressed message
+   */
+  byte[] messageOf(MessageDeframer.Message m) throws StatusException {
+    if (encoding == null) {
+      encoding = ResponseEncoding.of(headers);
+    }
+    return encoding.decode(m, GrpcClientLink.MAX_MESSAGE);
   }
 }

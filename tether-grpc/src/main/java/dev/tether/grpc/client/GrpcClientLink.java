@@ -20,6 +20,7 @@ import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2Stream;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.collection.IntObjectMap;
 import java.nio.charset.StandardCharsets;
@@ -56,6 +57,9 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
   private final KeepalivePolicy keepalivePolicy;
   private final Keepalive keepalive;
 
+  /** The requests' {@code :scheme}: "https" under TLS; set when the link is added. */
+  private String scheme = "http";
+
   /** True once the server's first SETTINGS arrived. */
   private boolean ready;
 
@@ -68,13 +72,15 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
     super(decoder, encoder, settings);
     this.owner = owner;
     this.keepalivePolicy = keepalivePolicy;
-    this.keepalive = new Keepalive(keepalivePolicy, new Liveness());
+    this.keepalive =
+        new Keepalive(keepalivePolicy, new Liveness(), owner.ticker(), owner::schedule);
     connection().addListener(new StreamEvents());
   }
 
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
     this.ctx = ctx;
+    scheme = ctx.pipeline().get(SslHandler.class) == null ? "http" : "https";
     super.handlerAdded(ctx);
   }
 
@@ -179,6 +185,7 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
     Envelopes.Request request = Envelopes.readRequest(call.body());
     int id = connection().local().incrementAndGetNextStreamId();
     Exchange exchange = new Exchange(call, ctx.alloc());
+    exchange.requestGzip = RequestEncoding.isGzip(request.metadata());
     if (request.streamToken() != 0) {
       exchange.sink = StreamTokens.find(request.streamToken());
     }
@@ -186,7 +193,12 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
     ChannelPromise headersWritten = ctx.newPromise();
     encoder()
         .writeHeaders(
-            ctx, id, RequestHeaders.of(call, request, owner.authority()), 0, false, headersWritten);
+            ctx,
+            id,
+            RequestHeaders.of(call, request, owner.authority(), scheme),
+            0,
+            false,
+            headersWritten);
     if (headersWritten.isDone() && !headersWritten.isSuccess()) {
       notWritten(id, headersWritten.cause());
       return;
@@ -204,7 +216,7 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
     }
     byte[] message = request.message();
     ByteBuf data = ctx.alloc().buffer(5 + message.length);
-    data.writeByte(0).writeInt(message.length).writeBytes(message);
+    data.writeByte(exchange.requestGzip ? 1 : 0).writeInt(message.length).writeBytes(message);
     ChannelPromise written = ctx.newPromise();
     written.addListener(
         f -> {
@@ -297,7 +309,7 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
   private void feed(int id, Exchange e, boolean endOfStream) {
     try {
       for (MessageDeframer.Message m = e.deframer.next(); m != null; m = e.deframer.next()) {
-        e.sink.onMessage(m.bytes(), 5 + m.bytes().length);
+        e.sink.onMessage(e.messageOf(m), 5 + m.bytes().length);
       }
     } catch (StatusException bad) {
       streams.remove(id);
@@ -354,17 +366,22 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
 
   /** One message (or, null, none) on an open stream; dropped when the stream ended. */
   private void writeData(int id, byte[] message, boolean last) {
-    if (streams.get(id) == null) {
+    Exchange e = streams.get(id);
+    if (e == null) {
       return;
     }
     ByteBuf data;
+    ChannelPromise written = ctx.newPromise();
     if (message == null) {
       data = ctx.alloc().buffer(0);
     } else {
-      data = ctx.alloc().buffer(5 + message.length);
-      data.writeByte(0).writeInt(message.length).writeBytes(message);
+      int wireBytes = 5 + message.length;
+      data = ctx.alloc().buffer(wireBytes);
+      data.writeByte(e.requestGzip ? 1 : 0).writeInt(message.length).writeBytes(message);
+      // Done once the flow controller let it out and the socket took it: the caller may send more.
+      written.addListener(f -> e.sink.onSent(wireBytes));
     }
-    encoder().writeData(ctx, id, data, 0, last, ctx.newPromise());
+    encoder().writeData(ctx, id, data, 0, last, written);
     flush(ctx);
   }
 
@@ -393,7 +410,7 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
       if (!ready) {
         ready = true;
         widenConnectionWindow();
-        keepalive.start(ctx);
+        keepalive.start();
         Long max = settings.maxConcurrentStreams();
         owner.onReady(
             "HTTP/2 settings read"
@@ -470,7 +487,7 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
       }
       try {
         for (MessageDeframer.Message m = e.deframer.next(); m != null; m = e.deframer.next()) {
-          e.messages.add(m.bytes());
+          e.messages.add(e.messageOf(m));
         }
       } catch (StatusException bad) {
         failedAnswer(streamId, e, StatusOfHttp.trailersOf(bad.getStatus()));

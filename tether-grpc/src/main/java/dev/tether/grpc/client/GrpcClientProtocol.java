@@ -4,9 +4,10 @@ import dev.tether.spi.ClientWireProtocol;
 import io.netty.channel.Channel;
 
 /**
- * gRPC over HTTP/2 (cleartext, prior knowledge) as a protocol a Tether client's connections speak:
- * each connection gets one {@link GrpcClientLink} behind the transport's handlers. Thread-safe: one
- * instance serves every connection of the channels made with it.
+ * gRPC over HTTP/2 as a protocol a Tether client's connections speak: cleartext with prior
+ * knowledge on tcp, ALPN {@code h2} on ssl ({@link H2OverTls}); each connection gets one {@link
+ * GrpcClientLink} behind the transport's handlers. Thread-safe: one instance serves every
+ * connection of the channels made with it.
  */
 final class GrpcClientProtocol implements ClientWireProtocol {
   static final GrpcClientProtocol INSTANCE = new GrpcClientProtocol(KeepalivePolicy.OFF);
@@ -27,6 +28,7 @@ final class GrpcClientProtocol implements ClientWireProtocol {
 
   @Override
   public Link open(Channel channel, Connection connection) {
+    H2OverTls.install(channel, connection);
     GrpcClientLink link = new GrpcClientLink.Builder(connection, keepalive).build();
     channel.pipeline().addLast(link);
     return link;

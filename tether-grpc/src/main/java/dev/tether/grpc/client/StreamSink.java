@@ -16,6 +16,12 @@ interface StreamSink {
   /** The response headers of a stream accepted before they came (one the caller sends on). */
   default void onHeaders(Http2Headers headers) {}
 
+  /**
+   * {@code wireBytes} of a message the caller sent left for the wire (the stream's send window and
+   * the socket took it), or were dropped with the stream.
+   */
+  default void onSent(int wireBytes) {}
+
   /** A message, {@code wireBytes} of the stream's window (its prefix included). */
   void onMessage(byte[] message, int wireBytes);
 

@@ -71,6 +71,9 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
   /** Non-null once the stream is accepted; guarded by this. */
   private StreamSink.Control streamControl;
 
+  /** What the caller sent on its stream that has not left for the wire: {@link #isReady()}. */
+  private final SendWindow window = new SendWindow(this::readyAgain);
+
   /** Messages a client or bidirectional stream's caller sent before it was accepted; this's. */
   private final List<byte[]> unsent = new ArrayList<>();
 
@@ -78,6 +81,10 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
   private int arrived;
 
   private int requested;
+
+  /** How request messages go (CallOptions' compression); set at start, null for an unknown one. */
+  private RequestEncoding encoding = RequestEncoding.IDENTITY;
+
   private Status closing;
   private Metadata closingTrailers;
 
@@ -100,6 +107,7 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
       }
       listener = responseListener;
       headers = metadata;
+      encoding = RequestEncoding.named(options.getCompressor());
     }
     if (!channel.callStarted(this)) {
       end(TetherChannel.refusedByShutdown(), new Metadata());
@@ -146,6 +154,7 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
 
   /** Under this: to the stream once accepted, else kept until it is. */
   private void sendOnStream(byte[] bytes) {
+    window.onSending(5 + bytes.length);
     if (streamControl != null) {
       streamControl.send(bytes);
     } else {
@@ -167,6 +176,17 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     if (halfClosed && clientSends()) {
       control.halfClose();
     }
+    readyAgain(); // as on grpc-java's channel: the stream is ready once it is open
+  }
+
+  /** The caller may send again: its listener hears onReady, on the events' executor. */
+  private void readyAgain() {
+    events.execute(
+        () -> {
+          if (isReady()) {
+            listener().onReady();
+          }
+        });
   }
 
   @Override
@@ -242,10 +262,13 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     abort(f, Status.DEADLINE_EXCEEDED.withDescription("the stream's deadline passed"));
   }
 
-  /** Writes are not held back by the stream's window yet: a caller may always send. */
+  /**
+   * A stream the caller sends on is ready while what it sent and the wire has not taken yet (the
+   * HTTP/2 stream's send window, the socket) stays below gRPC's threshold ({@link SendWindow}).
+   */
   @Override
   public synchronized boolean isReady() {
-    return listener != null && !halfClosed && !closed;
+    return listener != null && !halfClosed && !closed && (!clientSends() || window.hasRoom());
   }
 
   private void onContextCancelled(Context c) {
@@ -260,13 +283,21 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
 
   private byte[] bytesOf(ReqT request) {
     try (InputStream in = method.streamRequest(request)) {
-      return in.readAllBytes();
+      byte[] bytes = in.readAllBytes();
+      return encoding == null ? bytes : encoding.encode(bytes);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot serialize the request of " + method, e);
     }
   }
 
   private void send(byte[] request, Metadata md) {
+    if (encoding == null) { // as grpc-java's channel: the call fails before anything is sent
+      end(
+          Status.INTERNAL.withDescription(
+              "Unable to find compressor by name " + options.getCompressor()),
+          null);
+      return;
+    }
     Proxy proxy = channel.proxy();
     deadline = earliest(options.getDeadline(), context.getDeadline());
     if (deadline != null) {
@@ -289,7 +320,7 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     }
     byte[] envelope =
         Envelopes.request(
-            GrpcHeaders.addMetadata(new DefaultHttp2Headers(false), md),
+            encoding.announce(GrpcHeaders.addMetadata(new DefaultHttp2Headers(false), md)),
             request == null ? new byte[0] : request,
             streamToken,
             clientSends());
@@ -378,6 +409,11 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     @Override
     public void onMessage(byte[] message, int wireBytes) {
       events.execute(() -> streamed(message, wireBytes));
+    }
+
+    @Override
+    public void onSent(int wireBytes) {
+      window.onSent(wireBytes);
     }
 
     @Override
