@@ -7,6 +7,9 @@ import static org.awaitility.Awaitility.await;
 import dev.tether.LoadBalancing;
 import dev.tether.Tether;
 import dev.tether.spi.StaticDiscovery;
+import dev.tether.zookeeper.LoopbackZooKeeper;
+import dev.tether.zookeeper.ZooKeeperDiscovery;
+import dev.tether.zookeeper.ZooKeeperRegistry;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
@@ -14,31 +17,38 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ClientCalls;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.CreateMode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A load-balanced Tether channel whose gRPC servers (grpc-java's own) come from discovery: the
- * servers it lists take the calls, one it adds joins the rotation, and one it removes takes no
- * more.
+ * A load-balanced Tether channel whose gRPC servers (grpc-java's own) come from discovery, static
+ * or ZooKeeper: the servers it lists take the calls, one it adds joins the rotation, and one it
+ * removes takes no more.
  */
 @Timeout(90)
 class TetherChannelDiscoveryTest {
   private final Tether tether = Tether.create();
   private final List<Server> servers = new ArrayList<>();
+  private final List<AutoCloseable> others = new ArrayList<>();
   private ManagedChannel channel;
 
   @AfterEach
-  void stop() throws InterruptedException {
+  void stop() throws Exception {
     channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
     tether.close();
     for (Server s : servers) {
       s.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    }
+    for (int i = others.size() - 1; i >= 0; i--) {
+      others.get(i).close();
     }
   }
 
@@ -103,5 +113,59 @@ class TetherChannelDiscoveryTest {
             () ->
                 tether.status().connections().stream()
                     .noneMatch(s -> s.endpoint().equals(aEndpoint)));
+  }
+
+  /**
+   * What a server that is not Tether's (here grpc-java's) registers for itself, as its deployment
+   * would: the registry's JSON record in an ephemeral node under the service.
+   */
+  private static void register(ZooKeeperRegistry registry, String id, String endpoint)
+      throws Exception {
+    String record =
+        "{\"serverId\":\""
+            + id
+            + "\",\"endpoints\":[\""
+            + endpoint
+            + "\"],\"version\":\"1.0\",\"weight\":1}";
+    registry
+        .curator()
+        .create()
+        .creatingParentsIfNeeded()
+        .withMode(CreateMode.EPHEMERAL)
+        .forPath("/tether/services/counting/" + id, record.getBytes(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void grpcServersRegisteredInZooKeeperAreBalancedAndOneWithdrawnTakesNoMoreCalls()
+      throws Exception {
+    TestingServer zooKeeper = LoopbackZooKeeper.server();
+    others.add(zooKeeper);
+    ZooKeeperRegistry registry = ZooKeeperRegistry.connect(zooKeeper.getConnectString());
+    others.add(registry);
+    CountingService a = new CountingService("a");
+    CountingService b = new CountingService("b");
+    register(registry, "a", serve(a));
+    register(registry, "b", serve(b));
+    ZooKeeperDiscovery discovery = registry.discovery("counting");
+    others.add(discovery);
+    channel =
+        TetherGrpc.channel(
+            tether.proxy("counting", discovery).withLoadBalancing(LoadBalancing.ROUND_ROBIN));
+    await().atMost(Duration.ofSeconds(20)).until(() -> discovery.endpoints().size() == 2);
+
+    for (int i = 0; i < 200 && (a.calls.get() == 0 || b.calls.get() == 0); i++) {
+      call();
+    }
+    assertThat(a.calls.get()).isPositive();
+    assertThat(b.calls.get()).isPositive();
+
+    registry.curator().delete().forPath("/tether/services/counting/a");
+    await().atMost(Duration.ofSeconds(20)).until(() -> discovery.endpoints().size() == 1);
+    await().atMost(Duration.ofSeconds(20)).until(() -> tether.status().nodes().size() == 1);
+    int aBefore = a.calls.get();
+    for (int i = 0; i < 20; i++) {
+      assertThat(call()).isEqualTo("b");
+    }
+    assertThat(a.calls.get()).isEqualTo(aBefore);
   }
 }
