@@ -102,6 +102,7 @@ final class StatusBoard {
       connections
           .addObject()
           .put("endpoint", cs.endpoint())
+          .put("protocol", cs.protocol())
           .put("connectionId", cs.connectionId())
           .put("state", cs.state().name())
           .put("inFlight", cs.inFlight())

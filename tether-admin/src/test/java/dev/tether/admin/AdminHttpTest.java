@@ -178,7 +178,7 @@ class AdminHttpTest {
         .untilAsserted(
             () ->
                 assertThat(get("metrics").body())
-                    .contains("tether_client_calls_total{outcome=\"ok\"} 1.0")
+                    .contains("tether_client_calls_total{outcome=\"ok\",protocol=\"tether\"} 1.0")
                     .contains("tether_server_connections{"));
   }
 }

@@ -57,13 +57,26 @@ final class LinkedCall implements ClientWireProtocol.Call {
     }
   }
 
+  /**
+   * The answer goes to the caller as it is (an OK of the runtime's), while its node's outlier
+   * detection hears what the protocol's status says of it, as for a Tether answer.
+   */
   @Override
-  public void onAnswer(byte[] body) {
+  public void onAnswer(byte[] body, ClientWireProtocol.Blame blame) {
     if (takeEnding()) {
-      connection.onAnswered(true);
+      connection.onAnswered(blame == ClientWireProtocol.Blame.NONE);
+      attempt.blameTheNode(blamed(blame));
       attempt.onResponse(Status.OK, Map.of(), body);
       connection.closeIfDrained();
     }
+  }
+
+  private static AnswerBlame blamed(ClientWireProtocol.Blame blame) {
+    return switch (blame) {
+      case NONE -> AnswerBlame.NONE;
+      case FAILED_ANSWER -> AnswerBlame.FAILED_ANSWER;
+      case NODE_FAULT -> AnswerBlame.NODE_FAULT;
+    };
   }
 
   @Override

@@ -310,7 +310,8 @@ final class ProtocolConnection extends StreamConnection
         tally.ok(),
         tally.failed(),
         tally.lastError(),
-        0);
+        0,
+        protocol.name());
   }
 
   @Override

@@ -16,6 +16,8 @@ import java.time.Duration;
  * @param lastError why the latest call or the connection failed, or null
  * @param streams streams open on it now (accepted by the server and not ended); a stream whose
  *     connection broke is counted again on the connection it resumes on, not meanwhile
+ * @param protocol what it speaks: {@code "tether"} ({@link ServerStatus#TETHER}), or the name of
+ *     the proxy's other wire protocol, such as {@code "grpc"}
  */
 public record ConnectionStatus(
     String endpoint,
@@ -26,7 +28,32 @@ public record ConnectionStatus(
     long callsOk,
     long callsFailed,
     String lastError,
-    int streams) {
+    int streams,
+    String protocol) {
+
+  /** A snapshot of a connection that speaks Tether's own protocol. */
+  public ConnectionStatus(
+      String endpoint,
+      String connectionId,
+      ConnectionState state,
+      int inFlight,
+      Duration age,
+      long callsOk,
+      long callsFailed,
+      String lastError,
+      int streams) {
+    this(
+        endpoint,
+        connectionId,
+        state,
+        inFlight,
+        age,
+        callsOk,
+        callsFailed,
+        lastError,
+        streams,
+        ServerStatus.TETHER);
+  }
 
   /** A snapshot of a connection that carries no stream. */
   public ConnectionStatus(

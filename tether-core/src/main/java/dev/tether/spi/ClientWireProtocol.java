@@ -66,6 +66,29 @@ public interface ClientWireProtocol {
     void onRoom();
   }
 
+  /**
+   * What an answer says of the peer that gave it, as the outlier detection of its node group counts
+   * it: the protocol maps its statuses onto these, as Tether's own are mapped.
+   */
+  enum Blame {
+    /**
+     * A good answer, or a failure that says nothing of the peer (the caller's own mistake, a status
+     * the service chose to answer).
+     */
+    NONE,
+    /**
+     * The service's own failure (an exception it did not handle, a refused permission): counted
+     * only as far as the peer's share of them stands out from its peers', so a request that fails
+     * alike everywhere ejects none.
+     */
+    FAILED_ANSWER,
+    /**
+     * The server failed around the service (an internal error, unavailable, the deadline passed on
+     * it): a streak of these, or too low a success rate, ejects the peer on its own.
+     */
+    NODE_FAULT
+  }
+
   /** What the runtime asks of the protocol on one connection; every method on its event loop. */
   interface Link {
     /**
@@ -113,8 +136,20 @@ public interface ClientWireProtocol {
     /** The whole request reached the wire: from now on the peer may have run it. */
     void onWritten();
 
-    /** The peer answered; {@code body} goes to the caller as it is. An answer is never retried. */
-    void onAnswer(byte[] body);
+    /**
+     * The peer answered; {@code body} goes to the caller as it is. An answer is never retried. It
+     * says nothing against the peer: as {@link #onAnswer(byte[], Blame)} with {@link Blame#NONE}.
+     */
+    default void onAnswer(byte[] body) {
+      onAnswer(body, Blame.NONE);
+    }
+
+    /**
+     * The peer answered, and its answer {@code blame}s it as the runtime's outlier detection counts
+     * it (the protocol reads its own statuses); {@code body} goes to the caller as it is, and the
+     * answer is never retried.
+     */
+    void onAnswer(byte[] body, Blame blame);
 
     /**
      * The peer proved it did not run the call (a refused stream, a stream above its GOAWAY's last

@@ -48,6 +48,12 @@ final class CountingService {
   final AtomicInteger calls = new AtomicInteger();
   final AtomicInteger hangs = new AtomicInteger();
 
+  /** When set, {@code Call} answers with this status instead of the server's name. */
+  volatile io.grpc.Status failWith;
+
+  /** When true, {@code Call} holds as {@code Hang} does: a server too slow to answer. */
+  volatile boolean holdCalls;
+
   /** Counts down as each {@code Hang} starts. */
   volatile CountDownLatch hanging = new CountDownLatch(1);
 
@@ -82,6 +88,15 @@ final class CountingService {
 
   private void call(byte[] request, StreamObserver<byte[]> out) {
     calls.incrementAndGet();
+    if (holdCalls) {
+      hang();
+      return;
+    }
+    io.grpc.Status failure = failWith;
+    if (failure != null) {
+      out.onError(failure.asRuntimeException());
+      return;
+    }
     out.onNext(InteropService.text(name));
     out.onCompleted();
   }

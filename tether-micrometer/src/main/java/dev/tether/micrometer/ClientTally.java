@@ -3,13 +3,16 @@ package dev.tether.micrometer;
 import dev.tether.ConnectionState;
 import dev.tether.observe.ConnectionStatus;
 import dev.tether.observe.NodeStatus;
+import dev.tether.observe.ServerStatus;
 import dev.tether.observe.TetherEvent;
 import dev.tether.observe.TetherStatus;
 import io.micrometer.core.instrument.Timer;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -21,18 +24,36 @@ import java.util.function.Supplier;
 final class ClientTally {
   private final Supplier<TetherStatus> source;
 
-  /** Latest counts per connection ("endpoint|connectionId"), touched by the poller only. */
+  /**
+   * Latest counts per connection ("protocol|endpoint|connectionId"), touched by the poller only.
+   */
   private final Map<String, long[]> lastSeen = new HashMap<>();
 
+  /** Calls answered OK and failed, per protocol the connections spoke; written by the poller. */
+  private final Map<String, Totals> totals = new ConcurrentHashMap<>();
+
+  /** Hears of each protocol the first time a snapshot shows a connection speaking it. */
+  private final Consumer<String> newProtocol;
+
   private volatile TetherStatus latest = new TetherStatus(List.of(), List.of(), 0, 0);
-  private volatile long callsOk;
-  private volatile long callsFailed;
+
+  /** One protocol's totals: written by the poller, read by scrapes. */
+  private static final class Totals {
+    volatile long ok;
+    volatile long failed;
+  }
 
   /** Set once by TetherMetrics before the first refresh. */
   Timer latency;
 
-  ClientTally(Supplier<TetherStatus> source) {
+  /**
+   * {@code newProtocol} hears of each protocol as it first appears (Tether's own is known from the
+   * start), on the poller's thread, before its totals are read.
+   */
+  ClientTally(Supplier<TetherStatus> source, Consumer<String> newProtocol) {
     this.source = source;
+    this.newProtocol = newProtocol;
+    totals.put(ServerStatus.TETHER, new Totals());
   }
 
   /** The item totals of the latest snapshot, open streams included. */
@@ -43,21 +64,18 @@ final class ClientTally {
   /** Takes one snapshot and adds what changed since the previous one. */
   void refresh() {
     TetherStatus now = source.get();
-    long ok = callsOk;
-    long failed = callsFailed;
     Map<String, long[]> present = new HashMap<>();
     for (ConnectionStatus c : now.connections()) {
-      String key = c.endpoint() + '|' + c.connectionId();
+      String key = c.protocol() + '|' + c.endpoint() + '|' + c.connectionId();
       long[] before = lastSeen.getOrDefault(key, new long[2]);
+      Totals t = totalsOf(c.protocol());
       // A connection re-opened under the same key starts again at 0: all of its count is new.
-      ok += c.callsOk() >= before[0] ? c.callsOk() - before[0] : c.callsOk();
-      failed += c.callsFailed() >= before[1] ? c.callsFailed() - before[1] : c.callsFailed();
+      t.ok += c.callsOk() >= before[0] ? c.callsOk() - before[0] : c.callsOk();
+      t.failed += c.callsFailed() >= before[1] ? c.callsFailed() - before[1] : c.callsFailed();
       present.put(key, new long[] {c.callsOk(), c.callsFailed()});
     }
     lastSeen.clear();
     lastSeen.putAll(present);
-    callsOk = ok;
-    callsFailed = failed;
     latest = now;
     recordLatency(now);
   }
@@ -74,12 +92,22 @@ final class ClientTally {
     }
   }
 
-  double callsOk() {
-    return callsOk;
+  private Totals totalsOf(String protocol) {
+    Totals t = totals.get(protocol);
+    if (t == null) {
+      t = new Totals();
+      totals.put(protocol, t);
+      newProtocol.accept(protocol);
+    }
+    return t;
   }
 
-  double callsFailed() {
-    return callsFailed;
+  double callsOk(String protocol) {
+    return totals.get(protocol).ok;
+  }
+
+  double callsFailed(String protocol) {
+    return totals.get(protocol).failed;
   }
 
   double retries() {
@@ -106,8 +134,10 @@ final class ClientTally {
     return sum;
   }
 
-  double connectionsIn(ConnectionState state) {
-    return latest.connections().stream().filter(c -> c.state() == state).count();
+  double connectionsIn(ConnectionState state, String protocol) {
+    return latest.connections().stream()
+        .filter(c -> c.state() == state && c.protocol().equals(protocol))
+        .count();
   }
 
   double nodesWith(String health) {

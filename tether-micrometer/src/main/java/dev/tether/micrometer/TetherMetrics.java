@@ -46,6 +46,9 @@ public final class TetherMetrics implements AutoCloseable {
   private final MeterRegistry registry;
   private final List<Meter> meters = new ArrayList<>();
 
+  /** Set by close: a refresh that runs on registers no more meters. Guarded by this. */
+  private boolean closed;
+
   /** Removes the stream events listener from the runtime or server. */
   private final Runnable unlisten;
 
@@ -78,7 +81,10 @@ public final class TetherMetrics implements AutoCloseable {
     StreamTally streams = new StreamTally();
     TetherMetrics metrics =
         new TetherMetrics(registry, poller, () -> tether.removeListener(streams));
-    ClientTally tally = new ClientTally(tether::status);
+    ClientTally[] made = new ClientTally[1];
+    ClientTally tally =
+        new ClientTally(tether::status, protocol -> metrics.registerProtocol(made[0], protocol));
+    made[0] = tally;
     metrics.registerClient(tally);
     metrics.registerStreamEvents("tether.client", streams, List.of());
     metrics.registerStreamItems("tether.client", tally, ClientTally::streamItems, List.of());
@@ -180,16 +186,7 @@ public final class TetherMetrics implements AutoCloseable {
   }
 
   private void registerClient(ClientTally tally) {
-    meters.add(
-        FunctionCounter.builder("tether.client.calls", tally, ClientTally::callsOk)
-            .tag("outcome", "ok")
-            .description("calls answered OK")
-            .register(registry));
-    meters.add(
-        FunctionCounter.builder("tether.client.calls", tally, ClientTally::callsFailed)
-            .tag("outcome", "failed")
-            .description("calls that failed on a connection")
-            .register(registry));
+    registerProtocol(tally, ServerStatus.TETHER);
     // Core counts retries and budget refusals but gives no reason in its snapshot; the reason tag
     // tells the two apart until it does.
     meters.add(
@@ -202,13 +199,6 @@ public final class TetherMetrics implements AutoCloseable {
             .tag("reason", "budget_exhausted")
             .description("retries refused by the retry budget")
             .register(registry));
-    for (ConnectionState state : ConnectionState.values()) {
-      meters.add(
-          Gauge.builder("tether.client.connections", tally, t -> t.connectionsIn(state))
-              .tag("state", state.name())
-              .description("connections by state")
-              .register(registry));
-    }
     for (String health : HEALTHS) {
       meters.add(
           Gauge.builder("tether.client.nodes", tally, t -> t.nodesWith(health))
@@ -233,6 +223,34 @@ public final class TetherMetrics implements AutoCloseable {
     meters.add(tally.latency);
   }
 
+  /**
+   * The call counters and connection gauges of one protocol the runtime's connections speak ({@code
+   * "tether"}, or {@code "grpc"} for a gRPC channel's): Tether's own at once, another's from the
+   * refresh that first sees it.
+   */
+  private synchronized void registerProtocol(ClientTally tally, String protocol) {
+    if (closed) {
+      return;
+    }
+    meters.add(
+        FunctionCounter.builder("tether.client.calls", tally, t -> t.callsOk(protocol))
+            .tags("outcome", "ok", "protocol", protocol)
+            .description("calls answered OK")
+            .register(registry));
+    meters.add(
+        FunctionCounter.builder("tether.client.calls", tally, t -> t.callsFailed(protocol))
+            .tags("outcome", "failed", "protocol", protocol)
+            .description("calls that failed on a connection")
+            .register(registry));
+    for (ConnectionState state : ConnectionState.values()) {
+      meters.add(
+          Gauge.builder("tether.client.connections", tally, t -> t.connectionsIn(state, protocol))
+              .tags("state", state.name(), "protocol", protocol)
+              .description("connections by state")
+              .register(registry));
+    }
+  }
+
   private void refresh(ClientTally tally) {
     try {
       tally.refresh();
@@ -248,9 +266,12 @@ public final class TetherMetrics implements AutoCloseable {
       poller.shutdownNow();
     }
     unlisten.run();
-    for (Meter m : meters) {
-      registry.remove(m);
+    synchronized (this) { // a refresh may still be registering a protocol's meters
+      closed = true;
+      for (Meter m : meters) {
+        registry.remove(m);
+      }
+      meters.clear();
     }
-    meters.clear();
   }
 }

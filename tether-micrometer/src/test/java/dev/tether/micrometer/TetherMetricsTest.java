@@ -159,8 +159,9 @@ class TetherMetricsTest {
           .untilAsserted(
               () ->
                   assertThat(registry.scrape())
-                      .contains("tether_client_calls_total{outcome=\"ok\"} 5.0")
-                      .contains("tether_client_connections{state=\"ACTIVE\"} 1.0")
+                      .contains("tether_client_calls_total{outcome=\"ok\",protocol=\"tether\"} 5.0")
+                      .contains(
+                          "tether_client_connections{protocol=\"tether\",state=\"ACTIVE\"} 1.0")
                       .contains("tether_client_nodes{health=\"ALIVE\"} 1.0")
                       .contains("tether_client_retries_total{reason=\"retried\"} 0.0")
                       .contains("tether_client_call_latency_seconds{quantile=\"0.99\"}")

@@ -264,7 +264,8 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
     if (trailers == null || trailers.get(GrpcHeaders.STATUS) == null) {
       trailers = StatusOfHttp.trailersFor(e.headers);
     }
-    e.call.onAnswer(Envelopes.answer(e.headers, e.messages, trailers));
+    e.call.onAnswer(
+        Envelopes.answer(e.headers, e.messages, trailers), GrpcStatuses.blameOf(trailers));
   }
 
   /**

@@ -12,6 +12,7 @@ import dev.tether.RequestRefusedException;
 import dev.tether.RequestTooLargeException;
 import dev.tether.TetherException;
 import dev.tether.grpc.GrpcHeaders;
+import dev.tether.spi.ClientWireProtocol;
 import io.grpc.Status;
 import io.netty.handler.codec.http2.Http2Headers;
 import java.io.ByteArrayOutputStream;
@@ -39,6 +40,34 @@ final class GrpcStatuses {
     }
     CharSequence message = trailers.get(GrpcHeaders.MESSAGE);
     return message == null ? status : status.withDescription(percentDecode(message.toString()));
+  }
+
+  /**
+   * What an answer's {@code grpc-status} says of the server that gave it, for its node group's
+   * outlier detection (the table in docs/guide.md, "gRPC"): the server failing around the service
+   * (INTERNAL, UNAVAILABLE, DATA_LOSS, DEADLINE_EXCEEDED) is its fault; a failure of the service
+   * itself or of its guard (UNKNOWN, which a service's unhandled exception becomes,
+   * PERMISSION_DENIED, UNAUTHENTICATED) counts only as far as it stands out from the node's peers;
+   * the statuses a service chooses to answer (NOT_FOUND, INVALID_ARGUMENT, ...) say nothing against
+   * it.
+   */
+  static ClientWireProtocol.Blame blameOf(Http2Headers trailers) {
+    CharSequence code = trailers.get(GrpcHeaders.STATUS);
+    if (code == null || (code.length() == 1 && code.charAt(0) == '0')) {
+      return ClientWireProtocol.Blame.NONE;
+    }
+    Status.Code c;
+    try {
+      c = Status.fromCodeValue(Integer.parseInt(code.toString())).getCode();
+    } catch (NumberFormatException malformed) {
+      return ClientWireProtocol.Blame.NODE_FAULT; // read as INTERNAL, as ofTrailers does
+    }
+    return switch (c) {
+      case INTERNAL, UNAVAILABLE, DATA_LOSS, DEADLINE_EXCEEDED ->
+          ClientWireProtocol.Blame.NODE_FAULT;
+      case UNKNOWN, PERMISSION_DENIED, UNAUTHENTICATED -> ClientWireProtocol.Blame.FAILED_ANSWER;
+      default -> ClientWireProtocol.Blame.NONE;
+    };
   }
 
   /** The status of a call the runtime ended without an answer. */
