@@ -181,6 +181,8 @@ class StatusPageBrowserTest {
               assertThat(streamCells("#servers")).containsOnlyOnce("1").containsOnly("0", "1");
               assertThat(count("#events li[data-kind='STREAM_OPENED']"))
                   .isEqualTo(2); // the client's and the server's
+              // Both ends count the stream open before the server runs the service.
+              assertThat(feeds.subscribed()).as("streams the server subscribed to").isOne();
             });
     assertThat(text("#events li[data-kind='STREAM_OPENED']")).contains("feed.watch");
     saveScreenshot("status-page-stream.png");

@@ -12,6 +12,7 @@ import dev.tether.observe.NodeStatus;
 import dev.tether.observe.TetherEvent;
 import dev.tether.protocol.Response;
 import dev.tether.protocol.Status;
+import dev.tether.testing.ManualClock;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,9 +27,11 @@ import org.junit.jupiter.api.Test;
 /**
  * Failure accrual (docs/guide.md, clusters) over real connections: a node whose connection is fine
  * but which answers INTERNAL to every call is ejected, the others carry the load, and a good probe
- * brings it back.
+ * brings it back. The ejections and the success-rate window run on a fake clock, so how long the
+ * calls take on a loaded machine decides nothing.
  */
 class FailureAccrualTest {
+  private final ManualClock clock = new ManualClock(1_000_000_000L);
   private final List<AutoCloseable> closeables = new ArrayList<>();
   private final List<TetherEvent> events = new CopyOnWriteArrayList<>();
 
@@ -82,6 +85,8 @@ class FailureAccrualTest {
         Tether.builder()
             .property("tether.cluster.ejection.failures", "5")
             .property("tether.cluster.ejection.base", "2s")
+            .ticker(clock)
+            .scheduler(clock)
             .listener(events::add)
             .build();
     closeables.add(t);
@@ -102,8 +107,7 @@ class FailureAccrualTest {
           .isEqualTo("ok");
     }
 
-    // Thirty calls take far less than the two-second ejection, even on a loaded machine (and the
-    // scripted server drops a connection idle for ten seconds, so the ejection must end before).
+    // The clock stands still: the ejection lasts however long the thirty calls took.
     assertThat(sick.requestsSeen()).as("ejected after five failures in a row").isEqualTo(5);
     assertThat(node(t, sick.port()).health()).isEqualTo("EJECTED");
     await()
@@ -118,8 +122,11 @@ class FailureAccrualTest {
                                 && e.detail().contains("5 failed call(s) in a row")));
 
     broken.set(false);
+    clock.forward(Duration.ofMillis(1999));
+    assertThat(node(t, sick.port()).health()).as("ejected for two seconds").isEqualTo("EJECTED");
+    clock.forward(Duration.ofMillis(1));
     await()
-        .atMost(Duration.ofSeconds(15))
+        .atMost(Duration.ofSeconds(5))
         .until(() -> node(t, sick.port()).health().equals("PROBING"));
     await()
         .atMost(Duration.ofSeconds(10))
@@ -156,6 +163,8 @@ class FailureAccrualTest {
     Tether t =
         Tether.builder()
             .property("tether.cluster.ejection.minCalls", "9")
+            .ticker(clock)
+            .scheduler(clock)
             .listener(events::add)
             .build();
     closeables.add(t);

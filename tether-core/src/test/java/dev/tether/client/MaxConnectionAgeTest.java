@@ -46,6 +46,9 @@ class MaxConnectionAgeTest {
   /** How often each request key ran on any server. */
   private final Map<String, AtomicInteger> executions = new ConcurrentHashMap<>();
 
+  /** When each server (by name) ran its first call, on System.nanoTime. */
+  private final Map<String, Long> firstCallNanos = new ConcurrentHashMap<>();
+
   private final List<TetherEvent.Kind> clientEvents = new CopyOnWriteArrayList<>();
   private final List<String> retries = new CopyOnWriteArrayList<>();
   private final AtomicLong accepted = new AtomicLong();
@@ -77,6 +80,7 @@ class MaxConnectionAgeTest {
             .service(
                 "svc",
                 (op, payload, ctx) -> {
+                  firstCallNanos.putIfAbsent(name, System.nanoTime());
                   executions
                       .computeIfAbsent(
                           new String(payload, StandardCharsets.UTF_8), k -> new AtomicInteger())
@@ -170,7 +174,14 @@ class MaxConnectionAgeTest {
     // server refused nothing, and nothing that may have run was tried again.
     assertThat(retries).allSatisfy(detail -> assertThat(detail).contains("after NOT_SENT"));
     assertEveryCallRanExactlyOnce(answers);
-    assertThat(accepted.get()).as("one replacement per rotation").isGreaterThanOrEqualTo(5);
+    // The server's events reach its listener on a thread of their own, maybe after the client's.
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .untilAsserted(
+            () ->
+                assertThat(accepted.get())
+                    .as("one replacement per rotation")
+                    .isGreaterThanOrEqualTo(5));
   }
 
   @Test
@@ -211,14 +222,17 @@ class MaxConnectionAgeTest {
     long startedNanos = System.nanoTime();
     List<String> answers = new CopyOnWriteArrayList<>();
     await()
-        .atMost(age.multipliedBy(2).plusMillis(age.toMillis() / 5 + 500))
+        .atMost(age.multipliedBy(10))
         .until(
             () -> {
               answers.addAll(load(proxies, () -> true));
               return answers.contains("b");
             });
 
-    assertThat(Duration.ofNanos(System.nanoTime() - startedNanos)).isLessThan(age.multipliedBy(3));
+    // Timed by b's own first call, not by when a load noticed it: a load's hundreds of calls take
+    // up to a second on a loaded machine, which is not the time b took to get traffic.
+    assertThat(Duration.ofNanos(firstCallNanos.get("b") - startedNanos))
+        .isLessThan(age.multipliedBy(3));
     assertThat(executions.values()).allSatisfy(n -> assertThat(n.get()).isEqualTo(1));
   }
 }

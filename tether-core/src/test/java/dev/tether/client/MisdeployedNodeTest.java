@@ -2,6 +2,7 @@ package dev.tether.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.tether.Attempt;
 import dev.tether.Idempotency;
@@ -42,6 +43,9 @@ class MisdeployedNodeTest {
 
   private final List<AutoCloseable> closeables = new ArrayList<>();
   private final List<TetherEvent> events = new CopyOnWriteArrayList<>();
+
+  /** The client runtime of the test's group. */
+  private Tether client;
 
   /** How many times each call (by its payload) ran, on whichever server. */
   private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
@@ -98,6 +102,7 @@ class MisdeployedNodeTest {
   private Proxy group(LoadBalancing balancing, TetherServer... nodes) {
     Tether t = Tether.builder().listener(events::add).build();
     closeables.add(t);
+    client = t;
     StringBuilder proxy = new StringBuilder("node");
     for (TetherServer n : nodes) {
       proxy.append(':').append(n.endpoints().get(0));
@@ -109,6 +114,19 @@ class MisdeployedNodeTest {
 
   private static byte[] bytes(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Waits until every retry the runtime counted has reached the listener: events are delivered on a
+   * thread of their own, so a call can end before its retry's event arrives.
+   */
+  private void awaitEveryRetryEvent() {
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                events.stream().filter(e -> e.kind() == TetherEvent.Kind.RETRY).count()
+                    == client.status().retries());
   }
 
   private long notFoundRetries() {
@@ -180,6 +198,7 @@ class MisdeployedNodeTest {
     }
 
     int calls = CALLERS * CALLS_PER_CALLER;
+    awaitEveryRetryEvent();
     System.out.printf(
         "%s, a node %s: %d calls (half not idempotent), %d met it, %d failed%n",
         balancing,
@@ -260,6 +279,7 @@ class MisdeployedNodeTest {
                   .extracting(Attempt::outcome)
                   .containsExactly(Attempt.Outcome.NOT_FOUND);
             });
+    awaitEveryRetryEvent();
     assertThat(notFoundRetries()).isZero();
   }
 }

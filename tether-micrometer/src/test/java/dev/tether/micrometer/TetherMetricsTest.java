@@ -190,6 +190,8 @@ class TetherMetricsTest {
               () -> {
                 assertThat(registry.get("tether.client.streams").gauge().value()).isEqualTo(1);
                 assertThat(streamEvents(registry, "tether.client", "opened")).isEqualTo(1);
+                // The client hears its stream open before the server runs the service.
+                assertThat(feeds.subscribed()).as("streams the server subscribed to").isOne();
               });
       assertThat(streamEvents(registry, "tether.client", "closed")).isZero();
 
@@ -238,6 +240,8 @@ class TetherMetricsTest {
                         registry.get("tether.server.streams").tag("state", "open").gauge().value())
                     .isEqualTo(1);
                 assertThat(streamEvents(registry, "tether.server", "opened")).isEqualTo(1);
+                // The server counts the stream open before it runs the service.
+                assertThat(feeds.subscribed()).as("streams the server subscribed to").isOne();
               });
       assertThat(registry.get("tether.server.streams").tag("state", "detached").gauge().value())
           .isZero();

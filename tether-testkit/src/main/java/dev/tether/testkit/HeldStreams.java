@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Flow;
 import java.util.concurrent.SubmissionPublisher;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -14,21 +15,38 @@ import java.util.concurrent.atomic.AtomicLong;
  * each opening gets a publisher that honours demand ({@link SubmissionPublisher}), kept here, so a
  * test can look at a runtime while its streams are open and again once they ended. {@link Reader}
  * is the client's side: it asks for every item, counts them and hears the end. Thread-safe.
+ *
+ * <p>The server answers an opening before it runs the service, so a client sees its stream open
+ * before the stream is here: a test waits for {@link #subscribed()} before it sends, since an item
+ * sent to a publisher nobody subscribed to yet is lost.
  */
 public final class HeldStreams implements RawStreamService {
   private final List<SubmissionPublisher<byte[]>> opened = new CopyOnWriteArrayList<>();
+  private final AtomicInteger subscribed = new AtomicInteger();
 
   @Override
   public Flow.Publisher<byte[]> open(
       String operation, byte[] request, Flow.Publisher<byte[]> inbound, CallContext context) {
     SubmissionPublisher<byte[]> items = new SubmissionPublisher<>();
     opened.add(items);
-    return items;
+    return subscriber -> {
+      // Items submitted once this returns are buffered for the subscriber.
+      items.subscribe(subscriber);
+      subscribed.incrementAndGet();
+    };
   }
 
   /** Streams opened so far, ended or not. */
   public int opened() {
     return opened.size();
+  }
+
+  /**
+   * Streams whose items the server has subscribed to, ended or not: from then on what {@link
+   * #sendToAll} sends reaches them.
+   */
+  public int subscribed() {
+    return subscribed.get();
   }
 
   /**

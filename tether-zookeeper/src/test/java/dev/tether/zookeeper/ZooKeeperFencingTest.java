@@ -171,7 +171,9 @@ class ZooKeeperFencingTest {
       await()
           .atMost(SESSION)
           .until(() -> !leader.server().topology().primary().equals(leader.endpoint()));
-      assertThat(leader.membership().isPrimary()).isFalse();
+      // The step-down and the latch's loss of leadership follow the same suspension, each on a
+      // thread of its own.
+      await().atMost(SESSION).until(() -> !leader.membership().isPrimary());
       assertThat(leader.server().topology().epoch()).isGreaterThan(before.epoch());
 
       next = awaitNewLeaderAnnouncedBy(live, leader);
