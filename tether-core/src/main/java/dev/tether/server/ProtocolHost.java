@@ -8,6 +8,8 @@ import dev.tether.spi.Ticker;
 import dev.tether.spi.WireProtocol;
 import io.netty.channel.Channel;
 import java.time.Duration;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.Executor;
 
 /**
@@ -101,6 +103,13 @@ final class ProtocolHost implements WireProtocol.Host {
         return service.handle(operation, payload, context);
       }
     }
+  }
+
+  @Override
+  public Set<String> tetherServiceNames() {
+    Set<String> names = new TreeSet<>(dispatcher.serviceNames());
+    names.addAll(admission.streams().serviceNames());
+    return names;
   }
 
   @Override

@@ -7,6 +7,7 @@ import dev.tether.observe.TetherEvent;
 import io.netty.channel.Channel;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
@@ -119,6 +120,14 @@ public interface WireProtocol {
      * the server has none.
      */
     TetherService tetherService(String name);
+
+    /**
+     * The names of the server's own Tether services, stream services too: what another protocol
+     * serves under them (gRPC's health lists them); empty by default.
+     */
+    default Set<String> tetherServiceNames() {
+      return Set.of();
+    }
   }
 
   /** One of the server's own Tether services, as another protocol's calls reach it. */
