@@ -2,6 +2,7 @@ package dev.tether.server;
 
 import dev.tether.CallContext;
 import dev.tether.ExecutionMode;
+import dev.tether.RawStreamService;
 import dev.tether.internal.CallDeadline;
 import dev.tether.spi.Scheduler;
 import dev.tether.spi.Ticker;
@@ -11,6 +12,7 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Flow;
 
 /**
  * What a server offers the connections of one other protocol: its settings, its execution mode's
@@ -102,6 +104,28 @@ final class ProtocolHost implements WireProtocol.Host {
           left == null ? null : CallDeadline.enter(ticker.nanoTime() + left.toNanos(), ticker)) {
         return service.handle(operation, payload, context);
       }
+    }
+  }
+
+  @Override
+  public WireProtocol.TetherStreamService tetherStreamService(String name) {
+    RawStreamService service = admission.streams().service(name);
+    return service == null ? null : new TetherStreams(service);
+  }
+
+  /** A Tether stream service as another protocol opens its streams. */
+  private record TetherStreams(RawStreamService service)
+      implements WireProtocol.TetherStreamService {
+    @Override
+    public boolean hasOperation(String operation) {
+      return !(service instanceof TypedStreamService typed) || typed.hasOperation(operation);
+    }
+
+    @Override
+    public Flow.Publisher<byte[]> open(
+        String operation, byte[] request, Flow.Publisher<byte[]> inbound, CallContext context)
+        throws Exception {
+      return service.open(operation, request, inbound, context);
     }
   }
 
