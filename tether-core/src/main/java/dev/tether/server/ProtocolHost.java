@@ -84,6 +84,11 @@ final class ProtocolHost implements WireProtocol.Host {
   }
 
   @Override
+  public Duration readerIdle() {
+    return Duration.ofNanos(admission.readerIdleNanos());
+  }
+
+  @Override
   public WireProtocol.TetherService tetherService(String name) {
     ServiceHandler service = dispatcher.service(name);
     return service == null ? null : new TetherCalls(service, settings.ticker());

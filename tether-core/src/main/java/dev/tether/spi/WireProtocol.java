@@ -107,6 +107,15 @@ public interface WireProtocol {
     }
 
     /**
+     * How long a connection may read nothing before the server closes it ({@code
+     * tether.server.readerIdle}); a protocol whose clients do not ping as Tether's do applies it as
+     * its own rules allow (gRPC: only while no call runs). Zero for never.
+     */
+    default Duration readerIdle() {
+      return Duration.ZERO;
+    }
+
+    /**
      * Counts {@code channel}, a connection of this protocol, in with the server's own: in {@code
      * server.status()} (under the protocol's {@link #name()}), its {@code maxConnections} and its
      * events (ACCEPTED now). The server closes the channel itself when it turns the connection away
