@@ -14,6 +14,7 @@ import dev.tether.transport.EventLoopScheduler;
 import io.netty.channel.EventLoop;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
@@ -132,6 +133,11 @@ public final class Dispatcher {
   /** The service registered under {@code name}; null for none. */
   ServiceHandler service(String name) {
     return services.get(name);
+  }
+
+  /** The names of the services calls reach. */
+  Set<String> serviceNames() {
+    return services.keySet();
   }
 
   /** The interceptors and observer of this server's calls, which see its stream openings too. */

@@ -2,13 +2,17 @@ package dev.tether.server;
 
 import dev.tether.CallContext;
 import dev.tether.ExecutionMode;
+import dev.tether.RawStreamService;
 import dev.tether.internal.CallDeadline;
 import dev.tether.spi.Scheduler;
 import dev.tether.spi.Ticker;
 import dev.tether.spi.WireProtocol;
 import io.netty.channel.Channel;
 import java.time.Duration;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Flow;
 
 /**
  * What a server offers the connections of one other protocol: its settings, its execution mode's
@@ -80,6 +84,11 @@ final class ProtocolHost implements WireProtocol.Host {
   }
 
   @Override
+  public Duration readerIdle() {
+    return Duration.ofNanos(admission.readerIdleNanos());
+  }
+
+  @Override
   public WireProtocol.TetherService tetherService(String name) {
     ServiceHandler service = dispatcher.service(name);
     return service == null ? null : new TetherCalls(service, settings.ticker());
@@ -101,6 +110,35 @@ final class ProtocolHost implements WireProtocol.Host {
         return service.handle(operation, payload, context);
       }
     }
+  }
+
+  @Override
+  public WireProtocol.TetherStreamService tetherStreamService(String name) {
+    RawStreamService service = admission.streams().service(name);
+    return service == null ? null : new TetherStreams(service);
+  }
+
+  /** A Tether stream service as another protocol opens its streams. */
+  private record TetherStreams(RawStreamService service)
+      implements WireProtocol.TetherStreamService {
+    @Override
+    public boolean hasOperation(String operation) {
+      return !(service instanceof TypedStreamService typed) || typed.hasOperation(operation);
+    }
+
+    @Override
+    public Flow.Publisher<byte[]> open(
+        String operation, byte[] request, Flow.Publisher<byte[]> inbound, CallContext context)
+        throws Exception {
+      return service.open(operation, request, inbound, context);
+    }
+  }
+
+  @Override
+  public Set<String> tetherServiceNames() {
+    Set<String> names = new TreeSet<>(dispatcher.serviceNames());
+    names.addAll(admission.streams().serviceNames());
+    return names;
   }
 
   @Override

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -126,6 +127,11 @@ public final class StreamRegistry {
 
   RawStreamService service(String name) {
     return services.get(name);
+  }
+
+  /** The names of the stream services. */
+  Set<String> serviceNames() {
+    return services.keySet();
   }
 
   int maxStreamsPerConnection() {

@@ -11,9 +11,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>What bounds it: each connection already keeps at most its in-flight limit (the {@code
  * maxConcurrentRequests} WELCOME announced) accepted, and refuses the rest; on top of that the
  * server as a whole runs at most {@code maxRunning} calls at once, datagrams included, so many
- * connections together cannot grow threads without bound either. A call beyond it is refused
- * (answered REFUSED, so the client knows it never ran and may send it elsewhere), as EXECUTOR
- * refuses work that finds its run queue full.
+ * connections together cannot grow threads without bound either. Another protocol's calls (gRPC)
+ * count against the same bound while their work holds a thread ({@link #threads()}). A call beyond
+ * it is refused (answered REFUSED, so the client knows it never ran and may send it elsewhere), as
+ * EXECUTOR refuses work that finds its run queue full.
  *
  * <p>Closing follows EXECUTOR's rules: from {@link #close} on, new calls are refused, and a call
  * whose thread has not yet reached it never starts (it is refused); calls running finish, unless
@@ -79,11 +80,38 @@ final class ThreadPerCall {
   }
 
   /**
-   * The threads, for another protocol's work (a gRPC call's events), which its connections' stream
-   * limits bound instead of {@link #start}'s count.
+   * The threads for another protocol's work (a gRPC call's events, which its protocol hands over
+   * one task at a time per call): each task holds one of the bound's places while it runs, as a
+   * Tether call does, so the calls of all protocols together never run more than the bound at once.
+   * A task beyond it is refused with {@link RejectedExecutionException}, and the protocol offers it
+   * again shortly: its call is under way and cannot be answered REFUSED.
    */
   Executor threads() {
-    return threads;
+    return counted;
+  }
+
+  private final Executor counted = this::executeCounted;
+
+  private void executeCounted(Runnable task) {
+    if (running.incrementAndGet() > maxRunning) {
+      release();
+      throw new RejectedExecutionException(
+          "the server runs " + maxRunning + " calls at once already");
+    }
+    try {
+      threads.execute(() -> runCounted(task));
+    } catch (RejectedExecutionException stopped) {
+      release();
+      throw stopped;
+    }
+  }
+
+  private void runCounted(Runnable task) {
+    try {
+      task.run();
+    } finally {
+      release();
+    }
   }
 
   /** Calls running now (or handed a thread that has not reached them yet). */

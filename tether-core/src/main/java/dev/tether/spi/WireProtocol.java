@@ -7,8 +7,10 @@ import dev.tether.observe.TetherEvent;
 import io.netty.channel.Channel;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Flow;
 
 /**
  * A protocol a server speaks on its stream endpoints beside Tether's own, chosen per connection by
@@ -105,6 +107,15 @@ public interface WireProtocol {
     }
 
     /**
+     * How long a connection may read nothing before the server closes it ({@code
+     * tether.server.readerIdle}); a protocol whose clients do not ping as Tether's do applies it as
+     * its own rules allow (gRPC: only while no call runs). Zero for never.
+     */
+    default Duration readerIdle() {
+      return Duration.ZERO;
+    }
+
+    /**
      * Counts {@code channel}, a connection of this protocol, in with the server's own: in {@code
      * server.status()} (under the protocol's {@link #name()}), its {@code maxConnections} and its
      * events (ACCEPTED now). The server closes the channel itself when it turns the connection away
@@ -119,6 +130,23 @@ public interface WireProtocol {
      * the server has none.
      */
     TetherService tetherService(String name);
+
+    /**
+     * The server's own Tether stream service of this name, for another protocol to open its streams
+     * (gRPC: as streaming methods of the service named by its identity); null when the server has
+     * none.
+     */
+    default TetherStreamService tetherStreamService(String name) {
+      return null;
+    }
+
+    /**
+     * The names of the server's own Tether services, stream services too: what another protocol
+     * serves under them (gRPC's health lists them); empty by default.
+     */
+    default Set<String> tetherServiceNames() {
+      return Set.of();
+    }
   }
 
   /** One of the server's own Tether services, as another protocol's calls reach it. */
@@ -133,6 +161,22 @@ public interface WireProtocol {
      * this thread inherit {@code context}'s deadline, as they do in a Tether call.
      */
     Object call(String operation, byte[] payload, CallContext context) throws Exception;
+  }
+
+  /** One of the server's own Tether stream services, as another protocol's streams reach it. */
+  interface TetherStreamService {
+    /** False when the service certainly has no stream of that name. */
+    boolean hasOperation(String operation);
+
+    /**
+     * Opens a stream on the calling thread (a service thread): the cold publisher of the items to
+     * send, which the caller subscribes to and asks items of as its client can take them. {@code
+     * inbound} publishes what the client sends on a bidirectional stream; cancelling the
+     * subscription tells the service the client went away. Throws what the service threw.
+     */
+    Flow.Publisher<byte[]> open(
+        String operation, byte[] request, Flow.Publisher<byte[]> inbound, CallContext context)
+        throws Exception;
   }
 
   /**

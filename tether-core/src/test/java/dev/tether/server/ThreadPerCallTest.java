@@ -1,6 +1,7 @@
 package dev.tether.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tether.ExecutionMode;
 import dev.tether.protocol.Request;
@@ -10,6 +11,7 @@ import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -85,6 +87,28 @@ class ThreadPerCallTest {
     assertThat(threads).hasSize(2);
     threads.forEach(Runnable::run);
     assertThat(runs).hasValue(3);
+  }
+
+  @Test
+  void anotherProtocolsWorkHoldsPlacesOfTheSameBoundAsTetherCalls() {
+    Dispatcher d = dispatcher(2);
+    Executor grpc = d.protocolExecutor(null, null);
+    grpc.execute(runs::incrementAndGet);
+    d.dispatch(request(1), Peer.UNKNOWN, responder, null);
+    d.dispatch(request(2), Peer.UNKNOWN, responder, null);
+
+    assertThat(threads).hasSize(2);
+    assertThat(statuses()).as("the gRPC task holds a place").containsExactly(Status.REFUSED);
+    assertThatThrownBy(() -> grpc.execute(runs::incrementAndGet))
+        .as("offered again later by its protocol, never run beyond the bound")
+        .isInstanceOf(RejectedExecutionException.class);
+
+    threads.poll().run(); // the gRPC task ends: its place is free again
+    grpc.execute(runs::incrementAndGet);
+    assertThat(threads).hasSize(2);
+    threads.forEach(Runnable::run);
+    assertThat(runs).hasValue(3);
+    assertThat(statuses()).containsExactly(Status.REFUSED, Status.OK);
   }
 
   @Test

@@ -89,6 +89,9 @@ final class GrpcConnection extends Http2ConnectionHandler {
   /** True once a drain began; then the connection closes when its last stream does. */
   private boolean draining;
 
+  /** The server's reader idle on this connection; null when it has none. */
+  private IdleWatch idle;
+
   /**
    * gRPC's graceful shutdown (any thread): a GOAWAY naming the highest stream id, so the client
    * stops opening streams, and a PING; at its answer, a second GOAWAY with the last stream really
@@ -178,6 +181,23 @@ final class GrpcConnection extends Http2ConnectionHandler {
     }
   }
 
+  /**
+   * Nothing read and no call run for the server's reader idle: a GOAWAY naming the last stream
+   * (none runs, so the client loses nothing and opens a new connection for its next call), then the
+   * close.
+   */
+  private void idleTooLong() {
+    if (draining) {
+      return;
+    }
+    draining = true;
+    hosted.emit(
+        TetherEvent.Kind.GOAWAY_SENT,
+        "client idle for the server's reader idle: GOAWAY, then the close",
+        null);
+    goAwayAndClose(connection().remote().lastStreamCreated(), Http2Error.NO_ERROR, "idle");
+  }
+
   /** gRPC's answer to a client that pings too often (gRFC A8), then the connection's end. */
   private void tooManyPings() {
     pingedOut = true;
@@ -264,10 +284,20 @@ final class GrpcConnection extends Http2ConnectionHandler {
         .incrementWindowSize(whole, WINDOW - decoder().flowController().windowSize(whole));
     handshake = HandshakeDeadline.start(ctx, host, hosted);
     hosted.onRefused(this::refused);
+    idle = IdleWatch.start(ctx, host, () -> connection().numActiveStreams(), this::idleTooLong);
     long age = host.drawConnectionAge().toNanos();
     if (age > 0) {
       onLoopAfter(age, this::aged);
     }
+  }
+
+  /** Any bytes count as life for the reader idle: once per read burst, not per frame. */
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+    if (idle != null) {
+      idle.active();
+    }
+    super.channelReadComplete(ctx);
   }
 
   /**
@@ -371,6 +401,9 @@ final class GrpcConnection extends Http2ConnectionHandler {
       GrpcServerCall<?, ?> call = callOf(stream);
       if (call != null) {
         call.streamClosed();
+      }
+      if (idle != null) {
+        idle.active();
       }
       // Netty counts the stream active until its listeners have run: look on the next turn.
       ctx.executor().execute(GrpcConnection.this::closeIfDrained);

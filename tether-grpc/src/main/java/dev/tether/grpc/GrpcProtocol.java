@@ -25,20 +25,39 @@ final class GrpcProtocol implements WireProtocol {
   private final int maxInboundMetadataSize;
   private final PingPolicy.Permit pings;
 
-  /** Runs first when a drain begins (health turns NOT_SERVING). */
-  private final Runnable draining;
+  /** Follows the server's life (health, when asked for). */
+  private final Life life;
+
+  /** What follows the server's life as its gRPC connections see it; any thread. */
+  interface Life {
+    /** Follows nothing. */
+    Life NONE =
+        new Life() {
+          @Override
+          public void serving(WireProtocol.Host server) {}
+
+          @Override
+          public void draining() {}
+        };
+
+    /** A connection is about to be served by {@code server}: before its first request is read. */
+    void serving(WireProtocol.Host server);
+
+    /** The server's drain begins, before any connection hears of it. */
+    void draining();
+  }
 
   GrpcProtocol(
       Map<String, ServerMethodDefinition<?, ?>> methods,
       int maxInboundMessageSize,
       int maxInboundMetadataSize,
       PingPolicy.Permit pings,
-      Runnable draining) {
+      Life life) {
     this.pings = pings;
     this.methods = methods;
     this.maxInboundMessageSize = maxInboundMessageSize;
     this.maxInboundMetadataSize = maxInboundMetadataSize;
-    this.draining = draining;
+    this.life = life;
   }
 
   @Override
@@ -62,6 +81,7 @@ final class GrpcProtocol implements WireProtocol {
 
   @Override
   public void serve(Channel channel, Host server) {
+    life.serving(server);
     GrpcConnection connection =
         new GrpcConnection.Builder(methods, maxInboundMessageSize, server, server.admit(channel))
             .maxHeaderListSize(maxInboundMetadataSize)
@@ -75,7 +95,7 @@ final class GrpcProtocol implements WireProtocol {
   /** gRPC's graceful shutdown on every open connection; completes when all have closed. */
   @Override
   public CompletableFuture<Void> drain() {
-    draining.run();
+    life.draining();
     return CompletableFuture.allOf(
         open.stream().map(GrpcConnection::drain).toArray(CompletableFuture[]::new));
   }

@@ -34,17 +34,19 @@ final class GrpcRequests {
 
   /** A new request stream: the method it names, if it is a gRPC request for a known method. */
   void open(Http2Stream stream, Http2Headers headers, boolean endOfStream) {
+    CharSequence path = headers.path();
+    String name = path != null && path.length() > 1 ? path.toString().substring(1) : "";
     if (!"POST".contentEquals(headers.method() == null ? "" : headers.method())) {
       httpError(stream, endOfStream, "405", "gRPC requires POST, not " + headers.method());
+      ServedAtOnce.count(connection, name, headers, "HTTP_405");
       return;
     }
     CharSequence contentType = headers.get("content-type");
     if (!GrpcHeaders.isGrpc(contentType)) {
       httpError(stream, endOfStream, "415", "unsupported content-type: " + contentType);
+      ServedAtOnce.count(connection, name, headers, "HTTP_415");
       return;
     }
-    CharSequence path = headers.path();
-    String name = path != null && path.length() > 1 ? path.toString().substring(1) : "";
     ServerMethodDefinition<?, ?> method = methods.get(name);
     if (method == null) {
       method = TetherMethods.find(connection.host(), name);
@@ -55,6 +57,7 @@ final class GrpcRequests {
           endOfStream,
           Status.UNIMPLEMENTED.withDescription("Method not found: " + name),
           new Metadata());
+      ServedAtOnce.count(connection, name, headers, Status.Code.UNIMPLEMENTED.name());
       return;
     }
     CharSequence encoding = headers.get(GrpcHeaders.ENCODING);
@@ -69,6 +72,7 @@ final class GrpcRequests {
           endOfStream,
           Status.UNIMPLEMENTED.withDescription("unsupported grpc-encoding: " + encoding),
           accept);
+      ServedAtOnce.count(connection, name, headers, Status.Code.UNIMPLEMENTED.name());
       return;
     }
     long timeoutNanos;
@@ -77,6 +81,7 @@ final class GrpcRequests {
     } catch (IllegalArgumentException malformed) {
       trailersOnly(
           stream, endOfStream, Status.INTERNAL.withDescription(malformed.getMessage()), null);
+      ServedAtOnce.count(connection, name, headers, Status.Code.INTERNAL.name());
       return;
     }
     GrpcCallContext context =

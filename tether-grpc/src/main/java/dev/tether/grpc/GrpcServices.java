@@ -62,9 +62,10 @@ public final class GrpcServices {
 
   /**
    * Serves {@code grpc.health.v1.Health} (Check and Watch, for Kubernetes probes and meshes) with
-   * grpc-java's own implementation: SERVING for "" and for each service registered here while the
-   * server runs, NOT_SERVING for all once a graceful shutdown begins, NOT_FOUND for other names.
-   * Needs {@code io.grpc:grpc-services} on the class path.
+   * grpc-java's own implementation: SERVING for "" and for each service registered here, and each
+   * of the server's own Tether services by its identity, while the server runs; NOT_SERVING for all
+   * once a graceful shutdown begins, NOT_FOUND for other names. Needs {@code io.grpc:grpc-services}
+   * on the class path.
    */
   public GrpcServices health() {
     if (health == null) {
@@ -139,13 +140,13 @@ public final class GrpcServices {
     if (reflection != null) {
       reflection.hosting(definitions);
     }
-    Runnable draining = () -> {};
+    GrpcProtocol.Life life = GrpcProtocol.Life.NONE;
     if (health != null) {
       health.serving(serviceNames);
-      draining = health::draining;
+      life = health;
     }
     return server.wireProtocol(
         new GrpcProtocol(
-            Map.copyOf(methods), maxInboundMessageSize, maxInboundMetadataSize, pings, draining));
+            Map.copyOf(methods), maxInboundMessageSize, maxInboundMetadataSize, pings, life));
   }
 }

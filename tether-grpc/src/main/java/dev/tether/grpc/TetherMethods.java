@@ -18,8 +18,10 @@ import java.util.concurrent.CompletionStage;
 /**
  * The server's own Tether services as gRPC services: the path {@code /identity/operation} of a
  * Tether service the server hosts is a unary method whose request and response messages are the
- * payload bytes a Tether client would send and get (what the service's codec reads and writes).
- * Methods registered through grpc-java's API win over a Tether service of the same name.
+ * payload bytes a Tether client would send and get (what the service's codec reads and writes). A
+ * stream of one of its Tether stream services is a streaming method ({@link TetherStreamCall}).
+ * Methods registered through grpc-java's API win over a Tether service of the same name, and a
+ * Tether service's operations over a stream service's of the same name.
  */
 final class TetherMethods {
   /** Messages as they are: the payload bytes. */
@@ -52,10 +54,11 @@ final class TetherMethods {
     if (slash <= 0 || slash == fullName.length() - 1) {
       return null;
     }
-    WireProtocol.TetherService service = host.tetherService(fullName.substring(0, slash));
+    String name = fullName.substring(0, slash);
+    WireProtocol.TetherService service = host.tetherService(name);
     String operation = fullName.substring(slash + 1);
     if (service == null || !service.hasOperation(operation)) {
-      return null;
+      return TetherStreamCall.find(host, fullName, name, operation);
     }
     MethodDescriptor<byte[], byte[]> method =
         MethodDescriptor.<byte[], byte[]>newBuilder()

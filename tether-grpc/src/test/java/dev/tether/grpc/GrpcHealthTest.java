@@ -21,7 +21,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** {@code health()}: grpc.health.v1 following the server, through grpc-java's generated stubs. */
+/**
+ * {@code health()}: grpc.health.v1 following the server, for its gRPC services and its own Tether
+ * services alike, through grpc-java's generated stubs.
+ */
 @Timeout(60)
 class GrpcHealthTest {
   private TetherServer server;
@@ -33,7 +36,11 @@ class GrpcHealthTest {
         TetherGrpc.server()
             .service(new InteropService().definition())
             .health()
-            .configure(TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0"))
+            .configure(
+                TetherServer.builder()
+                    .endpoints("tcp -h 127.0.0.1 -p 0")
+                    .service("echo", (operation, payload, ctx) -> payload)
+                    .streamService("ticks", (operation, request, inbound, ctx) -> inbound))
             .build()
             .start();
     channel =
@@ -76,6 +83,21 @@ class GrpcHealthTest {
         CompletableFuture.runAsync(() -> server.shutdownGracefully(Duration.ofSeconds(30)));
 
     // The watch is a call in flight: the drain waits for it, and it hears the change first.
+    assertThat(watch.next().getStatus()).isEqualTo(ServingStatus.NOT_SERVING);
+    channel.shutdownNow();
+    shutdown.get(20, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void theServersTetherServicesAreServingByIdentityUntilTheDrainBegins() throws Exception {
+    assertThat(stub().check(of("echo")).getStatus()).isEqualTo(ServingStatus.SERVING);
+    assertThat(stub().check(of("ticks")).getStatus()).isEqualTo(ServingStatus.SERVING);
+    Iterator<HealthCheckResponse> watch = stub().watch(of("echo"));
+    assertThat(watch.next().getStatus()).isEqualTo(ServingStatus.SERVING);
+
+    CompletableFuture<Void> shutdown =
+        CompletableFuture.runAsync(() -> server.shutdownGracefully(Duration.ofSeconds(30)));
+
     assertThat(watch.next().getStatus()).isEqualTo(ServingStatus.NOT_SERVING);
     channel.shutdownNow();
     shutdown.get(20, TimeUnit.SECONDS);

@@ -2,8 +2,14 @@ package dev.tether.virtualthreads;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
+import dev.tether.Attempt;
 import dev.tether.ExecutionMode;
+import dev.tether.Proxy;
+import dev.tether.Tether;
+import dev.tether.TetherException;
 import dev.tether.TetherServer;
 import dev.tether.grpc.TetherGrpc;
 import io.grpc.CallOptions;
@@ -17,6 +23,7 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -106,6 +113,82 @@ class GrpcVirtualThreadsTest {
               .startsWith("true tether-service-virtual-");
         }
         assertThat(arrived.getCount()).isZero();
+      } finally {
+        channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+      }
+    }
+  }
+
+  /**
+   * The server's bound on calls running at once (its {@code maxConcurrentRequests}) counts gRPC
+   * calls holding a thread beside Tether's: with two gRPC calls blocked on a bound of two, a Tether
+   * call is refused without running; once they end, it runs.
+   */
+  @Test
+  void grpcCallsHoldPlacesOfTheBoundTetherCallsAreCountedAgainst() throws Exception {
+    CountDownLatch arrived = new CountDownLatch(2);
+    CountDownLatch release = new CountDownLatch(1);
+    ServerServiceDefinition service =
+        ServerServiceDefinition.builder("tether.testing.Virtual")
+            .addMethod(
+                WAIT,
+                ServerCalls.asyncUnaryCall(
+                    (request, out) -> {
+                      arrived.countDown();
+                      try {
+                        release.await(30, TimeUnit.SECONDS);
+                      } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                      }
+                      out.onNext(request);
+                      out.onCompleted();
+                    }))
+            .build();
+    try (TetherServer server =
+            TetherGrpc.server()
+                .service(service)
+                .configure(
+                    TetherServer.builder()
+                        .endpoints("tcp -h 127.0.0.1 -p 0")
+                        .service("echo", (operation, payload, ctx) -> payload)
+                        .maxConcurrentRequests(2)
+                        .executionMode(ExecutionMode.VIRTUAL_THREADS))
+                .build()
+                .start();
+        Tether tether = Tether.create()) {
+      ManagedChannel channel =
+          ManagedChannelBuilder.forAddress("127.0.0.1", server.endpoints().get(0).port())
+              .usePlaintext()
+              .build();
+      try {
+        List<Future<byte[]>> blocked = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+          blocked.add(
+              ClientCalls.futureUnaryCall(
+                  channel.newCall(
+                      WAIT, CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS)),
+                  new byte[] {(byte) i}));
+        }
+        assertThat(arrived.await(20, TimeUnit.SECONDS)).isTrue();
+        Proxy echo =
+            tether.proxy(server.proxyString("echo")).withInvocationTimeout(Duration.ofSeconds(1));
+
+        assertThatThrownBy(() -> echo.invoke("echo", new byte[] {7}))
+            .isInstanceOfSatisfying(
+                TetherException.class,
+                e ->
+                    assertThat(e.attempts())
+                        .extracting(Attempt::outcome)
+                        .contains(Attempt.Outcome.REFUSED));
+
+        release.countDown();
+        for (Future<byte[]> answer : blocked) {
+          answer.get(20, TimeUnit.SECONDS);
+        }
+        await()
+            .atMost(Duration.ofSeconds(10))
+            .untilAsserted(
+                () -> assertThat(echo.invoke("echo", new byte[] {7})).containsExactly(7));
       } finally {
         channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
       }
