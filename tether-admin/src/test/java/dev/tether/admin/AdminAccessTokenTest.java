@@ -22,6 +22,7 @@ class AdminAccessTokenTest {
    * first tick on the page's one worker: seconds, on a loaded two-core machine.
    */
   private static final Duration PATIENCE = Duration.ofSeconds(30);
+
   private final HttpClient http = HttpClient.newHttpClient();
   private TetherServer server;
   private TetherAdmin admin;
@@ -51,8 +52,7 @@ class AdminAccessTokenTest {
 
   private HttpResponse<String> get(String path, String authorization) throws Exception {
     HttpRequest.Builder request =
-        HttpRequest.newBuilder(URI.create(admin.url()).resolve(path))
-            .timeout(PATIENCE);
+        HttpRequest.newBuilder(URI.create(admin.url()).resolve(path)).timeout(PATIENCE);
     if (authorization != null) {
       request.header("Authorization", authorization);
     }
