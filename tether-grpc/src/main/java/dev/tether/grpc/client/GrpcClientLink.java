@@ -8,6 +8,7 @@ import io.grpc.StatusException;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
+import io.netty.channel.SingleThreadEventLoop;
 import io.netty.handler.codec.http2.AbstractHttp2ConnectionHandlerBuilder;
 import io.netty.handler.codec.http2.Http2CodecUtil;
 import io.netty.handler.codec.http2.Http2ConnectionAdapter;
@@ -58,6 +59,15 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
 
   /** True once the server's first SETTINGS arrived. */
   private boolean ready;
+
+  /** True while a flush waits for the end of this event-loop turn; the loop's. */
+  private boolean flushQueued;
+
+  private final Runnable flushQueuedWrites =
+      () -> {
+        flushQueued = false;
+        flush(ctx);
+      };
 
   private GrpcClientLink(
       Http2ConnectionDecoder decoder,
@@ -137,7 +147,24 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
       return;
     }
     open(call);
-    flush(ctx);
+    flushAfterThisTurn();
+  }
+
+  /**
+   * One flush for every call the loop writes in this turn: at many calls in flight each call's
+   * write is its own loop task, and a flush each cost a syscall here and a read at the server per
+   * call.
+   */
+  private void flushAfterThisTurn() {
+    if (flushQueued) {
+      return;
+    }
+    flushQueued = true;
+    if (ctx.channel().eventLoop() instanceof SingleThreadEventLoop loop) {
+      loop.executeAfterEventLoopIteration(flushQueuedWrites);
+    } else {
+      ctx.executor().execute(flushQueuedWrites);
+    }
   }
 
   @Override
