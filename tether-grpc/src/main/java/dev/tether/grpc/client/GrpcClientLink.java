@@ -10,7 +10,10 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.SingleThreadEventLoop;
 import io.netty.handler.codec.http2.AbstractHttp2ConnectionHandlerBuilder;
+import io.netty.handler.codec.http2.DefaultHttp2Connection;
+import io.netty.handler.codec.http2.DefaultHttp2RemoteFlowController;
 import io.netty.handler.codec.http2.Http2CodecUtil;
+import io.netty.handler.codec.http2.Http2Connection;
 import io.netty.handler.codec.http2.Http2ConnectionAdapter;
 import io.netty.handler.codec.http2.Http2ConnectionDecoder;
 import io.netty.handler.codec.http2.Http2ConnectionEncoder;
@@ -21,6 +24,8 @@ import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2Stream;
+import io.netty.handler.codec.http2.UniformStreamByteDistributor;
+import io.netty.util.AsciiString;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.collection.IntObjectMap;
 import java.nio.charset.StandardCharsets;
@@ -59,6 +64,9 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
 
   /** True once the server's first SETTINGS arrived. */
   private boolean ready;
+
+  /** The server's {@code :authority}, the same for every call; made at the first. */
+  private AsciiString authority;
 
   /** True while a flush waits for the end of this event-loop turn; the loop's. */
   private boolean flushQueued;
@@ -213,7 +221,7 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
     ChannelPromise headersWritten = ctx.newPromise();
     encoder()
         .writeHeaders(
-            ctx, id, RequestHeaders.of(call, request, owner.authority()), 0, false, headersWritten);
+            ctx, id, RequestHeaders.of(call, request, authority()), 0, false, headersWritten);
     if (headersWritten.isDone() && !headersWritten.isSuccess()) {
       notWritten(id, headersWritten.cause());
       return;
@@ -242,6 +250,13 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
           }
         });
     encoder().writeData(ctx, id, data, 0, true, written);
+  }
+
+  private AsciiString authority() {
+    if (authority == null) {
+      authority = new AsciiString(owner.authority());
+    }
+    return authority;
   }
 
   /** The request did not leave whole: the server cannot have run it. */
@@ -607,9 +622,23 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
     Builder(ClientWireProtocol.Connection owner, KeepalivePolicy keepalive) {
       this.owner = owner;
       this.keepalive = keepalive;
-      server(false);
+      connection(clientConnection());
       gracefulShutdownTimeoutMillis(0);
       initialSettings(Http2Settings.defaultSettings().initialWindowSize(WINDOW).pushEnabled(false));
+    }
+
+    /**
+     * A client's HTTP/2 connection whose DATA is shared out evenly among streams: gRPC sends no
+     * priorities, and the default weighted tree cost work on every stream's open and close.
+     */
+    private static Http2Connection clientConnection() {
+      DefaultHttp2Connection connection = new DefaultHttp2Connection(false);
+      connection
+          .remote()
+          .flowController(
+              new DefaultHttp2RemoteFlowController(
+                  connection, new UniformStreamByteDistributor(connection)));
+      return connection;
     }
 
     @Override

@@ -4,9 +4,11 @@ import dev.tether.grpc.GrpcHeaders;
 import dev.tether.spi.ClientWireProtocol;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.util.AsciiString;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The HEADERS that open a call's stream: gRPC's pseudo-headers and content type, what is left of
@@ -18,21 +20,39 @@ final class RequestHeaders {
   private static final Set<String> RESERVED =
       Set.of("content-type", "te", "user-agent", GrpcHeaders.TIMEOUT, "grpc-encoding");
 
+  private static final AsciiString POST = AsciiString.cached("POST");
+  private static final AsciiString HTTP = AsciiString.cached("http");
+  private static final AsciiString CONTENT_TYPE = AsciiString.cached("content-type");
+  private static final AsciiString GRPC = AsciiString.cached(GrpcHeaders.CONTENT_TYPE);
+  private static final AsciiString TE = AsciiString.cached("te");
+  private static final AsciiString TRAILERS = AsciiString.cached("trailers");
+  private static final AsciiString USER_AGENT = AsciiString.cached("user-agent");
+  private static final AsciiString AGENT = AsciiString.cached("tether-grpc");
+  private static final AsciiString TIMEOUT = AsciiString.cached(GrpcHeaders.TIMEOUT);
+
+  /** Operations' {@code :path}s, made once: a program calls few methods, each many times. */
+  private static final Map<String, AsciiString> PATHS = new ConcurrentHashMap<>();
+
+  /** Paths kept at most; a program making up method names cannot grow the map without end. */
+  private static final int MAX_PATHS = 4096;
+
   private RequestHeaders() {}
 
+  /**
+   * The HEADERS of {@code call} to {@code authority}; the constant ones are shared, not rebuilt.
+   */
   static Http2Headers of(
-      ClientWireProtocol.Call call, Envelopes.Request request, String authority) {
+      ClientWireProtocol.Call call, Envelopes.Request request, AsciiString authority) {
     Http2Headers h =
         new DefaultHttp2Headers()
-            .method("POST")
-            .scheme("http")
-            .path("/" + call.operation())
+            .method(POST)
+            .scheme(HTTP)
+            .path(pathOf(call.operation()))
             .authority(authority);
-    h.set("content-type", GrpcHeaders.CONTENT_TYPE).set("te", "trailers");
-    h.set("user-agent", "tether-grpc");
+    h.add(CONTENT_TYPE, GRPC).add(TE, TRAILERS).add(USER_AGENT, AGENT);
     long millis = call.remainingMillis();
     if (millis > 0) {
-      h.set(GrpcHeaders.TIMEOUT, timeout(millis));
+      h.add(TIMEOUT, timeout(millis));
     }
     for (Map.Entry<CharSequence, CharSequence> m : request.metadata()) {
       addMetadata(h, m.getKey().toString(), m.getValue());
@@ -41,6 +61,17 @@ final class RequestHeaders {
       addMetadata(h, m.getKey().toLowerCase(Locale.ROOT), m.getValue());
     }
     return h;
+  }
+
+  private static AsciiString pathOf(String operation) {
+    AsciiString path = PATHS.get(operation);
+    if (path == null) {
+      path = new AsciiString("/" + operation);
+      if (PATHS.size() < MAX_PATHS) {
+        PATHS.put(operation, path);
+      }
+    }
+    return path;
   }
 
   private static void addMetadata(Http2Headers h, String name, CharSequence value) {
