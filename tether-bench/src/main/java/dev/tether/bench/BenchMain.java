@@ -141,7 +141,12 @@ public final class BenchMain implements Callable<Integer> {
   public Integer call() throws Exception {
     List<SystemSpec> catalog = SystemCatalog.all();
     if (list) {
-      catalog.forEach(spec -> out.println(spec.name()));
+      catalog.forEach(
+          spec ->
+              out.println(
+                  spec.description().isEmpty()
+                      ? spec.name()
+                      : String.format(Locale.ROOT, "%-26s %s", spec.name(), spec.description())));
       return 0;
     }
     List<Scenario> scenarios = scenarios(selectSystems(catalog));

@@ -4,14 +4,12 @@ import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerServiceDefinition;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
-import java.net.InetSocketAddress;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -114,23 +112,25 @@ final class GrpcStreams {
 
   /** One channel, one connection; the streams share it. */
   static final class Client implements StreamClient {
-    private final boolean direct;
+    private final ChannelSource source;
 
     /** Non-null once {@link #connect} has run. */
     private ManagedChannel channel;
 
+    private CallOptions options = CallOptions.DEFAULT;
+
     Client(boolean direct) {
-      this.direct = direct;
+      this(ChannelSource.grpcJava(direct));
+    }
+
+    Client(ChannelSource source) {
+      this.source = source;
     }
 
     @Override
     public void connect(int port) {
-      NettyChannelBuilder builder =
-          NettyChannelBuilder.forAddress(new InetSocketAddress("127.0.0.1", port)).usePlaintext();
-      if (direct) {
-        builder.directExecutor();
-      }
-      channel = builder.build();
+      channel = source.open(port);
+      options = source.callOptions();
       ClientCalls.blockingUnaryCall(
           channel, GrpcSystem.ECHO, CallOptions.DEFAULT, new byte[0]); // connect now
     }
@@ -139,25 +139,26 @@ final class GrpcStreams {
     public Cancellable feed(int itemBytes, StreamMeter.Sink sink) {
       Metered observer = new Metered(sink, 0);
       ClientCalls.asyncServerStreamingCall(
-          channel.newCall(FEED, CallOptions.DEFAULT), StampedItems.request(itemBytes), observer);
+          channel.newCall(FEED, options), StampedItems.request(itemBytes), observer);
       return observer::cancel;
     }
 
     @Override
     public Cancellable echo(int itemBytes, StreamMeter.Sink sink) {
       Metered observer = new Metered(sink, itemBytes);
-      ClientCalls.asyncBidiStreamingCall(channel.newCall(ECHO, CallOptions.DEFAULT), observer);
+      ClientCalls.asyncBidiStreamingCall(channel.newCall(ECHO, options), observer);
       return observer::cancel;
     }
 
     @Override
     public void close() {
       GrpcSystem.shutDown(channel);
+      source.close();
     }
 
     @Override
     public String toString() {
-      return "grpc " + (direct ? "direct" : "default");
+      return source.toString();
     }
   }
 

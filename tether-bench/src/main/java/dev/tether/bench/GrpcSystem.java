@@ -8,7 +8,6 @@ import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
 import io.grpc.Server;
 import io.grpc.ServerServiceDefinition;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.ProtoUtils;
 import io.grpc.stub.ClientCalls;
@@ -94,7 +93,7 @@ final class GrpcSystem {
   }
 
   /** gRPC-java's own server with {@link #echoService()}. */
-  private static final class GrpcServer implements BenchServer {
+  static final class GrpcServer implements BenchServer {
     private final boolean direct;
 
     /** Non-null once {@link #start()} has run. */
@@ -128,27 +127,32 @@ final class GrpcSystem {
     }
   }
 
-  /** grpc-java's client on one channel; the same client measures every server that speaks gRPC. */
+  /**
+   * A gRPC client on one channel, grpc-java's own or another {@link ChannelSource}'s; the same
+   * client measures every server that speaks gRPC.
+   */
   static final class GrpcClient implements BenchClient {
-    private final boolean direct;
+    private final ChannelSource source;
     private final boolean protobuf;
 
     /** Non-null once {@link #connect} has run. */
     private ManagedChannel channel;
 
+    private CallOptions options = CallOptions.DEFAULT;
+
     GrpcClient(boolean direct, boolean protobuf) {
-      this.direct = direct;
+      this(ChannelSource.grpcJava(direct), protobuf);
+    }
+
+    GrpcClient(ChannelSource source, boolean protobuf) {
+      this.source = source;
       this.protobuf = protobuf;
     }
 
     @Override
     public void connect(int port) {
-      NettyChannelBuilder builder =
-          NettyChannelBuilder.forAddress(new InetSocketAddress(LOOPBACK, port)).usePlaintext();
-      if (direct) {
-        builder.directExecutor();
-      }
-      channel = builder.build();
+      channel = source.open(port);
+      options = source.callOptions();
       // Connect now, not on the first measured call.
       ClientCalls.blockingUnaryCall(channel, ECHO, CallOptions.DEFAULT, new byte[0]);
     }
@@ -165,23 +169,22 @@ final class GrpcSystem {
                         payload)) // the caller leaves it untouched until the reply
                 .build();
         ClientCalls.asyncUnaryCall(
-            channel.newCall(ECHO_MESSAGE, CallOptions.DEFAULT),
-            request,
-            new MessageObserver(handler));
+            channel.newCall(ECHO_MESSAGE, options), request, new MessageObserver(handler));
       } else {
         ClientCalls.asyncUnaryCall(
-            channel.newCall(ECHO, CallOptions.DEFAULT), payload, new BytesObserver(handler));
+            channel.newCall(ECHO, options), payload, new BytesObserver(handler));
       }
     }
 
     @Override
     public void close() {
       GrpcSystem.shutDown(channel);
+      source.close();
     }
 
     @Override
     public String toString() {
-      return "grpc " + (protobuf ? "protobuf " : "") + (direct ? "direct" : "default");
+      return source + (protobuf ? " protobuf" : "");
     }
   }
 

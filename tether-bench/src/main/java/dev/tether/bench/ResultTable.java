@@ -16,11 +16,13 @@ import java.util.Optional;
  * against {@code grpc protobuf default}), Dubbo ({@code dubbo typed} for typed rows, {@code dubbo
  * bytes} otherwise), raw Netty, and for typed rows {@code tether default}. A Tether server speaking
  * gRPC ({@code tether-grpc direct}, {@code tether-grpc default}) is compared the same way, so its
- * Tether/gRPC column sets it against gRPC-java's own server under the same client.
+ * Tether/gRPC column sets it against gRPC-java's own server under the same client; so are Tether's
+ * gRPC channel's rows ({@code tchan>grpc}, {@code tchan>tether-grpc}), against gRPC-java's client
+ * and server.
  */
 final class ResultTable {
 
-  private static final String ROW_FORMAT = "%-21s %7s %4s %10s %8s %8s %9s %7s %7s %7s";
+  private static final String ROW_FORMAT = "%-26s %7s %4s %10s %8s %8s %9s %7s %7s %7s";
   private static final String RATIO_FORMAT = " %11s %12s %10s %13s";
   private static final String TYPED_SETTING = "typed";
 
@@ -198,9 +200,15 @@ final class ResultTable {
     return results.stream().anyMatch(result -> isTetherServer(result.scenario().system()));
   }
 
-  /** A Tether server, whether it speaks Tether's protocol or gRPC (to gRPC-java's client). */
+  /**
+   * A Tether server, whether it speaks Tether's protocol or gRPC (to gRPC-java's client), or
+   * Tether's gRPC channel (to either server).
+   */
   private static boolean isTetherServer(SystemSpec spec) {
-    return spec.family().equals(SystemSpec.TETHER) || spec.family().equals(SystemSpec.TETHER_GRPC);
+    return spec.family().equals(SystemSpec.TETHER)
+        || spec.family().equals(SystemSpec.TETHER_GRPC)
+        || spec.family().equals(SystemSpec.TETHER_CHANNEL_TO_GRPC)
+        || spec.family().equals(SystemSpec.TETHER_CHANNEL_TO_TETHER_GRPC);
   }
 
   private static String ratioText(Optional<Double> ratio) {

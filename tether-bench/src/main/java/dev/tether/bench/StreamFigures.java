@@ -73,7 +73,9 @@ public final class StreamFigures implements Callable<Integer> {
       split = ",",
       paramLabel = "NAME",
       description =
-          "tether, grpc-direct, grpc-default, tether-grpc-direct, tether-grpc-default (default: all).")
+          "tether, grpc-direct, grpc-default, tether-grpc-direct, tether-grpc-default, and Tether's"
+              + " gRPC channel against either server: tchan>grpc-direct, tchan>grpc-default,"
+              + " tchan>tether-grpc-direct, tchan>tether-grpc-default (default: all).")
   List<String> systems = new ArrayList<>();
 
   @Option(
@@ -135,6 +137,9 @@ public final class StreamFigures implements Callable<Integer> {
                     + scenario.placement().label()
                     + ")");
             for (StreamScenario.Shape shape : shapes) {
+              if (!scenario.system().runs(shape)) {
+                continue;
+              }
               runner.warmUp(
                   new StreamScenario(scenario.system(), shape, 16, scenario.placement()),
                   warmup.plus(measure));
@@ -199,13 +204,17 @@ public final class StreamFigures implements Callable<Integer> {
       throw new CommandLine.ParameterException(
           new CommandLine(this),
           "--systems selects none of tether, grpc-direct, grpc-default, tether-grpc-direct,"
-              + " tether-grpc-default");
+              + " tether-grpc-default, tchan>grpc-direct, tchan>grpc-default,"
+              + " tchan>tether-grpc-direct, tchan>tether-grpc-default");
     }
     List<StreamScenario> scenarios = new ArrayList<>();
     for (Placement placement : placements) {
       for (StreamScenario.StreamSystem system : selected) {
         for (StreamScenario.Shape shape : shapes) {
           for (int n : streams) {
+            if (!system.runs(shape)) {
+              continue;
+            }
             scenarios.add(new StreamScenario(system, shape, n, placement));
           }
         }

@@ -10,7 +10,7 @@ import java.util.Optional;
  * gRPC setting's for the same shape and stream count.
  */
 final class StreamTable {
-  private static final String FORMAT = "%-19s %-14s %7s %12s %9s %9s %9s %7s %7s %11s %12s%n";
+  private static final String FORMAT = "%-25s %-14s %7s %12s %9s %9s %9s %7s %7s %11s %12s%n";
 
   private StreamTable() {}
 
@@ -47,8 +47,8 @@ final class StreamTable {
               number(r.totalCpuMicrosPerItem(), 2),
               twoProcess ? number(r.cpuMicrosPerItem(false), 2) : "",
               twoProcess ? number(r.cpuMicrosPerItem(true), 2) : "",
-              s.system().isTether() ? ratio(r, results, "grpc direct") : "",
-              s.system().isTether() ? ratio(r, results, "grpc default") : ""));
+              s.system().comparedWithGrpc() ? ratio(r, results, "grpc direct") : "",
+              s.system().comparedWithGrpc() ? ratio(r, results, "grpc default") : ""));
     }
     results.stream()
         .filter(r -> !r.clean())

@@ -16,6 +16,7 @@ public final class SystemCatalog {
     specs.addAll(DubboSystem.specs());
     specs.addAll(TetherSystems.specs());
     specs.addAll(TetherGrpcSystems.specs());
+    specs.addAll(TetherChannelSystems.specs());
     return List.copyOf(specs);
   }
 

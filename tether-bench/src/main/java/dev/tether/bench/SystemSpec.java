@@ -13,12 +13,14 @@ import java.util.function.Supplier;
  *     when the family has a single setting
  * @param server creates a new, not yet started server
  * @param client creates a new, not yet connected client for that server
+ * @param description what {@code --list} says of a name that does not explain itself; may be empty
  */
 public record SystemSpec(
     String family,
     String setting,
     Supplier<? extends BenchServer> server,
-    Supplier<? extends BenchClient> client) {
+    Supplier<? extends BenchClient> client,
+    String description) {
 
   /** Hand-written length-prefixed frames over Netty: the practical limit. */
   public static final String RAW_NETTY = "raw-netty";
@@ -35,11 +37,27 @@ public record SystemSpec(
   /** A Tether server serving gRPC, measured with gRPC-java's client. */
   public static final String TETHER_GRPC = "tether-grpc";
 
+  /** Tether's gRPC channel (a Tether proxy's connections) calling gRPC-java's server. */
+  public static final String TETHER_CHANNEL_TO_GRPC = "tchan>grpc";
+
+  /** Tether's gRPC channel calling a Tether server that serves gRPC. */
+  public static final String TETHER_CHANNEL_TO_TETHER_GRPC = "tchan>tether-grpc";
+
   public SystemSpec {
     Objects.requireNonNull(family, "family");
     Objects.requireNonNull(setting, "setting");
     Objects.requireNonNull(server, "server");
     Objects.requireNonNull(client, "client");
+    Objects.requireNonNull(description, "description");
+  }
+
+  /** A system whose name says what it is. */
+  public SystemSpec(
+      String family,
+      String setting,
+      Supplier<? extends BenchServer> server,
+      Supplier<? extends BenchClient> client) {
+    this(family, setting, server, client, "");
   }
 
   /** A fresh server and client in this JVM, not yet started. */

@@ -33,7 +33,7 @@ final class TetherGrpcSystems {
             () -> new GrpcSystem.GrpcClient(false, false)));
   }
 
-  private static final class Server implements BenchServer {
+  static final class Server implements BenchServer {
     private final ExecutionMode executionMode;
 
     /** Non-null once {@link #start()} has run. */

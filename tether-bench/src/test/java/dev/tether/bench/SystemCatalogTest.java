@@ -47,4 +47,25 @@ class SystemCatalogTest {
         .hasMessageContaining("'thrift'")
         .hasMessageContaining("raw-netty, grpc direct, grpc default");
   }
+
+  @Test
+  void
+      theTwoByTwoOfGrpcClientsAndServersRunsFromOneSelectionAndTheTetherChannelRowsSayWhatTheyAre() {
+    List<SystemSpec> selected =
+        SystemCatalog.select(
+            catalog,
+            List.of(
+                "grpc-default", "tether-grpc-default", "tchan>grpc-default", "tchan>tether-grpc"));
+
+    assertThat(selected)
+        .extracting(SystemSpec::name)
+        .containsExactly(
+            "grpc default",
+            "tether-grpc default",
+            "tchan>grpc default",
+            "tchan>tether-grpc direct",
+            "tchan>tether-grpc default");
+    assertThat(selected.get(2).description())
+        .contains("Tether's gRPC channel", "gRPC-java's server");
+  }
 }

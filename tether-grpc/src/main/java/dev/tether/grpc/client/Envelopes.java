@@ -1,9 +1,10 @@
 package dev.tether.grpc.client;
 
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.EmptyHttp2Headers;
 import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.util.AsciiString;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -13,7 +14,9 @@ import java.util.Map;
  * call: the request body holds the call's metadata (in its HTTP/2 header form) and its message; the
  * answer body holds the response headers, the messages and the trailers as they arrived. Only the
  * channel writes them and only the link reads them (and the other way round), so the layout is this
- * module's own: counts and lengths as four-byte big-endian integers, names and values in UTF-8.
+ * module's own: counts and lengths as four-byte big-endian integers, names and values one byte per
+ * character, as HPACK puts them on the wire. Read back, names and values are views of the body (no
+ * copies): every call takes this path twice, so it is kept lean.
  */
 final class Envelopes {
   private Envelopes() {}
@@ -30,10 +33,9 @@ final class Envelopes {
 
   static byte[] request(
       Http2Headers metadata, byte[] message, long streamToken, boolean openEnded) {
-    List<byte[]> parts = new ArrayList<>();
-    int size = headerParts(metadata, parts) + 9 + 4 + message.length;
+    int size = sizeOf(metadata) + 9 + 4 + message.length;
     ByteBuffer out = ByteBuffer.allocate(size);
-    putParts(out, parts);
+    putHeaders(out, metadata);
     out.putLong(streamToken).put((byte) (openEnded ? 1 : 0));
     out.putInt(message.length).put(message);
     return out.array();
@@ -41,22 +43,20 @@ final class Envelopes {
 
   static Request readRequest(byte[] body) {
     ByteBuffer in = ByteBuffer.wrap(body);
-    Http2Headers md = readHeaders(in);
+    Http2Headers md = readHeaders(body, in);
     long token = in.getLong();
     boolean openEnded = in.get() != 0;
     return new Request(md, readBytes(in), token, openEnded);
   }
 
   static byte[] answer(Http2Headers headers, List<byte[]> messages, Http2Headers trailers) {
-    List<byte[]> headerParts = new ArrayList<>();
-    List<byte[]> trailerParts = new ArrayList<>();
-    int size = headerParts(headers, headerParts) + headerParts(trailers, trailerParts) + 4;
+    int size = sizeOf(headers) + sizeOf(trailers) + 4;
     for (byte[] m : messages) {
       size += 4 + m.length;
     }
     ByteBuffer out = ByteBuffer.allocate(size);
-    putParts(out, headerParts);
-    putParts(out, trailerParts);
+    putHeaders(out, headers);
+    putHeaders(out, trailers);
     out.putInt(messages.size());
     for (byte[] m : messages) {
       out.putInt(m.length).put(m);
@@ -66,8 +66,8 @@ final class Envelopes {
 
   static Answer readAnswer(byte[] body) {
     ByteBuffer in = ByteBuffer.wrap(body);
-    Http2Headers headers = readHeaders(in);
-    Http2Headers trailers = readHeaders(in);
+    Http2Headers headers = readHeaders(body, in);
+    Http2Headers trailers = readHeaders(body, in);
     int n = in.getInt();
     List<byte[]> messages = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
@@ -76,39 +76,57 @@ final class Envelopes {
     return new Answer(headers, messages, trailers);
   }
 
-  /**
-   * Adds each name and value of {@code headers} (null: none) to {@code parts} in UTF-8, and returns
-   * the bytes they take with their lengths and the count.
-   */
-  private static int headerParts(Http2Headers headers, List<byte[]> parts) {
+  /** The bytes {@code headers} (null: none) take with their lengths and count. */
+  private static int sizeOf(Http2Headers headers) {
     int size = 4;
     if (headers != null) {
       for (Map.Entry<CharSequence, CharSequence> h : headers) {
-        byte[] name = h.getKey().toString().getBytes(StandardCharsets.UTF_8);
-        byte[] value = h.getValue().toString().getBytes(StandardCharsets.UTF_8);
-        parts.add(name);
-        parts.add(value);
-        size += 8 + name.length + value.length;
+        size += 8 + h.getKey().length() + h.getValue().length();
       }
     }
     return size;
   }
 
-  private static void putParts(ByteBuffer out, List<byte[]> parts) {
-    out.putInt(parts.size() / 2);
-    for (byte[] p : parts) {
-      out.putInt(p.length).put(p);
+  private static void putHeaders(ByteBuffer out, Http2Headers headers) {
+    out.putInt(headers == null ? 0 : headers.size());
+    if (headers != null) {
+      for (Map.Entry<CharSequence, CharSequence> h : headers) {
+        putText(out, h.getKey());
+        putText(out, h.getValue());
+      }
     }
   }
 
-  private static Http2Headers readHeaders(ByteBuffer in) {
+  private static void putText(ByteBuffer out, CharSequence text) {
+    out.putInt(text.length());
+    if (text instanceof AsciiString ascii) {
+      out.put(ascii.array(), ascii.arrayOffset(), ascii.length());
+      return;
+    }
+    for (int i = 0; i < text.length(); i++) {
+      out.put(AsciiString.c2b(text.charAt(i)));
+    }
+  }
+
+  /** Headers read from {@code body} at {@code in}'s position; names and values are its views. */
+  private static Http2Headers readHeaders(byte[] body, ByteBuffer in) {
     int n = in.getInt();
-    Http2Headers headers = new DefaultHttp2Headers(false);
+    if (n == 0) {
+      return EmptyHttp2Headers.INSTANCE;
+    }
+    Http2Headers headers = new DefaultHttp2Headers(false, n);
     for (int i = 0; i < n; i++) {
-      String name = new String(readBytes(in), StandardCharsets.UTF_8);
-      headers.add(name, new String(readBytes(in), StandardCharsets.UTF_8));
+      AsciiString name = view(body, in);
+      headers.add(name, view(body, in));
     }
     return headers;
+  }
+
+  private static AsciiString view(byte[] body, ByteBuffer in) {
+    int length = in.getInt();
+    int at = in.position();
+    in.position(at + length);
+    return new AsciiString(body, at, length, false);
   }
 
   private static byte[] readBytes(ByteBuffer in) {

@@ -8,8 +8,12 @@ import io.grpc.StatusException;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
+import io.netty.channel.SingleThreadEventLoop;
 import io.netty.handler.codec.http2.AbstractHttp2ConnectionHandlerBuilder;
+import io.netty.handler.codec.http2.DefaultHttp2Connection;
+import io.netty.handler.codec.http2.DefaultHttp2RemoteFlowController;
 import io.netty.handler.codec.http2.Http2CodecUtil;
+import io.netty.handler.codec.http2.Http2Connection;
 import io.netty.handler.codec.http2.Http2ConnectionAdapter;
 import io.netty.handler.codec.http2.Http2ConnectionDecoder;
 import io.netty.handler.codec.http2.Http2ConnectionEncoder;
@@ -20,7 +24,9 @@ import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2Stream;
+import io.netty.handler.codec.http2.UniformStreamByteDistributor;
 import io.netty.handler.ssl.SslHandler;
+import io.netty.util.AsciiString;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.collection.IntObjectMap;
 import java.nio.charset.StandardCharsets;
@@ -58,10 +64,22 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
   private final Keepalive keepalive;
 
   /** The requests' {@code :scheme}: "https" under TLS; set when the link is added. */
-  private String scheme = "http";
+  private AsciiString scheme = RequestHeaders.HTTP;
 
   /** True once the server's first SETTINGS arrived. */
   private boolean ready;
+
+  /** The server's {@code :authority}, the same for every call; made at the first. */
+  private AsciiString authority;
+
+  /** True while a flush waits for the end of this event-loop turn; the loop's. */
+  private boolean flushQueued;
+
+  private final Runnable flushQueuedWrites =
+      () -> {
+        flushQueued = false;
+        flush(ctx);
+      };
 
   private GrpcClientLink(
       Http2ConnectionDecoder decoder,
@@ -80,7 +98,8 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
     this.ctx = ctx;
-    scheme = ctx.pipeline().get(SslHandler.class) == null ? "http" : "https";
+    scheme =
+        ctx.pipeline().get(SslHandler.class) == null ? RequestHeaders.HTTP : RequestHeaders.HTTPS;
     super.handlerAdded(ctx);
   }
 
@@ -143,7 +162,24 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
       return;
     }
     open(call);
-    flush(ctx);
+    flushAfterThisTurn();
+  }
+
+  /**
+   * One flush for every call the loop writes in this turn: at many calls in flight each call's
+   * write is its own loop task, and a flush each cost a syscall here and a read at the server per
+   * call.
+   */
+  private void flushAfterThisTurn() {
+    if (flushQueued) {
+      return;
+    }
+    flushQueued = true;
+    if (ctx.channel().eventLoop() instanceof SingleThreadEventLoop loop) {
+      loop.executeAfterEventLoopIteration(flushQueuedWrites);
+    } else {
+      ctx.executor().execute(flushQueuedWrites);
+    }
   }
 
   @Override
@@ -195,7 +231,7 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
         .writeHeaders(
             ctx,
             id,
-            RequestHeaders.of(call, request, owner.authority(), scheme),
+            RequestHeaders.of(call, request, authority(), scheme),
             0,
             false,
             headersWritten);
@@ -227,6 +263,13 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
           }
         });
     encoder().writeData(ctx, id, data, 0, true, written);
+  }
+
+  private AsciiString authority() {
+    if (authority == null) {
+      authority = new AsciiString(owner.authority());
+    }
+    return authority;
   }
 
   /** The request did not leave whole: the server cannot have run it. */
@@ -598,9 +641,23 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
     Builder(ClientWireProtocol.Connection owner, KeepalivePolicy keepalive) {
       this.owner = owner;
       this.keepalive = keepalive;
-      server(false);
+      connection(clientConnection());
       gracefulShutdownTimeoutMillis(0);
       initialSettings(Http2Settings.defaultSettings().initialWindowSize(WINDOW).pushEnabled(false));
+    }
+
+    /**
+     * A client's HTTP/2 connection whose DATA is shared out evenly among streams: gRPC sends no
+     * priorities, and the default weighted tree cost work on every stream's open and close.
+     */
+    private static Http2Connection clientConnection() {
+      DefaultHttp2Connection connection = new DefaultHttp2Connection(false);
+      connection
+          .remote()
+          .flowController(
+              new DefaultHttp2RemoteFlowController(
+                  connection, new UniformStreamByteDistributor(connection)));
+      return connection;
     }
 
     @Override

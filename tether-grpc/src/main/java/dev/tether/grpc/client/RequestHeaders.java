@@ -5,9 +5,11 @@ import dev.tether.grpc.Gzip;
 import dev.tether.spi.ClientWireProtocol;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.util.AsciiString;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The HEADERS that open a call's stream: gRPC's pseudo-headers and content type, the message
@@ -26,32 +28,54 @@ final class RequestHeaders {
           GrpcHeaders.ENCODING,
           GrpcHeaders.ACCEPT_ENCODING);
 
+  private static final AsciiString POST = AsciiString.cached("POST");
+  static final AsciiString HTTP = AsciiString.cached("http");
+  static final AsciiString HTTPS = AsciiString.cached("https");
+  private static final AsciiString CONTENT_TYPE = AsciiString.cached("content-type");
+  private static final AsciiString GRPC = AsciiString.cached(GrpcHeaders.CONTENT_TYPE);
+  private static final AsciiString TE = AsciiString.cached("te");
+  private static final AsciiString TRAILERS = AsciiString.cached("trailers");
+  private static final AsciiString USER_AGENT = AsciiString.cached("user-agent");
+  private static final AsciiString AGENT = AsciiString.cached("tether-grpc");
+  private static final AsciiString TIMEOUT = AsciiString.cached(GrpcHeaders.TIMEOUT);
+  private static final AsciiString ACCEPT_ENCODING =
+      AsciiString.cached(GrpcHeaders.ACCEPT_ENCODING);
+  private static final AsciiString ACCEPTED_ENCODINGS =
+      AsciiString.cached(GrpcHeaders.ACCEPTED_ENCODINGS);
+  private static final AsciiString ENCODING = AsciiString.cached(GrpcHeaders.ENCODING);
+  private static final AsciiString GZIP = AsciiString.cached(Gzip.NAME);
+
+  /** Operations' {@code :path}s, made once: a program calls few methods, each many times. */
+  private static final Map<String, AsciiString> PATHS = new ConcurrentHashMap<>();
+
+  /** Paths kept at most; a program making up method names cannot grow the map without end. */
+  private static final int MAX_PATHS = 4096;
+
   private RequestHeaders() {}
 
+  /**
+   * The HEADERS of {@code call} to {@code authority}; the constant ones are shared, not rebuilt.
+   */
   static Http2Headers of(
-      ClientWireProtocol.Call call, Envelopes.Request request, String authority) {
-    return of(call, request, authority, "http");
-  }
-
-  /** As above, with {@code :scheme} "https" on a connection under TLS. */
-  static Http2Headers of(
-      ClientWireProtocol.Call call, Envelopes.Request request, String authority, String scheme) {
+      ClientWireProtocol.Call call,
+      Envelopes.Request request,
+      AsciiString authority,
+      AsciiString scheme) {
     Http2Headers h =
         new DefaultHttp2Headers()
-            .method("POST")
+            .method(POST)
             .scheme(scheme)
-            .path("/" + call.operation())
+            .path(pathOf(call.operation()))
             .authority(authority);
-    h.set("content-type", GrpcHeaders.CONTENT_TYPE).set("te", "trailers");
-    h.set("user-agent", "tether-grpc");
+    h.add(CONTENT_TYPE, GRPC).add(TE, TRAILERS).add(USER_AGENT, AGENT);
     // Servers compress answers only for clients that say they read gzip.
-    h.set(GrpcHeaders.ACCEPT_ENCODING, GrpcHeaders.ACCEPTED_ENCODINGS);
+    h.add(ACCEPT_ENCODING, ACCEPTED_ENCODINGS);
     if (RequestEncoding.isGzip(request.metadata())) {
-      h.set(GrpcHeaders.ENCODING, Gzip.NAME);
+      h.add(ENCODING, GZIP);
     }
     long millis = call.remainingMillis();
     if (millis > 0) {
-      h.set(GrpcHeaders.TIMEOUT, timeout(millis));
+      h.add(TIMEOUT, timeout(millis));
     }
     for (Map.Entry<CharSequence, CharSequence> m : request.metadata()) {
       addMetadata(h, m.getKey().toString(), m.getValue());
@@ -60,6 +84,17 @@ final class RequestHeaders {
       addMetadata(h, m.getKey().toLowerCase(Locale.ROOT), m.getValue());
     }
     return h;
+  }
+
+  private static AsciiString pathOf(String operation) {
+    AsciiString path = PATHS.get(operation);
+    if (path == null) {
+      path = new AsciiString("/" + operation);
+      if (PATHS.size() < MAX_PATHS) {
+        PATHS.put(operation, path);
+      }
+    }
+    return path;
   }
 
   private static void addMetadata(Http2Headers h, String name, CharSequence value) {
