@@ -7,9 +7,15 @@ import static org.awaitility.Awaitility.await;
 import dev.tether.Tether;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
+import io.grpc.Context;
+import io.grpc.Deadline;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.Server;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerInterceptors;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ClientCalls;
@@ -80,6 +86,54 @@ class TetherChannelStreamingTest {
         new RecordingObserver<>(answers, done));
     done.get(20, TimeUnit.SECONDS);
     assertThat(answers).extracting(a -> a.length).containsExactly(1, 2, 3);
+  }
+
+  @Test
+  void aStreamHearsOnlyItsOwnDeadlineNotTheProxysInvocationTimeoutWhichBoundsUnaryCalls()
+      throws Exception {
+    List<String> heard = new CopyOnWriteArrayList<>();
+    ServerInterceptor recordDeadline =
+        new ServerInterceptor() {
+          @Override
+          public <Q, A> ServerCall.Listener<Q> interceptCall(
+              ServerCall<Q, A> call, Metadata headers, ServerCallHandler<Q, A> next) {
+            Deadline d = Context.current().getDeadline();
+            heard.add(
+                call.getMethodDescriptor().getBareMethodName()
+                    + "="
+                    + (d == null ? "none" : d.timeRemaining(TimeUnit.SECONDS) + "s"));
+            return next.startCall(call, headers);
+          }
+        };
+    Server recording =
+        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+            .addService(ServerInterceptors.intercept(interop.definition(), recordDeadline))
+            .build()
+            .start();
+    ManagedChannel timed =
+        TetherGrpc.channel(
+            tether
+                .proxy("timed:tcp -h 127.0.0.1 -p " + recording.getPort())
+                .withInvocationTimeout(Duration.ofSeconds(3)));
+    try {
+      ClientCalls.blockingUnaryCall(timed, InteropService.EMPTY, CallOptions.DEFAULT, new byte[0]);
+      ClientCalls.blockingServerStreamingCall(
+              timed, InteropService.STREAMING_OUTPUT, CallOptions.DEFAULT, text("1,2"))
+          .forEachRemaining(m -> {});
+      ClientCalls.blockingServerStreamingCall(
+              timed,
+              InteropService.STREAMING_OUTPUT,
+              CallOptions.DEFAULT.withDeadlineAfter(60, TimeUnit.SECONDS),
+              text("1,2"))
+          .forEachRemaining(m -> {});
+    } finally {
+      timed.shutdownNow();
+      recording.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    }
+    assertThat(heard).hasSize(3);
+    assertThat(heard.get(0)).isIn("EmptyCall=2s", "EmptyCall=1s", "EmptyCall=0s");
+    assertThat(heard.get(1)).isEqualTo("StreamingOutputCall=none");
+    assertThat(heard.get(2)).matches("StreamingOutputCall=5[0-9]s");
   }
 
   @Test

@@ -231,7 +231,12 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
         .writeHeaders(
             ctx,
             id,
-            RequestHeaders.of(call, request, authority(), scheme),
+            RequestHeaders.of(
+                call,
+                request,
+                exchange.sink == null ? call.remainingMillis() : exchange.sink.remainingMillis(),
+                authority(),
+                scheme),
             0,
             false,
             headersWritten);

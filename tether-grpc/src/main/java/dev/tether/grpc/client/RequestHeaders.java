@@ -59,6 +59,7 @@ final class RequestHeaders {
   static Http2Headers of(
       ClientWireProtocol.Call call,
       Envelopes.Request request,
+      long deadlineMillis,
       AsciiString authority,
       AsciiString scheme) {
     Http2Headers h =
@@ -73,9 +74,8 @@ final class RequestHeaders {
     if (RequestEncoding.isGzip(request.metadata())) {
       h.add(ENCODING, GZIP);
     }
-    long millis = call.remainingMillis();
-    if (millis > 0) {
-      h.add(TIMEOUT, timeout(millis));
+    if (deadlineMillis > 0) {
+      h.add(TIMEOUT, timeout(deadlineMillis));
     }
     for (Map.Entry<CharSequence, CharSequence> m : request.metadata()) {
       addMetadata(h, m.getKey().toString(), m.getValue());

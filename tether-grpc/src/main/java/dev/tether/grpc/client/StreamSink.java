@@ -13,6 +13,15 @@ interface StreamSink {
   /** The server accepted the stream: {@code control} gives its window back and cancels it. */
   void onAccepted(Control control);
 
+  /**
+   * What is left of the stream's own deadline (the caller's {@code CallOptions} or {@code
+   * Context}), in milliseconds, 0 for none: a stream outlives its opening, so the proxy's
+   * invocation timeout, which bounds only the opening, is not the deadline the server hears.
+   */
+  default long remainingMillis() {
+    return 0;
+  }
+
   /** The response headers of a stream accepted before they came (one the caller sends on). */
   default void onHeaders(Http2Headers headers) {}
 

@@ -392,6 +392,12 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
   /** A server stream's messages and end, from the connection's loop onto the events' executor. */
   private final class Feed implements StreamSink {
     @Override
+    public long remainingMillis() {
+      Deadline d = deadline;
+      return d == null ? 0 : Math.max(1, d.timeRemaining(TimeUnit.MILLISECONDS));
+    }
+
+    @Override
     public void onAccepted(Control control) {
       streamAccepted(control);
     }
