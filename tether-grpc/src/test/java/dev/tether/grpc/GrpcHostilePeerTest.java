@@ -248,6 +248,70 @@ class GrpcHostilePeerTest {
   }
 
   @Test
+  void aClientThatMakesTheServerResetStreamOverStreamGetsGoAwayEnhanceYourCalm() throws Exception {
+    try (RawHttp2Socket s = connect().handshake()) {
+      // "MadeYouReset": each stream is reset by the server, not the client (its window
+      // overflows), so a limit on the client's own resets never sees them.
+      ByteArrayOutputStream attack = new ByteArrayOutputStream();
+      byte[] overflow = {0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xff};
+      for (int i = 0; i < 5_000; i++) {
+        int stream = 1 + 2 * i;
+        attack.writeBytes(
+            RawHttp2Socket.frame(
+                HEADERS,
+                RawHttp2Socket.END_HEADERS,
+                stream,
+                RawHttp2Socket.encode(stream, request("UnaryCall"))));
+        attack.writeBytes(RawHttp2Socket.frame(WINDOW_UPDATE, 0, stream, overflow));
+      }
+      try {
+        s.writeRaw(attack.toByteArray());
+      } catch (IOException closedEarly) {
+        // The server may close before all of it is written.
+      }
+      assertThat(s.framesUntil("type 7"))
+          .last()
+          .isEqualTo("type 7 stream 0 error " + Http2Error.ENHANCE_YOUR_CALM.code());
+    }
+    assertOthersAreServed();
+    assertNothingLeftInFlight();
+  }
+
+  @Test
+  void theLongestGrpcTimeoutIsServedAndTheShortestEndsTheCallWithDeadlineExceeded()
+      throws Exception {
+    try (RawHttp2Socket s = connect().handshake()) {
+      s.headers(1, request("UnaryCall").set("grpc-timeout", "99999999H"), false);
+      s.write(DATA, RawHttp2Socket.END_STREAM, 1, RawHttp2Socket.message(text("long")));
+      assertThat(s.framesUntil("type 1 stream 1 grpc-status"))
+          .last()
+          .isEqualTo("type 1 stream 1 grpc-status 0");
+      s.headers(3, request("SleepCall").set("grpc-timeout", "0n"), false);
+      s.write(DATA, RawHttp2Socket.END_STREAM, 3, RawHttp2Socket.message(new byte[0]));
+      assertThat(s.framesUntil("type 3 stream 3")).last().asString().startsWith("type 3 stream 3");
+    }
+    assertOthersAreServed();
+    assertNothingLeftInFlight();
+  }
+
+  @Test
+  void clientTrailersWithoutEndStreamResetThatStreamOnly() throws Exception {
+    try (RawHttp2Socket s = connect().handshake()) {
+      s.headers(1, request("UnaryCall"), false);
+      s.write(DATA, 0, 1, RawHttp2Socket.message(text("x")));
+      s.write(
+          HEADERS,
+          RawHttp2Socket.END_HEADERS,
+          1,
+          RawHttp2Socket.encode(
+              1, new io.netty.handler.codec.http2.DefaultHttp2Headers().set("x-trailer", "1")));
+      assertThat(s.framesUntil("type 3 stream 1")).last().asString().startsWith("type 3 stream 1");
+    }
+    assertOthersAreServed();
+    assertNothingLeftInFlight();
+  }
+
+  @Test
   void streamsLeftHalfOpenUpToTheLimitEndAndCancelTheirContextsWhenTheClientResets()
       throws Exception {
     List<Context> contexts = new ArrayList<>();

@@ -4,8 +4,10 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.DefaultHttp2HeadersDecoder;
 import io.netty.handler.codec.http2.DefaultHttp2HeadersEncoder;
 import io.netty.handler.codec.http2.Http2CodecUtil;
+import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2HeadersEncoder;
 import java.io.ByteArrayOutputStream;
@@ -142,6 +144,9 @@ final class RawHttp2Socket implements AutoCloseable {
         } else if (type == RST_STREAM && payload.length == 4) {
           frame += " error " + Integer.toUnsignedLong(Unpooled.wrappedBuffer(payload).getInt(0));
         }
+        if (type == HEADERS) {
+          frame += describe(stream, payload);
+        }
         frames.add(frame);
         if (last != null && frame.startsWith(last)) {
           return frames;
@@ -151,6 +156,20 @@ final class RawHttp2Socket implements AutoCloseable {
       return frames;
     }
     return frames;
+  }
+
+  /** Decodes every HEADERS block the server sends, in order, as HPACK requires. */
+  private final DefaultHttp2HeadersDecoder decoder = new DefaultHttp2HeadersDecoder(false);
+
+  /** " :status 200 grpc-status 0", with what the block holds of the two. */
+  private String describe(int stream, byte[] block) throws IOException {
+    try {
+      Http2Headers h = decoder.decodeHeaders(stream, Unpooled.wrappedBuffer(block));
+      return (h.status() == null ? "" : " :status " + h.status())
+          + (h.get("grpc-status") == null ? "" : " grpc-status " + h.get("grpc-status"));
+    } catch (Http2Exception e) {
+      throw new IOException(e);
+    }
   }
 
   /** Closes with a TCP reset instead of a FIN, as a client that crashed. */
