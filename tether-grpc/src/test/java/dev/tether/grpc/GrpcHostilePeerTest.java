@@ -147,6 +147,26 @@ class GrpcHostilePeerTest {
   }
 
   @Test
+  void aPingFloodOnAServerThatPermitsAnyPingIsClosedOnceItsAcksPileUp() throws Exception {
+    TetherServer permissive =
+        TetherGrpc.server()
+            .service(service.definition())
+            .permitKeepAliveTime(Duration.ZERO)
+            .permitKeepAliveWithoutCalls(true)
+            .configure(TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0"))
+            .build()
+            .start();
+    try (RawHttp2Socket s = new RawHttp2Socket(permissive.endpoints().get(0).port()).handshake()) {
+      // Nothing answers the pings but the server's own ACKs, which this client never reads.
+      int sent = floodUntilClosed(s, RawHttp2Socket.frame(PING, 0, 0, new byte[8]), 2_000_000);
+      assertThat(sent).isLessThan(2_000_000);
+    } finally {
+      permissive.close();
+    }
+    assertOthersAreServed();
+  }
+
+  @Test
   void aConnectionWindowUpdateBeyondTwoToTheThirtyOneIsAFlowControlError() throws Exception {
     try (RawHttp2Socket s = connect().handshake()) {
       byte[] max = {0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xff};
