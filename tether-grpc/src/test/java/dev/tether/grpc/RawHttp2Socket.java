@@ -37,6 +37,9 @@ final class RawHttp2Socket implements AutoCloseable {
   static final int END_STREAM = 0x1;
   static final int END_HEADERS = 0x4;
 
+  /** HTTP/2's client preface. */
+  static final byte[] PREFACE = ByteBufUtil.getBytes(Http2CodecUtil.connectionPrefaceBuf());
+
   private final Socket socket;
   private final OutputStream out;
   private final DataInputStream in;
@@ -55,7 +58,7 @@ final class RawHttp2Socket implements AutoCloseable {
 
   /** The client preface and a SETTINGS frame carrying {@code settings} (6 bytes per setting). */
   RawHttp2Socket handshake(byte[] settings) throws IOException {
-    out.write(ByteBufUtil.getBytes(Http2CodecUtil.connectionPrefaceBuf()));
+    out.write(PREFACE);
     write(SETTINGS, 0, 0, settings);
     return this;
   }
