@@ -37,14 +37,28 @@ final class GrpcRequests {
     CharSequence path = headers.path();
     String name = path != null && path.length() > 1 ? path.toString().substring(1) : "";
     if (!"POST".contentEquals(headers.method() == null ? "" : headers.method())) {
-      httpError(stream, endOfStream, "405", "gRPC requires POST, not " + headers.method());
+      httpError(
+          stream,
+          endOfStream,
+          "405",
+          Status.INTERNAL,
+          "gRPC requires POST, not " + headers.method());
       ServedAtOnce.count(connection, name, headers, "HTTP_405");
       return;
     }
     CharSequence contentType = headers.get("content-type");
     if (!GrpcHeaders.isGrpc(contentType)) {
-      httpError(stream, endOfStream, "415", "unsupported content-type: " + contentType);
+      httpError(
+          stream, endOfStream, "415", Status.INTERNAL, "unsupported content-type: " + contentType);
       ServedAtOnce.count(connection, name, headers, "HTTP_415");
+      return;
+    }
+    if (path == null || path.length() < 2 || path.charAt(0) != '/') {
+      // Not a request for any method: without this check the first character was cut blindly, so
+      // a path without its slash still named a method (grpc-java answers it the same way).
+      httpError(
+          stream, endOfStream, "404", Status.UNIMPLEMENTED, "expected a path /service/method");
+      ServedAtOnce.count(connection, name, headers, "HTTP_404");
       return;
     }
     ServerMethodDefinition<?, ?> method = methods.get(name);
@@ -110,14 +124,15 @@ final class GrpcRequests {
   }
 
   /** Answers a stream that is not a gRPC call with an HTTP error (gRPC clients read its status). */
-  private void httpError(Http2Stream stream, boolean endOfStream, String httpStatus, String why) {
+  private void httpError(
+      Http2Stream stream, boolean endOfStream, String httpStatus, Status grpcStatus, String why) {
     log.debug(
         "answering HTTP {} to {}: {}",
         httpStatus,
         connection.context().channel().remoteAddress(),
         why);
     Http2Headers h = new DefaultHttp2Headers().status(httpStatus).set("content-type", "text/plain");
-    GrpcHeaders.addStatus(h, Status.INTERNAL.withDescription(why));
+    GrpcHeaders.addStatus(h, grpcStatus.withDescription(why));
     finish(stream, h, endOfStream);
   }
 
