@@ -286,7 +286,7 @@ public final class CallCommand implements Callable<Integer> {
       Proxy proxy, MethodDescriptor<byte[], byte[]> method, List<Header> headerList, byte[] body) {
     ManagedChannel channel = TetherGrpc.channel(proxy);
     GrpcExchange exchange =
-        new GrpcExchange(channel, method, GrpcTarget.metadata(headerList), body);
+        new GrpcExchange(channel, method, GrpcTarget.metadata(headerList), body, timeout);
     try {
       if (stream) {
         return printStream(exchange);

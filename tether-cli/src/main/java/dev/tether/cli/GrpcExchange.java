@@ -6,8 +6,10 @@ import io.grpc.ClientCall;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Flow;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One gRPC call of {@code tether call --grpc} as a publisher of its response messages: the request
@@ -22,21 +24,35 @@ final class GrpcExchange implements Flow.Publisher<byte[]> {
   private final Metadata headers;
   private final byte[] request;
 
+  /** The call's deadline (its {@code grpc-timeout}); null for none. */
+  private final Duration deadline;
+
   /** Set when the call ended, before its subscriber hears so. */
   private volatile Metadata trailers = new Metadata();
 
   GrpcExchange(
-      Channel channel, MethodDescriptor<byte[], byte[]> method, Metadata headers, byte[] request) {
+      Channel channel,
+      MethodDescriptor<byte[], byte[]> method,
+      Metadata headers,
+      byte[] request,
+      Duration deadline) {
     this.channel = channel;
     this.method = method;
     this.headers = headers;
     this.request = request;
+    this.deadline = deadline;
   }
 
   /** Starts the call; its messages, end and failure go to {@code subscriber}. */
   @Override
   public void subscribe(Flow.Subscriber<? super byte[]> subscriber) {
-    Exchange exchange = new Exchange(channel.newCall(method, CallOptions.DEFAULT), subscriber);
+    // A stream outlives its opening, so the proxy's invocation timeout does not bound it: the
+    // deadline goes with the call itself.
+    CallOptions options =
+        deadline == null
+            ? CallOptions.DEFAULT
+            : CallOptions.DEFAULT.withDeadlineAfter(deadline.toNanos(), TimeUnit.NANOSECONDS);
+    Exchange exchange = new Exchange(channel.newCall(method, options), subscriber);
     // The subscriber hears of its subscription first (Reactive Streams rule 1.9); what it asks for
     // meanwhile waits for the call to start.
     subscriber.onSubscribe(exchange);
