@@ -59,6 +59,9 @@ final class GrpcConnection extends Http2ConnectionHandler {
 
   private ChannelHandlerContext ctx;
 
+  /** Gathers the calls' writes into few flushes; made as the handler is added. */
+  private WriteBatch writes;
+
   private GrpcConnection(
       Http2ConnectionDecoder decoder,
       Http2ConnectionEncoder encoder,
@@ -255,6 +258,7 @@ final class GrpcConnection extends Http2ConnectionHandler {
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
     this.ctx = ctx;
+    this.writes = new WriteBatch(ctx.executor(), () -> flush(ctx));
     super.handlerAdded(ctx);
     // The connection's own window starts at HTTP/2's 64 KiB: one stream whose service reads
     // slowly would hold all of it. Widen it to a stream's.
@@ -415,9 +419,30 @@ final class GrpcConnection extends Http2ConnectionHandler {
     resetStream(ctx, stream.id(), error.code(), ctx.newPromise());
   }
 
-  /** Flushes through this handler, so flow-controlled DATA waiting in the encoder goes too. */
+  /**
+   * Flushes through this handler, so flow-controlled DATA waiting in the encoder goes too; during a
+   * read or a run of the services' writes, once at its end.
+   */
   void flush() {
-    flush(ctx);
+    writes.flush();
+  }
+
+  /** Runs {@code task} on the loop, batched with the other writes services hand over. */
+  void onLoop(Runnable task) {
+    writes.execute(task);
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+    writes.reading();
+    super.channelRead(ctx, msg);
+  }
+
+  /** The read burst ended: Netty's handler flushes what it and the calls wrote. */
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+    writes.readComplete();
+    super.channelReadComplete(ctx);
   }
 
   /** Gives the client {@code bytes} more of the stream's window: the service took them. */

@@ -80,6 +80,9 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
 
   private Context.CancellableContext context;
 
+  /** Hears the context end, which before the call's end only its deadline does. */
+  private final Context.CancellationListener deadline = ended -> deadlineReached();
+
   private volatile boolean cancelled;
 
   /** The call may still send: from its start until it is closed or finished. */
@@ -144,7 +147,11 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
                       }
                     }),
                 loop);
-    context.addListener(ended -> deadlineReached(), loop);
+    if (timeoutNanos >= 0) {
+      // Only a deadline ends the context before the call does; without one a listener would cost
+      // a loop task at each call's end for nothing.
+      context.addListener(deadline, loop);
+    }
     ready = true;
     events.execute(() -> context.run(() -> startService(headers)));
     event(Listener::onReady);
@@ -273,6 +280,8 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
     inbound.release();
     Status end = ending == null ? Status.CANCELLED : ending;
     hosted.ended(end.getCode().name(), failure);
+    // From here the deadline means nothing: cancelling the context below need not tell it.
+    context.removeListener(deadline);
     if (cancel) {
       cancelled = true;
       context.cancel(null);
@@ -325,11 +334,7 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
   }
 
   private void onLoop(Runnable r) {
-    if (loop.inEventLoop()) {
-      r.run();
-    } else {
-      loop.execute(r);
-    }
+    connection.onLoop(r);
   }
 
   // ServerCall, from any thread.
