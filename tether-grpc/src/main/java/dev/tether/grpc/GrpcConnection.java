@@ -20,6 +20,7 @@ import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2Stream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -61,6 +62,9 @@ final class GrpcConnection extends Http2ConnectionHandler {
 
   /** Gathers the calls' writes into few flushes; made as the handler is added. */
   private WriteBatch writes;
+
+  /** Run on the loop just before each flush. */
+  private final ArrayDeque<Runnable> beforeFlush = new ArrayDeque<>();
 
   private GrpcConnection(
       Http2ConnectionDecoder decoder,
@@ -430,6 +434,26 @@ final class GrpcConnection extends Http2ConnectionHandler {
   /** Runs {@code task} on the loop, batched with the other writes services hand over. */
   void onLoop(Runnable task) {
     writes.execute(task);
+  }
+
+  /** Runs {@code task} (on the loop) just before the connection's next flush. */
+  void beforeFlush(Runnable task) {
+    beforeFlush.add(task);
+  }
+
+  /** What waits for the next flush ({@link HeldMessages}) is written first. */
+  @Override
+  public void flush(ChannelHandlerContext ctx) {
+    Runnable task;
+    while ((task = beforeFlush.poll()) != null) {
+      task.run();
+    }
+    super.flush(ctx);
+  }
+
+  /** Runs {@code task} on the loop in a later run of the batched writes, whatever the thread. */
+  void onLoopLater(Runnable task) {
+    writes.later(task);
   }
 
   @Override

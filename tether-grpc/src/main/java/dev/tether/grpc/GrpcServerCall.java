@@ -14,7 +14,6 @@ import io.grpc.ServerCall;
 import io.grpc.ServerMethodDefinition;
 import io.grpc.Status;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Error;
@@ -62,6 +61,9 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
 
   /** The responses handed over and not yet written, which decide {@link #isReady}. */
   private final OutboundMessages<RespT> outbound;
+
+  /** The responses sent since the last flush, written together at the next. */
+  private final HeldMessages held;
 
   // On the event loop only.
   private boolean headersSent;
@@ -112,6 +114,7 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
     this.outbound =
         new OutboundMessages<>(
             this.method.getMethodDescriptor(), encodings.clientAcceptsGzip(), this::readyAgain);
+    this.held = new HeldMessages(connection, stream, outbound::settled);
     this.maxInboundMessageSize = maxInboundMessageSize;
     this.inbound =
         new InboundMessages(
@@ -278,6 +281,7 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
     finished = true;
     ready = false;
     inbound.release();
+    held.drop();
     Status end = ending == null ? Status.CANCELLED : ending;
     hosted.ended(end.getCode().name(), failure);
     // From here the deadline means nothing: cancelling the context below need not tell it.
@@ -302,8 +306,10 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
       closed = true;
       ending = status;
       if (tell) {
+        held.writeOut();
         writeStatus(status, new Metadata());
       } else {
+        held.drop();
         connection.reset(stream, Http2Error.CANCEL);
       }
       connection.flush();
@@ -326,11 +332,18 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
     }
   }
 
-  /** On the loop: the responses waiting fell under the threshold. */
+  /**
+   * On the loop, inside a flush: the responses waiting fell under the threshold. The listener hears
+   * it in a run of batched writes, so a service on the loop (DIRECT) that sends a burst from its
+   * onReady has the burst flushed once, not message by message inside this flush.
+   */
   private void readyAgain() {
-    if (!closed) {
-      event(Listener::onReady);
-    }
+    connection.onLoopLater(
+        () -> {
+          if (!closed) {
+            event(Listener::onReady);
+          }
+        });
   }
 
   private void onLoop(Runnable r) {
@@ -376,9 +389,9 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
             headersSent = true;
             connection.writeHeaders(stream, responseHeaders(), false);
           }
-          // Settled frame by frame as it reaches the socket (or fails with the stream): until then
-          // it counts against isReady, however long the client's window keeps it waiting.
-          connection.writeData(stream, Unpooled.wrappedBuffer(frame), outbound::settled);
+          // Settled as it reaches the socket (or fails with the stream): until then it counts
+          // against isReady, however long the client's window keeps it waiting.
+          held.add(frame);
           connection.flush();
         });
   }
@@ -391,6 +404,7 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
             return;
           }
           inbound.end();
+          held.writeOut();
           closed = true;
           ready = false;
           writeStatus(status, trailers);

@@ -50,6 +50,15 @@ final class WriteBatch {
       task.run();
       return;
     }
+    later(task);
+  }
+
+  /**
+   * Runs {@code task} in a later run of handed-over work, even when called on the loop: for work
+   * that writes and is told from inside a flush (a call that became ready again), so its writes
+   * share that run's one flush instead of flushing each.
+   */
+  void later(Runnable task) {
     handedOver.add(task);
     if (!scheduled.get() && scheduled.compareAndSet(false, true)) {
       loop.execute(runHandedOver);
