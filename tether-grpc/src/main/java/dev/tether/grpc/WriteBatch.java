@@ -3,6 +3,7 @@ package dev.tether.grpc;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.internal.PlatformDependent;
 import java.util.Queue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -13,7 +14,8 @@ import org.slf4j.LoggerFactory;
  * read or run ends, so one flush (one system call, one segment for the client to read) carries the
  * answers to everything it read; and what service threads hand to the loop waits in one queue that
  * one loop task empties, so a unary call's headers, message and trailers wake the loop once, not
- * thrice. State on the connection's event loop, but {@link #execute} from any thread.
+ * thrice. A flush asked for elsewhere on the loop runs as a task after those already queued. State
+ * on the connection's event loop, but {@link #execute} from any thread.
  */
 final class WriteBatch {
   private static final Logger log = LoggerFactory.getLogger(WriteBatch.class);
@@ -38,6 +40,11 @@ final class WriteBatch {
 
   /** A flush was asked for while {@link #open}. */
   private boolean flushWanted;
+
+  /** A flush task is queued on the loop. */
+  private boolean flushQueued;
+
+  private final Runnable queuedFlush = this::queuedFlush;
 
   WriteBatch(EventExecutor loop, Runnable flushNow) {
     this.loop = loop;
@@ -65,13 +72,27 @@ final class WriteBatch {
     }
   }
 
-  /** On the loop: flushes now, or at the end of the read or run under way. */
+  /**
+   * On the loop: flushes at the end of the read or run under way, else in a loop task of its own,
+   * after the tasks already queued: service work the loop runs as tasks (DIRECT mode hands each
+   * call's events to the loop) then shares one flush instead of flushing each write.
+   */
   void flush() {
     if (open) {
       flushWanted = true;
-    } else {
-      flushNow.run();
+    } else if (!flushQueued) {
+      flushQueued = true;
+      try {
+        loop.execute(queuedFlush);
+      } catch (RejectedExecutionException stopping) {
+        queuedFlush();
+      }
     }
+  }
+
+  private void queuedFlush() {
+    flushQueued = false;
+    flushNow.run();
   }
 
   /** On the loop: a read begins; its flushes wait for {@link #readComplete}. */
