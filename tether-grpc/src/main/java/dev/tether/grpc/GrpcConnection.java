@@ -20,6 +20,7 @@ import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2Stream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -58,6 +59,12 @@ final class GrpcConnection extends Http2ConnectionHandler {
   private boolean pingedOut;
 
   private ChannelHandlerContext ctx;
+
+  /** Gathers the calls' writes into few flushes; made as the handler is added. */
+  private WriteBatch writes;
+
+  /** Run on the loop just before each flush. */
+  private final ArrayDeque<Runnable> beforeFlush = new ArrayDeque<>();
 
   private GrpcConnection(
       Http2ConnectionDecoder decoder,
@@ -275,6 +282,7 @@ final class GrpcConnection extends Http2ConnectionHandler {
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
     this.ctx = ctx;
+    this.writes = new WriteBatch(ctx.executor(), () -> flush(ctx));
     super.handlerAdded(ctx);
     // The connection's own window starts at HTTP/2's 64 KiB: one stream whose service reads
     // slowly would hold all of it. Widen it to a stream's.
@@ -448,9 +456,50 @@ final class GrpcConnection extends Http2ConnectionHandler {
     resetStream(ctx, stream.id(), error.code(), ctx.newPromise());
   }
 
-  /** Flushes through this handler, so flow-controlled DATA waiting in the encoder goes too. */
+  /**
+   * Flushes through this handler, so flow-controlled DATA waiting in the encoder goes too; during a
+   * read or a run of the services' writes, once at its end.
+   */
   void flush() {
-    flush(ctx);
+    writes.flush();
+  }
+
+  /** Runs {@code task} on the loop, batched with the other writes services hand over. */
+  void onLoop(Runnable task) {
+    writes.execute(task);
+  }
+
+  /** Runs {@code task} (on the loop) just before the connection's next flush. */
+  void beforeFlush(Runnable task) {
+    beforeFlush.add(task);
+  }
+
+  /** What waits for the next flush ({@link HeldMessages}) is written first. */
+  @Override
+  public void flush(ChannelHandlerContext ctx) {
+    Runnable task;
+    while ((task = beforeFlush.poll()) != null) {
+      task.run();
+    }
+    super.flush(ctx);
+  }
+
+  /** Runs {@code task} on the loop in a later run of the batched writes, whatever the thread. */
+  void onLoopLater(Runnable task) {
+    writes.later(task);
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+    writes.reading();
+    super.channelRead(ctx, msg);
+  }
+
+  /** The read burst ended: Netty's handler flushes what it and the calls wrote. */
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+    writes.readComplete();
+    super.channelReadComplete(ctx);
   }
 
   /** Gives the client {@code bytes} more of the stream's window: the service took them. */

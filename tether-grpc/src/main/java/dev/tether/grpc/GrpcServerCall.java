@@ -14,7 +14,6 @@ import io.grpc.ServerCall;
 import io.grpc.ServerMethodDefinition;
 import io.grpc.Status;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Error;
@@ -63,6 +62,9 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
   /** The responses handed over and not yet written, which decide {@link #isReady}. */
   private final OutboundMessages<RespT> outbound;
 
+  /** The responses sent since the last flush, written together at the next. */
+  private final HeldMessages held;
+
   // On the event loop only.
   private boolean headersSent;
 
@@ -79,6 +81,9 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
   private Throwable failure;
 
   private Context.CancellableContext context;
+
+  /** Hears the context end, which before the call's end only its deadline does. */
+  private final Context.CancellationListener deadline = ended -> deadlineReached();
 
   private volatile boolean cancelled;
 
@@ -109,6 +114,7 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
     this.outbound =
         new OutboundMessages<>(
             this.method.getMethodDescriptor(), encodings.clientAcceptsGzip(), this::readyAgain);
+    this.held = new HeldMessages(connection, stream, outbound::settled);
     this.maxInboundMessageSize = maxInboundMessageSize;
     this.inbound =
         new InboundMessages(
@@ -144,7 +150,11 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
                       }
                     }),
                 loop);
-    context.addListener(ended -> deadlineReached(), loop);
+    if (timeoutNanos >= 0) {
+      // Only a deadline ends the context before the call does; without one a listener would cost
+      // a loop task at each call's end for nothing.
+      context.addListener(deadline, loop);
+    }
     ready = true;
     events.execute(() -> context.run(() -> startService(headers)));
     event(Listener::onReady);
@@ -271,8 +281,11 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
     finished = true;
     ready = false;
     inbound.release();
+    held.drop();
     Status end = ending == null ? Status.CANCELLED : ending;
     hosted.ended(end.getCode().name(), failure);
+    // From here the deadline means nothing: cancelling the context below need not tell it.
+    context.removeListener(deadline);
     if (cancel) {
       cancelled = true;
       context.cancel(null);
@@ -293,8 +306,10 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
       closed = true;
       ending = status;
       if (tell) {
+        held.writeOut();
         writeStatus(status, new Metadata());
       } else {
+        held.drop();
         connection.reset(stream, Http2Error.CANCEL);
       }
       connection.flush();
@@ -317,19 +332,22 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
     }
   }
 
-  /** On the loop: the responses waiting fell under the threshold. */
+  /**
+   * On the loop, inside a flush: the responses waiting fell under the threshold. The listener hears
+   * it in a run of batched writes, so a service on the loop (DIRECT) that sends a burst from its
+   * onReady has the burst flushed once, not message by message inside this flush.
+   */
   private void readyAgain() {
-    if (!closed) {
-      event(Listener::onReady);
-    }
+    connection.onLoopLater(
+        () -> {
+          if (!closed) {
+            event(Listener::onReady);
+          }
+        });
   }
 
   private void onLoop(Runnable r) {
-    if (loop.inEventLoop()) {
-      r.run();
-    } else {
-      loop.execute(r);
-    }
+    connection.onLoop(r);
   }
 
   // ServerCall, from any thread.
@@ -371,9 +389,9 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
             headersSent = true;
             connection.writeHeaders(stream, responseHeaders(), false);
           }
-          // Settled frame by frame as it reaches the socket (or fails with the stream): until then
-          // it counts against isReady, however long the client's window keeps it waiting.
-          connection.writeData(stream, Unpooled.wrappedBuffer(frame), outbound::settled);
+          // Settled as it reaches the socket (or fails with the stream): until then it counts
+          // against isReady, however long the client's window keeps it waiting.
+          held.add(frame);
           connection.flush();
         });
   }
@@ -386,6 +404,7 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
             return;
           }
           inbound.end();
+          held.writeOut();
           closed = true;
           ready = false;
           writeStatus(status, trailers);

@@ -5,6 +5,7 @@ import io.grpc.StatusException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
 
 /**
  * Cuts one stream's DATA bytes into gRPC messages (a compressed flag, a four-byte big-endian
@@ -16,7 +17,20 @@ import io.netty.buffer.CompositeByteBuf;
 public final class MessageDeframer {
   private static final int PREFIX = 5;
 
-  private final CompositeByteBuf buffered;
+  private final ByteBufAllocator alloc;
+
+  /**
+   * What waits: the one buffer that came (most calls' whole request), or {@link #composite} once a
+   * second came while bytes of the first still waited.
+   */
+  private ByteBuf buffered = Unpooled.EMPTY_BUFFER;
+
+  /** Null while at most one buffer waits: a composite per call cost more than its message. */
+  private CompositeByteBuf composite;
+
+  /** Set by {@link #release}: bytes that come later are not kept. */
+  private boolean released;
+
   private final int maxMessageSize;
 
   /** The stream's grpc-encoding is gzip: messages may be compressed. */
@@ -28,7 +42,7 @@ public final class MessageDeframer {
   private long handedOut;
 
   public MessageDeframer(ByteBufAllocator alloc, int maxMessageSize, boolean gzip) {
-    this.buffered = alloc.compositeBuffer(Integer.MAX_VALUE);
+    this.alloc = alloc;
     this.maxMessageSize = maxMessageSize;
     this.gzip = gzip;
   }
@@ -39,10 +53,22 @@ public final class MessageDeframer {
   /** Takes {@code data} (retained here; the caller keeps its own reference). */
   public void add(ByteBuf data) {
     int n = data.readableBytes();
-    if (n > 0) {
-      buffered.addComponent(true, data.retain());
-      received += n;
+    if (n == 0 || released) {
+      return;
     }
+    received += n;
+    if (!buffered.isReadable()) {
+      buffered.release();
+      composite = null;
+      buffered = data.retain();
+      return;
+    }
+    if (composite == null) {
+      composite = alloc.compositeBuffer(Integer.MAX_VALUE);
+      composite.addComponent(true, buffered);
+      buffered = composite;
+    }
+    composite.addComponent(true, data.retain());
   }
 
   /**
@@ -78,7 +104,9 @@ public final class MessageDeframer {
     buffered.skipBytes(PREFIX);
     byte[] message = new byte[(int) length];
     buffered.readBytes(message);
-    buffered.discardReadComponents();
+    if (composite != null) {
+      composite.discardReadComponents();
+    }
     handedOut += PREFIX + length;
     return new Message(message, flag == 1);
   }
@@ -101,5 +129,8 @@ public final class MessageDeframer {
     if (buffered.refCnt() > 0) {
       buffered.release();
     }
+    buffered = Unpooled.EMPTY_BUFFER;
+    composite = null;
+    released = true;
   }
 }
