@@ -299,15 +299,6 @@ final class GrpcConnection extends Http2ConnectionHandler {
     }
   }
 
-  /** Any bytes count as life for the reader idle: once per read burst, not per frame. */
-  @Override
-  public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
-    if (idle != null) {
-      idle.active();
-    }
-    super.channelReadComplete(ctx);
-  }
-
   /**
    * HTTP/2 errors are the codec's (GOAWAY or RST_STREAM, as the error says); anything else, such as
    * a client that reset its socket, ends this connection only, quietly: its streams' calls are
@@ -495,9 +486,15 @@ final class GrpcConnection extends Http2ConnectionHandler {
     super.channelRead(ctx, msg);
   }
 
-  /** The read burst ended: Netty's handler flushes what it and the calls wrote. */
+  /**
+   * The read burst ended: Netty's handler flushes what it and the calls wrote. Any bytes count as
+   * life for the reader idle: once per read burst, not per frame.
+   */
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+    if (idle != null) {
+      idle.active();
+    }
     writes.readComplete();
     super.channelReadComplete(ctx);
   }
