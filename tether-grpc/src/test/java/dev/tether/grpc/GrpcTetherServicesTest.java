@@ -101,8 +101,8 @@ class GrpcTetherServicesTest {
     return MethodDescriptor.<byte[], byte[]>newBuilder()
         .setType(MethodDescriptor.MethodType.UNARY)
         .setFullMethodName(MethodDescriptor.generateFullMethodName(service, operation))
-        .setRequestMarshaller(InteropService.BYTES)
-        .setResponseMarshaller(InteropService.BYTES)
+        .setRequestMarshaller(TetherGrpc.rawBytes())
+        .setResponseMarshaller(TetherGrpc.rawBytes())
         .build();
   }
 

@@ -82,8 +82,8 @@ class GrpcTetherStreamsTest {
     return MethodDescriptor.<byte[], byte[]>newBuilder()
         .setType(type)
         .setFullMethodName(name)
-        .setRequestMarshaller(TetherMethods.BYTES)
-        .setResponseMarshaller(TetherMethods.BYTES)
+        .setRequestMarshaller(TetherGrpc.rawBytes())
+        .setResponseMarshaller(TetherGrpc.rawBytes())
         .build();
   }
 
