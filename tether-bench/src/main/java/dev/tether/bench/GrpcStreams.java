@@ -1,5 +1,6 @@
 package dev.tether.bench;
 
+import dev.tether.grpc.TetherGrpc;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
@@ -45,8 +46,8 @@ final class GrpcStreams {
     return MethodDescriptor.<byte[], byte[]>newBuilder()
         .setType(type)
         .setFullMethodName(MethodDescriptor.generateFullMethodName(GrpcSystem.SERVICE_NAME, name))
-        .setRequestMarshaller(ByteArrayMarshaller.INSTANCE)
-        .setResponseMarshaller(ByteArrayMarshaller.INSTANCE)
+        .setRequestMarshaller(TetherGrpc.rawBytes())
+        .setResponseMarshaller(TetherGrpc.rawBytes())
         .build();
   }
 

@@ -3,6 +3,7 @@ package dev.tether.bench;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
 import dev.tether.bench.proto.EchoMessage;
+import dev.tether.grpc.TetherGrpc;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
@@ -34,8 +35,8 @@ final class GrpcSystem {
       MethodDescriptor.<byte[], byte[]>newBuilder()
           .setType(MethodDescriptor.MethodType.UNARY)
           .setFullMethodName(MethodDescriptor.generateFullMethodName(SERVICE_NAME, "echo"))
-          .setRequestMarshaller(ByteArrayMarshaller.INSTANCE)
-          .setResponseMarshaller(ByteArrayMarshaller.INSTANCE)
+          .setRequestMarshaller(TetherGrpc.rawBytes())
+          .setResponseMarshaller(TetherGrpc.rawBytes())
           .build();
   static final MethodDescriptor<EchoMessage, EchoMessage> ECHO_MESSAGE =
       MethodDescriptor.<EchoMessage, EchoMessage>newBuilder()

@@ -1,13 +1,10 @@
 package dev.tether.cli;
 
+import dev.tether.grpc.TetherGrpc;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
 import java.util.Base64;
 import java.util.List;
 import java.util.Objects;
@@ -27,9 +24,6 @@ final class GrpcTarget {
 
   /** {@code package.Service/Method}, with or without the leading '/' of its HTTP/2 path. */
   private static final Pattern FULL_METHOD = Pattern.compile("/?([^/\\s:\"]+)/([^/\\s]+)");
-
-  /** Messages as they are: a protobuf binary from {@code protoc --encode}, or any bytes. */
-  private static final MethodDescriptor.Marshaller<byte[]> BYTES = new RawBytes();
 
   private GrpcTarget() {}
 
@@ -58,7 +52,7 @@ final class GrpcTarget {
   static MethodDescriptor<byte[], byte[]> method(
       String fullMethod, MethodDescriptor.MethodType type, boolean idempotent) {
     Matcher m = matchMethod(fullMethod);
-    return MethodDescriptor.newBuilder(BYTES, BYTES)
+    return MethodDescriptor.newBuilder(TetherGrpc.rawBytes(), TetherGrpc.rawBytes())
         .setType(type)
         .setFullMethodName(MethodDescriptor.generateFullMethodName(m.group(1), m.group(2)))
         .setIdempotent(idempotent)
@@ -146,22 +140,5 @@ final class GrpcTarget {
   /** A host or name as one word of the proxy grammar, whatever characters it holds. */
   private static String quoted(String word) {
     return '"' + word.replace("\\", "\\\\").replace("\"", "\\\"") + '"';
-  }
-
-  /** Bytes in, the same bytes out. */
-  private static final class RawBytes implements MethodDescriptor.Marshaller<byte[]> {
-    @Override
-    public InputStream stream(byte[] value) {
-      return new ByteArrayInputStream(value);
-    }
-
-    @Override
-    public byte[] parse(InputStream stream) {
-      try {
-        return stream.readAllBytes();
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
   }
 }

@@ -1,5 +1,6 @@
 package dev.tether.cli;
 
+import dev.tether.grpc.TetherGrpc;
 import io.grpc.Context;
 import io.grpc.Deadline;
 import io.grpc.ForwardingServerCall.SimpleForwardingServerCall;
@@ -14,10 +15,6 @@ import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -54,7 +51,7 @@ final class EchoGrpcService {
   }
 
   private static MethodDescriptor<byte[], byte[]> method(String name, MethodType type) {
-    return MethodDescriptor.newBuilder(Bytes.INSTANCE, Bytes.INSTANCE)
+    return MethodDescriptor.newBuilder(TetherGrpc.rawBytes(), TetherGrpc.rawBytes())
         .setType(type)
         .setFullMethodName(MethodDescriptor.generateFullMethodName(SERVICE, name))
         .build();
@@ -94,25 +91,6 @@ final class EchoGrpcService {
             }
           },
           headers);
-    }
-  }
-
-  /** Messages as their bytes. */
-  private enum Bytes implements MethodDescriptor.Marshaller<byte[]> {
-    INSTANCE;
-
-    @Override
-    public InputStream stream(byte[] value) {
-      return new ByteArrayInputStream(value);
-    }
-
-    @Override
-    public byte[] parse(InputStream stream) {
-      try {
-        return stream.readAllBytes();
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
     }
   }
 }

@@ -21,8 +21,8 @@ final class ServedAtOnce {
         MethodDescriptor.<byte[], byte[]>newBuilder()
             .setType(MethodDescriptor.MethodType.UNKNOWN)
             .setFullMethodName(path)
-            .setRequestMarshaller(TetherMethods.BYTES)
-            .setResponseMarshaller(TetherMethods.BYTES)
+            .setRequestMarshaller(RawBytes.INSTANCE)
+            .setResponseMarshaller(RawBytes.INSTANCE)
             .build();
     GrpcCallContext call =
         new GrpcCallContext(

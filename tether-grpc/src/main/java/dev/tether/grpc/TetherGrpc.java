@@ -3,6 +3,7 @@ package dev.tether.grpc;
 import dev.tether.Proxy;
 import dev.tether.grpc.client.TetherChannel;
 import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
 import java.time.Duration;
 
 /**
@@ -37,5 +38,14 @@ public final class TetherGrpc {
   public static ManagedChannel channel(
       Proxy proxy, Duration keepaliveTime, Duration keepaliveTimeout) {
     return TetherChannel.over(proxy, keepaliveTime, keepaliveTimeout);
+  }
+
+  /**
+   * The marshaller of messages as raw bytes: a message is its bytes as they are, both ways (no copy
+   * on the way out; an unreadable stream fails the call with INTERNAL). One shared, stateless
+   * instance, for hand-built {@code MethodDescriptor<byte[], byte[]>}s.
+   */
+  public static MethodDescriptor.Marshaller<byte[]> rawBytes() {
+    return RawBytes.INSTANCE;
   }
 }

@@ -8,10 +8,6 @@ import io.grpc.MethodDescriptor;
 import io.grpc.ServerCall;
 import io.grpc.ServerMethodDefinition;
 import io.grpc.Status;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
@@ -24,24 +20,6 @@ import java.util.concurrent.CompletionStage;
  * Tether service's operations over a stream service's of the same name.
  */
 final class TetherMethods {
-  /** Messages as they are: the payload bytes. */
-  static final MethodDescriptor.Marshaller<byte[]> BYTES =
-      new MethodDescriptor.Marshaller<>() {
-        @Override
-        public InputStream stream(byte[] value) {
-          return new ByteArrayInputStream(value);
-        }
-
-        @Override
-        public byte[] parse(InputStream stream) {
-          try {
-            return stream.readAllBytes();
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        }
-      };
-
   private TetherMethods() {}
 
   /**
@@ -64,8 +42,8 @@ final class TetherMethods {
         MethodDescriptor.<byte[], byte[]>newBuilder()
             .setType(MethodDescriptor.MethodType.UNARY)
             .setFullMethodName(fullName)
-            .setRequestMarshaller(BYTES)
-            .setResponseMarshaller(BYTES)
+            .setRequestMarshaller(RawBytes.INSTANCE)
+            .setResponseMarshaller(RawBytes.INSTANCE)
             .build();
     return ServerMethodDefinition.create(
         method, (call, headers) -> new UnaryCall(service, operation, call));

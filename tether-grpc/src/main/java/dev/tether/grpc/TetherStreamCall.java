@@ -61,8 +61,8 @@ final class TetherStreamCall extends ServerCall.Listener<byte[]>
         MethodDescriptor.<byte[], byte[]>newBuilder()
             .setType(MethodDescriptor.MethodType.BIDI_STREAMING)
             .setFullMethodName(fullName)
-            .setRequestMarshaller(TetherMethods.BYTES)
-            .setResponseMarshaller(TetherMethods.BYTES)
+            .setRequestMarshaller(RawBytes.INSTANCE)
+            .setResponseMarshaller(RawBytes.INSTANCE)
             .build();
     return ServerMethodDefinition.create(
         method, (call, headers) -> new TetherStreamCall(streams, operation, call));

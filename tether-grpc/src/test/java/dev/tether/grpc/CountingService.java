@@ -70,8 +70,8 @@ final class CountingService {
     return MethodDescriptor.<byte[], byte[]>newBuilder()
         .setType(MethodDescriptor.MethodType.UNARY)
         .setFullMethodName(MethodDescriptor.generateFullMethodName(SERVICE, name))
-        .setRequestMarshaller(InteropService.BYTES)
-        .setResponseMarshaller(InteropService.BYTES)
+        .setRequestMarshaller(TetherGrpc.rawBytes())
+        .setResponseMarshaller(TetherGrpc.rawBytes())
         .setIdempotent(idempotent)
         .build();
   }

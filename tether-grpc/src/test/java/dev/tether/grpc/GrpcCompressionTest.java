@@ -3,11 +3,9 @@ package dev.tether.grpc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tether.TetherServer;
 import io.grpc.CallOptions;
 import io.grpc.ClientInterceptors;
 import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
@@ -31,7 +29,7 @@ class GrpcCompressionTest {
   private static final Metadata.Key<String> ENCODING =
       Metadata.Key.of("grpc-encoding", Metadata.ASCII_STRING_MARSHALLER);
 
-  private TetherServer server;
+  private TetherGrpcServerFixture grpc;
   private ManagedChannel channel;
 
   /** Services choose gzip for their responses as with grpc-java's server: setCompression. */
@@ -46,24 +44,18 @@ class GrpcCompressionTest {
 
   @BeforeEach
   void start() {
-    server =
-        TetherGrpc.server()
-            .service(
-                ServerInterceptors.intercept(
-                    new InteropService().definition(), new CompressResponses()))
-            .configure(TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0"))
-            .build()
-            .start();
-    channel =
-        ManagedChannelBuilder.forAddress("127.0.0.1", server.endpoints().get(0).port())
-            .usePlaintext()
-            .build();
+    grpc =
+        TetherGrpcServerFixture.start(
+            TetherGrpc.server()
+                .service(
+                    ServerInterceptors.intercept(
+                        new InteropService().definition(), new CompressResponses())));
+    channel = grpc.channel();
   }
 
   @AfterEach
   void stop() throws InterruptedException {
-    channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-    server.close();
+    grpc.close();
   }
 
   private static CallOptions gzip() {

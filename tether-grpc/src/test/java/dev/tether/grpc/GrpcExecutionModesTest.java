@@ -46,8 +46,8 @@ class GrpcExecutionModesTest {
     return MethodDescriptor.<byte[], byte[]>newBuilder()
         .setType(MethodDescriptor.MethodType.UNARY)
         .setFullMethodName(MethodDescriptor.generateFullMethodName(SERVICE, name))
-        .setRequestMarshaller(InteropService.BYTES)
-        .setResponseMarshaller(InteropService.BYTES)
+        .setRequestMarshaller(TetherGrpc.rawBytes())
+        .setResponseMarshaller(TetherGrpc.rawBytes())
         .build();
   }
 

@@ -2,9 +2,7 @@ package dev.tether.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tether.TetherServer;
 import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthCheckResponse;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
@@ -24,27 +22,18 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class GrpcGeneratedServiceTest {
   private final HealthStatusManager health = new HealthStatusManager();
-  private TetherServer server;
+  private TetherGrpcServerFixture grpc;
   private ManagedChannel channel;
 
   @BeforeEach
   void start() {
-    server =
-        TetherGrpc.server()
-            .service(health.getHealthService())
-            .configure(TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0"))
-            .build()
-            .start();
-    channel =
-        ManagedChannelBuilder.forAddress("127.0.0.1", server.endpoints().get(0).port())
-            .usePlaintext()
-            .build();
+    grpc = TetherGrpcServerFixture.start(TetherGrpc.server().service(health.getHealthService()));
+    channel = grpc.channel();
   }
 
   @AfterEach
   void stop() throws InterruptedException {
-    channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-    server.close();
+    grpc.close();
   }
 
   private HealthGrpc.HealthBlockingStub stub() {

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tether.TetherServer;
 import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.health.v1.HealthCheckRequest;
@@ -27,32 +26,25 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(60)
 class GrpcHealthTest {
+  private TetherGrpcServerFixture grpc;
   private TetherServer server;
   private ManagedChannel channel;
 
   @BeforeEach
   void start() {
-    server =
-        TetherGrpc.server()
-            .service(new InteropService().definition())
-            .health()
-            .configure(
-                TetherServer.builder()
-                    .endpoints("tcp -h 127.0.0.1 -p 0")
-                    .service("echo", (operation, payload, ctx) -> payload)
-                    .streamService("ticks", (operation, request, inbound, ctx) -> inbound))
-            .build()
-            .start();
-    channel =
-        ManagedChannelBuilder.forAddress("127.0.0.1", server.endpoints().get(0).port())
-            .usePlaintext()
-            .build();
+    grpc =
+        TetherGrpcServerFixture.start(
+            TetherGrpc.server().service(new InteropService().definition()).health(),
+            TetherServer.builder()
+                .service("echo", (operation, payload, ctx) -> payload)
+                .streamService("ticks", (operation, request, inbound, ctx) -> inbound));
+    server = grpc.server();
+    channel = grpc.channel();
   }
 
   @AfterEach
   void stop() throws InterruptedException {
-    channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-    server.close();
+    grpc.close();
   }
 
   private HealthGrpc.HealthBlockingStub stub() {

@@ -51,28 +51,25 @@ class GrpcHostileInputTest {
   private static final int END_STREAM_AND_HEADERS = 0x5;
 
   private final List<TetherEvent> events = new CopyOnWriteArrayList<>();
+  private TetherGrpcServerFixture grpc;
   private TetherServer server;
   private ManagedChannel channel;
 
   @BeforeEach
   void start() {
-    server =
-        TetherGrpc.server()
-            .service(new InteropService().definition())
-            .configure(
-                TetherServer.builder()
-                    .endpoints("tcp -h 127.0.0.1 -p 0")
-                    .property("tether.server.handshakeTimeout", "500ms")
-                    .listener(events::add))
-            .build()
-            .start();
-    channel = ManagedChannelBuilder.forAddress("127.0.0.1", port()).usePlaintext().build();
+    grpc =
+        TetherGrpcServerFixture.start(
+            TetherGrpc.server().service(new InteropService().definition()),
+            TetherServer.builder()
+                .property("tether.server.handshakeTimeout", "500ms")
+                .listener(events::add));
+    server = grpc.server();
+    channel = grpc.channel();
   }
 
   @AfterEach
   void stop() throws InterruptedException {
-    channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-    server.close();
+    grpc.close();
   }
 
   private int port() {

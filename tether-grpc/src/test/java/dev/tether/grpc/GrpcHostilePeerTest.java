@@ -15,7 +15,6 @@ import dev.tether.TetherServer;
 import io.grpc.CallOptions;
 import io.grpc.Context;
 import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import io.grpc.stub.ClientCalls;
 import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Headers;
@@ -39,28 +38,25 @@ import org.junit.jupiter.api.Timeout;
 class GrpcHostilePeerTest {
   private static final int STREAM_LIMIT = 8;
   private final InteropService service = new InteropService();
+  private TetherGrpcServerFixture grpc;
   private TetherServer server;
   private ManagedChannel channel;
 
   @BeforeEach
   void start() {
-    server =
-        TetherGrpc.server()
-            .service(service.definition())
-            .configure(
-                TetherServer.builder()
-                    .endpoints("tcp -h 127.0.0.1 -p 0")
-                    .maxConcurrentRequests(STREAM_LIMIT)
-                    .property("tether.server.handshakeTimeout", "3s"))
-            .build()
-            .start();
-    channel = ManagedChannelBuilder.forAddress("127.0.0.1", port()).usePlaintext().build();
+    grpc =
+        TetherGrpcServerFixture.start(
+            TetherGrpc.server().service(service.definition()),
+            TetherServer.builder()
+                .maxConcurrentRequests(STREAM_LIMIT)
+                .property("tether.server.handshakeTimeout", "3s"));
+    server = grpc.server();
+    channel = grpc.channel();
   }
 
   @AfterEach
   void stop() throws InterruptedException {
-    channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-    server.close();
+    grpc.close();
   }
 
   private int port() {

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tether.TetherServer;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCalls;
@@ -25,28 +24,22 @@ import org.junit.jupiter.api.Timeout;
 class GrpcMessageLimitTest {
   private static final int LIMIT = GrpcServices.DEFAULT_MAX_INBOUND_MESSAGE_SIZE;
 
-  private TetherServer server;
+  private TetherGrpcServerFixture grpc;
   private ManagedChannel channel;
 
   @BeforeEach
   void start() {
-    server =
-        TetherGrpc.server()
-            .service(new InteropService().definition())
-            .configure(TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0"))
-            .build()
-            .start();
-    channel =
-        ManagedChannelBuilder.forAddress("127.0.0.1", server.endpoints().get(0).port())
-            .usePlaintext()
-            .maxInboundMessageSize(2 * LIMIT)
-            .build();
+    grpc =
+        TetherGrpcServerFixture.start(
+            TetherGrpc.server().service(new InteropService().definition()),
+            TetherServer.builder(),
+            channel -> channel.maxInboundMessageSize(2 * LIMIT));
+    channel = grpc.channel();
   }
 
   @AfterEach
   void stop() throws InterruptedException {
-    channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-    server.close();
+    grpc.close();
   }
 
   @Test

@@ -3,11 +3,9 @@ package dev.tether.grpc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tether.TetherServer;
 import io.grpc.CallOptions;
 import io.grpc.ClientInterceptors;
 import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import io.grpc.Metadata;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCalls;
@@ -26,27 +24,18 @@ class GrpcMetadataSizeTest {
   private static final Metadata.Key<String> TOKEN =
       Metadata.Key.of("x-token", Metadata.ASCII_STRING_MARSHALLER);
 
-  private TetherServer server;
+  private TetherGrpcServerFixture grpc;
   private ManagedChannel channel;
 
   private void start(GrpcServices services) {
-    server =
-        services
-            .service(new InteropService().definition())
-            .configure(TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0"))
-            .build()
-            .start();
-    channel =
-        ManagedChannelBuilder.forAddress("127.0.0.1", server.endpoints().get(0).port())
-            .usePlaintext()
-            .build();
+    grpc = TetherGrpcServerFixture.start(services.service(new InteropService().definition()));
+    channel = grpc.channel();
   }
 
   @AfterEach
   void stop() throws InterruptedException {
-    if (server != null) {
-      channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-      server.close();
+    if (grpc != null) {
+      grpc.close();
     }
   }
 

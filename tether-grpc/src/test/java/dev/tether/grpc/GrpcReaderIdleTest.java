@@ -8,7 +8,6 @@ import dev.tether.observe.TetherEvent;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
 import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.stub.ClientCalls;
@@ -30,31 +29,25 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class GrpcReaderIdleTest {
   private final List<TetherEvent> events = new CopyOnWriteArrayList<>();
+  private TetherGrpcServerFixture grpc;
   private TetherServer server;
   private ManagedChannel channel;
 
   @BeforeEach
   void start() {
-    server =
-        TetherGrpc.server()
-            .service(new InteropService().definition())
-            .configure(
-                TetherServer.builder()
-                    .endpoints("tcp -h 127.0.0.1 -p 0")
-                    .property("tether.server.readerIdle", "300ms")
-                    .listener(events::add))
-            .build()
-            .start();
-    channel =
-        ManagedChannelBuilder.forAddress("127.0.0.1", server.endpoints().get(0).port())
-            .usePlaintext()
-            .build();
+    grpc =
+        TetherGrpcServerFixture.start(
+            TetherGrpc.server().service(new InteropService().definition()),
+            TetherServer.builder()
+                .property("tether.server.readerIdle", "300ms")
+                .listener(events::add));
+    server = grpc.server();
+    channel = grpc.channel();
   }
 
   @AfterEach
   void stop() throws InterruptedException {
-    channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-    server.close();
+    grpc.close();
   }
 
   private static CallOptions options() {

@@ -2,9 +2,7 @@ package dev.tether.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tether.TetherServer;
 import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import io.grpc.reflection.v1.ServerReflectionGrpc;
 import io.grpc.reflection.v1.ServerReflectionRequest;
 import io.grpc.reflection.v1.ServerReflectionResponse;
@@ -22,29 +20,20 @@ import org.junit.jupiter.api.Timeout;
 /** {@code reflection()}: what grpcurl asks first, through grpc-java's generated stubs. */
 @Timeout(60)
 class GrpcReflectionTest {
-  private TetherServer server;
+  private TetherGrpcServerFixture grpc;
   private ManagedChannel channel;
 
   @BeforeEach
   void start() {
-    server =
-        TetherGrpc.server()
-            .service(new InteropService().definition())
-            .health()
-            .reflection()
-            .configure(TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0"))
-            .build()
-            .start();
-    channel =
-        ManagedChannelBuilder.forAddress("127.0.0.1", server.endpoints().get(0).port())
-            .usePlaintext()
-            .build();
+    grpc =
+        TetherGrpcServerFixture.start(
+            TetherGrpc.server().service(new InteropService().definition()).health().reflection());
+    channel = grpc.channel();
   }
 
   @AfterEach
   void stop() throws InterruptedException {
-    channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-    server.close();
+    grpc.close();
   }
 
   /** One request on a reflection stream, and its answer. */

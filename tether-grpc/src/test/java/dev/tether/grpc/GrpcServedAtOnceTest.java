@@ -9,7 +9,6 @@ import dev.tether.micrometer.TetherMetrics;
 import dev.tether.observe.ServerStatus;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -17,7 +16,6 @@ import io.grpc.stub.ClientCalls;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,27 +28,22 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(60)
 class GrpcServedAtOnceTest {
+  private TetherGrpcServerFixture grpc;
   private TetherServer server;
   private ManagedChannel channel;
 
   @BeforeEach
   void start() {
-    server =
-        TetherGrpc.server()
-            .service(new InteropService().definition())
-            .configure(TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0"))
-            .build()
-            .start();
-    channel =
-        ManagedChannelBuilder.forAddress("127.0.0.1", server.endpoints().get(0).port())
-            .usePlaintext()
-            .build();
+    grpc =
+        TetherGrpcServerFixture.start(
+            TetherGrpc.server().service(new InteropService().definition()));
+    server = grpc.server();
+    channel = grpc.channel();
   }
 
   @AfterEach
   void stop() throws InterruptedException {
-    channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-    server.close();
+    grpc.close();
   }
 
   @Test

@@ -11,7 +11,6 @@ import io.grpc.CallOptions;
 import io.grpc.ClientCall;
 import io.grpc.Context;
 import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
@@ -39,30 +38,21 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class GrpcServerInteropTest {
   private static final InteropService service = new InteropService();
-  private static TetherServer server;
+  private static TetherGrpcServerFixture grpc;
   private static ManagedChannel channel;
 
   @BeforeAll
   static void start() {
-    server =
-        TetherGrpc.server()
-            .service(service.definition())
-            .configure(
-                TetherServer.builder()
-                    .endpoints("tcp -h 127.0.0.1 -p 0")
-                    .service("echo", (operation, payload, ctx) -> payload))
-            .build()
-            .start();
-    channel =
-        ManagedChannelBuilder.forAddress("127.0.0.1", server.endpoints().get(0).port())
-            .usePlaintext()
-            .build();
+    grpc =
+        TetherGrpcServerFixture.start(
+            TetherGrpc.server().service(service.definition()),
+            TetherServer.builder().service("echo", (operation, payload, ctx) -> payload));
+    channel = grpc.channel();
   }
 
   @AfterAll
   static void stop() throws InterruptedException {
-    channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-    server.close();
+    grpc.close();
   }
 
   @BeforeEach
@@ -284,12 +274,12 @@ class GrpcServerInteropTest {
   void servesATetherProxyAndAGrpcClientOnTheSamePortAtOnce() throws Exception {
     try (Tether tether = Tether.create()) {
       CompletableFuture<byte[]> viaTether =
-          tether.proxy(server.proxyString("echo")).invokeAsync("echo", text("tether"));
+          tether.proxy(grpc.server().proxyString("echo")).invokeAsync("echo", text("tether"));
       byte[] viaGrpc = unary(InteropService.UNARY, text("grpc"));
 
       assertThat(text(viaTether.get(10, TimeUnit.SECONDS))).isEqualTo("tether");
       assertThat(text(viaGrpc)).isEqualTo("grpc");
-      assertThat(channel.authority()).endsWith(":" + server.endpoints().get(0).port());
+      assertThat(channel.authority()).endsWith(":" + grpc.server().endpoints().get(0).port());
     }
   }
 

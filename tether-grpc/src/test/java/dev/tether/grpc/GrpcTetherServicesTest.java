@@ -9,7 +9,6 @@ import dev.tether.TetherServer;
 import dev.tether.spi.Codec;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
@@ -54,55 +53,47 @@ class GrpcTetherServicesTest {
   }
 
   private final Codec codec = Tether.standardCodec();
-  private TetherServer server;
+  private TetherGrpcServerFixture grpc;
   private ManagedChannel channel;
 
   @BeforeEach
   void start() {
-    server =
-        TetherGrpc.server()
-            .service(new InteropService().definition())
-            .configure(
-                TetherServer.builder()
-                    .endpoints("tcp -h 127.0.0.1 -p 0")
-                    .service(
-                        "echo",
-                        (operation, payload, ctx) -> {
-                          switch (operation) {
-                            case "fail" -> throw new IllegalStateException("boom");
-                            case "who" -> {
-                              return text(ctx.protocol() + " " + ctx.metadata().get("x-who"));
-                            }
-                            case "deadline" -> {
-                              Duration left = ctx.timeRemaining();
-                              return text(left == null ? "none" : "some");
-                            }
-                            default -> {
-                              return payload;
-                            }
-                          }
-                        })
-                    .service("greeter", Greeter.class, new Greetings()))
-            .build()
-            .start();
-    channel =
-        ManagedChannelBuilder.forAddress("127.0.0.1", server.endpoints().get(0).port())
-            .usePlaintext()
-            .build();
+    grpc =
+        TetherGrpcServerFixture.start(
+            TetherGrpc.server().service(new InteropService().definition()),
+            TetherServer.builder()
+                .service(
+                    "echo",
+                    (operation, payload, ctx) -> {
+                      switch (operation) {
+                        case "fail" -> throw new IllegalStateException("boom");
+                        case "who" -> {
+                          return text(ctx.protocol() + " " + ctx.metadata().get("x-who"));
+                        }
+                        case "deadline" -> {
+                          Duration left = ctx.timeRemaining();
+                          return text(left == null ? "none" : "some");
+                        }
+                        default -> {
+                          return payload;
+                        }
+                      }
+                    })
+                .service("greeter", Greeter.class, new Greetings()));
+    channel = grpc.channel();
   }
 
   @AfterEach
   void stop() throws InterruptedException {
-    channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-    server.close();
+    grpc.close();
   }
 
   private static MethodDescriptor<byte[], byte[]> method(String service, String operation) {
     return MethodDescriptor.<byte[], byte[]>newBuilder()
         .setType(MethodDescriptor.MethodType.UNARY)
         .setFullMethodName(MethodDescriptor.generateFullMethodName(service, operation))
-        .setRequestMarshaller(InteropService.BYTES)
-        .setResponseMarshaller(InteropService.BYTES)
+        .setRequestMarshaller(TetherGrpc.rawBytes())
+        .setResponseMarshaller(TetherGrpc.rawBytes())
         .build();
   }
 

@@ -7,7 +7,6 @@ import dev.tether.TetherServer;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
 import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
@@ -41,40 +40,33 @@ class GrpcTetherStreamsTest {
   /** The publisher the last stream opened on "items" returned. */
   private final AtomicReference<CountedItems> opened = new AtomicReference<>();
 
-  private TetherServer server;
+  private TetherGrpcServerFixture grpc;
   private ManagedChannel channel;
 
   @BeforeEach
   void start() {
-    server =
-        TetherGrpc.server()
-            .configure(
-                TetherServer.builder()
-                    .endpoints("tcp -h 127.0.0.1 -p 0")
-                    .streamService(
-                        "items",
-                        (operation, request, inbound, ctx) -> {
-                          // The opening request says how many items; "forever" for no end.
-                          String text = new String(request, StandardCharsets.UTF_8);
-                          CountedItems items =
-                              new CountedItems(
-                                  text.equals("forever") ? -1 : Long.parseLong(text), ITEM_SIZE);
-                          opened.set(items);
-                          return items;
-                        })
-                    .streamService("echo", (operation, request, inbound, ctx) -> inbound))
-            .build()
-            .start();
-    channel =
-        ManagedChannelBuilder.forAddress("127.0.0.1", server.endpoints().get(0).port())
-            .usePlaintext()
-            .build();
+    grpc =
+        TetherGrpcServerFixture.start(
+            TetherGrpc.server(),
+            TetherServer.builder()
+                .streamService(
+                    "items",
+                    (operation, request, inbound, ctx) -> {
+                      // The opening request says how many items; "forever" for no end.
+                      String text = new String(request, StandardCharsets.UTF_8);
+                      CountedItems items =
+                          new CountedItems(
+                              text.equals("forever") ? -1 : Long.parseLong(text), ITEM_SIZE);
+                      opened.set(items);
+                      return items;
+                    })
+                .streamService("echo", (operation, request, inbound, ctx) -> inbound));
+    channel = grpc.channel();
   }
 
   @AfterEach
   void stop() throws InterruptedException {
-    channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-    server.close();
+    grpc.close();
   }
 
   private static MethodDescriptor<byte[], byte[]> method(
@@ -82,8 +74,8 @@ class GrpcTetherStreamsTest {
     return MethodDescriptor.<byte[], byte[]>newBuilder()
         .setType(type)
         .setFullMethodName(name)
-        .setRequestMarshaller(TetherMethods.BYTES)
-        .setResponseMarshaller(TetherMethods.BYTES)
+        .setRequestMarshaller(TetherGrpc.rawBytes())
+        .setResponseMarshaller(TetherGrpc.rawBytes())
         .build();
   }
 

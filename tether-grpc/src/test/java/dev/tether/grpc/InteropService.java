@@ -11,10 +11,6 @@ import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -26,23 +22,6 @@ import java.util.concurrent.LinkedBlockingQueue;
  */
 final class InteropService {
   static final String SERVICE = "tether.testing.Interop";
-
-  static final MethodDescriptor.Marshaller<byte[]> BYTES =
-      new MethodDescriptor.Marshaller<>() {
-        @Override
-        public InputStream stream(byte[] value) {
-          return new ByteArrayInputStream(value);
-        }
-
-        @Override
-        public byte[] parse(InputStream stream) {
-          try {
-            return stream.readAllBytes();
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        }
-      };
 
   static final MethodDescriptor<byte[], byte[]> EMPTY = unary("EmptyCall");
 
@@ -84,8 +63,8 @@ final class InteropService {
     return MethodDescriptor.<byte[], byte[]>newBuilder()
         .setType(type)
         .setFullMethodName(MethodDescriptor.generateFullMethodName(SERVICE, name))
-        .setRequestMarshaller(BYTES)
-        .setResponseMarshaller(BYTES)
+        .setRequestMarshaller(TetherGrpc.rawBytes())
+        .setResponseMarshaller(TetherGrpc.rawBytes())
         .build();
   }
 

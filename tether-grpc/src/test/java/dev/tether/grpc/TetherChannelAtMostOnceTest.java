@@ -15,10 +15,8 @@ import io.grpc.MethodDescriptor;
 import io.grpc.Server;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ClientCalls;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -38,39 +36,20 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(90)
 class TetherChannelAtMostOnceTest {
-  private final Tether tether = Tether.create();
-  private final List<Server> servers = new ArrayList<>();
-  private final List<AutoCloseable> others = new ArrayList<>();
-  private final List<ManagedChannel> channels = new ArrayList<>();
+  private final GrpcJavaPeers peers = new GrpcJavaPeers();
+  private final Tether tether = peers.runtime(Tether.create());
 
   @AfterEach
   void stop() throws Exception {
-    for (ManagedChannel c : channels) {
-      c.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-    }
-    tether.close();
-    for (Server s : servers) {
-      s.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-    }
-    for (AutoCloseable c : others) {
-      c.close();
-    }
+    peers.close();
   }
 
   private Server serve(CountingService service) throws IOException {
-    Server s =
-        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-            .addService(service.definition())
-            .build()
-            .start();
-    servers.add(s);
-    return s;
+    return peers.serve(service.definition());
   }
 
   private ManagedChannel channel(Proxy proxy) {
-    ManagedChannel c = TetherGrpc.channel(proxy);
-    channels.add(c);
-    return c;
+    return peers.channel(TetherGrpc.channel(proxy));
   }
 
   private Proxy proxyTo(int... ports) {
@@ -117,7 +96,7 @@ class TetherChannelAtMostOnceTest {
   @Test
   void aRefusedStreamRunsOnceOnTheNextServerEvenWhenNotIdempotent() throws Exception {
     RefusingHttp2Server refusing = new RefusingHttp2Server(RefusingHttp2Server.Mode.REFUSED_STREAM);
-    others.add(refusing);
+    peers.other(refusing);
     CountingService b = new CountingService("b");
     ManagedChannel channel =
         channel(
@@ -133,7 +112,7 @@ class TetherChannelAtMostOnceTest {
   @Test
   void aStreamAboveTheGoAwaysLastIdRunsOnceOnTheNextServerEvenWhenNotIdempotent() throws Exception {
     RefusingHttp2Server leaving = new RefusingHttp2Server(RefusingHttp2Server.Mode.GOAWAY);
-    others.add(leaving);
+    peers.other(leaving);
     CountingService b = new CountingService("b");
     ManagedChannel channel =
         channel(

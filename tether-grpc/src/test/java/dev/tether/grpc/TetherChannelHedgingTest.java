@@ -14,15 +14,11 @@ import dev.tether.observe.TetherEvent;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
-import io.grpc.Server;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ClientCalls;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -38,8 +34,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(90)
 class TetherChannelHedgingTest {
   private final List<TetherEvent> events = new CopyOnWriteArrayList<>();
-  private final List<Server> servers = new ArrayList<>();
-  private final List<AutoCloseable> others = new ArrayList<>();
+  private final GrpcJavaPeers peers = new GrpcJavaPeers();
   private final CountingService slow = new CountingService("slow");
   private final CountingService fast = new CountingService("fast");
   private Tether tether;
@@ -47,24 +42,11 @@ class TetherChannelHedgingTest {
 
   @AfterEach
   void stop() throws Exception {
-    channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-    tether.close();
-    for (Server s : servers) {
-      s.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-    }
-    for (AutoCloseable c : others) {
-      c.close();
-    }
+    peers.close();
   }
 
   private int serve(CountingService service) throws IOException {
-    Server s =
-        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-            .addService(service.definition())
-            .build()
-            .start();
-    servers.add(s);
-    return s.getPort();
+    return peers.serve(service.definition()).getPort();
   }
 
   /** A runtime whose budget, when {@code spent}, allows no retry and no hedge at all. */
@@ -74,7 +56,7 @@ class TetherChannelHedgingTest {
       b.property("tether.retry.budget.ratio", "0")
           .property("tether.retry.budget.floorPerSecond", "0");
     }
-    tether = b.build();
+    tether = peers.runtime(b.build());
     return tether
         .proxy("counting:tcp -h 127.0.0.1 -p " + firstPort + ":tcp -h 127.0.0.1 -p " + secondPort)
         .withEndpointSelection(EndpointSelection.ORDERED);
@@ -93,8 +75,9 @@ class TetherChannelHedgingTest {
   void anIdempotentMethodIsHedgedToTheFastGrpcServerWhichAnswers() throws Exception {
     slow.holdCalls = true;
     channel =
-        TetherGrpc.channel(
-            proxy(false, serve(slow), serve(fast)).withHedging(Duration.ofMillis(100), 2));
+        peers.channel(
+            TetherGrpc.channel(
+                proxy(false, serve(slow), serve(fast)).withHedging(Duration.ofMillis(100), 2)));
 
     assertThat(call(CountingService.IDEMPOTENT_CALL, 20_000)).isEqualTo("fast");
 
@@ -109,8 +92,9 @@ class TetherChannelHedgingTest {
   void aMethodThatIsNotIdempotentIsNeverHedged() throws Exception {
     slow.holdCalls = true;
     channel =
-        TetherGrpc.channel(
-            proxy(false, serve(slow), serve(fast)).withHedging(Duration.ofMillis(50), 2));
+        peers.channel(
+            TetherGrpc.channel(
+                proxy(false, serve(slow), serve(fast)).withHedging(Duration.ofMillis(50), 2)));
 
     // Sixty hedging delays: time enough for a hedge, had the call been one to hedge.
     assertThatThrownBy(() -> call(CountingService.CALL, 3_000))
@@ -127,8 +111,9 @@ class TetherChannelHedgingTest {
   void aSpentRetryBudgetRefusesTheHedgeOfASlowGrpcServer() throws Exception {
     slow.holdCalls = true;
     channel =
-        TetherGrpc.channel(
-            proxy(true, serve(slow), serve(fast)).withHedging(Duration.ofMillis(50), 2));
+        peers.channel(
+            TetherGrpc.channel(
+                proxy(true, serve(slow), serve(fast)).withHedging(Duration.ofMillis(50), 2)));
 
     assertThatThrownBy(() -> call(CountingService.IDEMPOTENT_CALL, 1_000))
         .isInstanceOfSatisfying(
@@ -151,8 +136,8 @@ class TetherChannelHedgingTest {
   @Test
   void aSpentRetryBudgetFailsARefusedGrpcStreamWithItsCauseInsteadOfRetryingIt() throws Exception {
     RefusingHttp2Server refusing = new RefusingHttp2Server(RefusingHttp2Server.Mode.REFUSED_STREAM);
-    others.add(refusing);
-    channel = TetherGrpc.channel(proxy(true, refusing.port(), serve(fast)));
+    peers.other(refusing);
+    channel = peers.channel(TetherGrpc.channel(proxy(true, refusing.port(), serve(fast))));
 
     assertThatThrownBy(() -> call(CountingService.CALL, 20_000))
         .isInstanceOfSatisfying(

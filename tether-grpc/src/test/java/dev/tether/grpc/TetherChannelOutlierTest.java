@@ -9,13 +9,10 @@ import dev.tether.Tether;
 import dev.tether.observe.TetherEvent;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
-import io.grpc.Server;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ClientCalls;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,7 +31,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(90)
 class TetherChannelOutlierTest {
   private final List<TetherEvent> events = new CopyOnWriteArrayList<>();
-  private final List<Server> servers = new ArrayList<>();
+  private final GrpcJavaPeers peers = new GrpcJavaPeers();
   private final CountingService sick = new CountingService("sick");
   private final CountingService a = new CountingService("a");
   private final CountingService b = new CountingService("b");
@@ -43,22 +40,12 @@ class TetherChannelOutlierTest {
   private int sickPort;
 
   @AfterEach
-  void stop() throws InterruptedException {
-    channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-    tether.close();
-    for (Server s : servers) {
-      s.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-    }
+  void stop() throws Exception {
+    peers.close();
   }
 
   private int serve(CountingService service) throws IOException {
-    Server s =
-        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-            .addService(service.definition())
-            .build()
-            .start();
-    servers.add(s);
-    return s.getPort();
+    return peers.serve(service.definition()).getPort();
   }
 
   /**
@@ -70,24 +57,26 @@ class TetherChannelOutlierTest {
     int aPort = serve(a);
     int bPort = serve(b);
     tether =
-        Tether.builder()
-            .property("tether.cluster.ejection.failures", "5")
-            .property("tether.cluster.ejection.minCalls", "10")
-            .property("tether.cluster.ejection.outlierCalls", "10")
-            .property("tether.cluster.ejection.base", "60s")
-            .listener(events::add)
-            .build();
+        peers.runtime(
+            Tether.builder()
+                .property("tether.cluster.ejection.failures", "5")
+                .property("tether.cluster.ejection.minCalls", "10")
+                .property("tether.cluster.ejection.outlierCalls", "10")
+                .property("tether.cluster.ejection.base", "60s")
+                .listener(events::add)
+                .build());
     channel =
-        TetherGrpc.channel(
-            tether
-                .proxy(
-                    "counting:tcp -h 127.0.0.1 -p "
-                        + sickPort
-                        + ":tcp -h 127.0.0.1 -p "
-                        + aPort
-                        + ":tcp -h 127.0.0.1 -p "
-                        + bPort)
-                .withLoadBalancing(LoadBalancing.ROUND_ROBIN));
+        peers.channel(
+            TetherGrpc.channel(
+                tether
+                    .proxy(
+                        "counting:tcp -h 127.0.0.1 -p "
+                            + sickPort
+                            + ":tcp -h 127.0.0.1 -p "
+                            + aPort
+                            + ":tcp -h 127.0.0.1 -p "
+                            + bPort)
+                    .withLoadBalancing(LoadBalancing.ROUND_ROBIN)));
   }
 
   /** The sick node's health; "none" before the group's first call made its nodes. */

@@ -19,10 +19,6 @@ import io.grpc.MethodDescriptor;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ServerCalls;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,29 +29,12 @@ import org.junit.jupiter.api.Test;
 
 /** gRPC calls on a VIRTUAL_THREADS server: each runs on a virtual thread of its own, at once. */
 class GrpcVirtualThreadsTest {
-  private static final MethodDescriptor.Marshaller<byte[]> BYTES =
-      new MethodDescriptor.Marshaller<>() {
-        @Override
-        public InputStream stream(byte[] value) {
-          return new ByteArrayInputStream(value);
-        }
-
-        @Override
-        public byte[] parse(InputStream stream) {
-          try {
-            return stream.readAllBytes();
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        }
-      };
-
   private static final MethodDescriptor<byte[], byte[]> WAIT =
       MethodDescriptor.<byte[], byte[]>newBuilder()
           .setType(MethodDescriptor.MethodType.UNARY)
           .setFullMethodName("tether.testing.Virtual/Wait")
-          .setRequestMarshaller(BYTES)
-          .setResponseMarshaller(BYTES)
+          .setRequestMarshaller(TetherGrpc.rawBytes())
+          .setResponseMarshaller(TetherGrpc.rawBytes())
           .build();
 
   /**

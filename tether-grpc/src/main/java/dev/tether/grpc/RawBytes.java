@@ -1,4 +1,4 @@
-package dev.tether.bench;
+package dev.tether.grpc;
 
 import io.grpc.Drainable;
 import io.grpc.KnownLength;
@@ -10,11 +10,11 @@ import java.io.InputStream;
 import java.io.OutputStream;
 
 /**
- * Passes gRPC messages as plain {@code byte[]}, with the same courtesies gRPC's protobuf marshaller
- * extends to the transport: the outgoing stream tells its length and drains straight into the
- * frame, and parsing sizes the array from the incoming stream's known length.
+ * The marshaller {@link TetherGrpc#rawBytes()} hands out: a message's bytes as they are, with the
+ * courtesies gRPC's protobuf marshaller extends to the transport (the outgoing stream tells its
+ * length and drains straight into the frame; parsing sizes the array from a known length).
  */
-enum ByteArrayMarshaller implements MethodDescriptor.Marshaller<byte[]> {
+enum RawBytes implements MethodDescriptor.Marshaller<byte[]> {
   INSTANCE;
 
   @Override
