@@ -1,6 +1,7 @@
 package dev.tether.zookeeper;
 
 import dev.tether.testing.StablePorts;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +20,14 @@ public final class LoopbackZooKeeper {
   private static final int TICK_MILLIS = 200;
 
   private LoopbackZooKeeper() {}
+
+  /**
+   * The servers' tick: a session expires on the first tick boundary after its timeout, so up to a
+   * tick late.
+   */
+  static Duration tick() {
+    return Duration.ofMillis(TICK_MILLIS);
+  }
 
   /** A started standalone server; {@code getConnectString()} says where. */
   public static TestingServer server() {

@@ -22,6 +22,11 @@ final class CallLoad implements AutoCloseable {
   private final AtomicInteger succeeded = new AtomicInteger();
   private final List<Throwable> failures = new CopyOnWriteArrayList<>();
   private final List<String> outcomes = Collections.synchronizedList(new ArrayList<>());
+
+  /** For each outcome, in the same order: when its call started and how long it took, in ms. */
+  private final List<long[]> timings = new ArrayList<>();
+
+  private final long startNanos = System.nanoTime();
   private final CompletableFuture<?>[] callers;
 
   CallLoad(
@@ -31,7 +36,7 @@ final class CallLoad implements AutoCloseable {
       Idempotency idempotency,
       int maxCallsEach,
       Duration maxTime) {
-    long deadlineNanos = System.nanoTime() + maxTime.toNanos();
+    long deadlineNanos = startNanos + maxTime.toNanos();
     callers = new CompletableFuture<?>[callerCount];
     for (int c = 0; c < callerCount; c++) {
       String caller = "caller-" + c;
@@ -41,6 +46,8 @@ final class CallLoad implements AutoCloseable {
                 for (int i = 0;
                     i < maxCallsEach && !stopping.get() && System.nanoTime() < deadlineNanos;
                     i++) {
+                  long callNanos = System.nanoTime();
+                  String outcome;
                   try {
                     byte[] answer =
                         proxy.invoke(
@@ -48,11 +55,12 @@ final class CallLoad implements AutoCloseable {
                             (caller + "-" + i).getBytes(StandardCharsets.UTF_8),
                             idempotency);
                     succeeded.incrementAndGet();
-                    outcomes.add(new String(answer, StandardCharsets.UTF_8));
+                    outcome = new String(answer, StandardCharsets.UTF_8);
                   } catch (RuntimeException e) {
                     failures.add(e);
-                    outcomes.add(e.getClass().getSimpleName());
+                    outcome = e.getClass().getSimpleName();
                   }
+                  record(outcome, callNanos);
                 }
               },
               runnable -> {
@@ -61,6 +69,41 @@ final class CallLoad implements AutoCloseable {
                 t.start();
               });
     }
+  }
+
+  private void record(String outcome, long callNanos) {
+    long[] timing = {
+      (callNanos - startNanos) / 1_000_000, (System.nanoTime() - callNanos) / 1_000_000
+    };
+    synchronized (outcomes) {
+      outcomes.add(outcome);
+      timings.add(timing);
+    }
+  }
+
+  /**
+   * The outcomes as runs of the same one, each with when its first call started (ms since the load
+   * began), how many calls it has and its slowest call: what a failing test shows of its load.
+   */
+  String timeline() {
+    StringBuilder out = new StringBuilder("[");
+    synchronized (outcomes) {
+      int i = 0;
+      while (i < outcomes.size()) {
+        int end = i;
+        long slowest = 0;
+        while (end < outcomes.size() && outcomes.get(end).equals(outcomes.get(i))) {
+          slowest = Math.max(slowest, timings.get(end)[1]);
+          end++;
+        }
+        out.append(
+            String.format(
+                "%s at %d ms: %d calls, the slowest %d ms; ",
+                outcomes.get(i), timings.get(i)[0], end - i, slowest));
+        i = end;
+      }
+    }
+    return out.append("finished: ").append(finished()).append("]").toString();
   }
 
   /** Whether every caller reached its bound. */

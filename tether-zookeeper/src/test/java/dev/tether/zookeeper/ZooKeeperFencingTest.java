@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -204,9 +205,15 @@ class ZooKeeperFencingTest {
             .withInvocationTimeout(Duration.ofSeconds(5))
             .withSession("orders-unit");
     List<Member> live = without(members, leader);
+    // The load outlasts every wait below (its own time bound must not end it first).
     CallLoad load =
         new CallLoad(
-            session, 1, "increment", Idempotency.NOT_IDEMPOTENT, 100_000, Duration.ofSeconds(25));
+            session,
+            1,
+            "increment",
+            Idempotency.NOT_IDEMPOTENT,
+            100_000,
+            PATIENCE.plus(SESSION.plus(PATIENCE)).plus(PATIENCE).plus(PATIENCE));
     Member next;
     int servedByDeposedWhenAnnounced;
     try (load) {
@@ -216,7 +223,12 @@ class ZooKeeperFencingTest {
       next = awaitNewLeaderAnnouncedBy(live, leader);
       servedByDeposedWhenAnnounced = kv.served(leader.name());
       int servedByNext = kv.served(next.name());
-      await().atMost(PATIENCE).until(() -> kv.served(next.name()) > servedByNext + 200);
+      try {
+        await().atMost(PATIENCE).until(() -> kv.served(next.name()) > servedByNext + 200);
+      } catch (ConditionTimeoutException e) {
+        throw new AssertionError(
+            next.name() + " was announced; the session's calls: " + load.timeline(), e);
+      }
     }
 
     assertThat(kv.served(leader.name()))
