@@ -36,6 +36,9 @@ final class ScriptedHttp2Server implements AutoCloseable {
   /** What the server does when a request's HEADERS arrive. */
   interface Script {
     void onRequest(Peer peer, int streamId);
+
+    /** The request's DATA; by default read and dropped. */
+    default void onData(Peer peer, int streamId, boolean endOfStream) {}
   }
 
   /** One server connection, as a script writes to it (on its event loop). */
@@ -59,6 +62,40 @@ final class ScriptedHttp2Server implements AutoCloseable {
       data.writeByte(0).writeInt((int) length).writeBytes(body);
       handler.encoder().writeData(ctx, id, data, 0, end, ctx.newPromise());
       ctx.flush();
+    }
+
+    /** A message flagged compressed, {@code gzip} its bytes. */
+    void compressedMessage(int id, byte[] gzip) {
+      ByteBuf data = Unpooled.buffer(5 + gzip.length);
+      data.writeByte(1).writeInt(gzip.length).writeBytes(gzip);
+      handler.encoder().writeData(ctx, id, data, 0, false, ctx.newPromise());
+      ctx.flush();
+    }
+
+    /**
+     * A HEADERS frame without END_HEADERS, then {@code frames} CONTINUATION frames of 10 KiB of
+     * literal headers each, never ending the block: written as raw bytes, past the codec.
+     */
+    void endlessContinuation(int id, int frames) {
+      ByteBuf block = Unpooled.buffer();
+      for (int i = 0; i < 100; i++) { // literal without indexing, new name "x-a", 100 bytes
+        block.writeByte(0).writeByte(3).writeBytes(bytes("x-a")).writeByte(100);
+        block.writeBytes(new byte[100]);
+      }
+      ByteBuf status = Unpooled.buffer().writeByte(0x88); // ":status: 200", indexed
+      frame(1, 0, id, status);
+      for (int i = 0; i < frames && ctx.channel().isActive(); i++) {
+        frame(9, 0, id, block.retainedDuplicate());
+      }
+      block.release();
+      ctx.flush();
+    }
+
+    private void frame(int type, int flags, int id, ByteBuf payload) {
+      ByteBuf header = Unpooled.buffer(9);
+      header.writeMedium(payload.readableBytes()).writeByte(type).writeByte(flags).writeInt(id);
+      ctx.write(header);
+      ctx.write(payload);
     }
 
     void goAway(int lastStreamId) {
@@ -201,6 +238,18 @@ final class ScriptedHttp2Server implements AutoCloseable {
                       int padding,
                       boolean endOfStream) {
                     onHeadersRead(ctx, streamId, headers, padding, endOfStream);
+                  }
+
+                  @Override
+                  public int onDataRead(
+                      ChannelHandlerContext ctx,
+                      int streamId,
+                      ByteBuf data,
+                      int padding,
+                      boolean endOfStream) {
+                    int processed = data.readableBytes() + padding;
+                    script.onData(new Peer(ctx, self[0]), streamId, endOfStream);
+                    return processed;
                   }
 
                   @Override

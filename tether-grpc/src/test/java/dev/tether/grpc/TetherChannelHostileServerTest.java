@@ -7,6 +7,8 @@ import static dev.tether.grpc.ScriptedHttp2Server.trailers;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import com.google.common.util.concurrent.ListenableFuture;
+import dev.tether.ConnectionLostException;
 import dev.tether.EndpointSelection;
 import dev.tether.Tether;
 import dev.tether.observe.ConnectionStatus;
@@ -22,12 +24,15 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ClientCalls;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Settings;
+import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.zip.GZIPOutputStream;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -383,5 +388,123 @@ class TetherChannelHostileServerTest {
                 text("x")));
 
     assertThat(answer).isEqualTo("ok");
+  }
+
+  private static void answer(ScriptedHttp2Server.Peer peer, int id) {
+    peer.headers(id, ok(), false);
+    peer.message(id, 2, bytes("ok"), false);
+    peer.headers(id, trailers("0"), true);
+  }
+
+  private static String call(ManagedChannel c) {
+    return text(
+        ClientCalls.blockingUnaryCall(
+            c,
+            CountingService.CALL,
+            CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS),
+            text("x")));
+  }
+
+  @Test
+  void aGzipBombInAnAnswerFailsResourceExhausted() throws Exception {
+    ByteArrayOutputStream packed = new ByteArrayOutputStream();
+    try (GZIPOutputStream gz = new GZIPOutputStream(packed)) {
+      byte[] zeros = new byte[1024 * 1024];
+      for (int i = 0; i < 64; i++) {
+        gz.write(zeros); // 64 MiB of zeros in some 64 KiB
+      }
+    }
+    byte[] bomb = packed.toByteArray();
+    ScriptedHttp2Server s =
+        server(
+            (peer, id) -> {
+              peer.headers(id, ok().set("grpc-encoding", "gzip"), false);
+              peer.compressedMessage(id, bomb);
+              peer.headers(id, trailers("0"), true);
+            });
+
+    assertThat(failureOf(channelTo(s)).getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+    noCallStuck();
+  }
+
+  @Test
+  void endlessContinuationFramesEndTheCallAndTheConnection() throws Exception {
+    ScriptedHttp2Server s = server((peer, id) -> peer.endlessContinuation(id, 400));
+
+    Status status = failureOf(channelTo(s));
+
+    assertThat(status.getCode()).isIn(Status.Code.UNAVAILABLE, Status.Code.INTERNAL);
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> s.closed.get() >= 1);
+    noCallStuck();
+  }
+
+  @Test
+  void aServerLoweringItsStreamLimitBelowTheStreamsInFlightAnswersThemAll() throws Exception {
+    AtomicInteger seen = new AtomicInteger();
+    List<Integer> held = new ArrayList<>(); // the server loop's alone
+    ScriptedHttp2Server s =
+        server(
+            Http2Settings.defaultSettings().maxConcurrentStreams(4),
+            (peer, id) -> {
+              if (seen.incrementAndGet() > 3) {
+                answer(peer, id);
+                return;
+              }
+              held.add(id);
+              if (held.size() == 3) {
+                peer.handler
+                    .encoder()
+                    .writeSettings(
+                        peer.ctx,
+                        new Http2Settings().maxConcurrentStreams(1),
+                        peer.ctx.newPromise());
+                held.forEach(h -> answer(peer, h));
+              }
+            });
+    ManagedChannel channel = channelTo(s);
+    CallOptions options = CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS);
+
+    for (int round = 0; round < 2; round++) {
+      List<ListenableFuture<byte[]>> calls = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        calls.add(
+            ClientCalls.futureUnaryCall(channel.newCall(CountingService.CALL, options), text("x")));
+      }
+      for (ListenableFuture<byte[]> c : calls) {
+        assertThat(text(c.get(10, TimeUnit.SECONDS))).isEqualTo("ok");
+      }
+    }
+    assertThat(s.streams.get()).isEqualTo(6);
+    noCallStuck();
+  }
+
+  @Test
+  void aNonIdempotentCallWhoseServerHangsUpAfterTheWholeRequestFailsAndReachedItOnce()
+      throws Exception {
+    ScriptedHttp2Server s =
+        server(
+            new ScriptedHttp2Server.Script() {
+              @Override
+              public void onRequest(ScriptedHttp2Server.Peer peer, int streamId) {}
+
+              @Override
+              public void onData(ScriptedHttp2Server.Peer peer, int streamId, boolean end) {
+                if (end) {
+                  peer.ctx.close(); // the whole request is in: it may have run
+                }
+              }
+            });
+    ManagedChannel channel = channelTo(s);
+
+    for (int i = 1; i <= 5; i++) {
+      Status status = failureOf(channel);
+
+      assertThat(status.getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+      assertThat(status.getCause())
+          .isInstanceOfSatisfying(
+              ConnectionLostException.class, lost -> assertThat(lost.mayHaveExecuted()).isTrue());
+      assertThat(s.streams.get()).isEqualTo(i);
+    }
+    noCallStuck();
   }
 }
