@@ -158,12 +158,24 @@ final class ProtocolConnection extends StreamConnection
   }
 
   private void write(CallAttempt call) {
-    if (state != ConnectionState.ACTIVE || !channel.isActive()) {
-      call.onNotSent(closing.failureOr(this + " is " + state));
+    if (isOpen() && (!link.hasRoom() || !backlog.isEmpty())) {
+      waitForRoom(call);
       return;
     }
-    if (!link.hasRoom() || !backlog.isEmpty()) {
-      waitForRoom(call);
+    writeNow(call);
+  }
+
+  private boolean isOpen() {
+    return state == ConnectionState.ACTIVE && channel.isActive();
+  }
+
+  /**
+   * Writes {@code call} now: the link has room and no call waits before it (a call taken from the
+   * backlog must not be queued behind the backlog again, or {@link #onRoom} would spin forever).
+   */
+  private void writeNow(CallAttempt call) {
+    if (!isOpen()) {
+      call.onNotSent(closing.failureOr(this + " is " + state));
       return;
     }
     if (!call.beginWriting()) {
@@ -189,7 +201,7 @@ final class ProtocolConnection extends StreamConnection
   @Override
   public void onRoom() {
     while (!backlog.isEmpty() && link.hasRoom()) {
-      write(backlog.poll());
+      writeNow(backlog.poll());
     }
     roomy = backlog.isEmpty() && link.hasRoom();
   }

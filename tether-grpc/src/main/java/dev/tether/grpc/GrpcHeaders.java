@@ -37,7 +37,7 @@ public final class GrpcHeaders {
   private GrpcHeaders() {}
 
   /** Whether {@code contentType} is gRPC's: {@code application/grpc}, alone or with a suffix. */
-  static boolean isGrpc(CharSequence contentType) {
+  public static boolean isGrpc(CharSequence contentType) {
     if (contentType == null) {
       return false;
     }

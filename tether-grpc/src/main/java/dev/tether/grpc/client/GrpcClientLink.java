@@ -4,6 +4,7 @@ import dev.tether.TetherException;
 import dev.tether.grpc.GrpcHeaders;
 import dev.tether.grpc.MessageDeframer;
 import dev.tether.spi.ClientWireProtocol;
+import io.grpc.Status;
 import io.grpc.StatusException;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
@@ -309,7 +310,10 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
     streams.remove(id);
     e.deframer.release();
     Http2Headers trailers = e.trailers;
-    if (trailers == null || trailers.get(GrpcHeaders.STATUS) == null) {
+    Status invalid = StatusOfHttp.invalid(e.headers);
+    if (invalid != null) {
+      trailers = StatusOfHttp.trailersOf(invalid);
+    } else if (trailers == null || trailers.get(GrpcHeaders.STATUS) == null) {
       trailers = StatusOfHttp.trailersFor(e.headers);
     }
     e.call.onAnswer(
@@ -361,11 +365,7 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
         e.sink.onMessage(e.messageOf(m), 5 + m.bytes().length);
       }
     } catch (StatusException bad) {
-      streams.remove(id);
-      e.deframer.release();
-      e.sink.onTrailers(StatusOfHttp.trailersOf(bad.getStatus()));
-      resetStream(ctx, id, Http2Error.CANCEL.code(), ctx.newPromise());
-      flush(ctx);
+      failedStream(id, e, bad.getStatus());
       return;
     }
     if (endOfStream) { // DATA ended the stream: no trailers, no status
@@ -373,6 +373,15 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
       e.deframer.release();
       e.sink.onTrailers(StatusOfHttp.trailersFor(e.headers));
     }
+  }
+
+  /** An accepted stream's answer cannot be read: it ends with {@code status}, and is reset. */
+  private void failedStream(int id, Exchange e, Status status) {
+    streams.remove(id);
+    e.deframer.release();
+    e.sink.onTrailers(StatusOfHttp.trailersOf(status));
+    resetStream(ctx, id, Http2Error.CANCEL.code(), ctx.newPromise());
+    flush(ctx);
   }
 
   /** What a stream's caller does to it, hopping onto the connection's loop. */
@@ -479,7 +488,12 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
       if (e == null) {
         return;
       }
+      Status invalid = e.headersSeen || endOfStream ? null : StatusOfHttp.invalid(headers);
       if (e.accepted) {
+        if (invalid != null) {
+          failedStream(streamId, e, invalid);
+          return;
+        }
         if (!e.headersSeen && !endOfStream) {
           e.headersSeen = true;
           e.headers = headers;
@@ -489,6 +503,11 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
         streams.remove(streamId);
         e.deframer.release();
         e.sink.onTrailers(headers);
+        return;
+      }
+      if (invalid != null && e.headers == null) { // not gRPC's answer: nothing after it counts
+        e.headers = headers;
+        failedAnswer(streamId, e, StatusOfHttp.trailersOf(invalid));
         return;
       }
       if (e.sink != null && !endOfStream) {
@@ -537,6 +556,11 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
       try {
         for (MessageDeframer.Message m = e.deframer.next(); m != null; m = e.deframer.next()) {
           e.messages.add(e.messageOf(m));
+          if (e.messages.size() > 1) { // a unary answer has one: stop before buffering more
+            throw Status.INTERNAL
+                .withDescription("a unary answer had more than one message")
+                .asException();
+          }
         }
       } catch (StatusException bad) {
         failedAnswer(streamId, e, StatusOfHttp.trailersOf(bad.getStatus()));

@@ -25,6 +25,26 @@ final class StatusOfHttp {
     return trailersOf(status);
   }
 
+  /**
+   * Why response headers cannot open a gRPC answer, or null when they can: no {@code :status} is
+   * INTERNAL; a content-type other than gRPC's is what its HTTP status means (UNKNOWN for 200), as
+   * on grpc-java's channel, whatever {@code grpc-status} follows.
+   */
+  static Status invalid(Http2Headers headers) {
+    CharSequence http = headers == null ? null : headers.status();
+    if (http == null) {
+      return Status.INTERNAL.withDescription("the answer had no :status");
+    }
+    CharSequence contentType = headers.get("content-type");
+    if (GrpcHeaders.isGrpc(contentType)) {
+      return null;
+    }
+    Status status = ofHttp(http.toString());
+    return (status.isOk() ? Status.UNKNOWN : status)
+        .withDescription(
+            "invalid content-type " + contentType + " (HTTP status " + http + "), not gRPC's");
+  }
+
   /** gRPC's mapping of an HTTP status that came without {@code grpc-status}. */
   static Status ofHttp(String http) {
     Status.Code code =
