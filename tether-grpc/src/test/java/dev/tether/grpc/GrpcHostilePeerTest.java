@@ -285,9 +285,18 @@ class GrpcHostilePeerTest {
       } catch (IOException closedEarly) {
         // The server may close before all of it is written.
       }
-      assertThat(s.framesUntil("type 7"))
-          .last()
-          .isEqualTo("type 7 stream 0 error " + Http2Error.ENHANCE_YOUR_CALM.code());
+      // The server closes with the rest of the attack unread, so its kernel may answer with a
+      // TCP reset that discards the GOAWAY before this side reads it. Then what shows is that it
+      // closed early: it reset a few hundred of the 5,000 streams, not all (framesUntil reads at
+      // most 1,000 frames of a connection that stays open).
+      List<String> frames = s.framesUntil("type 7");
+      if (!frames.isEmpty() && frames.get(frames.size() - 1).startsWith("type 7")) {
+        assertThat(frames)
+            .last()
+            .isEqualTo("type 7 stream 0 error " + Http2Error.ENHANCE_YOUR_CALM.code());
+      } else {
+        assertThat(frames).as("frames before the server's reset").hasSizeLessThan(1000);
+      }
     }
     assertOthersAreServed();
     assertNothingLeftInFlight();
