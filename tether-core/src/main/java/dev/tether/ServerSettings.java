@@ -70,8 +70,9 @@ record ServerSettings(
           "ExecutionMode.VIRTUAL_THREADS (" + ServerProperties.EXECUTION_MODE + ")");
       if (executor != null) {
         throw new IllegalStateException(
-            "ExecutionMode.VIRTUAL_THREADS starts a virtual thread per call and takes"
-                + " no executor: drop executor(...), or use EXECUTOR to run calls on that executor");
+            "ExecutionMode.VIRTUAL_THREADS starts a virtual thread per call and takes no"
+                + " executor: drop executor(...), or use EXECUTOR to run calls on that"
+                + " executor");
       }
     }
     endpoints = List.copyOf(endpoints);

@@ -32,7 +32,8 @@ import picocli.CommandLine.Spec;
     version = "tether-bench 0.1.0-SNAPSHOT",
     sortOptions = false,
     description = {
-      "Closed-loop echo benchmark of Tether, gRPC-java, Apache Dubbo and raw Netty over one loopback connection.",
+      "Closed-loop echo benchmark of Tether, gRPC-java, Apache Dubbo and raw Netty over one "
+          + "loopback connection.",
       "For each system x payload x concurrency: a warm-up phase, then a measured phase.",
       "Exit status 1 when a run had failed or stuck calls."
     })
@@ -54,7 +55,8 @@ public final class BenchMain implements Callable<Integer> {
       split = ",",
       paramLabel = "NAME",
       description =
-          "Systems to run, by family (grpc) or name (grpc-direct, \"grpc direct\"); default: all. See --list.")
+          "Systems to run, by family (grpc) or name (grpc-direct, \"grpc direct\"); default: all. "
+              + "See --list.")
   List<String> systems = new ArrayList<>();
 
   @Option(
@@ -92,7 +94,8 @@ public final class BenchMain implements Callable<Integer> {
       paramLabel = "TIME",
       defaultValue = "10s",
       description =
-          "How long outstanding calls may take to return after the measured phase (default: ${DEFAULT-VALUE}).")
+          "How long outstanding calls may take to return after the measured phase (default: "
+              + "${DEFAULT-VALUE}).")
   Duration drainTimeout;
 
   @Option(
@@ -100,7 +103,8 @@ public final class BenchMain implements Callable<Integer> {
       split = ",",
       paramLabel = "WHERE",
       description =
-          "Where servers run: TWO_PROCESS (a server JVM per system, started here), ONE_JVM, or both "
+          "Where servers run: TWO_PROCESS (a server JVM per system, started here), ONE_JVM, or "
+              + "both "
               + "(default: ${DEFAULT-VALUE}).")
   List<Placement> placements = new ArrayList<>(List.of(Placement.TWO_PROCESS, Placement.ONE_JVM));
 
@@ -294,7 +298,8 @@ public final class BenchMain implements Callable<Integer> {
   private static String header(int runs, Duration warmupTime, Duration measureTime) {
     return String.format(
         Locale.ROOT,
-        "tether-bench: %d runs, warm-up %s + measure %s each; Java %s, %d cores, load average %.2f, Netty transport %s",
+        "tether-bench: %d runs, warm-up %s + measure %s each; Java %s, %d cores, load average "
+            + "%.2f, Netty transport %s",
         runs,
         DurationConverter.format(warmupTime),
         DurationConverter.format(measureTime),

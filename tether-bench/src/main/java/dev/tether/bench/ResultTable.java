@@ -109,9 +109,12 @@ final class ResultTable {
   static String csv(List<RunResult> results) {
     List<String> lines = new ArrayList<>();
     lines.add(
-        "system,family,setting,placement,payload_bytes,concurrency,calls_per_second,p50_us,p99_us,p999_us,max_us,"
-            + "cpu_us_per_call,client_cpu_us_per_call,server_cpu_us_per_call,measured_calls,failed_slots,"
-            + "tether_over_grpc,tether_over_dubbo,tether_over_raw_netty,typed_over_untyped,problem");
+        "system,family,setting,placement,payload_bytes,concurrency,"
+            + "calls_per_second,p50_us,p99_us,p999_us,max_us,"
+            + "cpu_us_per_call,client_cpu_us_per_call,server_cpu_us_per_call,"
+            + "measured_calls,failed_slots,"
+            + "tether_over_grpc,tether_over_dubbo,tether_over_raw_netty,"
+            + "typed_over_untyped,problem");
     for (RunResult result : results) {
       Scenario scenario = result.scenario();
       lines.add(

@@ -89,7 +89,8 @@ public final class StreamFigures implements Callable<Integer> {
       names = "--rounds",
       defaultValue = "1",
       description =
-          "Run everything N times, report each row's round with the most items/s (default: ${DEFAULT-VALUE}).")
+          "Run everything N times, report each row's round with the most items/s (default: "
+              + "${DEFAULT-VALUE}).")
   int rounds;
 
   private final PrintStream out;
@@ -114,7 +115,8 @@ public final class StreamFigures implements Callable<Integer> {
     List<StreamScenario> scenarios = scenarios();
     progress.printf(
         Locale.ROOT,
-        "stream-figures: %d runs, warm-up %s + measure %s each, %d B items; Java %s, %d cores, load average %.2f%n",
+        "stream-figures: %d runs, warm-up %s + measure %s each, %d B items; Java %s, %d cores, "
+            + "load average %.2f%n",
         scenarios.size() * rounds,
         DurationConverter.format(warmup),
         DurationConverter.format(measure),
@@ -148,7 +150,8 @@ public final class StreamFigures implements Callable<Integer> {
           StreamRunner.Result result = runner.run(scenario);
           progress.printf(
               Locale.ROOT,
-              "[%s round %d] %,.0f items/s, p99 %.0f us, %.2f us CPU per item, load average %.2f%s%n",
+              "[%s round %d] %,.0f items/s, p99 %.0f us, %.2f us CPU per item, load average "
+                  + "%.2f%s%n",
               scenario,
               round,
               result.itemsPerSecond(),

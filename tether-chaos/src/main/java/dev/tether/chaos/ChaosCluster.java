@@ -144,10 +144,9 @@ public final class ChaosCluster implements AutoCloseable {
                   .streamService(ChaosFlood.NAME, new ChaosFlood())
                   .property("tether.server.readerIdle", serverReaderIdle.toMillis() + "ms");
               if (i % 2 == 1) {
-                // Rotations all through the run, under every other fault: the clients' connections
-                // to these
-                // nodes are replaced every ROTATING_AGE (±10%), with the ledger watching for a lost
-                // or repeated call.
+                // Rotations all through the run, under every other fault: the clients'
+                // connections to these nodes are replaced every ROTATING_AGE (±10%), with the
+                // ledger watching for a lost or repeated call.
                 builder.maxConnectionAge(ROTATING_AGE).random(new java.util.Random(i));
               }
               Topology view = self[0] == null ? null : self[0].topology;

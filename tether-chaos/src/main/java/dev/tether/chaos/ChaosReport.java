@@ -101,7 +101,8 @@ public record ChaosReport(
     List<String> v = violations();
     out.println(
         v.isEmpty()
-            ? "verdict: PASSED (duplicates 0, lost 0; stream items twice 0, skipped 0, lost when resumed 0,"
+            ? "verdict: PASSED (duplicates 0, lost 0; stream items twice 0, skipped 0, lost when "
+                + "resumed 0,"
                 + " every stream loss reported; no leak)"
             : "verdict: FAILED");
     v.forEach(line -> out.println("  " + line));

@@ -116,7 +116,8 @@ public record LedgerTotals(
     out.printf(
         Locale.ROOT,
         "server executions %d; duplicates %d; reported not-executed but ran %d;"
-            + " answered but not run %d; idempotent failures while a node was up %d (excused, no node up: %d);"
+            + " answered but not run %d; idempotent failures while a node was up %d (excused, no "
+            + "node up: %d);"
             + " unexpected failures %d; sick answers %d round-robin, %d pinned;"
             + " service not found %d round-robin, %d pinned; lost (never completed) %d%n",
         executions,

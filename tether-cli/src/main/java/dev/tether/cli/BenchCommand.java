@@ -67,8 +67,10 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(
       names = "--grpc",
       description =
-          "The server speaks gRPC: call the unary method --operation names (package.Service/Method),"
-              + " the payload its request message's bytes as they are, through Tether's connections.")
+          "The server speaks gRPC: call the unary method --operation names "
+              + "(package.Service/Method),"
+              + " the payload its request message's bytes as they are, through Tether's "
+              + "connections.")
   private boolean grpc;
 
   @Option(

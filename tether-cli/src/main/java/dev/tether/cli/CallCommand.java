@@ -46,7 +46,8 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
-      "Calls one operation of a remote service and prints the reply; with --stream, opens a stream and prints"
+      "Calls one operation of a remote service and prints the reply; with --stream, opens a "
+          + "stream and prints"
           + " each item as it arrives.",
       "",
       "Examples:",
@@ -102,16 +103,20 @@ public final class CallCommand implements Callable<Integer> {
   @Option(
       names = "--grpc",
       description =
-          "The server speaks gRPC: call the method <operation> names with the payload as its request"
-              + " message's bytes, sent as they are (a protobuf binary from protoc --encode, or any bytes),"
-              + " through Tether's connections; the response message's bytes are printed as a reply is.")
+          "The server speaks gRPC: call the method <operation> names with the payload as its "
+              + "request"
+              + " message's bytes, sent as they are (a protobuf binary from protoc --encode, or "
+              + "any bytes),"
+              + " through Tether's connections; the response message's bytes are printed as a "
+              + "reply is.")
   private boolean grpc;
 
   @Option(
       names = "-H",
       paramLabel = "key:value",
       description =
-          "A request header, repeatable: the call's metadata (gRPC metadata with --grpc, where a key"
+          "A request header, repeatable: the call's metadata (gRPC metadata with --grpc, where a "
+              + "key"
               + " ending in -bin takes its value in base64).")
   private List<String> headers = new ArrayList<>();
 
@@ -126,9 +131,12 @@ public final class CallCommand implements Callable<Integer> {
   @Option(
       names = "--stream",
       description =
-          "Open a server stream of the operation instead of calling it, and print each item on its own"
-              + " line as it arrives (text when printable, else hex), until the stream ends, --limit items came or"
-              + " Ctrl-C. A lost connection is resumed unseen; a stream that cannot be resumed ends with"
+          "Open a server stream of the operation instead of calling it, and print each item on "
+              + "its own"
+              + " line as it arrives (text when printable, else hex), until the stream ends, "
+              + "--limit items came or"
+              + " Ctrl-C. A lost connection is resumed unseen; a stream that cannot be resumed "
+              + "ends with"
               + " StreamLostException and how many items were delivered.")
   private boolean stream;
 
@@ -144,9 +152,12 @@ public final class CallCommand implements Callable<Integer> {
       converter = DurationConverter.class,
       paramLabel = "<duration>",
       description =
-          "Invocation timeout, connecting included: 500ms, 2s, 1min or infinite (default: ${DEFAULT-VALUE});"
-              + " for a stream, its opening only. With --grpc, the call's deadline, which the server"
-              + " hears as grpc-timeout, a stream's too: give a stream without end --timeout infinite.")
+          "Invocation timeout, connecting included: 500ms, 2s, 1min or infinite (default: "
+              + "${DEFAULT-VALUE});"
+              + " for a stream, its opening only. With --grpc, the call's deadline, which the "
+              + "server"
+              + " hears as grpc-timeout, a stream's too: give a stream without end --timeout "
+              + "infinite.")
   private Duration timeout;
 
   @Option(names = "--hex", description = "Print the reply as hex instead of text.")

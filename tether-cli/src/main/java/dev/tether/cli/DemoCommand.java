@@ -48,18 +48,25 @@ import picocli.CommandLine.Spec;
           + " callers (put/get: idempotent; increment: not) while a scenario disrupts the cluster,"
           + " then prints what the callers were told next to what the servers did.",
       "",
-      "Scenarios: showcase (the default) puts each server behind a fault proxy and runs six phases one"
-          + " after the other: an abrupt kill, a network freeze, a graceful drain, a rolling restart, a live"
-          + " stream through a connection reset and a primary failover, with a live table and the status page,"
-          + " each phase judged on its own (--seconds is the whole run, 48 by default); abrupt-stop closes server-2 abruptly midway; crash-during-increment closes it"
+      "Scenarios: showcase (the default) puts each server behind a fault proxy and runs six "
+          + "phases one"
+          + " after the other: an abrupt kill, a network freeze, a graceful drain, a rolling "
+          + "restart, a live"
+          + " stream through a connection reset and a primary failover, with a live table and the "
+          + "status page,"
+          + " each phase judged on its own (--seconds is the whole run, 48 by default); "
+          + "abrupt-stop closes server-2 abruptly midway; crash-during-increment closes it"
           + " while it executes an increment; graceful-stop shuts it down gracefully midway;"
-          + " steady disrupts nothing; rolling-restart shuts each server down gracefully in turn and"
+          + " steady disrupts nothing; rolling-restart shuts each server down gracefully in turn "
+          + "and"
           + " restarts it on the same port (8 callers; expected: no call fails, no increment runs"
           + " twice); abrupt-kills closes each server abruptly in turn and restarts it (8 callers;"
-          + " expected: idempotent calls never fail, increments fail only as ConnectionLostException"
+          + " expected: idempotent calls never fail, increments fail only as "
+          + "ConnectionLostException"
           + " mayHaveExecuted=true, and never run more often than acknowledged plus those);"
           + " frozen-peer freezes the network between one client and its server and times the"
-          + " client's heartbeat detection against idleTimeout + readerIdle (at most about 20 s with"
+          + " client's heartbeat detection against idleTimeout + readerIdle (at most about 20 s "
+          + "with"
           + " the default heartbeat).",
       "",
       "A scenario with expectations ends with a verdict; the exit code is 1 when one was not met.",
@@ -80,7 +87,8 @@ public final class DemoCommand implements Callable<Integer> {
       names = "--seconds",
       paramLabel = "<n>",
       description =
-          "How long the callers call, 1 to 600 (default: 10, 48 for showcase; not for frozen-peer).")
+          "How long the callers call, 1 to 600 (default: 10, 48 for showcase; not for "
+              + "frozen-peer).")
   private Integer seconds;
 
   @Option(
@@ -121,7 +129,8 @@ public final class DemoCommand implements Callable<Integer> {
       converter = DurationConverter.class,
       paramLabel = "<duration>",
       description =
-          "frozen-peer only: the client's tether.heartbeat.idleTimeout, dead after this much silence"
+          "frozen-peer only: the client's tether.heartbeat.idleTimeout, dead after this much "
+              + "silence"
               + " (default: Tether's, 10s).")
   private Duration heartbeatIdleTimeout;
 
@@ -137,7 +146,8 @@ public final class DemoCommand implements Callable<Integer> {
       names = "--zookeeper",
       paramLabel = "<embedded|host:port[,host:port]>",
       description =
-          "Register the servers in ZooKeeper and let the client find them there; 'embedded' runs one"
+          "Register the servers in ZooKeeper and let the client find them there; 'embedded' runs "
+              + "one"
               + " in this process on 127.0.0.1 (not for frozen-peer).")
   private String zookeeper;
 
@@ -152,7 +162,8 @@ public final class DemoCommand implements Callable<Integer> {
   @Option(
       names = "--hold",
       description =
-          "With --admin: when the callers stop, keep the servers and the page up until Enter is pressed.")
+          "With --admin: when the callers stop, keep the servers and the page up until Enter is "
+              + "pressed.")
   private boolean hold;
 
   /** Where --hold waits for Enter; tests replace it. */
@@ -236,7 +247,8 @@ public final class DemoCommand implements Callable<Integer> {
             terminal);
     out.printf(
         Locale.ROOT,
-        "tether demo: %d servers on loopback behind fault proxies, %d callers, %d s; scenario %s:%n  %s%n",
+        "tether demo: %d servers on loopback behind fault proxies, %d callers, %d s; scenario "
+            + "%s:%n  %s%n",
         SERVERS,
         settings.callers(),
         totalSeconds,

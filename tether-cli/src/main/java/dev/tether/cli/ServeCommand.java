@@ -34,8 +34,10 @@ import picocli.CommandLine.Spec;
       "Runs a demo server until Ctrl-C, then shuts it down gracefully.",
       "",
       "Services: echo (operation echo returns the payload), kv (typed: put, get, increment,"
-          + " whoami; every result names the server) and the stream service ticks (numbered items: count"
-          + " sends them as fast as the client reads, tick one per --tick-interval; the request says how"
+          + " whoami; every result names the server) and the stream service ticks (numbered "
+          + "items: count"
+          + " sends them as fast as the client reads, tick one per --tick-interval; the request "
+          + "says how"
           + " many, none for without end). It prints the proxy strings to call them with.",
       "",
       "With --grpc the same port serves gRPC clients too (grpcurl, grpc-java, any language):"
@@ -69,7 +71,8 @@ public final class ServeCommand implements Callable<Integer> {
       names = "--grpc",
       description =
           "Also serve gRPC clients on the same port (the first bytes of a connection choose):"
-              + " tether.demo.Echo, health and reflection; prints a grpcurl line and grpc-java code.")
+              + " tether.demo.Echo, health and reflection; prints a grpcurl line and grpc-java "
+              + "code.")
   private boolean grpc;
 
   @Option(
@@ -78,7 +81,8 @@ public final class ServeCommand implements Callable<Integer> {
       converter = DurationConverter.class,
       paramLabel = "<duration>",
       description =
-          "How long shutdown may wait for calls in flight and clients to leave (default: ${DEFAULT-VALUE}).")
+          "How long shutdown may wait for calls in flight and clients to leave (default: "
+              + "${DEFAULT-VALUE}).")
   private Duration grace;
 
   @Option(
@@ -94,7 +98,8 @@ public final class ServeCommand implements Callable<Integer> {
       names = "--zookeeper",
       paramLabel = "<host:port[,host:port]>",
       description =
-          "Register both services in this ZooKeeper (under /tether) while serving; withdrawn when the"
+          "Register both services in this ZooKeeper (under /tether) while serving; withdrawn when "
+              + "the"
               + " shutdown starts.")
   private String zookeeper;
 
@@ -102,7 +107,8 @@ public final class ServeCommand implements Callable<Integer> {
       names = "--admin",
       paramLabel = "<host:port>",
       description =
-          "Also serve the live status page there, e.g. 127.0.0.1:0 (a free port); it prints the page's URL.")
+          "Also serve the live status page there, e.g. 127.0.0.1:0 (a free port); it prints the "
+              + "page's URL.")
   private String admin;
 
   @Option(

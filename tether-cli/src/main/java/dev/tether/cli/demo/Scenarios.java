@@ -56,7 +56,8 @@ public final class Scenarios {
   public static final Scenario ROLLING_RESTART =
       new Scenario(
           "rolling-restart",
-          "server-1, -2, -3 in turn shut down gracefully and restart on the same port, a quarter of the run apart",
+          "server-1, -2, -3 in turn shut down gracefully and restart on the same port, a quarter "
+              + "of the run apart",
           RESTART_CALLERS,
           List.of(
               new Scenario.Step(
@@ -75,7 +76,8 @@ public final class Scenarios {
   public static final Scenario ABRUPT_KILLS =
       new Scenario(
           "abrupt-kills",
-          "server-1, -2, -3 in turn are closed abruptly (close()) and restart on the same port a tenth of the run"
+          "server-1, -2, -3 in turn are closed abruptly (close()) and restart on the same port a "
+              + "tenth of the run"
               + " later; never two down at once",
           RESTART_CALLERS,
           List.of(
@@ -97,7 +99,8 @@ public final class Scenarios {
   public static final FrozenPeerScenario FROZEN_PEER =
       new FrozenPeerScenario(
           "frozen-peer",
-          "the network to the only server freezes (nothing moves, no socket closes); the client's heartbeats"
+          "the network to the only server freezes (nothing moves, no socket closes); the client's "
+              + "heartbeats"
               + " must notice",
           Duration.ofMillis(100),
           Duration.ofSeconds(2),
@@ -126,7 +129,8 @@ public final class Scenarios {
   public static final ShowcaseScenario SHOWCASE =
       new ShowcaseScenario(
           "showcase",
-          "an abrupt kill, a freeze, a graceful drain, a rolling restart, a stream through a reset and a primary"
+          "an abrupt kill, a freeze, a graceful drain, a rolling restart, a stream through a "
+              + "reset and a primary"
               + " failover, one after the other, on 3 servers behind fault proxies",
           6,
           Duration.ofSeconds(48),
