@@ -9,17 +9,15 @@ import dev.tether.protocol.ProtocolVersion;
 import dev.tether.protocol.TopologyUpdate;
 import dev.tether.protocol.Welcome;
 import dev.tether.spi.Scheduler;
+import dev.tether.spi.VerifiedPeer;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.ssl.SslHandler;
-import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
-import java.util.ArrayList;
 import java.util.List;
-import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**
  * The server's half of the handshake on one connection: it answers HELLO with the preface and
@@ -75,7 +73,7 @@ final class ServerHandshake {
 
   /** TLS finished its handshake: the client's verified certificates, if it presented any. */
   void tlsHandshakeDone(SslHandler tls) {
-    verifiedChain = peerChain(tls);
+    verifiedChain = VerifiedPeer.chainOf(tls);
   }
 
   /**
@@ -149,22 +147,5 @@ final class ServerHandshake {
   private void readClientVersion(ChannelHandlerContext ctx) {
     FrameDecoder decoder = ctx.pipeline().get(FrameDecoder.class);
     clientMinorVersion = decoder == null ? 0 : decoder.peerMinorVersion();
-  }
-
-  /**
-   * What the client presented and TLS verified; empty when client authentication asked for none.
-   */
-  private static List<X509Certificate> peerChain(SslHandler tls) {
-    try {
-      List<X509Certificate> chain = new ArrayList<>();
-      for (Certificate c : tls.engine().getSession().getPeerCertificates()) {
-        if (c instanceof X509Certificate x509) {
-          chain.add(x509);
-        }
-      }
-      return List.copyOf(chain);
-    } catch (SSLPeerUnverifiedException anonymous) {
-      return List.of();
-    }
   }
 }

@@ -2,19 +2,17 @@ package dev.tether.grpc;
 
 import dev.tether.CallContext;
 import dev.tether.spi.Ticker;
+import dev.tether.spi.VerifiedPeer;
 import io.grpc.MethodDescriptor;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.ssl.SslHandler;
 import java.net.SocketAddress;
-import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**
  * A gRPC call as the server's interceptors and call observer see it, as they see Tether's own: the
@@ -100,29 +98,10 @@ final class GrpcCallContext implements CallContext {
   public List<X509Certificate> peerCertificates() {
     List<X509Certificate> chain = certificates;
     if (chain == null) {
-      chain = verifiedChain();
+      chain = VerifiedPeer.chainOf(channel.pipeline().get(SslHandler.class));
       certificates = chain;
     }
     return chain;
-  }
-
-  /** The chain the TLS handshake verified, if the connection has TLS and the client sent one. */
-  private List<X509Certificate> verifiedChain() {
-    SslHandler tls = channel.pipeline().get(SslHandler.class);
-    if (tls == null) {
-      return List.of();
-    }
-    try {
-      List<X509Certificate> chain = new ArrayList<>();
-      for (Certificate c : tls.engine().getSession().getPeerCertificates()) {
-        if (c instanceof X509Certificate x509) {
-          chain.add(x509);
-        }
-      }
-      return List.copyOf(chain);
-    } catch (SSLPeerUnverifiedException none) {
-      return List.of();
-    }
   }
 
   @Override
