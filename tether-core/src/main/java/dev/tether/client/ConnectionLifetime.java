@@ -5,15 +5,16 @@ import dev.tether.spi.Scheduler;
 import io.netty.channel.Channel;
 
 /**
- * The rules of a connection's lifetime that a {@link ProtocolConnection} takes from the runtime, as
- * {@link ConnectionWatch} applies them to Tether's: closing it once it has had no call for its idle
- * time (extra connections after {@code tether.connection.extraIdleClose}), and handing it to its
- * supervisor for a replacement at the client's maximum connection age. Liveness is the protocol's
- * own (its pings). Confined to the connection's event loop.
+ * The rules of a connection's lifetime the runtime sets, whatever protocol it speaks: closing it
+ * once it has had no call for its idle time (extra connections after {@code
+ * tether.connection.extraIdleClose}), and handing it to its supervisor for a replacement at the
+ * client's maximum connection age. Liveness is not here: Tether's heartbeats are {@link
+ * ConnectionWatch}'s, another protocol's pings its own. Confined to the connection's event loop.
  */
-final class ProtocolLifetime implements IdleCloser.Owner {
-  private final ProtocolConnection connection;
+final class ConnectionLifetime {
+  private final RequestChannel connection;
   private final ConnectionHost host;
+  private final IdleCloser.Owner closer;
 
   /** Non-null once started, when the connection has an idle time. */
   private IdleCloser idle;
@@ -21,17 +22,21 @@ final class ProtocolLifetime implements IdleCloser.Owner {
   /** Non-null while the age timer runs. */
   private Scheduler.Cancellable ageTimer;
 
-  ProtocolLifetime(ProtocolConnection connection, ConnectionHost host) {
+  /** {@code closer} closes the connection once idle, or says it is busy after all. */
+  ConnectionLifetime(RequestChannel connection, ConnectionHost host, IdleCloser.Owner closer) {
     this.connection = connection;
     this.host = host;
+    this.closer = closer;
   }
 
-  /** The connection is ready: its idle clock and its age start. */
-  void start(Channel channel) {
+  /**
+   * The connection is ready: its idle clock and its age start. {@code idleNanos} 0 keeps it open
+   * however long it idles.
+   */
+  void start(Channel channel, long idleNanos) {
     Scheduler loop = (task, delayNanos) -> host.scheduleOn(channel.eventLoop(), task, delayNanos);
-    long idleNanos = host.idleCloseNanos(connection);
     if (idleNanos > 0) {
-      idle = new IdleCloser(idleNanos, host.ticker(), loop, this);
+      idle = new IdleCloser(idleNanos, host.ticker(), loop, closer);
       idle.onIdle();
     }
     long maxAgeNanos = host.config().connections().maxAge().toNanos();
@@ -40,30 +45,30 @@ final class ProtocolLifetime implements IdleCloser.Owner {
     }
   }
 
-  /** A call went out on the connection. */
-  void onBusy() {
+  /** A call went out on the connection; {@code twoway} when it waits for an answer. */
+  void onBusy(boolean twoway) {
     if (idle != null) {
-      idle.onBusy(true);
+      idle.onBusy(twoway);
     }
   }
 
-  /** The connection carries no call from now on. */
+  /** The connection carries no call from now on: the idle period starts. */
   void onIdle() {
     if (idle != null) {
       idle.onIdle();
     }
   }
 
-  @Override
-  public boolean closeIdle(String reason) {
-    return connection.closeIdle(reason);
-  }
-
+  /**
+   * This side's max age passed: the key's supervisor replaces the connection, as for the server's
+   * GOAWAY(MAX_AGE).
+   */
   private void onMaxAge() {
     ageTimer = null;
     host.onConnectionAged(connection, "the client's max connection age was reached");
   }
 
+  /** The connection closed: no timer runs again. */
   void stop() {
     if (idle != null) {
       idle.stop();

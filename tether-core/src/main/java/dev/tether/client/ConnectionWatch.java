@@ -1,6 +1,5 @@
 package dev.tether.client;
 
-import dev.tether.internal.AgeJitter;
 import dev.tether.protocol.Ping;
 import dev.tether.spi.Scheduler;
 import io.netty.channel.Channel;
@@ -18,11 +17,8 @@ final class ConnectionWatch implements LivenessMonitor.Owner, IdleCloser.Owner {
   /** Non-null once started when heartbeats or a transport timeout apply. */
   private LivenessMonitor liveness;
 
-  /** Non-null once started when the connection closes after idling. */
-  private IdleCloser idle;
-
-  /** Non-null from start until this side's max age passes, when one is set. */
-  private Scheduler.Cancellable ageTimer;
+  /** Closing on idle and at the client's max age, as for every connection. */
+  private final ConnectionLifetime lifetime;
 
   /** True once the current read burst's time was given to {@link #liveness}. */
   private boolean readTimed;
@@ -33,6 +29,7 @@ final class ConnectionWatch implements LivenessMonitor.Owner, IdleCloser.Owner {
   ConnectionWatch(ClientConnection connection, PendingCalls pending) {
     this.connection = connection;
     this.pending = pending;
+    this.lifetime = new ConnectionLifetime(connection, connection.host, this);
   }
 
   /**
@@ -47,23 +44,7 @@ final class ConnectionWatch implements LivenessMonitor.Owner, IdleCloser.Owner {
       liveness = new LivenessMonitor(rules, host.ticker(), loop, this);
       liveness.start();
     }
-    if (idleNanos > 0) {
-      idle = new IdleCloser(idleNanos, host.ticker(), loop, this);
-      idle.onIdle();
-    }
-    long maxAgeNanos = host.config().connections().maxAge().toNanos();
-    if (maxAgeNanos > 0) {
-      ageTimer = loop.schedule(this::onMaxAge, AgeJitter.draw(maxAgeNanos, host.random()));
-    }
-  }
-
-  /**
-   * This side's max age passed: the key's supervisor replaces the connection, as for the server's
-   * GOAWAY(MAX_AGE).
-   */
-  private void onMaxAge() {
-    ageTimer = null;
-    connection.host.onConnectionAged(connection, "the client's max connection age was reached");
+    lifetime.start(channel, idleNanos);
   }
 
   @Override
@@ -119,9 +100,7 @@ final class ConnectionWatch implements LivenessMonitor.Owner, IdleCloser.Owner {
     if (firstInFlight && liveness != null) {
       liveness.onBecameBusy();
     }
-    if (idle != null) {
-      idle.onBusy(twoway);
-    }
+    lifetime.onBusy(twoway);
   }
 
   /** A batch of requests goes out: the server hears from this side. */
@@ -133,9 +112,7 @@ final class ConnectionWatch implements LivenessMonitor.Owner, IdleCloser.Owner {
 
   /** The last twoway call in flight ended: the idle period starts. */
   void onNoCallInFlight() {
-    if (idle != null) {
-      idle.onIdle();
-    }
+    lifetime.onIdle();
   }
 
   /** The connection closed: no timer of either rule runs again. */
@@ -143,12 +120,6 @@ final class ConnectionWatch implements LivenessMonitor.Owner, IdleCloser.Owner {
     if (liveness != null) {
       liveness.stop();
     }
-    if (idle != null) {
-      idle.stop();
-    }
-    if (ageTimer != null) {
-      ageTimer.cancel();
-      ageTimer = null;
-    }
+    lifetime.stop();
   }
 }

@@ -33,7 +33,7 @@ final class ProtocolConnection extends StreamConnection
   private final ClientWireProtocol protocol;
   private final ClientHandshake opening;
   private final CallTally tally = new CallTally();
-  private final ProtocolLifetime lifetime;
+  private final ConnectionLifetime lifetime;
 
   /** The calls the link carries, by attempt; the loop's. */
   private final Map<CallAttempt, LinkedCall> calls = new IdentityHashMap<>();
@@ -54,7 +54,7 @@ final class ProtocolConnection extends StreamConnection
     super(host, key, candidate);
     this.protocol = candidate.protocol();
     this.opening = new ClientHandshake(host, candidate, this);
-    this.lifetime = new ProtocolLifetime(this, host);
+    this.lifetime = new ConnectionLifetime(this, host, this::closeIdle);
   }
 
   @Override
@@ -114,7 +114,7 @@ final class ProtocolConnection extends StreamConnection
     }
     opening.stopClock();
     transitionTo(ConnectionState.ACTIVE, summary, null);
-    lifetime.start(channel);
+    lifetime.start(channel, host.idleCloseNanos(this));
     ready.complete(this);
   }
 
@@ -184,7 +184,7 @@ final class ProtocolConnection extends StreamConnection
     LinkedCall c = new LinkedCall(this, call, call.toRequest());
     calls.put(call, c);
     carried = calls.size();
-    lifetime.onBusy();
+    lifetime.onBusy(true);
     link.send(c);
   }
 
