@@ -218,6 +218,9 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
                       ? "the stream belongs to another client"
                       : replies.resumeRefusal(asked.received(), next.peerMaxFrameSize());
           if (refusal != null) {
+            // The id is free before the refusal leaves: a client may open a stream on it as soon
+            // as it reads the refusal, and an id still held would be a reuse (a protocol error).
+            on.forget(request.requestId(), this);
             next.write(
                 new Response(
                     request.requestId(),
@@ -225,7 +228,6 @@ final class ServerStream implements StreamSender.Owner, StreamReceiver.Owner {
                     Map.of(Response.ERROR_MESSAGE, refusal),
                     new byte[0]));
             next.flush();
-            on.forget(request.requestId(), this);
             if (state != State.CLOSED && identity.equals(peer.streamIdentity())) {
               lose(refusal);
             }
