@@ -1,14 +1,18 @@
 package dev.tether.grpc;
 
+import io.grpc.InternalMetadata;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 /**
  * How gRPC's values travel in HTTP/2 headers: metadata (binary keys, ending in {@code -bin}, in
@@ -27,8 +31,10 @@ public final class GrpcHeaders {
   public static final String ACCEPTED_ENCODINGS = "gzip,identity";
 
   /** Headers the transport writes itself; metadata under these names is not sent. */
-  private static final Set<String> RESERVED =
-      Set.of("content-type", "te", STATUS, MESSAGE, TIMEOUT, ENCODING, ACCEPT_ENCODING);
+  private static final Set<AsciiString> RESERVED =
+      Set.of("content-type", "te", STATUS, MESSAGE, TIMEOUT, ENCODING, ACCEPT_ENCODING).stream()
+          .map(AsciiString::of)
+          .collect(Collectors.toUnmodifiableSet());
 
   private static final Base64.Encoder BASE64 = Base64.getEncoder().withoutPadding();
   private static final Base64.Decoder UNBASE64 = Base64.getDecoder();
@@ -36,18 +42,22 @@ public final class GrpcHeaders {
 
   private GrpcHeaders() {}
 
-  /** Whether {@code contentType} is gRPC's: {@code application/grpc}, alone or with a suffix. */
+  /**
+   * Whether {@code contentType} is gRPC's: {@code application/grpc} in any case, alone or with a
+   * suffix. Every answer and request asks, so it compares in place rather than lower-casing a copy.
+   */
   public static boolean isGrpc(CharSequence contentType) {
     if (contentType == null) {
       return false;
     }
-    String ct = contentType.toString().toLowerCase(java.util.Locale.ROOT);
-    if (!ct.startsWith(CONTENT_TYPE)) {
+    int n = CONTENT_TYPE.length();
+    if (contentType.length() < n
+        || !AsciiString.regionMatches(contentType, true, 0, CONTENT_TYPE, 0, n)) {
       return false;
     }
-    return ct.length() == CONTENT_TYPE.length()
-        || ct.charAt(CONTENT_TYPE.length()) == '+'
-        || ct.charAt(CONTENT_TYPE.length()) == ';';
+    return contentType.length() == n
+        || contentType.charAt(n) == '+'
+        || contentType.charAt(n) == ';';
   }
 
   /** The headers that open a response: HTTP 200, gRPC's content type. */
@@ -60,47 +70,90 @@ public final class GrpcHeaders {
 
   /**
    * The client's metadata: every header but the pseudo-headers; binary values decoded (padded or
-   * not). A header whose name or value gRPC cannot hold is left out.
+   * not). A header whose name or value gRPC cannot hold is left out. Built from the headers' bytes
+   * as grpc-java's transport builds it (values parsed only when read), without a {@code
+   * Metadata.Key} per header: every call's headers and trailers come this way.
    */
   public static Metadata toMetadata(Http2Headers headers) {
-    Metadata md = new Metadata();
+    byte[][] pairs = new byte[headers.size() * 2][];
+    int n = 0;
     for (Map.Entry<CharSequence, CharSequence> h : headers) {
-      String name = h.getKey().toString();
-      if (name.startsWith(":")) {
+      CharSequence name = h.getKey();
+      if (!isMetadataName(name)) {
+        continue; // a pseudo-header, or a name gRPC's keys do not allow
+      }
+      byte[] nameBytes = bytesOf(name);
+      if (!endsWithBinarySuffix(name)) {
+        pairs = room(pairs, n);
+        pairs[n++] = nameBytes;
+        pairs[n++] = bytesOf(h.getValue());
         continue;
       }
       try {
-        if (name.endsWith(Metadata.BINARY_HEADER_SUFFIX)) {
-          for (String part : h.getValue().toString().split(",")) {
-            md.put(
-                Metadata.Key.of(name, Metadata.BINARY_BYTE_MARSHALLER),
-                UNBASE64.decode(part.trim()));
-          }
-        } else {
-          md.put(Metadata.Key.of(name, Metadata.ASCII_STRING_MARSHALLER), h.getValue().toString());
+        for (String part : h.getValue().toString().split(",")) {
+          pairs = room(pairs, n);
+          pairs[n++] = nameBytes;
+          pairs[n++] = UNBASE64.decode(part.trim());
         }
-      } catch (IllegalArgumentException notGrpc) {
-        // A name gRPC's keys do not allow, or bad base64: not metadata a service could read.
+      } catch (IllegalArgumentException badBase64) {
+        // not metadata a service could read; the parts before it stay
       }
     }
-    return md;
+    return InternalMetadata.newMetadata(n / 2, pairs);
   }
 
-  /** Adds {@code md} to {@code headers}, binary values in unpadded base64. */
+  /** {@code pairs}, grown when a header's comma-separated values outnumber the headers. */
+  private static byte[][] room(byte[][] pairs, int n) {
+    return n + 2 <= pairs.length ? pairs : Arrays.copyOf(pairs, Math.max(4, pairs.length * 2));
+  }
+
+  /** What {@code Metadata.Key} allows: lower-case letters, digits, '-', '_' and '.'. */
+  public static boolean isMetadataName(CharSequence name) {
+    if (name.length() == 0) {
+      return false;
+    }
+    for (int i = 0; i < name.length(); i++) {
+      char c = name.charAt(i);
+      if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.')) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean endsWithBinarySuffix(CharSequence name) {
+    String suffix = Metadata.BINARY_HEADER_SUFFIX;
+    int from = name.length() - suffix.length();
+    return from >= 0 && AsciiString.regionMatches(name, false, from, suffix, 0, suffix.length());
+  }
+
+  /** One byte per character, as HPACK read them. */
+  private static byte[] bytesOf(CharSequence text) {
+    return text instanceof AsciiString ascii
+        ? ascii.toByteArray()
+        : text.toString().getBytes(StandardCharsets.ISO_8859_1);
+  }
+
+  /**
+   * Adds {@code md} to {@code headers}, binary values in unpadded base64; names and values go as
+   * the bytes {@code md} holds, without a {@code Metadata.Key} per name.
+   */
   public static Http2Headers addMetadata(Http2Headers headers, Metadata md) {
-    for (String name : md.keys()) {
-      if (RESERVED.contains(name) || name.startsWith(":")) {
+    int count = InternalMetadata.headerCount(md);
+    if (count == 0) {
+      return headers;
+    }
+    byte[][] pairs = InternalMetadata.serialize(md);
+    for (int i = 0; i < count * 2; i += 2) {
+      AsciiString name = new AsciiString(pairs[i], false);
+      if (RESERVED.contains(name) || name.byteAt(0) == ':') {
         continue;
       }
-      if (name.endsWith(Metadata.BINARY_HEADER_SUFFIX)) {
-        for (byte[] v : md.getAll(Metadata.Key.of(name, Metadata.BINARY_BYTE_MARSHALLER))) {
-          headers.add(name, BASE64.encodeToString(v));
-        }
-      } else {
-        for (String v : md.getAll(Metadata.Key.of(name, Metadata.ASCII_STRING_MARSHALLER))) {
-          headers.add(name, v);
-        }
-      }
+      headers.add(
+          name,
+          endsWithBinarySuffix(name)
+              ? new AsciiString(BASE64.encode(pairs[i + 1]), false)
+              : new AsciiString(pairs[i + 1], false));
     }
     return headers;
   }

@@ -222,7 +222,8 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
     Envelopes.Request request = Envelopes.readRequest(call.body());
     int id = connection().local().incrementAndGetNextStreamId();
     Exchange exchange = new Exchange(call, ctx.alloc());
-    exchange.requestGzip = RequestEncoding.isGzip(request.metadata());
+    boolean gzip = RequestEncoding.isGzip(request.metadata());
+    exchange.requestGzip = gzip;
     if (request.streamToken() != 0) {
       exchange.sink = StreamTokens.find(request.streamToken());
     }
@@ -235,6 +236,7 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
             RequestHeaders.of(
                 call,
                 request,
+                gzip,
                 exchange.sink == null ? call.remainingMillis() : exchange.sink.remainingMillis(),
                 authority(),
                 scheme),

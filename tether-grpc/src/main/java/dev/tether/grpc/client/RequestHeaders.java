@@ -19,14 +19,14 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class RequestHeaders {
   /** Header names the link writes itself; metadata under these names is not sent. */
-  private static final Set<String> RESERVED =
+  private static final Set<AsciiString> RESERVED =
       Set.of(
-          "content-type",
-          "te",
-          "user-agent",
-          GrpcHeaders.TIMEOUT,
-          GrpcHeaders.ENCODING,
-          GrpcHeaders.ACCEPT_ENCODING);
+          AsciiString.of("content-type"),
+          AsciiString.of("te"),
+          AsciiString.of("user-agent"),
+          AsciiString.of(GrpcHeaders.TIMEOUT),
+          AsciiString.of(GrpcHeaders.ENCODING),
+          AsciiString.of(GrpcHeaders.ACCEPT_ENCODING));
 
   private static final AsciiString POST = AsciiString.cached("POST");
   static final AsciiString HTTP = AsciiString.cached("http");
@@ -55,15 +55,18 @@ final class RequestHeaders {
 
   /**
    * The HEADERS of {@code call} to {@code authority}; the constant ones are shared, not rebuilt.
+   * Not validated again: the envelope's metadata came from gRPC's keys, and the runtime's names are
+   * checked here, so a name HTTP/2 forbids never reaches the wire.
    */
   static Http2Headers of(
       ClientWireProtocol.Call call,
       Envelopes.Request request,
+      boolean gzip,
       long deadlineMillis,
       AsciiString authority,
       AsciiString scheme) {
     Http2Headers h =
-        new DefaultHttp2Headers()
+        new DefaultHttp2Headers(false, 16)
             .method(POST)
             .scheme(scheme)
             .path(pathOf(call.operation()))
@@ -71,17 +74,20 @@ final class RequestHeaders {
     h.add(CONTENT_TYPE, GRPC).add(TE, TRAILERS).add(USER_AGENT, AGENT);
     // Servers compress answers only for clients that say they read gzip.
     h.add(ACCEPT_ENCODING, ACCEPTED_ENCODINGS);
-    if (RequestEncoding.isGzip(request.metadata())) {
+    if (gzip) {
       h.add(ENCODING, GZIP);
     }
     if (deadlineMillis > 0) {
       h.add(TIMEOUT, timeout(deadlineMillis));
     }
     for (Map.Entry<CharSequence, CharSequence> m : request.metadata()) {
-      addMetadata(h, m.getKey().toString(), m.getValue());
+      addMetadata(h, AsciiString.of(m.getKey()), m.getValue());
     }
-    for (Map.Entry<String, String> m : call.metadata().entrySet()) {
-      addMetadata(h, m.getKey().toLowerCase(Locale.ROOT), m.getValue());
+    Map<String, String> runtime = call.metadata();
+    if (!runtime.isEmpty()) {
+      for (Map.Entry<String, String> m : runtime.entrySet()) {
+        addMetadata(h, AsciiString.of(m.getKey().toLowerCase(Locale.ROOT)), m.getValue());
+      }
     }
     return h;
   }
@@ -97,8 +103,9 @@ final class RequestHeaders {
     return path;
   }
 
-  private static void addMetadata(Http2Headers h, String name, CharSequence value) {
-    if (!name.startsWith(":") && !RESERVED.contains(name)) {
+  /** Adds one metadata header unless the link writes that name itself or gRPC forbids it. */
+  private static void addMetadata(Http2Headers h, AsciiString name, CharSequence value) {
+    if (GrpcHeaders.isMetadataName(name) && !RESERVED.contains(name)) {
       h.add(name, value);
     }
   }

@@ -4,12 +4,16 @@ import dev.tether.grpc.GrpcHeaders;
 import io.grpc.Status;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.util.AsciiString;
 
 /**
  * The trailers a gRPC answer lacked: what an HTTP status without {@code grpc-status} means (gRPC's
  * own table of HTTP to gRPC codes), or a status the link decided itself (an unreadable message).
  */
 final class StatusOfHttp {
+  /** Hashed once: every answer's headers are asked for it. */
+  private static final AsciiString CONTENT_TYPE = AsciiString.cached("content-type");
+
   private StatusOfHttp() {}
 
   /** Trailers for an answer that ended without {@code grpc-status}, from its HTTP status. */
@@ -35,7 +39,7 @@ final class StatusOfHttp {
     if (http == null) {
       return Status.INTERNAL.withDescription("the answer had no :status");
     }
-    CharSequence contentType = headers.get("content-type");
+    CharSequence contentType = headers.get(CONTENT_TYPE);
     if (GrpcHeaders.isGrpc(contentType)) {
       return null;
     }
