@@ -78,4 +78,36 @@ class GrpcHeadersTest {
     assertThat(h.get("x-bin").toString()).isEqualTo("AAE");
     assertThat(h.contains("grpc-status")).isFalse();
   }
+
+  @Test
+  void readsEveryCommaSeparatedBinaryValueAndLeavesOutNamesGrpcForbids() {
+    Http2Headers h =
+        new DefaultHttp2Headers(false)
+            .add("x-many-bin", "AAE, AAI")
+            .add("x y", "spaced")
+            .add("x-text", "a")
+            .add("x-text", "b");
+
+    Metadata md = GrpcHeaders.toMetadata(h);
+
+    Metadata.Key<byte[]> many = Metadata.Key.of("x-many-bin", Metadata.BINARY_BYTE_MARSHALLER);
+    assertThat(md.getAll(many)).containsExactly(new byte[] {0, 1}, new byte[] {0, 2});
+    assertThat(md.getAll(Metadata.Key.of("x-text", Metadata.ASCII_STRING_MARSHALLER)))
+        .containsExactly("a", "b");
+    assertThat(md.keys()).containsExactlyInAnyOrder("x-many-bin", "x-text");
+  }
+
+  @Test
+  void writesEveryValueOfANameInItsOrder() {
+    Metadata md = new Metadata();
+    Metadata.Key<String> text = Metadata.Key.of("x-text", Metadata.ASCII_STRING_MARSHALLER);
+    md.put(text, "a");
+    md.put(Metadata.Key.of("x-other", Metadata.ASCII_STRING_MARSHALLER), "o");
+    md.put(text, "b");
+
+    Http2Headers h = GrpcHeaders.addMetadata(new DefaultHttp2Headers(), md);
+
+    assertThat(h.getAll("x-text")).map(CharSequence::toString).containsExactly("a", "b");
+    assertThat(h.get("x-other").toString()).isEqualTo("o");
+  }
 }
