@@ -3,9 +3,9 @@ package dev.tether.grpc.client;
 import dev.tether.grpc.GrpcHeaders;
 import dev.tether.grpc.Gzip;
 import dev.tether.spi.ClientWireProtocol;
-import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.util.AsciiString;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -28,25 +28,30 @@ final class RequestHeaders {
           AsciiString.of(GrpcHeaders.ENCODING),
           AsciiString.of(GrpcHeaders.ACCEPT_ENCODING));
 
-  private static final AsciiString POST = AsciiString.cached("POST");
-  static final AsciiString HTTP = AsciiString.cached("http");
-  static final AsciiString HTTPS = AsciiString.cached("https");
-  private static final AsciiString CONTENT_TYPE = AsciiString.cached("content-type");
-  private static final AsciiString GRPC = AsciiString.cached(GrpcHeaders.CONTENT_TYPE);
-  private static final AsciiString TE = AsciiString.cached("te");
-  private static final AsciiString TRAILERS = AsciiString.cached("trailers");
-  private static final AsciiString USER_AGENT = AsciiString.cached("user-agent");
-  private static final AsciiString AGENT = AsciiString.cached("tether-grpc");
   private static final AsciiString TIMEOUT = AsciiString.cached(GrpcHeaders.TIMEOUT);
-  private static final AsciiString ACCEPT_ENCODING =
-      AsciiString.cached(GrpcHeaders.ACCEPT_ENCODING);
-  private static final AsciiString ACCEPTED_ENCODINGS =
-      AsciiString.cached(GrpcHeaders.ACCEPTED_ENCODINGS);
-  private static final AsciiString ENCODING = AsciiString.cached(GrpcHeaders.ENCODING);
-  private static final AsciiString GZIP = AsciiString.cached(Gzip.NAME);
+
+  private static final Map.Entry<CharSequence, CharSequence> POST =
+      HeaderList.entry(Http2Headers.PseudoHeaderName.METHOD.value(), AsciiString.cached("POST"));
+  private static final Map.Entry<CharSequence, CharSequence> HTTP =
+      HeaderList.entry(Http2Headers.PseudoHeaderName.SCHEME.value(), AsciiString.cached("http"));
+  private static final Map.Entry<CharSequence, CharSequence> HTTPS =
+      HeaderList.entry(Http2Headers.PseudoHeaderName.SCHEME.value(), AsciiString.cached("https"));
+
+  /** The headers every call sends after its pseudo-headers, in this order. */
+  private static final List<Map.Entry<CharSequence, CharSequence>> CONSTANT =
+      List.of(
+          constant("content-type", GrpcHeaders.CONTENT_TYPE),
+          constant("te", "trailers"),
+          constant("user-agent", "tether-grpc"),
+          // Servers compress answers only for clients that say they read gzip.
+          constant(GrpcHeaders.ACCEPT_ENCODING, GrpcHeaders.ACCEPTED_ENCODINGS));
+
+  private static final Map.Entry<CharSequence, CharSequence> GZIP =
+      constant(GrpcHeaders.ENCODING, Gzip.NAME);
 
   /** Operations' {@code :path}s, made once: a program calls few methods, each many times. */
-  private static final Map<String, AsciiString> PATHS = new ConcurrentHashMap<>();
+  private static final Map<String, Map.Entry<CharSequence, CharSequence>> PATHS =
+      new ConcurrentHashMap<>();
 
   /** Paths kept at most; a program making up method names cannot grow the map without end. */
   private static final int MAX_PATHS = 4096;
@@ -54,36 +59,34 @@ final class RequestHeaders {
   private RequestHeaders() {}
 
   /**
-   * The HEADERS of {@code call} to {@code authority}; the constant ones are shared, not rebuilt.
-   * Not validated again: the envelope's metadata came from gRPC's keys, and the runtime's names are
-   * checked here, so a name HTTP/2 forbids never reaches the wire.
+   * The HEADERS of {@code call} to {@code authority} ({@link #authority}), under TLS or not; the
+   * entries the same for every call are shared, not rebuilt. Not validated again: the envelope's
+   * metadata came from gRPC's keys, and the runtime's names are checked here, so a name HTTP/2
+   * forbids never reaches the wire.
    */
   static Http2Headers of(
       ClientWireProtocol.Call call,
       Envelopes.Request request,
       boolean gzip,
       long deadlineMillis,
-      AsciiString authority,
-      AsciiString scheme) {
-    Http2Headers h =
-        new DefaultHttp2Headers(false, 16)
-            .method(POST)
-            .scheme(scheme)
-            .path(pathOf(call.operation()))
-            .authority(authority);
-    h.add(CONTENT_TYPE, GRPC).add(TE, TRAILERS).add(USER_AGENT, AGENT);
-    // Servers compress answers only for clients that say they read gzip.
-    h.add(ACCEPT_ENCODING, ACCEPTED_ENCODINGS);
+      Map.Entry<CharSequence, CharSequence> authority,
+      boolean tls) {
+    Http2Headers metadata = request.metadata();
+    Map<String, String> runtime = call.metadata();
+    HeaderList h = new HeaderList(10 + metadata.size() + runtime.size());
+    h.append(POST).append(tls ? HTTPS : HTTP).append(pathOf(call.operation())).append(authority);
+    for (Map.Entry<CharSequence, CharSequence> c : CONSTANT) {
+      h.append(c);
+    }
     if (gzip) {
-      h.add(ENCODING, GZIP);
+      h.append(GZIP);
     }
     if (deadlineMillis > 0) {
-      h.add(TIMEOUT, timeout(deadlineMillis));
+      h.append(TIMEOUT, timeout(deadlineMillis));
     }
-    for (Map.Entry<CharSequence, CharSequence> m : request.metadata()) {
+    for (Map.Entry<CharSequence, CharSequence> m : metadata) {
       addMetadata(h, AsciiString.of(m.getKey()), m.getValue());
     }
-    Map<String, String> runtime = call.metadata();
     if (!runtime.isEmpty()) {
       for (Map.Entry<String, String> m : runtime.entrySet()) {
         addMetadata(h, AsciiString.of(m.getKey().toLowerCase(Locale.ROOT)), m.getValue());
@@ -92,10 +95,22 @@ final class RequestHeaders {
     return h;
   }
 
-  private static AsciiString pathOf(String operation) {
-    AsciiString path = PATHS.get(operation);
+  /** The {@code :authority} entry of a connection's calls, made once per connection. */
+  static Map.Entry<CharSequence, CharSequence> authority(String hostAndPort) {
+    return HeaderList.entry(
+        Http2Headers.PseudoHeaderName.AUTHORITY.value(), new AsciiString(hostAndPort));
+  }
+
+  private static Map.Entry<CharSequence, CharSequence> constant(String name, String value) {
+    return HeaderList.entry(AsciiString.cached(name), AsciiString.cached(value));
+  }
+
+  private static Map.Entry<CharSequence, CharSequence> pathOf(String operation) {
+    Map.Entry<CharSequence, CharSequence> path = PATHS.get(operation);
     if (path == null) {
-      path = new AsciiString("/" + operation);
+      path =
+          HeaderList.entry(
+              Http2Headers.PseudoHeaderName.PATH.value(), new AsciiString("/" + operation));
       if (PATHS.size() < MAX_PATHS) {
         PATHS.put(operation, path);
       }
@@ -104,9 +119,9 @@ final class RequestHeaders {
   }
 
   /** Adds one metadata header unless the link writes that name itself or gRPC forbids it. */
-  private static void addMetadata(Http2Headers h, AsciiString name, CharSequence value) {
+  private static void addMetadata(HeaderList h, AsciiString name, CharSequence value) {
     if (GrpcHeaders.isMetadataName(name) && !RESERVED.contains(name)) {
-      h.add(name, value);
+      h.append(name, value);
     }
   }
 

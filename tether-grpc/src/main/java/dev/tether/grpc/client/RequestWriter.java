@@ -9,7 +9,7 @@ import io.netty.channel.SingleThreadEventLoop;
 import io.netty.handler.codec.http2.Http2ConnectionEncoder;
 import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2Stream;
-import io.netty.util.AsciiString;
+import java.util.Map;
 
 /**
  * What {@link GrpcClientLink} writes: a call's stream (its HEADERS, then its one message with
@@ -21,11 +21,11 @@ final class RequestWriter {
   private final GrpcClientLink link;
   private final CallTable calls;
 
-  /** The requests' {@code :scheme}: "https" under TLS; set when the link is added. */
-  private AsciiString scheme = RequestHeaders.HTTP;
+  /** The requests' {@code :scheme} is "https"; set when the link is added. */
+  private boolean tls;
 
   /** The server's {@code :authority}, the same for every call; made at the first. */
-  private AsciiString authority;
+  private Map.Entry<CharSequence, CharSequence> authority;
 
   /** True while a flush waits for the end of this event-loop turn. */
   private boolean flushQueued;
@@ -38,7 +38,7 @@ final class RequestWriter {
   }
 
   void useTls(boolean tls) {
-    scheme = tls ? RequestHeaders.HTTPS : RequestHeaders.HTTP;
+    this.tls = tls;
   }
 
   /**
@@ -83,7 +83,7 @@ final class RequestWriter {
         .writeHeaders(
             ctx,
             id,
-            RequestHeaders.of(call, request, gzip, deadline, authority(), scheme),
+            RequestHeaders.of(call, request, gzip, deadline, authority(), tls),
             0,
             false,
             headersWritten);
@@ -117,9 +117,9 @@ final class RequestWriter {
     encoder().writeData(ctx, id, data, 0, true, written);
   }
 
-  private AsciiString authority() {
+  private Map.Entry<CharSequence, CharSequence> authority() {
     if (authority == null) {
-      authority = new AsciiString(link.owner().authority());
+      authority = RequestHeaders.authority(link.owner().authority());
     }
     return authority;
   }

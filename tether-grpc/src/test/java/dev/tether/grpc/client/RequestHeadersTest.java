@@ -5,20 +5,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tether.spi.ClientWireProtocol;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Headers;
-import io.netty.util.AsciiString;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The HEADERS that open a call's stream, built from the envelope and the runtime's metadata. */
 class RequestHeadersTest {
-  private static final AsciiString AUTHORITY = AsciiString.of("127.0.0.1:1");
+  private static final Map.Entry<CharSequence, CharSequence> AUTHORITY =
+      RequestHeaders.authority("127.0.0.1:1");
 
   @Test
-  void writesGrpcsHeadersTheDeadlineAndTheCallersMetadata() {
+  void writesPseudoHeadersFirstThenGrpcsHeadersTheDeadlineAndTheCallersMetadata() {
     Http2Headers envelope = new DefaultHttp2Headers(false).add("x-user", "u1");
     Http2Headers h =
-        RequestHeaders.of(
-            call(Map.of()), request(envelope), true, 1500, AUTHORITY, RequestHeaders.HTTPS);
+        RequestHeaders.of(call(Map.of()), request(envelope), true, 1500, AUTHORITY, true);
 
     assertThat(h.method().toString()).isEqualTo("POST");
     assertThat(h.scheme().toString()).isEqualTo("https");
@@ -29,6 +30,9 @@ class RequestHeadersTest {
     assertThat(h.get("grpc-encoding").toString()).isEqualTo("gzip");
     assertThat(h.get("grpc-timeout").toString()).isEqualTo("1500m");
     assertThat(h.get("x-user").toString()).isEqualTo("u1");
+    List<String> names = new ArrayList<>();
+    h.forEach(e -> names.add(e.getKey().toString()));
+    assertThat(names.subList(0, 4)).containsExactly(":method", ":scheme", ":path", ":authority");
   }
 
   @Test
@@ -37,13 +41,9 @@ class RequestHeadersTest {
         Map.of("X-Trace", "t1", "bad name", "b", ":path", "/evil", "te", "gzip");
     Http2Headers h =
         RequestHeaders.of(
-            call(runtime),
-            request(new DefaultHttp2Headers(false)),
-            false,
-            0,
-            AUTHORITY,
-            RequestHeaders.HTTP);
+            call(runtime), request(new DefaultHttp2Headers(false)), false, 0, AUTHORITY, false);
 
+    assertThat(h.scheme().toString()).isEqualTo("http");
     assertThat(h.get("x-trace").toString()).isEqualTo("t1");
     assertThat(h.contains("bad name")).isFalse();
     assertThat(h.path().toString()).isEqualTo("/test.Echo/Say");
