@@ -103,6 +103,7 @@ final class InboundMessages {
       demand--;
       receiver.message(message);
     }
+    deframer.keepRest();
     settleBudget();
     if (stopped) {
       return;
