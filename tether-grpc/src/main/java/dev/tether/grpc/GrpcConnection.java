@@ -66,17 +66,22 @@ final class GrpcConnection extends Http2ConnectionHandler {
   /** Run on the loop just before each flush. */
   private final ArrayDeque<Runnable> beforeFlush = new ArrayDeque<>();
 
+  /** The request bytes this connection's calls hold, and how many they may. */
+  private final InboundBudget inboundBudget;
+
   private GrpcConnection(
       Http2ConnectionDecoder decoder,
       Http2ConnectionEncoder encoder,
       Http2Settings settings,
       Map<String, ServerMethodDefinition<?, ?>> methods,
       int maxInboundMessageSize,
+      InboundBudget inboundBudget,
       WireProtocol.Host host,
       WireProtocol.HostedConnection hosted,
       PingPolicy pings) {
     super(decoder, encoder, settings);
     this.pings = pings;
+    this.inboundBudget = inboundBudget;
     this.requests = new GrpcRequests(this, methods, maxInboundMessageSize);
     this.host = host;
     this.hosted = hosted;
@@ -224,6 +229,7 @@ final class GrpcConnection extends Http2ConnectionHandler {
     private final WireProtocol.Host host;
     private final WireProtocol.HostedConnection hosted;
     private PingPolicy.Permit pings = PingPolicy.Permit.DEFAULT;
+    private long maxInboundBytes = Long.MAX_VALUE;
 
     Builder(
         Map<String, ServerMethodDefinition<?, ?>> methods,
@@ -256,6 +262,12 @@ final class GrpcConnection extends Http2ConnectionHandler {
       return this;
     }
 
+    /** The request bytes the connection's calls may hold at once ({@link InboundBudget}). */
+    Builder maxInboundBytes(long bytes) {
+      maxInboundBytes = bytes;
+      return this;
+    }
+
     @Override
     public GrpcConnection build() {
       return super.build();
@@ -271,6 +283,7 @@ final class GrpcConnection extends Http2ConnectionHandler {
               settings,
               methods,
               maxInboundMessageSize,
+              new InboundBudget(maxInboundBytes),
               host,
               hosted,
               new PingPolicy(pings, host.ticker()));
@@ -512,6 +525,11 @@ final class GrpcConnection extends Http2ConnectionHandler {
 
   ChannelHandlerContext context() {
     return ctx;
+  }
+
+  /** The request bytes this connection's calls hold; its counts may be read from any thread. */
+  InboundBudget inboundBudget() {
+    return inboundBudget;
   }
 
   /** Where the calls' listener events run, as the server's execution mode says. */

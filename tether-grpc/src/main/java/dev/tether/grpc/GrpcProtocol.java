@@ -23,6 +23,7 @@ final class GrpcProtocol implements WireProtocol {
   private final Map<String, ServerMethodDefinition<?, ?>> methods;
   private final int maxInboundMessageSize;
   private final int maxInboundMetadataSize;
+  private final long maxInboundBytesPerConnection;
   private final PingPolicy.Permit pings;
 
   /** Follows the server's life (health, when asked for). */
@@ -51,12 +52,14 @@ final class GrpcProtocol implements WireProtocol {
       Map<String, ServerMethodDefinition<?, ?>> methods,
       int maxInboundMessageSize,
       int maxInboundMetadataSize,
+      long maxInboundBytesPerConnection,
       PingPolicy.Permit pings,
       Life life) {
     this.pings = pings;
     this.methods = methods;
     this.maxInboundMessageSize = maxInboundMessageSize;
     this.maxInboundMetadataSize = maxInboundMetadataSize;
+    this.maxInboundBytesPerConnection = maxInboundBytesPerConnection;
     this.life = life;
   }
 
@@ -85,11 +88,30 @@ final class GrpcProtocol implements WireProtocol {
     GrpcConnection connection =
         new GrpcConnection.Builder(methods, maxInboundMessageSize, server, server.admit(channel))
             .maxHeaderListSize(maxInboundMetadataSize)
+            .maxInboundBytes(maxInboundBytesPerConnection)
             .pings(pings)
             .build();
     open.add(connection);
     channel.closeFuture().addListener(closed -> open.remove(connection));
     channel.pipeline().addLast("grpc", connection);
+  }
+
+  /** The request bytes the open connections' calls hold now, over all of them. */
+  long inboundBytesHeld() {
+    long held = 0;
+    for (GrpcConnection c : open) {
+      held += c.inboundBudget().held();
+    }
+    return held;
+  }
+
+  /** The most request bytes any one connection open now has held at once. */
+  long inboundBytesPeakPerConnection() {
+    long peak = 0;
+    for (GrpcConnection c : open) {
+      peak = Math.max(peak, c.inboundBudget().peak());
+    }
+    return peak;
   }
 
   /** gRPC's graceful shutdown on every open connection; completes when all have closed. */

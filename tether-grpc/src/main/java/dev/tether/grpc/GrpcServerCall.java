@@ -121,7 +121,8 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
             new MessageDeframer(
                 connection.context().alloc(), maxInboundMessageSize, encodings.gzip()),
             new Delivery(),
-            bytes -> connection.consume(stream, bytes));
+            bytes -> connection.consume(stream, bytes),
+            connection.inboundBudget());
   }
 
   /**

@@ -26,10 +26,24 @@ public final class GrpcServices {
   /** gRPC's default: a request whose header list is larger is refused. */
   public static final int DEFAULT_MAX_INBOUND_METADATA_SIZE = 8 * 1024;
 
+  /**
+   * The request bytes one connection may make the server hold at once when the message size is the
+   * default: four maximum-size messages.
+   */
+  public static final long DEFAULT_MAX_INBOUND_BYTES_PER_CONNECTION =
+      4L * DEFAULT_MAX_INBOUND_MESSAGE_SIZE;
+
+  /** A message's five-byte prefix (flag and length) is held with its bytes. */
+  private static final int MESSAGE_PREFIX = 5;
+
   private final Map<String, ServerMethodDefinition<?, ?>> methods = new HashMap<>();
   private final Set<String> serviceNames = new HashSet<>();
   private int maxInboundMessageSize = DEFAULT_MAX_INBOUND_MESSAGE_SIZE;
   private int maxInboundMetadataSize = DEFAULT_MAX_INBOUND_METADATA_SIZE;
+
+  /** Zero until set: then four maximum-size messages, at least the default. */
+  private long maxInboundBytesPerConnection;
+
   private PingPolicy.Permit pings = PingPolicy.Permit.DEFAULT;
 
   /** Null unless {@link #health()} was called. */
@@ -37,6 +51,9 @@ public final class GrpcServices {
 
   /** Null unless {@link #reflection()} was called. */
   private GrpcReflection reflection;
+
+  /** What the last {@link #configure} gave its server; null before. */
+  private GrpcProtocol configured;
 
   private final List<ServerServiceDefinition> definitions = new ArrayList<>();
 
@@ -99,6 +116,39 @@ public final class GrpcServices {
   }
 
   /**
+   * The request bytes one client connection may make the server hold at once, over all its calls:
+   * messages it has begun and not finished, and whole ones no service asked for yet. By default
+   * four maximum-size messages ({@link #maxInboundMessageSize}), at least 16 MiB. DATA that would
+   * take a connection over it ends its own call with RESOURCE_EXHAUSTED (trailers, then RST_STREAM)
+   * instead of being kept; the connection and its other calls go on. It must hold one maximum-size
+   * message; {@link #configure} checks.
+   */
+  public GrpcServices maxInboundBytesPerConnection(long bytes) {
+    if (bytes <= 0) {
+      throw new IllegalArgumentException("maxInboundBytesPerConnection must be positive: " + bytes);
+    }
+    maxInboundBytesPerConnection = bytes;
+    return this;
+  }
+
+  /** The budget as set, or its default for the message size. */
+  private long inboundBytesPerConnection() {
+    if (maxInboundBytesPerConnection == 0) {
+      return Math.max(DEFAULT_MAX_INBOUND_BYTES_PER_CONNECTION, 4L * maxInboundMessageSize);
+    }
+    long oneMessage = (long) maxInboundMessageSize + MESSAGE_PREFIX;
+    if (maxInboundBytesPerConnection < oneMessage) {
+      throw new IllegalArgumentException(
+          "maxInboundBytesPerConnection ("
+              + maxInboundBytesPerConnection
+              + ") must hold one message of maxInboundMessageSize and its prefix ("
+              + oneMessage
+              + ")");
+    }
+    return maxInboundBytesPerConnection;
+  }
+
+  /**
    * The largest header list (metadata) a request may carry, as HTTP/2 counts it (each name and
    * value plus 32 bytes), 8 KiB by default: announced as SETTINGS_MAX_HEADER_LIST_SIZE, and a
    * request above it is refused without reaching a service. Raise it for large tokens in metadata.
@@ -137,6 +187,7 @@ public final class GrpcServices {
    */
   public TetherServer.Builder configure(TetherServer.Builder server) {
     Objects.requireNonNull(server);
+    long inboundBytes = inboundBytesPerConnection();
     if (reflection != null) {
       reflection.hosting(definitions);
     }
@@ -145,8 +196,19 @@ public final class GrpcServices {
       health.serving(serviceNames);
       life = health;
     }
-    return server.wireProtocol(
+    configured =
         new GrpcProtocol(
-            Map.copyOf(methods), maxInboundMessageSize, maxInboundMetadataSize, pings, life));
+            Map.copyOf(methods),
+            maxInboundMessageSize,
+            maxInboundMetadataSize,
+            inboundBytes,
+            pings,
+            life);
+    return server.wireProtocol(configured);
+  }
+
+  /** What the last {@link #configure} gave its server (for tests); null before. */
+  GrpcProtocol protocol() {
+    return configured;
   }
 }

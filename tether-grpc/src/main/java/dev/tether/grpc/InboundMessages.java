@@ -9,7 +9,9 @@ import java.util.function.IntConsumer;
  * What the client sends on one call's stream, on the connection's event loop: the messages in its
  * DATA, handed out as the service asks for them, and the window credit given back for them. Bytes
  * earn the client more window only as the service asks, so a service that reads slowly slows its
- * client instead of filling the server.
+ * client instead of filling the server. What the stream holds counts against its connection's
+ * {@link InboundBudget}: DATA that would take the connection over it ends the call with
+ * RESOURCE_EXHAUSTED instead of being kept.
  */
 final class InboundMessages {
   /** Where the messages asked for, the half-close and a protocol breach go; on the loop. */
@@ -25,6 +27,15 @@ final class InboundMessages {
   private final MessageDeframer deframer;
   private final Receiver receiver;
 
+  /** The connection's count of request bytes held, which this stream's share is part of. */
+  private final InboundBudget budget;
+
+  /** This stream's share of the budget: bytes received and not handed out (until released). */
+  private long charged;
+
+  /** The deframer is freed: nothing is held any more. */
+  private boolean released;
+
   /** Gives the client this many more bytes of the stream's window. */
   private final IntConsumer credit;
 
@@ -38,15 +49,27 @@ final class InboundMessages {
   /** Bytes of the stream's window given back to the client so far. */
   private long returned;
 
-  InboundMessages(MessageDeframer deframer, Receiver receiver, IntConsumer credit) {
+  InboundMessages(
+      MessageDeframer deframer, Receiver receiver, IntConsumer credit, InboundBudget budget) {
     this.deframer = deframer;
     this.receiver = receiver;
     this.credit = credit;
+    this.budget = budget;
   }
 
   /** DATA from the client ({@code data} null for none), and whether its half ended. */
   void add(ByteBuf data, boolean endOfStream) {
-    if (data != null) {
+    if (data != null && data.isReadable()) {
+      int bytes = data.readableBytes();
+      if (stopped || !budget.take(bytes)) {
+        // Never kept: its window goes back at once, as for any stream nobody reads.
+        credit.accept(bytes);
+        if (!stopped) {
+          receiver.malformed(overBudget());
+        }
+        return;
+      }
+      charged += bytes;
       deframer.add(data);
     }
     clientDone |= endOfStream;
@@ -80,6 +103,8 @@ final class InboundMessages {
       demand--;
       receiver.message(message);
     }
+    deframer.keepRest();
+    settleBudget();
     if (stopped) {
       return;
     }
@@ -105,10 +130,31 @@ final class InboundMessages {
     giveBack(deframer.received() - returned);
   }
 
-  /** The stream is gone: frees what the deframer holds. */
+  /** The stream is gone: frees what the deframer holds, and its share of the budget. */
   void release() {
     stopped = true;
-    deframer.release();
+    if (!released) {
+      released = true;
+      deframer.release();
+      budget.give(charged);
+      charged = 0;
+    }
+  }
+
+  /** Messages handed out are held no more: the budget gets their bytes back. */
+  private void settleBudget() {
+    if (!released) {
+      long holding = deframer.received() - deframer.handedOut();
+      budget.give(charged - holding);
+      charged = holding;
+    }
+  }
+
+  private Status overBudget() {
+    return Status.RESOURCE_EXHAUSTED.withDescription(
+        "request messages held for this connection would exceed the server's limit of "
+            + budget.limit()
+            + " bytes");
   }
 
   private void giveBack(long bytes) {

@@ -4,29 +4,37 @@ import io.grpc.Status;
 import io.grpc.StatusException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.CompositeByteBuf;
-import io.netty.buffer.Unpooled;
 
 /**
  * Cuts one stream's DATA bytes into gRPC messages (a compressed flag, a four-byte big-endian
  * length, the bytes): frame boundaries have nothing to do with message boundaries. Counts the bytes
- * it handed out, so the stream returns flow-control credit only for what was asked for. Lives on
- * the connection's event loop. Public for the client side ({@code dev.tether.grpc.client}), which
- * cuts answers the same way.
+ * it handed out, so the stream returns flow-control credit only for what was asked for. What it
+ * holds past a DATA's turn is in a buffer of its own, so its bytes are what it costs. Lives on the
+ * connection's event loop. Public for the client side ({@code dev.tether.grpc.client}), which cuts
+ * answers the same way.
  */
 public final class MessageDeframer {
   private static final int PREFIX = 5;
 
+  /** The first room for bytes kept past their DATA's turn. */
+  private static final int FIRST_KEPT = 256;
+
   private final ByteBufAllocator alloc;
 
   /**
-   * What waits: the one buffer that came (most calls' whole request), or {@link #composite} once a
-   * second came while bytes of the first still waited.
+   * The latest DATA, retained while its turn lasts (until {@link #keepRest} or the next {@link
+   * #add}): most calls' whole request, read where it arrived. Null while none is held or {@link
+   * #kept} is in use.
    */
-  private ByteBuf buffered = Unpooled.EMPTY_BUFFER;
+  private ByteBuf latest;
 
-  /** Null while at most one buffer waits: a composite per call cost more than its message. */
-  private CompositeByteBuf composite;
+  /**
+   * Bytes kept past their DATA's turn, copied into a buffer of the deframer's own: a slice of the
+   * connection's read buffer kept instead would hold all of that buffer (up to 64 KiB for a
+   * one-byte frame), so what the stream holds could not be counted by its bytes. Null while nothing
+   * is kept; later DATA is appended to it.
+   */
+  private ByteBuf kept;
 
   /** Set by {@link #release}: bytes that come later are not kept. */
   private boolean released;
@@ -50,25 +58,72 @@ public final class MessageDeframer {
   /** One message's bytes, as sent: {@code compressed} ones are gzip. */
   public record Message(byte[] bytes, boolean compressed) {}
 
-  /** Takes {@code data} (retained here; the caller keeps its own reference). */
+  /**
+   * Takes {@code data} (retained here for its turn; the caller keeps its own reference). What an
+   * earlier DATA left unread is copied first.
+   */
   public void add(ByteBuf data) {
     int n = data.readableBytes();
     if (n == 0 || released) {
       return;
     }
     received += n;
-    if (!buffered.isReadable()) {
-      buffered.release();
-      composite = null;
-      buffered = data.retain();
+    keepRest();
+    if (kept == null) {
+      latest = data.retain();
+    } else {
+      append(data, n);
+    }
+  }
+
+  /**
+   * The latest DATA's turn is over: what is left of it is copied into the deframer's own buffer, so
+   * nothing the stream holds stays a slice of the connection's read buffer. Call it once the
+   * messages asked for are taken; {@link #add} calls it too.
+   */
+  public void keepRest() {
+    ByteBuf rest = latest;
+    if (rest == null) {
       return;
     }
-    if (composite == null) {
-      composite = alloc.compositeBuffer(Integer.MAX_VALUE);
-      composite.addComponent(true, buffered);
-      buffered = composite;
+    latest = null;
+    if (rest.isReadable()) {
+      kept = alloc.buffer(Math.max(FIRST_KEPT, rest.readableBytes()));
+      kept.writeBytes(rest);
     }
-    composite.addComponent(true, data.retain());
+    rest.release();
+  }
+
+  private void append(ByteBuf data, int n) {
+    if (kept.writableBytes() < n) {
+      kept.discardReadBytes();
+      int needed = kept.writerIndex() + n;
+      if (needed > kept.capacity()) {
+        kept.capacity(grown(needed));
+      }
+    }
+    kept.writeBytes(data, data.readerIndex(), n);
+  }
+
+  /**
+   * Room for {@code needed} bytes: twice the room so far, but no more than the message at the front
+   * needs when it is larger than {@code needed}, so a message one byte short of its end takes no
+   * more room than itself.
+   */
+  private int grown(int needed) {
+    long doubled = Math.max(needed, 2L * kept.capacity());
+    if (kept.readableBytes() >= PREFIX) {
+      long front = PREFIX + kept.getUnsignedInt(kept.readerIndex() + 1);
+      if (front >= needed && front <= maxMessageSize + (long) PREFIX) {
+        doubled = Math.min(doubled, front);
+      }
+    }
+    return (int) Math.min(doubled, Integer.MAX_VALUE - 8);
+  }
+
+  /** Where the bytes to read are: the latest DATA, or those kept; null for none. */
+  private ByteBuf source() {
+    return kept != null ? kept : latest;
   }
 
   /**
@@ -79,7 +134,8 @@ public final class MessageDeframer {
    *     compressed one on a stream without gzip, or a bad flag
    */
   public Message next() throws StatusException {
-    if (buffered.readableBytes() < PREFIX) {
+    ByteBuf buffered = source();
+    if (buffered == null || buffered.readableBytes() < PREFIX) {
       return null;
     }
     int start = buffered.readerIndex();
@@ -104,16 +160,28 @@ public final class MessageDeframer {
     buffered.skipBytes(PREFIX);
     byte[] message = new byte[(int) length];
     buffered.readBytes(message);
-    if (composite != null) {
-      composite.discardReadComponents();
-    }
     handedOut += PREFIX + length;
+    if (!buffered.isReadable()) {
+      // All read: hold none of it, not even the buffer's room, until more comes.
+      dropSource();
+    }
     return new Message(message, flag == 1);
+  }
+
+  private void dropSource() {
+    if (kept != null) {
+      kept.release();
+      kept = null;
+    } else if (latest != null) {
+      latest.release();
+      latest = null;
+    }
   }
 
   /** Nothing buffered: every byte received was handed out. */
   boolean isEmpty() {
-    return buffered.readableBytes() == 0;
+    ByteBuf buffered = source();
+    return buffered == null || !buffered.isReadable();
   }
 
   long received() {
@@ -126,11 +194,14 @@ public final class MessageDeframer {
 
   /** Frees what is buffered; the stream is over. */
   public void release() {
-    if (buffered.refCnt() > 0) {
-      buffered.release();
-    }
-    buffered = Unpooled.EMPTY_BUFFER;
-    composite = null;
     released = true;
+    if (latest != null) {
+      latest.release();
+      latest = null;
+    }
+    if (kept != null) {
+      kept.release();
+      kept = null;
+    }
   }
 }

@@ -8,6 +8,7 @@ import io.grpc.StatusException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -105,6 +106,43 @@ class MessageDeframerTest {
     add(deframer, bytes, 6, bytes.length);
 
     assertThat(deframer.next().bytes()).containsExactly(7, 8, 9);
+    deframer.release();
+  }
+
+  @Test
+  void keepsNoSliceOfTheReadBufferAUnfinishedMessageArrivedIn() throws Exception {
+    byte[] bytes = framed(0, new byte[] {7, 8, 9});
+    MessageDeframer deframer = new MessageDeframer(ByteBufAllocator.DEFAULT, 100, false);
+    // The connection's read buffer: 64 KiB, of which this stream's DATA is 6 bytes.
+    ByteBuf read = Unpooled.buffer(64 * 1024).writeZero(100).writeBytes(bytes, 0, 6);
+    deframer.add(read.slice(100, 6));
+
+    assertThat(deframer.next()).isNull();
+    deframer.keepRest();
+    assertThat(read.release()).as("the read buffer is freed").isTrue();
+    add(deframer, bytes, 6, bytes.length);
+
+    assertThat(deframer.next().bytes()).containsExactly(7, 8, 9);
+    assertThat(deframer.isEmpty()).isTrue();
+    deframer.release();
+  }
+
+  @Test
+  void aMessageOneByteShortOfItsEndTakesNoMoreRoomThanItself() throws Exception {
+    int size = 1024 * 1024;
+    byte[] bytes = framed(0, new byte[size]);
+    UnpooledByteBufAllocator counted = new UnpooledByteBufAllocator(false);
+    MessageDeframer deframer = new MessageDeframer(counted, size, false);
+    for (int at = 0; at < bytes.length - 1; at += 16 * 1024) {
+      add(deframer, bytes, at, Math.min(at + 16 * 1024, bytes.length - 1));
+      assertThat(deframer.next()).isNull();
+      deframer.keepRest();
+    }
+
+    assertThat(counted.metric().usedHeapMemory()).isEqualTo(size + 5);
+    add(deframer, bytes, bytes.length - 1, bytes.length);
+    assertThat(deframer.next().bytes()).hasSize(size);
+    assertThat(counted.metric().usedHeapMemory()).isZero();
     deframer.release();
   }
 }

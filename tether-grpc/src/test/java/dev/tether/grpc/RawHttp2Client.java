@@ -18,6 +18,7 @@ import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Settings;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -93,6 +94,26 @@ final class RawHttp2Client implements AutoCloseable {
               handler.flush(ctx);
             })
         .get(10, TimeUnit.SECONDS);
+  }
+
+  /**
+   * Writes {@code data} (released here) on stream {@code streamId} as the server's windows let it
+   * through; the future is true once all of it went out, false if the stream ended first.
+   */
+  CompletableFuture<Boolean> send(int streamId, ByteBuf data) {
+    CompletableFuture<Boolean> sent = new CompletableFuture<>();
+    channel
+        .eventLoop()
+        .execute(
+            () -> {
+              ChannelHandlerContext ctx = channel.pipeline().context(handler);
+              handler
+                  .encoder()
+                  .writeData(ctx, streamId, data, 0, false, ctx.newPromise())
+                  .addListener(written -> sent.complete(written.isSuccess()));
+              handler.flush(ctx);
+            });
+    return sent;
   }
 
   /**
