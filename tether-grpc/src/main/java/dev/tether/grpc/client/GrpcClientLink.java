@@ -4,6 +4,7 @@ import dev.tether.TetherException;
 import dev.tether.grpc.GrpcHeaders;
 import dev.tether.grpc.MessageDeframer;
 import dev.tether.spi.ClientWireProtocol;
+import dev.tether.spi.Scheduler;
 import io.grpc.Status;
 import io.grpc.StatusException;
 import io.netty.buffer.ByteBuf;
@@ -405,6 +406,11 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
     @Override
     public void halfClose() {
       ctx.executor().execute(() -> writeData(id, null, true));
+    }
+
+    @Override
+    public Scheduler.Cancellable schedule(Runnable task, long delayNanos) {
+      return owner.schedule(task, delayNanos);
     }
 
     @Override

@@ -4,6 +4,7 @@ import dev.tether.Idempotency;
 import dev.tether.Proxy;
 import dev.tether.grpc.GrpcHeaders;
 import dev.tether.grpc.SerialTasks;
+import dev.tether.spi.Scheduler;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
 import io.grpc.Context;
@@ -70,6 +71,9 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
 
   /** Non-null once the stream is accepted; guarded by this. */
   private StreamSink.Control streamControl;
+
+  /** An accepted stream's deadline on the runtime's scheduler, null for none; guarded by this. */
+  private Scheduler.Cancellable deadlineTimer;
 
   /** What the caller sent on its stream that has not left for the wire: {@link #isReady()}. */
   private final SendWindow window = new SendWindow(this::readyAgain);
@@ -168,6 +172,11 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     if (closed) {
       control.cancel(); // the caller gave up while the stream opened
       return;
+    }
+    Deadline d = deadline;
+    if (d != null) { // until now the opening's invocation timeout kept it
+      deadlineTimer =
+          control.schedule(this::onStreamDeadline, d.timeRemaining(TimeUnit.NANOSECONDS));
     }
     for (byte[] m : unsent) {
       control.send(m);
@@ -314,9 +323,6 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     }
     if (streams()) {
       streamToken = StreamTokens.register(new Feed());
-      if (deadline != null) {
-        channel.afterNanos(deadline.timeRemaining(TimeUnit.NANOSECONDS), this::onStreamDeadline);
-      }
     }
     byte[] envelope =
         Envelopes.request(
@@ -492,6 +498,9 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
         return;
       }
       closed = true;
+      if (deadlineTimer != null) {
+        deadlineTimer.cancel();
+      }
     }
     context.removeListener(contextCancelled);
     StreamTokens.forget(streamToken);
