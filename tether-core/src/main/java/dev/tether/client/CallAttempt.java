@@ -1,6 +1,8 @@
 package dev.tether.client;
 
+import dev.tether.Attempt;
 import dev.tether.CallPhase;
+import dev.tether.TetherException;
 import dev.tether.protocol.BodyCompression;
 import dev.tether.protocol.EncodedNames;
 import dev.tether.protocol.Request;
@@ -223,6 +225,22 @@ abstract class CallAttempt extends ReplyFuture implements ChannelFutureListener 
 
   /** The server answered (on the loop). */
   abstract void onResponse(Status status, Map<String, String> metadata, byte[] body);
+
+  /**
+   * The server answered with {@code failure}, which blames its node as {@code blame} says: the
+   * retry policy judges it as {@code outcome}, or it ends the call (null). On the loop.
+   */
+  final void onFailedAnswer(TetherException failure, AnswerBlame blame, Attempt.Outcome outcome) {
+    blameTheNode(blame);
+    if (outcome == null) {
+      fail(failure);
+    } else {
+      attemptFailed(outcome, failure);
+    }
+  }
+
+  /** An attempt failed as {@code outcome}: the retry policy decides whether the call runs again. */
+  abstract void attemptFailed(Attempt.Outcome outcome, TetherException cause);
 
   /** The server proved it did not run the request. */
   abstract void onRefused(String why);

@@ -1,5 +1,7 @@
 package dev.tether.client;
 
+import dev.tether.Attempt;
+import dev.tether.FailedAnswerException;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Status;
 import dev.tether.spi.ClientWireProtocol;
@@ -67,6 +69,28 @@ final class LinkedCall implements ClientWireProtocol.Call {
       connection.onAnswered(blame == ClientWireProtocol.Blame.NONE);
       attempt.blameTheNode(blamed(blame));
       attempt.onResponse(Status.OK, Map.of(), body);
+      connection.closeIfDrained();
+    }
+  }
+
+  /**
+   * A failed answer: the call fails with it, and a retryable one is first judged as a failure of a
+   * server that may have run the call (SERVER_FAILED: retried only when idempotent).
+   */
+  @Override
+  public void onFailedAnswer(
+      byte[] body,
+      ClientWireProtocol.Blame blame,
+      String status,
+      String detail,
+      boolean retryable) {
+    if (takeEnding()) {
+      connection.onAnswered(blame == ClientWireProtocol.Blame.NONE);
+      String message = connection + " answered " + status + (detail == null ? "" : ": " + detail);
+      attempt.onFailedAnswer(
+          new FailedAnswerException(message, status, body),
+          blamed(blame),
+          retryable ? Attempt.Outcome.SERVER_FAILED : null);
       connection.closeIfDrained();
     }
   }

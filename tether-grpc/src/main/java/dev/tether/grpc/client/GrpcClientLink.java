@@ -317,8 +317,7 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
     } else if (trailers == null || trailers.get(GrpcHeaders.STATUS) == null) {
       trailers = StatusOfHttp.trailersFor(e.headers);
     }
-    e.call.onAnswer(
-        Envelopes.answer(e.headers, e.messages, trailers), GrpcStatuses.blameOf(trailers));
+    GrpcStatuses.endCall(e.call, Envelopes.answer(e.headers, e.messages, trailers), trailers);
   }
 
   /**

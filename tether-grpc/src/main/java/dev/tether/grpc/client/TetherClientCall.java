@@ -1,5 +1,6 @@
 package dev.tether.grpc.client;
 
+import dev.tether.FailedAnswerException;
 import dev.tether.Idempotency;
 import dev.tether.Proxy;
 import dev.tether.grpc.GrpcHeaders;
@@ -351,9 +352,13 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
 
   /** On the events' executor: the runtime ended the call, with the server's answer or without. */
   private void answered(byte[] answer, Throwable failure) {
-    if (failure != null) {
+    FailedAnswerException failedAnswer = GrpcStatuses.failedAnswer(failure);
+    if (failure != null && failedAnswer == null) {
       endOnEvents(pastDeadline(GrpcStatuses.ofFailure(failure)), new Metadata());
       return;
+    }
+    if (failedAnswer != null) { // the server's failure status: its trailers are the answer's
+      answer = failedAnswer.answer();
     }
     Envelopes.Answer a = Envelopes.readAnswer(answer);
     if (a.trailers().get(GrpcHeaders.STATUS) == null) { // a server stream accepted: messages follow
@@ -363,6 +368,9 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
       return;
     }
     Status status = GrpcStatuses.ofTrailers(a.trailers());
+    if (failedAnswer != null) { // the runtime's view: the attempts, whether it may have run
+      status = status.withCause(failedAnswer);
+    }
     Metadata trailers = GrpcHeaders.toMetadata(a.trailers());
     if (status.isOk() && !streams() && a.messages().size() != 1) {
       status =
