@@ -200,6 +200,18 @@ abstract class CallAttempt extends ReplyFuture implements ChannelFutureListener 
   /** The REQUEST flags the caller chose (the wire's {@code COMPRESSED} is decided per attempt). */
   abstract int flags();
 
+  /** The call's extras, or null for a plain call. */
+  abstract CallExtras extrasIfAny();
+
+  /**
+   * The node group's router of the attempt now on a node, or null: asked before the attempt ends,
+   * by what reports on the node later (a stream's end).
+   */
+  final NodeRouter nodeRouter() {
+    CallExtras e = extrasIfAny();
+    return e == null ? null : e.router();
+  }
+
   abstract boolean isOneway();
 
   /** The call is about to be handed to {@code c}; called by the thread handing it over. */

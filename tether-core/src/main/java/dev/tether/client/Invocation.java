@@ -122,6 +122,7 @@ public final class Invocation extends CallAttempt {
   }
 
   /** The call's extras (its walk, the headers its interceptor added), or null for a plain call. */
+  @Override
   CallExtras extrasIfAny() {
     return extras;
   }

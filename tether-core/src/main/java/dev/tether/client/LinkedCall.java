@@ -21,6 +21,9 @@ final class LinkedCall implements ClientWireProtocol.Call {
   /** True once an ending was taken or the runtime forgot the call. */
   private boolean ended;
 
+  /** An accepted stream's node router until its end is told; guarded by this. */
+  private NodeRouter streamRouter;
+
   LinkedCall(ProtocolConnection connection, CallAttempt attempt, Request request) {
     this.connection = connection;
     this.attempt = attempt;
@@ -92,6 +95,36 @@ final class LinkedCall implements ClientWireProtocol.Call {
           blamed(blame),
           retryable ? Attempt.Outcome.SERVER_FAILED : null);
       connection.closeIfDrained();
+    }
+  }
+
+  /**
+   * A stream was accepted: the caller has its answer, and the node's outlier detection waits for
+   * the stream's end ({@link AnswerBlame#PENDING}), which the router kept now hears.
+   */
+  @Override
+  public void onStreamAccepted(byte[] body) {
+    NodeRouter router = attempt.nodeRouter(); // before the ending lets the attempt go
+    if (takeEnding()) {
+      synchronized (this) {
+        streamRouter = router;
+      }
+      connection.onAnswered(true);
+      attempt.blameTheNode(AnswerBlame.PENDING);
+      attempt.onResponse(Status.OK, Map.of(), body);
+      connection.closeIfDrained();
+    }
+  }
+
+  @Override
+  public void onStreamEnd(ClientWireProtocol.Blame blame) {
+    NodeRouter router;
+    synchronized (this) {
+      router = streamRouter;
+      streamRouter = null;
+    }
+    if (router != null) {
+      router.onStreamEnded(connection, blamed(blame));
     }
   }
 

@@ -161,6 +161,20 @@ public interface ClientWireProtocol {
     void onAnswer(byte[] body, Blame blame);
 
     /**
+     * The peer took the call as a stream whose outcome comes later: {@code body} goes to the caller
+     * as an answer (never retried), while its node's outlier detection waits for {@link
+     * #onStreamEnd}, which the link says once the stream ends, however it ends.
+     */
+    void onStreamAccepted(byte[] body);
+
+    /**
+     * A stream {@link #onStreamAccepted accepted} ended, and its end {@code blame}s the peer as the
+     * outlier detection counts it ({@link Blame#NONE} for a stream lost or cancelled). Counted
+     * once; from any thread.
+     */
+    void onStreamEnd(Blame blame);
+
+    /**
      * The peer answered with a failure {@code status} (the protocol's name for it, e.g. gRPC's
      * {@code "UNAVAILABLE"}; {@code detail} its message, or null): the call fails with a {@code
      * FailedAnswerException} that carries {@code body} for the caller, and its node's outlier

@@ -225,7 +225,7 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
     Exchange exchange = new Exchange(call, ctx.alloc());
     exchange.requestGzip = RequestEncoding.isGzip(request.metadata());
     if (request.streamToken() != 0) {
-      exchange.sink = StreamTokens.find(request.streamToken());
+      exchange.sink = StreamEnds.reporting(StreamTokens.find(request.streamToken()), call);
     }
     streams.put(id, exchange);
     ChannelPromise headersWritten = ctx.newPromise();
@@ -339,7 +339,7 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
     e.headersSeen = true;
     e.headers = headers;
     e.sink.onAccepted(new Control(id));
-    e.call.onAnswer(Envelopes.answer(headers, List.of(), null));
+    e.call.onStreamAccepted(Envelopes.answer(headers, List.of(), null));
   }
 
   /**
@@ -353,7 +353,7 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
     e.accepted = true;
     e.call.onWritten();
     e.sink.onAccepted(new Control(id));
-    e.call.onAnswer(Envelopes.answer(null, List.of(), null));
+    e.call.onStreamAccepted(Envelopes.answer(null, List.of(), null));
   }
 
   /**
