@@ -368,9 +368,6 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
       return;
     }
     Status status = GrpcStatuses.ofTrailers(a.trailers());
-    if (failedAnswer != null) { // the runtime's view: the attempts, whether it may have run
-      status = status.withCause(failedAnswer);
-    }
     Metadata trailers = GrpcHeaders.toMetadata(a.trailers());
     if (status.isOk() && !streams() && a.messages().size() != 1) {
       status =
