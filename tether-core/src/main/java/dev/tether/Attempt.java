@@ -30,7 +30,11 @@ public record Attempt(String endpoint, Outcome outcome, String reason) {
      * it.
      */
     ATTEMPT_TIMEOUT,
-    /** The server answered INTERNAL: it failed the request and may have run part of it. */
+    /**
+     * The server answered INTERNAL (or, in another wire protocol, a status that says another server
+     * may serve the call, such as gRPC's UNAVAILABLE): it failed the request and may have run part
+     * of it.
+     */
     SERVER_FAILED,
     /** A retry was due but the retry budget was spent. */
     BUDGET_EXHAUSTED

@@ -36,6 +36,14 @@ public interface ClientInterceptor {
      * The metadata the proxy attaches ({@code proxy.withMetadata}), before any attempt adds to it.
      */
     Map<String, String> metadata();
+
+    /**
+     * The wire protocol the call goes out in: {@code "tether"} for Tether's own, or the proxy's
+     * other protocol (such as {@code "grpc"} for the calls of a gRPC channel).
+     */
+    default String protocol() {
+      return "tether";
+    }
   }
 
   /** Hears of one call's attempts and its end. */

@@ -19,10 +19,15 @@ public enum AnswerBlame {
    * The server failed around the service (INTERNAL, DEADLINE_EXCEEDED) or gave no answer within the
    * attempt timeout.
    */
-  NODE_FAULT;
+  NODE_FAULT,
+  /**
+   * The answer opened a stream of another wire protocol (gRPC), whose end says what it says of the
+   * node: nothing counts now, and the end counts when it comes ({@link NodeRouter#onStreamEnded}).
+   */
+  PENDING;
 
   /** Whether the node's answer was a failure of either kind. */
   public boolean failed() {
-    return this != NONE;
+    return this == FAILED_ANSWER || this == NODE_FAULT;
   }
 }

@@ -1,6 +1,8 @@
 package dev.tether.client;
 
+import dev.tether.Attempt;
 import dev.tether.CallPhase;
+import dev.tether.TetherException;
 import dev.tether.protocol.BodyCompression;
 import dev.tether.protocol.EncodedNames;
 import dev.tether.protocol.Request;
@@ -198,6 +200,18 @@ abstract class CallAttempt extends ReplyFuture implements ChannelFutureListener 
   /** The REQUEST flags the caller chose (the wire's {@code COMPRESSED} is decided per attempt). */
   abstract int flags();
 
+  /** The call's extras, or null for a plain call. */
+  abstract CallExtras extrasIfAny();
+
+  /**
+   * The node group's router of the attempt now on a node, or null: asked before the attempt ends,
+   * by what reports on the node later (a stream's end).
+   */
+  final NodeRouter nodeRouter() {
+    CallExtras e = extrasIfAny();
+    return e == null ? null : e.router();
+  }
+
   abstract boolean isOneway();
 
   /** The call is about to be handed to {@code c}; called by the thread handing it over. */
@@ -223,6 +237,22 @@ abstract class CallAttempt extends ReplyFuture implements ChannelFutureListener 
 
   /** The server answered (on the loop). */
   abstract void onResponse(Status status, Map<String, String> metadata, byte[] body);
+
+  /**
+   * The server answered with {@code failure}, which blames its node as {@code blame} says: the
+   * retry policy judges it as {@code outcome}, or it ends the call (null). On the loop.
+   */
+  final void onFailedAnswer(TetherException failure, AnswerBlame blame, Attempt.Outcome outcome) {
+    blameTheNode(blame);
+    if (outcome == null) {
+      fail(failure);
+    } else {
+      attemptFailed(outcome, failure);
+    }
+  }
+
+  /** An attempt failed as {@code outcome}: the retry policy decides whether the call runs again. */
+  abstract void attemptFailed(Attempt.Outcome outcome, TetherException cause);
 
   /** The server proved it did not run the request. */
   abstract void onRefused(String why);

@@ -234,6 +234,11 @@ final class CallExtras {
     ROUTER.setVolatile(this, r);
   }
 
+  /** The router of the attempt now on a node, or null (no node group, or between attempts). */
+  NodeRouter router() {
+    return (NodeRouter) ROUTER.getVolatile(this);
+  }
+
   /** The interceptor watches this invocation as (part of) {@code call}; before the call starts. */
   void traceAs(TracedCall call, String reason, boolean endsCall) {
     trace = call;

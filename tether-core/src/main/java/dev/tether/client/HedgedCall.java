@@ -1,5 +1,6 @@
 package dev.tether.client;
 
+import dev.tether.FailedAnswerException;
 import dev.tether.TetherException;
 import dev.tether.spi.Scheduler;
 import java.util.ArrayList;
@@ -11,8 +12,9 @@ import java.util.Set;
  * An idempotent call that is sent again to another endpoint or node when no answer came within the
  * proxy's hedging delay (the tail-latency rule). Each attempt is an ordinary {@link Invocation}
  * with the call's deadline, excluded from the endpoints that already have the call; the first
- * answer wins and the others are cancelled (CANCEL sent). Every hedge takes a retry token, so a
- * slow cluster never gets several times the load. State changes on the runtime's control executor.
+ * answer wins (a protocol's failed answer too, as its status is the server's) and the others are
+ * cancelled (CANCEL sent). Every hedge takes a retry token, so a slow cluster never gets several
+ * times the load. State changes on the runtime's control executor.
  */
 final class HedgedCall extends CallFuture<byte[]> {
   private final CallHost runtime;
@@ -139,9 +141,15 @@ final class HedgedCall extends CallFuture<byte[]> {
       super.complete(reply);
       return;
     }
+    TetherException cause = CallFailures.unwrap(failure);
+    if (cause instanceof FailedAnswerException) { // an answer, if a failed one: it wins too
+      cancelTheOthers(inv);
+      super.completeExceptionally(cause);
+      return;
+    }
     failed++;
     if (firstFailure == null) {
-      firstFailure = CallFailures.unwrap(failure);
+      firstFailure = cause;
     }
     // The call fails only once no attempt is left in flight and no hedge will follow.
     if (failed == attempts.size()

@@ -122,6 +122,7 @@ public final class Invocation extends CallAttempt {
   }
 
   /** The call's extras (its walk, the headers its interceptor added), or null for a plain call. */
+  @Override
   CallExtras extrasIfAny() {
     return extras;
   }
@@ -205,16 +206,11 @@ public final class Invocation extends CallAttempt {
       succeed(body);
       return;
     }
-    TetherException failure =
+    onFailedAnswer(
         AttemptOutcomes.failureOf(
-            status, metadata, settings().identity(), operation, describeConnection());
-    blameTheNode(AttemptOutcomes.blamesTheNode(status));
-    Attempt.Outcome outcome = AttemptOutcomes.ofAnswer(status);
-    if (outcome == null) {
-      fail(failure);
-    } else {
-      attemptFailed(outcome, failure);
-    }
+            status, metadata, settings().identity(), operation, describeConnection()),
+        AttemptOutcomes.blamesTheNode(status),
+        AttemptOutcomes.ofAnswer(status));
   }
 
   /** The server proved it did not run the request: safe to retry, idempotent or not. */
@@ -260,7 +256,8 @@ public final class Invocation extends CallAttempt {
    * and the answers that end a call (REMOTE_ERROR, PERMISSION_DENIED, DEADLINE_EXCEEDED) never come
    * here: they end the call directly.
    */
-  private void attemptFailed(Attempt.Outcome outcome, TetherException cause) {
+  @Override
+  void attemptFailed(Attempt.Outcome outcome, TetherException cause) {
     State from = state();
     if (from == State.DONE) {
       return;

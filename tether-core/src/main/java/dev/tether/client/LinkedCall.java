@@ -1,5 +1,7 @@
 package dev.tether.client;
 
+import dev.tether.Attempt;
+import dev.tether.FailedAnswerException;
 import dev.tether.protocol.Request;
 import dev.tether.protocol.Status;
 import dev.tether.spi.ClientWireProtocol;
@@ -18,6 +20,9 @@ final class LinkedCall implements ClientWireProtocol.Call {
 
   /** True once an ending was taken or the runtime forgot the call. */
   private boolean ended;
+
+  /** An accepted stream's node router until its end is told; guarded by this. */
+  private NodeRouter streamRouter;
 
   LinkedCall(ProtocolConnection connection, CallAttempt attempt, Request request) {
     this.connection = connection;
@@ -68,6 +73,58 @@ final class LinkedCall implements ClientWireProtocol.Call {
       attempt.blameTheNode(blamed(blame));
       attempt.onResponse(Status.OK, Map.of(), body);
       connection.closeIfDrained();
+    }
+  }
+
+  /**
+   * A failed answer: the call fails with it, and a retryable one is first judged as a failure of a
+   * server that may have run the call (SERVER_FAILED: retried only when idempotent).
+   */
+  @Override
+  public void onFailedAnswer(
+      byte[] body,
+      ClientWireProtocol.Blame blame,
+      String status,
+      String detail,
+      boolean retryable) {
+    if (takeEnding()) {
+      connection.onAnswered(blame == ClientWireProtocol.Blame.NONE);
+      String message = connection + " answered " + status + (detail == null ? "" : ": " + detail);
+      attempt.onFailedAnswer(
+          new FailedAnswerException(message, status, body),
+          blamed(blame),
+          retryable ? Attempt.Outcome.SERVER_FAILED : null);
+      connection.closeIfDrained();
+    }
+  }
+
+  /**
+   * A stream was accepted: the caller has its answer, and the node's outlier detection waits for
+   * the stream's end ({@link AnswerBlame#PENDING}), which the router kept now hears.
+   */
+  @Override
+  public void onStreamAccepted(byte[] body) {
+    NodeRouter router = attempt.nodeRouter(); // before the ending lets the attempt go
+    if (takeEnding()) {
+      synchronized (this) {
+        streamRouter = router;
+      }
+      connection.onAnswered(true);
+      attempt.blameTheNode(AnswerBlame.PENDING);
+      attempt.onResponse(Status.OK, Map.of(), body);
+      connection.closeIfDrained();
+    }
+  }
+
+  @Override
+  public void onStreamEnd(ClientWireProtocol.Blame blame) {
+    NodeRouter router;
+    synchronized (this) {
+      router = streamRouter;
+      streamRouter = null;
+    }
+    if (router != null) {
+      router.onStreamEnded(connection, blamed(blame));
     }
   }
 

@@ -38,6 +38,13 @@ public interface NodeRouter {
   }
 
   /**
+   * A stream the node of {@code c} accepted (its opening counted {@link AnswerBlame#PENDING}) ended
+   * as {@code blame} says, for the group's outlier detection alone: its opening already counted for
+   * load and latency. Any thread.
+   */
+  default void onStreamEnded(RequestChannel c, AnswerBlame blame) {}
+
+  /**
    * The server of {@code key} answered that it has no such service or operation for {@code service}
    * (it runs another build): the node is skipped for that service while a peer may take the call.
    * Control executor.

@@ -2,6 +2,7 @@ package dev.tether.client;
 
 import dev.tether.ClientInterceptor;
 import dev.tether.protocol.Request;
+import dev.tether.spi.ClientWireProtocol;
 import java.net.SocketAddress;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -79,6 +80,12 @@ final class TracedCall implements ClientInterceptor.Call {
   @Override
   public Map<String, String> metadata() {
     return settings.metadata();
+  }
+
+  @Override
+  public String protocol() {
+    ClientWireProtocol other = settings.wireProtocol();
+    return other == null ? "tether" : other.family();
   }
 
   /**

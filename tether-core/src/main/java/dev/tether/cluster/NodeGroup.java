@@ -405,8 +405,20 @@ final class NodeGroup implements NodeRouter, ConnectionSupervisor.Listener {
     n.callFinished(latencyNanos);
     long now = host.ticker().nanoTime();
     strategy.onCallFinished(n, latencyNanos, now);
-    boolean probing = !p.probing().isEmpty() && p.probing().contains(n.key);
-    outliers.onCallFinished(n, blame, probing, now);
+    if (blame != AnswerBlame.PENDING) { // a stream's opening: its end counts, when it comes
+      boolean probing = !p.probing().isEmpty() && p.probing().contains(n.key);
+      outliers.onCallFinished(n, blame, probing, now);
+    }
+  }
+
+  @Override
+  public void onStreamEnded(RequestChannel c, AnswerBlame blame) {
+    GroupView p = picker;
+    Node n = p.byKey().get(c.key());
+    if (n != null) {
+      boolean probing = !p.probing().isEmpty() && p.probing().contains(n.key);
+      outliers.onCallFinished(n, blame, probing, host.ticker().nanoTime());
+    }
   }
 
   @Override

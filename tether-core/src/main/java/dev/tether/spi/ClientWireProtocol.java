@@ -19,6 +19,15 @@ public interface ClientWireProtocol {
   String name();
 
   /**
+   * The protocol as calls name it, the same for every variant {@link #name()} tells apart (a
+   * liveness setting): {@code "grpc"}. A client interceptor reads it ({@code
+   * ClientInterceptor.Call.protocol()}); by default the name.
+   */
+  default String family() {
+    return name();
+  }
+
+  /**
    * Takes over a new channel (on its event loop, as it is initialized, before it connects): adds
    * this protocol's handlers after the transport's own (TLS) and returns the link the runtime sends
    * calls through. The link tells {@code connection} when calls may flow.
@@ -150,6 +159,31 @@ public interface ClientWireProtocol {
      * answer is never retried.
      */
     void onAnswer(byte[] body, Blame blame);
+
+    /**
+     * The peer took the call as a stream whose outcome comes later: {@code body} goes to the caller
+     * as an answer (never retried), while its node's outlier detection waits for {@link
+     * #onStreamEnd}, which the link says once the stream ends, however it ends.
+     */
+    void onStreamAccepted(byte[] body);
+
+    /**
+     * A stream {@link #onStreamAccepted accepted} ended, and its end {@code blame}s the peer as the
+     * outlier detection counts it ({@link Blame#NONE} for a stream lost or cancelled). Counted
+     * once; from any thread.
+     */
+    void onStreamEnd(Blame blame);
+
+    /**
+     * The peer answered with a failure {@code status} (the protocol's name for it, e.g. gRPC's
+     * {@code "UNAVAILABLE"}; {@code detail} its message, or null): the call fails with a {@code
+     * FailedAnswerException} that carries {@code body} for the caller, and its node's outlier
+     * detection hears {@code blame}. When the status is {@code retryable} (it says another server
+     * may serve the call), the runtime first treats it as a failure of a server that may have run
+     * the call: an idempotent call is retried elsewhere, within the retry budget, as after a lost
+     * connection; a call that is not idempotent ends with the answer.
+     */
+    void onFailedAnswer(byte[] body, Blame blame, String status, String detail, boolean retryable);
 
     /**
      * The peer proved it did not run the call (a refused stream, a stream above its GOAWAY's last

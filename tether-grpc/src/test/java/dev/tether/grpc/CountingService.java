@@ -33,6 +33,13 @@ final class CountingService {
 
   static final int FLOOD_COUNT = 64;
 
+  /** A server stream of two messages that then ends with {@link #failWith}, or OK. */
+  static final MethodDescriptor<byte[], byte[]> SPILL =
+      stream("Spill", MethodDescriptor.MethodType.SERVER_STREAMING);
+
+  /** {@code Spill} streams the server ran. */
+  final AtomicInteger spills = new AtomicInteger();
+
   /** Waits until {@link #gathering} calls run at once, then answers; each call counts down. */
   static final MethodDescriptor<byte[], byte[]> GATHER = method("Gather", false);
 
@@ -83,6 +90,7 @@ final class CountingService {
         .addMethod(GATHER, ServerCalls.asyncUnaryCall(this::gather))
         .addMethod(FLOOD, ServerCalls.asyncServerStreamingCall(this::flood))
         .addMethod(TRICKLE, ServerCalls.asyncServerStreamingCall(this::trickle))
+        .addMethod(SPILL, ServerCalls.asyncServerStreamingCall(this::spill))
         .build();
   }
 
@@ -128,6 +136,18 @@ final class CountingService {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+  }
+
+  private void spill(byte[] request, StreamObserver<byte[]> out) {
+    spills.incrementAndGet();
+    out.onNext(InteropService.text(name + 0));
+    out.onNext(InteropService.text(name + 1));
+    io.grpc.Status failure = failWith;
+    if (failure != null) {
+      out.onError(failure.asRuntimeException());
+    } else {
+      out.onCompleted();
     }
   }
 

@@ -218,7 +218,31 @@ class GrpcObservabilityTest {
     SpanData failed = span("tether.testing.Interop/StatusCall");
     assertThat(failed.getAttributes().get(AttributeKey.stringKey("rpc.status_code")))
         .isEqualTo("NOT_FOUND");
-    assertThat(failed.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
+  }
+
+  @Test
+  void aGrpcServerSpanFailsOnlyForTheStatusesTheConventionsCountAsTheServersError() {
+    for (String status : List.of("5 not here", "13 broken")) {
+      assertThatThrownBy(
+              () ->
+                  ClientCalls.blockingUnaryCall(
+                      channel, InteropService.STATUS, CallOptions.DEFAULT, text(status)))
+          .isInstanceOf(StatusRuntimeException.class);
+    }
+
+    await().atMost(Duration.ofSeconds(5)).until(() -> spans.getFinishedSpanItems().size() == 2);
+    SpanData notFound = spans.getFinishedSpanItems().get(0);
+    SpanData internal = spans.getFinishedSpanItems().get(1);
+    // NOT_FOUND is the service's answer, not the server's failure: the span is not an error.
+    assertThat(notFound.getAttributes().get(AttributeKey.stringKey("rpc.status_code")))
+        .isEqualTo("NOT_FOUND");
+    assertThat(notFound.getAttributes().get(AttributeKey.stringKey("error.type"))).isNull();
+    assertThat(notFound.getStatus().getStatusCode()).isEqualTo(StatusCode.UNSET);
+    assertThat(internal.getAttributes().get(AttributeKey.stringKey("rpc.status_code")))
+        .isEqualTo("INTERNAL");
+    assertThat(internal.getAttributes().get(AttributeKey.stringKey("error.type")))
+        .isEqualTo("INTERNAL");
+    assertThat(internal.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
   }
 
   @Test

@@ -4,9 +4,13 @@ import static dev.tether.grpc.InteropService.text;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.tether.Endpoint;
 import dev.tether.LoadBalancing;
+import dev.tether.Resolver;
 import dev.tether.Tether;
+import dev.tether.spi.DnsDiscovery;
 import dev.tether.spi.StaticDiscovery;
+import dev.tether.testing.ManualClock;
 import dev.tether.zookeeper.LoopbackZooKeeper;
 import dev.tether.zookeeper.ZooKeeperDiscovery;
 import dev.tether.zookeeper.ZooKeeperRegistry;
@@ -16,12 +20,14 @@ import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ClientCalls;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.CreateMode;
 import org.junit.jupiter.api.AfterEach;
@@ -29,8 +35,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A load-balanced Tether channel whose gRPC servers (grpc-java's own) come from discovery, static
- * or ZooKeeper: the servers it lists take the calls, one it adds joins the rotation, and one it
+ * A load-balanced Tether channel whose gRPC servers (grpc-java's own) come from discovery, static,
+ * DNS or ZooKeeper: the servers it lists take the calls, one it adds joins the rotation, and one it
  * removes takes no more.
  */
 @Timeout(90)
@@ -113,6 +119,67 @@ class TetherChannelDiscoveryTest {
             () ->
                 tether.status().connections().stream()
                     .noneMatch(s -> s.endpoint().equals(aEndpoint)));
+  }
+
+  @Test
+  void aDnsDiscoveryOfGrpcServersBalancesOverTheNamesAddressesAndFollowsItsAnswers()
+      throws Exception {
+    CountingService a = new CountingService("a");
+    CountingService b = new CountingService("b");
+    // One port on two loopback addresses, as a name's A records give one service port.
+    Server first =
+        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+            .addService(a.definition())
+            .build()
+            .start();
+    servers.add(first);
+    int port = first.getPort();
+    servers.add(
+        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.2", port))
+            .addService(b.definition())
+            .build()
+            .start());
+    AtomicReference<List<String>> answer = new AtomicReference<>(List.of("127.0.0.1", "127.0.0.2"));
+    Resolver dns =
+        host -> {
+          assertThat(host).isEqualTo("counting.grpc.test");
+          List<InetAddress> addresses = new ArrayList<>();
+          for (String ip : answer.get()) {
+            addresses.add(InetAddress.getByName(ip));
+          }
+          return addresses;
+        };
+    ManualClock clock = new ManualClock(0);
+    DnsDiscovery discovery =
+        new DnsDiscovery(
+            Endpoint.parse("tcp -h counting.grpc.test -p " + port),
+            dns,
+            Duration.ofSeconds(30),
+            Duration.ofSeconds(1),
+            clock,
+            clock);
+    others.add(discovery);
+    channel =
+        TetherGrpc.channel(
+            tether.proxy("counting", discovery).withLoadBalancing(LoadBalancing.ROUND_ROBIN));
+
+    for (int i = 0; i < 200 && (a.calls.get() == 0 || b.calls.get() == 0); i++) {
+      call();
+    }
+    assertThat(a.calls.get()).isPositive();
+    assertThat(b.calls.get()).isPositive();
+
+    answer.set(List.of("127.0.0.2"));
+    clock.forward(Duration.ofSeconds(30));
+    String gone = "tcp -h 127.0.0.1 -p " + port;
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> tether.status().nodes().stream().noneMatch(n -> n.endpoint().equals(gone)));
+    int aBefore = a.calls.get();
+    for (int i = 0; i < 20; i++) {
+      assertThat(call()).isEqualTo("b");
+    }
+    assertThat(a.calls.get()).isEqualTo(aBefore);
   }
 
   /**

@@ -24,7 +24,9 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ClientCalls;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
 import io.opentelemetry.context.propagation.ContextPropagators;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
@@ -267,6 +269,47 @@ class TetherChannelObservabilityTest {
         .singleElement()
         .asString()
         .startsWith("00-" + client.getTraceId() + "-" + attempts.get(1).getSpanId() + "-");
+  }
+
+  @Test
+  void aGrpcCallAnsweredWithAnErrorStatusEndsItsClientSpanFailedWithThatStatusAsGrpc()
+      throws Exception {
+    InMemorySpanExporter spans = InMemorySpanExporter.create();
+    OpenTelemetrySdk otel = tracing(spans);
+    channelTo(TetherTelemetry.create(otel).configure(Tether.builder()), endpoint(serve()));
+
+    assertThat(call()).isEqualTo("a");
+    service.failWith = Status.NOT_FOUND.withDescription("no such key");
+    assertThatThrownBy(this::call).isInstanceOf(StatusRuntimeException.class);
+
+    await().atMost(Duration.ofSeconds(5)).until(() -> spans.getFinishedSpanItems().size() == 2);
+    SpanData ok = spans.getFinishedSpanItems().get(0);
+    SpanData failed = spans.getFinishedSpanItems().get(1);
+    assertThat(ok.getAttributes().get(AttributeKey.stringKey("rpc.system.name"))).isEqualTo("grpc");
+    assertThat(ok.getAttributes().get(AttributeKey.stringKey("rpc.status_code"))).isEqualTo("OK");
+    assertThat(ok.getStatus().getStatusCode()).isEqualTo(StatusCode.UNSET);
+    assertThat(failed.getKind()).isEqualTo(SpanKind.CLIENT);
+    assertThat(failed.getAttributes().get(AttributeKey.stringKey("rpc.system.name")))
+        .isEqualTo("grpc");
+    assertThat(failed.getAttributes().get(AttributeKey.stringKey("rpc.status_code")))
+        .isEqualTo("NOT_FOUND");
+    assertThat(failed.getAttributes().get(AttributeKey.stringKey("error.type")))
+        .isEqualTo("NOT_FOUND");
+    assertThat(failed.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
+  }
+
+  /** OpenTelemetry recording into {@code spans}, with the W3C propagator. */
+  private OpenTelemetrySdk tracing(InMemorySpanExporter spans) {
+    OpenTelemetrySdk otel =
+        OpenTelemetrySdk.builder()
+            .setTracerProvider(
+                SdkTracerProvider.builder()
+                    .addSpanProcessor(SimpleSpanProcessor.create(spans))
+                    .build())
+            .setPropagators(ContextPropagators.create(W3CTraceContextPropagator.getInstance()))
+            .build();
+    others.add(otel);
+    return otel;
   }
 
   @Test

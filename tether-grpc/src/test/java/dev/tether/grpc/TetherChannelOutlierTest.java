@@ -114,6 +114,55 @@ class TetherChannelOutlierTest {
     return failures;
   }
 
+  /** One server stream of {@code Spill}, read to its end; null when it ended OK, else its code. */
+  private Status.Code stream() {
+    try {
+      ClientCalls.blockingServerStreamingCall(
+              channel,
+              CountingService.SPILL,
+              CallOptions.DEFAULT.withDeadlineAfter(20, TimeUnit.SECONDS),
+              text("x"))
+          .forEachRemaining(m -> {});
+      return null;
+    } catch (StatusRuntimeException e) {
+      return e.getStatus().getCode();
+    }
+  }
+
+  @Test
+  void aGrpcServerEndingEveryAcceptedStreamWithInternalIsEjectedAndStreamsStopFailing()
+      throws Exception {
+    sick.failWith = Status.INTERNAL.withDescription("the disk is gone");
+    start();
+
+    List<Status.Code> failures = new ArrayList<>();
+    for (int i = 0; i < 60 && !health().equals("EJECTED"); i++) {
+      Status.Code failed = stream();
+      if (failed != null) {
+        failures.add(failed);
+      }
+    }
+
+    // Each stream opened well (its messages came) and only then ended with the server's fault.
+    assertThat(health()).isEqualTo("EJECTED");
+    assertThat(failures).hasSizeBetween(5, 8).containsOnly(Status.Code.INTERNAL);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                events.stream()
+                    .anyMatch(
+                        e ->
+                            e.kind() == TetherEvent.Kind.NODE_EJECTED
+                                && e.endpoint().endsWith("-p " + sickPort)
+                                && e.detail().contains("in a row")));
+    int sickStreams = sick.spills.get();
+    for (int i = 0; i < 20; i++) {
+      assertThat(stream()).as("stream %d after the ejection", i).isNull();
+    }
+    assertThat(sick.spills.get()).isEqualTo(sickStreams);
+  }
+
   @Test
   void aGrpcServerAnsweringInternalToEveryCallIsEjectedAndCallsStopFailing() throws Exception {
     sick.failWith = Status.INTERNAL.withDescription("the disk is gone");
@@ -141,14 +190,17 @@ class TetherChannelOutlierTest {
   }
 
   @Test
-  void aGrpcServerAnsweringUnavailableToEveryCallIsEjected() throws Exception {
+  void aGrpcServerAnsweringUnavailableToEveryCallIsEjectedWhileItsIdempotentCallsGoElsewhere()
+      throws Exception {
     sick.failWith = Status.UNAVAILABLE.withDescription("overloaded");
     start();
 
     List<Status.Code> failures = callUntilEjected(60);
 
+    // Each UNAVAILABLE counted against the sick node, and the call was retried on a good one.
     assertThat(health()).isEqualTo("EJECTED");
-    assertThat(failures).hasSizeBetween(5, 8).containsOnly(Status.Code.UNAVAILABLE);
+    assertThat(failures).isEmpty();
+    assertThat(sick.calls.get()).isBetween(5, 8);
   }
 
   @Test

@@ -41,6 +41,9 @@ final class CallSpans implements ClientInterceptor.Listener {
   private final Clock clock;
   private final String method;
 
+  /** The call's {@code rpc.system.name}, which its attempt spans share. */
+  private final String system;
+
   /** The context that holds {@link #call}: the parent of every attempt span. */
   private final Context callContext;
 
@@ -66,12 +69,14 @@ final class CallSpans implements ClientInterceptor.Listener {
       TextMapPropagator propagator,
       Clock clock,
       String method,
+      String system,
       Context callContext,
       Span call) {
     this.tracer = tracer;
     this.propagator = propagator;
     this.clock = clock;
     this.method = method;
+    this.system = system;
     this.callContext = callContext;
     this.call = call;
   }
@@ -107,7 +112,8 @@ final class CallSpans implements ClientInterceptor.Listener {
   /** An attempt's span under the call's; {@code start} null for now. */
   private Span attemptSpan(int number, String reason, SocketAddress server, Instant start) {
     SpanBuilder b =
-        RpcAttributes.rpcSpan(tracer, method + " attempt", method, SpanKind.INTERNAL, callContext)
+        RpcAttributes.rpcSpan(
+                tracer, method + " attempt", method, SpanKind.INTERNAL, callContext, system)
             .setAttribute(RpcAttributes.ATTEMPT_NUMBER, (long) number);
     if (reason != null) {
       b.setAttribute(RpcAttributes.ATTEMPT_REASON, reason);

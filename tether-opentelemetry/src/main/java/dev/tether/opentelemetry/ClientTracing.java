@@ -11,7 +11,8 @@ import java.time.Clock;
 /**
  * The client interceptor {@link TetherTelemetry} installs: one CLIENT span per logical call named
  * {@code service/operation}, a child of the span current on the caller's thread, handed to a {@link
- * CallSpans} that follows the call's attempts and end.
+ * CallSpans} that follows the call's attempts and end. Its {@code rpc.system.name} is the call's
+ * protocol: {@code tether}, or {@code grpc} for a gRPC channel's call.
  */
 final class ClientTracing implements ClientInterceptor {
   private final Tracer tracer;
@@ -28,8 +29,10 @@ final class ClientTracing implements ClientInterceptor {
   public Listener interceptCall(Call call) {
     String method = call.service() + "/" + call.operation();
     Context parent = Context.current();
-    Span span = RpcAttributes.rpcSpan(tracer, method, method, SpanKind.CLIENT, parent).startSpan();
-    return new CallSpans(tracer, propagator, clock, method, parent.with(span), span);
+    String system = call.protocol();
+    Span span =
+        RpcAttributes.rpcSpan(tracer, method, method, SpanKind.CLIENT, parent, system).startSpan();
+    return new CallSpans(tracer, propagator, clock, method, system, parent.with(span), span);
   }
 
   @Override

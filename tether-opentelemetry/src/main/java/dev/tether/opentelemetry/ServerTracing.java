@@ -17,7 +17,8 @@ import java.util.Map;
  * {@code service/operation}, whose parent is the trace context the client's propagator put in the
  * request's metadata (the client-side span that carried it), ended with the status sent back. A
  * gRPC call the server serves is traced the same way: its {@code rpc.system.name} is {@code grpc},
- * its parent the {@code traceparent} header, its status gRPC's code name.
+ * its parent the {@code traceparent} header, its status gRPC's code name, and it fails (status
+ * ERROR, {@code error.type}) only for the statuses gRPC's conventions count as the server's error.
  */
 final class ServerTracing implements ServerCallObserver {
   private static final TextMapGetter<Map<String, String>> METADATA =
@@ -42,11 +43,11 @@ final class ServerTracing implements ServerCallObserver {
       span.setAttribute(RpcAttributes.CLIENT_ADDRESS, client.getHostString());
       span.setAttribute(RpcAttributes.CLIENT_PORT, (long) client.getPort());
     }
-    return new ExecutionSpan(parent.with(span), span);
+    return new ExecutionSpan(parent.with(span), span, call.protocol());
   }
 
   /** One execution's SERVER span: current while the service method runs, ended with the answer. */
-  private record ExecutionSpan(Context context, Span span) implements Execution {
+  private record ExecutionSpan(Context context, Span span, String protocol) implements Execution {
     @Override
     public Scope enter() {
       return context.makeCurrent()::close;
@@ -55,13 +56,13 @@ final class ServerTracing implements ServerCallObserver {
     @Override
     public void onEnd(String status, Throwable failure) {
       span.setAttribute(RpcAttributes.RPC_STATUS_CODE, status);
-      if (!"OK".equals(status)) {
+      if (RpcStatus.failsServerSpan(protocol, status)) {
         span.setAttribute(RpcAttributes.ERROR_TYPE, status);
         span.setStatus(
             StatusCode.ERROR, failure == null ? status : String.valueOf(failure.getMessage()));
-      }
-      if (failure != null) {
-        span.recordException(failure);
+        if (failure != null) {
+          span.recordException(failure);
+        }
       }
       span.end();
     }

@@ -3,11 +3,13 @@ package dev.tether.opentelemetry;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tether.ConnectionLostException;
+import dev.tether.FailedAnswerException;
 import dev.tether.InvocationTimeoutException;
 import dev.tether.PermissionDeniedException;
 import dev.tether.RemoteException;
 import dev.tether.RequestRefusedException;
 import dev.tether.TetherException;
+import java.util.List;
 import java.util.concurrent.CancellationException;
 import org.junit.jupiter.api.Test;
 
@@ -25,6 +27,27 @@ class RpcStatusTest {
         .isEqualTo(new RpcStatus("PERMISSION_DENIED", "PERMISSION_DENIED"));
     assertThat(RpcStatus.of(new RequestRefusedException("full")))
         .isEqualTo(new RpcStatus("REFUSED", "REFUSED"));
+  }
+
+  @Test
+  void anotherProtocolsFailedAnswerIsItsOwnStatusInBothAttributes() {
+    assertThat(RpcStatus.of(new FailedAnswerException("answered", "UNAVAILABLE", new byte[0])))
+        .isEqualTo(new RpcStatus("UNAVAILABLE", "UNAVAILABLE"));
+  }
+
+  @Test
+  void aGrpcServerSpanFailsOnlyForTheServersOwnErrorsWhileTethersFailsForEveryStatusButOk() {
+    for (String serverError :
+        List.of("UNKNOWN", "DEADLINE_EXCEEDED", "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE")) {
+      assertThat(RpcStatus.failsServerSpan("grpc", serverError)).as(serverError).isTrue();
+    }
+    assertThat(RpcStatus.failsServerSpan("grpc", "DATA_LOSS")).isTrue();
+    for (String answer :
+        List.of("OK", "CANCELLED", "NOT_FOUND", "INVALID_ARGUMENT", "PERMISSION_DENIED")) {
+      assertThat(RpcStatus.failsServerSpan("grpc", answer)).as(answer).isFalse();
+    }
+    assertThat(RpcStatus.failsServerSpan("tether", "OK")).isFalse();
+    assertThat(RpcStatus.failsServerSpan("tether", "SERVICE_NOT_FOUND")).isTrue();
   }
 
   @Test

@@ -3,6 +3,7 @@ package dev.tether.grpc.client;
 import dev.tether.TetherException;
 import dev.tether.grpc.GrpcHeaders;
 import dev.tether.grpc.MessageDeframer;
+import dev.tether.spi.Scheduler;
 import io.grpc.Status;
 import io.grpc.StatusException;
 import io.netty.buffer.ByteBuf;
@@ -166,8 +167,7 @@ final class AnswerReader extends Http2EventAdapter {
     } else if (trailers == null || trailers.get(GrpcHeaders.STATUS) == null) {
       trailers = StatusOfHttp.trailersFor(e.headers);
     }
-    e.call.onAnswer(
-        Envelopes.answer(e.headers, e.messages, trailers), GrpcStatuses.blameOf(trailers));
+    GrpcStatuses.endCall(e.call, Envelopes.answer(e.headers, e.messages, trailers), trailers);
   }
 
   /**
@@ -188,7 +188,7 @@ final class AnswerReader extends Http2EventAdapter {
     e.headersSeen = true;
     e.headers = headers;
     e.sink.onAccepted(new Control(id));
-    e.call.onAnswer(Envelopes.answer(headers, List.of(), null));
+    e.call.onStreamAccepted(Envelopes.answer(headers, List.of(), null));
   }
 
   /**
@@ -202,7 +202,7 @@ final class AnswerReader extends Http2EventAdapter {
     e.accepted = true;
     e.call.onWritten();
     e.sink.onAccepted(new Control(id));
-    e.call.onAnswer(Envelopes.answer(null, List.of(), null));
+    e.call.onStreamAccepted(Envelopes.answer(null, List.of(), null));
   }
 
   /**
@@ -251,6 +251,11 @@ final class AnswerReader extends Http2EventAdapter {
     @Override
     public void halfClose() {
       link.ctx().executor().execute(() -> link.writer().writeData(id, null, true));
+    }
+
+    @Override
+    public Scheduler.Cancellable schedule(Runnable task, long delayNanos) {
+      return link.owner().schedule(task, delayNanos);
     }
 
     @Override

@@ -26,6 +26,12 @@ final class GrpcClientProtocol implements ClientWireProtocol {
     return name;
   }
 
+  /** Every variant is gRPC to its calls' observers. */
+  @Override
+  public String family() {
+    return "grpc";
+  }
+
   @Override
   public Link open(Channel channel, Connection connection) {
     H2OverTls.install(channel, connection);

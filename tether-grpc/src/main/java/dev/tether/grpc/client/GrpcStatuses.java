@@ -3,6 +3,7 @@ package dev.tether.grpc.client;
 import dev.tether.AttemptTimeoutException;
 import dev.tether.ConnectFailedException;
 import dev.tether.ConnectionLostException;
+import dev.tether.FailedAnswerException;
 import dev.tether.InvocationTimeoutException;
 import dev.tether.NoAvailableNodeException;
 import dev.tether.NoEndpointException;
@@ -68,6 +69,45 @@ final class GrpcStatuses {
       case UNKNOWN, PERMISSION_DENIED, UNAUTHENTICATED -> ClientWireProtocol.Blame.FAILED_ANSWER;
       default -> ClientWireProtocol.Blame.NONE;
     };
+  }
+
+  /**
+   * Ends the runtime's {@code call} with the server's answer: an OK one as an answer; any other as
+   * a failed answer, which the runtime retries elsewhere first when its status is {@link
+   * #retryable} and the method idempotent.
+   */
+  static void endCall(ClientWireProtocol.Call call, byte[] body, Http2Headers trailers) {
+    CharSequence code = trailers.get(GrpcHeaders.STATUS);
+    if (code != null && code.length() == 1 && code.charAt(0) == '0') {
+      call.onAnswer(body, ClientWireProtocol.Blame.NONE);
+      return;
+    }
+    Status status = ofTrailers(trailers);
+    call.onFailedAnswer(
+        body,
+        blameOf(trailers),
+        status.getCode().name(),
+        status.getDescription(),
+        retryable(status.getCode()));
+  }
+
+  /**
+   * Whether an answered status says another server may serve the call (the table in docs/guide.md,
+   * "gRPC"): UNAVAILABLE alone, the status gRPC's own retry policies list, which a server that is
+   * shutting down answers and a proxy in front of it gives for HTTP 429, 502, 503 and 504. The
+   * others are the service's word or a fault that would repeat elsewhere.
+   */
+  static boolean retryable(Status.Code code) {
+    return code == Status.Code.UNAVAILABLE;
+  }
+
+  /** The failed answer behind {@code failure}, or null when the runtime ended the call itself. */
+  static FailedAnswerException failedAnswer(Throwable failure) {
+    Throwable t =
+        failure instanceof CompletionException && failure.getCause() != null
+            ? failure.getCause()
+            : failure;
+    return t instanceof FailedAnswerException answered ? answered : null;
   }
 
   /** The status of a call the runtime ended without an answer. */

@@ -73,7 +73,7 @@ final class RequestWriter {
     boolean gzip = RequestEncoding.isGzip(request.metadata());
     exchange.requestGzip = gzip;
     if (request.streamToken() != 0) {
-      exchange.sink = StreamTokens.find(request.streamToken());
+      exchange.sink = StreamEnds.reporting(StreamTokens.find(request.streamToken()), call);
     }
     calls.put(id, exchange);
     ChannelPromise headersWritten = ctx.newPromise();

@@ -1,5 +1,6 @@
 package dev.tether.grpc.client;
 
+import dev.tether.spi.Scheduler;
 import io.netty.handler.codec.http2.Http2Headers;
 
 /**
@@ -53,5 +54,11 @@ interface StreamSink {
 
     /** The caller sends nothing more: the stream's half ends (END_STREAM). */
     void halfClose();
+
+    /**
+     * Runs {@code task} after {@code delayNanos} of the runtime's clock (its injected scheduler, as
+     * the runtime times its own calls' deadlines); the handle calls it off.
+     */
+    Scheduler.Cancellable schedule(Runnable task, long delayNanos);
   }
 }

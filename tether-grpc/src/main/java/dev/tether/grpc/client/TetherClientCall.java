@@ -1,9 +1,11 @@
 package dev.tether.grpc.client;
 
+import dev.tether.FailedAnswerException;
 import dev.tether.Idempotency;
 import dev.tether.Proxy;
 import dev.tether.grpc.GrpcHeaders;
 import dev.tether.grpc.SerialTasks;
+import dev.tether.spi.Scheduler;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
 import io.grpc.Context;
@@ -70,6 +72,9 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
 
   /** Non-null once the stream is accepted; guarded by this. */
   private StreamSink.Control streamControl;
+
+  /** An accepted stream's deadline on the runtime's scheduler, null for none; guarded by this. */
+  private Scheduler.Cancellable deadlineTimer;
 
   /** What the caller sent on its stream that has not left for the wire: {@link #isReady()}. */
   private final SendWindow window = new SendWindow(this::readyAgain);
@@ -168,6 +173,11 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     if (closed) {
       control.cancel(); // the caller gave up while the stream opened
       return;
+    }
+    Deadline d = deadline;
+    if (d != null) { // until now the opening's invocation timeout kept it
+      deadlineTimer =
+          control.schedule(this::onStreamDeadline, d.timeRemaining(TimeUnit.NANOSECONDS));
     }
     for (byte[] m : unsent) {
       control.send(m);
@@ -314,9 +324,6 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     }
     if (streams()) {
       streamToken = StreamTokens.register(new Feed());
-      if (deadline != null) {
-        channel.afterNanos(deadline.timeRemaining(TimeUnit.NANOSECONDS), this::onStreamDeadline);
-      }
     }
     byte[] envelope =
         Envelopes.request(
@@ -345,9 +352,13 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
 
   /** On the events' executor: the runtime ended the call, with the server's answer or without. */
   private void answered(byte[] answer, Throwable failure) {
-    if (failure != null) {
+    FailedAnswerException failedAnswer = GrpcStatuses.failedAnswer(failure);
+    if (failure != null && failedAnswer == null) {
       endOnEvents(pastDeadline(GrpcStatuses.ofFailure(failure)), new Metadata());
       return;
+    }
+    if (failedAnswer != null) { // the server's failure status: its trailers are the answer's
+      answer = failedAnswer.answer();
     }
     Envelopes.Answer a = Envelopes.readAnswer(answer);
     if (a.trailers().get(GrpcHeaders.STATUS) == null) { // a server stream accepted: messages follow
@@ -492,6 +503,9 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
         return;
       }
       closed = true;
+      if (deadlineTimer != null) {
+        deadlineTimer.cancel();
+      }
     }
     context.removeListener(contextCancelled);
     StreamTokens.forget(streamToken);
