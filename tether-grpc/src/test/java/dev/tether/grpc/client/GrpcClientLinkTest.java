@@ -198,6 +198,24 @@ class GrpcClientLinkTest {
     }
 
     @Override
+    public void onStreamAccepted(byte[] body) {
+      events.add("stream accepted");
+    }
+
+    @Override
+    public void onStreamEnd(ClientWireProtocol.Blame blame) {}
+
+    @Override
+    public void onFailedAnswer(
+        byte[] body,
+        ClientWireProtocol.Blame blame,
+        String status,
+        String detail,
+        boolean retryable) {
+      events.add("failed answer: " + status);
+    }
+
+    @Override
     public void onRefused(String why) {
       events.add("refused: " + why);
     }

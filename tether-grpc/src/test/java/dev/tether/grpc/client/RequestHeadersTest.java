@@ -89,6 +89,20 @@ class RequestHeadersTest {
       public void onAnswer(byte[] body, ClientWireProtocol.Blame blame) {}
 
       @Override
+      public void onStreamAccepted(byte[] body) {}
+
+      @Override
+      public void onStreamEnd(ClientWireProtocol.Blame blame) {}
+
+      @Override
+      public void onFailedAnswer(
+          byte[] body,
+          ClientWireProtocol.Blame blame,
+          String status,
+          String detail,
+          boolean retryable) {}
+
+      @Override
       public void onRefused(String why) {}
 
       @Override
