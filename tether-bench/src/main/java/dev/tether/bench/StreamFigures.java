@@ -139,9 +139,6 @@ public final class StreamFigures implements Callable<Integer> {
                     + scenario.placement().label()
                     + ")");
             for (StreamScenario.Shape shape : shapes) {
-              if (!scenario.system().runs(shape)) {
-                continue;
-              }
               runner.warmUp(
                   new StreamScenario(scenario.system(), shape, 16, scenario.placement()),
                   warmup.plus(measure));
@@ -215,9 +212,6 @@ public final class StreamFigures implements Callable<Integer> {
       for (StreamScenario.StreamSystem system : selected) {
         for (StreamScenario.Shape shape : shapes) {
           for (int n : streams) {
-            if (!system.runs(shape)) {
-              continue;
-            }
             scenarios.add(new StreamScenario(system, shape, n, placement));
           }
         }

@@ -44,15 +44,6 @@ record StreamScenario(
       return name.equals(SystemSpec.TETHER) || name.startsWith("tchan>");
     }
 
-    /**
-     * Whether it runs {@link Shape#ECHO}: Tether's gRPC channel does not hold a caller's sends back
-     * by the stream's window yet (its {@code isReady()} stays true and it never calls {@code
-     * onReady}), so the echo's client, which sends while ready, cannot run on it.
-     */
-    boolean runs(Shape shape) {
-      return shape == Shape.FEED || !name.startsWith("tchan>");
-    }
-
     @Override
     public String toString() {
       return name;

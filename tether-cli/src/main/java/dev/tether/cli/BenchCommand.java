@@ -209,8 +209,9 @@ public final class BenchCommand implements Callable<Integer> {
     Histogram interval = null;
     long previousCount = 0;
     long previousNanos = startNanos;
-    while (anyAlive(callers)) {
-      callers.get(0).join(1000);
+    for (Thread alive = firstAlive(callers); alive != null; alive = firstAlive(callers)) {
+      // A caller still running: one that ended would return at once and spin this loop.
+      alive.join(1000);
       interval = latencies.getIntervalHistogram(interval);
       total.add(interval);
       long now = System.nanoTime();
@@ -237,13 +238,14 @@ public final class BenchCommand implements Callable<Integer> {
     return total;
   }
 
-  private static boolean anyAlive(List<Thread> threads) {
+  /** The first of {@code threads} still running, or null when all ended. */
+  private static Thread firstAlive(List<Thread> threads) {
     for (Thread t : threads) {
       if (t.isAlive()) {
-        return true;
+        return t;
       }
     }
-    return false;
+    return null;
   }
 
   private void callUntil(UnaryOperator<byte[]> call, byte[] payload, long endNanos) {

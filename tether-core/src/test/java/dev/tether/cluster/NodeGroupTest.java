@@ -162,6 +162,27 @@ class NodeGroupTest {
     assertThat(ports).containsExactlyInAnyOrder(7001, 7002);
   }
 
+  /**
+   * An alive node that redials keeps its health until the dial ends, so only its connection's state
+   * says it cannot take a call: counted as ready, it would be neither picked nor waited for.
+   */
+  @Test
+  void callThatDoesNotWaitForReadyWaitsForAliveNodesThatAreDiallingAgainInsteadOfFailing()
+      throws Exception {
+    bothConnected();
+    ScriptedSupervisors.closed(host.supervisorOf(7001), opened(7001), true);
+    ScriptedSupervisors.closed(host.supervisorOf(7002), opened(7002), true);
+    assertThat(health(7001)).isEqualTo("ALIVE");
+    assertThat(health(7002)).isEqualTo("ALIVE");
+    assertThat(host.supervisorOf(7002).state()).isEqualTo(ConnectionSupervisor.State.CONNECTING);
+
+    CompletableFuture<RequestChannel> routed = group.route(settings, Set.of(), 0);
+    assertThat(routed).as("a call with only redialling nodes").isNotDone();
+
+    opened(7002).connects(null);
+    assertThat(port(routed.get(1, TimeUnit.SECONDS))).isEqualTo(7002);
+  }
+
   @Test
   void newGroupDialsEveryNodeAndItsFirstCallTakesTheFirstNodeReady() throws Exception {
     CompletableFuture<RequestChannel> routed = group.route(settings, Set.of(), 0);
