@@ -323,7 +323,9 @@ final class ProtocolConnection extends StreamConnection
         tally.failed(),
         tally.lastError(),
         0,
-        protocol.name());
+        // The protocol as users read it: a keepalive variant is still "grpc" on the page and
+        // meters.
+        protocol.family());
   }
 
   @Override

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tether.EndpointSelection;
 import dev.tether.Tether;
+import dev.tether.observe.ConnectionStatus;
 import dev.tether.testkit.FaultProxy;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
@@ -91,6 +92,23 @@ class TetherChannelKeepaliveTest {
                 channel, CountingService.IDEMPOTENT_CALL, options, text("x")));
 
     assertThat(answer).isEqualTo("b");
+  }
+
+  @Test
+  void aKeepaliveChannelsConnectionsSayGrpcToTheirObservers() throws Exception {
+    Server server = serve(new CountingService("a"), Duration.ofMillis(10));
+    channel =
+        TetherGrpc.channel(
+            tether.proxy("counting:tcp -h 127.0.0.1 -p " + server.getPort()),
+            Duration.ofMillis(200),
+            Duration.ofMillis(500));
+    CallOptions options = CallOptions.DEFAULT.withDeadlineAfter(20, TimeUnit.SECONDS);
+    ClientCalls.blockingUnaryCall(channel, CountingService.IDEMPOTENT_CALL, options, text("x"));
+
+    // Its keepalive makes the connection key "grpc+keepalive ...", which is not a protocol.
+    assertThat(tether.status().connections())
+        .extracting(ConnectionStatus::protocol)
+        .containsOnly("grpc");
   }
 
   @Test
