@@ -284,7 +284,10 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
 
     @Override
     public void consumed(long bytes) {
-      onLoop(() -> inbound.consumed(bytes));
+      // Once the service closed the call, its close gives every byte back: no task for it.
+      if (!deliveryStopped) {
+        onLoop(() -> inbound.consumed(bytes));
+      }
     }
 
     @Override
