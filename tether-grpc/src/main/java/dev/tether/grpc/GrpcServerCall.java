@@ -177,8 +177,12 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
       context.addListener(deadline, loop);
     }
     ready = true;
-    events.execute(() -> context.run(() -> startService(headers)));
-    event(Listener::onReady);
+    // One task: the start and the first onReady need no queue entry each.
+    events.execute(
+        () -> {
+          context.run(() -> startService(headers));
+          runEvent(Listener::onReady);
+        });
   }
 
   /**
@@ -360,8 +364,11 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
       context.cancel(null);
       event(Listener::onCancel);
     } else {
-      event(Listener::onComplete);
-      events.execute(() -> context.cancel(null));
+      events.execute(
+          () -> {
+            runEvent(Listener::onComplete);
+            context.cancel(null);
+          });
     }
   }
 
