@@ -473,6 +473,19 @@ final class GrpcConnection extends Http2ConnectionHandler {
     writes.execute(task);
   }
 
+  /**
+   * Runs {@code task} on the loop with the next batched writes, without waking the loop for it:
+   * something that follows soon wakes it (see {@link WriteBatch#lazily}).
+   */
+  void onLoopLazily(Runnable task) {
+    writes.lazily(task);
+  }
+
+  /** Holds back the calls' events during a read, so one read's events start together. */
+  SerialTasks.Starts eventStarts() {
+    return writes;
+  }
+
   /** Runs {@code task} (on the loop) just before the connection's next flush. */
   void beforeFlush(Runnable task) {
     beforeFlush.add(task);
@@ -510,6 +523,13 @@ final class GrpcConnection extends Http2ConnectionHandler {
     }
     writes.readComplete();
     super.channelReadComplete(ctx);
+  }
+
+  /** Events held back by a read that never completed still start (their calls are cancelled). */
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    super.channelInactive(ctx);
+    writes.startHeld();
   }
 
   /** Gives the client {@code bytes} more of the stream's window: the service took them. */

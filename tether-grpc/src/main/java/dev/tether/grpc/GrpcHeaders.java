@@ -36,6 +36,27 @@ public final class GrpcHeaders {
           .map(AsciiString::of)
           .collect(Collectors.toUnmodifiableSet());
 
+  // What every response carries, as Netty's own strings: HPACK hashes and compares them without
+  // converting a String each time.
+  private static final AsciiString OK_STATUS = AsciiString.cached("200");
+  private static final AsciiString CONTENT_TYPE_NAME = AsciiString.cached("content-type");
+  private static final AsciiString GRPC = AsciiString.cached(CONTENT_TYPE);
+  private static final AsciiString ACCEPT_ENCODING_NAME = AsciiString.cached(ACCEPT_ENCODING);
+  private static final AsciiString ACCEPTED = AsciiString.cached(ACCEPTED_ENCODINGS);
+  private static final AsciiString STATUS_NAME = AsciiString.cached(STATUS);
+
+  /** {@code grpc-status} values by code, so a status costs no string of its own. */
+  private static final AsciiString[] STATUS_VALUES = statusValues();
+
+  private static AsciiString[] statusValues() {
+    Status.Code[] codes = Status.Code.values();
+    AsciiString[] values = new AsciiString[codes.length];
+    for (Status.Code code : codes) {
+      values[code.ordinal()] = AsciiString.cached(Integer.toString(code.value()));
+    }
+    return values;
+  }
+
   private static final Base64.Encoder BASE64 = Base64.getEncoder().withoutPadding();
   private static final Base64.Decoder UNBASE64 = Base64.getDecoder();
   private static final char[] HEX = "0123456789ABCDEF".toCharArray();
@@ -63,9 +84,9 @@ public final class GrpcHeaders {
   /** The headers that open a response: HTTP 200, gRPC's content type. */
   static Http2Headers responseHeaders() {
     return new DefaultHttp2Headers()
-        .status("200")
-        .set("content-type", CONTENT_TYPE)
-        .set(ACCEPT_ENCODING, ACCEPTED_ENCODINGS);
+        .status(OK_STATUS)
+        .set(CONTENT_TYPE_NAME, GRPC)
+        .set(ACCEPT_ENCODING_NAME, ACCEPTED);
   }
 
   /**
@@ -160,7 +181,7 @@ public final class GrpcHeaders {
 
   /** Adds {@code status}: its code, and its description percent-encoded as UTF-8. */
   static Http2Headers addStatus(Http2Headers headers, Status status) {
-    headers.set(STATUS, Integer.toString(status.getCode().value()));
+    headers.set(STATUS_NAME, STATUS_VALUES[status.getCode().ordinal()]);
     if (status.getDescription() != null) {
       headers.set(MESSAGE, percentEncode(status.getDescription()));
     }

@@ -59,6 +59,24 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
   private final InboundMessages inbound;
   private final int maxInboundMessageSize;
 
+  /** The client's last messages once the loop handed them to the listener's side. */
+  private final ArrivedMessages arrived = new ArrivedMessages(new ArrivedDelivery());
+
+  /**
+   * Set on the loop once the client's half ended and its messages went to {@link #arrived}: the
+   * service's requests go there from then on, not to the loop.
+   */
+  private volatile boolean restHandedOver;
+
+  /** The service closed the call, or it ended: {@link #arrived} hands out nothing more. */
+  private volatile boolean deliveryStopped;
+
+  /**
+   * The method sends one response (unary, client streaming): its headers and message wait for its
+   * trailers to wake the loop, as grpc-java's server holds them, so each call wakes it once.
+   */
+  private final boolean oneResponse;
+
   /** The responses handed over and not yet written, which decide {@link #isReady}. */
   private final OutboundMessages<RespT> outbound;
 
@@ -110,7 +128,10 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
     this.method = (ServerMethodDefinition<ReqT, RespT>) method;
     this.authority = authority;
     this.loop = connection.context().channel().eventLoop();
-    this.events = new SerialTasks(connection.serviceExecutor(), connection.host().scheduler());
+    this.events =
+        new SerialTasks(
+            connection.serviceExecutor(), connection.host().scheduler(), connection.eventStarts());
+    this.oneResponse = this.method.getMethodDescriptor().getType().serverSendsOneMessage();
     this.outbound =
         new OutboundMessages<>(
             this.method.getMethodDescriptor(), encodings.clientAcceptsGzip(), this::readyAgain);
@@ -157,8 +178,12 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
       context.addListener(deadline, loop);
     }
     ready = true;
-    events.execute(() -> context.run(() -> startService(headers)));
-    event(Listener::onReady);
+    // One task: the start and the first onReady need no queue entry each.
+    events.execute(
+        () -> {
+          context.run(() -> startService(headers));
+          runEvent(Listener::onReady);
+        });
   }
 
   /**
@@ -196,16 +221,19 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
 
   /** Runs {@code e} on the listener, in order with the call's other events, in its context. */
   private void event(Consumer<Listener<ReqT>> e) {
-    events.execute(
-        () ->
-            context.run(
-                () -> {
-                  try (ServerCallObserver.Scope entered = hosted.enter()) {
-                    e.accept(listener);
-                  } catch (Throwable t) {
-                    failedInService(t);
-                  }
-                }));
+    events.execute(() -> runEvent(e));
+  }
+
+  /** Runs {@code e} on the listener now, from one of the call's events, in its context. */
+  private void runEvent(Consumer<Listener<ReqT>> e) {
+    context.run(
+        () -> {
+          try (ServerCallObserver.Scope entered = hosted.enter()) {
+            e.accept(listener);
+          } catch (Throwable t) {
+            failedInService(t);
+          }
+        });
   }
 
   /** The service threw: the client hears UNKNOWN, as from grpc-java's server. */
@@ -226,6 +254,50 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
   void inbound(ByteBuf data, boolean endOfStream) {
     if (!closed) {
       inbound.add(data, endOfStream);
+      handOverRest();
+    }
+  }
+
+  /**
+   * The client is done and sent messages nobody asked for yet: they go to the listener's side, so
+   * the service's requests are answered there, in its own events, without waking the loop.
+   */
+  private void handOverRest() {
+    InboundMessages.Rest rest = inbound.takeRest();
+    if (rest != null) {
+      restHandedOver = true;
+      events.execute(() -> arrived.arrive(rest));
+    }
+  }
+
+  /** The client's last messages, handed out from the listener's events. */
+  private final class ArrivedDelivery implements ArrivedMessages.Receiver {
+    @Override
+    public void message(MessageDeframer.Message message) {
+      runEvent(l -> l.onMessage(parse(message)));
+    }
+
+    @Override
+    public void halfClose() {
+      runEvent(Listener::onHalfClose);
+    }
+
+    @Override
+    public void malformed(Status status) {
+      onLoop(() -> abort(status, true));
+    }
+
+    @Override
+    public void consumed(long bytes) {
+      // Once the service closed the call, its close gives every byte back: no task for it.
+      if (!deliveryStopped) {
+        onLoop(() -> inbound.consumed(bytes));
+      }
+    }
+
+    @Override
+    public boolean stopped() {
+      return deliveryStopped;
     }
   }
 
@@ -281,6 +353,7 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
   private void finish(boolean cancel) {
     finished = true;
     ready = false;
+    deliveryStopped = true;
     inbound.release();
     held.drop();
     Status end = ending == null ? Status.CANCELLED : ending;
@@ -292,8 +365,11 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
       context.cancel(null);
       event(Listener::onCancel);
     } else {
-      event(Listener::onComplete);
-      events.execute(() -> context.cancel(null));
+      events.execute(
+          () -> {
+            runEvent(Listener::onComplete);
+            context.cancel(null);
+          });
     }
   }
 
@@ -304,6 +380,7 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
   private void abort(Status status, boolean tell) {
     if (!closed) {
       inbound.end();
+      deliveryStopped = true;
       closed = true;
       ending = status;
       if (tell) {
@@ -355,17 +432,27 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
 
   @Override
   public void request(int numMessages) {
+    if (restHandedOver) {
+      events.execute(() -> arrived.request(numMessages));
+      return;
+    }
     onLoop(
         () -> {
-          if (!closed) {
+          if (closed) {
+            return;
+          }
+          if (restHandedOver) {
+            events.execute(() -> arrived.request(numMessages));
+          } else {
             inbound.request(numMessages);
+            handOverRest();
           }
         });
   }
 
   @Override
   public void sendHeaders(Metadata headers) {
-    onLoop(
+    onLoopUnlessTrailersFollow(
         () -> {
           if (closed || headersSent) {
             return;
@@ -380,7 +467,7 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
   @Override
   public void sendMessage(RespT message) {
     byte[] frame = outbound.take(message);
-    onLoop(
+    onLoopUnlessTrailersFollow(
         () -> {
           if (closed) {
             outbound.settled(frame.length);
@@ -397,8 +484,21 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
         });
   }
 
+  /**
+   * A call of one response has its headers and message written with its trailers, which wake the
+   * loop; a streaming call's go at once.
+   */
+  private void onLoopUnlessTrailersFollow(Runnable r) {
+    if (oneResponse) {
+      connection.onLoopLazily(r);
+    } else {
+      onLoop(r);
+    }
+  }
+
   @Override
   public void close(Status status, Metadata trailers) {
+    deliveryStopped = true;
     onLoop(
         () -> {
           if (closed) {

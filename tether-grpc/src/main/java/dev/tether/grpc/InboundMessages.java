@@ -3,6 +3,7 @@ package dev.tether.grpc;
 import io.grpc.Status;
 import io.grpc.StatusException;
 import io.netty.buffer.ByteBuf;
+import java.util.ArrayDeque;
 import java.util.function.IntConsumer;
 
 /**
@@ -119,6 +120,45 @@ final class InboundMessages {
     }
     // With demand left, every byte held belongs to a message asked for: let the rest of it come.
     giveBack((demand > 0 ? deframer.received() : deframer.handedOut()) - returned);
+  }
+
+  /**
+   * What the client sent in all, taken out at once once its half ended: the whole messages nobody
+   * asked for yet, and what ends them ({@code tail}: null for a clean half-close, else the status
+   * the call ends with when the service reaches it).
+   */
+  record Rest(ArrayDeque<MessageDeframer.Message> messages, Status tail) {}
+
+  /**
+   * Once the client's half ended with messages nobody asked for yet, takes them all out, so the
+   * service's side can hand them out as it asks, without asking the loop; from then on the loop
+   * hands out nothing. Their credit still returns as they are handed out ({@link #consumed}). Null
+   * when the client may still send, or nothing waits.
+   */
+  Rest takeRest() {
+    if (!clientDone || stopped || halfCloseDelivered || demand > 0 || deframer.isEmpty()) {
+      return null;
+    }
+    ArrayDeque<MessageDeframer.Message> messages = new ArrayDeque<>(2);
+    Status tail = null;
+    try {
+      for (MessageDeframer.Message m = deframer.next(); m != null; m = deframer.next()) {
+        messages.add(m);
+      }
+      if (!deframer.isEmpty()) {
+        tail = Status.INTERNAL.withDescription("the stream ended inside a message");
+      }
+    } catch (StatusException bad) {
+      tail = bad.getStatus();
+    }
+    stopped = true;
+    halfCloseDelivered = true;
+    return new Rest(messages, tail);
+  }
+
+  /** {@code bytes} of what {@link #takeRest} took were handed out: their credit returns. */
+  void consumed(long bytes) {
+    giveBack(Math.min(bytes, deframer.received() - returned));
   }
 
   /**

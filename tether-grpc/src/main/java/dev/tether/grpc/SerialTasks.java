@@ -27,23 +27,42 @@ public final class SerialTasks implements Executor {
   private final AtomicBoolean scheduled = new AtomicBoolean();
   private final Runnable drain = this::drain;
 
+  /** May hold back a hand-off to start it later; null: hand off at once. */
+  private final Starts starts;
+
+  /**
+   * Where a hand-off may wait: the server's connection holds back those asked for while its event
+   * loop reads, and starts them once the read ends, so the events of everything one read brought (a
+   * unary call's start, message and half-close) go to the executor together.
+   */
+  interface Starts {
+    /** True when {@code tasks} will be started later through {@link SerialTasks#handOff}. */
+    boolean holdBack(SerialTasks tasks);
+  }
+
   /**
    * @param retry keeps time for a hand-off the executor refused (every thread busy)
    */
   public SerialTasks(Executor delegate, Scheduler retry) {
+    this(delegate, retry, null);
+  }
+
+  SerialTasks(Executor delegate, Scheduler retry, Starts starts) {
     this.delegate = delegate;
     this.retry = retry;
+    this.starts = starts;
   }
 
   @Override
   public void execute(Runnable task) {
     queue.add(task);
-    if (scheduled.compareAndSet(false, true)) {
+    if (scheduled.compareAndSet(false, true) && (starts == null || !starts.holdBack(this))) {
       handOff();
     }
   }
 
-  private void handOff() {
+  /** Hands the queued events to the executor: one task that runs them all, in order. */
+  void handOff() {
     try {
       delegate.execute(drain);
     } catch (RejectedExecutionException busy) {

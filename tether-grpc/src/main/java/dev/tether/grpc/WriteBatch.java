@@ -2,6 +2,8 @@ package dev.tether.grpc;
 
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.internal.PlatformDependent;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -14,10 +16,12 @@ import org.slf4j.LoggerFactory;
  * read or run ends, so one flush (one system call, one segment for the client to read) carries the
  * answers to everything it read; and what service threads hand to the loop waits in one queue that
  * one loop task empties, so a unary call's headers, message and trailers wake the loop once, not
- * thrice. A flush asked for elsewhere on the loop runs as a task after those already queued. State
- * on the connection's event loop, but {@link #execute} from any thread.
+ * thrice. A flush asked for elsewhere on the loop runs as a task after those already queued. The
+ * calls' listener events started during such a read or run wait for its end too ({@link
+ * SerialTasks.Starts}), so what one read brought reaches the executor together. State on the
+ * connection's event loop, but {@link #execute} and {@link #lazily} from any thread.
  */
-final class WriteBatch {
+final class WriteBatch implements SerialTasks.Starts {
   private static final Logger log = LoggerFactory.getLogger(WriteBatch.class);
 
   private final EventExecutor loop;
@@ -46,6 +50,9 @@ final class WriteBatch {
 
   private final Runnable queuedFlush = this::queuedFlush;
 
+  /** Calls' events held back during the read or run under way, started at its end. */
+  private final List<SerialTasks> heldStarts = new ArrayList<>();
+
   WriteBatch(EventExecutor loop, Runnable flushNow) {
     this.loop = loop;
     this.flushNow = flushNow;
@@ -70,6 +77,37 @@ final class WriteBatch {
     if (!scheduled.get() && scheduled.compareAndSet(false, true)) {
       loop.execute(runHandedOver);
     }
+  }
+
+  /**
+   * Queues {@code task} for the loop's next run of handed-over work without waking the loop: for a
+   * write that something certain to follow flushes anyway (a unary response's headers and message
+   * before its trailers), as grpc-java's server holds them. Any thread; on the loop it runs now.
+   */
+  void lazily(Runnable task) {
+    if (loop.inEventLoop()) {
+      task.run();
+      return;
+    }
+    handedOver.add(task);
+  }
+
+  /** During a read or a run of handed-over work, the events wait for its end. */
+  @Override
+  public boolean holdBack(SerialTasks tasks) {
+    if (open && loop.inEventLoop()) {
+      heldStarts.add(tasks);
+      return true;
+    }
+    return false;
+  }
+
+  /** Hands the events held back to the executor (on the loop). */
+  void startHeld() {
+    for (int i = 0; i < heldStarts.size(); i++) {
+      heldStarts.get(i).handOff();
+    }
+    heldStarts.clear();
   }
 
   /**
@@ -104,6 +142,7 @@ final class WriteBatch {
   void readComplete() {
     open = false;
     flushWanted = false;
+    startHeld();
   }
 
   private void runHandedOver() {
@@ -122,6 +161,7 @@ final class WriteBatch {
       }
     } finally {
       open = false;
+      startHeld();
       if (flushWanted) {
         flushWanted = false;
         flushNow.run();
