@@ -59,7 +59,10 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
   private CompletableFuture<byte[]> sent;
   private final Context.CancellationListener contextCancelled = this::onContextCancelled;
 
-  /** Answers not yet asked for, and the close that follows them; the events' executor's. */
+  /**
+   * Answers not yet asked for, and the close that follows them; guarded by this (added and taken on
+   * the events' executor, looked at by {@link #request}).
+   */
   private final Queue<Unread<RespT>> unread = new ArrayDeque<>();
 
   /** An answer not yet asked for, and the window it takes (0 for a unary answer). */
@@ -80,12 +83,15 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
   /** Messages a server stream delivered; the events' executor's. */
   private int arrived;
 
+  /** Messages the listener asked for and has not had; guarded by this. */
   private int requested;
 
   /** How request messages go (CallOptions' compression); set at start, null for an unknown one. */
   private RequestEncoding encoding = RequestEncoding.IDENTITY;
 
+  /** The close waiting for the unread answers; guarded by this. */
   private Status closing;
+
   private Metadata closingTrailers;
 
   TetherClientCall(
@@ -123,13 +129,21 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     }
   }
 
+  /**
+   * Counts the demand at once; only when answers or the close wait for it does the listener's
+   * executor hear of it. A unary call's stub asks before its answer comes, so its whole answer then
+   * reaches the listener as one task, with no hand-off for the request.
+   */
   @Override
   public void request(int numMessages) {
-    events.execute(
-        () -> {
-          requested += numMessages;
-          deliver();
-        });
+    boolean waiting;
+    synchronized (this) {
+      requested += numMessages;
+      waiting = !unread.isEmpty() || closing != null;
+    }
+    if (waiting) {
+      events.execute(this::deliver);
+    }
   }
 
   @Override
@@ -370,7 +384,7 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     if (status.isOk()) {
       try {
         for (byte[] m : a.messages()) {
-          unread.add(new Unread<>(method.parseResponse(new ByteArrayInputStream(m)), 0));
+          read(method.parseResponse(new ByteArrayInputStream(m)), 0);
         }
       } catch (RuntimeException bad) {
         status = Status.INTERNAL.withDescription("cannot parse the answer").withCause(bad);
@@ -451,7 +465,7 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     }
     arrived++;
     try {
-      unread.add(new Unread<>(method.parseResponse(new ByteArrayInputStream(message)), wireBytes));
+      read(method.parseResponse(new ByteArrayInputStream(message)), wireBytes);
     } catch (RuntimeException bad) {
       cancel("cannot parse a message of the stream", bad);
       return;
@@ -495,31 +509,54 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     }
     context.removeListener(contextCancelled);
     StreamTokens.forget(streamToken);
-    closing = status;
-    closingTrailers = trailers;
-    if (!status.isOk()) {
-      unread.clear();
+    synchronized (this) {
+      closing = status;
+      closingTrailers = trailers;
+      if (!status.isOk()) {
+        unread.clear();
+      }
     }
     deliver();
   }
 
-  /** Hands the listener what it asked for, then the close once nothing is left to read. */
+  /** On the events' executor: an answer waits for the listener to ask for it. */
+  private synchronized void read(RespT message, int wireBytes) {
+    unread.add(new Unread<>(message, wireBytes));
+  }
+
+  /**
+   * On the events' executor: hands the listener what it asked for, then the close once nothing is
+   * left to read. The listener runs outside the lock, so it may call back (request, cancel).
+   */
   private void deliver() {
     Listener<RespT> l = listener();
-    while (requested > 0 && !unread.isEmpty()) {
-      requested--;
-      Unread<RespT> next = unread.poll();
+    while (true) {
+      Unread<RespT> next = null;
+      Status s = null;
+      Metadata t = null;
+      StreamSink.Control control;
+      synchronized (this) {
+        if (requested > 0 && !unread.isEmpty()) {
+          requested--;
+          next = unread.poll();
+        } else if (closing != null && unread.isEmpty()) {
+          s = closing;
+          t = closingTrailers;
+          closing = null;
+        } else {
+          return;
+        }
+        control = streamControl;
+      }
+      if (next == null) {
+        l.onClose(s, t);
+        channel.callEnded(this);
+        return;
+      }
       l.onMessage(next.message());
-      StreamSink.Control control = control();
       if (next.wireBytes() > 0 && control != null) {
         control.consumed(next.wireBytes());
       }
-    }
-    if (closing != null && unread.isEmpty()) {
-      Status s = closing;
-      closing = null;
-      l.onClose(s, closingTrailers);
-      channel.callEnded(this);
     }
   }
 }
