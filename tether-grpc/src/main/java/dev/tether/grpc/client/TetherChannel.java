@@ -39,6 +39,13 @@ public final class TetherChannel extends ManagedChannel {
   /** Runs listeners of calls whose CallOptions name no executor, on {@link #executor}. */
   private final ListenerRuns listeners;
 
+  /** One for every call: see {@link #retryLater()}. */
+  private final Scheduler retryLater =
+      (task, delayNanos) -> {
+        afterNanos(delayNanos, task);
+        return () -> {};
+      };
+
   private final Set<TetherClientCall<?, ?>> calls = ConcurrentHashMap.newKeySet();
   private final CompletableFuture<Void> terminated = new CompletableFuture<>();
   private volatile boolean shutdown;
@@ -94,10 +101,7 @@ public final class TetherChannel extends ManagedChannel {
    * moment later, offered again. The JDK's shared delayer keeps the time; no thread of ours.
    */
   Scheduler retryLater() {
-    return (task, delayNanos) -> {
-      afterNanos(delayNanos, task);
-      return () -> {};
-    };
+    return retryLater;
   }
 
   /**

@@ -63,7 +63,7 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
    * Answers not yet asked for, and the close that follows them; guarded by this (added and taken on
    * the events' executor, looked at by {@link #request}).
    */
-  private final Queue<Unread<RespT>> unread = new ArrayDeque<>();
+  private final Queue<Unread<RespT>> unread = new ArrayDeque<>(1); // grows for a stream
 
   /** An answer not yet asked for, and the window it takes (0 for a unary answer). */
   private record Unread<T>(T message, int wireBytes) {}
@@ -74,11 +74,18 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
   /** Non-null once the stream is accepted; guarded by this. */
   private StreamSink.Control streamControl;
 
-  /** What the caller sent on its stream that has not left for the wire: {@link #isReady()}. */
-  private final SendWindow window = new SendWindow(this::readyAgain);
+  /**
+   * What the caller sent on its stream that has not left for the wire: {@link #isReady()}. Null for
+   * calls whose caller sends one message (unary, server stream): most calls, made by the thousand a
+   * second.
+   */
+  private final SendWindow window;
 
-  /** Messages a client or bidirectional stream's caller sent before it was accepted; this's. */
-  private final List<byte[]> unsent = new ArrayList<>();
+  /**
+   * Messages a client or bidirectional stream's caller sent before it was accepted; null until the
+   * first; guarded by this.
+   */
+  private List<byte[]> unsent;
 
   /** Messages a server stream delivered; the events' executor's. */
   private int arrived;
@@ -103,6 +110,7 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     this.method = method;
     this.options = options;
     this.events = new SerialTasks(executor, channel.retryLater());
+    this.window = clientSends() ? new SendWindow(this::readyAgain) : null;
   }
 
   @Override
@@ -172,6 +180,9 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     if (streamControl != null) {
       streamControl.send(bytes);
     } else {
+      if (unsent == null) {
+        unsent = new ArrayList<>();
+      }
       unsent.add(bytes);
     }
   }
@@ -183,10 +194,12 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
       control.cancel(); // the caller gave up while the stream opened
       return;
     }
-    for (byte[] m : unsent) {
-      control.send(m);
+    if (unsent != null) {
+      for (byte[] m : unsent) {
+        control.send(m);
+      }
+      unsent = null;
     }
-    unsent.clear();
     if (halfClosed && clientSends()) {
       control.halfClose();
     }
@@ -332,9 +345,10 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
         channel.afterNanos(deadline.timeRemaining(TimeUnit.NANOSECONDS), this::onStreamDeadline);
       }
     }
+    // Four buckets, not Netty's sixteen: most calls carry a few entries, and more only chain.
     byte[] envelope =
         Envelopes.request(
-            encoding.announce(GrpcHeaders.addMetadata(new DefaultHttp2Headers(false), md)),
+            encoding.announce(GrpcHeaders.addMetadata(new DefaultHttp2Headers(false, 4), md)),
             request == null ? new byte[0] : request,
             streamToken,
             clientSends());
@@ -433,7 +447,9 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
 
     @Override
     public void onSent(int wireBytes) {
-      window.onSent(wireBytes);
+      if (window != null) { // only a caller that sends streams messages of its own
+        window.onSent(wireBytes);
+      }
     }
 
     @Override
