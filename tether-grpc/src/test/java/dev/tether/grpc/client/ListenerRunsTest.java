@@ -6,7 +6,13 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -90,6 +96,46 @@ class ListenerRunsTest {
 
     assertThat(order).containsExactly("behind");
     assertThat(pool.handed).isEqualTo(1);
+  }
+
+  @Test
+  void everyRunQueuedFromManyThreadsRunsOnceOnARealPool() throws Exception {
+    ExecutorService realPool = Executors.newCachedThreadPool();
+    try {
+      ListenerRuns shared =
+          new ListenerRuns(
+              realPool,
+              CompletableFuture.delayedExecutor(
+                  ListenerRuns.STALL_CHECK_NANOS, TimeUnit.NANOSECONDS, Runnable::run));
+      int threads = 4;
+      int each = 20_000;
+      LongAdder ran = new LongAdder();
+      CountDownLatch done = new CountDownLatch(threads * each);
+      List<Thread> producers = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        Thread producer =
+            new Thread(
+                () -> {
+                  for (int i = 0; i < each; i++) {
+                    shared.execute(
+                        () -> {
+                          ran.increment();
+                          done.countDown();
+                        });
+                  }
+                });
+        producers.add(producer);
+        producer.start();
+      }
+      for (Thread producer : producers) {
+        producer.join(30_000);
+      }
+
+      assertThat(done.await(30, TimeUnit.SECONDS)).isTrue();
+      assertThat(ran.sum()).isEqualTo((long) threads * each);
+    } finally {
+      realPool.shutdownNow();
+    }
   }
 
   @Test
