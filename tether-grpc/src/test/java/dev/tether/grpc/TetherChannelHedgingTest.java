@@ -84,8 +84,16 @@ class TetherChannelHedgingTest {
     assertThat(slow.calls.get()).isEqualTo(1);
     assertThat(fast.calls.get()).isEqualTo(1);
     assertThat(tether.status().retries()).isEqualTo(1);
-    assertThat(events)
-        .anyMatch(e -> e.kind() == TetherEvent.Kind.RETRY && e.detail().startsWith("hedging"));
+    // Events reach listeners on the runtime's delivery thread, after the call has ended.
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                events.stream()
+                    .anyMatch(
+                        e ->
+                            e.kind() == TetherEvent.Kind.RETRY
+                                && e.detail().startsWith("hedging")));
   }
 
   @Test

@@ -28,7 +28,9 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -100,6 +102,27 @@ class TetherChannelUnaryTest {
         new RecordingObserver<>(answers, done));
     done.get(20, TimeUnit.SECONDS);
     assertThat(answers).singleElement().satisfies(a -> assertThat(text(a)).isEqualTo("async"));
+  }
+
+  @Test
+  void aUnaryCallsAnswerReachesItsListenerInOneTask() throws Exception {
+    AtomicInteger tasks = new AtomicInteger();
+    Executor counting =
+        task -> {
+          tasks.incrementAndGet();
+          task.run();
+        };
+    List<byte[]> answers = new ArrayList<>();
+    CompletableFuture<Void> done = new CompletableFuture<>();
+
+    ClientCalls.asyncUnaryCall(
+        channel.newCall(InteropService.UNARY, options().withExecutor(counting)),
+        text("once"),
+        new RecordingObserver<>(answers, done));
+    done.get(20, TimeUnit.SECONDS);
+
+    assertThat(answers).singleElement().satisfies(a -> assertThat(text(a)).isEqualTo("once"));
+    assertThat(tasks).hasValue(1); // the stub's request(n) needed none: the answer was not there
   }
 
   @Test

@@ -33,8 +33,18 @@ public final class TetherChannel extends ManagedChannel {
 
   private final Proxy proxy;
 
-  /** Runs listeners of calls whose CallOptions name no executor. */
+  /** The pool behind {@link #listeners}, which also keeps the channel's timers' tasks. */
   private final ExecutorService executor;
+
+  /** Runs listeners of calls whose CallOptions name no executor, on {@link #executor}. */
+  private final ListenerRuns listeners;
+
+  /** One for every call: see {@link #retryLater()}. */
+  private final Scheduler retryLater =
+      (task, delayNanos) -> {
+        afterNanos(delayNanos, task);
+        return () -> {};
+      };
 
   private final Set<TetherClientCall<?, ?>> calls = ConcurrentHashMap.newKeySet();
   private final CompletableFuture<Void> terminated = new CompletableFuture<>();
@@ -49,6 +59,11 @@ public final class TetherChannel extends ManagedChannel {
               t.setDaemon(true);
               return t;
             });
+    this.listeners =
+        new ListenerRuns(
+            executor,
+            CompletableFuture.delayedExecutor(
+                ListenerRuns.STALL_CHECK_NANOS, TimeUnit.NANOSECONDS, Runnable::run));
   }
 
   /** A channel whose calls go through {@code proxy}; see {@code TetherGrpc.channel}. */
@@ -86,10 +101,7 @@ public final class TetherChannel extends ManagedChannel {
    * moment later, offered again. The JDK's shared delayer keeps the time; no thread of ours.
    */
   Scheduler retryLater() {
-    return (task, delayNanos) -> {
-      afterNanos(delayNanos, task);
-      return () -> {};
-    };
+    return retryLater;
   }
 
   /**
@@ -103,7 +115,7 @@ public final class TetherChannel extends ManagedChannel {
   @Override
   public <ReqT, RespT> ClientCall<ReqT, RespT> newCall(
       MethodDescriptor<ReqT, RespT> method, CallOptions callOptions) {
-    Executor runs = callOptions.getExecutor() != null ? callOptions.getExecutor() : executor;
+    Executor runs = callOptions.getExecutor() != null ? callOptions.getExecutor() : listeners;
     return new TetherClientCall<>(this, method, callOptions, runs);
   }
 

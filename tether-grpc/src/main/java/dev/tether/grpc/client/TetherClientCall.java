@@ -61,8 +61,11 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
   private CompletableFuture<byte[]> sent;
   private final Context.CancellationListener contextCancelled = this::onContextCancelled;
 
-  /** Answers not yet asked for, and the close that follows them; the events' executor's. */
-  private final Queue<Unread<RespT>> unread = new ArrayDeque<>();
+  /**
+   * Answers not yet asked for, and the close that follows them; guarded by this (added and taken on
+   * the events' executor, looked at by {@link #request}).
+   */
+  private final Queue<Unread<RespT>> unread = new ArrayDeque<>(1); // grows for a stream
 
   /** An answer not yet asked for, and the window it takes (0 for a unary answer). */
   private record Unread<T>(T message, int wireBytes) {}
@@ -76,21 +79,31 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
   /** An accepted stream's deadline on the runtime's scheduler, null for none; guarded by this. */
   private Scheduler.Cancellable deadlineTimer;
 
-  /** What the caller sent on its stream that has not left for the wire: {@link #isReady()}. */
-  private final SendWindow window = new SendWindow(this::readyAgain);
+  /**
+   * What the caller sent on its stream that has not left for the wire: {@link #isReady()}. Null for
+   * calls whose caller sends one message (unary, server stream): most calls, made by the thousand a
+   * second.
+   */
+  private final SendWindow window;
 
-  /** Messages a client or bidirectional stream's caller sent before it was accepted; this's. */
-  private final List<byte[]> unsent = new ArrayList<>();
+  /**
+   * Messages a client or bidirectional stream's caller sent before it was accepted; null until the
+   * first; guarded by this.
+   */
+  private List<byte[]> unsent;
 
   /** Messages a server stream delivered; the events' executor's. */
   private int arrived;
 
+  /** Messages the listener asked for and has not had; guarded by this. */
   private int requested;
 
   /** How request messages go (CallOptions' compression); set at start, null for an unknown one. */
   private RequestEncoding encoding = RequestEncoding.IDENTITY;
 
+  /** The close waiting for the unread answers; guarded by this. */
   private Status closing;
+
   private Metadata closingTrailers;
 
   TetherClientCall(
@@ -102,6 +115,7 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     this.method = method;
     this.options = options;
     this.events = new SerialTasks(executor, channel.retryLater());
+    this.window = clientSends() ? new SendWindow(this::readyAgain) : null;
   }
 
   @Override
@@ -128,13 +142,21 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     }
   }
 
+  /**
+   * Counts the demand at once; only when answers or the close wait for it does the listener's
+   * executor hear of it. A unary call's stub asks before its answer comes, so its whole answer then
+   * reaches the listener as one task, with no hand-off for the request.
+   */
   @Override
   public void request(int numMessages) {
-    events.execute(
-        () -> {
-          requested += numMessages;
-          deliver();
-        });
+    boolean waiting;
+    synchronized (this) {
+      requested += numMessages;
+      waiting = !unread.isEmpty() || closing != null;
+    }
+    if (waiting) {
+      events.execute(this::deliver);
+    }
   }
 
   @Override
@@ -163,6 +185,9 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     if (streamControl != null) {
       streamControl.send(bytes);
     } else {
+      if (unsent == null) {
+        unsent = new ArrayList<>();
+      }
       unsent.add(bytes);
     }
   }
@@ -179,10 +204,12 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
       deadlineTimer =
           control.schedule(this::onStreamDeadline, d.timeRemaining(TimeUnit.NANOSECONDS));
     }
-    for (byte[] m : unsent) {
-      control.send(m);
+    if (unsent != null) {
+      for (byte[] m : unsent) {
+        control.send(m);
+      }
+      unsent = null;
     }
-    unsent.clear();
     if (halfClosed && clientSends()) {
       control.halfClose();
     }
@@ -325,9 +352,10 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     if (streams()) {
       streamToken = StreamTokens.register(new Feed());
     }
+    // Four buckets, not Netty's sixteen: most calls carry a few entries, and more only chain.
     byte[] envelope =
         Envelopes.request(
-            encoding.announce(GrpcHeaders.addMetadata(new DefaultHttp2Headers(false), md)),
+            encoding.announce(GrpcHeaders.addMetadata(new DefaultHttp2Headers(false, 4), md)),
             request == null ? new byte[0] : request,
             streamToken,
             clientSends());
@@ -381,7 +409,7 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     if (status.isOk()) {
       try {
         for (byte[] m : a.messages()) {
-          unread.add(new Unread<>(method.parseResponse(new ByteArrayInputStream(m)), 0));
+          read(method.parseResponse(new ByteArrayInputStream(m)), 0);
         }
       } catch (RuntimeException bad) {
         status = Status.INTERNAL.withDescription("cannot parse the answer").withCause(bad);
@@ -430,7 +458,9 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
 
     @Override
     public void onSent(int wireBytes) {
-      window.onSent(wireBytes);
+      if (window != null) { // only a caller that sends streams messages of its own
+        window.onSent(wireBytes);
+      }
     }
 
     @Override
@@ -462,7 +492,7 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     }
     arrived++;
     try {
-      unread.add(new Unread<>(method.parseResponse(new ByteArrayInputStream(message)), wireBytes));
+      read(method.parseResponse(new ByteArrayInputStream(message)), wireBytes);
     } catch (RuntimeException bad) {
       cancel("cannot parse a message of the stream", bad);
       return;
@@ -509,31 +539,54 @@ final class TetherClientCall<ReqT, RespT> extends ClientCall<ReqT, RespT> {
     }
     context.removeListener(contextCancelled);
     StreamTokens.forget(streamToken);
-    closing = status;
-    closingTrailers = trailers;
-    if (!status.isOk()) {
-      unread.clear();
+    synchronized (this) {
+      closing = status;
+      closingTrailers = trailers;
+      if (!status.isOk()) {
+        unread.clear();
+      }
     }
     deliver();
   }
 
-  /** Hands the listener what it asked for, then the close once nothing is left to read. */
+  /** On the events' executor: an answer waits for the listener to ask for it. */
+  private synchronized void read(RespT message, int wireBytes) {
+    unread.add(new Unread<>(message, wireBytes));
+  }
+
+  /**
+   * On the events' executor: hands the listener what it asked for, then the close once nothing is
+   * left to read. The listener runs outside the lock, so it may call back (request, cancel).
+   */
   private void deliver() {
     Listener<RespT> l = listener();
-    while (requested > 0 && !unread.isEmpty()) {
-      requested--;
-      Unread<RespT> next = unread.poll();
+    while (true) {
+      Unread<RespT> next = null;
+      Status s = null;
+      Metadata t = null;
+      StreamSink.Control control;
+      synchronized (this) {
+        if (requested > 0 && !unread.isEmpty()) {
+          requested--;
+          next = unread.poll();
+        } else if (closing != null && unread.isEmpty()) {
+          s = closing;
+          t = closingTrailers;
+          closing = null;
+        } else {
+          return;
+        }
+        control = streamControl;
+      }
+      if (next == null) {
+        l.onClose(s, t);
+        channel.callEnded(this);
+        return;
+      }
       l.onMessage(next.message());
-      StreamSink.Control control = control();
       if (next.wireBytes() > 0 && control != null) {
         control.consumed(next.wireBytes());
       }
-    }
-    if (closing != null && unread.isEmpty()) {
-      Status s = closing;
-      closing = null;
-      l.onClose(s, closingTrailers);
-      channel.callEnded(this);
     }
   }
 }
