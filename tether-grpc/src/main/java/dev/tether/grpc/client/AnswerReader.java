@@ -110,6 +110,10 @@ final class AnswerReader extends Http2EventAdapter {
     if (e == null) {
       return processed;
     }
+    if (!calls.hold(e, data.readableBytes())) { // never kept: its window goes back at once
+      overBudget(streamId, e);
+      return processed;
+    }
     if (e.accepted) {
       e.held += data.readableBytes();
       e.deframer.add(data);
@@ -218,6 +222,7 @@ final class AnswerReader extends Http2EventAdapter {
         // Prepaid bytes are all this message's: never its last byte, so the caller owes >= 1.
         int owed = wireBytes - e.prepaid;
         e.held -= wireBytes;
+        calls.handedOn(e, wireBytes);
         e.prepaid = 0;
         e.unconsumed++;
         e.sink.onMessage(e.messageOf(m), owed);
@@ -255,6 +260,23 @@ final class AnswerReader extends Http2EventAdapter {
     if (e != null && e.accepted) {
       e.unconsumed--;
       prepay(id, e);
+    }
+  }
+
+  /**
+   * The call's DATA would take the connection's answers past their bound: it ends
+   * RESOURCE_EXHAUSTED and its stream is reset; the others go on. Its server may have run it.
+   */
+  private void overBudget(int id, Exchange e) {
+    Status status =
+        Status.RESOURCE_EXHAUSTED.withDescription(
+            "the answers on this connection would hold more than "
+                + calls.maxHeldBytes()
+                + " bytes");
+    if (e.accepted) {
+      failedStream(id, e, status);
+    } else {
+      failedAnswer(id, e, StatusOfHttp.trailersOf(status));
     }
   }
 

@@ -38,6 +38,9 @@ final class Exchange {
   /** Of {@link #held}, the bytes whose window was given back before their message was whole. */
   int prepaid;
 
+  /** Bytes of the answer counted against the connection's {@link AnswerBudget}. */
+  long charged;
+
   /** Messages handed to the sink whose window its caller has not given back yet. */
   int unconsumed;
 
