@@ -30,6 +30,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.zip.GZIPOutputStream;
@@ -505,6 +506,93 @@ class TetherChannelHostileServerTest {
               ConnectionLostException.class, lost -> assertThat(lost.mayHaveExecuted()).isTrue());
       assertThat(s.streams.get()).isEqualTo(i);
     }
+    noCallStuck();
+  }
+
+  @Test
+  void unfinishedAnswersOnManyCallsAreBoundedPerConnectionAndTheCallPastTheBoundFails()
+      throws Exception {
+    // Five calls on one connection, each sent all but 1 KiB of a 4 MiB answer: four fit in the
+    // connection's 16 MiB of held answers, the call whose bytes would pass it ends at once.
+    int announced = 4 * 1024 * 1024;
+    byte[] body = new byte[announced - 1024];
+    ScriptedHttp2Server s =
+        server(
+            (peer, id) -> {
+              peer.headers(id, ok(), false);
+              peer.message(id, announced, body, false);
+            });
+    ManagedChannel c = channelTo(s);
+    List<ListenableFuture<byte[]>> calls = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      calls.add(
+          ClientCalls.futureUnaryCall(
+              c.newCall(
+                  CountingService.CALL, CallOptions.DEFAULT.withDeadlineAfter(4, TimeUnit.SECONDS)),
+              text("x")));
+    }
+    List<Status.Code> codes = new ArrayList<>();
+    for (ListenableFuture<byte[]> call : calls) {
+      codes.add(
+          catchThrowableOfType(ExecutionException.class, () -> call.get(20, TimeUnit.SECONDS))
+                      .getCause()
+                  instanceof StatusRuntimeException e
+              ? e.getStatus().getCode()
+              : Status.Code.UNKNOWN);
+    }
+
+    assertThat(codes)
+        .containsOnly(Status.Code.RESOURCE_EXHAUSTED, Status.Code.DEADLINE_EXCEEDED)
+        .filteredOn(code -> code == Status.Code.RESOURCE_EXHAUSTED)
+        .hasSize(1);
+    assertThat(s.streams.get()).as("not retried").isEqualTo(5);
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> s.resets.get() == 5);
+    noCallStuck();
+  }
+
+  @Test
+  void unfinishedStreamMessagesCountAgainstTheSameBoundAndTheStreamPastItFails() throws Exception {
+    // A stream's message in progress earns window as it arrives (it may be larger than the
+    // window), so five streams each sent all but 1 KiB of a 4 MiB message meet the same bound.
+    int announced = 4 * 1024 * 1024;
+    byte[] body = new byte[announced - 1024];
+    ScriptedHttp2Server s =
+        server(
+            (peer, id) -> {
+              peer.headers(id, ok(), false);
+              peer.message(id, announced, body, false);
+            });
+    ManagedChannel c = channelTo(s);
+    List<CompletableFuture<Status>> closed = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      CompletableFuture<Status> ended = new CompletableFuture<>();
+      ClientCall<byte[], byte[]> call =
+          c.newCall(
+              CountingService.FLOOD, CallOptions.DEFAULT.withDeadlineAfter(4, TimeUnit.SECONDS));
+      call.start(
+          new ClientCall.Listener<>() {
+            @Override
+            public void onClose(Status status, Metadata trailers) {
+              ended.complete(status);
+            }
+          },
+          new Metadata());
+      call.sendMessage(text("x"));
+      call.halfClose();
+      call.request(1);
+      closed.add(ended);
+    }
+    List<Status.Code> codes = new ArrayList<>();
+    for (CompletableFuture<Status> ended : closed) {
+      codes.add(ended.get(20, TimeUnit.SECONDS).getCode());
+    }
+
+    assertThat(codes)
+        .containsOnly(Status.Code.RESOURCE_EXHAUSTED, Status.Code.DEADLINE_EXCEEDED)
+        .filteredOn(code -> code == Status.Code.RESOURCE_EXHAUSTED)
+        .hasSize(1);
+    assertThat(s.streams.get()).as("not retried").isEqualTo(5);
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> s.resets.get() == 5);
     noCallStuck();
   }
 }

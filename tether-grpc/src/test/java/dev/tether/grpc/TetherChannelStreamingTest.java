@@ -70,6 +70,21 @@ class TetherChannelStreamingTest {
   }
 
   @Test
+  void aServerStreamMessageLargerThanTheWindowArrivesWhole() {
+    // 2 MiB, twice the stream's and the connection's 1 MiB window, under the 4 MiB message limit:
+    // its rest can come only if the bytes of a message in progress earn window as they arrive.
+    Iterator<byte[]> blocking =
+        ClientCalls.blockingServerStreamingCall(
+            channel,
+            InteropService.STREAMING_OUTPUT,
+            CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS),
+            text("2097152,3,3000000"));
+    List<Integer> sizes = new ArrayList<>();
+    blocking.forEachRemaining(m -> sizes.add(m.length));
+    assertThat(sizes).containsExactly(2097152, 3, 3000000);
+  }
+
+  @Test
   void aServerStreamDeliversEveryMessageInOrderThroughBlockingAndAsyncStubs() throws Exception {
     Iterator<byte[]> blocking =
         ClientCalls.blockingServerStreamingCall(

@@ -11,6 +11,9 @@ import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCalls;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -52,6 +55,20 @@ class TetherChannelToTetherServerTest {
 
   private static CallOptions options() {
     return CallOptions.DEFAULT.withDeadlineAfter(20, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void aServerStreamMessageLargerThanTheWindowArrivesWholeFromATetherServer() {
+    // Tether's server sends as grpc-java's does: the rest waits for window the client must give.
+    Iterator<byte[]> blocking =
+        ClientCalls.blockingServerStreamingCall(
+            channel,
+            InteropService.STREAMING_OUTPUT,
+            CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS),
+            text("2097152,3,3000000"));
+    List<Integer> sizes = new ArrayList<>();
+    blocking.forEachRemaining(m -> sizes.add(m.length));
+    assertThat(sizes).containsExactly(2097152, 3, 3000000);
   }
 
   @Test

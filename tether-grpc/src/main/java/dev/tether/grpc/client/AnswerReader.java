@@ -111,11 +111,17 @@ final class AnswerReader extends Http2EventAdapter {
     if (e == null) {
       return processed;
     }
-    e.deframer.add(data);
+    if (!calls.hold(e, data.readableBytes())) { // never kept: its window goes back at once
+      overBudget(streamId, e);
+      return processed;
+    }
     if (e.accepted) {
+      e.held += data.readableBytes();
+      e.deframer.add(data);
       feed(streamId, e, endOfStream);
       return padding; // the rest is given back as the caller reads it
     }
+    e.deframer.add(data);
     try {
       for (MessageDeframer.Message m = e.deframer.next(); m != null; m = e.deframer.next()) {
         e.messages.add(e.messageOf(m));
@@ -206,12 +212,20 @@ final class AnswerReader extends Http2EventAdapter {
   }
 
   /**
-   * Hands an accepted stream's whole messages to its sink; its trailers or a bad message end it.
+   * Hands an accepted stream's whole messages to its sink; its trailers or a bad message end it. A
+   * message's window is its caller's to give back, less what {@link #prepay} gave for it already.
    */
   private void feed(int id, Exchange e, boolean endOfStream) {
     try {
       for (MessageDeframer.Message m = e.deframer.next(); m != null; m = e.deframer.next()) {
-        e.sink.onMessage(e.messageOf(m), 5 + m.bytes().length);
+        int wireBytes = 5 + m.bytes().length;
+        // Prepaid bytes are all this message's: never its last byte, so the caller owes >= 1.
+        int owed = wireBytes - e.prepaid;
+        e.held -= wireBytes;
+        calls.handedOn(e, wireBytes);
+        e.prepaid = 0;
+        e.unconsumed++;
+        e.sink.onMessage(e.messageOf(m), owed);
       }
     } catch (StatusException bad) {
       failedStream(id, e, bad.getStatus());
@@ -220,6 +234,49 @@ final class AnswerReader extends Http2EventAdapter {
     if (endOfStream) { // DATA ended the stream: no trailers, no status
       calls.end(id);
       e.sink.onTrailers(StatusOfHttp.trailersFor(e.headers));
+      return;
+    }
+    prepay(id, e);
+  }
+
+  /**
+   * Gives back the window of a message in progress while its caller has read every message before
+   * it: a message larger than the window could never finish otherwise. The deframer refuses a
+   * message over the size limit, so this lets a stream hold at most one such message beyond its
+   * window; messages the caller has not read yet stop it, so a slow reader still slows the server.
+   */
+  private void prepay(int id, Exchange e) {
+    if (e.unconsumed == 0 && e.held > e.prepaid) {
+      int more = e.held - e.prepaid;
+      e.prepaid = e.held;
+      link.writer().giveBack(id, more);
+    }
+  }
+
+  /** The caller of stream {@code id} read a message and gives back {@code wireBytes} of window. */
+  private void readByCaller(int id, int wireBytes) {
+    link.writer().giveBack(id, wireBytes);
+    Exchange e = calls.get(id);
+    if (e != null && e.accepted) {
+      e.unconsumed--;
+      prepay(id, e);
+    }
+  }
+
+  /**
+   * The call's DATA would take the connection's answers past their bound: it ends
+   * RESOURCE_EXHAUSTED and its stream is reset; the others go on. Its server may have run it.
+   */
+  private void overBudget(int id, Exchange e) {
+    Status status =
+        Status.RESOURCE_EXHAUSTED.withDescription(
+            "the answers on this connection would hold more than "
+                + calls.maxHeldBytes()
+                + " bytes");
+    if (e.accepted) {
+      failedStream(id, e, status);
+    } else {
+      failedAnswer(id, e, StatusOfHttp.trailersOf(status));
     }
   }
 
@@ -240,7 +297,7 @@ final class AnswerReader extends Http2EventAdapter {
 
     @Override
     public void consumed(int wireBytes) {
-      link.ctx().executor().execute(() -> link.writer().giveBack(id, wireBytes));
+      link.ctx().executor().execute(() -> readByCaller(id, wireBytes));
     }
 
     @Override

@@ -10,12 +10,17 @@ import java.util.List;
 /**
  * The calls of one HTTP/2 connection to a gRPC server: those on open streams, by stream id, and
  * those waiting, never written, for a stream the server's SETTINGS_MAX_CONCURRENT_STREAMS allows. A
- * stream's exchange leaves through {@link #end}, which frees what its answer had buffered. The
- * connection's event loop only.
+ * stream's exchange leaves through {@link #end}, which frees what its answer had buffered and gives
+ * its bytes back to the connection's {@link AnswerBudget}. The connection's event loop only.
  */
 final class CallTable {
   private final IntObjectMap<Exchange> streams = new IntObjectHashMap<>();
   private final ArrayDeque<ClientWireProtocol.Call> waiting = new ArrayDeque<>();
+  private final AnswerBudget budget;
+
+  CallTable(AnswerBudget budget) {
+    this.budget = budget;
+  }
 
   void put(int id, Exchange exchange) {
     streams.put(id, exchange);
@@ -31,8 +36,32 @@ final class CallTable {
     Exchange e = streams.remove(id);
     if (e != null) {
       e.deframer.release();
+      budget.give(e.charged);
+      e.charged = 0;
     }
     return e;
+  }
+
+  /**
+   * Counts {@code bytes} more of {@code e}'s answer held; false, counting nothing, when that would
+   * take the connection over its bound.
+   */
+  boolean hold(Exchange e, int bytes) {
+    if (!budget.take(bytes)) {
+      return false;
+    }
+    e.charged += bytes;
+    return true;
+  }
+
+  /** {@code bytes} of {@code e}'s answer left the connection (a stream's message, handed on). */
+  void handedOn(Exchange e, int bytes) {
+    e.charged -= bytes;
+    budget.give(bytes);
+  }
+
+  long maxHeldBytes() {
+    return budget.limit();
   }
 
   /** Ends every exchange on a stream above {@code lastStreamId} (a GOAWAY's), returning them. */

@@ -29,6 +29,21 @@ final class Exchange {
   /** True once an accepted stream's response headers came; the next HEADERS are trailers. */
   boolean headersSeen;
 
+  /**
+   * An accepted stream's bytes received and not yet handed to its sink: the start of the message in
+   * progress.
+   */
+  int held;
+
+  /** Of {@link #held}, the bytes whose window was given back before their message was whole. */
+  int prepaid;
+
+  /** Bytes of the answer counted against the connection's {@link AnswerBudget}. */
+  long charged;
+
+  /** Messages handed to the sink whose window its caller has not given back yet. */
+  int unconsumed;
+
   /** The request's messages go gzip-compressed (flagged so). */
   boolean requestGzip;
 

@@ -41,7 +41,14 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
 
   private final ClientWireProtocol.Connection owner;
 
-  private final CallTable calls = new CallTable();
+  /**
+   * The answer bytes the connection may make the client hold over all its calls: four answers of
+   * the largest size. A server allowing many streams could otherwise fill the heap by sending every
+   * call an unfinished message.
+   */
+  static final long MAX_HELD = 4L * MAX_MESSAGE;
+
+  private final CallTable calls = new CallTable(new AnswerBudget(MAX_HELD));
   private final RequestWriter writer = new RequestWriter(this, calls);
   private final AnswerReader reader = new AnswerReader(this, calls);
 

@@ -32,7 +32,10 @@ interface StreamSink {
    */
   default void onSent(int wireBytes) {}
 
-  /** A message, {@code wireBytes} of the stream's window (its prefix included). */
+  /**
+   * A message, and the {@code wireBytes} (at least one) of the stream's window its caller gives
+   * back once it read it: its size with its prefix, less what the link gave back while it arrived.
+   */
   void onMessage(byte[] message, int wireBytes);
 
   /** The trailers ended the stream: its status is theirs. */
