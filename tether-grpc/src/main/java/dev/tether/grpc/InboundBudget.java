@@ -1,13 +1,14 @@
 package dev.tether.grpc;
 
 /**
- * The request bytes one gRPC connection may make the server hold at once, over all its calls:
- * unfinished messages and whole ones no service asked for yet. Flow control alone does not bound
- * them, since an unfinished message a service asked for earns its client window as it arrives.
+ * The message bytes one gRPC connection may make its receiver hold at once, over all its calls: on
+ * a server, requests' unfinished messages and whole ones no service asked for yet; on a client,
+ * answers' messages waiting for their trailers and streams' messages in progress. Flow control
+ * alone does not bound them, since a message in progress earns its sender window as it arrives.
  * Changed on the connection's event loop only; {@link #held()} and {@link #peak()} may be read from
  * any thread.
  */
-final class InboundBudget {
+public final class InboundBudget {
   private final long limit;
 
   /** Written on the loop only; volatile for readers elsewhere (status, tests). */
@@ -15,12 +16,12 @@ final class InboundBudget {
 
   private volatile long peak;
 
-  InboundBudget(long limit) {
+  public InboundBudget(long limit) {
     this.limit = limit;
   }
 
   /** Counts {@code bytes} more held, unless that would take the connection over its limit. */
-  boolean take(long bytes) {
+  public boolean take(long bytes) {
     long next = held + bytes;
     if (next > limit) {
       return false;
@@ -33,21 +34,21 @@ final class InboundBudget {
   }
 
   /** {@code bytes} taken before are held no more (handed to a service, or dropped). */
-  void give(long bytes) {
+  public void give(long bytes) {
     held -= bytes;
   }
 
-  long limit() {
+  public long limit() {
     return limit;
   }
 
   /** Bytes held now. */
-  long held() {
+  public long held() {
     return held;
   }
 
   /** The most bytes held at once since the connection opened. */
-  long peak() {
+  public long peak() {
     return peak;
   }
 }

@@ -1,5 +1,6 @@
 package dev.tether.grpc.client;
 
+import dev.tether.grpc.InboundBudget;
 import dev.tether.spi.ClientWireProtocol;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.collection.IntObjectMap;
@@ -11,14 +12,14 @@ import java.util.List;
  * The calls of one HTTP/2 connection to a gRPC server: those on open streams, by stream id, and
  * those waiting, never written, for a stream the server's SETTINGS_MAX_CONCURRENT_STREAMS allows. A
  * stream's exchange leaves through {@link #end}, which frees what its answer had buffered and gives
- * its bytes back to the connection's {@link AnswerBudget}. The connection's event loop only.
+ * its bytes back to the connection's {@link InboundBudget}. The connection's event loop only.
  */
 final class CallTable {
   private final IntObjectMap<Exchange> streams = new IntObjectHashMap<>();
   private final ArrayDeque<ClientWireProtocol.Call> waiting = new ArrayDeque<>();
-  private final AnswerBudget budget;
+  private final InboundBudget budget;
 
-  CallTable(AnswerBudget budget) {
+  CallTable(InboundBudget budget) {
     this.budget = budget;
   }
 

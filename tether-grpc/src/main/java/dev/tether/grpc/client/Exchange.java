@@ -1,5 +1,6 @@
 package dev.tether.grpc.client;
 
+import dev.tether.grpc.InboundBudget;
 import dev.tether.grpc.MessageDeframer;
 import dev.tether.spi.ClientWireProtocol;
 import io.grpc.StatusException;
@@ -38,7 +39,7 @@ final class Exchange {
   /** Of {@link #held}, the bytes whose window was given back before their message was whole. */
   int prepaid;
 
-  /** Bytes of the answer counted against the connection's {@link AnswerBudget}. */
+  /** Bytes of the answer counted against the connection's {@link InboundBudget}. */
   long charged;
 
   /** Messages handed to the sink whose window its caller has not given back yet. */

@@ -1,6 +1,7 @@
 package dev.tether.grpc.client;
 
 import dev.tether.TetherException;
+import dev.tether.grpc.InboundBudget;
 import dev.tether.spi.ClientWireProtocol;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
@@ -48,7 +49,7 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
    */
   static final long MAX_HELD = 4L * MAX_MESSAGE;
 
-  private final CallTable calls = new CallTable(new AnswerBudget(MAX_HELD));
+  private final CallTable calls = new CallTable(new InboundBudget(MAX_HELD));
   private final RequestWriter writer = new RequestWriter(this, calls);
   private final AnswerReader reader = new AnswerReader(this, calls);
 
