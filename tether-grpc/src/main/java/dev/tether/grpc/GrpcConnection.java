@@ -335,6 +335,19 @@ final class GrpcConnection extends Http2ConnectionHandler {
     super.onConnectionError(ctx, outbound, cause, http2Ex);
   }
 
+  /** A stream error: a late frame for a stream already ended is dropped, the rest reset it. */
+  @Override
+  protected void onStreamError(
+      ChannelHandlerContext ctx,
+      boolean outbound,
+      Throwable cause,
+      Http2Exception.StreamException http2Ex) {
+    if (!outbound && LateFrames.isForAGoneStream(connection(), http2Ex)) {
+      return;
+    }
+    super.onStreamError(ctx, outbound, cause, http2Ex);
+  }
+
   /** The call of {@code stream}; null for a stream that has none. */
   private GrpcServerCall<?, ?> callOf(Http2Stream stream) {
     return stream == null ? null : stream.getProperty(callKey);

@@ -2,6 +2,7 @@ package dev.tether.grpc.client;
 
 import dev.tether.TetherException;
 import dev.tether.grpc.InboundBudget;
+import dev.tether.grpc.LateFrames;
 import dev.tether.spi.ClientWireProtocol;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
@@ -165,6 +166,19 @@ final class GrpcClientLink extends Http2ConnectionHandler implements ClientWireP
     } catch (Http2Exception cannotHappen) {
       owner.onFailed(cannotHappen);
     }
+  }
+
+  /** A stream error: a late frame for a stream already ended is dropped, the rest reset it. */
+  @Override
+  protected void onStreamError(
+      ChannelHandlerContext ctx,
+      boolean outbound,
+      Throwable cause,
+      Http2Exception.StreamException http2Ex) {
+    if (!outbound && LateFrames.isForAGoneStream(connection(), http2Ex)) {
+      return;
+    }
+    super.onStreamError(ctx, outbound, cause, http2Ex);
   }
 
   // ---- what the runtime asks ----
