@@ -96,23 +96,29 @@ public final class MessageDeframer {
 
   private void append(ByteBuf data, int n) {
     if (kept.writableBytes() < n) {
-      // Moves the unread bytes to the front only once at least half the room was read: moving a
-      // full buffer to win the few bytes of one small message, message after message, would copy
-      // the stream's whole window for each (a client streaming small messages faster than its
-      // service reads them made the loop copy 170,000 bytes per byte received).
+      // Moves the unread bytes to the front when at least half the room was read, which pays for
+      // itself. Moving a full buffer to win the few bytes of one small message, message after
+      // message, would copy the stream's whole window for each (a client streaming small messages
+      // faster than its service took them made the loop copy 170,000 bytes per byte received).
       kept.discardSomeReadBytes();
-      int needed = kept.writerIndex() + n;
-      if (needed > kept.capacity()) {
-        kept.capacity(grown(needed));
+    }
+    if (kept.writableBytes() < n) {
+      int needed = kept.readableBytes() + n;
+      int room = grown(needed);
+      // The unread bytes move once per growth (which copies them anyway), or once per message
+      // when the message at the front will fill the room: neither adds up to more than their size.
+      kept.discardReadBytes();
+      if (room != kept.capacity()) {
+        kept.capacity(room);
       }
     }
     kept.writeBytes(data, data.readerIndex(), n);
   }
 
   /**
-   * Room for {@code needed} bytes: twice the room so far, but no more than the message at the front
-   * needs when it is larger than {@code needed}, so a message one byte short of its end takes no
-   * more room than itself.
+   * Room for {@code needed} unread bytes: twice the room so far, but no more than the message at
+   * the front needs when it is larger than {@code needed}, so a message one byte short of its end
+   * takes no more room than itself.
    */
   private int grown(int needed) {
     long doubled = Math.max(needed, 2L * kept.capacity());

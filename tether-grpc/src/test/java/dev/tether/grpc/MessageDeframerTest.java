@@ -148,6 +148,33 @@ class MessageDeframerTest {
     deframer.release();
   }
 
+  @Test
+  void aMessageBehindASmallOneOneByteShortOfItsEndTakesNoMoreRoomThanItself() throws Exception {
+    int size = 1024 * 1024;
+    byte[] small = framed(0, new byte[] {1});
+    byte[] large = framed(0, new byte[size]);
+    byte[] bytes = new byte[small.length + large.length];
+    System.arraycopy(small, 0, bytes, 0, small.length);
+    System.arraycopy(large, 0, bytes, small.length, large.length);
+    UnpooledByteBufAllocator counted = new UnpooledByteBufAllocator(false);
+    MessageDeframer deframer = new MessageDeframer(counted, size, false);
+    // The small message ends inside the buffer kept, so the large one starts past its front.
+    add(deframer, bytes, 0, 3);
+    deframer.keepRest();
+    add(deframer, bytes, 3, 100);
+    assertThat(deframer.next().bytes()).containsExactly(1);
+    for (int at = 100; at < bytes.length - 1; at += 16 * 1024) {
+      add(deframer, bytes, at, Math.min(at + 16 * 1024, bytes.length - 1));
+      assertThat(deframer.next()).isNull();
+      deframer.keepRest();
+    }
+
+    assertThat(counted.metric().usedHeapMemory()).isEqualTo(size + 5);
+    add(deframer, bytes, bytes.length - 1, bytes.length);
+    assertThat(deframer.next().bytes()).hasSize(size);
+    deframer.release();
+  }
+
   /** Heap buffers that count the bytes copied into them (writes, compaction, growth). */
   private static final class CopyCounting extends AbstractByteBufAllocator {
     long copied;
