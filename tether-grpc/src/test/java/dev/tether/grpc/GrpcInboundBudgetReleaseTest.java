@@ -40,6 +40,13 @@ class GrpcInboundBudgetReleaseTest {
           .setResponseMarshaller(TetherGrpc.rawBytes())
           .build();
 
+  /** Closes its call as soon as its client is done, which races with that client's reset. */
+  private static final MethodDescriptor<byte[], byte[]> RACE =
+      HELD.toBuilder()
+          .setFullMethodName(
+              MethodDescriptor.generateFullMethodName(InteropService.SERVICE, "Race"))
+          .build();
+
   /** A call the test drives by hand, and what its listener heard, in order. */
   private record Held(ServerCall<byte[], byte[]> call, List<String> events) {}
 
@@ -58,6 +65,20 @@ class GrpcInboundBudgetReleaseTest {
                   calls.add(new Held(call, events));
                   return new Recording(events);
                 })
+            .addMethod(
+                RACE,
+                (call, headers) -> {
+                  List<String> events = new CopyOnWriteArrayList<>();
+                  calls.add(new Held(call, events));
+                  call.request(1);
+                  return new Recording(events) {
+                    @Override
+                    public void onHalfClose() {
+                      super.onHalfClose();
+                      call.close(Status.OK, new Metadata());
+                    }
+                  };
+                })
             .build();
     services = TetherGrpc.server().service(held);
     grpc = TetherGrpcServerFixture.start(services);
@@ -69,7 +90,7 @@ class GrpcInboundBudgetReleaseTest {
   }
 
   /** Records each event, and "overlap" when one starts while another runs. */
-  private static final class Recording extends ServerCall.Listener<byte[]> {
+  private static class Recording extends ServerCall.Listener<byte[]> {
     private final List<String> events;
     private final AtomicBoolean running = new AtomicBoolean();
 
@@ -195,6 +216,39 @@ class GrpcInboundBudgetReleaseTest {
       }
       assertThat(midMessage.events()).containsExactly("cancel");
       assertThat(unread.events()).doesNotContain("halfClose").hasSizeLessThanOrEqualTo(4);
+    }
+  }
+
+  @Test
+  void aClientResetRacingItsServicesCloseLeavesEachListenerItsEventsInOrderAndNothingHeld()
+      throws Exception {
+    int count = 150;
+    List<Held> raced = new ArrayList<>();
+    try (RawHttp2Client client = new RawHttp2Client(port())) {
+      for (int i = 0; i < count; i++) {
+        int stream = 3 + 2 * i;
+        client.open(stream, RawHttp2Socket.request("Race"), false);
+        client.send(stream, messages(1, 10), true);
+        client.reset(stream);
+        raced.add(nextCall());
+      }
+      for (Held call : raced) {
+        await()
+            .atMost(Duration.ofSeconds(10))
+            .until(() -> call.events().contains("cancel") || call.events().contains("complete"));
+      }
+      await().atMost(Duration.ofSeconds(10)).until(() -> held() == 0);
+    }
+    for (Held call : raced) {
+      List<String> events = call.events();
+      assertThat(events).as("events of one call").doesNotContain("overlap");
+      String last = events.get(events.size() - 1);
+      assertThat(last).isIn("cancel", "complete");
+      assertThat(events.subList(0, events.size() - 1)).doesNotContain("cancel", "complete");
+      int halfClose = events.indexOf("halfClose");
+      if (halfClose >= 0) {
+        assertThat(events.subList(0, halfClose)).containsExactly("message");
+      }
     }
   }
 }
