@@ -84,6 +84,7 @@ public final class MessageDeframer {
   public void keepRest() {
     ByteBuf rest = latest;
     if (rest == null) {
+      trimKept();
       return;
     }
     latest = null;
@@ -92,6 +93,26 @@ public final class MessageDeframer {
       kept.writeBytes(rest);
     }
     rest.release();
+  }
+
+  /**
+   * Gives back the room of the buffer kept once at most a quarter of it is unread: a large message
+   * read leaves its room behind while the next one has only begun, and the budget counts bytes, not
+   * room (a client ending each 4 MiB message in the frame that begins the next made each stream
+   * hold 4 MiB for one byte counted). The bytes moved are fewer than those read since the room was
+   * taken.
+   */
+  private void trimKept() {
+    if (kept == null || kept.capacity() <= FIRST_KEPT) {
+      return;
+    }
+    int unread = kept.readableBytes();
+    if (unread <= kept.capacity() / 4) {
+      ByteBuf smaller = alloc.buffer(Math.max(FIRST_KEPT, 2 * unread));
+      smaller.writeBytes(kept);
+      kept.release();
+      kept = smaller;
+    }
   }
 
   private void append(ByteBuf data, int n) {

@@ -175,6 +175,30 @@ class MessageDeframerTest {
     deframer.release();
   }
 
+  @Test
+  void theRoomALargeMessageTookIsGivenBackWhenItIsReadThoughTheNextMessageHasBegun()
+      throws Exception {
+    // A client finishes each large message in the frame that begins its next one: what is kept
+    // is a byte or two, and must not cost the large message's room, which the budget does not see.
+    int size = 1024 * 1024;
+    byte[] large = framed(0, new byte[size]);
+    byte[] bytes = new byte[large.length + 2];
+    System.arraycopy(large, 0, bytes, 0, large.length);
+    UnpooledByteBufAllocator counted = new UnpooledByteBufAllocator(false);
+    MessageDeframer deframer = new MessageDeframer(counted, size, false);
+    for (int at = 0; at < large.length - 1; at += 16 * 1024) {
+      add(deframer, bytes, at, Math.min(at + 16 * 1024, large.length - 1));
+      deframer.keepRest();
+    }
+    add(deframer, bytes, large.length - 1, bytes.length);
+
+    assertThat(deframer.next().bytes()).hasSize(size);
+    assertThat(deframer.next()).isNull();
+    deframer.keepRest();
+    assertThat(counted.metric().usedHeapMemory()).isLessThanOrEqualTo(256);
+    deframer.release();
+  }
+
   /** Heap buffers that count the bytes copied into them (writes, compaction, growth). */
   private static final class CopyCounting extends AbstractByteBufAllocator {
     long copied;
