@@ -156,9 +156,17 @@ final class InboundMessages {
     return new Rest(messages, tail);
   }
 
-  /** {@code bytes} of what {@link #takeRest} took were handed out: their credit returns. */
+  /**
+   * {@code bytes} of what {@link #takeRest} took were handed out: their credit returns, and the
+   * budget holds them no more, though the call may go on long after (a long answer stream).
+   */
   void consumed(long bytes) {
     giveBack(Math.min(bytes, deframer.received() - returned));
+    if (!released) {
+      long freed = Math.min(bytes, charged);
+      budget.give(freed);
+      charged -= freed;
+    }
   }
 
   /**

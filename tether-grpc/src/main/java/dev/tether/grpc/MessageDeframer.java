@@ -84,6 +84,7 @@ public final class MessageDeframer {
   public void keepRest() {
     ByteBuf rest = latest;
     if (rest == null) {
+      trimKept();
       return;
     }
     latest = null;
@@ -94,21 +95,51 @@ public final class MessageDeframer {
     rest.release();
   }
 
+  /**
+   * Gives back the room of the buffer kept once at most a quarter of it is unread: a large message
+   * read leaves its room behind while the next one has only begun, and the budget counts bytes, not
+   * room (a client ending each 4 MiB message in the frame that begins the next made each stream
+   * hold 4 MiB for one byte counted). The bytes moved are fewer than those read since the room was
+   * taken.
+   */
+  private void trimKept() {
+    if (kept == null || kept.capacity() <= FIRST_KEPT) {
+      return;
+    }
+    int unread = kept.readableBytes();
+    if (unread <= kept.capacity() / 4) {
+      ByteBuf smaller = alloc.buffer(Math.max(FIRST_KEPT, 2 * unread));
+      smaller.writeBytes(kept);
+      kept.release();
+      kept = smaller;
+    }
+  }
+
   private void append(ByteBuf data, int n) {
     if (kept.writableBytes() < n) {
+      // Moves the unread bytes to the front when at least half the room was read, which pays for
+      // itself. Moving a full buffer to win the few bytes of one small message, message after
+      // message, would copy the stream's whole window for each (a client streaming small messages
+      // faster than its service took them made the loop copy 170,000 bytes per byte received).
+      kept.discardSomeReadBytes();
+    }
+    if (kept.writableBytes() < n) {
+      int needed = kept.readableBytes() + n;
+      int room = grown(needed);
+      // The unread bytes move once per growth (which copies them anyway), or once per message
+      // when the message at the front will fill the room: neither adds up to more than their size.
       kept.discardReadBytes();
-      int needed = kept.writerIndex() + n;
-      if (needed > kept.capacity()) {
-        kept.capacity(grown(needed));
+      if (room != kept.capacity()) {
+        kept.capacity(room);
       }
     }
     kept.writeBytes(data, data.readerIndex(), n);
   }
 
   /**
-   * Room for {@code needed} bytes: twice the room so far, but no more than the message at the front
-   * needs when it is larger than {@code needed}, so a message one byte short of its end takes no
-   * more room than itself.
+   * Room for {@code needed} unread bytes: twice the room so far, but no more than the message at
+   * the front needs when it is larger than {@code needed}, so a message one byte short of its end
+   * takes no more room than itself.
    */
   private int grown(int needed) {
     long doubled = Math.max(needed, 2L * kept.capacity());

@@ -98,7 +98,9 @@ class GrpcInboundBudgetTest {
       long reset = cancelled(calls);
 
       assertThat(services.protocol().inboundBytesPeakPerConnection()).isLessThanOrEqualTo(BUDGET);
-      assertThat(STREAMS - reset).isBetween(1L, BUDGET / (MESSAGE + 4));
+      // None may be left: when the client's writes advance every stream evenly, each holds a
+      // twelfth of the budget as it fills, and each stream's next DATA would pass it.
+      assertThat(STREAMS - reset).isBetween(0L, BUDGET / (MESSAGE + 4));
       for (int told = 0; told < reset; ) {
         String frame = hostile.next();
         assertThat(frame).as("trailers of the %d streams reset", reset).isNotNull();

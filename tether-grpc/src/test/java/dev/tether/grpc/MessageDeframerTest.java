@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.grpc.Status;
 import io.grpc.StatusException;
+import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
+import io.netty.buffer.UnpooledHeapByteBuf;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -143,6 +145,142 @@ class MessageDeframerTest {
     add(deframer, bytes, bytes.length - 1, bytes.length);
     assertThat(deframer.next().bytes()).hasSize(size);
     assertThat(counted.metric().usedHeapMemory()).isZero();
+    deframer.release();
+  }
+
+  @Test
+  void aMessageBehindASmallOneOneByteShortOfItsEndTakesNoMoreRoomThanItself() throws Exception {
+    int size = 1024 * 1024;
+    byte[] small = framed(0, new byte[] {1});
+    byte[] large = framed(0, new byte[size]);
+    byte[] bytes = new byte[small.length + large.length];
+    System.arraycopy(small, 0, bytes, 0, small.length);
+    System.arraycopy(large, 0, bytes, small.length, large.length);
+    UnpooledByteBufAllocator counted = new UnpooledByteBufAllocator(false);
+    MessageDeframer deframer = new MessageDeframer(counted, size, false);
+    // The small message ends inside the buffer kept, so the large one starts past its front.
+    add(deframer, bytes, 0, 3);
+    deframer.keepRest();
+    add(deframer, bytes, 3, 100);
+    assertThat(deframer.next().bytes()).containsExactly(1);
+    for (int at = 100; at < bytes.length - 1; at += 16 * 1024) {
+      add(deframer, bytes, at, Math.min(at + 16 * 1024, bytes.length - 1));
+      assertThat(deframer.next()).isNull();
+      deframer.keepRest();
+    }
+
+    assertThat(counted.metric().usedHeapMemory()).isEqualTo(size + 5);
+    add(deframer, bytes, bytes.length - 1, bytes.length);
+    assertThat(deframer.next().bytes()).hasSize(size);
+    deframer.release();
+  }
+
+  @Test
+  void theRoomALargeMessageTookIsGivenBackWhenItIsReadThoughTheNextMessageHasBegun()
+      throws Exception {
+    // A client finishes each large message in the frame that begins its next one: what is kept
+    // is a byte or two, and must not cost the large message's room, which the budget does not see.
+    int size = 1024 * 1024;
+    byte[] large = framed(0, new byte[size]);
+    byte[] bytes = new byte[large.length + 2];
+    System.arraycopy(large, 0, bytes, 0, large.length);
+    UnpooledByteBufAllocator counted = new UnpooledByteBufAllocator(false);
+    MessageDeframer deframer = new MessageDeframer(counted, size, false);
+    for (int at = 0; at < large.length - 1; at += 16 * 1024) {
+      add(deframer, bytes, at, Math.min(at + 16 * 1024, large.length - 1));
+      deframer.keepRest();
+    }
+    add(deframer, bytes, large.length - 1, bytes.length);
+
+    assertThat(deframer.next().bytes()).hasSize(size);
+    assertThat(deframer.next()).isNull();
+    deframer.keepRest();
+    assertThat(counted.metric().usedHeapMemory()).isLessThanOrEqualTo(256);
+    deframer.release();
+  }
+
+  /** Heap buffers that count the bytes copied into them (writes, compaction, growth). */
+  private static final class CopyCounting extends AbstractByteBufAllocator {
+    long copied;
+
+    CopyCounting() {
+      super(false);
+    }
+
+    @Override
+    public boolean isDirectBufferPooled() {
+      return false;
+    }
+
+    @Override
+    protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
+      return newHeapBuffer(initialCapacity, maxCapacity);
+    }
+
+    @Override
+    protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
+      return new UnpooledHeapByteBuf(this, initialCapacity, maxCapacity) {
+        @Override
+        public ByteBuf setBytes(int index, ByteBuf src, int srcIndex, int length) {
+          copied += length;
+          return super.setBytes(index, src, srcIndex, length);
+        }
+
+        @Override
+        public ByteBuf capacity(int newCapacity) {
+          copied += Math.min(capacity(), newCapacity);
+          return super.capacity(newCapacity);
+        }
+      };
+    }
+  }
+
+  @Test
+  void aServiceReadingSmallMessagesOneByOneFromAFullWindowCopiesEachByteAFewTimesOnly()
+      throws Exception {
+    // A client streams 6-byte messages faster than its service asks for them: the stream's whole
+    // window (1 MiB) waits, and each message taken earns the client room for one more.
+    byte[] one = framed(0, new byte[] {7});
+    int window = GrpcConnection.WINDOW;
+    byte[] full = new byte[window - window % one.length];
+    for (int at = 0; at < full.length; at += one.length) {
+      System.arraycopy(one, 0, full, at, one.length);
+    }
+    CopyCounting counted = new CopyCounting();
+    MessageDeframer deframer = new MessageDeframer(counted, 1024, false);
+    for (int at = 0; at < full.length; at += 16 * 1024) {
+      add(deframer, full, at, Math.min(at + 16 * 1024, full.length));
+      deframer.keepRest();
+    }
+    long before = counted.copied;
+    // Two windows' worth, so a one-time growth of the buffer does not count for much.
+    int rounds = 2 * full.length / one.length;
+    for (int i = 0; i < rounds; i++) {
+      assertThat(deframer.next().bytes()[0]).isEqualTo((byte) 7);
+      add(deframer, one, 0, one.length);
+      deframer.keepRest();
+    }
+
+    long perByte = (counted.copied - before) / ((long) rounds * one.length);
+    assertThat(perByte).as("bytes copied per byte received").isLessThanOrEqualTo(3);
+    deframer.release();
+  }
+
+  @Test
+  void aMaximumSizeMessageSentOneByteAFrameIsCopiedAFewTimesOnly() throws Exception {
+    int size = GrpcServices.DEFAULT_MAX_INBOUND_MESSAGE_SIZE;
+    byte[] bytes = framed(0, new byte[size]);
+    CopyCounting counted = new CopyCounting();
+    MessageDeframer deframer = new MessageDeframer(counted, size, false);
+    for (int at = 0; at < bytes.length - 1; at++) {
+      add(deframer, bytes, at, at + 1);
+      assertThat(deframer.next()).isNull();
+      deframer.keepRest();
+    }
+    add(deframer, bytes, bytes.length - 1, bytes.length);
+
+    assertThat(deframer.next().bytes()).hasSize(size);
+    assertThat(counted.copied / bytes.length).as("bytes copied per byte received").isLessThan(4);
     deframer.release();
   }
 }

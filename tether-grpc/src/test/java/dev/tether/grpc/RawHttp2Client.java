@@ -101,6 +101,11 @@ final class RawHttp2Client implements AutoCloseable {
    * through; the future is true once all of it went out, false if the stream ended first.
    */
   CompletableFuture<Boolean> send(int streamId, ByteBuf data) {
+    return send(streamId, data, false);
+  }
+
+  /** As {@link #send(int, ByteBuf)}, ending this side of the stream with it when {@code end}. */
+  CompletableFuture<Boolean> send(int streamId, ByteBuf data, boolean end) {
     CompletableFuture<Boolean> sent = new CompletableFuture<>();
     channel
         .eventLoop()
@@ -109,11 +114,24 @@ final class RawHttp2Client implements AutoCloseable {
               ChannelHandlerContext ctx = channel.pipeline().context(handler);
               handler
                   .encoder()
-                  .writeData(ctx, streamId, data, 0, false, ctx.newPromise())
+                  .writeData(ctx, streamId, data, 0, end, ctx.newPromise())
                   .addListener(written -> sent.complete(written.isSuccess()));
               handler.flush(ctx);
             });
     return sent;
+  }
+
+  /** Resets stream {@code streamId} (CANCEL), as a client giving up on its call does. */
+  void reset(int streamId) throws Exception {
+    channel
+        .eventLoop()
+        .submit(
+            () -> {
+              ChannelHandlerContext ctx = channel.pipeline().context(handler);
+              handler.resetStream(ctx, streamId, Http2Error.CANCEL.code(), ctx.newPromise());
+              handler.flush(ctx);
+            })
+        .get(10, TimeUnit.SECONDS);
   }
 
   /**
