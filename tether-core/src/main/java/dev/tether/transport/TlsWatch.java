@@ -51,9 +51,13 @@ public final class TlsWatch {
   }
 
   public void start() {
+    // Read on the caller's thread, before start returns: read later on the owner, a change made
+    // right after start (a deploy rotating the files) could be taken for the starting state and
+    // never reloaded.
+    List<Stamp> starting = stamps();
     owner.execute(
         () -> {
-          seen = stamps();
+          seen = starting;
           scheduleNext();
         });
   }
