@@ -61,11 +61,11 @@ abstract class CallAttempt extends ReplyFuture implements ChannelFutureListener 
   }
 
   /**
-   * Changed only through {@link #transition}, by compare-and-set on {@code STATE}: the connection's
-   * loop, the deadline timer and a caller's cancel may each end the call, and exactly one wins. The
-   * {@link State}'s ordinal, so that it shares a word with the booleans instead of taking a
-   * reference of its own (the call is 56 bytes, not 64); 0 is UNSENT, so the constructor writes
-   * nothing.
+   * Changed only through {@link #transition}, by compare-and-set on {@code STATE} (hence volatile,
+   * not owned by one thread): the connection's loop, the deadline timer and a caller's cancel may
+   * each end the call, and exactly one wins. The {@link State}'s ordinal, so that it shares a word
+   * with the booleans instead of taking a reference of its own (the call is 56 bytes, not 64); 0 is
+   * UNSENT, so the constructor writes nothing.
    */
   @SuppressWarnings("unused")
   private volatile byte state;

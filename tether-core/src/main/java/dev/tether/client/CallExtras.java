@@ -46,7 +46,7 @@ final class CallExtras {
   /**
    * Where the call's time went; null until it waits (connecting, in a backlog, between rounds), so
    * a call answered on its cached connection never makes one. Made by the thread holding the call;
-   * read at the deadline on the control executor.
+   * read at the deadline on the control executor, hence volatile (no hop on the hot path).
    */
   private volatile CallTimeline timeline;
 
@@ -55,7 +55,8 @@ final class CallExtras {
 
   /**
    * Non-null only while the current attempt's timeout is armed; taken with getAndSet to cancel it
-   * once.
+   * once: volatile for that atomic update, since the attempt's end and its timer race on different
+   * threads.
    */
   @SuppressWarnings("unused")
   private volatile Scheduler.Cancellable attempt;
@@ -65,7 +66,8 @@ final class CallExtras {
 
   /**
    * Non-null while the current attempt was routed to a node by a load-balancing strategy; taken
-   * with getAndSet by whichever thread ends the attempt, so the node hears of its end once.
+   * with getAndSet by whichever thread ends the attempt, so the node hears of its end once
+   * (volatile for that atomic update: the loop, the deadline and a cancel may each end it).
    */
   @SuppressWarnings("unused")
   private volatile NodeRouter router;
