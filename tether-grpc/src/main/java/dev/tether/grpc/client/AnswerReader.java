@@ -167,7 +167,11 @@ final class AnswerReader extends Http2EventAdapter {
   private void answered(int id, Exchange e) {
     calls.end(id);
     Http2Headers trailers = e.trailers;
-    Status invalid = StatusOfHttp.invalid(e.headers);
+    // Response headers that came on their own were checked as they came (onHeadersRead), and a
+    // call whose headers failed the check carries the trailers that say so: only Trailers-Only
+    // headers, or none, are checked here, not every unary answer's twice.
+    Status invalid =
+        e.headers == null || e.headers == e.trailers ? StatusOfHttp.invalid(e.headers) : null;
     if (invalid != null) {
       trailers = StatusOfHttp.trailersOf(invalid);
     } else if (trailers == null || trailers.get(GrpcHeaders.STATUS) == null) {
