@@ -129,10 +129,13 @@ public final class ConnectionPool {
     List<RequestChannel> out = new ArrayList<>();
     for (ConnectionSupervisor s : supervisors.values()) {
       RequestChannel c = s.current();
-      if (c != null) {
+      // Read after the current one: a supervisor retires its connection before it moves on.
+      List<RequestChannel> retired = s.retired();
+      if (c != null && !retired.contains(c)) {
         out.add(c);
       }
       out.addAll(s.extras());
+      out.addAll(retired);
     }
     return out;
   }

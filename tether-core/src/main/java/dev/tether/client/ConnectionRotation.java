@@ -2,13 +2,17 @@ package dev.tether.client;
 
 import dev.tether.internal.EventBus;
 import dev.tether.observe.TetherEvent;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.BiConsumer;
 
 /**
  * The replacement of a key's connection that reached its maximum age (the server's GOAWAY(MAX_AGE)
  * or this side's {@code tether.connection.maxAge}): opened at once beside the aged connection,
  * which keeps taking calls until the replacement is ready. An age is not a failure, so no backoff
- * streak grows. Belongs to its supervisor, on the runtime's control executor.
+ * streak grows. The connections it retires stay known here until they close, so that a closing
+ * runtime ends the calls they still carry. Belongs to its supervisor, on the runtime's control
+ * executor.
  */
 final class ConnectionRotation {
   private final SupervisorHost host;
@@ -19,6 +23,12 @@ final class ConnectionRotation {
 
   /** Non-null only while a replacement connects. */
   private RequestChannel replacement;
+
+  /** The connections retired (draining their calls) that have not closed yet. */
+  private final List<RequestChannel> retired = new ArrayList<>();
+
+  /** A copy of {@code retired} for readers on other threads (status, shutdown). */
+  private volatile List<RequestChannel> published = List.of();
 
   ConnectionRotation(SupervisorHost host, ConnectionKey key) {
     this.host = host;
@@ -88,6 +98,30 @@ final class ConnectionRotation {
         "new calls go to " + next + "; " + old + " drains");
     old.markRotated();
     old.drain();
+  }
+
+  /**
+   * {@code old} stays among {@link #retired()} until it closes. Called before the key's connection
+   * moves on from it, so a reader on another thread that finds the key's new connection finds this
+   * one too.
+   */
+  void retire(RequestChannel old) {
+    retired.add(old);
+    published = List.copyOf(retired);
+  }
+
+  /** A connection of the key closed: true when it was a retired one, which is forgotten now. */
+  boolean onClosed(RequestChannel c) {
+    if (!retired.remove(c)) {
+      return false;
+    }
+    published = List.copyOf(retired);
+    return true;
+  }
+
+  /** The retired connections still open (their calls not all answered); any thread. */
+  List<RequestChannel> retired() {
+    return published;
   }
 
   /** The runtime closes: the replacement goes with it. */

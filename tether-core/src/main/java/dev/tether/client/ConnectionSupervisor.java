@@ -50,13 +50,8 @@ public final class ConnectionSupervisor {
   /**
    * What other threads may know of the supervisor: written only by {@link #transitionTo} on the
    * control executor and read anywhere (status, idle close, healthy-first ordering) without a hop.
-   *
-   * @param nextAttemptNanos when the next attempt is due on the runtime's ticker; meaningful in
-   *     TRANSIENT_FAILURE
-   * @param lastFailure why the last attempt failed or the connection broke; null once READY
    */
-  record Snapshot(
-      State state, boolean ownedByGroup, long nextAttemptNanos, TetherException lastFailure) {}
+  record Snapshot(State state, boolean ownedByGroup) {}
 
   private final SupervisorHost host;
   private final ConnectionKey key;
@@ -70,7 +65,7 @@ public final class ConnectionSupervisor {
    */
   private volatile RequestChannel current;
 
-  private volatile Snapshot published = new Snapshot(State.IDLE, false, 0, null);
+  private volatile Snapshot published = new Snapshot(State.IDLE, false);
   // The fields below are the control executor's alone.
   private State state = State.IDLE;
   private Candidate candidate;
@@ -115,6 +110,11 @@ public final class ConnectionSupervisor {
   /** The extra connections open under load now; for status and shutdown. Any thread. */
   List<Lane> extras() {
     return extras.all();
+  }
+
+  /** The connections this key replaced that still drain their calls; for status and shutdown. */
+  List<RequestChannel> retired() {
+    return rotation.retired();
   }
 
   /**
@@ -279,7 +279,7 @@ public final class ConnectionSupervisor {
                 extras.onClosed(c, current);
                 return;
               }
-              if (c != current || state == State.SHUTDOWN) {
+              if (rotation.onClosed(c) || c != current || state == State.SHUTDOWN) {
                 return;
               }
               if (state == State.READY && rotation.isUnderWay()) {
@@ -334,6 +334,7 @@ public final class ConnectionSupervisor {
     }
     RequestChannel old = rotation.finish(next);
     if (old != null && old == current && state == State.READY && failure == null) {
+      rotation.retire(old);
       transitionTo(State.READY, next, null);
       extras.onPrimaryChanged(next);
       rotation.rotated(candidate, old, next);
@@ -425,8 +426,7 @@ public final class ConnectionSupervisor {
    * Only transitionTo and the group's ownership changes publish; both run on the control executor.
    */
   private void publish() {
-    published =
-        new Snapshot(state, isOwnedByGroup(), backoff.nextAttemptNanos(), backoff.lastFailure());
+    published = new Snapshot(state, isOwnedByGroup());
   }
 
   /** The runtime closes: no more attempts; the connection is drained by the caller. */

@@ -253,6 +253,28 @@ class ConnectionSupervisorTest {
   }
 
   @Test
+  void aConnectionReplacedForItsAgeStaysAmongThePoolsConnectionsUntilItCloses() {
+    ConnectionPool pool = new ConnectionPool(host, BACKOFF, clock);
+    ConnectionSupervisor key = pool.supervisor(candidate, "");
+    key.obtain(candidate);
+    ScriptedChannel aged = dials.get(0).connects(null);
+
+    key.onAged(aged, "the server moved it on");
+    ScriptedChannel replacement = dials.get(1).connects(null);
+
+    // New calls go to the replacement; the aged connection drains the calls it still carries, and
+    // a closing runtime must still find it to end them.
+    assertThat(key.usable()).isSameAs(replacement);
+    assertThat(aged.wasDrained()).isTrue();
+    assertThat(pool.all()).containsExactlyInAnyOrder(replacement, aged);
+
+    key.onConnectionClosed(aged, false, null);
+
+    assertThat(pool.all()).containsExactly(replacement);
+    assertThat(key.state()).isEqualTo(ConnectionSupervisor.State.READY);
+  }
+
+  @Test
   void eachDialIsOneEventAndAFailedOneSaysWhenTheNextIsDue() {
     supervisor.obtain(candidate);
     dials.get(0).failsToConnect(new ConnectFailedException("refused"));
