@@ -436,6 +436,7 @@ public final class ConnectionSupervisor {
             () -> {
               backoff.cancelNext();
               rotation.cancel();
+              extras.shutdown();
               demand.onShutdown(new TetherException("the Tether runtime is closed"));
               transitionTo(State.SHUTDOWN, current, null);
             });

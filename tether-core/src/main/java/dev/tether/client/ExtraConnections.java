@@ -28,6 +28,9 @@ final class ExtraConnections {
   /** Saturated connections waiting for the extra being opened. */
   private final Set<Lane> waiting = new LinkedHashSet<>();
 
+  /** True once the runtime closes: no extra joins the lanes after that. */
+  private boolean shut;
+
   ExtraConnections(SupervisorHost host, ConnectionKey key, int maxExtra) {
     this.host = host;
     this.key = key;
@@ -72,6 +75,12 @@ final class ExtraConnections {
     if (failure != null) {
       return; // the saturated connections keep their backlogs; their answers free slots
     }
+    if (shut) {
+      // Ready as the runtime closed, after its drain took stock: calls handed to it would wait on
+      // a connection nobody closes. It carries nothing yet, so it closes now.
+      extra.close();
+      return;
+    }
     extras.add(extra);
     publish(primary);
     for (Lane lane : saturated) {
@@ -92,6 +101,14 @@ final class ExtraConnections {
   void onPrimaryChanged(RequestChannel primary) {
     if (!extras.isEmpty()) {
       publish(primary);
+    }
+  }
+
+  /** The runtime closes: the extra being opened is called off. On the control executor. */
+  void shutdown() {
+    shut = true;
+    if (opening != null) {
+      opening.close();
     }
   }
 

@@ -275,6 +275,25 @@ class ConnectionSupervisorTest {
   }
 
   @Test
+  void anExtraConnectionReadyJustAsTheRuntimeClosesIsClosedAndTakesNoCalls() {
+    ConnectionSupervisor key =
+        new ConnectionSupervisor(
+            host.allowingExtraConnections(1), candidate.key(""), candidate, BACKOFF);
+    key.obtain(candidate);
+    ScriptedChannel own = dials.get(0).connects(null);
+    key.onSaturated(own);
+    ScriptedChannel extra = dials.get(1);
+
+    key.shutdown();
+    // Its handshake had already finished: the close the shutdown sent it races the answer.
+    extra.connects(null);
+
+    assertThat(extra.closeFuture().isDone()).isTrue();
+    assertThat(key.extras()).as("the pool's close would never reach it").isEmpty();
+    assertThat(own.handedTo()).as("no call waits on it").isNull();
+  }
+
+  @Test
   void eachDialIsOneEventAndAFailedOneSaysWhenTheNextIsDue() {
     supervisor.obtain(candidate);
     dials.get(0).failsToConnect(new ConnectFailedException("refused"));

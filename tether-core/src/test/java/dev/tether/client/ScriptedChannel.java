@@ -17,13 +17,18 @@ import java.util.concurrent.CompletableFuture;
  * supervisors, node groups): the test says when it is ready, fails or closes, and which cluster
  * view its server announced. Public so the cluster package's tests can script one too.
  */
-public final class ScriptedChannel implements RequestChannel {
+public final class ScriptedChannel implements Lane {
   private final ConnectionKey key;
   private final Promise<Void> closed = ImmediateEventExecutor.INSTANCE.newPromise();
   private final CompletableFuture<RequestChannel> ready = new CompletableFuture<>();
   private volatile ConnectionState state = ConnectionState.CONNECTING;
   private volatile Topology topology;
   private volatile boolean drained;
+  private volatile boolean extra;
+
+  /** The lane this channel's waiting calls were handed to; null until they are. */
+  private volatile Lane handedTo;
+
   private final long id = NEXT_ID.incrementAndGet();
   private static final java.util.concurrent.atomic.AtomicLong NEXT_ID =
       new java.util.concurrent.atomic.AtomicLong(-1_000_000);
@@ -61,6 +66,40 @@ public final class ScriptedChannel implements RequestChannel {
   public boolean wasDrained() {
     return drained;
   }
+
+  /** The connection this channel's waiting calls were handed to; null until they are. */
+  public RequestChannel handedTo() {
+    return handedTo;
+  }
+
+  @Override
+  public void enqueue(CallAttempt call) {
+    send(call);
+  }
+
+  @Override
+  public void handOverBacklog(Lane other) {
+    handedTo = other;
+  }
+
+  /** Never: a scripted channel said to be saturated has its key open an extra connection. */
+  @Override
+  public boolean hasRoom() {
+    return false;
+  }
+
+  @Override
+  public void markExtra() {
+    extra = true;
+  }
+
+  @Override
+  public boolean isExtra() {
+    return extra;
+  }
+
+  @Override
+  public void spreadOver(Lane[] all) {}
 
   @Override
   public Topology topology() {

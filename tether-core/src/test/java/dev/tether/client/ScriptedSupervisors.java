@@ -23,6 +23,9 @@ public final class ScriptedSupervisors implements SupervisorHost {
   private final Random random = new Random(7);
   private final dev.tether.internal.EventBus events;
 
+  /** How many extra connections a key opens under load; none unless a test allows them. */
+  private int maxExtra;
+
   /** Supervisors whose events reach {@code listeners} (none: nowhere), on {@code clock}'s time. */
   public ScriptedSupervisors(
       SerialExecutor control, ManualClock clock, dev.tether.observe.TetherListener... listeners) {
@@ -30,6 +33,12 @@ public final class ScriptedSupervisors implements SupervisorHost {
     this.clock = clock;
     this.events =
         new dev.tether.internal.EventBus(List.of(listeners), clock, "scripted-supervisor-events");
+  }
+
+  /** Keys whose supervisor is made from now on open up to {@code n} extra connections. */
+  public ScriptedSupervisors allowingExtraConnections(int n) {
+    maxExtra = n;
+    return this;
   }
 
   /** The supervisor of the connection to {@code candidate}, with the runtime's default backoff. */
@@ -114,6 +123,6 @@ public final class ScriptedSupervisors implements SupervisorHost {
 
   @Override
   public int maxExtraConnections() {
-    return 0;
+    return maxExtra;
   }
 }
