@@ -251,6 +251,21 @@ final class ProtocolConnection extends StreamConnection
     return true;
   }
 
+  /**
+   * The call ended by its deadline or its caller (on the loop): it leaves the link or, while it
+   * still waited for room, the backlog, so a drain does not wait out its grace for it.
+   */
+  @Override
+  public void abandon(CallAttempt call) {
+    onLoop(
+        () -> {
+          if (!forget(call) && backlog.remove(call)) {
+            roomy = backlog.isEmpty() && link.hasRoom();
+            closeIfDrained();
+          }
+        });
+  }
+
   /** No call for the idle time: close gracefully; false when calls came meanwhile. */
   boolean closeIdle(String reason) {
     if (!calls.isEmpty() || !backlog.isEmpty()) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tether.ConnectionLostException;
 import dev.tether.EndpointSelection;
 import dev.tether.Idempotency;
+import dev.tether.InvocationTimeoutException;
 import dev.tether.Proxy;
 import dev.tether.Tether;
 import dev.tether.spi.ClientWireProtocol;
@@ -16,10 +17,13 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -38,7 +42,9 @@ class ProtocolConnectionTest {
     ANSWER,
     REFUSE,
     LOSE_BEFORE_WRITTEN,
-    LOSE_AFTER_WRITTEN
+    LOSE_AFTER_WRITTEN,
+    /** The link never has room: every call waits unwritten. */
+    NO_ROOM
   }
 
   private final List<ServerSocket> listeners = new CopyOnWriteArrayList<>();
@@ -128,6 +134,27 @@ class ProtocolConnectionTest {
     assertThat(callsSeen.get(a)).hasValue(2);
   }
 
+  @Test
+  void aCallWhoseDeadlinePassesWhileItWaitsForRoomLeavesNothingForTheCloseToWaitFor()
+      throws Exception {
+    int a = server(Script.NO_ROOM);
+    // A grace far longer than the close may take: only a call the connection still holds would
+    // make the close wait for it.
+    Tether runtime = Tether.builder().property("tether.close.grace", "60s").build();
+    Proxy p =
+        runtime
+            .proxy("svc:tcp -h 127.0.0.1 -p " + a)
+            .withWireProtocol(new ScriptedProtocol())
+            .withInvocationTimeout(Duration.ofMillis(300));
+
+    assertThatThrownBy(() -> p.invoke("op", new byte[0]))
+        .isInstanceOf(InvocationTimeoutException.class)
+        .hasMessageContaining("WAITING_FOR_SLOT");
+
+    CompletableFuture.runAsync(runtime::close).get(10, TimeUnit.SECONDS);
+    assertThat(callsSeen.get(a)).hasValue(0);
+  }
+
   /** Answers, refuses or loses each call as its server's port is scripted to. */
   private final class ScriptedProtocol implements ClientWireProtocol {
     @Override
@@ -179,7 +206,13 @@ class ProtocolConnectionTest {
           call.onWritten();
           call.onLost(new IOException("scripted loss after the write"));
         }
+        case NO_ROOM -> throw new AssertionError("a call was sent to a link without room");
       }
+    }
+
+    @Override
+    public boolean hasRoom() {
+      return scripts.get(port) != Script.NO_ROOM;
     }
 
     @Override

@@ -115,24 +115,24 @@ class TetherChannelKeepaliveTest {
   void aServerThatAnswersTooManyPingsIsPingedHalfAsOftenUntilItKeepsTheConnection()
       throws Exception {
     CountingService a = new CountingService("a");
-    Server server = serve(a, Duration.ofMillis(1000));
+    Server server = serve(a, Duration.ofMillis(250));
     channel =
         TetherGrpc.channel(
             tether.proxy("counting:tcp -h 127.0.0.1 -p " + server.getPort()),
-            Duration.ofMillis(300),
+            Duration.ofMillis(100),
             Duration.ofSeconds(5));
 
-    // Each call waits 3 s on a server that permits a PING a second: pings every 300 ms, then
-    // 600 ms, are too many (the server says so, closes, and the time doubles); from 1.2 s on
-    // they are welcome. So at most two connections are lost, then the calls keep theirs.
+    // Each call waits 1.2 s on a server that permits a PING every 250 ms and closes the
+    // connection at the third one too early: pings every 100 ms (closed at about 400 ms), then
+    // 200 ms (about 1 s), are too many (the server says so, closes, and the time doubles); from
+    // 400 ms on they are welcome. So at most two connections are lost, then the calls keep theirs.
     List<Status.Code> ends = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
-      CallOptions threeSeconds = CallOptions.DEFAULT.withDeadlineAfter(3, TimeUnit.SECONDS);
+      CallOptions aWhile = CallOptions.DEFAULT.withDeadlineAfter(1200, TimeUnit.MILLISECONDS);
       Throwable t =
           org.assertj.core.api.Assertions.catchThrowable(
               () ->
-                  ClientCalls.blockingUnaryCall(
-                      channel, CountingService.HANG, threeSeconds, text("x")));
+                  ClientCalls.blockingUnaryCall(channel, CountingService.HANG, aWhile, text("x")));
       ends.add(((StatusRuntimeException) t).getStatus().getCode());
     }
 
