@@ -284,7 +284,15 @@ class CallRoundsAttackTest {
   void aCallWaitingOutItsRetryIntervalWhenTheRuntimeClosesStillEndsByItsInvocationTimeout()
       throws Exception {
     int port = ConnectionEstablishmentTest.deadPort();
-    Tether t = tether(Tether.builder().property("tether.retry.intervals", "0 1000"));
+    // Time moves only when the test moves it: on the wall clock a loaded machine could let the
+    // deadline or the next round come before the second round's failure was seen.
+    ManualClock clock = new ManualClock(1_000_000_000L);
+    Tether t =
+        tether(
+            Tether.builder()
+                .ticker(clock)
+                .scheduler(clock)
+                .property("tether.retry.intervals", "0 1000"));
     CompletableFuture<byte[]> call =
         t.proxy("svc:" + endpoint(port))
             .withInvocationTimeout(Duration.ofMillis(1500))
@@ -292,8 +300,10 @@ class CallRoundsAttackTest {
     await()
         .atMost(Duration.ofSeconds(10))
         .until(() -> count(TetherEvent.Kind.CONNECT_FAILED, port) == 2);
+    assertThat(call).as("waiting out its retry interval").isNotDone();
 
     t.close();
+    clock.forward(Duration.ofMillis(1500));
 
     assertThatThrownBy(() -> call.get(5, TimeUnit.SECONDS))
         .as("the call ended within its invocation timeout")
