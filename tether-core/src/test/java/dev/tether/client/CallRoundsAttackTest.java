@@ -19,6 +19,7 @@ import dev.tether.protocol.Response;
 import dev.tether.protocol.Status;
 import dev.tether.testing.ManualClock;
 import dev.tether.testing.SilentServer;
+import dev.tether.testing.StablePorts;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
@@ -401,7 +402,8 @@ class CallRoundsAttackTest {
 
   @Test
   void aNonIdempotentCallRunsOnceWhenItsServerComesBackBetweenRounds() throws Exception {
-    int port = ConnectionEstablishmentTest.deadPort();
+    // Below the ephemeral range: no outgoing connection takes it before the server comes back.
+    int port = StablePorts.unusedPort();
     ManualClock clock = new ManualClock(1_000_000_000L);
     Tether t =
         tether(
@@ -426,7 +428,8 @@ class CallRoundsAttackTest {
 
   @Test
   void aNonIdempotentCallLostAfterSendIsNotRedialledByALaterRound() throws Exception {
-    TetherServer victim = countingServer("tcp -h 127.0.0.1 -p 0");
+    // Below the ephemeral range: no outgoing connection takes the port while the server is down.
+    TetherServer victim = countingServer(endpoint(StablePorts.unusedPort()));
     int port = victim.endpoints().get(0).port();
     Proxy p =
         tether(Tether.builder().property("tether.retry.intervals", "0 0 0"))
