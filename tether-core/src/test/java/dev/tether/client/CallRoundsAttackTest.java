@@ -19,6 +19,7 @@ import dev.tether.protocol.Response;
 import dev.tether.protocol.Status;
 import dev.tether.testing.ManualClock;
 import dev.tether.testing.SilentServer;
+import dev.tether.testing.StablePorts;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
@@ -284,7 +285,15 @@ class CallRoundsAttackTest {
   void aCallWaitingOutItsRetryIntervalWhenTheRuntimeClosesStillEndsByItsInvocationTimeout()
       throws Exception {
     int port = ConnectionEstablishmentTest.deadPort();
-    Tether t = tether(Tether.builder().property("tether.retry.intervals", "0 1000"));
+    // Time moves only when the test moves it: on the wall clock a loaded machine could let the
+    // deadline or the next round come before the second round's failure was seen.
+    ManualClock clock = new ManualClock(1_000_000_000L);
+    Tether t =
+        tether(
+            Tether.builder()
+                .ticker(clock)
+                .scheduler(clock)
+                .property("tether.retry.intervals", "0 1000"));
     CompletableFuture<byte[]> call =
         t.proxy("svc:" + endpoint(port))
             .withInvocationTimeout(Duration.ofMillis(1500))
@@ -292,8 +301,10 @@ class CallRoundsAttackTest {
     await()
         .atMost(Duration.ofSeconds(10))
         .until(() -> count(TetherEvent.Kind.CONNECT_FAILED, port) == 2);
+    assertThat(call).as("waiting out its retry interval").isNotDone();
 
     t.close();
+    clock.forward(Duration.ofMillis(1500));
 
     assertThatThrownBy(() -> call.get(5, TimeUnit.SECONDS))
         .as("the call ended within its invocation timeout")
@@ -391,7 +402,8 @@ class CallRoundsAttackTest {
 
   @Test
   void aNonIdempotentCallRunsOnceWhenItsServerComesBackBetweenRounds() throws Exception {
-    int port = ConnectionEstablishmentTest.deadPort();
+    // Below the ephemeral range: no outgoing connection takes it before the server comes back.
+    int port = StablePorts.unusedPort();
     ManualClock clock = new ManualClock(1_000_000_000L);
     Tether t =
         tether(
@@ -416,7 +428,8 @@ class CallRoundsAttackTest {
 
   @Test
   void aNonIdempotentCallLostAfterSendIsNotRedialledByALaterRound() throws Exception {
-    TetherServer victim = countingServer("tcp -h 127.0.0.1 -p 0");
+    // Below the ephemeral range: no outgoing connection takes the port while the server is down.
+    TetherServer victim = countingServer(endpoint(StablePorts.unusedPort()));
     int port = victim.endpoints().get(0).port();
     Proxy p =
         tether(Tether.builder().property("tether.retry.intervals", "0 0 0"))

@@ -54,6 +54,10 @@ class GrpcReaderIdleTest {
     return CallOptions.DEFAULT.withDeadlineAfter(20, TimeUnit.SECONDS);
   }
 
+  private long accepted() {
+    return events.stream().filter(e -> e.kind() == TetherEvent.Kind.ACCEPTED).count();
+  }
+
   private long idleGoAways() {
     return events.stream()
         .filter(e -> e.kind() == TetherEvent.Kind.GOAWAY_SENT && e.detail().contains("idle"))
@@ -99,7 +103,10 @@ class GrpcReaderIdleTest {
         .during(Duration.ofMillis(1500))
         .atMost(Duration.ofSeconds(5))
         .until(() -> server.status().protocol("grpc").connections() == 1 && !closed.isDone());
-    assertThat(idleGoAways()).isZero();
+    // A connection that went idle before the call reached it (its client slow to send the call's
+    // headers on a loaded machine) got its GOAWAY, and the channel sent the call on a new one;
+    // the one carrying the call, still open, got none.
+    assertThat(idleGoAways()).isEqualTo(accepted() - 1);
 
     sleeping.cancel("enough", null);
     assertThat(closed.get(10, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.CANCELLED);
@@ -115,7 +122,9 @@ class GrpcReaderIdleTest {
                 .configure(
                     TetherServer.builder()
                         .endpoints("tcp -h 127.0.0.1 -p 0")
-                        .property("tether.server.readerIdle", "300ms"))
+                        // Ten pings' room: a poll held up on a loaded machine must not let the
+                        // connection go idle (300 ms, three pings, once did).
+                        .property("tether.server.readerIdle", "1s"))
                 .build()
                 .start();
         RawHttp2Client client = new RawHttp2Client(permissive.endpoints().get(0).port())) {
@@ -123,8 +132,8 @@ class GrpcReaderIdleTest {
 
       // Several reader idles without a call, a PING every 100 ms: the connection stays.
       await()
-          .during(Duration.ofMillis(1500))
-          .atMost(Duration.ofSeconds(5))
+          .during(Duration.ofSeconds(3))
+          .atMost(Duration.ofSeconds(10))
           .pollInterval(Duration.ofMillis(100))
           .until(
               () -> {

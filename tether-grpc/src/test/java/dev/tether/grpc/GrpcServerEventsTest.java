@@ -81,12 +81,16 @@ class GrpcServerEventsTest {
     await().atMost(Duration.ofSeconds(10)).until(() -> !handedOff.isEmpty());
     handedOff.poll().run();
     // The service heard the whole call, and answered, in that one task: no trip to the loop.
-    assertThat(events).containsExactly("onReady", "onMessage", "onHalfClose");
+    assertThat(events).startsWith("onReady", "onMessage", "onHalfClose");
     assertThat(served).hasValue(1);
 
-    // Once the answer left, the listener's last event is the only other task.
-    await().atMost(Duration.ofSeconds(10)).until(() -> !handedOff.isEmpty());
-    handedOff.poll().run();
+    // Once the answer left, the listener's last event follows: in that same task when the loop
+    // sent the answer before the task was done (the task runs every event queued meanwhile, as a
+    // loaded machine makes happen), else as the only other task.
+    if (events.size() == 3) {
+      await().atMost(Duration.ofSeconds(10)).until(() -> !handedOff.isEmpty());
+      handedOff.poll().run();
+    }
     assertThat(events).containsExactly("onReady", "onMessage", "onHalfClose", "onComplete");
     assertThat(handedOff).isEmpty();
   }
