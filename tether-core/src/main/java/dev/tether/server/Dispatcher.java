@@ -172,6 +172,18 @@ public final class Dispatcher {
   }
 
   /**
+   * Where the same connection's work that may wait runs: in EXECUTOR mode on the shared run queue
+   * without a wake-up of its own (see {@link RunQueue#startLazily}); in the other modes on {@code
+   * eager}, the connection's {@link #protocolExecutor}, whose order (a SERIALIZED lane's) it keeps.
+   */
+  Executor lazyProtocolExecutor(EventLoop loop, Scheduler retry, Executor eager) {
+    return mode == ExecutionMode.EXECUTOR
+        ? ProtocolWork.lazilyThrough(
+            runQueue::enqueue, runQueue, retry, new EventLoopScheduler(loop))
+        : eager;
+  }
+
+  /**
    * {@link #dispatch(Request, Peer, Responder, SerialLane)} on the shared executor, started at once
    * (datagrams).
    */

@@ -18,7 +18,9 @@ import java.util.concurrent.atomic.LongAdder;
  * burst. So that a call that blocks cannot hold up the ones behind it, a burst that queues calls
  * behind others arms a stall check on its loop's timer: calls still queued when it fires get one
  * more drainer, and when no call ended during its wait, every drainer asks for one more before each
- * call until the queue empties.
+ * call until the queue empties. Work that may wait (a gRPC call's last notification) is queued
+ * without a wake-up of its own: it runs with the next work a drainer is woken for, or a timer on
+ * its loop wakes one within {@link #STALL_CHECK_NANOS} twice over.
  */
 final class RunQueue {
   /**
@@ -76,6 +78,12 @@ final class RunQueue {
    * armed it, only one is armed at a time, and the check reads it before letting another arm.
    */
   private long callsRunWhenArmed;
+
+  /** Drainers started so far: tells the lazy check that one ran since it was armed. */
+  private final AtomicInteger drainsStarted = new AtomicInteger();
+
+  /** True from arming a lazy check until it finds nothing left to wake for. */
+  private final AtomicBoolean lazyCheckArmed = new AtomicBoolean();
 
   RunQueue(Executor executor, int bound) {
     this.executor = executor;
@@ -136,6 +144,49 @@ final class RunQueue {
     }
   }
 
+  /**
+   * Starts work queued with {@link #enqueue} that may wait: no wake-up of its own. A drainer woken
+   * for other work runs it first (with one call in flight, the next call's); when none is woken
+   * within a check's wait, the lazy check on {@code loopTimer} wakes one, so it waits at most two
+   * waits. A drainer that runs now reaches it anyway.
+   */
+  void startLazily(Scheduler loopTimer) {
+    if (lazyCheckArmed.get() || !lazyCheckArmed.compareAndSet(false, true)) {
+      return;
+    }
+    armLazyCheck(loopTimer, drainsStarted.get());
+  }
+
+  private void armLazyCheck(Scheduler loopTimer, int drainsWhenArmed) {
+    try {
+      loopTimer.schedule(() -> checkLazy(loopTimer, drainsWhenArmed), STALL_CHECK_NANOS);
+    } catch (RejectedExecutionException loopStopped) {
+      lazyCheckArmed.set(false);
+      wakeOne();
+    }
+  }
+
+  /**
+   * A drainer started since the check was armed ran what was queued before it: what is queued now
+   * came later and gets a wait of its own. Else whatever waits gets a drainer now.
+   */
+  private void checkLazy(Scheduler loopTimer, int drainsWhenArmed) {
+    if (closed || calls.isEmpty()) {
+      lazyCheckArmed.set(false);
+      if (!closed && !calls.isEmpty()) {
+        startLazily(loopTimer); // queued between the look and the flag's drop
+      }
+      return;
+    }
+    int drainsNow = drainsStarted.get();
+    if (drainsNow != drainsWhenArmed) {
+      armLazyCheck(loopTimer, drainsNow);
+      return;
+    }
+    lazyCheckArmed.set(false);
+    wakeOne();
+  }
+
   private void armStallCheck(Scheduler loopTimer) {
     if (stallCheckArmed.get() || !stallCheckArmed.compareAndSet(false, true)) {
       return;
@@ -188,6 +239,7 @@ final class RunQueue {
 
   private void drain() {
     wakeupPending.set(false);
+    drainsStarted.incrementAndGet();
     try {
       QueuedWork call;
       while (!closed && (call = calls.poll()) != null) {

@@ -164,6 +164,83 @@ class RunQueueTest {
     assertThat(armedChecks).isEmpty();
   }
 
+  /** Work for the run queue that records its name in {@code ran} when it runs. */
+  private static QueuedWork work(String name, List<String> ran) {
+    return new QueuedWork() {
+      @Override
+      public void run() {
+        ran.add(name);
+      }
+
+      @Override
+      public void refuse() {
+        ran.add(name + " refused");
+      }
+    };
+  }
+
+  @Test
+  void workThatMayWaitWakesNoWorkerButRunsFirstWithTheNextWorkOneIsWokenFor() {
+    RunQueue queue = new RunQueue(executor::add, 16);
+    List<String> ran = new ArrayList<>();
+    queue.enqueue(work("completion of call 1", ran));
+    queue.startLazily(timer);
+
+    assertThat(executor).isEmpty(); // no thread woken for it alone
+    assertThat(armedChecks).hasSize(1);
+
+    queue.enqueue(work("call 2", ran));
+    queue.start(1, timer);
+    assertThat(executor).hasSize(1);
+    executor.poll().run();
+    assertThat(ran).containsExactly("completion of call 1", "call 2");
+
+    armedChecks.poll().run(); // a worker ran since it was armed and the queue is empty: done
+    assertThat(executor).isEmpty();
+    assertThat(armedChecks).isEmpty();
+  }
+
+  @Test
+  void workThatMayWaitGetsAWorkerWhenNoneIsWokenForOtherWorkWithinTheLazyCheck() {
+    RunQueue queue = new RunQueue(executor::add, 16);
+    List<String> ran = new ArrayList<>();
+    queue.enqueue(work("completion", ran));
+    queue.startLazily(timer);
+    queue.enqueue(work("another completion", ran));
+    queue.startLazily(timer);
+    assertThat(armedChecks).hasSize(1); // one check serves all that wait
+
+    armedChecks.poll().run();
+
+    assertThat(executor).hasSize(1);
+    assertThat(armedChecks).isEmpty();
+    executor.poll().run();
+    assertThat(ran).containsExactly("completion", "another completion");
+  }
+
+  @Test
+  void workThatMayWaitQueuedAfterAWorkerRanWaitsOneMoreLazyCheckThenGetsAWorker() {
+    RunQueue queue = new RunQueue(executor::add, 16);
+    List<String> ran = new ArrayList<>();
+    queue.enqueue(work("completion of call 1", ran));
+    queue.startLazily(timer);
+    queue.enqueue(work("call 2", ran));
+    queue.start(1, timer);
+    executor.poll().run();
+    queue.enqueue(work("completion of call 2", ran)); // queued after that worker's last poll
+    queue.startLazily(timer);
+
+    armedChecks.poll().run(); // a worker ran since: the newer completion gets a wait of its own
+    assertThat(executor).isEmpty();
+    assertThat(armedChecks).hasSize(1);
+
+    armedChecks.poll().run(); // nobody ran meanwhile: now it gets a worker
+    assertThat(executor).hasSize(1);
+    executor.poll().run();
+    assertThat(ran).containsExactly("completion of call 1", "call 2", "completion of call 2");
+    assertThat(armedChecks).isEmpty();
+  }
+
   @Test
   void callsStillQueuedBehindABlockedCallWhenTheStallCheckFiresGetAnotherWorker() {
     List<Integer> askedWhenEachRan = new ArrayList<>();
