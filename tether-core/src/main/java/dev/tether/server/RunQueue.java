@@ -3,6 +3,7 @@ package dev.tether.server;
 import dev.tether.spi.Scheduler;
 import io.netty.util.internal.PlatformDependent;
 import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -85,6 +86,15 @@ final class RunQueue {
   /** True from arming a lazy check until it finds nothing left to wake for. */
   private final AtomicBoolean lazyCheckArmed = new AtomicBoolean();
 
+  /**
+   * Set once by {@link #hurry}: the server drains and closes soon, after which nothing queued runs,
+   * so work that may wait no longer does.
+   */
+  private volatile boolean hurried;
+
+  /** Set by {@link #emptied}: completed by the first drainer that finds the queue empty after. */
+  private volatile CompletableFuture<Void> emptiedSignal;
+
   RunQueue(Executor executor, int bound) {
     this.executor = executor;
     this.calls = PlatformDependent.newFixedMpmcQueue(bound);
@@ -123,6 +133,33 @@ final class RunQueue {
     refuseQueued();
   }
 
+  /**
+   * The server drains: what waits for a lazy check gets a drainer now, and work that may wait is
+   * started as other work is from now on, so a graceful shutdown does not close the queue on a
+   * completion whose lazy check has not fired yet.
+   */
+  void hurry() {
+    hurried = true;
+    if (!calls.isEmpty()) {
+      wakeOne();
+    }
+  }
+
+  /**
+   * Completes once nothing is left queued (every piece taken by a drainer, which runs it), or the
+   * queue closed: a graceful shutdown waits for it before {@link #close} would drop what waits.
+   */
+  CompletableFuture<Void> emptied() {
+    CompletableFuture<Void> signal = new CompletableFuture<>();
+    emptiedSignal = signal;
+    if (closed || calls.isEmpty()) {
+      signal.complete(null);
+    } else {
+      wakeOne(); // else a drainer on its way, or one that leaves it in its finally, reaches it
+    }
+    return signal;
+  }
+
   /** True once {@link #close} ran: nothing queued starts any more. */
   boolean isClosed() {
     return closed;
@@ -148,9 +185,14 @@ final class RunQueue {
    * Starts work queued with {@link #enqueue} that may wait: no wake-up of its own. A drainer woken
    * for other work runs it first (with one call in flight, the next call's); when none is woken
    * within a check's wait, the lazy check on {@code loopTimer} wakes one, so it waits at most two
-   * waits. A drainer that runs now reaches it anyway.
+   * waits. A drainer that runs now reaches it anyway. Once the server drains (see {@link #hurry})
+   * it starts as {@link #start} starts a call.
    */
   void startLazily(Scheduler loopTimer) {
+    if (hurried) {
+      start(1, loopTimer);
+      return;
+    }
     if (lazyCheckArmed.get() || !lazyCheckArmed.compareAndSet(false, true)) {
       return;
     }
@@ -251,6 +293,10 @@ final class RunQueue {
         callsRun.increment();
       }
       backlogged = false;
+      CompletableFuture<Void> signal = emptiedSignal;
+      if (signal != null && calls.isEmpty()) {
+        signal.complete(null);
+      }
     } finally {
       drainers.decrementAndGet();
       // A call queued after the last poll whose submitter found this drainer still counted (and
