@@ -19,6 +19,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -291,6 +292,34 @@ class RunQueueTest {
 
     assertThat(ran).containsExactly("call 1", "call 2", "completion");
     assertThat(retries).isEmpty();
+  }
+
+  @Test
+  void aLazyCheckThatCannotArmAgainOnItsStoppedLoopWakesAWorkerAtOnce() {
+    List<Runnable> armed = new ArrayList<>();
+    Scheduler stopsAfterOne =
+        (task, delayNanos) -> {
+          if (!armed.isEmpty()) {
+            throw new RejectedExecutionException("the loop stopped");
+          }
+          armed.add(task);
+          return () -> {};
+        };
+    RunQueue queue = new RunQueue(executor::add, 16);
+    List<String> ran = new ArrayList<>();
+    queue.enqueue(work("completion 1", ran));
+    queue.startLazily(stopsAfterOne);
+    queue.enqueue(work("call", ran));
+    queue.start(1, timer);
+    executor.poll().run();
+    queue.enqueue(work("completion 2", ran));
+    queue.startLazily(stopsAfterOne); // the check armed for completion 1 serves it
+
+    armed.get(0).run(); // a worker ran since: it would wait again, but the loop takes no timer
+
+    assertThat(executor).hasSize(1);
+    executor.poll().run();
+    assertThat(ran).containsExactly("completion 1", "call", "completion 2");
   }
 
   @Test
