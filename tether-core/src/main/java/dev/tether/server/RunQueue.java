@@ -273,6 +273,7 @@ final class RunQueue {
       wakeupPending.set(false);
       if (drainers.decrementAndGet() == 0) {
         refuseQueued();
+        signalIfEmptied(); // no drainer will come to say so
       }
       // else a running drainer reaches the queued calls when its call ends; the bound holds
       // meanwhile
@@ -293,10 +294,7 @@ final class RunQueue {
         callsRun.increment();
       }
       backlogged = false;
-      CompletableFuture<Void> signal = emptiedSignal;
-      if (signal != null && calls.isEmpty()) {
-        signal.complete(null);
-      }
+      signalIfEmptied();
     } finally {
       drainers.decrementAndGet();
       // A call queued after the last poll whose submitter found this drainer still counted (and
@@ -304,6 +302,14 @@ final class RunQueue {
       if (!closed && !calls.isEmpty()) {
         wakeOne();
       }
+    }
+  }
+
+  /** Completes what {@link #emptied} returned once nothing is queued. */
+  private void signalIfEmptied() {
+    CompletableFuture<Void> signal = emptiedSignal;
+    if (signal != null && calls.isEmpty()) {
+      signal.complete(null);
     }
   }
 

@@ -340,6 +340,22 @@ class RunQueueTest {
   }
 
   @Test
+  void aQueueWhoseExecutorTakesNoDrainerIsEmptiedOnceItRefusedWhatWaited() {
+    RunQueue queue =
+        new RunQueue(
+            task -> {
+              throw new RejectedExecutionException("the executor was shut down");
+            },
+            16);
+    List<String> ran = new ArrayList<>();
+    queue.enqueue(work("completion", ran));
+    queue.startLazily(timer);
+
+    assertThat(queue.emptied()).isDone(); // a graceful shutdown need not wait out its grace
+    assertThat(ran).containsExactly("completion refused");
+  }
+
+  @Test
   void aClosedQueueIsEmptiedAtOnce() {
     RunQueue queue = new RunQueue(executor::add, 16);
     List<String> ran = new ArrayList<>();
