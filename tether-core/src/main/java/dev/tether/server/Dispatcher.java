@@ -15,6 +15,7 @@ import io.netty.channel.EventLoop;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
@@ -172,6 +173,18 @@ public final class Dispatcher {
   }
 
   /**
+   * Where the same connection's work that may wait runs: in EXECUTOR mode on the shared run queue
+   * without a wake-up of its own (see {@link RunQueue#startLazily}); in the other modes on {@code
+   * eager}, the connection's {@link #protocolExecutor}, whose order (a SERIALIZED lane's) it keeps.
+   */
+  Executor lazyProtocolExecutor(EventLoop loop, Scheduler retry, Executor eager) {
+    return mode == ExecutionMode.EXECUTOR
+        ? ProtocolWork.lazilyThrough(
+            runQueue::enqueue, runQueue, retry, new EventLoopScheduler(loop))
+        : eager;
+  }
+
+  /**
    * {@link #dispatch(Request, Peer, Responder, SerialLane)} on the shared executor, started at once
    * (datagrams).
    */
@@ -238,6 +251,19 @@ public final class Dispatcher {
    */
   private long receivedAt(Request request) {
     return request.deadlineMillis() > 0 ? ticker.nanoTime() : 0;
+  }
+
+  /**
+   * The server drains: work queued to run when convenient (a gRPC call's completion) starts at once
+   * from now on. The answer completes as {@code connections} does (true: every connection closed,
+   * false: the grace ran out), and once the run queue holds nothing the close would drop.
+   */
+  CompletableFuture<Boolean> drain(CompletableFuture<Boolean> connections) {
+    if (runQueue == null) {
+      return connections;
+    }
+    runQueue.hurry();
+    return connections.thenCompose(all -> runQueue.emptied().thenApply(empty -> all));
   }
 
   /** The server closes: queued calls never start, and new ones are refused. */

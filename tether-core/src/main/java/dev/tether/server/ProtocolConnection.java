@@ -15,6 +15,7 @@ final class ProtocolConnection implements WireProtocol.HostedConnection {
   private final Channel channel;
   private final String protocol;
   private final Executor executor;
+  private final Executor lazyExecutor;
   private final Oversight oversight;
   private final ConnectionHost server;
 
@@ -30,11 +31,13 @@ final class ProtocolConnection implements WireProtocol.HostedConnection {
       Channel channel,
       String protocol,
       Executor executor,
+      Executor lazyExecutor,
       Oversight oversight,
       ConnectionHost server) {
     this.channel = channel;
     this.protocol = protocol;
     this.executor = executor;
+    this.lazyExecutor = lazyExecutor;
     this.oversight = oversight;
     this.server = server;
   }
@@ -42,6 +45,11 @@ final class ProtocolConnection implements WireProtocol.HostedConnection {
   @Override
   public Executor executor() {
     return executor;
+  }
+
+  @Override
+  public Executor lazyExecutor() {
+    return lazyExecutor;
   }
 
   @Override

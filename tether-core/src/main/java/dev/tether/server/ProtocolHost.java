@@ -143,11 +143,13 @@ final class ProtocolHost implements WireProtocol.Host {
 
   @Override
   public WireProtocol.HostedConnection admit(Channel channel) {
+    Executor executor = dispatcher.protocolExecutor(channel.eventLoop(), settings.scheduler());
     ProtocolConnection connection =
         new ProtocolConnection(
             channel,
             protocol.name(),
-            dispatcher.protocolExecutor(channel.eventLoop(), settings.scheduler()),
+            executor,
+            dispatcher.lazyProtocolExecutor(channel.eventLoop(), settings.scheduler(), executor),
             dispatcher.oversight(),
             admission);
     admission.admit(connection);

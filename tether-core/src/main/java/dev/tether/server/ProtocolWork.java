@@ -35,11 +35,26 @@ final class ProtocolWork implements QueuedWork {
    */
   static Executor through(
       Consumer<QueuedWork> enqueue, RunQueue queue, Scheduler retry, Scheduler loopTimer) {
+    return into(enqueue, queue, retry, () -> queue.start(1, loopTimer));
+  }
+
+  /**
+   * As {@link #through}, for work that may wait: queued without a wake-up of its own, it runs with
+   * the next work a drainer is woken for, or within a lazy check's wait (see {@link
+   * RunQueue#startLazily}).
+   */
+  static Executor lazilyThrough(
+      Consumer<QueuedWork> enqueue, RunQueue queue, Scheduler retry, Scheduler loopTimer) {
+    return into(enqueue, queue, retry, () -> queue.startLazily(loopTimer));
+  }
+
+  private static Executor into(
+      Consumer<QueuedWork> enqueue, RunQueue queue, Scheduler retry, Runnable start) {
     return new Executor() {
       @Override
       public void execute(Runnable task) {
         enqueue.accept(new ProtocolWork(task, this, queue, retry));
-        queue.start(1, loopTimer);
+        start.run();
       }
     };
   }

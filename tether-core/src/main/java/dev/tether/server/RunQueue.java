@@ -3,6 +3,7 @@ package dev.tether.server;
 import dev.tether.spi.Scheduler;
 import io.netty.util.internal.PlatformDependent;
 import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -18,7 +19,9 @@ import java.util.concurrent.atomic.LongAdder;
  * burst. So that a call that blocks cannot hold up the ones behind it, a burst that queues calls
  * behind others arms a stall check on its loop's timer: calls still queued when it fires get one
  * more drainer, and when no call ended during its wait, every drainer asks for one more before each
- * call until the queue empties.
+ * call until the queue empties. Work that may wait (a gRPC call's last notification) is queued
+ * without a wake-up of its own: it runs with the next work a drainer is woken for, or a timer on
+ * its loop wakes one within {@link #STALL_CHECK_NANOS} twice over.
  */
 final class RunQueue {
   /**
@@ -77,6 +80,21 @@ final class RunQueue {
    */
   private long callsRunWhenArmed;
 
+  /** Drainers started so far: tells the lazy check that one ran since it was armed. */
+  private final AtomicInteger drainsStarted = new AtomicInteger();
+
+  /** True from arming a lazy check until it finds nothing left to wake for. */
+  private final AtomicBoolean lazyCheckArmed = new AtomicBoolean();
+
+  /**
+   * Set once by {@link #hurry}: the server drains and closes soon, after which nothing queued runs,
+   * so work that may wait no longer does.
+   */
+  private volatile boolean hurried;
+
+  /** Set by {@link #emptied}: completed by the first drainer that finds the queue empty after. */
+  private volatile CompletableFuture<Void> emptiedSignal;
+
   RunQueue(Executor executor, int bound) {
     this.executor = executor;
     this.calls = PlatformDependent.newFixedMpmcQueue(bound);
@@ -115,6 +133,33 @@ final class RunQueue {
     refuseQueued();
   }
 
+  /**
+   * The server drains: what waits for a lazy check gets a drainer now, and work that may wait is
+   * started as other work is from now on, so a graceful shutdown does not close the queue on a
+   * completion whose lazy check has not fired yet.
+   */
+  void hurry() {
+    hurried = true;
+    if (!calls.isEmpty()) {
+      wakeOne();
+    }
+  }
+
+  /**
+   * Completes once nothing is left queued (every piece taken by a drainer, which runs it), or the
+   * queue closed: a graceful shutdown waits for it before {@link #close} would drop what waits.
+   */
+  CompletableFuture<Void> emptied() {
+    CompletableFuture<Void> signal = new CompletableFuture<>();
+    emptiedSignal = signal;
+    if (closed || calls.isEmpty()) {
+      signal.complete(null);
+    } else {
+      wakeOne(); // else a drainer on its way, or one that leaves it in its finally, reaches it
+    }
+    return signal;
+  }
+
   /** True once {@link #close} ran: nothing queued starts any more. */
   boolean isClosed() {
     return closed;
@@ -134,6 +179,54 @@ final class RunQueue {
     if (busy || queued > 1) {
       armStallCheck(loopTimer);
     }
+  }
+
+  /**
+   * Starts work queued with {@link #enqueue} that may wait: no wake-up of its own. A drainer woken
+   * for other work runs it first (with one call in flight, the next call's); when none is woken
+   * within a check's wait, the lazy check on {@code loopTimer} wakes one, so it waits at most two
+   * waits. A drainer that runs now reaches it anyway. Once the server drains (see {@link #hurry})
+   * it starts as {@link #start} starts a call.
+   */
+  void startLazily(Scheduler loopTimer) {
+    if (hurried) {
+      start(1, loopTimer);
+      return;
+    }
+    if (lazyCheckArmed.get() || !lazyCheckArmed.compareAndSet(false, true)) {
+      return;
+    }
+    armLazyCheck(loopTimer, drainsStarted.get());
+  }
+
+  private void armLazyCheck(Scheduler loopTimer, int drainsWhenArmed) {
+    try {
+      loopTimer.schedule(() -> checkLazy(loopTimer, drainsWhenArmed), STALL_CHECK_NANOS);
+    } catch (RejectedExecutionException loopStopped) {
+      lazyCheckArmed.set(false);
+      wakeOne();
+    }
+  }
+
+  /**
+   * A drainer started since the check was armed ran what was queued before it: what is queued now
+   * came later and gets a wait of its own. Else whatever waits gets a drainer now.
+   */
+  private void checkLazy(Scheduler loopTimer, int drainsWhenArmed) {
+    if (closed || calls.isEmpty()) {
+      lazyCheckArmed.set(false);
+      if (!closed && !calls.isEmpty()) {
+        startLazily(loopTimer); // queued between the look and the flag's drop
+      }
+      return;
+    }
+    int drainsNow = drainsStarted.get();
+    if (drainsNow != drainsWhenArmed) {
+      armLazyCheck(loopTimer, drainsNow);
+      return;
+    }
+    lazyCheckArmed.set(false);
+    wakeOne();
   }
 
   private void armStallCheck(Scheduler loopTimer) {
@@ -180,6 +273,7 @@ final class RunQueue {
       wakeupPending.set(false);
       if (drainers.decrementAndGet() == 0) {
         refuseQueued();
+        signalIfEmptied(); // no drainer will come to say so
       }
       // else a running drainer reaches the queued calls when its call ends; the bound holds
       // meanwhile
@@ -188,6 +282,7 @@ final class RunQueue {
 
   private void drain() {
     wakeupPending.set(false);
+    drainsStarted.incrementAndGet();
     try {
       QueuedWork call;
       while (!closed && (call = calls.poll()) != null) {
@@ -199,6 +294,7 @@ final class RunQueue {
         callsRun.increment();
       }
       backlogged = false;
+      signalIfEmptied();
     } finally {
       drainers.decrementAndGet();
       // A call queued after the last poll whose submitter found this drainer still counted (and
@@ -206,6 +302,14 @@ final class RunQueue {
       if (!closed && !calls.isEmpty()) {
         wakeOne();
       }
+    }
+  }
+
+  /** Completes what {@link #emptied} returned once nothing is queued. */
+  private void signalIfEmptied() {
+    CompletableFuture<Void> signal = emptiedSignal;
+    if (signal != null && calls.isEmpty()) {
+      signal.complete(null);
     }
   }
 

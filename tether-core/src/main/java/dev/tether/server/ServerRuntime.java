@@ -395,9 +395,10 @@ public final class ServerRuntime implements ProtocolHost.Admission {
     for (ServerConnection c : drain.open()) {
       c.beginDrain();
     }
-    // Other protocols' connections drain beside Tether's; the grace deadline ends both waits.
+    // Other protocols' connections drain beside Tether's, then the run queue empties; the grace
+    // deadline ends every wait.
     CompletableFuture<Boolean> everything =
-        drain.allClosed().thenCombine(others.drain(), (tether, other) -> tether);
+        dispatcher.drain(drain.allClosed().thenCombine(others.drain(), (tether, other) -> tether));
     Scheduler.Cancellable deadline =
         clock
             .scheduler()

@@ -181,7 +181,8 @@ public interface WireProtocol {
 
   /**
    * One connection of another protocol as the server counts it. Its methods are called on the
-   * connection's event loop, except {@link #executor()}, which any thread may use.
+   * connection's event loop, except {@link #executor()} and {@link #lazyExecutor()}, which any
+   * thread may use.
    */
   interface HostedConnection {
     /**
@@ -192,6 +193,16 @@ public interface WireProtocol {
      * again shortly; it is dropped only when the server closes.
      */
     Executor executor();
+
+    /**
+     * Where this connection's service work that may wait a little runs (a call's last notification,
+     * whose caller already has its answer): as {@link #executor()}, except that on the server's run
+     * queue it wakes no thread of its own but runs with the next work one is woken for, or about a
+     * millisecond or two later. Any thread may use it.
+     */
+    default Executor lazyExecutor() {
+      return executor();
+    }
 
     /**
      * A call arrived and will run: it counts in flight (in {@code server.status()}) until {@link

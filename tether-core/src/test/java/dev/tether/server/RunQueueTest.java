@@ -15,13 +15,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -74,7 +78,7 @@ class RunQueueTest {
         10_000);
   }
 
-  private Dispatcher dispatcher(java.util.concurrent.Executor e, int bound) {
+  private Dispatcher dispatcher(Executor e, int bound) {
     return new Dispatcher(
         Map.of("svc", counting),
         ExecutionMode.EXECUTOR,
@@ -162,6 +166,257 @@ class RunQueueTest {
     armedChecks.poll().run(); // the queue is empty by then: no worker woken, no check re-armed
     assertThat(executor).isEmpty();
     assertThat(armedChecks).isEmpty();
+  }
+
+  /** Work for the run queue that records its name in {@code ran} when it runs. */
+  private static QueuedWork work(String name, List<String> ran) {
+    return new QueuedWork() {
+      @Override
+      public void run() {
+        ran.add(name);
+      }
+
+      @Override
+      public void refuse() {
+        ran.add(name + " refused");
+      }
+    };
+  }
+
+  @Test
+  void workThatMayWaitWakesNoWorkerButRunsFirstWithTheNextWorkOneIsWokenFor() {
+    RunQueue queue = new RunQueue(executor::add, 16);
+    List<String> ran = new ArrayList<>();
+    queue.enqueue(work("completion of call 1", ran));
+    queue.startLazily(timer);
+
+    assertThat(executor).isEmpty(); // no thread woken for it alone
+    assertThat(armedChecks).hasSize(1);
+
+    queue.enqueue(work("call 2", ran));
+    queue.start(1, timer);
+    assertThat(executor).hasSize(1);
+    executor.poll().run();
+    assertThat(ran).containsExactly("completion of call 1", "call 2");
+
+    armedChecks.poll().run(); // a worker ran since it was armed and the queue is empty: done
+    assertThat(executor).isEmpty();
+    assertThat(armedChecks).isEmpty();
+  }
+
+  @Test
+  void workThatMayWaitGetsAWorkerWhenNoneIsWokenForOtherWorkWithinTheLazyCheck() {
+    RunQueue queue = new RunQueue(executor::add, 16);
+    List<String> ran = new ArrayList<>();
+    queue.enqueue(work("completion", ran));
+    queue.startLazily(timer);
+    queue.enqueue(work("another completion", ran));
+    queue.startLazily(timer);
+    assertThat(armedChecks).hasSize(1); // one check serves all that wait
+
+    armedChecks.poll().run();
+
+    assertThat(executor).hasSize(1);
+    assertThat(armedChecks).isEmpty();
+    executor.poll().run();
+    assertThat(ran).containsExactly("completion", "another completion");
+  }
+
+  @Test
+  void workThatMayWaitQueuedAfterAWorkerRanWaitsOneMoreLazyCheckThenGetsAWorker() {
+    RunQueue queue = new RunQueue(executor::add, 16);
+    List<String> ran = new ArrayList<>();
+    queue.enqueue(work("completion of call 1", ran));
+    queue.startLazily(timer);
+    queue.enqueue(work("call 2", ran));
+    queue.start(1, timer);
+    executor.poll().run();
+    queue.enqueue(work("completion of call 2", ran)); // queued after that worker's last poll
+    queue.startLazily(timer);
+
+    armedChecks.poll().run(); // a worker ran since: the newer completion gets a wait of its own
+    assertThat(executor).isEmpty();
+    assertThat(armedChecks).hasSize(1);
+
+    armedChecks.poll().run(); // nobody ran meanwhile: now it gets a worker
+    assertThat(executor).hasSize(1);
+    executor.poll().run();
+    assertThat(ran).containsExactly("completion of call 1", "call 2", "completion of call 2");
+    assertThat(armedChecks).isEmpty();
+  }
+
+  @Test
+  void workThatMayWaitGetsAWorkerAtOnceOnceTheServerDrains() {
+    RunQueue queue = new RunQueue(executor::add, 16);
+    List<String> ran = new ArrayList<>();
+    queue.enqueue(work("completion before the drain", ran));
+    queue.startLazily(timer);
+    assertThat(executor).isEmpty();
+
+    queue.hurry(); // a close follows the drain: a lazy check that fires after it would find nothing
+    assertThat(executor).hasSize(1);
+    executor.poll().run();
+
+    queue.enqueue(work("completion during the drain", ran));
+    queue.startLazily(timer);
+    assertThat(executor).hasSize(1);
+    executor.poll().run();
+    assertThat(ran).containsExactly("completion before the drain", "completion during the drain");
+    armedChecks.poll().run(); // the check armed before the drain finds nothing left
+    assertThat(executor).isEmpty();
+  }
+
+  @Test
+  void workThatMayWaitFindingTheQueueFullIsOfferedAgainAndRunsOnce() {
+    RunQueue queue = new RunQueue(executor::add, 2);
+    List<String> ran = new ArrayList<>();
+    Queue<Runnable> retries = new ArrayDeque<>();
+    Scheduler retry =
+        (task, delayNanos) -> {
+          retries.add(task);
+          return () -> retries.remove(task);
+        };
+    Executor lazy = ProtocolWork.lazilyThrough(queue::enqueue, queue, retry, timer);
+    queue.enqueue(work("call 1", ran));
+    queue.enqueue(work("call 2", ran));
+    queue.start(2, timer);
+
+    lazy.execute(() -> ran.add("completion")); // the queue is full: offered again later
+    assertThat(retries).hasSize(1);
+    executor.poll().run();
+    retries.poll().run();
+    for (int fired = 0; executor.isEmpty() && fired < 3; fired++) {
+      armedChecks.poll().run();
+    }
+    executor.poll().run();
+
+    assertThat(ran).containsExactly("call 1", "call 2", "completion");
+    assertThat(retries).isEmpty();
+  }
+
+  @Test
+  void aLazyCheckThatCannotArmAgainOnItsStoppedLoopWakesAWorkerAtOnce() {
+    List<Runnable> armed = new ArrayList<>();
+    Scheduler stopsAfterOne =
+        (task, delayNanos) -> {
+          if (!armed.isEmpty()) {
+            throw new RejectedExecutionException("the loop stopped");
+          }
+          armed.add(task);
+          return () -> {};
+        };
+    RunQueue queue = new RunQueue(executor::add, 16);
+    List<String> ran = new ArrayList<>();
+    queue.enqueue(work("completion 1", ran));
+    queue.startLazily(stopsAfterOne);
+    queue.enqueue(work("call", ran));
+    queue.start(1, timer);
+    executor.poll().run();
+    queue.enqueue(work("completion 2", ran));
+    queue.startLazily(stopsAfterOne); // the check armed for completion 1 serves it
+
+    armed.get(0).run(); // a worker ran since: it would wait again, but the loop takes no timer
+
+    assertThat(executor).hasSize(1);
+    executor.poll().run();
+    assertThat(ran).containsExactly("completion 1", "call", "completion 2");
+  }
+
+  @Test
+  void aDrainingServerLearnsWhenEverythingQueuedWasTakenByADrainer() {
+    RunQueue queue = new RunQueue(executor::add, 16);
+    List<String> ran = new ArrayList<>();
+    assertThat(queue.emptied()).isDone();
+
+    queue.enqueue(work("completion", ran));
+    queue.startLazily(timer);
+    var emptied = queue.emptied();
+    assertThat(emptied).isNotDone();
+    assertThat(executor).hasSize(1); // the close waits for it: it need not wait for a lazy check
+
+    executor.poll().run();
+    assertThat(emptied).isDone();
+    assertThat(ran).containsExactly("completion");
+  }
+
+  @Test
+  void aQueueWhoseExecutorTakesNoDrainerIsEmptiedOnceItRefusedWhatWaited() {
+    RunQueue queue =
+        new RunQueue(
+            task -> {
+              throw new RejectedExecutionException("the executor was shut down");
+            },
+            16);
+    List<String> ran = new ArrayList<>();
+    queue.enqueue(work("completion", ran));
+    queue.startLazily(timer);
+
+    assertThat(queue.emptied()).isDone(); // a graceful shutdown need not wait out its grace
+    assertThat(ran).containsExactly("completion refused");
+  }
+
+  @Test
+  void aClosedQueueIsEmptiedAtOnce() {
+    RunQueue queue = new RunQueue(executor::add, 16);
+    List<String> ran = new ArrayList<>();
+    queue.enqueue(work("completion", ran));
+    queue.close();
+
+    assertThat(queue.emptied()).isDone();
+    assertThat(ran).containsExactly("completion refused");
+  }
+
+  @Test
+  void workThatMayWaitFromManyThreadsRunsExactlyOnceEachOnARealPoolAndTimer() throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(3);
+    ScheduledExecutorService loops = Executors.newScheduledThreadPool(2);
+    ExecutorService submitters = Executors.newFixedThreadPool(4);
+    try {
+      RunQueue queue = new RunQueue(pool, 64); // small: some work finds it full and is retried
+      Scheduler loopTimer =
+          (task, delay) -> {
+            var f = loops.schedule(task, delay, TimeUnit.NANOSECONDS);
+            return () -> f.cancel(false);
+          };
+      Executor lazy = ProtocolWork.lazilyThrough(queue::enqueue, queue, loopTimer, loopTimer);
+      Executor eager = ProtocolWork.through(queue::enqueue, queue, loopTimer, loopTimer);
+      int perThread = 5_000;
+      AtomicIntegerArray ranTimes = new AtomicIntegerArray(4 * perThread);
+      List<Future<?>> submitted = new ArrayList<>();
+      for (int t = 0; t < 4; t++) {
+        int first = t * perThread;
+        submitted.add(
+            submitters.submit(
+                () -> {
+                  for (int i = first; i < first + perThread; i++) {
+                    int index = i;
+                    (i % 97 == 0 ? eager : lazy).execute(() -> ranTimes.incrementAndGet(index));
+                  }
+                }));
+      }
+      for (Future<?> f : submitted) {
+        f.get(10, TimeUnit.SECONDS);
+      }
+
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () -> {
+                for (int i = 0; i < ranTimes.length(); i++) {
+                  if (ranTimes.get(i) == 0) {
+                    return false;
+                  }
+                }
+                return true;
+              });
+      for (int i = 0; i < ranTimes.length(); i++) {
+        assertThat(ranTimes.get(i)).as("work %d", i).isEqualTo(1);
+      }
+    } finally {
+      submitters.shutdownNow();
+      loops.shutdownNow();
+      pool.shutdownNow();
+    }
   }
 
   @Test

@@ -130,7 +130,10 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
     this.loop = connection.context().channel().eventLoop();
     this.events =
         new SerialTasks(
-            connection.serviceExecutor(), connection.host().scheduler(), connection.eventStarts());
+            connection.serviceExecutor(),
+            connection.hosted().lazyExecutor(),
+            connection.host().scheduler(),
+            connection.eventStarts());
     this.oneResponse = this.method.getMethodDescriptor().getType().serverSendsOneMessage();
     this.outbound =
         new OutboundMessages<>(
@@ -365,7 +368,8 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
       context.cancel(null);
       event(Listener::onCancel);
     } else {
-      events.execute(
+      // The client has its answer: the completion need not wake a service thread of its own.
+      events.executeLazily(
           () -> {
             runEvent(Listener::onComplete);
             context.cancel(null);

@@ -22,6 +22,10 @@ public final class SerialTasks implements Executor {
   private static final long RETRY_NANOS = 1_000_000;
 
   private final Executor delegate;
+
+  /** Where a hand-off of events that may wait goes: {@link #delegate} unless the server says. */
+  private final Executor lazyDelegate;
+
   private final Scheduler retry;
   private final Queue<Runnable> queue = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean scheduled = new AtomicBoolean();
@@ -44,11 +48,16 @@ public final class SerialTasks implements Executor {
    * @param retry keeps time for a hand-off the executor refused (every thread busy)
    */
   public SerialTasks(Executor delegate, Scheduler retry) {
-    this(delegate, retry, null);
+    this(delegate, delegate, retry, null);
   }
 
-  SerialTasks(Executor delegate, Scheduler retry, Starts starts) {
+  /**
+   * @param lazyDelegate where {@link #executeLazily} hands events off: an executor that wakes no
+   *     thread for them
+   */
+  SerialTasks(Executor delegate, Executor lazyDelegate, Scheduler retry, Starts starts) {
     this.delegate = delegate;
+    this.lazyDelegate = lazyDelegate;
     this.retry = retry;
     this.starts = starts;
   }
@@ -61,15 +70,31 @@ public final class SerialTasks implements Executor {
     }
   }
 
+  /**
+   * As {@link #execute}, for an event that may wait a little (a call's completion, whose client has
+   * its answer already): when nothing else of the call waits, it goes to the lazy executor, which
+   * runs it with the next work a thread wakes for instead of waking one for it alone.
+   */
+  void executeLazily(Runnable task) {
+    queue.add(task);
+    if (scheduled.compareAndSet(false, true)) {
+      handOff(lazyDelegate);
+    }
+  }
+
   /** Hands the queued events to the executor: one task that runs them all, in order. */
   void handOff() {
+    handOff(delegate);
+  }
+
+  private void handOff(Executor to) {
     try {
-      delegate.execute(drain);
+      to.execute(drain);
     } catch (RejectedExecutionException busy) {
       // Every thread is taken: the events wait and are offered again shortly, never run on the
       // event loop, which service code must not block.
       try {
-        retry.schedule(this::handOff, RETRY_NANOS);
+        retry.schedule(() -> handOff(to), RETRY_NANOS);
       } catch (RejectedExecutionException stopped) {
         log.debug("the server stopped: a gRPC call's last events are dropped");
       }

@@ -77,4 +77,25 @@ class SerialTasksTest {
 
     assertThat(ran).hasValue(2);
   }
+
+  @Test
+  void anEventThatMayWaitGoesToTheLazyExecutorOnlyWhenNothingElseOfTheCallWaits() {
+    List<Runnable> eager = new ArrayList<>();
+    List<Runnable> lazy = new ArrayList<>();
+    SerialTasks tasks = new SerialTasks(eager::add, lazy::add, (task, delay) -> () -> {}, null);
+    List<String> ran = new ArrayList<>();
+
+    tasks.executeLazily(() -> ran.add("completion"));
+    assertThat(eager).isEmpty();
+    assertThat(lazy).hasSize(1);
+    lazy.remove(0).run();
+
+    tasks.execute(() -> ran.add("message"));
+    tasks.executeLazily(() -> ran.add("completion of the next"));
+    assertThat(eager).hasSize(1); // it rides with the event already handed off
+    assertThat(lazy).isEmpty();
+    eager.remove(0).run();
+
+    assertThat(ran).containsExactly("completion", "message", "completion of the next");
+  }
 }

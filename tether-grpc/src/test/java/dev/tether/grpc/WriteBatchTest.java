@@ -17,7 +17,8 @@ class WriteBatchTest {
   void eventsStartedDuringAReadReachTheExecutorAsOneTaskWhenTheReadEnds() {
     WriteBatch batch = new WriteBatch(ImmediateEventExecutor.INSTANCE, () -> {});
     List<Runnable> handedOff = new ArrayList<>();
-    SerialTasks call = new SerialTasks(handedOff::add, (task, delay) -> () -> {}, batch);
+    SerialTasks call =
+        new SerialTasks(handedOff::add, handedOff::add, (task, delay) -> () -> {}, batch);
     List<String> ran = new ArrayList<>();
 
     batch.reading();
@@ -36,7 +37,8 @@ class WriteBatchTest {
   void eventsStartedOutsideAReadReachTheExecutorAtOnce() {
     WriteBatch batch = new WriteBatch(ImmediateEventExecutor.INSTANCE, () -> {});
     List<Runnable> handedOff = new ArrayList<>();
-    SerialTasks call = new SerialTasks(handedOff::add, (task, delay) -> () -> {}, batch);
+    SerialTasks call =
+        new SerialTasks(handedOff::add, handedOff::add, (task, delay) -> () -> {}, batch);
 
     call.execute(() -> {});
 
