@@ -81,6 +81,13 @@ final class CallExtras {
   private EndpointWalk walk;
 
   /**
+   * The key of the connection the call waits for while it is on none (dialled for it, or still
+   * connecting when it joined), else null: a hedge keeps away from it. Volatile: set by the thread
+   * finding the call's connection, read by its hedged call on the control executor.
+   */
+  private volatile ConnectionKey awaited;
+
+  /**
    * The interceptor's view of the logical call; null without an interceptor (set before the call
    * starts).
    */
@@ -269,6 +276,7 @@ final class CallExtras {
    * there.
    */
   void onAttemptStarted(RequestChannel c, Ticker ticker) {
+    awaited = null; // the call is on c now
     if (trace != null) {
       List<Attempt> failed = history == null ? List.of() : history.attempts();
       String reason =
@@ -332,5 +340,15 @@ final class CallExtras {
   /** Set once, by the thread that holds the call when it first needs a walk. */
   void walk(EndpointWalk w) {
     walk = w;
+  }
+
+  /** The key of the connection the call waits for while it is on none, or null. */
+  ConnectionKey awaited() {
+    return awaited;
+  }
+
+  /** The call now waits for a connection of {@code key} (null: for none, that one failed). */
+  void awaits(ConnectionKey key) {
+    awaited = key;
   }
 }

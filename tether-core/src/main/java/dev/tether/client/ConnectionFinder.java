@@ -197,15 +197,19 @@ final class ConnectionFinder {
 
     private CompletableFuture<RequestChannel> connect(Plan plan, EndpointWalk walker) {
       if (plan instanceof Plan.Reuse r) {
+        awaits(r.connection().key());
         // RetryPolicy fails a call on a connect failure because establishment walked every endpoint
         // first; a reused connection that was still connecting and failed has walked none.
         return r.connection()
             .ready()
             .handle(
-                (c, failure) ->
-                    failure == null
-                        ? CompletableFuture.completedFuture(c)
-                        : orConfigured(walkerOr(walker).start(r.fallback())))
+                (c, failure) -> {
+                  if (failure == null) {
+                    return CompletableFuture.completedFuture(c);
+                  }
+                  awaits(null);
+                  return orConfigured(walkerOr(walker).start(r.fallback()));
+                })
             .thenCompose(f -> f);
       }
       if (plan instanceof Plan.Walk w) {
@@ -248,6 +252,13 @@ final class ConnectionFinder {
                 own.addSuppressed(CallFailures.unwrap(failure));
                 return CompletableFuture.failedFuture(own);
               });
+    }
+
+    /** The call (if any) now waits for a connection of {@code key}, or (null) for none. */
+    private void awaits(ConnectionKey key) {
+      if (call != null) {
+        call.extras().awaits(key);
+      }
     }
 
     private long deadlineNanos() {

@@ -218,6 +218,9 @@ final class EndpointWalk implements AttemptWitness {
   private void obtain(Candidate c, ConnectionKey key) {
     Long seen = dialled == null ? null : dialled.remove(key);
     attemptSeen = -1;
+    if (call != null) {
+      call.extras().awaits(key);
+    }
     pool.supervisor(c, settings.connectionId())
         .obtain(c, settings.waitForReady(), deadlineNanos, seen == null ? -1 : seen, this)
         .whenComplete((connection, failure) -> onObtained(c, key, connection, failure));
@@ -228,6 +231,9 @@ final class EndpointWalk implements AttemptWitness {
     if (failure == null && settings.acceptsServerOf(connection)) {
       leg.complete(connection);
       return;
+    }
+    if (call != null) {
+      call.extras().awaits(null);
     }
     if (failure == null) {
       roundFailedOtherwise = true;

@@ -102,7 +102,10 @@ final class HedgedCall extends CallFuture<byte[]> {
     nextHedge = runtime.scheduleOnControl(this::hedge, settings.hedgingDelay());
   }
 
-  /** No answer yet: send the call to an endpoint or node none of the attempts is on. */
+  /**
+   * No answer yet: send the call to an endpoint or node none of the attempts is on or waits for (an
+   * attempt still dialling has no connection, but its endpoint has the call as much as any).
+   */
   private void hedge() {
     nextHedge = null;
     if (isDone()) {
@@ -110,7 +113,7 @@ final class HedgedCall extends CallFuture<byte[]> {
     }
     Set<ConnectionKey> busy = new HashSet<>();
     for (Invocation a : attempts) {
-      ConnectionKey k = a.currentKey();
+      ConnectionKey k = keyOf(a);
       if (k != null) {
         busy.add(k);
       }
@@ -130,6 +133,16 @@ final class HedgedCall extends CallFuture<byte[]> {
     track(hedge);
     runtime.reports().onHedge(settings, operation, attempts.size());
     armNextHedge();
+  }
+
+  /** The key of the connection {@code a} is on, else of the one it waits for; null for neither. */
+  private static ConnectionKey keyOf(Invocation a) {
+    ConnectionKey on = a.currentKey();
+    if (on != null) {
+      return on;
+    }
+    CallExtras e = a.extrasIfAny();
+    return e == null ? null : e.awaited();
   }
 
   private void onAttemptDone(Invocation inv, byte[] reply, Throwable failure) {
