@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.LongAdder;
  * more drainer, and when no call ended during its wait, every drainer asks for one more before each
  * call until the queue empties. Work that may wait (a gRPC call's last notification) is queued
  * without a wake-up of its own: it runs with the next work a drainer is woken for, or a timer on
- * its loop wakes one within {@link #STALL_CHECK_NANOS} twice over.
+ * its loop wakes one within {@link #LAZY_CHECK_NANOS} twice over.
  */
 final class RunQueue {
   /**
@@ -37,6 +37,14 @@ final class RunQueue {
    * wake-ups they save at 16 and 128 calls in flight.
    */
   static final long STALL_CHECK_NANOS = 1_000_000;
+
+  /**
+   * How long work that may wait waits for a drainer woken for other work before the lazy check
+   * wakes one. While calls flow the check finds that a drainer ran and arms again, so it fires this
+   * often for nothing: at 1 ms, those timer wake-ups of an otherwise idle loop cost the server more
+   * CPU per call (one call in flight) than the completions' own wake-ups they saved.
+   */
+  static final long LAZY_CHECK_NANOS = 10_000_000;
 
   private final Executor executor;
 
@@ -201,7 +209,7 @@ final class RunQueue {
 
   private void armLazyCheck(Scheduler loopTimer, int drainsWhenArmed) {
     try {
-      loopTimer.schedule(() -> checkLazy(loopTimer, drainsWhenArmed), STALL_CHECK_NANOS);
+      loopTimer.schedule(() -> checkLazy(loopTimer, drainsWhenArmed), LAZY_CHECK_NANOS);
     } catch (RejectedExecutionException loopStopped) {
       lazyCheckArmed.set(false);
       wakeOne();

@@ -197,8 +197,8 @@ public interface WireProtocol {
     /**
      * Where this connection's service work that may wait a little runs (a call's last notification,
      * whose caller already has its answer): as {@link #executor()}, except that on the server's run
-     * queue it wakes no thread of its own but runs with the next work one is woken for, or about a
-     * millisecond or two later. Any thread may use it.
+     * queue it wakes no thread of its own but runs with the next work one is woken for, or at most
+     * about 20 ms later. Any thread may use it.
      */
     default Executor lazyExecutor() {
       return executor();
