@@ -347,8 +347,15 @@ final class CallExtras {
     return awaited;
   }
 
-  /** The call now waits for a connection of {@code key} (null: for none, that one failed). */
-  void awaits(ConnectionKey key) {
-    awaited = key;
+  /**
+   * {@code call} (null: none) now waits for a connection of {@code key} (null: for none, that one
+   * failed). Noted only in a call that has extras already: only a hedge reads it, and every hedged
+   * attempt has them, so a plain call that dials makes none for it.
+   */
+  static void noteAwaited(Invocation call, ConnectionKey key) {
+    CallExtras e = call == null ? null : call.extrasIfAny();
+    if (e != null) {
+      e.awaited = key;
+    }
   }
 }

@@ -197,7 +197,7 @@ final class ConnectionFinder {
 
     private CompletableFuture<RequestChannel> connect(Plan plan, EndpointWalk walker) {
       if (plan instanceof Plan.Reuse r) {
-        awaits(r.connection().key());
+        CallExtras.noteAwaited(call, r.connection().key());
         // RetryPolicy fails a call on a connect failure because establishment walked every endpoint
         // first; a reused connection that was still connecting and failed has walked none.
         return r.connection()
@@ -207,7 +207,7 @@ final class ConnectionFinder {
                   if (failure == null) {
                     return CompletableFuture.completedFuture(c);
                   }
-                  awaits(null);
+                  CallExtras.noteAwaited(call, null);
                   return orConfigured(walkerOr(walker).start(r.fallback()));
                 })
             .thenCompose(f -> f);
@@ -252,13 +252,6 @@ final class ConnectionFinder {
                 own.addSuppressed(CallFailures.unwrap(failure));
                 return CompletableFuture.failedFuture(own);
               });
-    }
-
-    /** The call (if any) now waits for a connection of {@code key}, or (null) for none. */
-    private void awaits(ConnectionKey key) {
-      if (call != null) {
-        call.extras().awaits(key);
-      }
     }
 
     private long deadlineNanos() {

@@ -218,9 +218,7 @@ final class EndpointWalk implements AttemptWitness {
   private void obtain(Candidate c, ConnectionKey key) {
     Long seen = dialled == null ? null : dialled.remove(key);
     attemptSeen = -1;
-    if (call != null) {
-      call.extras().awaits(key);
-    }
+    CallExtras.noteAwaited(call, key);
     pool.supervisor(c, settings.connectionId())
         .obtain(c, settings.waitForReady(), deadlineNanos, seen == null ? -1 : seen, this)
         .whenComplete((connection, failure) -> onObtained(c, key, connection, failure));
@@ -232,9 +230,7 @@ final class EndpointWalk implements AttemptWitness {
       leg.complete(connection);
       return;
     }
-    if (call != null) {
-      call.extras().awaits(null);
-    }
+    CallExtras.noteAwaited(call, null);
     if (failure == null) {
       roundFailedOtherwise = true;
       recordFailure(c, incompatible(c, connection));

@@ -82,8 +82,11 @@ final class HedgedCall extends CallFuture<byte[]> {
   /** An attempt with the call's deadline armed, before any thread but this one sees it. */
   private Invocation newAttempt(String reason) {
     Invocation inv = new Invocation(binding, operation, body, flags, deadlineNanos);
+    // Made now, by the thread starting it: the attempt notes there which connection it waits for
+    // while it is on none, and the next hedge keeps away from that one.
+    CallExtras extras = inv.extras();
     if (trace != null) {
-      inv.extras().traceAs(trace, reason, false);
+      extras.traceAs(trace, reason, false);
     }
     inv.armDeadline();
     return inv;
