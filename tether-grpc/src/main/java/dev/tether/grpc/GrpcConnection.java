@@ -69,6 +69,9 @@ final class GrpcConnection extends Http2ConnectionHandler {
   /** The request bytes this connection's calls hold, and how many they may. */
   private final InboundBudget inboundBudget;
 
+  /** The response bytes this connection's calls hold, and how many past readiness they may. */
+  private final OutboundBudget outboundBudget;
+
   private GrpcConnection(
       Http2ConnectionDecoder decoder,
       Http2ConnectionEncoder encoder,
@@ -76,12 +79,14 @@ final class GrpcConnection extends Http2ConnectionHandler {
       Map<String, ServerMethodDefinition<?, ?>> methods,
       int maxInboundMessageSize,
       InboundBudget inboundBudget,
+      OutboundBudget outboundBudget,
       WireProtocol.Host host,
       WireProtocol.HostedConnection hosted,
       PingPolicy pings) {
     super(decoder, encoder, settings);
     this.pings = pings;
     this.inboundBudget = inboundBudget;
+    this.outboundBudget = outboundBudget;
     this.requests = new GrpcRequests(this, methods, maxInboundMessageSize);
     this.host = host;
     this.hosted = hosted;
@@ -230,6 +235,8 @@ final class GrpcConnection extends Http2ConnectionHandler {
     private final WireProtocol.HostedConnection hosted;
     private PingPolicy.Permit pings = PingPolicy.Permit.DEFAULT;
     private long maxInboundBytes = Long.MAX_VALUE;
+    private long maxOutboundBytes = Long.MAX_VALUE;
+    private long outboundStallNanos = Long.MAX_VALUE;
 
     Builder(
         Map<String, ServerMethodDefinition<?, ?>> methods,
@@ -268,6 +275,16 @@ final class GrpcConnection extends Http2ConnectionHandler {
       return this;
     }
 
+    /**
+     * The response bytes past readiness the connection's calls may hold, and how long a send may
+     * wait for its client to read ({@link OutboundBudget}).
+     */
+    Builder maxOutboundBytes(long bytes, long stallNanos) {
+      maxOutboundBytes = bytes;
+      outboundStallNanos = stallNanos;
+      return this;
+    }
+
     @Override
     public GrpcConnection build() {
       return super.build();
@@ -284,6 +301,7 @@ final class GrpcConnection extends Http2ConnectionHandler {
               methods,
               maxInboundMessageSize,
               new InboundBudget(maxInboundBytes),
+              new OutboundBudget(maxOutboundBytes, outboundStallNanos, host.scheduler()),
               host,
               hosted,
               new PingPolicy(pings, host.ticker()));
@@ -563,6 +581,10 @@ final class GrpcConnection extends Http2ConnectionHandler {
   /** The request bytes this connection's calls hold; its counts may be read from any thread. */
   InboundBudget inboundBudget() {
     return inboundBudget;
+  }
+
+  OutboundBudget outboundBudget() {
+    return outboundBudget;
   }
 
   /** Where the calls' listener events run, as the server's execution mode says. */

@@ -24,6 +24,8 @@ final class GrpcProtocol implements WireProtocol {
   private final int maxInboundMessageSize;
   private final int maxInboundMetadataSize;
   private final long maxInboundBytesPerConnection;
+  private final long maxOutboundBytesPerConnection;
+  private final long outboundStallNanos;
   private final PingPolicy.Permit pings;
 
   /** Follows the server's life (health, when asked for). */
@@ -53,6 +55,8 @@ final class GrpcProtocol implements WireProtocol {
       int maxInboundMessageSize,
       int maxInboundMetadataSize,
       long maxInboundBytesPerConnection,
+      long maxOutboundBytesPerConnection,
+      long outboundStallNanos,
       PingPolicy.Permit pings,
       Life life) {
     this.pings = pings;
@@ -60,6 +64,8 @@ final class GrpcProtocol implements WireProtocol {
     this.maxInboundMessageSize = maxInboundMessageSize;
     this.maxInboundMetadataSize = maxInboundMetadataSize;
     this.maxInboundBytesPerConnection = maxInboundBytesPerConnection;
+    this.maxOutboundBytesPerConnection = maxOutboundBytesPerConnection;
+    this.outboundStallNanos = outboundStallNanos;
     this.life = life;
   }
 
@@ -89,6 +95,7 @@ final class GrpcProtocol implements WireProtocol {
         new GrpcConnection.Builder(methods, maxInboundMessageSize, server, server.admit(channel))
             .maxHeaderListSize(maxInboundMetadataSize)
             .maxInboundBytes(maxInboundBytesPerConnection)
+            .maxOutboundBytes(maxOutboundBytesPerConnection, outboundStallNanos)
             .pings(pings)
             .build();
     open.add(connection);
@@ -110,6 +117,24 @@ final class GrpcProtocol implements WireProtocol {
     long peak = 0;
     for (GrpcConnection c : open) {
       peak = Math.max(peak, c.inboundBudget().peak());
+    }
+    return peak;
+  }
+
+  /** The response bytes the open connections' calls hold now, over all of them. */
+  long outboundBytesHeld() {
+    long held = 0;
+    for (GrpcConnection c : open) {
+      held += c.outboundBudget().held();
+    }
+    return held;
+  }
+
+  /** The most response bytes any one connection open now has held at once. */
+  long outboundBytesPeakPerConnection() {
+    long peak = 0;
+    for (GrpcConnection c : open) {
+      peak = Math.max(peak, c.outboundBudget().peak());
     }
     return peak;
   }

@@ -24,6 +24,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -79,6 +80,12 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
 
   /** The responses handed over and not yet written, which decide {@link #isReady}. */
   private final OutboundMessages<RespT> outbound;
+
+  /**
+   * The budget refused a message: the call is ending, and later messages are dropped without a loop
+   * task each (a service on the loop, still sending, would pile them up).
+   */
+  private final AtomicBoolean oversent = new AtomicBoolean();
 
   /** The responses sent since the last flush, written together at the next. */
   private final HeldMessages held;
@@ -137,7 +144,11 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
     this.oneResponse = this.method.getMethodDescriptor().getType().serverSendsOneMessage();
     this.outbound =
         new OutboundMessages<>(
-            this.method.getMethodDescriptor(), encodings.clientAcceptsGzip(), this::readyAgain);
+            this.method.getMethodDescriptor(),
+            encodings.clientAcceptsGzip(),
+            connection.outboundBudget(),
+            () -> ready,
+            this::readyAgain);
     this.held = new HeldMessages(connection, stream, outbound::settled);
     this.maxInboundMessageSize = maxInboundMessageSize;
     this.inbound =
@@ -356,6 +367,7 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
   private void finish(boolean cancel) {
     finished = true;
     ready = false;
+    connection.outboundBudget().wake();
     deliveryStopped = true;
     inbound.release();
     held.drop();
@@ -382,17 +394,25 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
    * deadline: the client's own deadline tells it); the service hears onCancel.
    */
   private void abort(Status status, boolean tell) {
+    abort(status, tell ? null : Http2Error.CANCEL);
+  }
+
+  /**
+   * Ends the call with trailers ({@code reset} null) or a reset of that code, which drops what
+   * waits for the client's window.
+   */
+  private void abort(Status status, Http2Error reset) {
     if (!closed) {
       inbound.end();
       deliveryStopped = true;
       closed = true;
       ending = status;
-      if (tell) {
+      if (reset == null) {
         held.writeOut();
         writeStatus(status, new Metadata());
       } else {
         held.drop();
-        connection.reset(stream, Http2Error.CANCEL);
+        connection.reset(stream, reset);
       }
       connection.flush();
     }
@@ -470,7 +490,19 @@ final class GrpcServerCall<ReqT, RespT> extends ServerCall<ReqT, RespT> {
 
   @Override
   public void sendMessage(RespT message) {
+    if (oversent.get()) {
+      return;
+    }
     byte[] frame = outbound.take(message);
+    if (frame == null) {
+      if (oversent.compareAndSet(false, true)) {
+        log.debug(
+            "gRPC call {} ended: it sent past isReady() with its connection over its budget",
+            method.getMethodDescriptor().getFullMethodName());
+        onLoop(() -> abort(outbound.oversent(), OutboundMessages.OVERSENT));
+      }
+      return;
+    }
     onLoopUnlessTrailersFollow(
         () -> {
           if (closed) {

@@ -33,6 +33,15 @@ public final class GrpcServices {
   public static final long DEFAULT_MAX_INBOUND_BYTES_PER_CONNECTION =
       4L * DEFAULT_MAX_INBOUND_MESSAGE_SIZE;
 
+  /**
+   * The response bytes one connection's calls may hold before a call that sends past its {@code
+   * isReady()} waits for its client to read: 16 MiB.
+   */
+  public static final long DEFAULT_MAX_OUTBOUND_BYTES_PER_CONNECTION = 16L * 1024 * 1024;
+
+  /** How long such a send waits for a client that reads nothing before its call ends: 10 s. */
+  public static final Duration DEFAULT_MAX_OUTBOUND_STALL = Duration.ofSeconds(10);
+
   /** A message's five-byte prefix (flag and length) is held with its bytes. */
   private static final int MESSAGE_PREFIX = 5;
 
@@ -43,6 +52,9 @@ public final class GrpcServices {
 
   /** Zero until set: then four maximum-size messages, at least the default. */
   private long maxInboundBytesPerConnection;
+
+  private long maxOutboundBytesPerConnection = DEFAULT_MAX_OUTBOUND_BYTES_PER_CONNECTION;
+  private Duration maxOutboundStall = DEFAULT_MAX_OUTBOUND_STALL;
 
   private PingPolicy.Permit pings = PingPolicy.Permit.DEFAULT;
 
@@ -131,6 +143,37 @@ public final class GrpcServices {
     return this;
   }
 
+  /**
+   * The response bytes one client connection's calls may have handed over and not yet written
+   * before a call that keeps sending while not ready ({@code isReady()} false, as a service that
+   * calls {@code onNext} in a loop does) is held up: 16 MiB by default. Its send then waits until
+   * the client has read enough, so such a service runs at its client's pace instead of filling the
+   * server. A call that sends while ready is never held up by this.
+   */
+  public GrpcServices maxOutboundBytesPerConnection(long bytes) {
+    if (bytes <= 0) {
+      throw new IllegalArgumentException(
+          "maxOutboundBytesPerConnection must be positive: " + bytes);
+    }
+    maxOutboundBytesPerConnection = bytes;
+    return this;
+  }
+
+  /**
+   * How long a send held up by {@link #maxOutboundBytesPerConnection} waits while its client reads
+   * nothing at all (10 s by default) before its call ends: reset with ENHANCE_YOUR_CALM, which the
+   * client reads as RESOURCE_EXHAUSTED, what it held dropped, its service's {@code Context}
+   * cancelled; the connection and its other calls go on. A send from an event loop (DIRECT
+   * execution) cannot wait, and ends its call at once.
+   */
+  public GrpcServices maxOutboundStall(Duration stall) {
+    if (stall.isNegative() || stall.isZero()) {
+      throw new IllegalArgumentException("maxOutboundStall must be positive: " + stall);
+    }
+    maxOutboundStall = stall;
+    return this;
+  }
+
   /** The budget as set, or its default for the message size. */
   private long inboundBytesPerConnection() {
     if (maxInboundBytesPerConnection == 0) {
@@ -202,6 +245,8 @@ public final class GrpcServices {
             maxInboundMessageSize,
             maxInboundMetadataSize,
             inboundBytes,
+            maxOutboundBytesPerConnection,
+            maxOutboundStall.toNanos(),
             pings,
             life);
     return server.wireProtocol(configured);

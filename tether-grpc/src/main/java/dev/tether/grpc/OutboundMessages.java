@@ -2,19 +2,30 @@ package dev.tether.grpc;
 
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
+import io.netty.handler.codec.http2.Http2Error;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 
 /**
  * The responses of one call on their way out: each framed as a gRPC message (gzip when chosen), and
  * counted from the moment the service hands it over until it is written to the socket. The call is
  * ready while fewer than {@link #READY_THRESHOLD} such bytes wait, whichever thread the service
- * runs on, so a service that sends while ready never queues more than that for a slow client.
+ * runs on, so a service that sends while ready never queues more than that for a slow client. One
+ * that ignores readiness is stopped by its connection's {@link OutboundBudget}.
  */
 final class OutboundMessages<RespT> {
   /** Bytes that may wait before the call stops being ready (grpc-java's default). */
   static final int READY_THRESHOLD = 32 * 1024;
+
+  /**
+   * How a call that {@link #take} refused ends: reset with ENHANCE_YOUR_CALM, which gRPC's clients
+   * read as RESOURCE_EXHAUSTED, since trailers would wait behind the very bytes the client does not
+   * read.
+   */
+  static final Http2Error OVERSENT = Http2Error.ENHANCE_YOUR_CALM;
 
   private static final int PREFIX = 5;
 
@@ -23,6 +34,12 @@ final class OutboundMessages<RespT> {
 
   /** Told (on the event loop) each time the waiting bytes fall back under the threshold. */
   private final Runnable readyAgain;
+
+  /** What all the connection's calls hold. */
+  private final OutboundBudget budget;
+
+  /** Whether the call may still send, for a send that waits for room in the budget. */
+  private final BooleanSupplier open;
 
   /** Handed over by the service, not yet written: grows on its thread, shrinks on the loop. */
   private final AtomicLong waiting = new AtomicLong();
@@ -34,15 +51,23 @@ final class OutboundMessages<RespT> {
   private volatile boolean compressMessages = true;
 
   OutboundMessages(
-      MethodDescriptor<?, RespT> method, boolean clientAcceptsGzip, Runnable readyAgain) {
+      MethodDescriptor<?, RespT> method,
+      boolean clientAcceptsGzip,
+      OutboundBudget budget,
+      BooleanSupplier open,
+      Runnable readyAgain) {
     this.method = method;
     this.clientAcceptsGzip = clientAcceptsGzip;
+    this.budget = budget;
+    this.open = open;
     this.readyAgain = readyAgain;
   }
 
   /**
    * The message as one length-prefixed gRPC frame, counted as waiting until {@link #settled} says
-   * it left (or never will).
+   * it left (or never will). Sent past the ready threshold while the connection holds more than its
+   * budget, it waits for room ({@link OutboundBudget}); null, counting nothing, when it gave up:
+   * then the call must end ({@link #OVERSENT}).
    */
   byte[] take(RespT message) {
     byte[] serialized;
@@ -63,6 +88,9 @@ final class OutboundMessages<RespT> {
     frame[3] = (byte) (bytes.length >>> 8);
     frame[4] = (byte) bytes.length;
     System.arraycopy(bytes, 0, frame, PREFIX, bytes.length);
+    if (!budget.take(frame.length, underThreshold(), open)) {
+      return null;
+    }
     waiting.addAndGet(frame.length);
     return frame;
   }
@@ -73,10 +101,22 @@ final class OutboundMessages<RespT> {
    * ready" before it always hears of it after.
    */
   void settled(int bytes) {
+    budget.give(bytes);
     long after = waiting.addAndGet(-bytes);
     if (after < READY_THRESHOLD && after + bytes >= READY_THRESHOLD) {
       readyAgain.run();
     }
+  }
+
+  /** How a call {@link #take} refused ends, for the service and the server's oversight. */
+  Status oversent() {
+    return Status.RESOURCE_EXHAUSTED.withDescription(
+        "the service sent while its call was not ready (isReady() false), its client's connection"
+            + " held "
+            + budget.limit()
+            + " bytes of responses not yet written, and the client read none of them for "
+            + TimeUnit.NANOSECONDS.toMillis(budget.stallNanos())
+            + " ms (or the service sent from an event loop, which cannot wait)");
   }
 
   boolean underThreshold() {
