@@ -105,38 +105,22 @@ final class GrpcProtocol implements WireProtocol {
 
   /** The request bytes the open connections' calls hold now, over all of them. */
   long inboundBytesHeld() {
-    long held = 0;
-    for (GrpcConnection c : open) {
-      held += c.inboundBudget().held();
-    }
-    return held;
+    return open.stream().mapToLong(c -> c.inboundBudget().held()).sum();
   }
 
   /** The most request bytes any one connection open now has held at once. */
   long inboundBytesPeakPerConnection() {
-    long peak = 0;
-    for (GrpcConnection c : open) {
-      peak = Math.max(peak, c.inboundBudget().peak());
-    }
-    return peak;
+    return open.stream().mapToLong(c -> c.inboundBudget().peak()).max().orElse(0);
   }
 
   /** The response bytes the open connections' calls hold now, over all of them. */
   long outboundBytesHeld() {
-    long held = 0;
-    for (GrpcConnection c : open) {
-      held += c.outboundBudget().held();
-    }
-    return held;
+    return open.stream().mapToLong(c -> c.outboundBudget().held()).sum();
   }
 
   /** The most response bytes any one connection open now has held at once. */
   long outboundBytesPeakPerConnection() {
-    long peak = 0;
-    for (GrpcConnection c : open) {
-      peak = Math.max(peak, c.outboundBudget().peak());
-    }
-    return peak;
+    return open.stream().mapToLong(c -> c.outboundBudget().peak()).max().orElse(0);
   }
 
   /** gRPC's graceful shutdown on every open connection; completes when all have closed. */
