@@ -118,6 +118,15 @@ final class GrpcProtocol implements WireProtocol {
     return open.stream().mapToLong(c -> c.outboundBudget().held()).sum();
   }
 
+  /** The sends of the open connections' calls that wait for room in their budget now. */
+  int outboundSendsWaiting() {
+    int waiting = 0;
+    for (GrpcConnection c : open) {
+      waiting += c.outboundBudget().waiting();
+    }
+    return waiting;
+  }
+
   /** The most response bytes any one connection open now has held at once. */
   long outboundBytesPeakPerConnection() {
     return open.stream().mapToLong(c -> c.outboundBudget().peak()).max().orElse(0);

@@ -147,8 +147,9 @@ public final class GrpcServices {
    * The response bytes one client connection's calls may have handed over and not yet written
    * before a call that keeps sending while not ready ({@code isReady()} false, as a service that
    * calls {@code onNext} in a loop does) is held up: 16 MiB by default. Its send then waits until
-   * the client has read enough, so such a service runs at its client's pace instead of filling the
-   * server. A call that sends while ready is never held up by this.
+   * the client has read enough of the connection, or enough of that call's own responses to make it
+   * ready again, so such a service runs at its client's pace instead of filling the server. A call
+   * that sends while ready is never held up by this.
    */
   public GrpcServices maxOutboundBytesPerConnection(long bytes) {
     if (bytes <= 0) {
@@ -161,10 +162,11 @@ public final class GrpcServices {
 
   /**
    * How long a send held up by {@link #maxOutboundBytesPerConnection} waits while its client reads
-   * nothing at all (10 s by default) before its call ends: reset with ENHANCE_YOUR_CALM, which the
-   * client reads as RESOURCE_EXHAUSTED, what it held dropped, its service's {@code Context}
-   * cancelled; the connection and its other calls go on. A send from an event loop (DIRECT
-   * execution) cannot wait, and ends its call at once.
+   * none of that call's responses (10 s by default; reading the connection's other calls does not
+   * count) before its call ends: reset with ENHANCE_YOUR_CALM, which the client reads as
+   * RESOURCE_EXHAUSTED, what it held dropped, its service's {@code Context} cancelled; the
+   * connection and its other calls go on. A send from an event loop (DIRECT execution) cannot wait,
+   * and ends its call at once.
    */
   public GrpcServices maxOutboundStall(Duration stall) {
     if (stall.isNegative() || stall.isZero()) {

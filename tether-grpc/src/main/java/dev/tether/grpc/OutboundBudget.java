@@ -3,16 +3,16 @@ package dev.tether.grpc;
 import dev.tether.spi.Scheduler;
 import io.netty.util.internal.ThreadExecutorMap;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 
 /**
  * The response bytes one gRPC connection's calls have handed over and not yet written, and how many
  * a call that sends past its {@code isReady()} may add to them. A call that sends while ready is
  * never held up (it holds at most its ready threshold and one message). One that sends past it
  * while the connection holds more than the limit waits in its send for the client to read, as a
- * blocking socket would, and gives up (its call must end) when its client read nothing for a stall
- * period, or when it sends from an event loop, which must not wait. So a client that reads nothing
- * cannot make a service that sends in a loop fill the server. Any thread.
+ * blocking socket would, and gives up (its call must end) when its client read none of that call's
+ * bytes for a stall period (reading the connection's other streams saves it nothing), or when it
+ * sends from an event loop, which must not wait. So a client that reads nothing cannot make a
+ * service that sends in a loop fill the server, nor hold its thread for long. Any thread.
  */
 final class OutboundBudget {
   private final long limit;
@@ -20,9 +20,6 @@ final class OutboundBudget {
   private final Scheduler scheduler;
 
   private final AtomicLong held = new AtomicLong();
-
-  /** Bytes given back since the connection opened: its progress, which a stall check compares. */
-  private final AtomicLong given = new AtomicLong();
 
   /** The most held at once; a racy maximum, since it is for status and tests only. */
   private volatile long peak;
@@ -32,10 +29,9 @@ final class OutboundBudget {
 
   // Guarded by this.
   private boolean checking;
-  private long givenAtCheck;
 
-  /** The client read nothing for a stall period while sends waited: they all give up. */
-  private boolean stalled;
+  /** Stall checks run while sends waited: a waiting send's clock. */
+  private long checks;
 
   OutboundBudget(long limit, long stallNanos, Scheduler scheduler) {
     this.limit = limit;
@@ -43,17 +39,29 @@ final class OutboundBudget {
     this.scheduler = scheduler;
   }
 
+  /** The call a send belongs to, as a send that waits for room sees it. Any thread. */
+  interface Sender {
+    /** The call may still send. */
+    boolean open();
+
+    /** Under its ready threshold: what it sends is counted without waiting. */
+    boolean ready();
+
+    /** Its bytes written or dropped so far: whether its client reads it. */
+    long progress();
+  }
+
   /**
-   * Counts {@code bytes} more as held. A call past its ready threshold ({@code callReady} false)
-   * that would take the connection over its limit waits for room while {@code callOpen} says it may
-   * still send; false (nothing counted) when it gave up.
+   * Counts {@code bytes} more as held. A call past its ready threshold that would take the
+   * connection over its limit waits for room while it may still send; false (nothing counted) when
+   * it gave up.
    */
-  boolean take(long bytes, boolean callReady, BooleanSupplier callOpen) {
-    if (tryTake(bytes, callReady)) {
+  boolean take(long bytes, Sender sender) {
+    if (tryTake(bytes, sender.ready())) {
       return true;
     }
     // An event loop that waited could be the very one that writes what it waits for.
-    return ThreadExecutorMap.currentExecutor() == null && awaitRoom(bytes, callOpen);
+    return ThreadExecutorMap.currentExecutor() == null && awaitRoom(bytes, sender);
   }
 
   private boolean tryTake(long bytes, boolean callReady) {
@@ -68,13 +76,28 @@ final class OutboundBudget {
     return true;
   }
 
-  private synchronized boolean awaitRoom(long bytes, BooleanSupplier callOpen) {
+  /**
+   * Waits until the connection has room, or the call is ready again (its own bytes were written:
+   * its stream is read, whatever the other streams hold), and gives up when none of the call's
+   * bytes moved for a whole stall period (its client does not read it, even if it reads others).
+   */
+  private synchronized boolean awaitRoom(long bytes, Sender sender) {
     waiting++;
     try {
       checkForStallLater();
-      while (callOpen.getAsBoolean() && !stalled) {
-        if (tryTake(bytes, false)) {
+      long progress = sender.progress();
+      long progressSeenAt = checks;
+      while (sender.open()) {
+        if (tryTake(bytes, sender.ready())) {
           return true;
+        }
+        long now = sender.progress();
+        if (now != progress) {
+          progress = now;
+          progressSeenAt = checks;
+        } else if (checks - progressSeenAt >= 2) {
+          // Two checks since it last moved: a whole stall period between them.
+          return false;
         }
         wait();
       }
@@ -83,9 +106,7 @@ final class OutboundBudget {
       Thread.currentThread().interrupt();
       return false;
     } finally {
-      if (--waiting == 0) {
-        stalled = false;
-      }
+      waiting--;
     }
   }
 
@@ -93,20 +114,16 @@ final class OutboundBudget {
   private void checkForStallLater() {
     if (!checking) {
       checking = true;
-      givenAtCheck = given.get();
       scheduler.schedule(this::checkForStall, stallNanos);
     }
   }
 
+  /** Each waiting send looks at its call's progress again, and at the room there is. */
   private synchronized void checkForStall() {
     checking = false;
-    if (waiting == 0) {
-      return;
-    }
-    stalled = given.get() == givenAtCheck;
-    // Either way the waiting sends look again: with progress, there may be room below the mark.
-    notifyAll();
-    if (!stalled) {
+    if (waiting > 0) {
+      checks++;
+      notifyAll();
       checkForStallLater();
     }
   }
@@ -117,13 +134,12 @@ final class OutboundBudget {
    */
   void give(long bytes) {
     long after = held.addAndGet(-bytes);
-    given.addAndGet(bytes);
     if (after <= limit / 2) {
       wake();
     }
   }
 
-  /** A call ended: a send of its that waits stops waiting. */
+  /** A call ended, or is ready again: a send of its that waits stops waiting. */
   void wake() {
     if (waiting > 0) {
       synchronized (this) {
@@ -143,6 +159,11 @@ final class OutboundBudget {
   /** Bytes held now. */
   long held() {
     return held.get();
+  }
+
+  /** Sends waiting for room now. */
+  int waiting() {
+    return waiting;
   }
 
   /** The most bytes held at once since the connection opened. */

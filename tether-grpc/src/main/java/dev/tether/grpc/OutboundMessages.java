@@ -16,7 +16,7 @@ import java.util.function.BooleanSupplier;
  * runs on, so a service that sends while ready never queues more than that for a slow client. One
  * that ignores readiness is stopped by its connection's {@link OutboundBudget}.
  */
-final class OutboundMessages<RespT> {
+final class OutboundMessages<RespT> implements OutboundBudget.Sender {
   /** Bytes that may wait before the call stops being ready (grpc-java's default). */
   static final int READY_THRESHOLD = 32 * 1024;
 
@@ -43,6 +43,9 @@ final class OutboundMessages<RespT> {
 
   /** Handed over by the service, not yet written: grows on its thread, shrinks on the loop. */
   private final AtomicLong waiting = new AtomicLong();
+
+  /** Written or dropped since the call started; changed on the loop only. */
+  private volatile long settled;
 
   /** The service chose gzip for its responses (and the client accepts it). */
   private volatile boolean compressResponses;
@@ -88,7 +91,7 @@ final class OutboundMessages<RespT> {
     frame[3] = (byte) (bytes.length >>> 8);
     frame[4] = (byte) bytes.length;
     System.arraycopy(bytes, 0, frame, PREFIX, bytes.length);
-    if (!budget.take(frame.length, underThreshold(), open)) {
+    if (!budget.take(frame.length, this)) {
       return null;
     }
     waiting.addAndGet(frame.length);
@@ -102,10 +105,28 @@ final class OutboundMessages<RespT> {
    */
   void settled(int bytes) {
     budget.give(bytes);
+    settled += bytes;
     long after = waiting.addAndGet(-bytes);
     if (after < READY_THRESHOLD && after + bytes >= READY_THRESHOLD) {
       readyAgain.run();
+      // A send of this call waiting for room may go now, as one sent while ready would.
+      budget.wake();
     }
+  }
+
+  @Override
+  public boolean open() {
+    return open.getAsBoolean();
+  }
+
+  @Override
+  public boolean ready() {
+    return underThreshold();
+  }
+
+  @Override
+  public long progress() {
+    return settled;
   }
 
   /** How a call {@link #take} refused ends, for the service and the server's oversight. */
@@ -114,7 +135,7 @@ final class OutboundMessages<RespT> {
         "the service sent while its call was not ready (isReady() false), its client's connection"
             + " held "
             + budget.limit()
-            + " bytes of responses not yet written, and the client read none of them for "
+            + " bytes of responses not yet written, and the client read none of this call's for "
             + TimeUnit.NANOSECONDS.toMillis(budget.stallNanos())
             + " ms (or the service sent from an event loop, which cannot wait)");
   }

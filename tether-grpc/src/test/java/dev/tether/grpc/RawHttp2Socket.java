@@ -128,6 +128,18 @@ final class RawHttp2Socket implements AutoCloseable {
     return f.toByteArray();
   }
 
+  /** One frame the server sent, as it came. */
+  record Frame(int type, int flags, int stream, byte[] payload) {}
+
+  /** The server's next frame, waiting at most the socket's timeout. */
+  Frame readFrame() throws IOException {
+    int length = in.readUnsignedByte() << 16 | in.readUnsignedShort();
+    int type = in.readUnsignedByte();
+    int flags = in.readUnsignedByte();
+    int stream = in.readInt() & Integer.MAX_VALUE;
+    return new Frame(type, flags, stream, in.readNBytes(length));
+  }
+
   /**
    * The server's frames until one starts with {@code last} (null: until it closes), at most 1000; a
    * reset socket ends the list like a close.
