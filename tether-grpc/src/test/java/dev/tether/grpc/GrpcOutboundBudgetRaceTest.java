@@ -68,9 +68,16 @@ class GrpcOutboundBudgetRaceTest {
   /** Services still inside their send loop. */
   private final AtomicInteger sending = new AtomicInteger();
 
+  /** The thread of the last service that entered its send loop. */
+  private volatile Thread sender;
+
+  /** Whether the last service to leave its send loop left it interrupted. */
+  private volatile boolean leftInterrupted;
+
   /** Services that entered their send loop. */
   private final AtomicInteger started = new AtomicInteger();
 
+  private final InteropService interop = new InteropService();
   private GrpcServices services;
   private TetherServer server;
   private final List<ManagedChannel> channels = new ArrayList<>();
@@ -88,6 +95,7 @@ class GrpcOutboundBudgetRaceTest {
     if (request.length > 8) {
       observer.setCompression("gzip");
     }
+    sender = Thread.currentThread();
     sending.incrementAndGet();
     started.incrementAndGet();
     try {
@@ -98,6 +106,7 @@ class GrpcOutboundBudgetRaceTest {
         out.onCompleted();
       }
     } finally {
+      leftInterrupted = Thread.interrupted();
       sending.decrementAndGet();
     }
   }
@@ -133,7 +142,7 @@ class GrpcOutboundBudgetRaceTest {
                     .addMethod(
                         FROM_HANDLERS, ServerCalls.asyncServerStreamingCall(this::fromHandlers))
                     .build())
-            .service(new InteropService().definition())
+            .service(interop.definition())
             .maxOutboundBytesPerConnection(BUDGET)
             .maxOutboundStall(stall);
     server =
@@ -601,6 +610,60 @@ class GrpcOutboundBudgetRaceTest {
     }
 
     awaitNothingHeldOrWaiting();
+    assertServesUnary(channel);
+  }
+
+  @Test
+  void interruptingAServiceWaitingInItsSendEndsItsCallAndKeepsTheInterrupt() throws Exception {
+    start(NEVER, ExecutionMode.EXECUTOR);
+    ManagedChannel channel = channel(64 * 1024);
+    Reading reading = call(channel, request(1_000_000, MESSAGE), 0);
+    awaitSendsWaiting(1);
+
+    sender.interrupt();
+
+    awaitNothingHeldOrWaiting();
+    assertThat(leftInterrupted).isTrue();
+    reading.call().request(Integer.MAX_VALUE);
+    assertThat(reading.closed().get(10, TimeUnit.SECONDS).getCode())
+        .isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+    assertServesUnary(channel);
+  }
+
+  @Test
+  void anEchoToAClientThatSendsButNeverReadsIsEndedAndGivesBackBothWays() throws Exception {
+    start(STALL, ExecutionMode.EXECUTOR);
+    ManagedChannel channel = channel(64 * 1024);
+    CompletableFuture<Status> closed = new CompletableFuture<>();
+    ClientCall<byte[], byte[]> call =
+        channel.newCall(
+            InteropService.FULL_DUPLEX,
+            CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS));
+    call.start(
+        new ClientCall.Listener<>() {
+          @Override
+          public void onClose(Status status, Metadata trailers) {
+            closed.complete(status);
+          }
+        },
+        new Metadata());
+    // Far more than the budget, and more than the server lets the client send unasked.
+    for (int i = 0; i < 2048; i++) {
+      call.sendMessage(new byte[MESSAGE]);
+    }
+
+    Context echo = interop.contexts.poll(10, TimeUnit.SECONDS);
+    await().atMost(Duration.ofSeconds(10)).until(echo::isCancelled);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                services.protocol().outboundSendsWaiting() == 0
+                    && services.protocol().outboundBytesHeld() == 0
+                    && services.protocol().inboundBytesHeld() == 0);
+    call.request(Integer.MAX_VALUE);
+    assertThat(closed.get(10, TimeUnit.SECONDS).getCode())
+        .isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
     assertServesUnary(channel);
   }
 }
