@@ -162,11 +162,11 @@ public final class GrpcServices {
 
   /**
    * How long a send held up by {@link #maxOutboundBytesPerConnection} waits while its client reads
-   * none of that call's responses (10 s by default; reading the connection's other calls does not
-   * count) before its call ends: reset with ENHANCE_YOUR_CALM, which the client reads as
-   * RESOURCE_EXHAUSTED, what it held dropped, its service's {@code Context} cancelled; the
-   * connection and its other calls go on. A send from an event loop (DIRECT execution) cannot wait,
-   * and ends its call at once.
+   * none of that call's responses (10 s by default, checked each half of it, so the call ends
+   * within twice that; reading the connection's other calls does not count) before its call ends:
+   * reset with ENHANCE_YOUR_CALM, which the client reads as RESOURCE_EXHAUSTED, what it held
+   * dropped, its service's {@code Context} cancelled; the connection and its other calls go on. A
+   * send from an event loop (DIRECT execution) cannot wait, and ends its call at once.
    */
   public GrpcServices maxOutboundStall(Duration stall) {
     if (stall.isNegative() || stall.isZero()) {

@@ -30,7 +30,10 @@ final class OutboundBudget {
   // Guarded by this.
   private boolean checking;
 
-  /** Stall checks run while sends waited: a waiting send's clock. */
+  /**
+   * Checks run while sends waited, one each half stall period: a waiting send's clock, fine enough
+   * that it gives up between one and two stall periods after its call's bytes last moved.
+   */
   private long checks;
 
   OutboundBudget(long limit, long stallNanos, Scheduler scheduler) {
@@ -95,8 +98,8 @@ final class OutboundBudget {
         if (now != progress) {
           progress = now;
           progressSeenAt = checks;
-        } else if (checks - progressSeenAt >= 2) {
-          // Two checks since it last moved: a whole stall period between them.
+        } else if (checks - progressSeenAt >= 3) {
+          // Three checks since it was last seen to move: at least a whole stall period.
           return false;
         }
         wait();
@@ -110,11 +113,11 @@ final class OutboundBudget {
     }
   }
 
-  /** Under the lock: a check one stall period from now, unless one is due. */
+  /** Under the lock: a check half a stall period from now, unless one is due. */
   private void checkForStallLater() {
     if (!checking) {
       checking = true;
-      scheduler.schedule(this::checkForStall, stallNanos);
+      scheduler.schedule(this::checkForStall, stallNanos / 2);
     }
   }
 
