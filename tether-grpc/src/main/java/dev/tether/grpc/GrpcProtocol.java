@@ -120,11 +120,7 @@ final class GrpcProtocol implements WireProtocol {
 
   /** The sends of the open connections' calls that wait for room in their budget now. */
   int outboundSendsWaiting() {
-    int waiting = 0;
-    for (GrpcConnection c : open) {
-      waiting += c.outboundBudget().waiting();
-    }
-    return waiting;
+    return open.stream().mapToInt(c -> c.outboundBudget().waiting()).sum();
   }
 
   /** The most response bytes any one connection open now has held at once. */
