@@ -1,11 +1,9 @@
 package dev.tether.grpc;
 
 import dev.tether.observe.TetherEvent;
-import dev.tether.spi.Scheduler;
 import dev.tether.spi.WireProtocol;
 import io.grpc.ServerMethodDefinition;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http2.AbstractHttp2ConnectionHandlerBuilder;
 import io.netty.handler.codec.http2.Http2CodecUtil;
@@ -19,7 +17,6 @@ import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2Stream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -54,9 +51,6 @@ final class GrpcConnection extends Http2ConnectionHandler {
 
   /** Judges the client's PINGs; told of every HEADERS and DATA the server sends. */
   private final PingPolicy pings;
-
-  /** True once the client pinged too often: the connection is ending. */
-  private boolean pingedOut;
 
   private ChannelHandlerContext ctx;
 
@@ -94,136 +88,18 @@ final class GrpcConnection extends Http2ConnectionHandler {
     connection().addListener(new StreamEvents());
   }
 
-  /** The PING between the two GOAWAYs of a drain carries this. */
-  private static final long DRAIN_PING = 0x7465746865726472L;
-
-  /** The GOAWAY's debug data for a client that pings too often, as gRPC's servers send it. */
-  static final String TOO_MANY_PINGS = "too_many_pings";
-
   /** Closes a client that has not sent its SETTINGS in time; set as the handler is added. */
   private HandshakeDeadline handshake;
-
-  /** True once a drain began; then the connection closes when its last stream does. */
-  private boolean draining;
 
   /** The server's reader idle on this connection; null when it has none. */
   private IdleWatch idle;
 
-  /**
-   * gRPC's graceful shutdown (any thread): a GOAWAY naming the highest stream id, so the client
-   * stops opening streams, and a PING; at its answer, a second GOAWAY with the last stream really
-   * accepted, since streams the client opened before it saw the first may still arrive. The
-   * connection closes when its last stream ends; the future completes then.
-   */
+  /** Drains, ages, idles out or refuses the connection; set as the handler is added. */
+  private ConnectionEnding ending;
+
+  /** gRPC's graceful shutdown, from any thread ({@link ConnectionEnding#drain}). */
   CompletableFuture<Void> drain() {
-    CompletableFuture<Void> closed = new CompletableFuture<>();
-    ctx.channel().closeFuture().addListener(f -> closed.complete(null));
-    ctx.executor()
-        .execute(
-            () ->
-                startDrain(
-                    TetherEvent.Kind.GOAWAY_SENT,
-                    "server is shutting down: GOAWAY, then a PING before the last stream id"));
-    return closed;
-  }
-
-  /** The first GOAWAY and the PING of a drain, unless one began already; on the loop. */
-  private void startDrain(TetherEvent.Kind kind, String why) {
-    if (draining || !ctx.channel().isActive()) {
-      return;
-    }
-    draining = true;
-    hosted.emit(kind, why, null);
-    goAway(
-        ctx,
-        Integer.MAX_VALUE,
-        Http2Error.NO_ERROR.code(),
-        Unpooled.EMPTY_BUFFER,
-        ctx.newPromise());
-    encoder().writePing(ctx, false, DRAIN_PING, ctx.newPromise());
-    flush();
-  }
-
-  /**
-   * The server turned the connection away: a GOAWAY accepting no stream, so the client's calls on
-   * it are retried elsewhere instead of failing with a bare close, then the close.
-   */
-  private void refused() {
-    goAwayAndClose(0, Http2Error.REFUSED_STREAM, "connection refused by the server");
-  }
-
-  /** A GOAWAY that says why in its debug data, then the close once it is written. */
-  private void goAwayAndClose(int lastStreamId, Http2Error error, String why) {
-    ByteBuf debug = Unpooled.copiedBuffer(why, StandardCharsets.US_ASCII);
-    goAway(ctx, lastStreamId, error.code(), debug, ctx.newPromise())
-        .addListener(sent -> ctx.close());
-    flush();
-  }
-
-  /**
-   * The connection reached its maximum age: drained as at shutdown, so its client moves on and no
-   * call in flight fails; after the grace (if any) it closes whatever still runs.
-   */
-  private void aged() {
-    if (draining || !ctx.channel().isActive()) {
-      return;
-    }
-    startDrain(
-        TetherEvent.Kind.CONNECTION_AGED,
-        "connection reached its maximum age: GOAWAY, then a PING before the last stream id");
-    long grace = host.connectionAgeGrace().toNanos();
-    if (grace > 0) {
-      onLoopAfter(grace, ctx::close);
-    }
-  }
-
-  /** Runs {@code task} on the connection's loop after {@code nanos} of the server's clock. */
-  private void onLoopAfter(long nanos, Runnable task) {
-    Scheduler.Cancellable timer =
-        host.scheduler().schedule(() -> ctx.executor().execute(task), nanos);
-    ctx.channel().closeFuture().addListener(closed -> timer.cancel());
-  }
-
-  /** The client answered the drain's PING: the second GOAWAY, then close once nothing runs. */
-  private void drainPingAnswered() {
-    int last = connection().remote().lastStreamCreated();
-    goAway(ctx, last, Http2Error.NO_ERROR.code(), Unpooled.EMPTY_BUFFER, ctx.newPromise());
-    flush();
-    closeIfDrained();
-  }
-
-  private void closeIfDrained() {
-    if (draining && connection().numActiveStreams() == 0) {
-      ctx.close();
-    }
-  }
-
-  /**
-   * Nothing read and no call run for the server's reader idle: a GOAWAY naming the last stream
-   * (none runs, so the client loses nothing and opens a new connection for its next call), then the
-   * close.
-   */
-  private void idleTooLong() {
-    if (draining) {
-      return;
-    }
-    draining = true;
-    hosted.emit(
-        TetherEvent.Kind.GOAWAY_SENT,
-        "client idle for the server's reader idle: GOAWAY, then the close",
-        null);
-    goAwayAndClose(connection().remote().lastStreamCreated(), Http2Error.NO_ERROR, "idle");
-  }
-
-  /** gRPC's answer to a client that pings too often (gRFC A8), then the connection's end. */
-  private void tooManyPings() {
-    pingedOut = true;
-    hosted.emit(
-        TetherEvent.Kind.GOAWAY_SENT,
-        "the client pings more often than permitted: GOAWAY ENHANCE_YOUR_CALM too_many_pings",
-        null);
-    goAwayAndClose(
-        connection().remote().lastStreamCreated(), Http2Error.ENHANCE_YOUR_CALM, TOO_MANY_PINGS);
+    return ending.drain();
   }
 
   /** Builds a connection for one channel; Netty's builder wires the codec and settings. */
@@ -321,13 +197,11 @@ final class GrpcConnection extends Http2ConnectionHandler {
     decoder()
         .flowController()
         .incrementWindowSize(whole, WINDOW - decoder().flowController().windowSize(whole));
+    ending = new ConnectionEnding(this, ctx, host, hosted);
     handshake = HandshakeDeadline.start(ctx, host, hosted);
-    hosted.onRefused(this::refused);
-    idle = IdleWatch.start(ctx, host, () -> connection().numActiveStreams(), this::idleTooLong);
-    long age = host.drawConnectionAge().toNanos();
-    if (age > 0) {
-      onLoopAfter(age, this::aged);
-    }
+    hosted.onRefused(ending::refused);
+    idle = IdleWatch.start(ctx, host, () -> connection().numActiveStreams(), ending::idleTooLong);
+    ending.armAge();
   }
 
   /**
@@ -411,16 +285,12 @@ final class GrpcConnection extends Http2ConnectionHandler {
     /** Netty has answered it already; a client that pings too often is sent away. */
     @Override
     public void onPingRead(ChannelHandlerContext ctx, long data) {
-      if (!pingedOut && pings.pingReceived(connection().numActiveStreams() > 0)) {
-        tooManyPings();
-      }
+      ending.pinged(pings);
     }
 
     @Override
     public void onPingAckRead(ChannelHandlerContext ctx, long data) {
-      if (data == DRAIN_PING && draining) {
-        drainPingAnswered();
-      }
+      ending.pingAnswered(data);
     }
 
     @Override
@@ -449,7 +319,7 @@ final class GrpcConnection extends Http2ConnectionHandler {
         idle.active();
       }
       // Netty counts the stream active until its listeners have run: look on the next turn.
-      ctx.executor().execute(GrpcConnection.this::closeIfDrained);
+      ctx.executor().execute(ending::closeIfDrained);
     }
   }
 
