@@ -173,39 +173,12 @@ class GrpcOutboundBudgetRaceTest {
     }
   }
 
-  /** A client's call: what it read, and its status once closed. */
-  private record Reading(
-      ClientCall<byte[], byte[]> call, AtomicInteger read, CompletableFuture<Status> closed) {}
-
-  /** A call that reads {@code ask} messages at first and then one more after each it reads. */
-  private static Reading call(
+  private static ReadingCall call(
       ManagedChannel channel, byte[] request, int ask, CallOptions options) {
-    AtomicInteger read = new AtomicInteger();
-    CompletableFuture<Status> closed = new CompletableFuture<>();
-    ClientCall<byte[], byte[]> call = channel.newCall(SEND, options);
-    call.start(
-        new ClientCall.Listener<>() {
-          @Override
-          public void onMessage(byte[] message) {
-            read.incrementAndGet();
-            call.request(1);
-          }
-
-          @Override
-          public void onClose(Status status, Metadata trailers) {
-            closed.complete(status);
-          }
-        },
-        new Metadata());
-    call.sendMessage(request);
-    call.halfClose();
-    if (ask > 0) {
-      call.request(ask);
-    }
-    return new Reading(call, read, closed);
+    return ReadingCall.start(channel, SEND, request, ask, options);
   }
 
-  private static Reading call(ManagedChannel channel, byte[] request, int ask) {
+  private static ReadingCall call(ManagedChannel channel, byte[] request, int ask) {
     return call(channel, request, ask, CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS));
   }
 
@@ -239,7 +212,7 @@ class GrpcOutboundBudgetRaceTest {
   void aServiceWaitingInItsSendIsReleasedWhenItsClientCancels() throws Exception {
     start(NEVER, ExecutionMode.EXECUTOR);
     ManagedChannel channel = channel(64 * 1024);
-    Reading reading = call(channel, request(1_000_000, MESSAGE), 0);
+    ReadingCall reading = call(channel, request(1_000_000, MESSAGE), 0);
     awaitSendsWaiting(1);
 
     reading.call().cancel("gone", null);
@@ -252,7 +225,7 @@ class GrpcOutboundBudgetRaceTest {
   void aServiceWaitingInItsSendIsReleasedWhenItsDeadlinePasses() throws Exception {
     start(NEVER, ExecutionMode.EXECUTOR);
     ManagedChannel channel = channel(64 * 1024);
-    Reading reading =
+    ReadingCall reading =
         call(
             channel,
             request(1_000_000, MESSAGE),
@@ -305,17 +278,17 @@ class GrpcOutboundBudgetRaceTest {
     ManagedChannel channel = channel(64 * 1024);
     int calls = 12;
     int messages = 256;
-    List<Reading> readings = new ArrayList<>();
+    List<ReadingCall> readings = new ArrayList<>();
     for (int i = 0; i < calls; i++) {
       readings.add(call(channel, request(messages, MESSAGE), 0));
     }
     awaitSendsWaiting(calls);
 
-    for (Reading r : readings) {
+    for (ReadingCall r : readings) {
       r.call().request(1);
     }
 
-    for (Reading r : readings) {
+    for (ReadingCall r : readings) {
       assertThat(r.closed().get(20, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.OK);
       assertThat(r.read()).hasValue(messages);
     }
@@ -328,7 +301,7 @@ class GrpcOutboundBudgetRaceTest {
     ManagedChannel channel = channel(1024 * 1024);
     int messages = 16;
 
-    Reading reading = call(channel, request(messages, (int) (BUDGET * 3 / 2)), 1);
+    ReadingCall reading = call(channel, request(messages, (int) (BUDGET * 3 / 2)), 1);
 
     assertThat(reading.closed().get(20, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.OK);
     assertThat(reading.read()).hasValue(messages);
@@ -341,7 +314,7 @@ class GrpcOutboundBudgetRaceTest {
     ManagedChannel channel = channel(64 * 1024);
     byte[] gzip = ByteBuffer.allocate(9).putInt(2048).putInt(4 * MESSAGE).array();
 
-    Reading reading = call(channel, gzip, 1);
+    ReadingCall reading = call(channel, gzip, 1);
 
     assertThat(reading.closed().get(20, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.OK);
     assertThat(reading.read()).hasValue(2048);
@@ -459,7 +432,7 @@ class GrpcOutboundBudgetRaceTest {
 
     ManagedChannel polite = channel(64 * 1024);
     assertServesUnary(polite);
-    Reading reading = call(polite, request(1024, MESSAGE), 1);
+    ReadingCall reading = call(polite, request(1024, MESSAGE), 1);
     assertThat(reading.closed().get(20, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.OK);
     assertThat(reading.read()).hasValue(1024);
 
@@ -475,7 +448,7 @@ class GrpcOutboundBudgetRaceTest {
     start(STALL, ExecutionMode.EXECUTOR);
     ManagedChannel hostile = channel(64 * 1024);
     int streams = 64;
-    List<Reading> readings = new ArrayList<>();
+    List<ReadingCall> readings = new ArrayList<>();
     for (int i = 0; i < streams; i++) {
       readings.add(call(hostile, request(1_000_000, MESSAGE), 0));
     }
@@ -484,7 +457,7 @@ class GrpcOutboundBudgetRaceTest {
 
     awaitNothingHeldOrWaiting();
     // Each client hears the end once it reads what reached it before.
-    for (Reading r : readings) {
+    for (ReadingCall r : readings) {
       r.call().request(Integer.MAX_VALUE);
       assertThat(r.closed().get(20, TimeUnit.SECONDS).getCode())
           .isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
@@ -493,7 +466,7 @@ class GrpcOutboundBudgetRaceTest {
   }
 
   /** A client that reads {@code burst} messages at a time, pausing {@code pause} between bursts. */
-  private Reading slowCall(ManagedChannel channel, int messages, int burst, Duration pause) {
+  private ReadingCall slowCall(ManagedChannel channel, int messages, int burst, Duration pause) {
     java.util.concurrent.ScheduledExecutorService timer =
         java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
     AtomicInteger read = new AtomicInteger();
@@ -519,7 +492,7 @@ class GrpcOutboundBudgetRaceTest {
     call.sendMessage(request(messages, MESSAGE));
     call.halfClose();
     call.request(burst);
-    return new Reading(call, read, closed);
+    return new ReadingCall(call, read, closed);
   }
 
   @Test
@@ -527,7 +500,7 @@ class GrpcOutboundBudgetRaceTest {
     start(Duration.ofMillis(500), ExecutionMode.EXECUTOR);
     ManagedChannel channel = channel(64 * 1024);
 
-    Reading reading = slowCall(channel, 1024, 64, Duration.ofMillis(40));
+    ReadingCall reading = slowCall(channel, 1024, 64, Duration.ofMillis(40));
 
     assertThat(reading.closed().get(20, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.OK);
     assertThat(reading.read()).hasValue(1024);
@@ -539,7 +512,7 @@ class GrpcOutboundBudgetRaceTest {
     start(STALL, ExecutionMode.EXECUTOR);
     ManagedChannel channel = channel(64 * 1024);
 
-    Reading reading = slowCall(channel, 1_000_000, 256, Duration.ZERO);
+    ReadingCall reading = slowCall(channel, 1_000_000, 256, Duration.ZERO);
     await().atMost(Duration.ofSeconds(10)).until(() -> reading.read().get() == 256);
 
     awaitNothingHeldOrWaiting();
@@ -554,7 +527,7 @@ class GrpcOutboundBudgetRaceTest {
       throws Exception {
     start(STALL, ExecutionMode.SERIALIZED);
     ManagedChannel channel = channel(64 * 1024);
-    Reading stuck = call(channel, request(1_000_000, MESSAGE), 0);
+    ReadingCall stuck = call(channel, request(1_000_000, MESSAGE), 0);
     await().atMost(Duration.ofSeconds(10)).until(() -> started.get() == 1);
 
     assertServesUnary(channel);
@@ -570,7 +543,7 @@ class GrpcOutboundBudgetRaceTest {
   void aGracefulShutdownWithAServiceWaitingInItsSendEndsAfterTheStallNotTheGrace()
       throws Exception {
     start(STALL, ExecutionMode.EXECUTOR);
-    Reading stuck = call(channel(64 * 1024), request(1_000_000, MESSAGE), 0);
+    ReadingCall stuck = call(channel(64 * 1024), request(1_000_000, MESSAGE), 0);
     await().atMost(Duration.ofSeconds(10)).until(() -> started.get() == 1);
 
     CompletableFuture<Void> shutDown =
@@ -588,7 +561,7 @@ class GrpcOutboundBudgetRaceTest {
     start(NEVER, ExecutionMode.EXECUTOR);
     ManagedChannel channel = channel(64 * 1024);
     int calls = 48;
-    List<Reading> readings = new ArrayList<>();
+    List<ReadingCall> readings = new ArrayList<>();
     for (int i = 0; i < calls; i++) {
       // Messages of a frame or more go to the encoder uncopied; every third call gzips them.
       int size = i % 2 == 0 ? 20 * 1024 : 3 * MESSAGE;
@@ -599,7 +572,7 @@ class GrpcOutboundBudgetRaceTest {
     await().atMost(Duration.ofSeconds(20)).until(() -> started.get() == calls);
 
     for (int i = 0; i < calls; i++) {
-      Reading r = readings.get(i);
+      ReadingCall r = readings.get(i);
       int readAtLeast = i % 5;
       await()
           .pollDelay(Duration.ZERO)
@@ -617,7 +590,7 @@ class GrpcOutboundBudgetRaceTest {
   void interruptingAServiceWaitingInItsSendEndsItsCallAndKeepsTheInterrupt() throws Exception {
     start(NEVER, ExecutionMode.EXECUTOR);
     ManagedChannel channel = channel(64 * 1024);
-    Reading reading = call(channel, request(1_000_000, MESSAGE), 0);
+    ReadingCall reading = call(channel, request(1_000_000, MESSAGE), 0);
     awaitSendsWaiting(1);
 
     sender.interrupt();

@@ -6,10 +6,8 @@ import static org.awaitility.Awaitility.await;
 import dev.tether.ExecutionMode;
 import dev.tether.TetherServer;
 import io.grpc.CallOptions;
-import io.grpc.ClientCall;
 import io.grpc.Context;
 import io.grpc.ManagedChannel;
-import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
@@ -134,36 +132,13 @@ class GrpcOutboundBudgetTest {
     }
   }
 
-  /** A client's call: what it read, and its status once closed. */
-  private record Reading(
-      ClientCall<byte[], byte[]> call, AtomicInteger read, CompletableFuture<Status> closed) {}
-
-  /** A call that reads {@code ask} messages at first and then one more after each it reads. */
-  private Reading call(MethodDescriptor<byte[], byte[]> method, int ask) {
-    AtomicInteger read = new AtomicInteger();
-    CompletableFuture<Status> closed = new CompletableFuture<>();
-    ClientCall<byte[], byte[]> call =
-        channel.newCall(method, CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS));
-    call.start(
-        new ClientCall.Listener<>() {
-          @Override
-          public void onMessage(byte[] message) {
-            read.incrementAndGet();
-            call.request(1);
-          }
-
-          @Override
-          public void onClose(Status status, Metadata trailers) {
-            closed.complete(status);
-          }
-        },
-        new Metadata());
-    call.sendMessage(new byte[0]);
-    call.halfClose();
-    if (ask > 0) {
-      call.request(ask);
-    }
-    return new Reading(call, read, closed);
+  private ReadingCall call(MethodDescriptor<byte[], byte[]> method, int ask) {
+    return ReadingCall.start(
+        channel,
+        method,
+        new byte[0],
+        ask,
+        CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS));
   }
 
   @ParameterizedTest
@@ -174,7 +149,7 @@ class GrpcOutboundBudgetTest {
       ExecutionMode mode) throws Exception {
     start(mode);
 
-    Reading reading = call(NAIVE, 0);
+    ReadingCall reading = call(NAIVE, 0);
 
     assertThat(naiveContextCancelled.get(20, TimeUnit.SECONDS)).isTrue();
     assertThat(naiveSent.get()).isEqualTo(NAIVE_MESSAGES);
@@ -204,7 +179,7 @@ class GrpcOutboundBudgetTest {
       ExecutionMode mode) throws Exception {
     start(mode);
 
-    Reading reading = call(NAIVE, 1);
+    ReadingCall reading = call(NAIVE, 1);
 
     assertThat(reading.closed().get(20, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.OK);
     assertThat(reading.read()).hasValue(NAIVE_MESSAGES);
@@ -216,7 +191,7 @@ class GrpcOutboundBudgetTest {
   void callsThatSendWhileReadyAreNeverEndedThoughTogetherTheyHoldMoreThanTheBudget()
       throws Exception {
     start(ExecutionMode.EXECUTOR);
-    List<Reading> calls = new ArrayList<>();
+    List<ReadingCall> calls = new ArrayList<>();
     for (int i = 0; i < 16; i++) {
       calls.add(call(POLITE, 0));
     }
@@ -225,10 +200,10 @@ class GrpcOutboundBudgetTest {
         .atMost(Duration.ofSeconds(20))
         .until(() -> services.protocol().outboundBytesHeld() > BUDGET);
 
-    for (Reading c : calls) {
+    for (ReadingCall c : calls) {
       c.call().request(1);
     }
-    for (Reading c : calls) {
+    for (ReadingCall c : calls) {
       assertThat(c.closed().get(20, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.OK);
       assertThat(c.read()).hasValue(READY_MESSAGES);
     }
