@@ -76,11 +76,14 @@ public final class LoopbackRelay implements AutoCloseable {
     }
   }
 
-  /** Closes {@code s} with RST, not FIN. */
-  private static void reset(Socket s) throws IOException {
-    if (!s.isClosed()) {
+  /** Closes {@code s} with RST, not FIN, unless its pump closed it first. */
+  private static void reset(Socket s) {
+    try {
       s.setSoLinger(true, 0);
       s.close();
+    } catch (IOException closedMeanwhile) {
+      // A pump closes its sockets when either side ends, which can happen between any check
+      // here and the linger option: that socket is gone already, nothing is left to reset.
     }
   }
 
