@@ -208,12 +208,8 @@ final class RunQueue {
   }
 
   private void armLazyCheck(Scheduler loopTimer, int drainsWhenArmed) {
-    try {
-      loopTimer.schedule(() -> checkLazy(loopTimer, drainsWhenArmed), LAZY_CHECK_NANOS);
-    } catch (RejectedExecutionException loopStopped) {
-      lazyCheckArmed.set(false);
-      wakeOne();
-    }
+    scheduleCheck(
+        loopTimer, () -> checkLazy(loopTimer, drainsWhenArmed), LAZY_CHECK_NANOS, lazyCheckArmed);
   }
 
   /**
@@ -242,10 +238,19 @@ final class RunQueue {
       return;
     }
     callsRunWhenArmed = callsRun.sum();
+    scheduleCheck(loopTimer, () -> checkForStall(loopTimer), STALL_CHECK_NANOS, stallCheckArmed);
+  }
+
+  /**
+   * Schedules a check on its loop's timer; a stopped loop runs none, so the check's flag drops and
+   * whatever waits gets a drainer now.
+   */
+  private void scheduleCheck(
+      Scheduler loopTimer, Runnable check, long delayNanos, AtomicBoolean armed) {
     try {
-      loopTimer.schedule(() -> checkForStall(loopTimer), STALL_CHECK_NANOS);
+      loopTimer.schedule(check, delayNanos);
     } catch (RejectedExecutionException loopStopped) {
-      stallCheckArmed.set(false);
+      armed.set(false);
       wakeOne();
     }
   }

@@ -79,13 +79,7 @@ class GrpcExecutionModesTest {
   }
 
   private void start(ExecutionMode mode) {
-    server =
-        TetherGrpc.server()
-            .service(service())
-            .configure(
-                TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0").executionMode(mode))
-            .build()
-            .start();
+    server = TetherGrpcServerFixture.serve(TetherGrpc.server().service(service()), mode);
   }
 
   /** A new client, so a new connection. */

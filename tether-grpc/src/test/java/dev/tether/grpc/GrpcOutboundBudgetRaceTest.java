@@ -145,12 +145,7 @@ class GrpcOutboundBudgetRaceTest {
             .service(interop.definition())
             .maxOutboundBytesPerConnection(BUDGET)
             .maxOutboundStall(stall);
-    server =
-        services
-            .configure(
-                TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0").executionMode(mode))
-            .build()
-            .start();
+    server = TetherGrpcServerFixture.serve(services, mode);
   }
 
   private ManagedChannel channel(int window) {

@@ -109,12 +109,7 @@ class GrpcOutboundBudgetTest {
             .service(new InteropService().definition())
             .maxOutboundBytesPerConnection(BUDGET)
             .maxOutboundStall(STALL);
-    server =
-        services
-            .configure(
-                TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0").executionMode(mode))
-            .build()
-            .start();
+    server = TetherGrpcServerFixture.serve(services, mode);
     channel =
         NettyChannelBuilder.forAddress("127.0.0.1", server.endpoints().get(0).port())
             .usePlaintext()

@@ -64,13 +64,11 @@ class GrpcServerFlowTest {
           };
         };
     server =
-        TetherGrpc.server()
-            .service(ServerServiceDefinition.builder(SERVICE).addMethod(HOLD, hold).build())
-            .service(new InteropService().definition())
-            .configure(
-                TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0").executionMode(mode))
-            .build()
-            .start();
+        TetherGrpcServerFixture.serve(
+            TetherGrpc.server()
+                .service(ServerServiceDefinition.builder(SERVICE).addMethod(HOLD, hold).build())
+                .service(new InteropService().definition()),
+            mode);
     channel =
         ManagedChannelBuilder.forAddress("127.0.0.1", server.endpoints().get(0).port())
             .usePlaintext()

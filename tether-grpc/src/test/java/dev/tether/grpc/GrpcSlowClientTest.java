@@ -87,13 +87,7 @@ class GrpcSlowClientTest {
       value = ExecutionMode.class,
       names = {"EXECUTOR", "DIRECT", "SERIALIZED"})
   void aSlowClientHoldsBackAServiceThatSendsWhileReady(ExecutionMode mode) throws Exception {
-    server =
-        TetherGrpc.server()
-            .service(flood())
-            .configure(
-                TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0").executionMode(mode))
-            .build()
-            .start();
+    server = TetherGrpcServerFixture.serve(TetherGrpc.server().service(flood()), mode);
     channel =
         NettyChannelBuilder.forAddress("127.0.0.1", server.endpoints().get(0).port())
             .usePlaintext()

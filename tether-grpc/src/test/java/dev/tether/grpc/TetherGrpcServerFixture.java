@@ -1,5 +1,6 @@
 package dev.tether.grpc;
 
+import dev.tether.ExecutionMode;
 import dev.tether.TetherServer;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
@@ -42,6 +43,14 @@ final class TetherGrpcServerFixture implements AutoCloseable {
     return new TetherGrpcServerFixture(
         started,
         channel.apply(ManagedChannelBuilder.forAddress("127.0.0.1", port).usePlaintext()).build());
+  }
+
+  /** {@code services} alone on a started server on 127.0.0.1 whose calls run in {@code mode}. */
+  static TetherServer serve(GrpcServices services, ExecutionMode mode) {
+    return services
+        .configure(TetherServer.builder().endpoints("tcp -h 127.0.0.1 -p 0").executionMode(mode))
+        .build()
+        .start();
   }
 
   TetherServer server() {
